@@ -1,0 +1,68 @@
+/**
+ * 3. Claim storm: 200 approved testers fire 5 claims each (1,000 at once, through the gateway)
+ * at 50 paid open jobs. Exactly 50 claims win, every other answer is a 409, and the database
+ * shows no job claimed twice and no tester holding more than MAX_ACTIVE_CLAIMS (1).
+ */
+import { client, signInAdmin, signInTester, type Actor } from '../test/support/stack.js';
+import { figure, isMain, pct, runAlone, step, type Stack } from './support.js';
+
+const NAME = 'claim-storm';
+
+export async function run(stack: Stack): Promise<void> {
+  const TESTERS = 200;
+  const JOBS = 50;
+  const PER_TESTER = 5;
+  step(NAME, `signing in and approving ${TESTERS} testers`);
+  const admin = await signInAdmin(stack);
+  const testers: Actor[] = [];
+  const stamp = Date.now();
+  for (let i = 0; i < TESTERS; i += 20) {
+    testers.push(...(await Promise.all(Array.from({ length: Math.min(20, TESTERS - i) }, (_, k) => signInTester(stack, `bench.storm.${stamp}.${i + k}@gmail.com`, { admin, country: 'US' })))));
+  }
+  step(NAME, `${JOBS} paid open jobs`);
+  await stack.sql('TRUNCATE jobs.jobs, jobs.submissions, jobs.files');
+  const jobIds = (
+    await stack.sql<{ id: string }>(
+      `INSERT INTO jobs.jobs (title, url, what_to_test, requirements, status, payment_status, paid_at, poster_id, geo_rule)
+       SELECT 'Storm job ' || g, 'https://example.com/' || g, 'test it', '["check"]'::jsonb, 'open', 'paid', now(), 'poster-storm', 'global_beta'
+       FROM generate_series(1, $1::int) g RETURNING id`,
+      [JOBS],
+    )
+  ).map((r) => r.id);
+
+  step(NAME, `${TESTERS * PER_TESTER} claims at once`);
+  const shots = testers.flatMap((t) => {
+    const picks = new Set<string>();
+    while (picks.size < PER_TESTER) picks.add(jobIds[Math.floor(Math.random() * JOBS)]);
+    return [...picks].map((jobId) => ({ t, jobId }));
+  });
+  const t0 = performance.now();
+  const answers = await Promise.all(
+    shots.map(async ({ t, jobId }) => {
+      const s = performance.now();
+      const r = await client(stack, t.token).post(`/api/jobs/${jobId}/claim`);
+      return { status: r.status, ms: performance.now() - s, code: r.body?.code as string | undefined };
+    }),
+  );
+  const wall = performance.now() - t0;
+  const wins = answers.filter((a) => a.status === 200).length;
+  const conflicts = answers.filter((a) => a.status === 409).length;
+  const other = answers.filter((a) => a.status !== 200 && a.status !== 409);
+  const ms = answers.map((a) => a.ms).sort((a, b) => a - b);
+
+  const claimed = await stack.sql<{ n: string; testers: string }>(`SELECT count(*) AS n, count(DISTINCT tester_id) AS testers FROM jobs.jobs WHERE status = 'claimed' AND id = ANY($1::uuid[])`, [jobIds]);
+  const overHeld = await stack.sql<{ tester_id: string }>(`SELECT tester_id FROM jobs.jobs WHERE status = 'claimed' GROUP BY tester_id HAVING count(*) > 1`);
+  const claimEvents = await stack.sql<{ n: string; jobs: string }>(`SELECT count(*) AS n, count(DISTINCT subject) AS jobs FROM jobs.outbox WHERE type = 'JobClaimed' AND subject = ANY($1::text[])`, [jobIds]);
+
+  figure(NAME, 'claims sent', answers.length);
+  figure(NAME, 'wins (200)', wins, { text: `exactly ${JOBS}`, ok: wins === JOBS });
+  figure(NAME, 'conflicts (409)', conflicts);
+  figure(NAME, 'other answers', other.length ? `${other.length} (${[...new Set(other.map((o) => `${o.status} ${o.code}`))].join(', ')})` : '0', { text: '0', ok: other.length === 0 });
+  figure(NAME, 'jobs claimed in the DB / distinct testers holding them', `${claimed[0].n} / ${claimed[0].testers}`, { text: `${JOBS} / ${JOBS}`, ok: Number(claimed[0].n) === JOBS && Number(claimed[0].testers) === JOBS });
+  figure(NAME, 'testers holding more than one claim', overHeld.length, { text: '0', ok: overHeld.length === 0 });
+  figure(NAME, 'JobClaimed events / distinct jobs', `${claimEvents[0].n} / ${claimEvents[0].jobs}`, { text: `${JOBS} / ${JOBS}`, ok: Number(claimEvents[0].n) === JOBS && Number(claimEvents[0].jobs) === JOBS });
+  figure(NAME, 'claim latency p50 / p99 / max (ms)', `${pct(ms, 50).toFixed(0)} / ${pct(ms, 99).toFixed(0)} / ${ms[ms.length - 1].toFixed(0)}`);
+  figure(NAME, 'storm wall time (ms)', wall);
+}
+
+if (isMain(import.meta.url)) await runAlone(NAME, (s) => run(s));

@@ -1,0 +1,93 @@
+/**
+ * `npm run bench`: every benchmark against one all-in-one stack (every service + gateway in
+ * this process, real Postgres and Redis like the tests), then bench/RESULTS.md.
+ * Figures are ratios measured in one run on this machine, not absolute targets.
+ */
+import { execSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { figure, figures, notes, rssMb, sleep, startBenchStack, step } from './support.js';
+import { run as gatewayRead } from './gateway-read.js';
+import { run as listingScale } from './listing-scale.js';
+import { run as claimStorm } from './claim-storm.js';
+import { run as eventLatency } from './event-latency.js';
+
+const started = new Date();
+step('bench', 'starting the stack (identity, jobs + worker, payments, admin, gateway; real Postgres + Redis)');
+const stack = await startBenchStack('bench');
+await sleep(2000);
+global.gc?.();
+const idle = rssMb();
+const failures: string[] = [];
+try {
+  figure('memory', 'RSS of the all-in-one process, idle (MB)', idle);
+  for (const [name, fn] of [
+    ['gateway-read', () => gatewayRead(stack)],
+    ['listing-scale', () => listingScale(stack)],
+    ['claim-storm', () => claimStorm(stack)],
+    ['event-latency', () => eventLatency(stack)],
+  ] as const) {
+    step(name, 'running');
+    try {
+      await fn();
+    } catch (err) {
+      failures.push(`${name}: ${(err as Error).message}`);
+      console.error(`${name} failed:`, err);
+    }
+  }
+  figure('memory', 'RSS after every benchmark (MB)', rssMb());
+  global.gc?.();
+  await sleep(1000);
+  figure('memory', 'RSS after every benchmark, 1 s later (MB)', rssMb());
+  figure('memory', 'RSS growth after / idle', rssMb() / idle);
+} finally {
+  await stack.stop();
+}
+
+const sh = (c: string) => {
+  try {
+    return execSync(c, { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+};
+const machine = [
+  `- Date: ${started.toISOString()} (took ${Math.round((Date.now() - started.getTime()) / 1000)} s)`,
+  `- CPU: ${sh('nproc')} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  `- Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GB total`,
+  `- Node ${process.version}, ${sh('psql --version')}, ${sh('redis-server --version').split(' ').slice(0, 3).join(' ')}`,
+  `- Git: ${sh('git rev-parse --short HEAD')}`,
+];
+const groups = [...new Set(figures.map((f) => f.bench))];
+const table = groups
+  .map((g) => {
+    const rows = figures.filter((f) => f.bench === g).map((f) => `| ${f.name} | ${f.value} | ${f.target ? `${f.target} ${f.ok ? '(met)' : '(**not met**)'}` : ''} |`);
+    return `### ${g}\n\n| figure | value | target |\n|---|---|---|\n${rows.join('\n')}`;
+  })
+  .join('\n\n');
+const md = `# Benchmark results
+
+Produced by \`npm run bench\` (bench/run.ts); each benchmark also runs alone, e.g.
+\`npx tsx bench/gateway-read.ts\`. Not part of \`npm test\`.
+
+**Set-up.** Every service and the gateway run in one Node process (test/support/stack.ts),
+against a **real PostgreSQL server** (one database, one schema per service, like the tests;
+not PGlite) and real Redis (unique key prefix). LOG_LEVEL=silent, rate limits raised so they
+do not cap the load. autocannon runs in a second process. The figures are what one run measured
+on the machine below, which other jobs were sharing: read the **ratios**, not the absolute numbers.
+
+## Machine
+
+${machine.join('\n')}
+
+## Figures
+
+${table}
+
+${notes.map((n) => `### ${n.bench}: ${n.title}\n\n\`\`\`\n${n.text}\n\`\`\``).join('\n\n')}
+${failures.length ? `\n## Failures\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}`;
+const out = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+writeFileSync(out, md);
+step('bench', `figures written to ${out}`);
+if (failures.length) process.exitCode = 1;

@@ -1,0 +1,218 @@
+import { z } from 'zod';
+import { emailSchema, trimmed } from './common.js';
+
+/** POST /api/feedback (Send Feedback modal). */
+export const feedbackBodySchema = z.object({
+  email: emailSchema,
+  message: trimmed('Feedback is required', 5000, 'Feedback must be 5000 characters or less'),
+  page_url: z.string().trim().max(2000).optional().nullable(),
+});
+export type FeedbackBody = z.infer<typeof feedbackBodySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Waitlist, tester signup and job request (POST /api/waitlist)
+// ---------------------------------------------------------------------------------------------
+
+/** The tester signup roles offered on the landing page (spec section 6). */
+export const TESTER_SIGNUP_ROLES = ['Tester (9-to-5)', 'Tester (Global community)', 'Tester (indie/agency)', 'Tester (student)'] as const;
+/** The fixed role the no-Gmail waitlist form sends. */
+export const WAITLIST_FORM_ROLE = 'tester';
+/** Entries with this role are job requests (need a signed-in caller, url and testing needs). */
+export const JOB_REQUEST_ROLE = 'Site owner';
+export const WAITLIST_ROLES = [...TESTER_SIGNUP_ROLES, WAITLIST_FORM_ROLE, JOB_REQUEST_ROLE] as const;
+export type WaitlistRole = (typeof WAITLIST_ROLES)[number];
+
+/** What an entry is, decided from its role: tester signup, job request, or the no-Gmail waitlist. */
+export const WAITLIST_KINDS = ['signup', 'job_request', 'waitlist'] as const;
+export type WaitlistKind = (typeof WAITLIST_KINDS)[number];
+
+export function waitlistKindOf(role: WaitlistRole): WaitlistKind {
+  if (role === JOB_REQUEST_ROLE) return 'job_request';
+  if (role === WAITLIST_FORM_ROLE) return 'waitlist';
+  return 'signup';
+}
+
+/** User-facing messages of the landing-page forms (the web app shows the same words). */
+export const WAITLIST_MESSAGES = {
+  roleRequired: 'Please choose a role',
+  urlInvalid: 'Please enter a valid URL (starting with http:// or https://)',
+  urlRequired: 'Website URL is required',
+  urlTooLong: 'URL must be 2000 characters or less',
+  needsRequired: 'Please describe your testing needs',
+  noteTooLong: 'Note must be 2000 characters or less',
+  nameTooShort: 'Name must be at least 2 characters',
+  nameTooLong: 'Name must be 100 characters or less',
+  fillAllFields: 'Please fill in all fields',
+  signInFirst: 'Please sign in first',
+  alreadySignedUp: "Already signed up! You'll hear from us soon.",
+  waitlistSuccess: "Successfully joined waitlist! We'll notify you when we support all email providers.",
+  waitlistFailure: 'Failed to join waitlist',
+  signupFailure: 'Failed to sign up. Please try again.',
+  jobRequestFailure: 'Failed to create job. Please try again.',
+} as const;
+
+function isWebUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Optional trimmed text: '' and whitespace count as absent (forms send empty strings). */
+const optionalText = (max: number, maxMessage: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '') || v === null ? undefined : v,
+    z.string().trim().max(max, { error: maxMessage }).optional(),
+  );
+
+export const waitlistBodySchema = z
+  .object({
+    email: emailSchema,
+    role: z.enum(WAITLIST_ROLES, { error: WAITLIST_MESSAGES.roleRequired }),
+    url: optionalText(2000, WAITLIST_MESSAGES.urlTooLong).refine((v) => v === undefined || isWebUrl(v), {
+      error: WAITLIST_MESSAGES.urlInvalid,
+    }),
+    note: optionalText(2000, WAITLIST_MESSAGES.noteTooLong),
+    name: optionalText(100, WAITLIST_MESSAGES.nameTooLong).refine((v) => v === undefined || v.length >= 2, {
+      error: WAITLIST_MESSAGES.nameTooShort,
+    }),
+  })
+  .superRefine((v, ctx) => {
+    if (v.role !== JOB_REQUEST_ROLE) return;
+    if (v.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: WAITLIST_MESSAGES.urlRequired });
+    if (v.note === undefined) ctx.addIssue({ code: 'custom', path: ['note'], message: WAITLIST_MESSAGES.needsRequired });
+  });
+export type WaitlistBody = z.infer<typeof waitlistBodySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Developer lead ('Looking for a Developer?') and client telemetry
+// ---------------------------------------------------------------------------------------------
+
+export const LEAD_MESSAGES = {
+  thoughtsRequired: 'Please share your thoughts',
+  thoughtsTooLong: 'Your message must be 5000 characters or less',
+  failure: 'Something went wrong. Please try again.',
+} as const;
+
+/** POST /api/leads. */
+export const leadBodySchema = z.object({
+  email: emailSchema,
+  message: trimmed(LEAD_MESSAGES.thoughtsRequired, 5000, LEAD_MESSAGES.thoughtsTooLong),
+});
+export type LeadBody = z.infer<typeof leadBodySchema>;
+
+/** The client telemetry names the server accepts (spec section 3); others are dropped. */
+export const TELEMETRY_EVENT_NAMES = [
+  'post_job_attempt',
+  'post_job_success',
+  'post_job_failure',
+  'api_refresh_attempt',
+  'api_refresh_success',
+  'api_refresh_failure',
+] as const;
+export type TelemetryEventName = (typeof TELEMETRY_EVENT_NAMES)[number];
+export const TELEMETRY_MAX_BATCH = 50;
+export const TELEMETRY_MAX_PROPS_BYTES = 2048;
+
+export const TELEMETRY_MESSAGES = {
+  batchEmpty: 'Send at least one event',
+  batchTooLarge: `Send at most ${TELEMETRY_MAX_BATCH} events at a time`,
+  nameRequired: 'Event name is required',
+  atInvalid: 'Event time must be an ISO 8601 date-time',
+  propsTooLarge: `Event props must be ${TELEMETRY_MAX_PROPS_BYTES} bytes or less`,
+  propsFlat: 'Event props must be strings, numbers, booleans or null',
+} as const;
+
+const telemetryEventSchema = z.object({
+  name: z.string({ error: TELEMETRY_MESSAGES.nameRequired }).trim().min(1, { error: TELEMETRY_MESSAGES.nameRequired }).max(100),
+  at: z.iso.datetime({ offset: true, error: TELEMETRY_MESSAGES.atInvalid }).optional(),
+  props: z
+    .record(z.string().max(100), z.union([z.string().max(500, { error: TELEMETRY_MESSAGES.propsTooLarge }), z.number(), z.boolean(), z.null()], { error: TELEMETRY_MESSAGES.propsFlat }), { error: TELEMETRY_MESSAGES.propsFlat })
+    .refine((p) => new TextEncoder().encode(JSON.stringify(p)).length <= TELEMETRY_MAX_PROPS_BYTES, { error: TELEMETRY_MESSAGES.propsTooLarge })
+    .optional(),
+});
+
+/** POST /api/telemetry: a batch of client events; unknown names are accepted and dropped. */
+export const telemetryBodySchema = z.object({
+  events: z
+    .array(telemetryEventSchema, { error: TELEMETRY_MESSAGES.batchEmpty })
+    .min(1, { error: TELEMETRY_MESSAGES.batchEmpty })
+    .max(TELEMETRY_MAX_BATCH, { error: TELEMETRY_MESSAGES.batchTooLarge }),
+});
+export type TelemetryBody = z.infer<typeof telemetryBodySchema>;
+
+export function isTelemetryEventName(name: string): name is TelemetryEventName {
+  return (TELEMETRY_EVENT_NAMES as readonly string[]).includes(name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin lists and actions
+// ---------------------------------------------------------------------------------------------
+
+/** Default page sizes of the admin lists (spec section 9: signups 10, job requests 5). */
+export const ADMIN_PAGE_SIZE = 10;
+export const ADMIN_JOB_REQUEST_PAGE_SIZE = 5;
+export const ADMIN_MAX_PAGE_SIZE = 100;
+
+const listQueryBase = {
+  q: z.string().trim().max(200, { error: 'Search must be 200 characters or less' }).optional(),
+  page: z.coerce.number({ error: 'Page must be a whole number of 1 or more' }).int({ error: 'Page must be a whole number of 1 or more' }).min(1, { error: 'Page must be a whole number of 1 or more' }).default(1),
+  page_size: z.coerce
+    .number({ error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
+    .int({ error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
+    .min(1, { error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
+    .max(ADMIN_MAX_PAGE_SIZE, { error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
+    .optional(),
+  export: z.enum(['csv'], { error: "Export must be 'csv'" }).optional(),
+};
+
+/** GET /api/admin/waitlist query. */
+export const adminWaitlistQuerySchema = z.object({
+  ...listQueryBase,
+  role: z.enum(WAITLIST_ROLES, { error: 'Unknown role' }).optional(),
+  kind: z.enum(WAITLIST_KINDS, { error: 'Kind must be signup, job_request or waitlist' }).optional(),
+  approved: z.enum(['true', 'false'], { error: 'Approved must be true or false' }).transform((v) => v === 'true').optional(),
+});
+export type AdminWaitlistQuery = z.infer<typeof adminWaitlistQuerySchema>;
+
+/** GET /api/admin/leads and /api/admin/feedback query. */
+export const adminListQuerySchema = z.object(listQueryBase);
+export type AdminListQuery = z.infer<typeof adminListQuerySchema>;
+
+/** PATCH /api/admin/waitlist/:id. */
+export const approveWaitlistBodySchema = z.object({
+  approved: z.boolean({ error: 'Approved must be true or false' }),
+});
+export type ApproveWaitlistBody = z.infer<typeof approveWaitlistBodySchema>;
+
+export interface WaitlistEntryDto {
+  id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  kind: WaitlistKind;
+  url: string | null;
+  note: string | null;
+  approved: boolean;
+  created_at: string;
+}
+export interface LeadDto {
+  id: string;
+  email: string;
+  message: string;
+  created_at: string;
+}
+export interface FeedbackDto {
+  id: string;
+  email: string;
+  message: string;
+  page_url: string | null;
+  created_at: string;
+}
+export interface ClearJobsResult {
+  jobs_deleted: number;
+  submissions_deleted: number;
+  waitlist_deleted: number;
+}

@@ -1,0 +1,6 @@
+export * from './common.js';
+export * from './admin.js';
+export * from './identity.js';
+export * from './payments.js';
+export * from './jobs.js';
+export * from './routes.js';

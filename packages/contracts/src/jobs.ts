@@ -1,0 +1,284 @@
+import { z } from 'zod';
+
+/**
+ * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
+ * jobs service and the web app.
+ */
+
+export const JOB_STATUSES = ['open', 'claimed', 'submitted', 'revision_requested', 'completed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const GEO_RULES = ['us_pr', 'us_pr_ca', 'global_beta'] as const;
+export type GeoRule = (typeof GEO_RULES)[number];
+
+export const JOB_LIMITS = {
+  titleMax: 200,
+  urlMax: 2000,
+  whatToTestMax: 4000,
+  requirementMax: 300,
+  requirementsMax: 10,
+  hoursMin: 1,
+  hoursMax: 168,
+  hoursDefault: 48,
+  feedbackMin: 10,
+  feedbackMax: 1000,
+  keyFindingMin: 5,
+  keyFindingMax: 120,
+  bulletMax: 100,
+  deviceMax: 50,
+  browserMax: 50,
+  responseMax: 500,
+  responseMin: 10,
+  generalFeedbackMax: 2000,
+  reasonMax: 2000,
+  imageMaxBytes: 10 * 1024 * 1024,
+  videoMaxBytes: 100 * 1024 * 1024,
+  maxFiles: 5,
+} as const;
+
+export const JOB_MESSAGES = {
+  titleRequired: 'Title is required',
+  titleTooLong: `Title must be ${JOB_LIMITS.titleMax} characters or less`,
+  urlRequired: 'URL is required',
+  urlInvalid: 'Please enter a valid URL starting with http:// or https://',
+  whatToTestRequired: 'Please describe what to test',
+  whatToTestTooLong: `What to test must be ${JOB_LIMITS.whatToTestMax} characters or less`,
+  requirementsRequired: 'Please add at least one thing to check.',
+  requirementTooLong: `Each thing to check must be ${JOB_LIMITS.requirementMax} characters or less`,
+  requirementsTooMany: `You can add at most ${JOB_LIMITS.requirementsMax} things to check`,
+  budgetFixed: 'Budget is fixed at $1',
+  hoursRange: `Expected completion must be a whole number of hours between ${JOB_LIMITS.hoursMin} and ${JOB_LIMITS.hoursMax}`,
+  geoRuleInvalid: 'Please choose who may test: us_pr, us_pr_ca or global_beta',
+  // Submit work, tester-dashboard variant
+  feedbackTooShort: 'Feedback must be at least 10 characters',
+  feedbackTooLong: 'Feedback must be less than 1000 characters',
+  keyFindingRequired: 'At least one key finding (min 5 characters) is required',
+  keyFindingTooLong: 'Key finding must be less than 120 characters',
+  imageOnly: 'Please upload an image file only',
+  imageTooLarge: 'File size must be less than 10MB',
+  videoTooLarge: 'File size must be less than 100MB',
+  tooManyFiles: `Please upload at most ${JOB_LIMITS.maxFiles} files`,
+  // Submit work, poster-flow variant
+  responsesRequired: 'Please provide at least one response to the requirements before submitting.',
+  responsesTooShort: 'Please provide more detailed responses (at least 10 characters each).',
+  responseTooLong: `Each response must be ${JOB_LIMITS.responseMax} characters or less`,
+  responsesInvalid: 'Requirement responses must be a list of {requirement_index, response_text}',
+  deviceRequired: 'Device used is required',
+  deviceTooLong: `Device used must be ${JOB_LIMITS.deviceMax} characters or less`,
+  browserRequired: 'Browser used is required',
+  browserTooLong: `Browser used must be ${JOB_LIMITS.browserMax} characters or less`,
+  bulletRequired: (n: number) => `Key finding ${n} is required`,
+  bulletTooLong: (n: number) => `Key finding ${n} must be 100 characters or less`,
+  generalFeedbackTooLong: `General feedback must be ${JOB_LIMITS.generalFeedbackMax} characters or less`,
+  // Review
+  decisionRequired: 'Please choose a decision',
+  rejectNotSupported: 'Rejection not supported in MVP. Request revision instead.',
+  revisionReasonRequired: 'Please say what the tester should change',
+  reasonTooLong: `Reason must be ${JOB_LIMITS.reasonMax} characters or less`,
+} as const;
+
+const optionalText = (max: number, message: string) =>
+  z
+    .string()
+    .trim()
+    .max(max, { error: message })
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : undefined));
+
+/** POST /api/jobs (Post New Job modal). */
+export const createJobBodySchema = z.object({
+  title: z.string({ error: JOB_MESSAGES.titleRequired }).trim().min(1, { error: JOB_MESSAGES.titleRequired }).max(JOB_LIMITS.titleMax, { error: JOB_MESSAGES.titleTooLong }),
+  url: z
+    .string({ error: JOB_MESSAGES.urlRequired })
+    .trim()
+    .min(1, { error: JOB_MESSAGES.urlRequired })
+    .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlInvalid })
+    .refine(isHttpUrl, { error: JOB_MESSAGES.urlInvalid }),
+  what_to_test: z
+    .string({ error: JOB_MESSAGES.whatToTestRequired })
+    .trim()
+    .min(1, { error: JOB_MESSAGES.whatToTestRequired })
+    .max(JOB_LIMITS.whatToTestMax, { error: JOB_MESSAGES.whatToTestTooLong }),
+  requirements: z
+    .array(z.string({ error: JOB_MESSAGES.requirementsRequired }).trim().max(JOB_LIMITS.requirementMax, { error: JOB_MESSAGES.requirementTooLong }), {
+      error: JOB_MESSAGES.requirementsRequired,
+    })
+    // Blank rows of the form are dropped; at least one real one must remain.
+    .transform((list) => list.filter((r) => r.length > 0))
+    .pipe(
+      z
+        .array(z.string())
+        .min(1, { error: JOB_MESSAGES.requirementsRequired })
+        .max(JOB_LIMITS.requirementsMax, { error: JOB_MESSAGES.requirementsTooMany }),
+    ),
+  budget: z
+    .union([z.literal(1), z.literal('1')], { error: JOB_MESSAGES.budgetFixed })
+    .optional()
+    .nullable()
+    .transform(() => 1 as const),
+  expected_completion_hours: z.coerce
+    .number({ error: JOB_MESSAGES.hoursRange })
+    .int({ error: JOB_MESSAGES.hoursRange })
+    .min(JOB_LIMITS.hoursMin, { error: JOB_MESSAGES.hoursRange })
+    .max(JOB_LIMITS.hoursMax, { error: JOB_MESSAGES.hoursRange })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? JOB_LIMITS.hoursDefault),
+  geo_rule: z
+    .enum(GEO_RULES, { error: JOB_MESSAGES.geoRuleInvalid })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? 'us_pr'),
+});
+export type CreateJobBody = z.infer<typeof createJobBodySchema>;
+
+export function isHttpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** POST /api/jobs/:id/submit-work (tester dashboard Submit Work modal), text fields. */
+export const submitWorkDashboardSchema = z
+  .object({
+    feedback_text: z
+      .string({ error: JOB_MESSAGES.feedbackTooShort })
+      .trim()
+      .min(JOB_LIMITS.feedbackMin, { error: JOB_MESSAGES.feedbackTooShort })
+      .max(JOB_LIMITS.feedbackMax, { error: JOB_MESSAGES.feedbackTooLong }),
+    key_finding_1: optionalText(JOB_LIMITS.keyFindingMax, JOB_MESSAGES.keyFindingTooLong),
+    key_finding_2: optionalText(JOB_LIMITS.keyFindingMax, JOB_MESSAGES.keyFindingTooLong),
+    key_finding_3: optionalText(JOB_LIMITS.keyFindingMax, JOB_MESSAGES.keyFindingTooLong),
+  })
+  .superRefine((v, ctx) => {
+    const findings = [v.key_finding_1, v.key_finding_2, v.key_finding_3];
+    if (!findings.some((f) => f && f.length >= JOB_LIMITS.keyFindingMin)) {
+      ctx.addIssue({ code: 'custom', path: ['key_finding_1'], message: JOB_MESSAGES.keyFindingRequired });
+    }
+  })
+  .transform((v) => ({
+    feedback_text: v.feedback_text,
+    key_findings: [v.key_finding_1, v.key_finding_2, v.key_finding_3].filter((f): f is string => !!f),
+  }));
+export type SubmitWorkDashboard = z.infer<typeof submitWorkDashboardSchema>;
+
+export const requirementResponseSchema = z.object({
+  requirement_index: z.coerce.number({ error: JOB_MESSAGES.responsesInvalid }).int({ error: JOB_MESSAGES.responsesInvalid }).min(0, { error: JOB_MESSAGES.responsesInvalid }),
+  response_text: z
+    .string({ error: JOB_MESSAGES.responsesInvalid })
+    .trim()
+    .max(JOB_LIMITS.responseMax, { error: JOB_MESSAGES.responseTooLong }),
+});
+
+const bullet = (n: number) =>
+  z
+    .string({ error: JOB_MESSAGES.bulletRequired(n) })
+    .trim()
+    .min(1, { error: JOB_MESSAGES.bulletRequired(n) })
+    .max(JOB_LIMITS.bulletMax, { error: JOB_MESSAGES.bulletTooLong(n) });
+
+/**
+ * POST /api/jobs/:id/submissions (poster-flow Submit Work modal), text fields.
+ * `requirement_responses` arrives as a JSON string in multipart; the service parses it first.
+ */
+export const submitWorkPosterFlowSchema = z
+  .object({
+    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesRequired }).max(50, { error: JOB_MESSAGES.responsesInvalid }),
+    general_feedback: optionalText(JOB_LIMITS.generalFeedbackMax, JOB_MESSAGES.generalFeedbackTooLong),
+    device_used: z
+      .string({ error: JOB_MESSAGES.deviceRequired })
+      .trim()
+      .min(1, { error: JOB_MESSAGES.deviceRequired })
+      .max(JOB_LIMITS.deviceMax, { error: JOB_MESSAGES.deviceTooLong }),
+    browser_used: z
+      .string({ error: JOB_MESSAGES.browserRequired })
+      .trim()
+      .min(1, { error: JOB_MESSAGES.browserRequired })
+      .max(JOB_LIMITS.browserMax, { error: JOB_MESSAGES.browserTooLong }),
+    key_findings_bullet_1: bullet(1),
+    key_findings_bullet_2: bullet(2),
+    key_findings_bullet_3: bullet(3),
+  })
+  .superRefine((v, ctx) => {
+    const filled = v.requirement_responses.filter((r) => r.response_text.length > 0);
+    if (!filled.length) {
+      ctx.addIssue({ code: 'custom', path: ['requirement_responses'], message: JOB_MESSAGES.responsesRequired });
+    } else if (!filled.some((r) => r.response_text.length >= JOB_LIMITS.responseMin)) {
+      ctx.addIssue({ code: 'custom', path: ['requirement_responses'], message: JOB_MESSAGES.responsesTooShort });
+    }
+  })
+  .transform((v) => ({
+    requirement_responses: v.requirement_responses.filter((r) => r.response_text.length > 0),
+    general_feedback: v.general_feedback ?? null,
+    device_used: v.device_used,
+    browser_used: v.browser_used,
+    key_findings: [v.key_findings_bullet_1, v.key_findings_bullet_2, v.key_findings_bullet_3],
+  }));
+export type SubmitWorkPosterFlow = z.infer<typeof submitWorkPosterFlowSchema>;
+
+/** POST /api/jobs/:id/review (Review Submission modal). */
+export const reviewBodySchema = z
+  .object({
+    decision: z.enum(['accept', 'request_revision', 'reject'], { error: JOB_MESSAGES.decisionRequired }),
+    reason: optionalText(JOB_LIMITS.reasonMax, JOB_MESSAGES.reasonTooLong),
+    specific_issues: z
+      .union([z.string().trim().max(JOB_LIMITS.reasonMax, { error: JOB_MESSAGES.reasonTooLong }), z.array(z.string().trim().max(500, { error: JOB_MESSAGES.reasonTooLong })).max(20)])
+      .optional()
+      .nullable()
+      .transform((v) => (v == null ? [] : (Array.isArray(v) ? v : [v]).filter((s) => s.length > 0))),
+  })
+  .superRefine((v, ctx) => {
+    if (v.decision === 'reject') ctx.addIssue({ code: 'custom', path: ['decision'], message: JOB_MESSAGES.rejectNotSupported });
+    if (v.decision === 'request_revision' && !v.reason) ctx.addIssue({ code: 'custom', path: ['reason'], message: JOB_MESSAGES.revisionReasonRequired });
+  });
+export type ReviewBody = z.infer<typeof reviewBodySchema>;
+
+/** GET /api/tester/available-jobs query. */
+export const availableJobsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1, { error: 'limit must be between 1 and 100' }).max(100, { error: 'limit must be between 1 and 100' }).optional().default(20),
+  cursor: z.string().max(200, { error: 'Invalid cursor' }).optional(),
+});
+export type AvailableJobsQuery = z.infer<typeof availableJobsQuerySchema>;
+
+/** The job object of every jobs answer (docs/api-contracts.md "Jobs"). */
+export interface JobView {
+  id: string;
+  title: string;
+  url: string;
+  what_to_test: string;
+  budget: 1;
+  expected_completion_hours: number;
+  geo_rule: GeoRule;
+  requirements: string[];
+  status: JobStatus;
+  payment_status: 'paid' | 'unpaid';
+  poster_id: string;
+  tester_id: string | null;
+  poster_info?: { email: string; name: string };
+  last_review: { decision: string; reason: string | null; specific_issues?: string[]; at: string } | null;
+  revision_count: number;
+  created_at: string;
+  claimed_at: string | null;
+  submitted_at: string | null;
+  completed_at: string | null;
+  claim_deadline_at: string | null;
+  auto_accept_at: string | null;
+  revision_deadline_at: string | null;
+}
+
+export interface SubmissionView {
+  id: string;
+  job_id: string;
+  revision: number;
+  submitted_at: string;
+  locked: boolean;
+  auto_accept_at: string | null;
+  submitted_by_snapshot: { name: string; location: string | null };
+  human_preview: { device_used: string | null; browser_used: string | null; key_findings_bullets: string[]; small_image_url: string | null };
+  requirement_responses: Array<{ requirement_index: number; response_text: string }> | null;
+  general_feedback: string | null;
+  file_urls: string[] | null;
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** POST /internal/checkout-sessions (jobs -> payments): a $1 checkout for one job. */
+export const createCheckoutSessionBodySchema = z.object({
+  job_id: z.string({ error: 'job_id is required' }).trim().min(1, { error: 'job_id is required' }).max(100, { error: 'job_id is too long' }),
+  poster_id: z.string({ error: 'poster_id is required' }).trim().min(1, { error: 'poster_id is required' }).max(100, { error: 'poster_id is too long' }),
+  title: z.string({ error: 'title is required' }).trim().min(1, { error: 'title is required' }).max(500, { error: 'title is too long' }),
+  attempt: z.number({ error: 'attempt must be a whole number' }).int({ error: 'attempt must be a whole number' }).min(0, { error: 'attempt must be 0 or more' }).max(1_000_000),
+});
+export type CreateCheckoutSessionBody = z.infer<typeof createCheckoutSessionBodySchema>;
+
+export const createCheckoutSessionResponseSchema = z.object({ checkout_url: z.string(), session_id: z.string() });
+export type CreateCheckoutSessionResponse = z.infer<typeof createCheckoutSessionResponseSchema>;
+
+/** A checkout session id in a URL: Stripe's `cs_...` or the local provider's `cs_local_...`. */
+export const checkoutSessionIdSchema = z
+  .string()
+  .regex(/^cs_[A-Za-z0-9_]{1,250}$/, { error: 'Unknown checkout session.' });
+
+/** GET /api/payments/checkout/status/:session_id */
+export const checkoutStatusResponseSchema = z.object({
+  payment_status: z.enum(['paid', 'unpaid', 'expired']),
+  job_id: z.string(),
+});
+export type CheckoutStatusResponse = z.infer<typeof checkoutStatusResponseSchema>;
+
+/** Earnings row status: accepted by the poster/admin, auto-accepted, or already paid out. */
+export const earningStatusSchema = z.enum(['accepted', 'auto_accepted', 'paid']);
+
+/** GET /api/tester/my-earnings (dollars as numbers, computed from integer cents). */
+export const earningsResponseSchema = z.object({
+  total_usd: z.number(),
+  pending_usd: z.number(),
+  last_30_days: z.number(),
+  completed_jobs: z.number().int(),
+  pending_jobs: z.number().int(),
+  jobs: z.array(
+    z.object({
+      job_id: z.string(),
+      title: z.string(),
+      amount: z.number(),
+      completed_at: z.string(),
+      status: earningStatusSchema,
+    }),
+  ),
+});
+export type EarningsResponse = z.infer<typeof earningsResponseSchema>;
+
+/** GET /api/admin/financial-overview (dollars and counts). */
+export const financialOverviewSchema = z.object({
+  total_payments: z.number(),
+  total_payouts: z.number(),
+  platform_earnings: z.number(),
+  pending_payouts_count: z.number().int(),
+  completed_jobs_count: z.number().int(),
+});
+export type FinancialOverview = z.infer<typeof financialOverviewSchema>;
+
+/** GET/POST /api/tester/payout-account */
+export const payoutAccountResponseSchema = z.object({
+  connected: z.boolean(),
+  account_id: z.string().nullable(),
+  onboarding_url: z.string().nullable(),
+});
+export type PayoutAccountResponse = z.infer<typeof payoutAccountResponseSchema>;
+
+/** POST /api/admin/payouts/run */
+export const payoutRunResponseSchema = z.object({
+  paid: z.array(z.object({ tester_id: z.string(), amount: z.number(), payout_id: z.string(), job_id: z.string(), transfer_id: z.string() })),
+  failed: z.array(z.object({ tester_id: z.string(), amount: z.number(), error: z.string(), job_id: z.string() })),
+  skipped_unconnected: z.number().int(),
+});
+export type PayoutRunResponse = z.infer<typeof payoutRunResponseSchema>;

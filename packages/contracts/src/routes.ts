@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import {
+  approveTesterBodySchema,
+  initUserBodySchema,
+  sessionExchangeBodySchema,
+  updateProfileBodySchema,
+} from './identity.js';
+import { availableJobsQuerySchema, createJobBodySchema, reviewBodySchema } from './jobs.js';
+import { checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
+import {
+  adminListQuerySchema,
+  adminWaitlistQuerySchema,
+  approveWaitlistBodySchema,
+  feedbackBodySchema,
+  leadBodySchema,
+  telemetryBodySchema,
+  waitlistBodySchema,
+} from './admin.js';
+
+export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin';
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+/**
+ * public: no token needed; optional: a token is verified when sent (signed file links, forms that
+ * read the caller); user: a valid access token is required before the request leaves the gateway.
+ */
+export type Access = 'public' | 'optional' | 'user';
+export type RateClass = 'auth' | 'form' | 'api' | 'none';
+export type Role = 'poster' | 'tester' | 'admin';
+
+export interface Operation {
+  method: HttpMethod;
+  /** OpenAPI-style template, e.g. /api/jobs/{id}/claim */
+  path: string;
+  service: ServiceName;
+  access: Access;
+  rate: RateClass;
+  summary: string;
+  /** Roles the owning service admits (documentation and the authorization matrix). */
+  roles?: Role[];
+  body?: z.ZodType;
+  multipart?: string[];
+  query?: z.ZodType;
+  response?: z.ZodType;
+  /** Success status (default 200). */
+  status?: number;
+  upload?: boolean;
+}
+
+const idParam = (name: string) => name;
+
+/** Every route of ARCHITECTURE.md's ownership table: the gateway routes from it, OpenAPI documents it. */
+export const OPERATIONS: Operation[] = [
+  // identity
+  { method: 'get', path: '/api/auth/google', service: 'identity', access: 'public', rate: 'auth', summary: 'Start Google sign-in (query intent=poster|tester); the DEV sign-in page when Google is not configured', status: 302 },
+  { method: 'get', path: '/api/auth/google/callback', service: 'identity', access: 'public', rate: 'auth', summary: 'Google OAuth callback; redirects to /#session_id=S', status: 302 },
+  { method: 'get', path: '/api/auth/dev/login', service: 'identity', access: 'public', rate: 'auth', summary: 'Development sign-in (email, name, intent); refused in production', status: 302 },
+  { method: 'post', path: '/api/auth/session', service: 'identity', access: 'public', rate: 'auth', summary: 'Exchange a single-use session id for an access token; sets the refresh cookie', body: sessionExchangeBodySchema },
+  { method: 'post', path: '/api/auth/refresh', service: 'identity', access: 'public', rate: 'auth', summary: 'Rotate the refresh cookie (X-XSRF-TOKEN required) and get a new access token' },
+  { method: 'post', path: '/api/auth/logout', service: 'identity', access: 'public', rate: 'auth', summary: 'Revoke the refresh session and clear cookies' },
+  { method: 'get', path: '/api/me', service: 'identity', access: 'user', rate: 'api', summary: 'The signed-in user', roles: ['poster', 'tester', 'admin'] },
+  { method: 'post', path: '/api/users/init', service: 'identity', access: 'user', rate: 'api', summary: 'Choose role, location and (testers) country, once', body: initUserBodySchema },
+  { method: 'patch', path: '/api/users/profile', service: 'identity', access: 'user', rate: 'api', summary: 'Update country', body: updateProfileBodySchema, roles: ['poster', 'tester', 'admin'] },
+  { method: 'get', path: '/api/admin/testers', service: 'identity', access: 'user', rate: 'api', summary: 'All testers with approval and strikes', roles: ['admin'] },
+  { method: 'get', path: '/api/admin/available-testers', service: 'identity', access: 'user', rate: 'api', summary: 'Approved testers', roles: ['admin'] },
+  { method: 'patch', path: `/api/admin/approve-tester/{${idParam('id')}}`, service: 'identity', access: 'user', rate: 'api', summary: 'Approve or unapprove a tester', body: approveTesterBodySchema, roles: ['admin'] },
+  // jobs
+  { method: 'get', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: "A poster's own jobs; every job (with poster_info) for the admin", roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Post a job; answers a checkout session to pay the $1', body: createJobBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'post', path: '/api/jobs/{id}/checkout', service: 'jobs', access: 'user', rate: 'api', summary: 'A new checkout session for an unpaid job', roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/jobs/{id}/claim', service: 'jobs', access: 'user', rate: 'api', summary: 'Claim a paid open job (approved, geo-eligible testers)', roles: ['tester'] },
+  { method: 'post', path: '/api/jobs/{id}/accept', service: 'jobs', access: 'user', rate: 'api', summary: 'Take a paid open job (same as claim)', roles: ['tester'] },
+  { method: 'patch', path: '/api/jobs/{id}/complete', service: 'jobs', access: 'user', rate: 'api', summary: 'Admin accepts a submission on the poster\'s behalf', roles: ['admin'] },
+  { method: 'post', path: '/api/jobs/{id}/submit-work', service: 'jobs', access: 'user', rate: 'api', summary: 'Submit work (dashboard variant, multipart)', multipart: ['feedback_text', 'key_finding_1', 'key_finding_2', 'key_finding_3', 'screenshot'], roles: ['tester'], status: 201, upload: true },
+  { method: 'post', path: '/api/jobs/{id}/submissions', service: 'jobs', access: 'user', rate: 'api', summary: 'Submit work (poster-flow variant, multipart)', multipart: ['requirement_responses', 'general_feedback', 'device_used', 'browser_used', 'key_findings_bullet_1', 'key_findings_bullet_2', 'key_findings_bullet_3', 'files'], roles: ['tester'], status: 201, upload: true },
+  { method: 'get', path: '/api/jobs/{id}/submission', service: 'jobs', access: 'user', rate: 'api', summary: "The job's submission (preview only for the poster until accepted)", roles: ['poster', 'tester', 'admin'] },
+  { method: 'post', path: '/api/jobs/{id}/review', service: 'jobs', access: 'user', rate: 'api', summary: 'Accept or request a revision', body: reviewBodySchema, roles: ['poster', 'admin'] },
+  { method: 'get', path: '/api/tester/available-jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Paid open jobs the tester may take, newest first, keyset-paginated', query: availableJobsQuerySchema, roles: ['tester'] },
+  { method: 'get', path: '/api/tester/my-jobs', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs", roles: ['tester'] },
+  { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'] },
+  { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
+  // payments
+  { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'api', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/payments/webhook', service: 'payments', access: 'public', rate: 'none', summary: 'Stripe webhook (signature verified on the raw body)' },
+  { method: 'get', path: '/api/payments/local/checkout/{session_id}', service: 'payments', access: 'public', rate: 'form', summary: 'Local checkout page (PAYMENTS_PROVIDER=local)' },
+  { method: 'post', path: '/api/payments/local/checkout/{session_id}/pay', service: 'payments', access: 'public', rate: 'form', summary: 'Local checkout: pay (sends the signed webhook), 303 to /payment/success', status: 303 },
+  { method: 'post', path: '/api/payments/local/checkout/{session_id}/cancel', service: 'payments', access: 'public', rate: 'form', summary: 'Local checkout: cancel, 303 to /payment/cancel', status: 303 },
+  { method: 'get', path: '/api/tester/my-earnings', service: 'payments', access: 'user', rate: 'api', summary: "The tester's earnings from the ledger", response: earningsResponseSchema, roles: ['tester'] },
+  { method: 'get', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'api', summary: "The tester's payout account", response: payoutAccountResponseSchema, roles: ['tester'] },
+  { method: 'post', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'api', summary: 'Connect a payout account (Stripe Connect onboarding link in stripe mode)', response: payoutAccountResponseSchema, roles: ['tester'] },
+  { method: 'get', path: '/api/admin/financial-overview', service: 'payments', access: 'user', rate: 'api', summary: 'Totals over the ledger', response: financialOverviewSchema, roles: ['admin'] },
+  { method: 'post', path: '/api/admin/payouts/run', service: 'payments', access: 'user', rate: 'api', summary: 'Pay every pending earning of connected testers', response: payoutRunResponseSchema, roles: ['admin'] },
+  // admin
+  { method: 'post', path: '/api/waitlist', service: 'admin', access: 'optional', rate: 'form', summary: 'Join the waitlist, sign up as a tester, or request a job (Site owner, signed in)', body: waitlistBodySchema, status: 201 },
+  { method: 'post', path: '/api/feedback', service: 'admin', access: 'optional', rate: 'form', summary: 'Send feedback', body: feedbackBodySchema, status: 201 },
+  { method: 'post', path: '/api/leads', service: 'admin', access: 'optional', rate: 'form', summary: "'Looking for a Developer?' lead", body: leadBodySchema, status: 201 },
+  { method: 'post', path: '/api/telemetry', service: 'admin', access: 'optional', rate: 'api', summary: 'Client telemetry events (allow-listed), republished on the event stream', body: telemetryBodySchema, status: 202 },
+  { method: 'get', path: '/api/admin/waitlist', service: 'admin', access: 'user', rate: 'api', summary: 'Waitlist, signups and job requests (q, filters, pages, export=csv)', query: adminWaitlistQuerySchema, roles: ['admin'] },
+  { method: 'patch', path: '/api/admin/waitlist/{id}', service: 'admin', access: 'user', rate: 'api', summary: 'Approve or unapprove a signup', body: approveWaitlistBodySchema, roles: ['admin'] },
+  { method: 'get', path: '/api/admin/leads', service: 'admin', access: 'user', rate: 'api', summary: 'Developer leads (q, pages, export=csv)', query: adminListQuerySchema, roles: ['admin'] },
+  { method: 'get', path: '/api/admin/feedback', service: 'admin', access: 'user', rate: 'api', summary: 'Feedback messages', query: adminListQuerySchema, roles: ['admin'] },
+  { method: 'post', path: '/api/admin/clear-jobs', service: 'admin', access: 'user', rate: 'api', summary: 'Delete every job, submission and file, and job requests', roles: ['admin'] },
+];
+
+/** A path template as a regex: `{x}` matches one path segment. */
+export function templateToRegex(path: string): RegExp {
+  const src = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
+  return new RegExp(`^${src}/?$`);
+}

@@ -1,0 +1,51 @@
+import type { EventSource } from './catalogue.js';
+import type { EventEnvelope } from './envelope.js';
+
+export type EventHandler = (event: EventEnvelope) => Promise<void>;
+
+export interface SubscribeOptions {
+  /** Consumer group: one per consuming service (e.g. 'jobs'); each event is handled once per group. */
+  group: string;
+  /** The sources whose streams/topics this group reads. */
+  sources: readonly EventSource[];
+  handler: EventHandler;
+  /** Unique per process; defaults to a random name. */
+  consumerName?: string;
+  /** Attempts before an event goes to the dead-letter stream (default 5). */
+  maxAttempts?: number;
+}
+
+export interface Subscription {
+  /** Stops reading; in-flight handling finishes first. */
+  stop(): Promise<void>;
+}
+
+export interface DeadLetter {
+  group: string;
+  error: string;
+  attempts: number;
+  failedAt: string;
+  event: unknown;
+}
+
+/** At-least-once, ordered per subject. Redis Streams (default) or Kafka. */
+export interface EventBus {
+  readonly kind: 'redis' | 'kafka';
+  publish(events: readonly EventEnvelope[]): Promise<void>;
+  subscribe(opts: SubscribeOptions): Promise<Subscription>;
+  /** Dead letters of a group, oldest first (for operators and tests). */
+  deadLetters(group: string, limit?: number): Promise<Array<DeadLetter & { id: string }>>;
+  /** Puts dead-lettered events back on their source streams and removes them from dead letter. */
+  replayDeadLetters(group: string, ids?: string[]): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Stable partition of a subject: keeps one aggregate's events in one ordered stream. */
+export function partitionOf(subject: string, partitions: number): number {
+  let h = 2166136261;
+  for (let i = 0; i < subject.length; i++) {
+    h ^= subject.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return (h >>> 0) % partitions;
+}

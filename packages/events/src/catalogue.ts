@@ -1,0 +1,178 @@
+import { z } from 'zod';
+
+/** Services that publish events; one stream/topic per source, keyed by subject. */
+export const EVENT_SOURCES = ['identity', 'jobs', 'payments', 'admin'] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
+
+const id = z.string().min(1);
+const iso = z.string().datetime({ offset: true });
+const userType = z.enum(['poster', 'tester', 'admin']);
+const country = z.enum(['US', 'PR', 'CA']);
+const location = z.enum(['USA', 'PR']);
+
+/**
+ * The event catalogue: every type, its source, version and data schema. Published names are
+ * permanent: add a new type or version, never rename one (docs/events.md is generated from this).
+ */
+export const catalogue = {
+  // identity
+  UserSignedUp: {
+    source: 'identity',
+    version: 1,
+    description: 'A person signed in for the first time (account created).',
+    data: z.object({ userId: id, email: z.string(), name: z.string() }),
+  },
+  UserRoleChosen: {
+    source: 'identity',
+    version: 1,
+    description: 'A user chose their role (poster or tester), location and country; or the admin account was created.',
+    data: z.object({
+      userId: id,
+      email: z.string(),
+      name: z.string(),
+      type: userType,
+      location: location.nullable(),
+      country: country.nullable(),
+      approved: z.boolean(),
+    }),
+  },
+  TesterApprovalChanged: {
+    source: 'identity',
+    version: 1,
+    description: 'A tester was approved or unapproved (by the admin, a pre-approved signup, or strikes), or changed country.',
+    data: z.object({
+      userId: id,
+      email: z.string(),
+      name: z.string(),
+      approved: z.boolean(),
+      country: country.nullable(),
+      reason: z.enum(['admin', 'signup', 'strikes', 'profile']),
+    }),
+  },
+  // jobs
+  JobCreated: {
+    source: 'jobs',
+    version: 1,
+    description: 'A poster created a job (unpaid, not yet visible to testers).',
+    data: z.object({
+      jobId: id,
+      posterId: id,
+      title: z.string(),
+      url: z.string(),
+      geoRule: z.enum(['us_pr', 'us_pr_ca', 'global_beta']),
+      budgetCents: z.number().int(),
+      expectedCompletionHours: z.number().int(),
+    }),
+  },
+  JobClaimed: {
+    source: 'jobs',
+    version: 1,
+    description: 'A tester took a job (claimed it, or the admin assigned it).',
+    data: z.object({ jobId: id, testerId: id, claimedAt: iso, deadlineAt: iso, by: z.enum(['tester', 'admin']) }),
+  },
+  WorkSubmitted: {
+    source: 'jobs',
+    version: 1,
+    description: 'The tester holding a job submitted (or resubmitted) their findings.',
+    data: z.object({ jobId: id, testerId: id, submissionId: id, revision: z.number().int(), submittedAt: iso, autoAcceptAt: iso }),
+  },
+  RevisionRequested: {
+    source: 'jobs',
+    version: 1,
+    description: 'The poster (or admin) asked the tester for one revision.',
+    data: z.object({ jobId: id, testerId: id, reason: z.string(), requestedAt: iso, deadlineAt: iso }),
+  },
+  SubmissionAccepted: {
+    source: 'jobs',
+    version: 1,
+    description: 'A submission was accepted by the poster, the admin, or automatically after the review window; the tester earns.',
+    data: z.object({
+      jobId: id,
+      testerId: id,
+      posterId: id,
+      title: z.string(),
+      acceptedBy: z.enum(['poster', 'admin', 'auto']),
+      acceptedAt: iso,
+    }),
+  },
+  JobReleased: {
+    source: 'jobs',
+    version: 1,
+    description: 'A job went back to open for another tester (claim timed out or the revision window expired).',
+    data: z.object({ jobId: id, testerId: id, reason: z.enum(['claim_timeout', 'revision_expired', 'tester_unapproved']) }),
+  },
+  TesterStrikeRecorded: {
+    source: 'jobs',
+    version: 1,
+    description: 'A tester got a strike (job released from them); identity unapproves testers at three strikes.',
+    data: z.object({ testerId: id, jobId: id, strikes: z.number().int(), reason: z.string() }),
+  },
+  JobsCleared: {
+    source: 'jobs',
+    version: 1,
+    description: 'The admin cleared every job, submission and file.',
+    data: z.object({ jobsDeleted: z.number().int(), submissionsDeleted: z.number().int() }),
+  },
+  // payments
+  JobPaid: {
+    source: 'payments',
+    version: 1,
+    description: "The poster's $1 checkout completed; the job becomes visible to testers.",
+    data: z.object({ jobId: id, sessionId: z.string(), posterId: id, amountCents: z.number().int(), paidAt: iso }),
+  },
+  CheckoutCancelled: {
+    source: 'payments',
+    version: 1,
+    description: 'A checkout session was cancelled or expired; the job stays unpublished.',
+    data: z.object({ jobId: id, sessionId: z.string(), reason: z.enum(['cancelled', 'expired']) }),
+  },
+  TesterPaid: {
+    source: 'payments',
+    version: 1,
+    description: "A payout transferred a tester's pending earnings.",
+    data: z.object({ testerId: id, payoutId: id, amountCents: z.number().int(), jobIds: z.array(id), paidAt: iso }),
+  },
+  // admin
+  SignupApproved: {
+    source: 'admin',
+    version: 1,
+    description: 'The admin approved (or unapproved) a tester signup; identity pre-approves that e-mail.',
+    data: z.object({ entryId: id, email: z.string(), role: z.string(), approved: z.boolean() }),
+  },
+  WaitlistJoined: {
+    source: 'admin',
+    version: 1,
+    description: 'Someone joined the waitlist, signed up as a tester or requested a job.',
+    data: z.object({ entryId: id, email: z.string(), role: z.string(), name: z.string().nullable() }),
+  },
+  LeadReceived: {
+    source: 'admin',
+    version: 1,
+    description: "Someone sent the 'Looking for a Developer?' form.",
+    data: z.object({ leadId: id, email: z.string() }),
+  },
+  FeedbackReceived: {
+    source: 'admin',
+    version: 1,
+    description: 'Someone sent product feedback.',
+    data: z.object({ feedbackId: id, email: z.string(), pageUrl: z.string().nullable() }),
+  },
+  ClientTelemetry: {
+    source: 'admin',
+    version: 1,
+    description: 'A batch of allow-listed client telemetry events (post_job_*, api_refresh_*).',
+    data: z.object({
+      userId: z.string().nullable(),
+      events: z.array(z.object({ name: z.string(), at: iso, props: z.record(z.string(), z.unknown()).optional() })),
+    }),
+  },
+} as const satisfies Record<string, { source: EventSource; version: number; description: string; data: z.ZodType }>;
+
+export type Catalogue = typeof catalogue;
+export type EventType = keyof Catalogue;
+export type EventData<T extends EventType> = z.infer<Catalogue[T]['data']>;
+export const EVENT_TYPES = Object.keys(catalogue) as EventType[];
+
+export function isEventType(t: string): t is EventType {
+  return Object.prototype.hasOwnProperty.call(catalogue, t);
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { catalogue, EVENT_SOURCES, isEventType, type EventData, type EventType } from './catalogue.js';
+
+export const envelopeSchema = z.object({
+  id: z.string().uuid(),
+  type: z.string().min(1),
+  version: z.number().int().positive(),
+  occurredAt: z.string().datetime({ offset: true }),
+  source: z.enum(EVENT_SOURCES),
+  subject: z.string().min(1),
+  correlationId: z.string().nullable(),
+  data: z.unknown(),
+});
+
+export type AnyEnvelope = z.infer<typeof envelopeSchema>;
+export interface EventEnvelope<T extends EventType = EventType> extends Omit<AnyEnvelope, 'type' | 'data'> {
+  type: T;
+  data: EventData<T>;
+}
+
+/** An error that retrying will not fix (bad payload): goes straight to dead letter. */
+export class PermanentEventError extends Error {
+  override name = 'PermanentEventError';
+}
+
+/** Builds a valid envelope; the data is checked against the catalogue. */
+export function createEvent<T extends EventType>(
+  type: T,
+  subject: string,
+  data: EventData<T>,
+  opts: { correlationId?: string | null; id?: string; occurredAt?: Date } = {},
+): EventEnvelope<T> {
+  const def = catalogue[type];
+  const parsed = def.data.parse(data) as EventData<T>;
+  return {
+    id: opts.id ?? randomUUID(),
+    type,
+    version: def.version,
+    occurredAt: (opts.occurredAt ?? new Date()).toISOString(),
+    source: def.source,
+    subject,
+    correlationId: opts.correlationId ?? null,
+    data: parsed,
+  };
+}
+
+/** Validates an envelope read from the bus. Unknown types pass through with raw data. */
+export function parseEnvelope(raw: unknown): EventEnvelope {
+  const env = envelopeSchema.safeParse(raw);
+  if (!env.success) throw new PermanentEventError(`invalid envelope: ${env.error.issues[0]?.message}`);
+  const e = env.data;
+  if (isEventType(e.type)) {
+    const d = catalogue[e.type].data.safeParse(e.data);
+    if (!d.success) throw new PermanentEventError(`invalid ${e.type} data: ${d.error.issues[0]?.path.join('.')} ${d.error.issues[0]?.message}`);
+    return { ...e, type: e.type, data: d.data } as EventEnvelope;
+  }
+  return e as unknown as EventEnvelope;
+}

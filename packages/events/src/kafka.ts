@@ -1,0 +1,176 @@
+import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import { runWithCorrelation } from '@htm/service-kit/context';
+import type { EventSource } from './catalogue.js';
+import { parseEnvelope, PermanentEventError, type EventEnvelope } from './envelope.js';
+import type { DeadLetter, EventBus, SubscribeOptions, Subscription } from './bus.js';
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId?: string;
+  /** Topic prefix (Kafka allows [A-Za-z0-9._-]). */
+  prefix?: string;
+  logger?: Logger;
+  retryBackoffMs?: number;
+  connectionTimeout?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Kafka transport: one topic per source, message key = subject (one aggregate stays in one partition, in order). */
+export class KafkaBus implements EventBus {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private producer?: Producer;
+  private readonly consumers = new Set<Consumer>();
+  readonly prefix: string;
+
+  constructor(readonly opts: KafkaBusOptions) {
+    this.prefix = (opts.prefix ?? 'htm.').replace(/[^A-Za-z0-9._-]/g, '.');
+    this.kafka = new Kafka({
+      clientId: opts.clientId ?? 'htm',
+      brokers: opts.brokers,
+      connectionTimeout: opts.connectionTimeout ?? 3000,
+      logLevel: logLevel.WARN,
+    });
+  }
+
+  topic(source: EventSource): string {
+    return `${this.prefix}events.${source}`;
+  }
+  dlqTopic(group: string): string {
+    return `${this.prefix}events.dlq.${group.replace(/[^A-Za-z0-9._-]/g, '.')}`;
+  }
+
+  private async getProducer(): Promise<Producer> {
+    if (!this.producer) {
+      const p = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+      await p.connect();
+      this.producer = p;
+    }
+    return this.producer;
+  }
+
+  async publish(events: readonly EventEnvelope[]): Promise<void> {
+    if (!events.length) return;
+    const p = await this.getProducer();
+    const byTopic = new Map<string, Array<{ key: string; value: string; headers: Record<string, string> }>>();
+    for (const e of events) {
+      const t = this.topic(e.source);
+      const list = byTopic.get(t) ?? [];
+      list.push({ key: e.subject, value: JSON.stringify(e), headers: { type: e.type, id: e.id } });
+      byTopic.set(t, list);
+    }
+    await p.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+  }
+
+  async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    const consumer = this.kafka.consumer({ groupId: opts.group, allowAutoTopicCreation: true });
+    await consumer.connect();
+    await consumer.subscribe({ topics: opts.sources.map((s) => this.topic(s)), fromBeginning: true });
+    const maxAttempts = opts.maxAttempts ?? 5;
+    await consumer.run({
+      autoCommit: true,
+      eachMessage: async ({ topic, message }) => {
+        const raw = message.value?.toString() ?? '';
+        let event: EventEnvelope;
+        try {
+          event = parseEnvelope(JSON.parse(raw));
+        } catch (err) {
+          await this.deadLetter(opts.group, topic, raw, err as Error, 1);
+          return;
+        }
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await runWithCorrelation(event.correlationId ?? undefined, () => opts.handler(event));
+            return;
+          } catch (err) {
+            if (err instanceof PermanentEventError || attempt >= maxAttempts) {
+              await this.deadLetter(opts.group, topic, raw, err as Error, attempt);
+              return;
+            }
+            await sleep((this.opts.retryBackoffMs ?? 50) * 2 ** (attempt - 1));
+          }
+        }
+      },
+    });
+    this.consumers.add(consumer);
+    return {
+      stop: async () => {
+        await consumer.disconnect();
+        this.consumers.delete(consumer);
+      },
+    };
+  }
+
+  private async deadLetter(group: string, topic: string, raw: string, err: Error, attempts: number) {
+    this.opts.logger?.error({ err: err.message, topic, attempts, group }, 'event moved to dead letter');
+    const p = await this.getProducer();
+    const letter: DeadLetter = { group, error: err.message.slice(0, 1000), attempts, failedAt: new Date().toISOString(), event: safeJson(raw) };
+    await p.send({ topic: this.dlqTopic(group), messages: [{ key: group, value: JSON.stringify(letter) }] });
+  }
+
+  /**
+   * Dead letters of a group, oldest first. Kafka topics are append-only, so a replay appends a
+   * `{replayed: [ids]}` marker to the dead-letter topic and listing leaves those letters out.
+   */
+  async deadLetters(group: string, limit = 100): Promise<Array<DeadLetter & { id: string }>> {
+    const letters: Array<DeadLetter & { id: string }> = [];
+    const replayed = new Set<string>();
+    const admin = this.kafka.admin();
+    await admin.connect();
+    let ends: Array<{ partition: number; high: string; low: string }> = [];
+    try {
+      ends = await admin.fetchTopicOffsets(this.dlqTopic(group)).catch(() => []);
+    } finally {
+      await admin.disconnect();
+    }
+    const remaining = new Map(ends.filter((e) => BigInt(e.high) > BigInt(e.low)).map((e) => [e.partition, BigInt(e.high)]));
+    if (remaining.size) {
+      const c = this.kafka.consumer({ groupId: `dlq-reader-${group}-${Date.now()}` });
+      await c.connect();
+      await c.subscribe({ topics: [this.dlqTopic(group)], fromBeginning: true });
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10_000);
+        void c.run({
+          eachMessage: async ({ partition, message }) => {
+            const value = safeJson(message.value?.toString() ?? '{}') as DeadLetter & { replayed?: string[] };
+            if (Array.isArray(value.replayed)) value.replayed.forEach((id) => replayed.add(id));
+            else letters.push({ ...value, id: `${partition}:${message.offset}` });
+            if (BigInt(message.offset) + 1n >= (remaining.get(partition) ?? 0n)) remaining.delete(partition);
+            if (!remaining.size) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+        });
+      });
+      await c.disconnect();
+    }
+    return letters.filter((l) => !replayed.has(l.id)).slice(0, limit);
+  }
+
+  async replayDeadLetters(group: string, ids?: string[]): Promise<number> {
+    const letters = (await this.deadLetters(group, 10_000)).filter((l) => !ids || ids.includes(l.id));
+    const replayable = letters.filter((l) => l.event && typeof l.event === 'object' && 'subject' in (l.event as object));
+    if (!replayable.length) return 0;
+    await this.publish(replayable.map((l) => l.event as EventEnvelope));
+    const p = await this.getProducer();
+    await p.send({ topic: this.dlqTopic(group), messages: [{ key: group, value: JSON.stringify({ replayed: replayable.map((l) => l.id) }) }] });
+    return replayable.length;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.disconnect()));
+    this.consumers.clear();
+    await this.producer?.disconnect();
+  }
+}
+
+function safeJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,175 @@
+import { and, asc, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { bigserial, index, jsonb, text, timestamp, uuid, type PgSchema } from 'drizzle-orm/pg-core';
+import type { Logger } from 'pino';
+import type { Db, Tx } from '@htm/service-kit/db';
+import type { EventBus } from './bus.js';
+import type { EventEnvelope } from './envelope.js';
+
+/** The outbox table, declared in each service's own schema (add it to the service's schema.ts). */
+export function outboxTable(schema: PgSchema) {
+  return schema.table('outbox', {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: uuid('id').notNull().unique(),
+    type: text('type').notNull(),
+    subject: text('subject').notNull(),
+    envelope: jsonb('envelope').$type<EventEnvelope>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+  }, (t) => [index('outbox_unpublished_idx').on(t.seq).where(sql`published_at IS NULL`)]);
+}
+export type OutboxTable = ReturnType<typeof outboxTable>;
+
+/** Event ids a consumer has applied, in the consumer's own schema. */
+export function handledEventsTable(schema: PgSchema) {
+  return schema.table('handled_events', {
+    eventId: uuid('event_id').primaryKey(),
+    type: text('type').notNull(),
+    handledAt: timestamp('handled_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+}
+export type HandledEventsTable = ReturnType<typeof handledEventsTable>;
+
+/** Writes events to the outbox inside the caller's transaction (same commit as the state change). */
+export async function writeOutbox(tx: Tx | Db, table: OutboxTable, events: readonly EventEnvelope[]): Promise<void> {
+  if (!events.length) return;
+  await tx.insert(table).values(events.map((e) => ({ id: e.id, type: e.type, subject: e.subject, envelope: e })));
+}
+
+export interface OutboxRelayOptions {
+  db: Db;
+  table: OutboxTable;
+  bus: EventBus;
+  /** Names the advisory lock: one active relay per service schema at a time keeps order. */
+  lockName: string;
+  logger?: Logger;
+  pollMs?: number;
+  batchSize?: number;
+  /** Published rows older than this are deleted (default 7 days). */
+  retentionMs?: number;
+  /** Test hook: runs after publishing, before marking rows (throw to simulate a crash there). */
+  afterPublish?: (events: EventEnvelope[]) => void | Promise<void>;
+}
+
+/**
+ * Publishes committed outbox rows in order and marks them. Safe with several instances: a
+ * transaction-scoped advisory lock lets one relay work at a time; a relay that dies between
+ * publish and mark leaves rows unmarked, so they are published again (consumers are idempotent).
+ */
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private active?: Promise<number>;
+  private wake?: () => void;
+  private loopDone?: Promise<void>;
+  private lastCleanup = 0;
+
+  constructor(private readonly opts: OutboxRelayOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Wakes the relay now (call after a commit that wrote events). */
+  kick(): void {
+    this.wake?.();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.runOnce();
+      } catch (err) {
+        this.opts.logger?.warn({ err: (err as Error).message }, 'outbox relay pass failed; will retry');
+      }
+      if (published > 0) continue;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.timer = setTimeout(resolve, this.opts.pollMs ?? 200);
+      });
+      clearTimeout(this.timer);
+      this.wake = undefined;
+    }
+  }
+
+  /** One pass: publishes up to batchSize pending rows. Returns how many were published. */
+  runOnce(): Promise<number> {
+    const p = (this.active ?? Promise.resolve(0)).catch(() => 0).then(() => this.pass());
+    this.active = p;
+    return p;
+  }
+
+  private async pass(): Promise<number> {
+    const { db, table, bus } = this.opts;
+    const n = await db.transaction(async (tx) => {
+      const lock = await tx.execute(sql`SELECT pg_try_advisory_xact_lock(hashtext(${`outbox:${this.opts.lockName}`})) AS locked`);
+      const locked = (lock as unknown as { rows: Array<{ locked: boolean }> }).rows[0]?.locked;
+      if (!locked) return 0;
+      const rows = await tx
+        .select({ seq: table.seq, envelope: table.envelope })
+        .from(table)
+        .where(isNull(table.publishedAt))
+        .orderBy(asc(table.seq))
+        .limit(this.opts.batchSize ?? 200);
+      if (!rows.length) return 0;
+      const events = rows.map((r) => r.envelope);
+      await bus.publish(events);
+      await this.opts.afterPublish?.(events);
+      await tx
+        .update(table)
+        .set({ publishedAt: new Date() })
+        .where(inArray(
+          table.seq,
+          rows.map((r) => r.seq),
+        ));
+      return rows.length;
+    });
+    if (Date.now() - this.lastCleanup > 60_000) {
+      this.lastCleanup = Date.now();
+      const cutoff = new Date(Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000));
+      await db.delete(table).where(and(lt(table.publishedAt, cutoff))).catch(() => undefined);
+    }
+    return n;
+  }
+
+  /** Publishes everything pending now (used at shutdown and in tests). */
+  async flush(): Promise<void> {
+    for (let i = 0; i < 1000; i++) {
+      if ((await this.runOnce()) === 0) return;
+    }
+  }
+
+  /** Unpublished rows (the outbox backlog metric). */
+  async backlog(): Promise<number> {
+    const r = await this.opts.db.select({ n: sql<number>`count(*)::int` }).from(this.opts.table).where(isNull(this.opts.table.publishedAt));
+    return Number(r[0]?.n ?? 0);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.kick();
+    await this.loopDone;
+    await this.active?.catch(() => undefined);
+  }
+}
+
+/**
+ * Applies an event's effect once: records the event id in the consumer's schema in the same
+ * transaction as the effect. A redelivered event finds its id and does nothing.
+ * Returns false when the event had already been handled.
+ */
+export async function handleOnce(
+  db: Db,
+  table: HandledEventsTable,
+  event: Pick<EventEnvelope, 'id' | 'type'>,
+  effect: (tx: Tx) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const inserted = await tx.insert(table).values({ eventId: event.id, type: event.type }).onConflictDoNothing().returning({ id: table.eventId });
+    if (!inserted.length) return false;
+    await effect(tx);
+    return true;
+  });
+}

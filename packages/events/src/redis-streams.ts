@@ -1,0 +1,369 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { runWithCorrelation } from '@htm/service-kit/context';
+import { EVENT_SOURCES, type EventSource } from './catalogue.js';
+import { parseEnvelope, PermanentEventError, type EventEnvelope } from './envelope.js';
+import { partitionOf, type DeadLetter, type EventBus, type SubscribeOptions, type Subscription } from './bus.js';
+
+export interface RedisStreamsOptions {
+  url: string;
+  /** Prefix of every key (tests use a unique one). */
+  prefix?: string;
+  /** Streams per source; a subject always maps to the same one, which keeps its order. */
+  partitions?: number;
+  logger?: Logger;
+  /** XREADGROUP block time. */
+  blockMs?: number;
+  /** How long a consumer owns a partition without renewing (a dead consumer's partitions move after this). */
+  leaseMs?: number;
+  /** First retry delay; doubles each attempt. */
+  retryBackoffMs?: number;
+  /** Approximate cap of entries kept per stream. */
+  maxLen?: number;
+}
+
+// Acquire or renew a lease: 1 = renewed, 2 = newly acquired, 0 = held by someone else.
+const LEASE_LUA = `
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
+return 0`;
+const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type Entry = [id: string, fields: string[] | null];
+
+export class RedisStreamsBus implements EventBus {
+  readonly kind = 'redis' as const;
+  readonly prefix: string;
+  readonly partitions: number;
+  private readonly pub: Redis;
+  private readonly consumers = new Set<StreamConsumer>();
+
+  constructor(readonly opts: RedisStreamsOptions) {
+    this.prefix = opts.prefix ?? 'htm:';
+    this.partitions = opts.partitions ?? 4;
+    this.pub = new Redis(opts.url, { maxRetriesPerRequest: 2, connectTimeout: 3000 });
+    this.pub.on('error', (err) => opts.logger?.warn({ err: err.message }, 'redis (event bus) error'));
+  }
+
+  streamKey(source: EventSource, partition: number): string {
+    return `${this.prefix}events:${source}:${partition}`;
+  }
+  streamsOf(sources: readonly EventSource[]): string[] {
+    return sources.flatMap((s) => Array.from({ length: this.partitions }, (_, p) => this.streamKey(s, p)));
+  }
+  dlqKey(group: string): string {
+    return `${this.prefix}events:dlq:${group}`;
+  }
+  leaseKey(group: string, stream: string): string {
+    return `${this.prefix}lease:${group}:${stream.slice(this.prefix.length)}`;
+  }
+
+  async publish(events: readonly EventEnvelope[]): Promise<void> {
+    if (!events.length) return;
+    const pipe = this.pub.pipeline();
+    for (const e of events) {
+      pipe.xadd(
+        this.streamKey(e.source, partitionOf(e.subject, this.partitions)),
+        'MAXLEN',
+        '~',
+        String(this.opts.maxLen ?? 1_000_000),
+        '*',
+        'e',
+        JSON.stringify(e),
+      );
+    }
+    const results = (await pipe.exec()) ?? [];
+    const failed = results.find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+
+  async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    const c = new StreamConsumer(this, opts);
+    this.consumers.add(c);
+    await c.start();
+    return {
+      stop: async () => {
+        await c.stop();
+        this.consumers.delete(c);
+      },
+      // Test hook: die like a crashed process (no ack, no lease release).
+      kill: async () => {
+        c.kill();
+        this.consumers.delete(c);
+      },
+    } as Subscription;
+  }
+
+  async deadLetters(group: string, limit = 100): Promise<Array<DeadLetter & { id: string }>> {
+    const rows = (await this.pub.xrange(this.dlqKey(group), '-', '+', 'COUNT', limit)) as Entry[];
+    return rows.map(([id, fields]) => {
+      const f = toMap(fields ?? []);
+      return {
+        id,
+        group,
+        error: f.error ?? '',
+        attempts: Number(f.attempts ?? 0),
+        failedAt: f.failedAt ?? '',
+        event: safeJson(f.event ?? 'null'),
+      };
+    });
+  }
+
+  async replayDeadLetters(group: string, ids?: string[]): Promise<number> {
+    const letters = await this.deadLetters(group, 10_000);
+    let n = 0;
+    for (const l of letters) {
+      if (ids && !ids.includes(l.id)) continue;
+      const e = l.event as Partial<EventEnvelope> | null;
+      if (!e || typeof e.subject !== 'string' || !EVENT_SOURCES.includes(e.source as EventSource)) continue;
+      await this.pub.xadd(this.streamKey(e.source as EventSource, partitionOf(e.subject, this.partitions)), '*', 'e', JSON.stringify(e));
+      await this.pub.xdel(this.dlqKey(group), l.id);
+      n++;
+    }
+    return n;
+  }
+
+  /** Pending (unacknowledged) plus not-yet-read entries per group, for the consumer-lag metric. */
+  async lag(group: string, sources: readonly EventSource[]): Promise<number> {
+    let total = 0;
+    for (const s of this.streamsOf(sources)) {
+      try {
+        const groups = (await this.pub.xinfo('GROUPS', s)) as unknown[][];
+        for (const g of groups) {
+          const m = toMap(g as string[]);
+          if (m.name === group) total += Number(m.lag ?? 0) + Number(m.pending ?? 0);
+        }
+      } catch {
+        /* stream not created yet */
+      }
+    }
+    return total;
+  }
+
+  get redis(): Redis {
+    return this.pub;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.stop()));
+    this.consumers.clear();
+    this.pub.disconnect();
+  }
+}
+
+class StreamConsumer {
+  private readonly redis: Redis;
+  private readonly name: string;
+  private readonly owned = new Set<string>();
+  private readonly streams: string[];
+  private running = true;
+  private loop?: Promise<void>;
+  private lastRenew = 0;
+  private readonly log?: Logger;
+
+  constructor(
+    private readonly bus: RedisStreamsBus,
+    private readonly opts: SubscribeOptions,
+  ) {
+    this.name = opts.consumerName ?? `${opts.group}-${randomUUID().slice(0, 8)}`;
+    this.streams = bus.streamsOf(opts.sources);
+    this.log = bus.opts.logger?.child({ consumer: this.name, group: opts.group });
+    this.redis = new Redis(bus.opts.url, { maxRetriesPerRequest: null, connectTimeout: 3000 });
+    this.redis.on('error', (err) => this.log?.warn({ err: err.message }, 'redis (consumer) error'));
+  }
+
+  private get leaseMs() {
+    return this.bus.opts.leaseMs ?? 10_000;
+  }
+  private get maxAttempts() {
+    return this.opts.maxAttempts ?? 5;
+  }
+
+  async start(): Promise<void> {
+    await this.ensureGroups();
+    this.loop = this.run();
+  }
+
+  /** Creates the consumer group on every stream (from the start of the stream) where it is missing. */
+  private async ensureGroups(): Promise<void> {
+    for (const s of this.streams) {
+      try {
+        await this.redis.xgroup('CREATE', s, this.opts.group, '0', 'MKSTREAM');
+      } catch (err) {
+        if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
+      }
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.renewLeases();
+        if (!this.owned.size) {
+          await sleep(Math.min(this.leaseMs / 3, 1000));
+          continue;
+        }
+        const streams = [...this.owned];
+        const res = (await this.redis.xreadgroup(
+          'GROUP',
+          this.opts.group,
+          this.name,
+          'COUNT',
+          100,
+          'BLOCK',
+          this.bus.opts.blockMs ?? 500,
+          'STREAMS',
+          ...streams,
+          ...streams.map(() => '>'),
+        )) as Array<[string, Entry[]]> | null;
+        for (const [stream, entries] of res ?? []) {
+          for (const [id, fields] of entries) {
+            if (!this.running || !this.owned.has(stream)) break;
+            await this.process(stream, id, fields, 1);
+          }
+        }
+      } catch (err) {
+        if (!this.running) break;
+        this.log?.warn({ err: (err as Error).message }, 'event consumer loop error; retrying');
+        // Redis came back without its data (restart with no persistence, failover to an empty
+        // replica): the streams and groups are gone. Recreate the groups from the start of each
+        // stream, or events the relays publish from now on would never be read.
+        if (String((err as Error).message).includes('NOGROUP')) await this.ensureGroups().catch(() => undefined);
+        await sleep(500);
+      }
+    }
+  }
+
+  private async renewLeases(force = false): Promise<void> {
+    const now = Date.now();
+    if (!force && now - this.lastRenew < this.leaseMs / 3) return;
+    this.lastRenew = now;
+    for (const s of this.streams) {
+      const r = Number(await this.redis.eval(LEASE_LUA, 1, this.bus.leaseKey(this.opts.group, s), this.name, String(this.leaseMs)));
+      if (r === 0) this.owned.delete(s);
+      else if (!this.owned.has(s)) {
+        this.owned.add(s);
+        await this.recoverPending(s);
+      }
+    }
+  }
+
+  /** A newly owned partition: take over every unacknowledged entry (its last owner died) and finish them in order. */
+  private async recoverPending(stream: string): Promise<void> {
+    let cursor = '0-0';
+    do {
+      const r = (await this.redis.xautoclaim(stream, this.opts.group, this.name, 0, cursor, 'COUNT', 100)) as [string, Entry[]];
+      cursor = r[0];
+    } while (cursor !== '0-0' && this.running);
+    let after = '0';
+    while (this.running) {
+      const res = (await this.redis.xreadgroup('GROUP', this.opts.group, this.name, 'COUNT', 100, 'STREAMS', stream, after)) as Array<[string, Entry[]]> | null;
+      const entries = res?.[0]?.[1] ?? [];
+      if (!entries.length) break;
+      for (const [id, fields] of entries) {
+        const pending = (await this.redis.xpending(stream, this.opts.group, id, id, 1)) as Array<[string, string, number, number]>;
+        const deliveries = Number(pending[0]?.[3] ?? 1);
+        await this.process(stream, id, fields, deliveries);
+        after = id;
+        if (!this.running) return;
+      }
+    }
+  }
+
+  private async process(stream: string, id: string, fields: string[] | null, deliveries: number): Promise<void> {
+    const raw = fields ? toMap(fields).e : undefined;
+    if (raw === undefined) {
+      await this.redis.xack(stream, this.opts.group, id);
+      return;
+    }
+    let event: EventEnvelope;
+    try {
+      event = parseEnvelope(JSON.parse(raw));
+    } catch (err) {
+      await this.deadLetter(stream, id, raw, err as Error, deliveries);
+      return;
+    }
+    let attempt = deliveries;
+    for (;;) {
+      try {
+        await runWithCorrelation(event.correlationId ?? undefined, () => this.opts.handler(event));
+        await this.redis.xack(stream, this.opts.group, id);
+        return;
+      } catch (err) {
+        if (err instanceof PermanentEventError || attempt >= this.maxAttempts) {
+          await this.deadLetter(stream, id, raw, err as Error, attempt);
+          return;
+        }
+        this.log?.warn({ err: (err as Error).message, eventId: event.id, type: event.type, attempt }, 'event handler failed; will retry');
+        if (!this.running) return; // stays pending; the next owner retries it
+        await sleep((this.bus.opts.retryBackoffMs ?? 50) * 2 ** (attempt - 1));
+        attempt++;
+        await this.renewLeases();
+        if (!this.owned.has(stream)) return;
+      }
+    }
+  }
+
+  private async deadLetter(stream: string, id: string, raw: string, err: Error, attempts: number): Promise<void> {
+    this.log?.error({ err: err.message, stream, entryId: id, attempts }, 'event moved to dead letter');
+    await this.redis.xadd(
+      this.bus.dlqKey(this.opts.group),
+      '*',
+      'group',
+      this.opts.group,
+      'stream',
+      stream,
+      'error',
+      err.message.slice(0, 1000),
+      'attempts',
+      String(attempts),
+      'failedAt',
+      new Date().toISOString(),
+      'event',
+      raw,
+    );
+    await this.redis.xack(stream, this.opts.group, id);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    // The loop ends after its current blocking read; if Redis is gone that read never returns,
+    // so give it a bounded time and then cut the connection (unacked entries stay pending).
+    const grace = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), (this.bus.opts.blockMs ?? 500) + 2000).unref());
+    if ((await Promise.race([this.loop?.catch(() => undefined), grace])) === 'timeout') {
+      this.redis.disconnect();
+      return;
+    }
+    for (const s of this.owned) {
+      await Promise.race([
+        this.redis.eval(RELEASE_LUA, 1, this.bus.leaseKey(this.opts.group, s), this.name).catch(() => undefined),
+        new Promise((r) => setTimeout(r, 1000).unref()),
+      ]);
+    }
+    this.owned.clear();
+    this.redis.disconnect();
+  }
+
+  kill(): void {
+    this.running = false;
+    this.redis.disconnect();
+  }
+}
+
+function toMap(fields: string[]): Record<string, string> {
+  const m: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) m[fields[i]] = fields[i + 1];
+  return m;
+}
+
+function safeJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}

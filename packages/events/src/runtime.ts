@@ -1,0 +1,99 @@
+import type { Logger } from 'pino';
+import type { Db, Tx } from '@htm/service-kit/db';
+import { catalogue, type EventSource, type EventType } from './catalogue.js';
+import type { EventEnvelope } from './envelope.js';
+import type { EventBus, Subscription } from './bus.js';
+import { RedisStreamsBus } from './redis-streams.js';
+import { KafkaBus } from './kafka.js';
+import { handleOnce, OutboxRelay, writeOutbox, type HandledEventsTable, type OutboxTable } from './outbox.js';
+
+export interface BusConfig {
+  EVENT_BUS: 'redis' | 'kafka';
+  REDIS_URL: string;
+  REDIS_PREFIX: string;
+  KAFKA_BROKERS?: string;
+}
+
+/** The configured transport: Redis Streams by default, Kafka when EVENT_BUS=kafka. */
+export function createEventBus(cfg: BusConfig, logger?: Logger, opts: { clientId?: string; partitions?: number; leaseMs?: number } = {}): EventBus {
+  if (cfg.EVENT_BUS === 'kafka') {
+    if (!cfg.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS must be set when EVENT_BUS=kafka');
+    return new KafkaBus({ brokers: cfg.KAFKA_BROKERS.split(',').map((b) => b.trim()), clientId: opts.clientId, prefix: cfg.REDIS_PREFIX, logger });
+  }
+  return new RedisStreamsBus({ url: cfg.REDIS_URL, prefix: cfg.REDIS_PREFIX, logger, partitions: opts.partitions, leaseMs: opts.leaseMs });
+}
+
+export type EventHandlers = {
+  [T in EventType]?: (event: EventEnvelope<T>, tx: Tx) => Promise<void>;
+};
+
+export interface ServiceEventsOptions {
+  /** The service: names its consumer group and relay lock. */
+  service: EventSource;
+  db: Db;
+  outbox: OutboxTable;
+  handled: HandledEventsTable;
+  bus: EventBus;
+  logger?: Logger;
+  /** Effects run once per event id, inside a transaction with the handled-id record. */
+  handlers?: EventHandlers;
+  pollMs?: number;
+  maxAttempts?: number;
+}
+
+/** A service's event plumbing: its outbox relay and its idempotent consumers. */
+export class ServiceEvents {
+  readonly relay: OutboxRelay;
+  private sub?: Subscription;
+
+  constructor(private readonly opts: ServiceEventsOptions) {
+    this.relay = new OutboxRelay({
+      db: opts.db,
+      table: opts.outbox,
+      bus: opts.bus,
+      lockName: opts.service,
+      logger: opts.logger,
+      pollMs: opts.pollMs ?? 100,
+    });
+  }
+
+  /** Writes events to the outbox in the caller's transaction. */
+  async record(tx: Tx | Db, ...events: EventEnvelope[]): Promise<void> {
+    await writeOutbox(tx, this.opts.outbox, events);
+  }
+
+  /** Wakes the relay after a commit so events leave at once rather than at the next poll. */
+  kick(): void {
+    this.relay.kick();
+  }
+
+  get consumedSources(): EventSource[] {
+    const types = Object.keys(this.opts.handlers ?? {}) as EventType[];
+    return [...new Set(types.map((t) => catalogue[t].source))];
+  }
+
+  async start(opts: { relay?: boolean; consumers?: boolean } = {}): Promise<void> {
+    if (opts.relay !== false) this.relay.start();
+    const handlers = this.opts.handlers ?? {};
+    if (opts.consumers !== false && this.consumedSources.length) {
+      this.sub = await this.opts.bus.subscribe({
+        group: this.opts.service,
+        sources: this.consumedSources,
+        maxAttempts: this.opts.maxAttempts,
+        handler: async (event) => {
+          const h = handlers[event.type] as ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
+          if (!h) return;
+          const applied = await handleOnce(this.opts.db, this.opts.handled, event, (tx) => h(event, tx));
+          this.opts.logger?.debug({ eventId: event.id, type: event.type, applied }, 'event handled');
+          if (applied) this.kick();
+        },
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.sub?.stop();
+    await this.relay.stop();
+    await this.relay.flush().catch(() => undefined);
+  }
+}

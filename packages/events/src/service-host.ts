@@ -1,0 +1,162 @@
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import {
+  createAuth,
+  createHttpApp,
+  createLogger,
+  listen,
+  Metrics,
+  openDatabase,
+  type Auth,
+  type BaseConfig,
+  type Db,
+  type DbHandle,
+  type HttpAppOptions,
+  type ReadinessCheck,
+  type RunningServer,
+} from '@htm/service-kit';
+import type { JWTVerifyGetKey } from 'jose';
+import type { EventSource } from './catalogue.js';
+import type { EventBus } from './bus.js';
+import type { HandledEventsTable, OutboxTable } from './outbox.js';
+import { createEventBus, ServiceEvents, type EventHandlers } from './runtime.js';
+
+/** What every service gets from its host. */
+export interface ServiceContext<C extends BaseConfig = BaseConfig> {
+  name: EventSource;
+  config: C;
+  logger: Logger;
+  db: Db;
+  dbHandle: DbHandle;
+  bus: EventBus;
+  events: ServiceEvents;
+  auth: Auth;
+  metrics: Metrics;
+}
+
+export interface ServiceParts {
+  /** Build the express app with createHttp (it adds health, errors, 404). */
+  app: (createHttp: (mount: (app: Express) => void, extra?: Partial<HttpAppOptions>) => Express) => Express;
+  handlers?: EventHandlers;
+  readiness?: Record<string, ReadinessCheck>;
+  /** Runs after HTTP is listening (start workers, etc.). */
+  start?: () => Promise<void>;
+  /** Runs at shutdown after HTTP stops, before consumers and relay stop. */
+  stop?: () => Promise<void>;
+}
+
+export interface HostOptions<C extends BaseConfig> {
+  name: EventSource;
+  config: C & { PORT?: number };
+  migrationsFolder: string;
+  tables: { outbox: OutboxTable; handled: HandledEventsTable };
+  port?: number;
+  host?: string;
+  /** Share a PGlite instance (API + worker in one process). */
+  pglite?: unknown;
+  /** Identity verifies its own tokens with its own keys. */
+  getKey?: JWTVerifyGetKey;
+  logger?: Logger;
+  /** Relay poll interval (ms). */
+  outboxPollMs?: number;
+  setup(ctx: ServiceContext<C>): Promise<ServiceParts> | ServiceParts;
+}
+
+export interface HostedService<C extends BaseConfig = BaseConfig> {
+  url: string;
+  port: number;
+  ctx: ServiceContext<C>;
+  server: RunningServer;
+  /** Shutdown in order: HTTP, service workers, consumers and relay (flushed), bus, database. */
+  stop(): Promise<void>;
+}
+
+/** Boots one service: database + migrations, event bus, outbox relay, consumers, auth, HTTP. */
+export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): Promise<HostedService<C>> {
+  const { config, name } = opts;
+  const logger = opts.logger ?? createLogger(name, config.LOG_LEVEL);
+  const dbHandle = await openDatabase({
+    schema: name,
+    migrationsFolder: opts.migrationsFolder,
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    pglite: opts.pglite,
+    logger,
+  });
+  const bus = createEventBus(config, logger, { clientId: name });
+  const metrics = new Metrics(name);
+  const auth = createAuth({
+    jwksUrl: config.IDENTITY_JWKS_URL ?? `${config.IDENTITY_URL}/internal/jwks`,
+    getKey: opts.getKey,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+  });
+  // Handlers are known only after setup, and ServiceEvents is created with them: setup gets a
+  // context whose `events` resolves once it exists (routes only use it while serving).
+  const late: { events?: ServiceEvents } = {};
+  const ctx = {
+    name,
+    config,
+    logger,
+    db: dbHandle.db,
+    dbHandle,
+    bus,
+    get events() {
+      if (!late.events) throw new Error('events are not ready until setup has returned');
+      return late.events;
+    },
+    auth,
+    metrics,
+  } as ServiceContext<C>;
+  const parts = await opts.setup(ctx);
+  const events = new ServiceEvents({
+    service: name,
+    db: dbHandle.db,
+    outbox: opts.tables.outbox,
+    handled: opts.tables.handled,
+    bus,
+    logger,
+    handlers: parts.handlers,
+    pollMs: opts.outboxPollMs,
+  });
+  late.events = events;
+  metrics.gauge('outbox_backlog', 'Outbox rows not yet published', () => events.relay.backlog());
+  if (bus.kind === 'redis' && events.consumedSources.length) {
+    const rbus = bus as unknown as { lag(group: string, sources: readonly EventSource[]): Promise<number> };
+    metrics.gauge('event_consumer_lag', 'Events not yet handled by this service', () => rbus.lag(name, events.consumedSources));
+  }
+
+  const createHttp = (mount: (app: Express) => void, extra: Partial<HttpAppOptions> = {}) =>
+    createHttpApp(
+      {
+        service: name,
+        logger,
+        metrics,
+        trustProxy: config.TRUST_PROXY,
+        readiness: { database: () => dbHandle.ping(), ...parts.readiness },
+        ...extra,
+      },
+      mount,
+    );
+  const app = parts.app(createHttp);
+  await events.start();
+  const server = await listen(app, opts.port ?? config.PORT ?? 0, opts.host ?? config.HOST ?? '127.0.0.1');
+  await parts.start?.();
+  logger.info({ url: server.url }, `${name} service listening`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: server.url,
+    port: server.port,
+    ctx,
+    server,
+    stop: () =>
+      (stopping ??= (async () => {
+        await server.close();
+        await parts.stop?.();
+        await events.stop();
+        await bus.close();
+        await dbHandle.close();
+      })()),
+  };
+}

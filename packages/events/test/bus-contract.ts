@@ -1,0 +1,107 @@
+/**
+ * The EventBus contract: every transport runs these scenarios (Redis Streams here, Kafka where
+ * a broker is available). `makeBus` returns a fresh bus with its own key/topic prefix.
+ */
+import { describe, expect, it, afterAll } from '@jest/globals';
+import { waitFor } from '@htm/service-kit/testing';
+import { createEvent, type EventBus, type EventEnvelope } from '../src/index.js';
+
+export { waitFor };
+
+const lead = (n: number, subject = 'lead-1') => createEvent('LeadReceived', subject, { leadId: `${subject}-${n}`, email: `l${n}@gmail.com` });
+
+export function runBusContract(name: string, makeBus: () => Promise<EventBus>): void {
+  describe(`EventBus contract: ${name}`, () => {
+    const buses: EventBus[] = [];
+    const bus = async () => {
+      const b = await makeBus();
+      buses.push(b);
+      return b;
+    };
+    afterAll(async () => {
+      await Promise.all(buses.map((b) => b.close()));
+    });
+
+    it('delivers a published event once to each consumer group', async () => {
+      const b = await bus();
+      const seenA: string[] = [];
+      const seenB: string[] = [];
+      await b.subscribe({ group: 'a', sources: ['admin'], handler: async (e) => void seenA.push(e.id) });
+      await b.subscribe({ group: 'b', sources: ['admin'], handler: async (e) => void seenB.push(e.id) });
+      const e = lead(1);
+      await b.publish([e]);
+      await waitFor(() => seenA.length === 1 && seenB.length === 1, 'both groups');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seenA).toEqual([e.id]);
+      expect(seenB).toEqual([e.id]);
+    });
+
+    it('keeps the order of events with the same subject', async () => {
+      const b = await bus();
+      const seen: Record<string, number[]> = {};
+      await b.subscribe({
+        group: 'order',
+        sources: ['admin'],
+        handler: async (e: EventEnvelope) => {
+          const n = Number((e.data as { leadId: string }).leadId.split('-').pop());
+          (seen[e.subject] ??= []).push(n);
+        },
+      });
+      const events: EventEnvelope[] = [];
+      for (let i = 0; i < 30; i++) for (const s of ['s1', 's2', 's3']) events.push(lead(i, s));
+      for (let i = 0; i < events.length; i += 7) await b.publish(events.slice(i, i + 7));
+      await waitFor(() => ['s1', 's2', 's3'].every((s) => seen[s]?.length === 30), 'all 90 events');
+      for (const s of ['s1', 's2', 's3']) expect(seen[s]).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    });
+
+    it('moves an event whose handler keeps failing to dead letter after N attempts, and replays it', async () => {
+      const b = await bus();
+      let attempts = 0;
+      const sub = await b.subscribe({
+        group: 'dlq',
+        sources: ['admin'],
+        maxAttempts: 3,
+        handler: async () => {
+          attempts++;
+          throw new Error('boom');
+        },
+      });
+      const e = lead(7, 'poison');
+      await b.publish([e]);
+      const letters = await waitFor(async () => {
+        const l = await b.deadLetters('dlq');
+        return l.length ? l : undefined;
+      }, 'a dead letter');
+      expect(attempts).toBe(3);
+      expect(letters[0]).toMatchObject({ group: 'dlq', error: 'boom', attempts: 3 });
+      expect((letters[0].event as EventEnvelope).id).toBe(e.id);
+      await sub.stop();
+
+      const replayed: string[] = [];
+      await b.subscribe({ group: 'dlq', sources: ['admin'], handler: async (ev) => void replayed.push(ev.id) });
+      expect(await b.replayDeadLetters('dlq')).toBe(1);
+      await waitFor(() => replayed.includes(e.id), 'the replayed event');
+      expect(await b.deadLetters('dlq')).toEqual([]);
+    });
+
+    it('retries a failing handler and succeeds without dead-lettering', async () => {
+      const b = await bus();
+      let calls = 0;
+      const ok: string[] = [];
+      await b.subscribe({
+        group: 'flaky',
+        sources: ['admin'],
+        maxAttempts: 5,
+        handler: async (e) => {
+          if (++calls < 3) throw new Error('transient');
+          ok.push(e.id);
+        },
+      });
+      const e = lead(9, 'flaky');
+      await b.publish([e]);
+      await waitFor(() => ok.length === 1, 'success after retries');
+      expect(calls).toBe(3);
+      expect(await b.deadLetters('flaky')).toEqual([]);
+    });
+  });
+}

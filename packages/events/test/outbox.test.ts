@@ -1,0 +1,195 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { integer, pgSchema, text } from 'drizzle-orm/pg-core';
+import { createTestDatabase, testRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
+import { openDatabase, type DbHandle } from '@htm/service-kit';
+import { sql } from 'drizzle-orm';
+import { createEvent, handledEventsTable, handleOnce, OutboxRelay, outboxTable, RedisStreamsBus, writeOutbox, type EventEnvelope } from '../src/index.js';
+import { waitFor } from './bus-contract.js';
+import { fileURLToPath } from 'node:url';
+
+// Two "services": A publishes through its outbox, B consumes idempotently into its own schema.
+const a = pgSchema('svc_a');
+const b = pgSchema('svc_b');
+const outboxA = outboxTable(a);
+const handledB = handledEventsTable(b);
+const leadsA = a.table('leads', { id: text('id').primaryKey() });
+const effectsB = b.table('effects', { leadId: text('lead_id').primaryKey(), applied: integer('applied').notNull() });
+
+const DDL = (schema: string) => `
+CREATE SCHEMA ${schema};
+CREATE TABLE ${schema}.outbox (seq bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, type text NOT NULL, subject text NOT NULL,
+  envelope jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz);
+CREATE TABLE ${schema}.handled_events (event_id uuid PRIMARY KEY, type text NOT NULL, handled_at timestamptz NOT NULL DEFAULT now());`;
+
+let tdb: TestDatabase;
+let h: DbHandle;
+const buses: RedisStreamsBus[] = [];
+const relays: OutboxRelay[] = [];
+const mkBus = (prefix: string) => {
+  const bus = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix, partitions: 2, leaseMs: 1000, blockMs: 200 });
+  buses.push(bus);
+  return bus;
+};
+const mkRelay = (bus: RedisStreamsBus, extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}) => {
+  const r = new OutboxRelay({ db: h.db, table: outboxA, bus, lockName: 'svc_a', pollMs: 50, ...extra });
+  relays.push(r);
+  return r;
+};
+
+beforeAll(async () => {
+  tdb = await createTestDatabase('outbox');
+  h = await openDatabase({ schema: 'none', migrationsFolder: fileURLToPath(new URL('./fixtures/empty-migrations', import.meta.url)), databaseUrl: tdb.url });
+  await h.query(DDL('svc_a'));
+  await h.query(DDL('svc_b'));
+  await h.query('CREATE TABLE svc_a.leads (id text PRIMARY KEY); CREATE TABLE svc_b.effects (lead_id text PRIMARY KEY, applied int NOT NULL)');
+});
+// A relay left polling would take the advisory lock (and the rows) in the next test.
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((r) => r.stop()));
+});
+afterAll(async () => {
+  await Promise.all(buses.map((x) => x.close()));
+  await h?.close();
+  await tdb?.drop();
+});
+
+/** Service A's use case: store a lead and its event in one transaction. */
+async function createLead(id: string, opts: { fail?: boolean } = {}): Promise<EventEnvelope> {
+  const e = createEvent('LeadReceived', id, { leadId: id, email: `${id}@gmail.com` });
+  await h.db.transaction(async (tx) => {
+    await tx.insert(leadsA).values({ id });
+    await writeOutbox(tx, outboxA, [e]);
+    if (opts.fail) throw new Error('rolled back');
+  });
+  return e;
+}
+
+/** Service B's consumer: counts applications per lead, idempotently. */
+const consumer = (bus: RedisStreamsBus, seen: string[], name?: string) =>
+  bus.subscribe({
+    group: 'svc_b',
+    sources: ['admin'],
+    consumerName: name,
+    handler: async (e) => {
+      seen.push(e.id);
+      await handleOnce(h.db, handledB, e, async (tx) => {
+        const leadId = (e.data as { leadId: string }).leadId;
+        await tx
+          .insert(effectsB)
+          .values({ leadId, applied: 1 })
+          .onConflictDoUpdate({ target: effectsB.leadId, set: { applied: sql`${effectsB.applied} + 1` } });
+      });
+    },
+  });
+
+const applied = async (leadId: string) => (await h.query<{ applied: number }>('SELECT applied FROM svc_b.effects WHERE lead_id = $1', [leadId]))[0]?.applied ?? 0;
+
+describe('transactional outbox and idempotent consumer', () => {
+  it('delivers an event committed in one service to a consumer in another', async () => {
+    const bus = mkBus(testRedisPrefix('ob1'));
+    const seen: string[] = [];
+    await consumer(bus, seen);
+    mkRelay(bus).start();
+    const e = await createLead('committed-1');
+    await waitFor(async () => (await applied('committed-1')) === 1, 'the effect in svc_b');
+    expect(seen).toContain(e.id);
+    const [row] = await h.query<{ published: boolean }>('SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1', [e.id]);
+    expect(row.published).toBe(true);
+  });
+
+  it('publishes nothing for a rolled-back transaction', async () => {
+    const bus = mkBus(testRedisPrefix('ob2'));
+    const relay = mkRelay(bus);
+    await expect(createLead('rolled-back-1', { fail: true })).rejects.toThrow('rolled back');
+    await relay.flush();
+    const rows = await h.query("SELECT 1 FROM svc_a.outbox WHERE subject = 'rolled-back-1'");
+    expect(rows).toEqual([]);
+    const streams = await bus.redis.keys(`${bus.prefix}events:admin:*`);
+    const entries = (await Promise.all(streams.map((s) => bus.redis.xrange(s, '-', '+')))).flat();
+    expect(entries.filter(([, f]) => f[1].includes('rolled-back-1'))).toEqual([]);
+  });
+
+  it('applies once an event redelivered after its consumer died before acknowledging', async () => {
+    const prefix = testRedisPrefix('ob3');
+    const bus1 = mkBus(prefix);
+    const bus2 = mkBus(prefix);
+    // The first consumer applies the effect and commits, then dies before XACK.
+    let died = false;
+    const sub1 = (await bus1.subscribe({
+      group: 'svc_b',
+      sources: ['admin'],
+      consumerName: 'dies',
+      handler: async (e) => {
+        await handleOnce(h.db, handledB, e, async (tx) => {
+          await tx.insert(effectsB).values({ leadId: 'redelivered-1', applied: 1 });
+        });
+        died = true;
+        await new Promise<void>(() => undefined);
+      },
+    })) as unknown as { kill(): Promise<void> };
+    const relay = mkRelay(bus1);
+    const e = await createLead('redelivered-1');
+    await relay.flush();
+    await waitFor(() => died, 'the first consumer to apply and die');
+    await sub1.kill();
+    const seen: string[] = [];
+    await consumer(bus2, seen, 'survivor');
+    await waitFor(() => seen.includes(e.id), 'redelivery to the survivor');
+    expect(await applied('redelivered-1')).toBe(1);
+  });
+
+  it('ignores the duplicate a relay causes when it dies between publishing and marking', async () => {
+    const prefix = testRedisPrefix('ob4');
+    const bus = mkBus(prefix);
+    const seen: string[] = [];
+    await consumer(bus, seen);
+    const crashing = mkRelay(bus, {
+      afterPublish: () => {
+        throw new Error('relay killed after publish');
+      },
+    });
+    const e = await createLead('dup-1');
+    await expect(crashing.runOnce()).rejects.toThrow('relay killed after publish');
+    const [row] = await h.query<{ published: boolean }>('SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1', [e.id]);
+    expect(row.published).toBe(false);
+    await mkRelay(bus).flush(); // a healthy relay publishes the same row again
+    await waitFor(() => seen.filter((id) => id === e.id).length >= 2, 'the duplicate delivery');
+    expect(await applied('dup-1')).toBe(1);
+  });
+
+  it('lets several relays run at once without publishing a row twice', async () => {
+    const prefix = testRedisPrefix('ob5');
+    const bus = mkBus(prefix);
+    const seen: string[] = [];
+    await consumer(bus, seen);
+    const events: EventEnvelope[] = [];
+    for (let i = 0; i < 40; i++) events.push(await createLead(`multi-${i}`));
+    const rs = [mkRelay(bus), mkRelay(bus), mkRelay(bus)];
+    await Promise.all(rs.map((r) => r.flush()));
+    await waitFor(() => events.every((e) => seen.includes(e.id)), 'all 40 events');
+    await new Promise((r) => setTimeout(r, 300));
+    for (const e of events) expect(seen.filter((id) => id === e.id)).toHaveLength(1);
+  });
+});
+
+describe('the same service code on PGlite and on Postgres', () => {
+  const migrationsFolder = fileURLToPath(new URL('../../../services/admin/src/db/migrations', import.meta.url));
+  it.each(['pglite', 'postgres'] as const)('runs migrations and an outbox round trip on %s', async (kind) => {
+    const other = kind === 'postgres' ? await createTestDatabase('roundtrip') : undefined;
+    const db = await openDatabase({ schema: 'admin', migrationsFolder, databaseUrl: other?.url, dataDir: 'memory://' });
+    try {
+      expect(db.kind).toBe(kind);
+      const table = outboxTable(pgSchema('admin'));
+      const e = createEvent('LeadReceived', 'rt', { leadId: 'rt', email: 'rt@gmail.com' });
+      await db.db.transaction(async (tx) => writeOutbox(tx, table, [e]));
+      const rows = await db.db.select().from(table);
+      expect(rows.map((r) => r.envelope)).toEqual([e]);
+      // Migrations are idempotent on a second start.
+      const again = await openDatabase({ schema: 'admin', migrationsFolder, databaseUrl: other?.url, dataDir: 'memory://' });
+      await again.close();
+    } finally {
+      await db.close();
+      await other?.drop();
+    }
+  });
+});

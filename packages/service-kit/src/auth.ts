@@ -1,0 +1,140 @@
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { RequestHandler } from 'express';
+import { AppError } from './errors.js';
+
+export type UserType = 'poster' | 'tester' | 'admin';
+export type Country = 'US' | 'PR' | 'CA';
+export type Location = 'USA' | 'PR';
+
+/** The signed-in user as the access token describes them. */
+export interface Caller {
+  id: string;
+  email: string;
+  name: string;
+  type: UserType | null;
+  approved: boolean;
+  country: Country | null;
+  location: Location | null;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    caller?: Caller;
+  }
+}
+
+export const ACCESS_TOKEN_ALG = 'ES256';
+
+export interface AuthOptions {
+  /** Identity's JWKS URL (internal), or a key getter (tests). */
+  jwksUrl?: string;
+  getKey?: JWTVerifyGetKey;
+  issuer: string;
+  audience: string;
+}
+
+export interface Auth {
+  verify(token: string): Promise<Caller>;
+  /** 401 unless a valid bearer access token is present. */
+  authenticate: RequestHandler;
+  /** Sets req.caller when a valid token is present; never refuses. Invalid tokens give 401. */
+  optional: RequestHandler;
+  requireRole(...types: UserType[]): RequestHandler;
+}
+
+function claimsToCaller(p: Record<string, unknown>): Caller {
+  return {
+    id: String(p.sub),
+    email: String(p.email ?? ''),
+    name: String(p.name ?? ''),
+    type: (p.type as UserType | null) ?? null,
+    approved: p.approved === true,
+    country: (p.country as Country | null) ?? null,
+    location: (p.location as Location | null) ?? null,
+  };
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+  return m?.[1];
+}
+
+/**
+ * Verifies access tokens against identity's JWKS: algorithm pinned to ES256, exp, iss and
+ * aud checked. The owning service still checks roles and ownership itself.
+ */
+export function createAuth(opts: AuthOptions): Auth {
+  const getKey =
+    opts.getKey ??
+    createRemoteJWKSet(new URL(opts.jwksUrl ?? 'http://127.0.0.1:8081/internal/jwks'), {
+      cooldownDuration: 30_000,
+      cacheMaxAge: 10 * 60_000,
+      timeoutDuration: 5000,
+    });
+
+  async function verify(token: string): Promise<Caller> {
+    const { payload } = await jwtVerify(token, getKey, {
+      algorithms: [ACCESS_TOKEN_ALG],
+      issuer: opts.issuer,
+      audience: opts.audience,
+      requiredClaims: ['sub', 'exp', 'iat'],
+    });
+    if (payload.typ !== 'access') throw new Error('not an access token');
+    return claimsToCaller(payload);
+  }
+
+  const fromHeader = async (header: string | undefined): Promise<Caller | undefined> => {
+    if (!header) return undefined;
+    const token = bearerToken(header);
+    if (!token) throw AppError.unauthorized('Malformed authorization header.', 'invalid_token');
+    try {
+      return await verify(token);
+    } catch (err) {
+      const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
+      throw AppError.unauthorized(
+        expired ? 'Your session has expired. Please sign in again.' : 'Invalid access token.',
+        expired ? 'token_expired' : 'invalid_token',
+      );
+    }
+  };
+
+  const authenticate: RequestHandler = async (req, _res, next) => {
+    try {
+      const caller = await fromHeader(req.headers.authorization);
+      if (!caller) return next(AppError.unauthorized('Please sign in.', 'unauthenticated'));
+      req.caller = caller;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+
+  const optional: RequestHandler = async (req, _res, next) => {
+    try {
+      req.caller = await fromHeader(req.headers.authorization);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+
+  const requireRole =
+    (...types: UserType[]): RequestHandler =>
+    (req, _res, next) => {
+      const caller = req.caller;
+      if (!caller) return next(AppError.unauthorized('Please sign in.', 'unauthenticated'));
+      if (!caller.type || !types.includes(caller.type)) {
+        return next(AppError.forbidden('Your account type cannot do this.', 'wrong_role'));
+      }
+      next();
+    };
+
+  return { verify, authenticate, optional, requireRole };
+}
+
+/** The signed-in caller, or 401. For handlers behind `authenticate`. */
+export function callerOf(req: { caller?: Caller }): Caller {
+  if (!req.caller) throw AppError.unauthorized('Please sign in.', 'unauthenticated');
+  return req.caller;
+}

@@ -1,0 +1,122 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ZodError } from 'zod';
+import type { Logger } from 'pino';
+
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'too_large'
+  | 'unsupported_type'
+  | 'rate_limited'
+  | 'bad_gateway'
+  | 'unavailable'
+  | 'internal';
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_large: 413,
+  unsupported_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  bad_gateway: 502,
+  unavailable: 503,
+};
+
+export type FieldErrors = Record<string, string[]>;
+
+/** The one error type services throw; the error middleware maps `kind` to a status. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly kind: ErrorKind,
+    readonly detail: string,
+    readonly options: { code?: string; errors?: FieldErrors; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+    this.status = STATUS[kind];
+  }
+  get code(): string {
+    return this.options.code ?? this.kind;
+  }
+
+  static invalid(detail: string, errors?: FieldErrors, code = 'validation_error') {
+    return new AppError('invalid', detail, { code, errors });
+  }
+  static unauthorized(detail = 'Authentication required.', code = 'unauthorized') {
+    return new AppError('unauthorized', detail, { code });
+  }
+  static forbidden(detail = 'You are not allowed to do this.', code = 'forbidden') {
+    return new AppError('forbidden', detail, { code });
+  }
+  static notFound(detail = 'Not found.', code = 'not_found') {
+    return new AppError('not_found', detail, { code });
+  }
+  static conflict(detail: string, code = 'conflict') {
+    return new AppError('conflict', detail, { code });
+  }
+}
+
+export interface ErrorBody {
+  detail: string;
+  code: string;
+  errors?: FieldErrors;
+}
+
+/** Zod issues to `{field: [messages]}`; the first message becomes the detail sentence. */
+export function zodToAppError(err: ZodError): AppError {
+  const errors: FieldErrors = {};
+  for (const issue of err.issues) {
+    const key = issue.path.length ? issue.path.join('.') : '_';
+    (errors[key] ??= []).push(issue.message);
+  }
+  const first = err.issues[0]?.message ?? 'Please check your inputs';
+  return AppError.invalid(first, errors);
+}
+
+/** Parses with a zod schema or throws the documented 400. */
+export function parseOrThrow<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: ZodError } }, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw zodToAppError(r.error);
+  return r.data;
+}
+
+export function toErrorBody(err: AppError): ErrorBody {
+  const body: ErrorBody = { detail: err.detail, code: err.code };
+  if (err.options.errors) body.errors = err.options.errors;
+  return body;
+}
+
+/** Maps anything thrown to the documented JSON error shape. Never leaks a stack trace. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    let appErr: AppError;
+    if (err instanceof AppError) appErr = err;
+    else if (err instanceof ZodError) appErr = zodToAppError(err);
+    else if (err?.type === 'entity.parse.failed') appErr = AppError.invalid('Request body is not valid JSON.', undefined, 'invalid_json');
+    else if (err?.type === 'entity.too.large') appErr = new AppError('too_large', 'Request body is too large.', { code: 'too_large' });
+    else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported')
+      appErr = new AppError('unsupported_type', 'Unsupported request encoding.', { code: 'unsupported_encoding' });
+    else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500)
+      appErr = new AppError(err.status === 413 ? 'too_large' : 'invalid', 'The request could not be understood.', { code: 'bad_request' });
+    else appErr = new AppError('internal', 'Something went wrong on our side. Please try again.', { code: 'internal_error' });
+
+    if (appErr.status >= 500) ((req as { log?: Logger }).log ?? logger).error({ err }, 'request failed');
+    if (res.headersSent) return;
+    for (const [k, v] of Object.entries(appErr.options.headers ?? {})) res.setHeader(k, v);
+    res.status(appErr.status).json(toErrorBody(appErr));
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(AppError.notFound(`No route for ${req.method} ${req.path}.`, 'route_not_found'));
+};

@@ -1,0 +1,213 @@
+import express, { type Express, type Request } from 'express';
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import { CORRELATION_HEADER, runWithCorrelation, sanitizeCorrelationId } from './context.js';
+import { errorMiddleware, notFoundHandler } from './errors.js';
+import { createLogger } from './logger.js';
+import { Metrics } from './metrics.js';
+
+export type ReadinessCheck = () => Promise<unknown>;
+
+export interface HttpAppOptions {
+  service: string;
+  logger: Logger;
+  /** Named checks for /readyz; each resolves when its dependency answers. */
+  readiness?: Record<string, ReadinessCheck>;
+  metrics?: Metrics;
+  jsonLimit?: string;
+  trustProxy?: boolean;
+  /** Log each request (off in benchmarks). */
+  requestLogging?: boolean;
+  /** Serve /metrics on this app (off for the public gateway, which has its own metrics port). */
+  exposeMetrics?: boolean;
+  /** Parse JSON/urlencoded bodies (the gateway streams bodies through untouched). */
+  bodyParsing?: boolean;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The exact bytes of a JSON body (for webhook signatures). */
+    rawBody?: Buffer;
+    correlationId: string;
+  }
+}
+
+/**
+ * The express app every service starts from: correlation id, structured request logs,
+ * metrics, JSON bodies (1 MB), /healthz, /readyz, then `mount(app)`, then JSON 404 and the
+ * one error middleware. No listen(): tests and `npm start` share this wiring.
+ */
+export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => void): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // API answers are small and uncached: hashing every body for a weak ETag is wasted work.
+  app.set('etag', false);
+  app.set('trust proxy', opts.trustProxy ? 1 : false);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const id = sanitizeCorrelationId(req.headers[CORRELATION_HEADER]);
+    req.correlationId = id;
+    req.headers[CORRELATION_HEADER] = id;
+    res.setHeader('X-Correlation-Id', id);
+    runWithCorrelation(id, next);
+  });
+  if (opts.requestLogging !== false && opts.logger.level !== 'silent') {
+    app.use(
+      pinoHttp({
+        logger: opts.logger,
+        genReqId: (req) => (req as Request).correlationId,
+        customLogLevel: (_req, res, err) =>
+          err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
+        autoLogging: {
+          ignore: (req) =>
+            req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
+        },
+        serializers: {
+          req: (req) => ({ method: req.method, url: req.url }),
+          res: (res) => ({ statusCode: res.statusCode }),
+        },
+      }),
+    );
+  }
+  const metrics = opts.metrics ?? new Metrics(opts.service);
+  app.use(metrics.middleware());
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: opts.service });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    let ok = true;
+    await Promise.all(
+      Object.entries(opts.readiness ?? {}).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), 2000);
+          checks[name] = 'ok';
+        } catch (err) {
+          ok = false;
+          checks[name] = err instanceof Error ? err.message.slice(0, 200) : 'failed';
+        }
+      }),
+    );
+    res
+      .status(ok ? 200 : 503)
+      .json({ status: ok ? 'ok' : 'unavailable', service: opts.service, checks });
+  });
+  if (opts.exposeMetrics !== false) app.get('/metrics', metrics.handler());
+
+  if (opts.bodyParsing !== false)
+    app.use(
+      express.json({
+        limit: opts.jsonLimit ?? '1mb',
+        verify: (req, _res, buf) => {
+          (req as Request).rawBody = buf;
+        },
+      }),
+    );
+  if (opts.bodyParsing !== false) app.use(express.urlencoded({ extended: false, limit: '100kb' }));
+
+  mount(app);
+
+  app.use(notFoundHandler);
+  app.use(errorMiddleware(opts.logger));
+  return app;
+}
+
+export function withTimeout<T>(p: Promise<T>, ms: number, what = 'timed out'): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(what)), ms);
+    }),
+  ]);
+}
+
+/** A free TCP port on loopback (for starting several servers whose URLs must be known up front). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on host:port (0 = any free port) and resolves once it accepts connections. */
+export async function listen(app: Express, port = 0, host = '127.0.0.1'): Promise<RunningServer> {
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port: actual,
+    url: `http://${host}:${actual}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5000).unref();
+      }),
+  };
+}
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: runs the steps in order (stop HTTP, close workers and
+ * consumers, flush the outbox relay, close connections), each bounded in time.
+ */
+export function onShutdown(
+  logger: Logger,
+  steps: Array<[string, () => Promise<unknown>]>,
+): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const run = () =>
+    (running ??= (async () => {
+      for (const [name, step] of steps) {
+        try {
+          await withTimeout(step(), 10_000, `${name} did not finish in 10 s`);
+          logger.info({ step: name }, 'shutdown step done');
+        } catch (err) {
+          logger.error({ err, step: name }, 'shutdown step failed');
+        }
+      }
+    })());
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(sig, () => {
+      logger.info({ signal: sig }, 'shutting down');
+      void run().then(() => process.exit(0));
+    });
+  }
+  return run;
+}
+
+/**
+ * A process entry point: installs graceful shutdown before starting, so a signal that arrives
+ * during start-up is handled too, then starts; a failed start logs one fatal line and exits 1.
+ */
+export async function runMain(name: string, start: () => Promise<{ stop(): Promise<void> }>): Promise<void> {
+  const logger = createLogger(name);
+  const running: { service?: { stop(): Promise<void> } } = {};
+  onShutdown(logger, [[name, async () => running.service?.stop()]]);
+  try {
+    running.service = await start();
+  } catch (err) {
+    logger.fatal({ err }, `${name} failed to start`);
+    process.exit(1);
+  }
+}

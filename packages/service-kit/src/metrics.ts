@@ -1,0 +1,63 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics, Gauge } from 'prom-client';
+import type { RequestHandler } from 'express';
+
+/** One prom-client registry per service (several services may share a process). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(readonly service: string, opts: { defaultMetrics?: boolean } = {}) {
+    this.registry.setDefaultLabels({ service });
+    if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [this.registry],
+    });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+  }
+
+  /** A gauge whose value is read when Prometheus scrapes (outbox backlog, queue depth...). */
+  gauge(name: string, help: string, collect: () => Promise<number> | number): Gauge {
+    return new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      async collect() {
+        try {
+          this.set(await collect());
+        } catch {
+          /* a failing probe must not break the scrape */
+        }
+      },
+    });
+  }
+
+  middleware(): RequestHandler {
+    return (req, res, next) => {
+      const end = process.hrtime.bigint();
+      res.on('finish', () => {
+        const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+        const labels = { method: req.method, route, status: String(res.statusCode) };
+        this.httpRequests.inc(labels);
+        this.httpDuration.observe(labels, Number(process.hrtime.bigint() - end) / 1e9);
+      });
+      next();
+    };
+  }
+
+  handler(): RequestHandler {
+    return async (_req, res) => {
+      res.setHeader('Content-Type', this.registry.contentType);
+      res.end(await this.registry.metrics());
+    };
+  }
+}

@@ -1,0 +1,119 @@
+/** Test helpers: real Postgres databases, Redis prefixes, and a JWKS-serving token issuer. */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import type { Caller } from './auth.js';
+
+export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Polls `fn` until it returns something truthy (eventual consistency across services), or fails naming `what`. */
+export async function waitFor<T>(
+  fn: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  what = 'condition',
+  timeoutMs = 20_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty Postgres database for one test file (dropped by `drop`). */
+export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
+  const { default: pg } = await import('pg');
+  const name = `${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(TEST_DATABASE_URL);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    name,
+    async drop() {
+      const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** A unique Redis key prefix so test files can share one Redis. */
+export function testRedisPrefix(label = 't'): string {
+  return `test:${label}:${randomBytes(4).toString('hex')}:`;
+}
+
+export interface TestIssuer {
+  /** JWKS URL to give services as IDENTITY_URL + /internal/jwks. */
+  jwksUrl: string;
+  /** Base URL, usable as IDENTITY_URL. */
+  url: string;
+  issuer: string;
+  audience: string;
+  mint(claims?: Partial<Caller> & { exp?: string | number; aud?: string; iss?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts a tiny HTTP server serving an ES256 JWKS at /internal/jwks and mints access tokens for any role. */
+export async function createTestIssuer(opts: { issuer?: string; audience?: string } = {}): Promise<TestIssuer> {
+  const issuer = opts.issuer ?? 'htm-identity';
+  const audience = opts.audience ?? 'htm-api';
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/internal/jwks') {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [jwk] }));
+    } else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    jwksUrl: `${url}/internal/jwks`,
+    url,
+    issuer,
+    audience,
+    async mint(c = {}) {
+      const id = c.id ?? randomUUID();
+      return new SignJWT({
+        typ: 'access',
+        email: c.email ?? `${id.slice(0, 8)}@gmail.com`,
+        name: c.name ?? 'Test User',
+        type: c.type === undefined ? 'poster' : c.type,
+        approved: c.approved ?? c.type === 'tester',
+        country: c.country ?? (c.type === 'tester' ? 'US' : null),
+        location: c.location ?? 'USA',
+      })
+        .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
+        .setSubject(id)
+        .setIssuer(c.iss ?? issuer)
+        .setAudience(c.aud ?? audience)
+        .setIssuedAt()
+        .setExpirationTime(c.exp ?? '15m')
+        .sign(privateKey);
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

@@ -1,0 +1,24 @@
+import type { Express } from 'express';
+import type { ServiceContext } from '@htm/events';
+import type { AdminConfig } from './config.js';
+import { createJobsClient, type JobsClient } from './clients/jobs.client.js';
+import { adminRoutes } from './http/admin.routes.js';
+import { feedbackRoutes } from './http/feedback.routes.js';
+import { leadRoutes } from './http/leads.routes.js';
+import { telemetryRoutes } from './http/telemetry.routes.js';
+import { waitlistRoutes } from './http/waitlist.routes.js';
+
+export type AdminDeps = ServiceContext<AdminConfig>;
+
+/** The admin service's routes (health, errors and 404 come from createHttp). */
+export function mountAdmin(app: Express, deps: AdminDeps, jobs: JobsClient = defaultJobsClient(deps)): void {
+  app.use(feedbackRoutes(deps));
+  app.use(waitlistRoutes(deps));
+  app.use(leadRoutes(deps));
+  app.use(telemetryRoutes(deps));
+  app.use(adminRoutes(deps, jobs));
+}
+
+function defaultJobsClient(deps: AdminDeps): JobsClient {
+  return createJobsClient({ baseUrl: deps.config.JOBS_URL, secret: deps.config.SERVICE_TOKEN_SECRET, logger: deps.logger });
+}

@@ -1,0 +1,80 @@
+import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm';
+import type { Db, Tx } from '@htm/service-kit/db';
+import type { WaitlistKind } from '@htm/contracts';
+import { waitlistEntries } from './schema.js';
+import { containsAny } from './search.js';
+
+export type WaitlistEntry = typeof waitlistEntries.$inferSelect;
+export type NewWaitlistEntry = typeof waitlistEntries.$inferInsert;
+
+export interface WaitlistFilter {
+  q?: string;
+  role?: string;
+  kind?: WaitlistKind;
+  approved?: boolean;
+}
+
+function where(f: WaitlistFilter, extra?: SQL): SQL | undefined {
+  return and(
+    containsAny(f.q, [waitlistEntries.email, waitlistEntries.name, waitlistEntries.note, waitlistEntries.url]),
+    f.role !== undefined ? eq(waitlistEntries.role, f.role) : undefined,
+    f.kind !== undefined ? eq(waitlistEntries.kind, f.kind) : undefined,
+    f.approved !== undefined ? eq(waitlistEntries.approved, f.approved) : undefined,
+    extra,
+  );
+}
+
+/** Inserts an entry; undefined when the same e-mail already has an entry with this role. */
+export async function insertWaitlistEntry(tx: Tx | Db, values: NewWaitlistEntry): Promise<WaitlistEntry | undefined> {
+  const [row] = await tx
+    .insert(waitlistEntries)
+    .values(values)
+    .onConflictDoNothing({ target: [waitlistEntries.email, waitlistEntries.role] })
+    .returning();
+  return row;
+}
+
+/** One page, newest first, and the total matching the filter. */
+export async function pageWaitlistEntries(db: Db, f: WaitlistFilter, page: number, pageSize: number): Promise<{ rows: WaitlistEntry[]; total: number }> {
+  const [rows, [{ n }]] = await Promise.all([
+    db
+      .select()
+      .from(waitlistEntries)
+      .where(where(f))
+      .orderBy(desc(waitlistEntries.seq))
+      .limit(pageSize)
+      .offset((page - 1) * pageSize),
+    db.select({ n: count() }).from(waitlistEntries).where(where(f)),
+  ]);
+  return { rows, total: Number(n) };
+}
+
+/** Every matching entry, newest first, read in keyset batches (for streamed exports). */
+export async function* streamWaitlistEntries(db: Db, f: WaitlistFilter, batchSize = 500): AsyncGenerator<WaitlistEntry> {
+  let before: number | undefined;
+  for (;;) {
+    const rows = await db
+      .select()
+      .from(waitlistEntries)
+      .where(where(f, before === undefined ? undefined : lt(waitlistEntries.seq, before)))
+      .orderBy(desc(waitlistEntries.seq))
+      .limit(batchSize);
+    yield* rows;
+    if (rows.length < batchSize) return;
+    before = rows[rows.length - 1].seq;
+  }
+}
+
+export async function setWaitlistApproval(tx: Tx | Db, id: string, approved: boolean): Promise<WaitlistEntry | undefined> {
+  const [row] = await tx
+    .update(waitlistEntries)
+    .set({ approved, updatedAt: new Date() })
+    .where(eq(waitlistEntries.id, id))
+    .returning();
+  return row;
+}
+
+export async function deleteWaitlistEntriesOfKind(tx: Tx | Db, kind: WaitlistKind): Promise<number> {
+  const rows = await tx.delete(waitlistEntries).where(eq(waitlistEntries.kind, kind)).returning({ id: waitlistEntries.id });
+  return rows.length;
+}

@@ -1,0 +1,71 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { adminListQuerySchema, adminWaitlistQuerySchema, approveWaitlistBodySchema, type LeadDto, type WaitlistEntryDto } from '@htm/contracts';
+import { AppError, parseOrThrow } from '@htm/service-kit';
+import type { AdminDeps } from '../app.js';
+import type { JobsClient } from '../clients/jobs.client.js';
+import { exportLeads, exportWaitlist, listFeedback, listLeads, listWaitlist, toEntryDto } from '../domain/admin-lists.js';
+import { approveSignup } from '../domain/approve-signup.js';
+import { clearJobs } from '../domain/clear-jobs.js';
+import { sendCsv, type CsvColumn } from './csv.js';
+
+const WAITLIST_CSV: CsvColumn<WaitlistEntryDto>[] = [
+  { header: 'id', value: (e) => e.id },
+  { header: 'created_at', value: (e) => e.created_at },
+  { header: 'kind', value: (e) => e.kind },
+  { header: 'role', value: (e) => e.role },
+  { header: 'email', value: (e) => e.email },
+  { header: 'name', value: (e) => e.name },
+  { header: 'url', value: (e) => e.url },
+  { header: 'note', value: (e) => e.note },
+  { header: 'approved', value: (e) => (e.approved ? 'true' : 'false') },
+];
+const LEADS_CSV: CsvColumn<LeadDto>[] = [
+  { header: 'id', value: (l) => l.id },
+  { header: 'created_at', value: (l) => l.created_at },
+  { header: 'email', value: (l) => l.email },
+  { header: 'message', value: (l) => l.message },
+];
+
+const entryId = z.uuid();
+
+/** The admin dashboard's routes: admin account only (401 anonymous, 403 any other role). */
+export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
+  const r = Router();
+  const adminOnly = [deps.auth.authenticate, deps.auth.requireRole('admin')];
+
+  r.get('/api/admin/waitlist', ...adminOnly, async (req, res) => {
+    const q = parseOrThrow(adminWaitlistQuerySchema, req.query);
+    if (q.export === 'csv') return sendCsv(res, 'waitlist', WAITLIST_CSV, exportWaitlist(deps, q));
+    const page = await listWaitlist(deps, q);
+    res.json({ entries: page.items, total: page.total, page: page.page, page_size: page.page_size });
+  });
+
+  r.patch('/api/admin/waitlist/:id', ...adminOnly, async (req, res) => {
+    const id = entryId.safeParse(req.params.id);
+    if (!id.success) throw AppError.notFound('Waitlist entry not found.', 'waitlist_entry_not_found');
+    const body = parseOrThrow(approveWaitlistBodySchema, req.body);
+    const entry = await approveSignup(deps, id.data, body.approved);
+    res.json({ entry: toEntryDto(entry) });
+  });
+
+  r.get('/api/admin/leads', ...adminOnly, async (req, res) => {
+    const q = parseOrThrow(adminListQuerySchema, req.query);
+    if (q.export === 'csv') return sendCsv(res, 'leads', LEADS_CSV, exportLeads(deps, q));
+    const page = await listLeads(deps, q);
+    res.json({ leads: page.items, total: page.total, page: page.page, page_size: page.page_size });
+  });
+
+  r.get('/api/admin/feedback', ...adminOnly, async (req, res) => {
+    const q = parseOrThrow(adminListQuerySchema, req.query);
+    if (q.export) throw AppError.invalid('Feedback cannot be exported.', { export: ['Feedback cannot be exported'] });
+    const page = await listFeedback(deps, q);
+    res.json({ feedback: page.items, total: page.total, page: page.page, page_size: page.page_size });
+  });
+
+  r.post('/api/admin/clear-jobs', ...adminOnly, async (_req, res) => {
+    res.json(await clearJobs(deps, jobs));
+  });
+
+  return r;
+}

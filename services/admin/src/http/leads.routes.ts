@@ -1,0 +1,15 @@
+import { Router } from 'express';
+import { leadBodySchema } from '@htm/contracts';
+import { parseOrThrow } from '@htm/service-kit';
+import type { AdminDeps } from '../app.js';
+import { recordLead } from '../domain/record-lead.js';
+
+export function leadRoutes(deps: AdminDeps): Router {
+  const r = Router();
+  r.post('/api/leads', async (req, res) => {
+    const body = parseOrThrow(leadBodySchema, req.body);
+    await recordLead(deps, body);
+    res.status(201).json({ success: true });
+  });
+  return r;
+}

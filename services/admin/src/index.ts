@@ -1,0 +1,1 @@
+export { startAdmin } from './main.js';

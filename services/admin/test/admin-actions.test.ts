@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { adminToken, call, outboxDrained, publishedEvents, startHarness, startJobsStandIn, waitForEvent, type AdminHarness, type JobsStandIn } from './support.js';
+
+let h: AdminHarness;
+let jobs: JobsStandIn;
+let token: string;
+
+async function addEntry(email: string, role: string, kind: string): Promise<string> {
+  const [row] = await h.svc.ctx.dbHandle.query<{ id: string }>('INSERT INTO admin.waitlist_entries (email, role, kind) VALUES ($1, $2, $3) RETURNING id', [email, role, kind]);
+  return row.id;
+}
+const countByKind = async () =>
+  Object.fromEntries(
+    (await h.svc.ctx.dbHandle.query<{ kind: string; n: number }>('SELECT kind, count(*)::int AS n FROM admin.waitlist_entries GROUP BY kind')).map((r) => [r.kind, r.n]),
+  );
+
+beforeAll(async () => {
+  jobs = await startJobsStandIn();
+  h = await startHarness('admin_actions', { JOBS_URL: jobs.url });
+  token = await adminToken(h);
+});
+afterAll(async () => {
+  await h?.close();
+  await jobs?.close();
+});
+
+describe('PATCH /api/admin/waitlist/:id', () => {
+  it('approves a tester signup, answers the entry and emits SignupApproved', async () => {
+    const id = await addEntry('approve.me@gmail.com', 'Tester (Global community)', 'signup');
+    const res = await call(h, 'PATCH', `/api/admin/waitlist/${id}`, { token, body: { approved: true }, headers: { 'x-correlation-id': 'corr-approve-1' } });
+    expect(res.status).toBe(200);
+    expect(res.body.entry).toMatchObject({ id, email: 'approve.me@gmail.com', role: 'Tester (Global community)', kind: 'signup', approved: true });
+    const [row] = await h.svc.ctx.dbHandle.query<{ approved: boolean }>('SELECT approved FROM admin.waitlist_entries WHERE id = $1', [id]);
+    expect(row.approved).toBe(true);
+    const event = await waitForEvent(h, (e) => e.type === 'SignupApproved' && e.subject === id);
+    expect(event).toMatchObject({
+      source: 'admin',
+      correlationId: 'corr-approve-1',
+      data: { entryId: id, email: 'approve.me@gmail.com', role: 'Tester (Global community)', approved: true },
+    });
+  });
+
+  it('can take the approval back, announcing approved false', async () => {
+    const id = await addEntry('toggle@gmail.com', 'Tester (student)', 'signup');
+    await call(h, 'PATCH', `/api/admin/waitlist/${id}`, { token, body: { approved: true } });
+    const res = await call(h, 'PATCH', `/api/admin/waitlist/${id}`, { token, body: { approved: false } });
+    expect(res.status).toBe(200);
+    expect(res.body.entry.approved).toBe(false);
+    const off = await waitForEvent(h, (e) => e.type === 'SignupApproved' && e.subject === id && (e.data as { approved: boolean }).approved === false);
+    expect(off).toBeDefined();
+  });
+
+  it('marks a job request without announcing a tester approval', async () => {
+    const id = await addEntry('owner@gmail.com', 'Site owner', 'job_request');
+    const res = await call(h, 'PATCH', `/api/admin/waitlist/${id}`, { token, body: { approved: true } });
+    expect(res.status).toBe(200);
+    expect(res.body.entry).toMatchObject({ kind: 'job_request', approved: true });
+    await outboxDrained(h);
+    expect((await publishedEvents(h)).filter((e) => e.subject === id)).toEqual([]);
+  });
+
+  it('answers 404 for unknown or malformed ids and 400 for a bad body, changing nothing', async () => {
+    const missing = await call(h, 'PATCH', '/api/admin/waitlist/9b2e0a55-52a8-4d6b-8a0e-1f4b7f0f9c11', { token, body: { approved: true } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ detail: 'Waitlist entry not found.', code: 'waitlist_entry_not_found' });
+    const malformed = await call(h, 'PATCH', '/api/admin/waitlist/not-a-uuid', { token, body: { approved: true } });
+    expect(malformed.status).toBe(404);
+    const id = await addEntry('body@gmail.com', 'Tester (student)', 'signup');
+    for (const body of [{}, { approved: 'yes' }, { approved: 1 }]) {
+      const bad = await call(h, 'PATCH', `/api/admin/waitlist/${id}`, { token, body });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual({ approved: ['Approved must be true or false'] });
+    }
+    const [row] = await h.svc.ctx.dbHandle.query<{ approved: boolean }>('SELECT approved FROM admin.waitlist_entries WHERE id = $1', [id]);
+    expect(row.approved).toBe(false);
+  });
+});
+
+describe('POST /api/admin/clear-jobs', () => {
+  it('asks jobs to clear with the admin service token, then deletes the job requests', async () => {
+    await h.svc.ctx.dbHandle.query('DELETE FROM admin.waitlist_entries');
+    await addEntry('r1@gmail.com', 'Site owner', 'job_request');
+    await addEntry('r2@gmail.com', 'Site owner', 'job_request');
+    await addEntry('s1@gmail.com', 'Tester (student)', 'signup');
+    await addEntry('w1@outlook.com', 'tester', 'waitlist');
+    const res = await call(h, 'POST', '/api/admin/clear-jobs', { token, headers: { 'x-correlation-id': 'corr-clear-1' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ jobs_deleted: 3, submissions_deleted: 2, waitlist_deleted: 2 });
+    expect(jobs.calls).toEqual([{ service: 'admin', body: {}, correlationId: 'corr-clear-1' }]);
+    expect(await countByKind()).toEqual({ signup: 1, waitlist: 1 });
+  });
+
+  it('answers 503 and deletes nothing when jobs fails', async () => {
+    await addEntry('r3@gmail.com', 'Site owner', 'job_request');
+    jobs.answer = { status: 500, body: { detail: 'boom', code: 'internal_error' } };
+    const failed = await call(h, 'POST', '/api/admin/clear-jobs', { token });
+    expect(failed.status).toBe(503);
+    expect(failed.body).toEqual({ detail: 'The jobs service is not answering, so nothing was cleared. Please try again.', code: 'jobs_unavailable' });
+    expect(await countByKind()).toEqual({ signup: 1, waitlist: 1, job_request: 1 });
+    jobs.answer = { status: 200, body: { jobs_deleted: 0, submissions_deleted: 0 } };
+  });
+
+  it('answers 503 and deletes nothing when jobs is down', async () => {
+    await jobs.close();
+    const res = await call(h, 'POST', '/api/admin/clear-jobs', { token });
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('jobs_unavailable');
+    expect(await countByKind()).toEqual({ signup: 1, waitlist: 1, job_request: 1 });
+  });
+});

@@ -1,0 +1,87 @@
+import type { Express, RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { AppError, createHttpApp, Metrics, type Auth } from '@htm/service-kit';
+import type { GatewayConfig } from './config.js';
+import { matchRoute, pathExists, type RouteRule, type ServiceName } from './http/route-table.js';
+import { createServiceProxy } from './http/proxy.js';
+import { createRateLimiters } from './http/rate-limits.js';
+import { corsForWebOrigin, originCheck, securityHeaders } from './http/security.js';
+import { aggregateHealth } from './http/health.js';
+import { serveWebApp } from './http/static.js';
+import { mountApiDocs } from './http/openapi.js';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  auth: Auth;
+  redis: Redis;
+  metrics?: Metrics;
+  /** Extra routes mounted before the proxy (OpenAPI document, docs page). */
+  extraRoutes?: (app: Express) => void;
+}
+
+const JSON_LIMIT_BYTES = 1024 * 1024;
+
+/** The gateway: verifies tokens, rate-limits, proxies /api to the owning service, serves the web app. */
+export function createGatewayApp(deps: GatewayDeps): Express {
+  const { config, logger, auth } = deps;
+  const targets: Record<ServiceName, string> = {
+    identity: config.IDENTITY_URL,
+    jobs: config.JOBS_URL,
+    payments: config.PAYMENTS_URL,
+    admin: config.ADMIN_URL,
+  };
+  const proxies = Object.fromEntries(
+    (Object.keys(targets) as ServiceName[]).map((s) => [
+      s,
+      {
+        normal: createServiceProxy(s, targets[s], config.UPSTREAM_TIMEOUT_MS, logger),
+        upload: createServiceProxy(s, targets[s], config.UPLOAD_TIMEOUT_MS, logger),
+      },
+    ]),
+  ) as unknown as Record<ServiceName, { normal: RequestHandler; upload: RequestHandler }>;
+  const limiters = config.RATE_LIMIT_ENABLED ? createRateLimiters(config, deps.redis, logger) : undefined;
+
+  return createHttpApp(
+    { service: 'gateway', logger, metrics: deps.metrics, trustProxy: config.TRUST_PROXY, bodyParsing: false, exposeMetrics: false },
+    (app) => {
+      app.use(securityHeaders(config));
+      app.use(corsForWebOrigin(config));
+      app.get('/api/healthz', aggregateHealth(targets));
+      mountApiDocs(app);
+      deps.extraRoutes?.(app);
+      app.use('/internal', (_req, _res, next) => next(AppError.notFound('Not found.', 'route_not_found')));
+
+      app.use('/api', originCheck(config));
+      app.use('/api', (req, res, next) => {
+        const path = req.originalUrl.split('?')[0];
+        const rule = matchRoute(req.method, path);
+        if (!rule) {
+          if (req.method === 'OPTIONS') return res.status(204).end();
+          if (pathExists(path)) return next(new AppError('method_not_allowed', `${req.method} is not allowed on ${path}.`));
+          return next(AppError.notFound(`No route for ${req.method} ${path}.`, 'route_not_found'));
+        }
+        res.locals.route = rule;
+        const len = Number(req.headers['content-length'] ?? 0);
+        if (!rule.upload && len > JSON_LIMIT_BYTES) return next(new AppError('too_large', 'Request body is too large.', { code: 'too_large' }));
+        if (rule.access === 'user') return auth.authenticate(req, res, next);
+        if (rule.access === 'optional') return auth.optional(req, res, next);
+        next();
+      });
+      app.use('/api', (req, res, next) => {
+        const rule = res.locals.route as RouteRule;
+        if (!limiters || rule.rate === 'none') return next();
+        return limiters[rule.rate](req, res, next);
+      });
+      app.use('/api', (req, res, next) => {
+        const rule = res.locals.route as RouteRule;
+        // Mounted under /api, express strips the prefix from req.url: restore it for the upstream.
+        req.url = req.originalUrl;
+        const p = proxies[rule.service];
+        return (rule.upload ? p.upload : p.normal)(req, res, next);
+      });
+      serveWebApp(app, config.WEB_DIST);
+    },
+  );
+}

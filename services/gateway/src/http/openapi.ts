@@ -1,0 +1,105 @@
+import express, { type Express } from 'express';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { errorBodySchema, OPERATIONS, type Operation } from '@htm/contracts';
+
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Invalid input (errors lists messages per field)',
+  401: 'No, expired or invalid access token',
+  403: 'Role or ownership does not allow this',
+  404: 'Not found',
+  409: 'State conflict or duplicate',
+  413: 'Too large',
+  415: 'Unsupported file type',
+  429: 'Rate limited (see Retry-After)',
+  503: 'A service is unavailable',
+};
+
+function errorsFor(op: Operation): number[] {
+  const s = [400, 404, 429, 503];
+  if (op.access === 'user') s.push(401, 403);
+  if (op.method !== 'get') s.push(409);
+  if (op.upload) s.push(413, 415);
+  return s.sort();
+}
+
+/** OpenAPI 3.1 generated from packages/contracts: every route, its body, query and answers. */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  const error = errorBodySchema;
+  for (const op of OPERATIONS) {
+    const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    const responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }> = {
+      [String(op.status ?? 200)]: {
+        description: op.summary,
+        ...(op.response ? { content: { 'application/json': { schema: op.response } } } : {}),
+      },
+    };
+    for (const s of errorsFor(op)) responses[String(s)] = { description: ERROR_STATUSES[s], content: { 'application/json': { schema: error } } };
+    registry.registerPath({
+      method: op.method,
+      path: op.path,
+      summary: op.summary,
+      tags: [op.service],
+      ...(op.access === 'user' ? { security: [{ bearer: [] }] } : {}),
+      ...(op.roles ? { description: `Allowed: ${op.roles.join(', ')}${op.access === 'public' ? ' (public)' : ''}.` } : {}),
+      request: {
+        ...(params.length ? { params: zodParams(params) } : {}),
+        ...(op.query ? { query: op.query as never } : {}),
+        ...(op.body ? { body: { content: { 'application/json': { schema: op.body } } } } : {}),
+        ...(op.multipart
+          ? { body: { content: { 'multipart/form-data': { schema: multipartSchema(op.multipart) } } } }
+          : {}),
+      },
+      responses: responses as never,
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Human website testing marketplace API',
+      version: '1.0.0',
+      description: 'Every route is served under /api by the gateway. Errors: {detail, code, errors?}. Money in dollars at this edge.',
+    },
+    servers: [{ url: '/' }],
+  }) as unknown as Record<string, unknown>;
+}
+
+function zodParams(names: string[]) {
+  return z.object(Object.fromEntries(names.map((n) => [n, z.string()])));
+}
+function multipartSchema(fields: string[]) {
+  return z.object(Object.fromEntries(fields.map((f) => [f, f === 'screenshot' || f === 'files' ? z.string().describe('binary file') : z.string().optional()])));
+}
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>API reference</title>
+<link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/api/docs/init.js"></script></body></html>`;
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
+
+/** /api/openapi.json and an interactive reference at /api/docs (assets served locally, no inline script). */
+export function mountApiDocs(app: Express): void {
+  const doc = buildOpenApiDocument();
+  const uiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  app.get('/api/openapi.json', (_req, res) => {
+    res.json(doc);
+  });
+  app.get('/api/docs', (_req, res) => {
+    // Swagger UI injects <style> elements: allow inline styles on this page only.
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
+    );
+    res.type('html').send(DOCS_HTML);
+  });
+  app.get('/api/docs/init.js', (_req, res) => {
+    res.type('application/javascript').send(DOCS_INIT);
+  });
+  app.use('/api/docs/assets', express.static(uiDir, { index: false, maxAge: '1d' }));
+}

@@ -1,0 +1,67 @@
+import helmet from 'helmet';
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { AppError } from '@htm/service-kit';
+import type { GatewayConfig } from '../config.js';
+
+/** Security headers: a strict CSP the built web app runs under (no inline script). */
+export function securityHeaders(cfg: GatewayConfig): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        styleSrcAttr: ["'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        mediaSrc: ["'self'", 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'", ...(cfg.WEB_ORIGIN ? [cfg.WEB_ORIGIN] : [])],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        ...(cfg.NODE_ENV === 'production' ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    strictTransportSecurity: cfg.NODE_ENV === 'production' ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    crossOriginEmbedderPolicy: false,
+  });
+}
+
+/** CORS only for WEB_ORIGIN (with credentials), when the web app lives on another host. */
+export function corsForWebOrigin(cfg: GatewayConfig): RequestHandler {
+  if (!cfg.WEB_ORIGIN) return (_req, _res, next) => next();
+  return cors({
+    origin: [cfg.WEB_ORIGIN],
+    credentials: true,
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Correlation-Id', 'X-XSRF-TOKEN'],
+    exposedHeaders: ['X-Correlation-Id', 'Retry-After'],
+    maxAge: 600,
+  });
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Cookie-authenticated state changes (session, refresh, logout, local checkout forms) must
+ * come from our own origin or WEB_ORIGIN. Requests without an Origin header (curl, server to
+ * server, the Stripe webhook) are not browser CSRF and pass.
+ */
+export function originCheck(cfg: GatewayConfig): RequestHandler {
+  return (req, _res, next) => {
+    if (!UNSAFE.has(req.method) || !req.headers.cookie) return next();
+    const origin = req.headers.origin;
+    if (!origin || origin === 'null') return origin === 'null' ? next(AppError.forbidden('Cross-site request refused.', 'bad_origin')) : next();
+    const host = req.headers['x-forwarded-host'] ?? req.headers.host;
+    let ok = false;
+    try {
+      ok = new URL(origin).host === host || origin === cfg.WEB_ORIGIN;
+    } catch {
+      ok = false;
+    }
+    next(ok ? undefined : AppError.forbidden('Cross-site request refused.', 'bad_origin'));
+  };
+}

@@ -1,0 +1,28 @@
+import express, { type Express } from 'express';
+import compression from 'compression';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Human website testing</title></head>
+<body><main><h1>The web app is not built yet</h1><p>Run <code>npm run build -w web</code>, then reload.</p></main></body></html>`;
+
+/** Serves the built web app; every other non-/api GET gets index.html (client-side routes). */
+export function serveWebApp(app: Express, dist: string): void {
+  const index = path.join(dist, 'index.html');
+  // Compress the app's HTML, JS and CSS (mounted after /api, so API answers stream untouched).
+  app.use(compression());
+  app.use(
+    express.static(dist, {
+      index: false,
+      setHeaders: (res, file) => {
+        if (file.includes(`${path.sep}assets${path.sep}`)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+      },
+    }),
+  );
+  app.get('/{*splat}', (req, res, next) => {
+    if (req.path.startsWith('/api/') || req.path === '/api') return next();
+    res.setHeader('Cache-Control', 'no-cache');
+    if (existsSync(index)) res.sendFile(index);
+    else res.type('html').send(PLACEHOLDER);
+  });
+}

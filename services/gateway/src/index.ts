@@ -1,0 +1,2 @@
+export { startGateway } from './main.js';
+export type { RunningGateway } from './main.js';

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { assertProductionSecrets, baseConfigSchema, ConfigError, loadConfig } from '@htm/service-kit';
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() ? v.trim() : undefined));
+
+export const identityConfigSchema = baseConfigSchema.extend({
+  PORT: z.coerce.number().int().min(0).default(8081),
+  /** Absolute base for URLs handed to outside parties (the Google callback). */
+  PUBLIC_URL: z.string().url().default('http://localhost:8080'),
+  /** Where the web app lives; unset means the gateway's own origin (relative redirects). */
+  WEB_ORIGIN: optionalString,
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  GOOGLE_CALLBACK_URL: optionalString,
+  GOOGLE_AUTH_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: z.string().url().default('https://openidconnect.googleapis.com/v1/userinfo'),
+  /** ES256 signing key: PKCS8 PEM or a private JWK as JSON. Unset: generated once, kept in the database. */
+  JWT_PRIVATE_KEY: optionalString,
+  /** Public keys still accepted and published after a rotation: a JWKS `{"keys":[...]}` or a JSON array of JWKs. */
+  JWT_PREVIOUS_PUBLIC_KEYS: optionalString,
+  /** Signs the OAuth state cookie and derives the XSRF token. Required in production. */
+  AUTH_SECRET: z.string().min(32).default('dev-only-identity-auth-secret-change-me!!'),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(900),
+  /** Lifetime of the one-time session_id handed to the browser after sign-in. */
+  SIGNIN_SESSION_TTL_SECONDS: z.coerce.number().int().min(10).max(600).default(120),
+  /** Absolute lifetime of a refresh-token family (one sign-in). */
+  REFRESH_FAMILY_TTL_DAYS: z.coerce.number().min(0.0001).max(90).default(30),
+  /** Sign-in, session exchange and refresh requests per minute per client IP (each group counted apart). */
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** The rate-limit window (a minute; shorter only in tests). */
+  AUTH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Strikes at which a tester is unapproved. */
+  TESTER_STRIKE_LIMIT: z.coerce.number().int().min(1).default(3),
+});
+export type IdentityConfig = z.infer<typeof identityConfigSchema> & { ADMIN_EMAIL?: string };
+
+export function loadIdentityConfig(env: Record<string, string | undefined> = process.env): IdentityConfig {
+  const cfg = loadConfig('identity', identityConfigSchema, env);
+  assertProductionSecrets(cfg, 'identity');
+  const problems: string[] = [];
+  if (cfg.NODE_ENV === 'production') {
+    if (!cfg.GOOGLE_CLIENT_ID) problems.push('GOOGLE_CLIENT_ID: must be set in production (Google is the only sign-in)');
+    if (!cfg.GOOGLE_CLIENT_SECRET) problems.push('GOOGLE_CLIENT_SECRET: must be set in production (Google is the only sign-in)');
+    if (cfg.AUTH_SECRET.startsWith('dev-only')) problems.push('AUTH_SECRET: must be set in production');
+  } else if (Boolean(cfg.GOOGLE_CLIENT_ID) !== Boolean(cfg.GOOGLE_CLIENT_SECRET)) {
+    problems.push('GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both or neither');
+  }
+  if (problems.length) throw new ConfigError('identity', problems);
+  const adminEmail = cfg.ADMIN_EMAIL ?? (cfg.NODE_ENV === 'production' ? undefined : 'admin@gmail.com');
+  return { ...cfg, ADMIN_EMAIL: adminEmail?.trim().toLowerCase() };
+}
+
+/** True when real Google sign-in is configured. */
+export function googleConfigured(cfg: IdentityConfig): boolean {
+  return Boolean(cfg.GOOGLE_CLIENT_ID && cfg.GOOGLE_CLIENT_SECRET);
+}
+
+/** Where the browser lands after sign-in: WEB_ORIGIN, or relative to the gateway's origin. */
+export function webRedirect(cfg: IdentityConfig, hash: string): string {
+  const origin = (cfg.WEB_ORIGIN ?? '').replace(/\/+$/, '');
+  return `${origin}/#${hash}`;
+}
+
+export function googleCallbackUrl(cfg: IdentityConfig): string {
+  return cfg.GOOGLE_CALLBACK_URL ?? `${cfg.PUBLIC_URL.replace(/\/+$/, '')}/api/auth/google/callback`;
+}

@@ -1,0 +1,124 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import { AppError } from '@htm/service-kit';
+import type { IdentityDeps } from '../app.js';
+import { refreshFamilies, refreshTokens, signinSessions, users, type UserRow } from '../db/schema.js';
+import { mintAccessToken } from '../tokens/access-token.js';
+import { hashSecret, randomSecret, safeEqual, xsrfTokenFor } from './tokens.js';
+
+/** What the HTTP layer turns into cookies and a JSON answer. */
+export interface IssuedSession {
+  accessToken: string;
+  refreshToken: string;
+  xsrfToken: string;
+  familyExpiresAt: Date;
+  user: UserRow;
+}
+
+export function issueAccessToken(deps: IdentityDeps, user: UserRow): Promise<string> {
+  return mintAccessToken(deps.keys, user, {
+    issuer: deps.config.JWT_ISSUER,
+    audience: deps.config.JWT_AUDIENCE,
+    ttlSeconds: deps.config.ACCESS_TOKEN_TTL_SECONDS,
+  });
+}
+
+const invalidSession = () => AppError.unauthorized('This sign-in link has expired or was already used. Please sign in again.', 'invalid_session');
+const invalidRefresh = () => AppError.unauthorized('Your session has ended. Please sign in again.', 'invalid_refresh_token');
+
+/**
+ * Trades the single-use session id from the sign-in redirect for an access token and a new
+ * refresh-token family. The id works once, within its short lifetime.
+ */
+export async function exchangeSession(deps: IdentityDeps, sessionId: string): Promise<IssuedSession> {
+  const refreshToken = randomSecret();
+  const familyExpiresAt = new Date(Date.now() + deps.config.REFRESH_FAMILY_TTL_DAYS * 24 * 3600_000);
+  const out = await deps.db.transaction(async (tx) => {
+    const [used] = await tx
+      .update(signinSessions)
+      .set({ usedAt: new Date() })
+      .where(and(eq(signinSessions.idHash, hashSecret(sessionId)), isNull(signinSessions.usedAt), gt(signinSessions.expiresAt, new Date())))
+      .returning({ userId: signinSessions.userId });
+    if (!used) return undefined;
+    const [user] = await tx.select().from(users).where(eq(users.id, used.userId));
+    if (!user) return undefined;
+    const [family] = await tx.insert(refreshFamilies).values({ userId: user.id, expiresAt: familyExpiresAt }).returning({ id: refreshFamilies.id });
+    await tx.insert(refreshTokens).values({ familyId: family.id, tokenHash: hashSecret(refreshToken) });
+    return { user, familyId: family.id };
+  });
+  if (!out) throw invalidSession();
+  return {
+    accessToken: await issueAccessToken(deps, out.user),
+    refreshToken,
+    xsrfToken: xsrfTokenFor(deps.config.AUTH_SECRET, out.familyId),
+    familyExpiresAt,
+    user: out.user,
+  };
+}
+
+/**
+ * Rotates a refresh token. The XSRF header must equal the XSRF cookie and the HMAC of the
+ * token's family (checked before anything changes). A token used a second time revokes its
+ * whole family. Families end 30 days after sign-in whatever happens.
+ */
+export async function rotateRefreshToken(
+  deps: IdentityDeps,
+  input: { refreshToken?: string; xsrfHeader?: string; xsrfCookie?: string },
+): Promise<IssuedSession> {
+  if (!input.refreshToken) throw AppError.unauthorized('Please sign in.', 'missing_refresh_token');
+  const tokenHash = hashSecret(input.refreshToken);
+  const [found] = await deps.db
+    .select({ familyId: refreshTokens.familyId })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, tokenHash));
+  if (!found) throw invalidRefresh();
+  const expectedXsrf = xsrfTokenFor(deps.config.AUTH_SECRET, found.familyId);
+  if (!safeEqual(input.xsrfHeader, input.xsrfCookie) || !safeEqual(input.xsrfHeader, expectedXsrf)) {
+    throw AppError.unauthorized('Missing or wrong X-XSRF-TOKEN header.', 'xsrf_mismatch');
+  }
+
+  const next = randomSecret();
+  const result = await deps.db.transaction(async (tx) => {
+    const [family] = await tx.select().from(refreshFamilies).where(eq(refreshFamilies.id, found.familyId)).for('update');
+    if (!family || family.revokedAt || family.expiresAt.getTime() <= Date.now()) return { kind: 'dead' as const };
+    const [rotated] = await tx
+      .update(refreshTokens)
+      .set({ rotatedAt: new Date() })
+      .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.rotatedAt)))
+      .returning({ id: refreshTokens.id });
+    if (!rotated) {
+      // A rotated token came back: someone else holds a copy. End the whole sign-in.
+      await tx.update(refreshFamilies).set({ revokedAt: new Date(), revokedReason: 'reuse' }).where(eq(refreshFamilies.id, family.id));
+      return { kind: 'reused' as const };
+    }
+    await tx.insert(refreshTokens).values({ familyId: family.id, tokenHash: hashSecret(next) });
+    const [user] = await tx.select().from(users).where(eq(users.id, family.userId));
+    if (!user) return { kind: 'dead' as const };
+    return { kind: 'ok' as const, user, family };
+  });
+  if (result.kind === 'reused') {
+    deps.logger.warn({ familyId: found.familyId }, 'refresh token reused: family revoked');
+    throw AppError.unauthorized('This session was used elsewhere and has been ended. Please sign in again.', 'refresh_token_reused');
+  }
+  if (result.kind === 'dead') throw invalidRefresh();
+  return {
+    accessToken: await issueAccessToken(deps, result.user),
+    refreshToken: next,
+    xsrfToken: expectedXsrf,
+    familyExpiresAt: result.family.expiresAt,
+    user: result.user,
+  };
+}
+
+/** Ends the sign-in the refresh cookie belongs to (no cookie: nothing to do). */
+export async function revokeRefreshFamily(deps: IdentityDeps, refreshToken: string | undefined): Promise<void> {
+  if (!refreshToken) return;
+  const [found] = await deps.db
+    .select({ familyId: refreshTokens.familyId })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, hashSecret(refreshToken)));
+  if (!found) return;
+  await deps.db
+    .update(refreshFamilies)
+    .set({ revokedAt: new Date(), revokedReason: 'logout' })
+    .where(and(eq(refreshFamilies.id, found.familyId), isNull(refreshFamilies.revokedAt)));
+}

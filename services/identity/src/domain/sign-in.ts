@@ -1,0 +1,130 @@
+import { eq, lt, sql } from 'drizzle-orm';
+import { createEvent, type EventEnvelope } from '@htm/events';
+import { getCorrelationId, type Tx } from '@htm/service-kit';
+import type { AuthErrorCode, SignInIntent } from '@htm/contracts';
+import type { IdentityDeps } from '../app.js';
+import { preApprovedEmails, signinSessions, users, type UserRow } from '../db/schema.js';
+import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
+import { hashSecret, randomSecret } from './tokens.js';
+
+/** What Google (or the dev sign-in) told us about the person. */
+export interface SignInAccount {
+  sub: string;
+  email: string;
+  emailVerified: boolean;
+  name: string;
+}
+
+export type SignInResult = { ok: true; sessionId: string; user: UserRow } | { ok: false; error: AuthErrorCode };
+
+type Patch = Partial<Pick<UserRow, 'email' | 'name' | 'type' | 'approved'>>;
+
+/**
+ * The one sign-in path (Google callback and dev sign-in): Gmail rule, admin rule, approval
+ * rule, then a single-use session id for the browser. A refused sign-in changes nothing.
+ */
+export async function completeSignIn(deps: IdentityDeps, account: SignInAccount, intent: SignInIntent): Promise<SignInResult> {
+  const adminEmail = deps.config.ADMIN_EMAIL;
+  const email = normaliseEmail(account.email);
+  if (!account.sub || !mayUseEmail(email, account.emailVerified, adminEmail)) return { ok: false, error: 'gmail_only' };
+  const admin = isAdminEmail(email, adminEmail);
+  const name = (account.name ?? '').trim().slice(0, 200) || email.slice(0, email.indexOf('@'));
+  const correlationId = getCorrelationId();
+
+  const attempt = () =>
+    deps.db.transaction(async (tx): Promise<SignInResult | 'retry'> => {
+      const [existing] = await tx.select().from(users).where(eq(users.googleSub, account.sub)).for('update');
+      const [pre] = await tx.select().from(preApprovedEmails).where(eq(preApprovedEmails.email, email));
+      const events: EventEnvelope[] = [];
+      let user: UserRow;
+
+      if (!existing) {
+        const type = admin ? 'admin' : intent === 'tester' && pre ? 'tester' : null;
+        if (intent === 'tester' && !type) return { ok: false, error: 'tester_not_approved' };
+        const [row] = await tx
+          .insert(users)
+          .values({ googleSub: account.sub, email, name, type, approved: type !== null })
+          .onConflictDoNothing({ target: users.googleSub })
+          .returning();
+        if (!row) return 'retry';
+        user = row;
+        events.push(createEvent('UserSignedUp', user.id, { userId: user.id, email, name }, { correlationId }));
+        if (type === 'admin') events.push(roleChosen(user, correlationId));
+        if (type === 'tester') events.push(approvalChanged(user, 'signup', correlationId));
+      } else {
+        const patch: Patch = {};
+        if (existing.email !== email) patch.email = email;
+        if (existing.name !== name) patch.name = name;
+        let next = { ...existing, ...patch };
+        if (admin && existing.type !== 'admin') {
+          patch.type = 'admin';
+          patch.approved = true;
+        } else if (!admin && existing.type === 'admin') {
+          // ADMIN_EMAIL now names someone else: this account chooses a role again.
+          patch.type = null;
+          patch.approved = false;
+        } else if (intent === 'tester' && existing.type === null && pre) {
+          patch.type = 'tester';
+          patch.approved = true;
+        }
+        next = { ...existing, ...patch };
+        if (intent === 'tester' && next.type !== 'admin' && !(next.type === 'tester' && next.approved)) {
+          return { ok: false, error: 'tester_not_approved' };
+        }
+        if (Object.keys(patch).length) {
+          const [row] = await tx
+            .update(users)
+            .set({ ...patch, updatedAt: new Date() })
+            .where(eq(users.id, existing.id))
+            .returning();
+          user = row;
+          if (patch.type === 'admin') events.push(roleChosen(user, correlationId));
+          if (patch.type === 'tester') events.push(approvalChanged(user, 'signup', correlationId));
+        } else {
+          user = existing;
+        }
+      }
+
+      const sessionId = randomSecret();
+      await tx.insert(signinSessions).values({
+        idHash: hashSecret(sessionId),
+        userId: user.id,
+        expiresAt: new Date(Date.now() + deps.config.SIGNIN_SESSION_TTL_SECONDS * 1000),
+      });
+      await tx.delete(signinSessions).where(lt(signinSessions.expiresAt, sql`now() - interval '1 hour'`));
+      await deps.events.record(tx as Tx, ...events);
+      return { ok: true, sessionId, user };
+    });
+
+  let result = await attempt();
+  if (result === 'retry') result = await attempt();
+  if (result === 'retry') throw new Error('could not create the user');
+  if (result.ok) deps.events.kick();
+  return result;
+}
+
+export function roleChosen(user: UserRow, correlationId: string | undefined) {
+  return createEvent(
+    'UserRoleChosen',
+    user.id,
+    {
+      userId: user.id,
+      email: user.email,
+      name: user.name,
+      type: user.type ?? 'poster',
+      location: user.location ?? null,
+      country: user.country ?? null,
+      approved: user.approved,
+    },
+    { correlationId },
+  );
+}
+
+export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'strikes' | 'profile', correlationId: string | undefined) {
+  return createEvent(
+    'TesterApprovalChanged',
+    user.id,
+    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, reason },
+    { correlationId },
+  );
+}

@@ -1,0 +1,88 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { AppError, getCorrelationId, type Tx } from '@htm/service-kit';
+import type { ApproveTesterBody, InitUserBody, UpdateProfileBody } from '@htm/contracts';
+import type { IdentityDeps } from '../app.js';
+import { preApprovedEmails, users, type UserRow } from '../db/schema.js';
+import { approvalChanged, roleChosen } from './sign-in.js';
+import { needsRoleChoice } from './user-view.js';
+
+const userGone = () => AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
+
+export async function getUser(deps: IdentityDeps, id: string): Promise<UserRow> {
+  const [u] = await deps.db.select().from(users).where(eq(users.id, id));
+  if (!u) throw userGone();
+  return u;
+}
+
+/**
+ * The role choice (POST /api/users/init): once only. Testers start unapproved unless their
+ * e-mail was approved as a tester signup; a pre-approved tester created at the tester login
+ * completes their location and country here.
+ */
+export async function chooseRole(deps: IdentityDeps, userId: string, body: InitUserBody): Promise<UserRow> {
+  const correlationId = getCorrelationId();
+  const user = await deps.db.transaction(async (tx) => {
+    const [u] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+    if (!u) throw userGone();
+    if (!needsRoleChoice(u) || (u.type !== null && u.type !== body.type)) {
+      throw AppError.conflict('Your role has already been chosen.', 'role_already_chosen');
+    }
+    let approved = false;
+    if (body.type === 'tester') {
+      const [pre] = await tx.select().from(preApprovedEmails).where(eq(preApprovedEmails.email, u.email));
+      approved = u.approved || Boolean(pre);
+    }
+    const [row] = await tx
+      .update(users)
+      .set({
+        type: body.type,
+        location: body.location,
+        country: body.type === 'tester' ? (body.country ?? null) : null,
+        approved,
+        updatedAt: new Date(),
+      })
+      .where(eq(users.id, u.id))
+      .returning();
+    await deps.events.record(tx as Tx, roleChosen(row, correlationId));
+    return row;
+  });
+  deps.events.kick();
+  return user;
+}
+
+/** "Update Your Profile": a tester changes their country (jobs learns it through TesterApprovalChanged). */
+export async function updateProfile(deps: IdentityDeps, userId: string, body: UpdateProfileBody): Promise<UserRow> {
+  const user = await deps.db.transaction(async (tx) => {
+    const [u] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+    if (!u) throw userGone();
+    if (u.type !== 'tester') throw AppError.forbidden('Only testers have a country to update.', 'not_a_tester');
+    const [row] = await tx.update(users).set({ country: body.country, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
+    await deps.events.record(tx as Tx, approvalChanged(row, 'profile', getCorrelationId()));
+    return row;
+  });
+  deps.events.kick();
+  return user;
+}
+
+export async function listTesters(deps: IdentityDeps, opts: { approvedOnly: boolean }): Promise<UserRow[]> {
+  const where = opts.approvedOnly ? and(eq(users.type, 'tester'), eq(users.approved, true)) : eq(users.type, 'tester');
+  return deps.db.select().from(users).where(where).orderBy(desc(users.createdAt));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The admin approves or unapproves a tester (TesterApprovalChanged, reason 'admin', when it changes). */
+export async function setTesterApproval(deps: IdentityDeps, testerId: string, body: ApproveTesterBody): Promise<UserRow> {
+  const notFound = () => AppError.notFound('Tester not found.', 'tester_not_found');
+  if (!UUID.test(testerId)) throw notFound();
+  const user = await deps.db.transaction(async (tx) => {
+    const [u] = await tx.select().from(users).where(eq(users.id, testerId)).for('update');
+    if (!u || u.type !== 'tester') throw notFound();
+    if (u.approved === body.approved) return u;
+    const [row] = await tx.update(users).set({ approved: body.approved, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
+    await deps.events.record(tx as Tx, approvalChanged(row, 'admin', getCorrelationId()));
+    return row;
+  });
+  deps.events.kick();
+  return user;
+}

@@ -1,0 +1,27 @@
+import { Router } from 'express';
+import { approveTesterBodySchema } from '@htm/contracts';
+import { parseOrThrow } from '@htm/service-kit';
+import type { IdentityDeps } from '../app.js';
+import { toTesterDto } from '../domain/user-view.js';
+import { listTesters, setTesterApproval } from '../domain/users.js';
+
+export function adminTesterRoutes(deps: IdentityDeps): Router {
+  const r = Router();
+  const adminOnly = [deps.auth.authenticate, deps.auth.requireRole('admin')];
+
+  r.get('/api/admin/testers', ...adminOnly, async (_req, res) => {
+    res.json({ testers: (await listTesters(deps, { approvedOnly: false })).map(toTesterDto) });
+  });
+
+  r.get('/api/admin/available-testers', ...adminOnly, async (_req, res) => {
+    res.json({ testers: (await listTesters(deps, { approvedOnly: true })).map(toTesterDto) });
+  });
+
+  r.patch('/api/admin/approve-tester/:id', ...adminOnly, async (req, res) => {
+    const body = parseOrThrow(approveTesterBodySchema, req.body ?? {});
+    const tester = await setTesterApproval(deps, String(req.params.id), body);
+    res.json({ tester: toTesterDto(tester) });
+  });
+
+  return r;
+}

@@ -1,0 +1,116 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { emailSchema, sessionExchangeBodySchema, signInIntentSchema, type SignInIntent } from '@htm/contracts';
+import { AppError, parseOrThrow } from '@htm/service-kit';
+import type { IdentityDeps } from '../app.js';
+import { googleConfigured, webRedirect } from '../config.js';
+import { completeSignIn, type SignInAccount, type SignInResult } from '../domain/sign-in.js';
+import { exchangeSession, revokeRefreshFamily, rotateRefreshToken } from '../domain/sessions.js';
+import { clearSessionCookies, REFRESH_COOKIE, setSessionCookies, XSRF_COOKIE, XSRF_HEADER } from './cookies.js';
+import { DEV_PAGE_CSP, devSignInPage } from './dev-sign-in.page.js';
+import { createGooglePassport } from './google.js';
+import { authRateLimit } from './rate-limit.js';
+
+const intentQuery = z.object({ intent: signInIntentSchema });
+const devLoginQuery = z.object({
+  email: emailSchema,
+  name: z.string().trim().max(200).optional(),
+  intent: signInIntentSchema,
+});
+
+function cookie(req: Request, name: string): string | undefined {
+  const v = (req.cookies as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function noStore(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+}
+
+/** The browser lands on the web app with a single-use session id, or with an error code. */
+function redirectAfterSignIn(deps: IdentityDeps, res: Response, result: SignInResult): void {
+  noStore(res);
+  if (result.ok) res.redirect(302, webRedirect(deps.config, `session_id=${encodeURIComponent(result.sessionId)}`));
+  else res.redirect(302, webRedirect(deps.config, `auth_error=${result.error}`));
+}
+
+export function authRoutes(deps: IdentityDeps): Router {
+  const r = Router();
+  const cfg = deps.config;
+  const signinLimit = authRateLimit(deps.redis, cfg, 'signin');
+  const sessionLimit = authRateLimit(deps.redis, cfg, 'session');
+  const refreshLimit = authRateLimit(deps.redis, cfg, 'refresh');
+  const google = googleConfigured(cfg) ? createGooglePassport(cfg) : undefined;
+
+  r.get('/api/auth/google', signinLimit, (req: Request, res: Response, next: NextFunction) => {
+    const { intent } = parseOrThrow(intentQuery, req.query);
+    if (!google) {
+      if (cfg.NODE_ENV === 'production') throw new AppError('unavailable', 'Sign-in is not configured.', { code: 'signin_unavailable' });
+      noStore(res);
+      res.setHeader('Content-Security-Policy', DEV_PAGE_CSP);
+      res.type('html').send(devSignInPage(intent));
+      return;
+    }
+    google.authenticate('google', { session: false, state: { intent } as unknown as string, prompt: 'select_account' })(req, res, next);
+  });
+
+  if (google) {
+    r.get('/api/auth/google/callback', signinLimit, (req: Request, res: Response) => {
+      const fail = (why: unknown) => {
+        deps.logger.warn({ err: why instanceof Error ? why.message : why }, 'Google sign-in failed');
+        redirectAfterSignIn(deps, res, { ok: false, error: 'google_failed' });
+      };
+      google.authenticate('google', { session: false }, (err: unknown, account: SignInAccount | false, info: { state?: { intent?: SignInIntent } } | undefined) => {
+        if (err || !account) return fail(err ?? info);
+        const intent = info?.state?.intent ?? 'poster';
+        completeSignIn(deps, account, intent).then(
+          (result) => redirectAfterSignIn(deps, res, result),
+          (e: unknown) => fail(e),
+        );
+      })(req, res, (e: unknown) => fail(e));
+    });
+  }
+
+  if (cfg.NODE_ENV !== 'production') {
+    /** Fixed contract (ARCHITECTURE.md): behaves exactly like a Google callback for that account. */
+    r.get('/api/auth/dev/login', signinLimit, async (req, res) => {
+      const q = parseOrThrow(devLoginQuery, req.query);
+      const account: SignInAccount = { sub: `dev:${q.email}`, email: q.email, emailVerified: true, name: q.name ?? '' };
+      redirectAfterSignIn(deps, res, await completeSignIn(deps, account, q.intent));
+    });
+  }
+
+  r.post('/api/auth/session', sessionLimit, async (req, res) => {
+    const body = parseOrThrow(sessionExchangeBodySchema, req.body ?? {});
+    const issued = await exchangeSession(deps, body.session_id);
+    noStore(res);
+    setSessionCookies(res, cfg, issued);
+    res.json({ access_token: issued.accessToken });
+  });
+
+  r.post('/api/auth/refresh', refreshLimit, async (req, res) => {
+    noStore(res);
+    try {
+      const issued = await rotateRefreshToken(deps, {
+        refreshToken: cookie(req, REFRESH_COOKIE),
+        xsrfHeader: req.get(XSRF_HEADER),
+        xsrfCookie: cookie(req, XSRF_COOKIE),
+      });
+      setSessionCookies(res, cfg, issued);
+      res.json({ access_token: issued.accessToken });
+    } catch (err) {
+      // A dead or reused refresh token: the browser should forget it. (A wrong XSRF header changes nothing.)
+      if (err instanceof AppError && err.status === 401 && err.code !== 'xsrf_mismatch') clearSessionCookies(res, cfg);
+      throw err;
+    }
+  });
+
+  r.post('/api/auth/logout', async (req, res) => {
+    await revokeRefreshFamily(deps, cookie(req, REFRESH_COOKIE));
+    noStore(res);
+    clearSessionCookies(res, cfg);
+    res.json({ success: true });
+  });
+
+  return r;
+}

@@ -1,0 +1,12 @@
+import { Router } from 'express';
+import type { IdentityDeps } from '../app.js';
+
+/** GET /internal/jwks: the public ES256 keys (current and recently retired) other services verify with. */
+export function jwksRoutes(deps: IdentityDeps): Router {
+  const r = Router();
+  r.get('/internal/jwks', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.json(deps.keys.jwks());
+  });
+  return r;
+}

@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import { initUserBodySchema, updateProfileBodySchema } from '@htm/contracts';
+import { callerOf, parseOrThrow } from '@htm/service-kit';
+import type { IdentityDeps } from '../app.js';
+import { issueAccessToken } from '../domain/sessions.js';
+import { toUserDto } from '../domain/user-view.js';
+import { chooseRole, getUser, updateProfile } from '../domain/users.js';
+
+export function userRoutes(deps: IdentityDeps): Router {
+  const r = Router();
+  const { authenticate } = deps.auth;
+
+  r.get('/api/me', authenticate, async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(toUserDto(await getUser(deps, callerOf(req).id)));
+  });
+
+  r.post('/api/users/init', authenticate, async (req, res) => {
+    const body = parseOrThrow(initUserBodySchema, req.body ?? {});
+    const user = await chooseRole(deps, callerOf(req).id, body);
+    res.json({ user: toUserDto(user), access_token: await issueAccessToken(deps, user) });
+  });
+
+  r.patch('/api/users/profile', authenticate, async (req, res) => {
+    const body = parseOrThrow(updateProfileBodySchema, req.body ?? {});
+    const user = await updateProfile(deps, callerOf(req).id, body);
+    res.json({ user: toUserDto(user), access_token: await issueAccessToken(deps, user) });
+  });
+
+  return r;
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { call, devLogin, exchange, outboxEvents, publish, sessionIdOf, signIn, signUpAs, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
+
+let t: TestIdentity;
+let adminToken: string;
+
+beforeAll(async () => {
+  t = await startTestIdentity('testers');
+  adminToken = (await signIn(t.url, 'admin@gmail.com', { name: 'Admin' })).token;
+});
+afterAll(async () => {
+  await t?.stop();
+  await t?.db.drop();
+});
+
+const userRow = async (email: string) =>
+  (await t.svc.ctx.dbHandle.query<{ id: string; type: string | null; approved: boolean; strikes: number }>('SELECT id, type, approved, strikes FROM identity.users WHERE email = $1', [email]))[0];
+
+describe('Secure Tester Login (intent=tester)', () => {
+  it('refuses an unapproved tester and someone unknown, and creates nothing for the unknown', async () => {
+    await signUpAs(t.url, 'pending@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    const pending = await devLogin(t.url, { email: 'pending@gmail.com', intent: 'tester' });
+    expect(pending.status).toBe(302);
+    expect(pending.headers.get('location')).toBe('/#auth_error=tester_not_approved');
+    const stranger = await devLogin(t.url, { email: 'stranger@gmail.com', intent: 'tester' });
+    expect(stranger.headers.get('location')).toBe('/#auth_error=tester_not_approved');
+    expect(await userRow('stranger@gmail.com')).toBeUndefined();
+    const poster = await signUpAs(t.url, 'a-poster@gmail.com', { type: 'poster', location: 'USA' });
+    expect(poster.user.type).toBe('poster');
+    expect((await devLogin(t.url, { email: 'a-poster@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+  });
+
+  it('admits a tester once the admin approves them', async () => {
+    const { user } = await signUpAs(t.url, 'approve-me@gmail.com', { type: 'tester', location: 'PR', country: 'PR' });
+    const r = await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
+    expect(r.status).toBe(200);
+    expect(r.body.tester).toMatchObject({ id: user.id, approved: true, country: 'PR', location: 'PR', strikes: 0 });
+    const login = await devLogin(t.url, { email: 'approve-me@gmail.com', intent: 'tester' });
+    const { res, body } = await exchange(t.url, sessionIdOf(login.headers.get('location')));
+    expect(res.status).toBe(200);
+    const me = await call(t.url, '/api/me', { token: body.access_token as string });
+    expect(me.body).toMatchObject({ type: 'tester', approved: true });
+  });
+});
+
+describe('pre-approved signups (admin SignupApproved events)', () => {
+  it('creates a brand-new pre-approved e-mail as an approved tester who only needs location and country', async () => {
+    await publish(t, 'SignupApproved', randomUUID(), { entryId: randomUUID(), email: ' Fresh.Tester@Gmail.com', role: 'Tester (student)', approved: true });
+    await waitFor(async () => (await t.svc.ctx.dbHandle.query("SELECT 1 FROM identity.pre_approved_emails WHERE email = 'fresh.tester@gmail.com'")).length > 0, 'pre-approval');
+
+    const login = await devLogin(t.url, { email: 'fresh.tester@gmail.com', name: 'Fresh', intent: 'tester' });
+    expect(login.headers.get('location')).toMatch(/^\/#session_id=/);
+    const { body } = await exchange(t.url, sessionIdOf(login.headers.get('location')));
+    const token = body.access_token as string;
+    const me = await call(t.url, '/api/me', { token });
+    expect(me.body).toMatchObject({ type: 'tester', approved: true, location: null, country: null });
+    expect((await outboxEvents(t, 'TesterApprovalChanged', me.body.id)).map((e) => e.data.reason)).toEqual(['signup']);
+
+    const wrongRole = await call(t.url, '/api/users/init', { method: 'POST', token, body: { type: 'poster', location: 'USA' } });
+    expect(wrongRole.status).toBe(409);
+    const init = await call(t.url, '/api/users/init', { method: 'POST', token, body: { type: 'tester', location: 'USA', country: 'US' } });
+    expect(init.status).toBe(200);
+    expect(init.body.user).toMatchObject({ type: 'tester', approved: true, location: 'USA', country: 'US' });
+    expect((await call(t.url, '/api/users/init', { method: 'POST', token, body: { type: 'tester', location: 'USA', country: 'US' } })).status).toBe(409);
+  });
+
+  it('approves a pre-approved e-mail that chooses tester on the role screen, and approved=false takes it back', async () => {
+    await publish(t, 'SignupApproved', randomUUID(), { entryId: randomUUID(), email: 'later@gmail.com', role: 'Tester (9-to-5)', approved: true });
+    await waitFor(async () => (await t.svc.ctx.dbHandle.query("SELECT 1 FROM identity.pre_approved_emails WHERE email = 'later@gmail.com'")).length > 0, 'pre-approval');
+    const { user } = await signUpAs(t.url, 'later@gmail.com', { type: 'tester', location: 'USA', country: 'CA' });
+    expect(user.approved).toBe(true);
+
+    await publish(t, 'SignupApproved', randomUUID(), { entryId: randomUUID(), email: 'later@gmail.com', role: 'Tester (9-to-5)', approved: false });
+    await waitFor(async () => !(await userRow('later@gmail.com')).approved, 'unapproval');
+    expect(await t.svc.ctx.dbHandle.query("SELECT 1 FROM identity.pre_approved_emails WHERE email = 'later@gmail.com'")).toHaveLength(0);
+    const reasons = (await outboxEvents(t, 'TesterApprovalChanged', user.id)).map((e) => [e.data.reason, e.data.approved]);
+    expect(reasons).toEqual([['signup', false]]);
+  });
+});
+
+describe('admin tester management', () => {
+  it('lists testers and available testers with approval, country, location and strikes', async () => {
+    const a = await signUpAs(t.url, 'list-a@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    const b = await signUpAs(t.url, 'list-b@gmail.com', { type: 'tester', location: 'PR', country: 'PR' });
+    await call(t.url, `/api/admin/approve-tester/${b.user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
+    const all = await call(t.url, '/api/admin/testers', { token: adminToken });
+    expect(all.status).toBe(200);
+    const rowA = all.body.testers.find((x: { id: string }) => x.id === a.user.id);
+    expect(rowA).toEqual({ id: a.user.id, email: 'list-a@gmail.com', name: 'Test Person', approved: false, country: 'US', location: 'USA', strikes: 0, created_at: expect.any(String) });
+    expect(all.body.testers.every((x: { email: string }) => x.email !== 'a-poster@gmail.com' && x.email !== 'admin@gmail.com')).toBe(true);
+    const avail = await call(t.url, '/api/admin/available-testers', { token: adminToken });
+    const ids = avail.body.testers.map((x: { id: string }) => x.id);
+    expect(ids).toContain(b.user.id);
+    expect(ids).not.toContain(a.user.id);
+    expect(avail.body.testers.every((x: { approved: boolean }) => x.approved)).toBe(true);
+  });
+
+  it('toggles approval both ways and emits TesterApprovalChanged (reason admin) for each change', async () => {
+    const { user } = await signUpAs(t.url, 'toggle@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    const path = `/api/admin/approve-tester/${user.id}`;
+    expect((await call(t.url, path, { method: 'PATCH', token: adminToken, body: { approved: true } })).body.tester.approved).toBe(true);
+    expect((await call(t.url, path, { method: 'PATCH', token: adminToken, body: { approved: false } })).body.tester.approved).toBe(false);
+    const events = await outboxEvents(t, 'TesterApprovalChanged', user.id);
+    expect(events.map((e) => [e.data.reason, e.data.approved])).toEqual([
+      ['admin', true],
+      ['admin', false],
+    ]);
+    expect(events[0]).toMatchObject({ source: 'identity', type: 'TesterApprovalChanged', subject: user.id, data: { email: 'toggle@gmail.com', country: 'US' } });
+    // The relay publishes them to the identity stream.
+    await waitFor(async () => (await t.svc.ctx.dbHandle.query('SELECT 1 FROM identity.outbox WHERE subject = $1 AND published_at IS NULL', [user.id])).length === 0, 'relay');
+  });
+
+  it('answers 400 for a bad body and 404 for someone who is not a tester', async () => {
+    const { user } = await signUpAs(t.url, 'bad-body@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    const bad = await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toHaveProperty('approved');
+    expect((await userRow('bad-body@gmail.com')).approved).toBe(false);
+    const poster = await userRow('a-poster@gmail.com');
+    expect((await call(t.url, `/api/admin/approve-tester/${poster.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } })).status).toBe(404);
+    expect((await call(t.url, `/api/admin/approve-tester/not-a-uuid`, { method: 'PATCH', token: adminToken, body: { approved: true } })).status).toBe(404);
+    expect((await call(t.url, `/api/admin/approve-tester/${randomUUID()}`, { method: 'PATCH', token: adminToken, body: { approved: true } })).status).toBe(404);
+  });
+
+  it('lets only the admin in: 401 without a token, 403 for posters and testers', async () => {
+    const poster = await signUpAs(t.url, 'authz-poster@gmail.com', { type: 'poster', location: 'USA' });
+    const tester = await signUpAs(t.url, 'authz-tester@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', '/api/admin/testers'],
+      ['GET', '/api/admin/available-testers'],
+      ['PATCH', `/api/admin/approve-tester/${tester.user.id}`, { approved: true }],
+    ];
+    for (const [method, path, body] of routes) {
+      expect([path, (await call(t.url, path, { method, body })).status]).toEqual([path, 401]);
+      expect([path, (await call(t.url, path, { method, body, token: poster.token })).status]).toEqual([path, 403]);
+      expect([path, (await call(t.url, path, { method, body, token: tester.token })).status]).toEqual([path, 403]);
+    }
+    expect((await userRow('authz-tester@gmail.com')).approved).toBe(false);
+  });
+});
+
+describe('strikes (jobs TesterStrikeRecorded events)', () => {
+  it('stores strikes and unapproves the tester at the third', async () => {
+    const { user } = await signUpAs(t.url, 'striker@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
+    for (let i = 1; i <= 2; i++) {
+      const e = await publish(t, 'TesterStrikeRecorded', user.id, { testerId: user.id, jobId: randomUUID(), strikes: i, reason: 'claim_timeout' });
+      // Redelivery of the same event does nothing twice.
+      if (i === 1) await t.svc.ctx.bus.publish([e]);
+    }
+    await waitFor(async () => (await userRow('striker@gmail.com')).strikes === 2, 'two strikes');
+    expect((await userRow('striker@gmail.com')).approved).toBe(true);
+
+    await publish(t, 'TesterStrikeRecorded', user.id, { testerId: user.id, jobId: randomUUID(), strikes: 3, reason: 'revision_expired' });
+    await waitFor(async () => (await userRow('striker@gmail.com')).strikes === 3, 'three strikes');
+    expect((await userRow('striker@gmail.com')).approved).toBe(false);
+    const events = await outboxEvents(t, 'TesterApprovalChanged', user.id);
+    expect(events.map((e) => [e.data.reason, e.data.approved])).toEqual([
+      ['admin', true],
+      ['strikes', false],
+    ]);
+    const listed = await call(t.url, '/api/admin/testers', { token: adminToken });
+    expect(listed.body.testers.find((x: { id: string }) => x.id === user.id)).toMatchObject({ strikes: 3, approved: false });
+    expect((await devLogin(t.url, { email: 'striker@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+  });
+});

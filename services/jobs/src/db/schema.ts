@@ -1,0 +1,122 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { handledEventsTable, outboxTable } from '@htm/events/outbox';
+
+export const jobsSchema = pgSchema('jobs');
+export const outbox = outboxTable(jobsSchema);
+export const handledEvents = handledEventsTable(jobsSchema);
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export interface LastReview {
+  decision: string;
+  reason: string | null;
+  specific_issues?: string[];
+  at: string;
+}
+
+export const jobs = jobsSchema.table(
+  'jobs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    title: text('title').notNull(),
+    url: text('url').notNull(),
+    whatToTest: text('what_to_test').notNull(),
+    budgetCents: integer('budget_cents').notNull().default(100),
+    expectedCompletionHours: integer('expected_completion_hours').notNull().default(48),
+    geoRule: text('geo_rule').notNull().default('us_pr'),
+    requirements: jsonb('requirements').$type<string[]>().notNull(),
+    status: text('status').notNull().default('open'),
+    paymentStatus: text('payment_status').notNull().default('unpaid'),
+    checkoutSessionId: text('checkout_session_id'),
+    checkoutAttempts: integer('checkout_attempts').notNull().default(0),
+    checkoutCancelledAt: ts('checkout_cancelled_at'),
+    paidAt: ts('paid_at'),
+    posterId: text('poster_id').notNull(),
+    /** Poster e-mail and name from the token at creation (the users projection may know newer ones). */
+    posterEmail: text('poster_email').notNull().default(''),
+    posterName: text('poster_name').notNull().default(''),
+    testerId: text('tester_id'),
+    /** Submission currently under review / last accepted one. */
+    currentSubmissionId: uuid('current_submission_id'),
+    revisionCount: integer('revision_count').notNull().default(0),
+    lastReview: jsonb('last_review').$type<LastReview>(),
+    acceptedBy: text('accepted_by'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    claimedAt: ts('claimed_at'),
+    submittedAt: ts('submitted_at'),
+    completedAt: ts('completed_at'),
+    claimDeadlineAt: ts('claim_deadline_at'),
+    autoAcceptAt: ts('auto_accept_at'),
+    revisionDeadlineAt: ts('revision_deadline_at'),
+  },
+  (t) => [
+    // Available jobs for testers: newest first, keyset pagination, only live jobs indexed.
+    index('jobs_available_idx')
+      .on(t.createdAt.desc(), t.id.desc())
+      .where(sql`status = 'open' AND payment_status = 'paid'`),
+    index('jobs_poster_idx').on(t.posterId, t.createdAt.desc()),
+    index('jobs_tester_idx').on(t.testerId, t.status),
+  ],
+);
+
+export const submissions = jobsSchema.table(
+  'submissions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    jobId: uuid('job_id').notNull(),
+    testerId: text('tester_id').notNull(),
+    /** 0 for the first submission of a claim, 1 for the resubmission after a revision request. */
+    revision: integer('revision').notNull(),
+    variant: text('variant').notNull(),
+    submittedByName: text('submitted_by_name').notNull(),
+    submittedByLocation: text('submitted_by_location'),
+    deviceUsed: text('device_used'),
+    browserUsed: text('browser_used'),
+    keyFindings: jsonb('key_findings').$type<string[]>().notNull(),
+    requirementResponses: jsonb('requirement_responses').$type<Array<{ requirement_index: number; response_text: string }>>().notNull(),
+    generalFeedback: text('general_feedback'),
+    previewFileId: uuid('preview_file_id'),
+    fileIds: jsonb('file_ids').$type<string[]>().notNull(),
+    submittedAt: ts('submitted_at').notNull().defaultNow(),
+    autoAcceptAt: ts('auto_accept_at'),
+    acceptedAt: ts('accepted_at'),
+    acceptedBy: text('accepted_by'),
+  },
+  (t) => [index('submissions_job_idx').on(t.jobId, t.submittedAt.desc())],
+);
+
+export const files = jobsSchema.table(
+  'files',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    jobId: uuid('job_id').notNull(),
+    submissionId: uuid('submission_id'),
+    /** 'original' (uploaded) or 'preview' (small image made with sharp). */
+    kind: text('kind').notNull(),
+    storageKey: text('storage_key').notNull(),
+    contentType: text('content_type').notNull(),
+    ext: text('ext').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('files_job_idx').on(t.jobId), uniqueIndex('files_storage_key_idx').on(t.storageKey)],
+);
+
+/** Projection of identity's users (UserSignedUp, UserRoleChosen, TesterApprovalChanged) plus strikes. */
+export const users = jobsSchema.table('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull().default(''),
+  name: text('name').notNull().default(''),
+  type: text('type'),
+  approved: boolean('approved'),
+  country: text('country'),
+  location: text('location'),
+  strikes: integer('strikes').notNull().default(0),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export type JobRow = typeof jobs.$inferSelect;
+export type SubmissionRow = typeof submissions.$inferSelect;
+export type FileRow = typeof files.$inferSelect;
+export type UserRow = typeof users.$inferSelect;

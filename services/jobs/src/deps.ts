@@ -1,0 +1,14 @@
+import type { ServiceContext } from '@htm/events';
+import type { InternalClient } from '@htm/service-kit';
+import type { JobsConfig } from './config.js';
+import type { FileStorage } from './storage/file-storage.js';
+import type { FileLinkSigner } from './storage/file-links.js';
+
+/** Everything the jobs routes and use cases need (built once in main.ts). */
+export interface JobsDeps extends ServiceContext<JobsConfig> {
+  storage: FileStorage;
+  links: FileLinkSigner;
+  payments: Pick<InternalClient, 'post'>;
+  /** Temporary upload area (same disk as local storage, so files move by rename). */
+  tmpDir: string;
+}

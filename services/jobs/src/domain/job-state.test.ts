@@ -1,0 +1,114 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError } from '@htm/service-kit/errors';
+import { claimDeadline, decide, geoAllows, geoRulesFor, normalizeStatus, type JobAction } from './job-state.js';
+
+const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({ status, paymentStatus, revisionCount });
+
+function refusal(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('job state machine: allowed transitions', () => {
+  const allowed: Array<[string, JobAction, string, number?]> = [
+    ['open', 'claim', 'claimed'],
+    ['open', 'assign', 'claimed'],
+    ['in_progress', 'submit', 'submitted'],
+    ['claimed', 'submit', 'submitted'],
+    ['revision_requested', 'submit', 'submitted'],
+    ['submitted', 'accept', 'completed'],
+    ['submitted', 'auto_accept', 'completed'],
+    ['submitted', 'accept', 'completed', 1],
+    ['submitted', 'request_revision', 'revision_requested'],
+    ['claimed', 'claim_timeout', 'open'],
+    ['revision_requested', 'revision_expired', 'open'],
+  ];
+  it.each(allowed)('%s --%s--> %s', (from, action, to, revisions = 0) => {
+    expect(decide(job(from, 'paid', revisions), action)).toBe(to);
+  });
+
+  it('lets an unpaid open job be sent to checkout', () => {
+    expect(decide(job('open', 'unpaid'), 'checkout')).toBe('open');
+  });
+});
+
+describe('job state machine: refused transitions are 409 with a sentence', () => {
+  const refused: Array<[string, string, JobAction, string, number?]> = [
+    ['open', 'unpaid', 'claim', 'job_not_paid'],
+    ['open', 'unpaid', 'assign', 'job_not_paid'],
+    ['open', 'paid', 'checkout', 'already_paid'],
+    ['claimed', 'paid', 'checkout', 'already_paid'],
+    ['claimed', 'paid', 'claim', 'job_taken'],
+    ['in_progress', 'paid', 'claim', 'job_taken'],
+    ['submitted', 'paid', 'claim', 'job_taken'],
+    ['revision_requested', 'paid', 'assign', 'job_taken'],
+    ['completed', 'paid', 'claim', 'job_completed'],
+    ['open', 'paid', 'submit', 'job_not_claimed'],
+    ['submitted', 'paid', 'submit', 'already_submitted'],
+    ['completed', 'paid', 'submit', 'job_completed'],
+    ['open', 'paid', 'accept', 'nothing_to_review'],
+    ['claimed', 'paid', 'accept', 'nothing_to_review'],
+    ['revision_requested', 'paid', 'accept', 'revision_pending'],
+    ['completed', 'paid', 'accept', 'job_completed'],
+    ['claimed', 'paid', 'auto_accept', 'nothing_to_review'],
+    ['completed', 'paid', 'auto_accept', 'job_completed'],
+    ['claimed', 'paid', 'request_revision', 'nothing_to_review'],
+    ['revision_requested', 'paid', 'request_revision', 'revision_pending'],
+    ['submitted', 'paid', 'request_revision', 'revision_limit', 1],
+    ['completed', 'paid', 'request_revision', 'job_completed'],
+    ['open', 'paid', 'claim_timeout', 'stale_timer'],
+    ['submitted', 'paid', 'claim_timeout', 'stale_timer'],
+    ['submitted', 'paid', 'revision_expired', 'stale_timer'],
+    ['open', 'paid', 'revision_expired', 'stale_timer'],
+    ['completed', 'paid', 'claim_timeout', 'job_completed'],
+  ];
+  it.each(refused)('%s (%s) refuses %s with %s', (status, pay, action, code, revisions = 0) => {
+    const err = refusal(() => decide(job(status, pay, revisions), action));
+    expect(err.status).toBe(409);
+    expect(err.code).toBe(code);
+    expect(err.detail).toMatch(/^[A-Z].+\.$/);
+  });
+
+  it('explains the revision limit', () => {
+    expect(refusal(() => decide(job('submitted', 'paid', 1), 'request_revision')).detail).toBe('Only one revision is allowed per job. Please accept the work.');
+  });
+
+  it('rejects unknown statuses loudly', () => {
+    expect(() => normalizeStatus('closed')).toThrow('unknown job status');
+  });
+});
+
+describe('geo rules', () => {
+  it.each([
+    ['us_pr', 'US', true],
+    ['us_pr', 'PR', true],
+    ['us_pr', 'CA', false],
+    ['us_pr', null, false],
+    ['us_pr_ca', 'CA', true],
+    ['us_pr_ca', 'PR', true],
+    ['global_beta', 'CA', true],
+    ['global_beta', null, true],
+  ] as const)('%s for %s -> %s', (rule, country, ok) => {
+    expect(geoAllows(rule, country)).toBe(ok);
+  });
+  it('lists the rules a country may take', () => {
+    expect(geoRulesFor('US')).toEqual(['us_pr', 'us_pr_ca', 'global_beta']);
+    expect(geoRulesFor('CA')).toEqual(['us_pr_ca', 'global_beta']);
+    expect(geoRulesFor(null)).toEqual(['global_beta']);
+  });
+});
+
+describe('claim deadline', () => {
+  const at = new Date('2026-01-01T00:00:00.000Z');
+  it('uses the job expected completion hours by default', () => {
+    expect(claimDeadline(at, 48).toISOString()).toBe('2026-01-03T00:00:00.000Z');
+  });
+  it('uses CLAIM_TIMEOUT_MS when set', () => {
+    expect(claimDeadline(at, 48, 300).toISOString()).toBe('2026-01-01T00:00:00.300Z');
+  });
+});

@@ -1,0 +1,94 @@
+import { eq, and, sql } from 'drizzle-orm';
+import { createEvent } from '@htm/events';
+import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
+import type { CreateJobBody } from '@htm/contracts';
+import type { JobsDeps } from '../deps.js';
+import { jobs, type JobRow } from '../db/schema.js';
+import { getJob } from '../db/job.repository.js';
+import { decide } from './job-state.js';
+
+export interface CheckoutAnswer {
+  checkout_url: string | null;
+  session_id: string | null;
+  job: JobRow;
+  payment_error?: string;
+}
+
+export const PAYMENT_DOWN = 'Payments are not answering right now. Your job is saved unpaid; please try paying again in a moment.';
+
+/** Creates the job unpaid (JobCreated in the same transaction), then asks payments for a checkout session. */
+export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBody): Promise<CheckoutAnswer> {
+  const job = await deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(jobs)
+      .values({
+        title: body.title,
+        url: body.url,
+        whatToTest: body.what_to_test,
+        budgetCents: 100,
+        expectedCompletionHours: body.expected_completion_hours,
+        geoRule: body.geo_rule,
+        requirements: body.requirements,
+        posterId: caller.id,
+        posterEmail: caller.email,
+        posterName: caller.name,
+        createdAt: new Date(),
+      })
+      .returning();
+    await deps.events.record(
+      tx,
+      createEvent(
+        'JobCreated',
+        row.id,
+        {
+          jobId: row.id,
+          posterId: caller.id,
+          title: row.title,
+          url: row.url,
+          geoRule: body.geo_rule,
+          budgetCents: 100,
+          expectedCompletionHours: row.expectedCompletionHours,
+        },
+        { correlationId: getCorrelationId() },
+      ),
+    );
+    return row;
+  });
+  deps.events.kick();
+  return requestCheckout(deps, job);
+}
+
+/** POST /api/jobs/:id/checkout: a new checkout session for an unpaid job (poster of the job or admin). */
+export async function checkoutAgain(deps: JobsDeps, caller: Caller, jobId: string): Promise<CheckoutAnswer> {
+  const job = await getJob(deps.db, jobId);
+  if (caller.type !== 'admin' && job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can pay for it.', 'not_job_poster');
+  decide(job, 'checkout');
+  return requestCheckout(deps, job);
+}
+
+async function requestCheckout(deps: JobsDeps, job: JobRow): Promise<CheckoutAnswer> {
+  const [counted] = await deps.db
+    .update(jobs)
+    .set({ checkoutAttempts: sql`${jobs.checkoutAttempts} + 1` })
+    .where(eq(jobs.id, job.id))
+    .returning({ attempt: jobs.checkoutAttempts });
+  try {
+    const r = await deps.payments.post<{ checkout_url: string; session_id: string }>('/internal/checkout-sessions', {
+      job_id: job.id,
+      poster_id: job.posterId,
+      title: job.title,
+      attempt: counted.attempt,
+    });
+    if (!r || typeof r.checkout_url !== 'string' || typeof r.session_id !== 'string') throw new Error('payments answered without a session');
+    const [updated] = await deps.db
+      .update(jobs)
+      .set({ checkoutSessionId: r.session_id })
+      .where(and(eq(jobs.id, job.id)))
+      .returning();
+    return { checkout_url: r.checkout_url, session_id: r.session_id, job: updated ?? job };
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, jobId: job.id }, 'checkout session could not be created');
+    const fresh = (await deps.db.select().from(jobs).where(eq(jobs.id, job.id)))[0] ?? job;
+    return { checkout_url: null, session_id: null, job: fresh, payment_error: PAYMENT_DOWN };
+  }
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Request } from 'express';
+import sharp from 'sharp';
+import { createEvent } from '@htm/events';
+import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
+import { JOB_LIMITS, JOB_MESSAGES, submitWorkDashboardSchema, submitWorkPosterFlowSchema } from '@htm/contracts';
+import type { JobsDeps } from '../deps.js';
+import { files, jobs, submissions, type JobRow, type SubmissionRow } from '../db/schema.js';
+import { findUser, getJob } from '../db/job.repository.js';
+import { parseMultipart, type UploadedFile } from '../http/multipart.js';
+import { addMs, decide } from './job-state.js';
+
+export type SubmitVariant = 'dashboard' | 'poster_flow';
+
+interface NormalisedSubmission {
+  keyFindings: string[];
+  requirementResponses: Array<{ requirement_index: number; response_text: string }>;
+  generalFeedback: string | null;
+  deviceUsed: string | null;
+  browserUsed: string | null;
+}
+
+const PREVIEW_MAX = 480;
+
+/**
+ * Submit work, both variants (spec section 5). Order: rights and state (before reading the
+ * body), then the whole multipart body to temporary files (type by content, size limits), then
+ * field validation, then images decoded and previewed; only then are files stored and the
+ * submission written with WorkSubmitted in one transaction. Any refusal leaves no row and no file.
+ */
+export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, variant: SubmitVariant, req: Request): Promise<{ submission: SubmissionRow; job: JobRow }> {
+  const job = await getJob(deps.db, jobId);
+  if (job.testerId !== caller.id) throw AppError.forbidden('Only the tester holding this job can submit work for it.', 'not_job_tester');
+  decide(job, 'submit');
+
+  const form = await parseMultipart(req, {
+    tmpDir: deps.tmpDir,
+    fileFields: variant === 'dashboard' ? ['screenshot'] : ['files', 'files[]', 'file', 'screenshot'],
+    allowVideo: variant === 'poster_flow',
+    maxFiles: variant === 'dashboard' ? 1 : JOB_LIMITS.maxFiles,
+    tooManyFilesMessage: variant === 'dashboard' ? 'Please attach one screenshot only' : undefined,
+  });
+  const stored: string[] = [];
+  try {
+    const data = validateFields(form.fields, variant, job);
+    const images = form.files.filter((f) => f.kind === 'image');
+    for (const img of images) await assertDecodable(img);
+    const preview = images[0] ? await makePreview(images[0]) : undefined;
+
+    // Everything is valid: store the files under generated names.
+    const submissionId = randomUUID();
+    const fileRows = form.files.map((f) => ({
+      id: randomUUID(),
+      jobId: job.id,
+      submissionId,
+      kind: 'original',
+      storageKey: `${job.id}/${randomUUID()}.${f.ext}`,
+      contentType: f.contentType,
+      ext: f.ext,
+      size: f.size,
+    }));
+    for (const [i, f] of form.files.entries()) {
+      await deps.storage.putFile(fileRows[i].storageKey, f.tmpPath, f.contentType);
+      stored.push(fileRows[i].storageKey);
+    }
+    let previewRow: (typeof fileRows)[number] | undefined;
+    if (preview) {
+      previewRow = { id: randomUUID(), jobId: job.id, submissionId, kind: 'preview', storageKey: `${job.id}/${randomUUID()}.webp`, contentType: 'image/webp', ext: 'webp', size: preview.length };
+      await deps.storage.putBuffer(previewRow.storageKey, preview, 'image/webp');
+      stored.push(previewRow.storageKey);
+    }
+
+    const profile = await findUser(deps.db, caller.id);
+    const submittedAt = new Date();
+    const autoAcceptAt = addMs(submittedAt, deps.config.AUTO_ACCEPT_AFTER_MS);
+    const result = await deps.db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(jobs)
+        .set({ status: 'submitted', submittedAt, autoAcceptAt, currentSubmissionId: submissionId, claimDeadlineAt: null, revisionDeadlineAt: null })
+        .where(and(eq(jobs.id, job.id), eq(jobs.testerId, caller.id), inArray(jobs.status, ['claimed', 'revision_requested']), eq(jobs.revisionCount, job.revisionCount)))
+        .returning();
+      if (!updated) return undefined;
+      const allFiles = previewRow ? [...fileRows, previewRow] : fileRows;
+      if (allFiles.length) await tx.insert(files).values(allFiles);
+      const [sub] = await tx
+        .insert(submissions)
+        .values({
+          id: submissionId,
+          jobId: job.id,
+          testerId: caller.id,
+          revision: job.revisionCount,
+          variant,
+          submittedByName: profile?.name || caller.name,
+          submittedByLocation: profile?.location ?? caller.location,
+          deviceUsed: data.deviceUsed,
+          browserUsed: data.browserUsed,
+          keyFindings: data.keyFindings,
+          requirementResponses: data.requirementResponses,
+          generalFeedback: data.generalFeedback,
+          previewFileId: previewRow?.id ?? null,
+          fileIds: fileRows.map((f) => f.id),
+          submittedAt,
+          autoAcceptAt,
+        })
+        .returning();
+      await deps.events.record(
+        tx,
+        createEvent(
+          'WorkSubmitted',
+          job.id,
+          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString() },
+          { correlationId: getCorrelationId() },
+        ),
+      );
+      return { submission: sub, job: updated };
+    });
+    if (!result) {
+      decide(await getJob(deps.db, job.id), 'submit');
+      throw AppError.conflict('This job changed while you were submitting. Please reload.', 'job_changed');
+    }
+    stored.length = 0; // committed: keep the files
+    deps.events.kick();
+    return result;
+  } finally {
+    await form.cleanup();
+    await Promise.all(stored.map((k) => deps.storage.delete(k).catch(() => undefined)));
+  }
+}
+
+function validateFields(fields: Record<string, string>, variant: SubmitVariant, job: JobRow): NormalisedSubmission {
+  if (variant === 'dashboard') {
+    const v = parseOrThrow(submitWorkDashboardSchema, fields);
+    return { keyFindings: v.key_findings, requirementResponses: [], generalFeedback: v.feedback_text, deviceUsed: null, browserUsed: null };
+  }
+  let responses: unknown = undefined;
+  if (fields.requirement_responses !== undefined && fields.requirement_responses.trim() !== '') {
+    try {
+      responses = JSON.parse(fields.requirement_responses);
+    } catch {
+      throw AppError.invalid(JOB_MESSAGES.responsesInvalid, { requirement_responses: [JOB_MESSAGES.responsesInvalid] });
+    }
+  } else responses = [];
+  const v = parseOrThrow(submitWorkPosterFlowSchema, { ...fields, requirement_responses: responses });
+  const seen = new Set<number>();
+  for (const r of v.requirement_responses) {
+    if (r.requirement_index >= job.requirements.length || seen.has(r.requirement_index)) {
+      const msg = 'Each response must answer a different requirement of this job.';
+      throw AppError.invalid(msg, { requirement_responses: [msg] });
+    }
+    seen.add(r.requirement_index);
+  }
+  return {
+    keyFindings: v.key_findings,
+    requirementResponses: v.requirement_responses,
+    generalFeedback: v.general_feedback,
+    deviceUsed: v.device_used,
+    browserUsed: v.browser_used,
+  };
+}
+
+async function assertDecodable(img: UploadedFile): Promise<void> {
+  try {
+    const meta = await sharp(img.tmpPath).metadata();
+    if (!meta.width || !meta.height) throw new Error('no size');
+  } catch {
+    throw new AppError('unsupported_type', JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
+  }
+}
+
+/** A small WebP of the first image, re-encoded (so no metadata such as GPS survives). */
+async function makePreview(img: UploadedFile): Promise<Buffer> {
+  try {
+    return await sharp(img.tmpPath, { limitInputPixels: 100_000_000 })
+      .rotate()
+      .resize({ width: PREVIEW_MAX, height: PREVIEW_MAX, fit: 'inside', withoutEnlargement: true })
+      .webp({ quality: 70 })
+      .toBuffer();
+  } catch {
+    throw new AppError('unsupported_type', JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
+  }
+}

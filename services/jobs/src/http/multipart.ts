@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Request } from 'express';
+import busboy from 'busboy';
+import { fileTypeFromBuffer } from 'file-type';
+import { AppError } from '@htm/service-kit/errors';
+import { JOB_LIMITS, JOB_MESSAGES } from '@htm/contracts';
+
+/** Content types we accept, decided by the file's bytes (magic numbers), never its name. */
+const IMAGE_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const VIDEO_TYPES: Record<string, string> = { 'video/mp4': 'mp4', 'video/webm': 'webm' };
+/** file-type reads at most this many bytes to decide. */
+const SNIFF_BYTES = 4100;
+
+export interface UploadedFile {
+  field: string;
+  tmpPath: string;
+  size: number;
+  contentType: string;
+  ext: string;
+  kind: 'image' | 'video';
+}
+
+export interface MultipartResult {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+  /** Deletes the temporary files (always call, in finally). */
+  cleanup(): Promise<void>;
+}
+
+export interface MultipartOptions {
+  tmpDir: string;
+  /** Accepted file fields; parts under other names are refused. */
+  fileFields: string[];
+  allowVideo: boolean;
+  maxFiles: number;
+  imageMaxBytes?: number;
+  videoMaxBytes?: number;
+  /** Message when more than maxFiles files arrive. */
+  tooManyFilesMessage?: string;
+}
+
+const unsupported = () => new AppError('unsupported_type', JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
+const tooLarge = (kind: 'image' | 'video') =>
+  new AppError('too_large', kind === 'video' ? JOB_MESSAGES.videoTooLarge : JOB_MESSAGES.imageTooLarge, { code: 'file_too_large' });
+
+function writeChunk(ws: WriteStream, chunk: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => ws.write(chunk, (err) => (err ? reject(err) : resolve())));
+}
+function closeStream(ws: WriteStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    ws.once('error', reject);
+    ws.end(() => resolve());
+  });
+}
+
+/**
+ * Streams a multipart body with busboy. Files go to temporary files while their type is
+ * checked by content (file-type) and their size counted; reading stops at the first file that
+ * is the wrong type (415) or crosses its limit (413). Nothing is kept on failure.
+ */
+export async function parseMultipart(req: Request, opts: MultipartOptions): Promise<MultipartResult> {
+  const imageMax = opts.imageMaxBytes ?? JOB_LIMITS.imageMaxBytes;
+  const videoMax = opts.videoMaxBytes ?? JOB_LIMITS.videoMaxBytes;
+  const hardMax = opts.allowVideo ? Math.max(imageMax, videoMax) : imageMax;
+  const ctype = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data/i.test(ctype)) {
+    throw AppError.invalid('Please send the form as multipart/form-data.', undefined, 'multipart_required');
+  }
+  await mkdir(opts.tmpDir, { recursive: true });
+
+  const fields: Record<string, string> = {};
+  const files: UploadedFile[] = [];
+  const tmpPaths: string[] = [];
+  const cleanup = async () => {
+    await Promise.all(tmpPaths.map((p) => rm(p, { force: true })));
+  };
+
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({
+      headers: req.headers,
+      limits: { files: opts.maxFiles, fileSize: hardMax + 1, fields: 40, fieldSize: 64 * 1024, parts: 60 },
+    });
+  } catch {
+    throw AppError.invalid('Please send the form as multipart/form-data.', undefined, 'multipart_required');
+  }
+
+  let failure: Error | undefined;
+  const pending: Array<Promise<void>> = [];
+
+  const handleFile = async (field: string, stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void }) => {
+    if (failure) {
+      stream.resume();
+      return;
+    }
+    if (!opts.fileFields.includes(field)) {
+      stream.resume();
+      throw AppError.invalid(`Unexpected file field "${field.slice(0, 40)}".`, { [field.slice(0, 40)]: ['Unexpected file'] }, 'unexpected_file');
+    }
+    let head: Buffer[] = [];
+    let headLen = 0;
+    let size = 0;
+    let kind: 'image' | 'video' | undefined;
+    let contentType = '';
+    let ext = '';
+    let ws: WriteStream | undefined;
+    let tmpPath = '';
+
+    const decide = async (buf: Buffer) => {
+      const ft = await fileTypeFromBuffer(buf);
+      if (ft && IMAGE_TYPES[ft.mime]) {
+        kind = 'image';
+        ext = IMAGE_TYPES[ft.mime];
+      } else if (ft && opts.allowVideo && VIDEO_TYPES[ft.mime]) {
+        kind = 'video';
+        ext = VIDEO_TYPES[ft.mime];
+      } else throw unsupported();
+      contentType = ft.mime;
+      tmpPath = path.join(opts.tmpDir, `${randomUUID()}.part`);
+      tmpPaths.push(tmpPath);
+      ws = createWriteStream(tmpPath);
+      await writeChunk(ws, buf);
+    };
+
+    try {
+      for await (const c of stream as AsyncIterable<Buffer>) {
+        if (failure) break;
+        size += c.length;
+        if (!kind) {
+          head.push(c);
+          headLen += c.length;
+          if (headLen < SNIFF_BYTES) continue;
+          await decide(Buffer.concat(head));
+          head = [];
+        } else {
+          await writeChunk(ws!, c);
+        }
+        if (size > (kind === 'video' ? videoMax : imageMax)) throw tooLarge(kind!);
+      }
+      if (failure) return;
+      if (!kind) {
+        if (size === 0) return; // an empty file input (nothing chosen)
+        await decide(Buffer.concat(head));
+      }
+      if (stream.truncated || size > (kind === 'video' ? videoMax : imageMax)) throw tooLarge(kind!);
+      if (ws) await closeStream(ws);
+      files.push({ field, tmpPath, size, contentType, ext, kind: kind! });
+    } catch (err) {
+      ws?.destroy();
+      stream.resume();
+      throw err;
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      failure = err instanceof Error ? err : new Error(String(err));
+      // Stop handing data to busboy; what is left of the body is discarded, never stored.
+      req.unpipe(bb);
+      bb.removeAllListeners('file');
+      req.resume();
+      reject(failure);
+    };
+    bb.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(AppError.invalid(`The field ${name.slice(0, 40)} is too long.`, { [name.slice(0, 40)]: ['Too long'] }));
+      if (name.length <= 64) fields[name] = value;
+    });
+    bb.on('file', (name, stream) => {
+      pending.push(handleFile(name, stream).catch((err) => fail(err)));
+    });
+    bb.on('filesLimit', () => {
+      const msg = opts.tooManyFilesMessage ?? JOB_MESSAGES.tooManyFiles;
+      fail(AppError.invalid(msg, { files: [msg] }, 'too_many_files'));
+    });
+    bb.on('partsLimit', () => fail(AppError.invalid('The form has too many parts.', undefined, 'too_many_parts')));
+    bb.on('fieldsLimit', () => fail(AppError.invalid('The form has too many fields.', undefined, 'too_many_fields')));
+    bb.on('error', (err) => fail(AppError.invalid('The form could not be read.', undefined, (err as Error)?.message ? 'malformed_multipart' : 'malformed_multipart')));
+    bb.on('close', () => {
+      void Promise.all(pending).then(() => {
+        if (!settled) {
+          settled = true;
+          resolve();
+        }
+      });
+    });
+    req.on('aborted', () => fail(AppError.invalid('The upload was interrupted.', undefined, 'upload_aborted')));
+    req.pipe(bb);
+  }).catch(async (err) => {
+    await Promise.allSettled(pending);
+    await cleanup();
+    throw err;
+  });
+
+  return { fields, files, cleanup };
+}

@@ -1,0 +1,57 @@
+import type { GeoRule, JobStatus, JobView, SubmissionView } from '@htm/contracts';
+import type { FileRow, JobRow, SubmissionRow } from '../db/schema.js';
+import type { FileLinkSigner } from '../storage/file-links.js';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+/** The job object of docs/api-contracts.md; poster_info only when given (admin). */
+export function toJobView(job: JobRow, posterInfo?: { email: string; name: string }): JobView {
+  const view: JobView = {
+    id: job.id,
+    title: job.title,
+    url: job.url,
+    what_to_test: job.whatToTest,
+    budget: 1,
+    expected_completion_hours: job.expectedCompletionHours,
+    geo_rule: job.geoRule as GeoRule,
+    requirements: job.requirements,
+    status: job.status as JobStatus,
+    payment_status: job.paymentStatus === 'paid' ? 'paid' : 'unpaid',
+    poster_id: job.posterId,
+    tester_id: job.testerId,
+    last_review: job.lastReview ?? null,
+    revision_count: job.revisionCount,
+    created_at: job.createdAt.toISOString(),
+    claimed_at: iso(job.claimedAt),
+    submitted_at: iso(job.submittedAt),
+    completed_at: iso(job.completedAt),
+    claim_deadline_at: iso(job.claimDeadlineAt),
+    auto_accept_at: iso(job.autoAcceptAt),
+    revision_deadline_at: iso(job.revisionDeadlineAt),
+  };
+  if (posterInfo) view.poster_info = posterInfo;
+  return view;
+}
+
+/** The submission object; `locked` hides everything but the preview. */
+export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links: FileLinkSigner, locked: boolean): SubmissionView {
+  const byId = new Map(fileRows.map((f) => [f.id, f]));
+  return {
+    id: sub.id,
+    job_id: sub.jobId,
+    revision: sub.revision,
+    submitted_at: sub.submittedAt.toISOString(),
+    locked,
+    auto_accept_at: sub.acceptedAt ? null : iso(sub.autoAcceptAt),
+    submitted_by_snapshot: { name: sub.submittedByName, location: sub.submittedByLocation },
+    human_preview: {
+      device_used: sub.deviceUsed,
+      browser_used: sub.browserUsed,
+      key_findings_bullets: sub.keyFindings,
+      small_image_url: sub.previewFileId ? links.url(sub.previewFileId) : null,
+    },
+    requirement_responses: locked ? null : sub.requirementResponses,
+    general_feedback: locked ? null : sub.generalFeedback,
+    file_urls: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => links.url(id)),
+  };
+}

@@ -1,0 +1,2 @@
+export { startJobs, type JobsService, type StartJobsOptions } from './main.js';
+export { startJobsWorker, TIMER_QUEUE, TIMERS, WORKER_GROUP, type JobsWorker } from './workers/timers.js';

@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hostService, type HostedService } from '@htm/events';
+import { InternalClient, runMain } from '@htm/service-kit';
+import { loadJobsConfig, type JobsConfig } from './config.js';
+import { mountJobs } from './app.js';
+import type { JobsDeps } from './deps.js';
+import { handledEvents, outbox } from './db/schema.js';
+import { jobsEventHandlers } from './events/handlers.js';
+import { createFileStorage, uploadRoot } from './storage/file-storage.js';
+import { FileLinkSigner } from './storage/file-links.js';
+import { startJobsWorker, type JobsWorker } from './workers/timers.js';
+
+export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
+
+export interface StartJobsOptions {
+  port?: number;
+  /** Also run the BullMQ timer worker in this process, sharing the database (needed with PGlite). */
+  withWorker?: boolean;
+  /** Share a PGlite instance. */
+  pglite?: unknown;
+}
+
+export type JobsService = HostedService<JobsConfig> & { deps: JobsDeps; worker?: JobsWorker };
+
+/** Starts the jobs service (PORT 0 = any free port). Used by main, `npm start` and tests. */
+export async function startJobs(env: Record<string, string | undefined> = process.env, opts: StartJobsOptions = {}): Promise<JobsService> {
+  const config = loadJobsConfig(env);
+  let deps!: JobsDeps;
+  let worker: JobsWorker | undefined;
+  const svc = await hostService({
+    name: 'jobs',
+    config,
+    migrationsFolder,
+    tables: { outbox, handled: handledEvents },
+    port: opts.port,
+    pglite: opts.pglite,
+    setup: (ctx) => {
+      deps = Object.assign(Object.create(ctx) as JobsDeps, {
+        storage: createFileStorage(config),
+        links: FileLinkSigner.fromConfig(config),
+        payments: new InternalClient({ baseUrl: config.PAYMENTS_URL, from: 'jobs', secret: config.SERVICE_TOKEN_SECRET, timeoutMs: 8000 }),
+        tmpDir: path.join(uploadRoot(config), 'tmp'),
+      });
+      return {
+        app: (createHttp) => createHttp((app) => mountJobs(app, deps)),
+        handlers: jobsEventHandlers(() => deps),
+        start: async () => {
+          if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events });
+        },
+        stop: async () => {
+          await worker?.stop();
+        },
+      };
+    },
+  });
+  return Object.assign(svc, { deps, worker });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await runMain('jobs', () => startJobs(process.env, { withWorker: loadJobsConfig(process.env).JOBS_WITH_WORKER }));
+}

@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { api, outboxEvents, paidJob, poster, startHarness, tester, waitFor, type Harness } from './helpers.js';
+
+// The `npm start` shape: PGlite (no DATABASE_URL) with the API and the timer worker in one process.
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness('embedded', { CLAIM_TIMEOUT_MS: '300' }, { pglite: true, withWorker: true });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('startJobs(env, { withWorker: true }) on PGlite', () => {
+  it('runs the API and the timer worker on one shared database', async () => {
+    expect(h.svc.ctx.dbHandle.kind).toBe('pglite');
+    expect(h.svc.worker).toBeDefined();
+    const p = await poster(h);
+    const t = await tester(h);
+    const job = await paidJob(h, p);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)).status).toBe(200);
+    await waitFor(async () => (await outboxEvents(h, 'JobReleased', job.id)).length === 1, 'claim timed out');
+    const [row] = await h.svc.ctx.dbHandle.query<{ status: string }>('SELECT status FROM jobs.jobs WHERE id = $1', [job.id]);
+    expect(row.status).toBe('open');
+  });
+});

@@ -1,0 +1,191 @@
+/** Shared arrange helpers for the jobs service tests (real Postgres, real Redis, in-process). */
+import express from 'express';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createEvent, type EventData, type EventType } from '@htm/events';
+import { listen, requireServiceToken, type RunningServer } from '@htm/service-kit';
+import { createTestDatabase, createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestDatabase, type TestIssuer } from '@htm/service-kit/testing';
+import { startJobs, type JobsService } from '../src/main.js';
+
+export const SECRET = 'test-service-token-secret-0123456789abcdef';
+
+export interface PaymentsStandIn {
+  url: string;
+  requests: Array<{ body: Record<string, unknown>; caller: string | undefined }>;
+  down: boolean;
+  close(): Promise<void>;
+}
+
+/** A tiny stand-in for payments' internal checkout route; it insists on the jobs service token. */
+export async function startPaymentsStandIn(): Promise<PaymentsStandIn> {
+  const app = express();
+  const state: PaymentsStandIn = { url: '', requests: [], down: false, close: async () => undefined };
+  app.use(express.json());
+  app.post('/internal/checkout-sessions', requireServiceToken(SECRET, ['jobs']), (req, res) => {
+    state.requests.push({ body: req.body, caller: (req as { callerService?: string }).callerService });
+    if (state.down) {
+      res.status(503).json({ detail: 'down', code: 'down' });
+      return;
+    }
+    const sid = `cs_test_${randomUUID().slice(0, 8)}`;
+    res.status(201).json({ checkout_url: `/api/payments/local/checkout/${sid}`, session_id: sid });
+  });
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const e = err as { status?: number; detail?: string };
+    res.status(e.status ?? 500).json({ detail: e.detail ?? 'error' });
+  });
+  const server: RunningServer = await listen(app, 0);
+  state.url = server.url;
+  state.close = () => server.close();
+  return state;
+}
+
+export interface Harness {
+  svc: JobsService;
+  db: TestDatabase;
+  issuer: TestIssuer;
+  payments: PaymentsStandIn;
+  prefix: string;
+  env: Record<string, string>;
+  uploadDir: string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(label: string, extraEnv: Record<string, string> = {}, opts: { withWorker?: boolean; pglite?: boolean } = {}): Promise<Harness> {
+  const db = await createTestDatabase(`jobs_${label}`);
+  const issuer = await createTestIssuer();
+  const payments = await startPaymentsStandIn();
+  const prefix = testRedisPrefix(`jobs-${label}`);
+  const uploadDir = mkdtempSync(path.join(tmpdir(), `jobs-${label}-`));
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    IDENTITY_URL: issuer.url,
+    PAYMENTS_URL: payments.url,
+    SERVICE_TOKEN_SECRET: SECRET,
+    UPLOAD_DIR: uploadDir,
+    ...extraEnv,
+  };
+  if (opts.pglite) {
+    delete env.DATABASE_URL;
+    env.DATA_DIR = 'memory://';
+  }
+  const svc = await startJobs(env, { port: 0, withWorker: opts.withWorker });
+  return {
+    svc,
+    db,
+    issuer,
+    payments,
+    prefix,
+    env,
+    uploadDir,
+    async close() {
+      await svc.stop();
+      await payments.close();
+      await issuer.close();
+      await db.drop();
+    },
+  };
+}
+
+import { waitFor } from '@htm/service-kit/testing';
+
+export { waitFor };
+
+export interface ApiAnswer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export async function api<T = any>(h: Harness, method: string, p: string, token?: string, body?: unknown): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  let payload: RequestInit['body'];
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(`${h.svc.url}${p}`, { method, headers, body: payload });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+export async function publish<T extends EventType>(h: Harness, type: T, subject: string, data: EventData<T>, id?: string) {
+  const e = createEvent(type, subject, data, { id });
+  await h.svc.ctx.bus.publish([e]);
+  return e;
+}
+
+export async function handled(h: Harness, eventId: string): Promise<boolean> {
+  const rows = await h.svc.ctx.dbHandle.query('SELECT 1 FROM jobs.handled_events WHERE event_id = $1', [eventId]);
+  return rows.length > 0;
+}
+
+export interface Person {
+  id: string;
+  token: string;
+  email: string;
+  name: string;
+}
+
+export async function poster(h: Harness, name = 'Pat Poster'): Promise<Person> {
+  const id = randomUUID();
+  const email = `poster-${id.slice(0, 6)}@gmail.com`;
+  return { id, email, name, token: await h.issuer.mint({ id, type: 'poster', email, name }) };
+}
+
+export async function admin(h: Harness): Promise<Person> {
+  const id = randomUUID();
+  return { id, email: 'admin@gmail.com', name: 'Admin', token: await h.issuer.mint({ id, type: 'admin', email: 'admin@gmail.com', name: 'Admin', approved: false }) };
+}
+
+/** A tester known to the projection (UserRoleChosen published on the bus and handled). */
+export async function tester(h: Harness, opts: { country?: 'US' | 'PR' | 'CA'; approved?: boolean; name?: string } = {}): Promise<Person> {
+  const id = randomUUID();
+  const email = `tester-${id.slice(0, 6)}@gmail.com`;
+  const name = opts.name ?? 'Tess Tester';
+  const country = opts.country ?? 'US';
+  const approved = opts.approved ?? true;
+  const e = await publish(h, 'UserRoleChosen', id, { userId: id, email, name, type: 'tester', location: country === 'PR' ? 'PR' : 'USA', country, approved });
+  await waitFor(() => handled(h, e.id), 'UserRoleChosen handled');
+  return { id, email, name, token: await h.issuer.mint({ id, type: 'tester', email, name, approved, country }) };
+}
+
+export const jobBody = (over: Record<string, unknown> = {}) => ({
+  title: 'Check my signup page',
+  url: 'https://example.com/signup',
+  what_to_test: 'Try to sign up with a new account',
+  requirements: ['Can you find the signup button?', 'Does the confirmation e-mail arrive?'],
+  ...over,
+});
+
+/** Posts a job and publishes JobPaid for it; resolves once the job is paid. */
+export async function paidJob(h: Harness, p: Person, over: Record<string, unknown> = {}): Promise<any> {
+  const r = await api(h, 'POST', '/api/jobs', p.token, jobBody(over));
+  if (r.status !== 201) throw new Error(`post job: ${r.status} ${JSON.stringify(r.body)}`);
+  const job = r.body.job;
+  const e = await publish(h, 'JobPaid', job.id, { jobId: job.id, sessionId: r.body.session_id ?? 'cs_x', posterId: p.id, amountCents: 100, paidAt: new Date().toISOString() });
+  await waitFor(() => handled(h, e.id), 'JobPaid handled');
+  return job;
+}
+
+export async function outboxEvents(h: Harness, type: string, subject?: string): Promise<any[]> {
+  const rows = await h.svc.ctx.dbHandle.query<{ envelope: any }>(
+    `SELECT envelope FROM jobs.outbox WHERE type = $1 ${subject ? 'AND subject = $2' : ''} ORDER BY seq`,
+    subject ? [type, subject] : [type],
+  );
+  return rows.map((r) => r.envelope);
+}

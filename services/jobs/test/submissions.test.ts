@@ -1,0 +1,391 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { mintServiceToken } from '@htm/service-kit';
+import { admin, api, outboxEvents, paidJob, poster, SECRET, startHarness, tester, type Harness, type Person } from './helpers.js';
+
+let h: Harness;
+let png: Buffer;
+beforeAll(async () => {
+  h = await startHarness('subs');
+  // a real 800x600 PNG of noise (big enough that the preview is clearly smaller)
+  const raw = randomBytes(800 * 600 * 3);
+  png = await sharp(raw, { raw: { width: 800, height: 600, channels: 3 } }).png().toBuffer();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const filesRoot = () => path.join(h.uploadDir, 'files');
+function storedFiles(): string[] {
+  if (!existsSync(filesRoot())) return [];
+  return readdirSync(filesRoot(), { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.join(d.parentPath, d.name));
+}
+async function counts() {
+  const [r] = await h.svc.ctx.dbHandle.query<{ s: number; f: number }>('SELECT (SELECT count(*)::int FROM jobs.submissions) AS s, (SELECT count(*)::int FROM jobs.files) AS f');
+  return { ...r, disk: storedFiles().length };
+}
+
+async function claimedJob(over: Record<string, unknown> = {}): Promise<{ job: any; p: Person; t: Person }> {
+  const p = await poster(h);
+  const t = await tester(h, { name: 'Sam Submitter' });
+  const job = await paidJob(h, p, over);
+  const r = await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token);
+  if (r.status !== 200) throw new Error(`claim ${r.status}`);
+  return { job, p, t };
+}
+
+function dashboardForm(over: Record<string, string | undefined> = {}, file?: { data: Buffer; name: string; type?: string }) {
+  const f = new FormData();
+  const fields = { feedback_text: 'The signup button is hidden below the fold on mobile.', key_finding_1: 'Signup button hard to find', ...over };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) f.append(k, v);
+  if (file) f.append('screenshot', new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/png' }), file.name);
+  return f;
+}
+
+function posterFlowForm(over: Record<string, string | undefined> = {}, files: Array<{ data: Buffer; name: string; type?: string }> = []) {
+  const f = new FormData();
+  const fields = {
+    requirement_responses: JSON.stringify([
+      { requirement_index: 0, response_text: 'Yes, top right corner of the page.' },
+      { requirement_index: 1, response_text: '' },
+    ]),
+    general_feedback: 'Overall smooth.',
+    device_used: 'iPhone 13',
+    browser_used: 'Safari 17',
+    key_findings_bullet_1: 'Button is small',
+    key_findings_bullet_2: 'E-mail took 2 minutes',
+    key_findings_bullet_3: 'Footer links broken',
+    ...over,
+  };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) f.append(k, v);
+  for (const file of files) f.append('files', new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/png' }), file.name);
+  return f;
+}
+
+describe('submit work (tester dashboard variant)', () => {
+  it.each([
+    [{ feedback_text: 'too short' }, 'feedback_text', 'Feedback must be at least 10 characters'],
+    [{ feedback_text: undefined }, 'feedback_text', 'Feedback must be at least 10 characters'],
+    [{ feedback_text: 'x'.repeat(1001) }, 'feedback_text', 'Feedback must be less than 1000 characters'],
+    [{ key_finding_1: undefined }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
+    [{ key_finding_1: 'abcd' }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
+    [{ key_finding_2: 'y'.repeat(121) }, 'key_finding_2', 'Key finding must be less than 120 characters'],
+  ])('refuses %j with 400 and leaves no row and no file', async (over, field, message) => {
+    const { job, t } = await claimedJob();
+    const before = await counts();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm(over, { data: png, name: 'shot.png' }));
+    expect(r.status).toBe(400);
+    expect(r.body.errors[field]).toContain(message);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('refuses a text file named .png with 415 and stores nothing', async () => {
+    const { job, t } = await claimedJob();
+    const before = await counts();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({}, { data: Buffer.from('just some text, not an image\n'.repeat(400)), name: 'shot.png', type: 'image/png' }));
+    expect(r.status).toBe(415);
+    expect(r.body.detail).toBe('Please upload an image file only');
+    expect(await counts()).toEqual(before);
+    expect(readdirSync(path.join(h.uploadDir, 'tmp'))).toEqual([]);
+  });
+
+  it('refuses an 11 MB image with 413 and stores nothing', async () => {
+    const { job, t } = await claimedJob();
+    const before = await counts();
+    const big = Buffer.concat([png, Buffer.alloc(11 * 1024 * 1024)]);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({}, { data: big, name: 'big.png' }));
+    expect(r.status).toBe(413);
+    expect(r.body.detail).toBe('File size must be less than 10MB');
+    expect(await counts()).toEqual(before);
+    expect(readdirSync(path.join(h.uploadDir, 'tmp'))).toEqual([]);
+  });
+
+  it('stores a real PNG under a generated name with a smaller preview, and records WorkSubmitted', async () => {
+    const { job, t } = await claimedJob();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({ key_finding_2: 'Pricing is unclear' }, { data: png, name: '../../evil name.png' }));
+    expect(r.status).toBe(201);
+    expect(r.body.job).toMatchObject({ status: 'submitted', id: job.id });
+    expect(r.body.submission).toMatchObject({
+      job_id: job.id,
+      revision: 0,
+      locked: false,
+      submitted_by_snapshot: { name: 'Sam Submitter', location: 'USA' },
+      human_preview: { device_used: null, browser_used: null, key_findings_bullets: ['Signup button hard to find', 'Pricing is unclear'] },
+      general_feedback: 'The signup button is hidden below the fold on mobile.',
+      requirement_responses: [],
+    });
+    expect(r.body.submission.file_urls).toHaveLength(1);
+    expect(r.body.submission.human_preview.small_image_url).toMatch(/^\/api\/files\/[0-9a-f-]{36}\?sig=/);
+
+    const rows = await h.svc.ctx.dbHandle.query<{ kind: string; storage_key: string; size: number; content_type: string }>(
+      'SELECT kind, storage_key, size::int AS size, content_type FROM jobs.files WHERE job_id = $1 ORDER BY kind',
+      [job.id],
+    );
+    expect(rows.map((x) => x.kind)).toEqual(['original', 'preview']);
+    const [orig, prev] = rows;
+    expect(orig.storage_key).toMatch(new RegExp(`^${job.id}/[0-9a-f-]{36}\\.png$`));
+    expect(orig.content_type).toBe('image/png');
+    expect(prev.content_type).toBe('image/webp');
+    const origPath = path.join(filesRoot(), orig.storage_key);
+    const prevPath = path.join(filesRoot(), prev.storage_key);
+    expect(statSync(origPath).size).toBe(png.length);
+    expect(statSync(prevPath).size).toBeLessThan(png.length);
+    const meta = await sharp(prevPath).metadata();
+    expect(meta.format).toBe('webp');
+    expect(Math.max(meta.width!, meta.height!)).toBeLessThanOrEqual(480);
+
+    const ev = await outboxEvents(h, 'WorkSubmitted', job.id);
+    expect(ev).toHaveLength(1);
+    expect(Date.parse(ev[0].data.autoAcceptAt) - Date.parse(ev[0].data.submittedAt)).toBe(96 * 3600_000);
+  });
+
+  it('accepts a submission without a screenshot', async () => {
+    const { job, t } = await claimedJob();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm());
+    expect(r.status).toBe(201);
+    expect(r.body.submission.file_urls).toEqual([]);
+    expect(r.body.submission.human_preview.small_image_url).toBeNull();
+  });
+
+  it('lets only the tester holding the job submit, only while claimed', async () => {
+    const { job, t } = await claimedJob();
+    const other = await tester(h);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, other.token, dashboardForm());
+    expect(r.status).toBe(403);
+    const p = await poster(h);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, p.token, dashboardForm())).status).toBe(403);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm())).status).toBe(201);
+    const twice = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm());
+    expect(twice.status).toBe(409);
+    expect(twice.body.detail).toBe('Work has already been submitted for this job and is waiting for review.');
+  });
+
+  it('refuses a JSON body (not multipart) with 400', async () => {
+    const { job, t } = await claimedJob();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, { feedback_text: 'hello there friend' });
+    expect(r.status).toBe(400);
+  });
+});
+
+describe('submit work (poster-flow variant)', () => {
+  it.each([
+    [{ requirement_responses: '[]' }, 'requirement_responses', 'Please provide at least one response to the requirements before submitting.'],
+    [{ requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: '   ' }]) }, 'requirement_responses', 'Please provide at least one response to the requirements before submitting.'],
+    [{ requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: 'short' }]) }, 'requirement_responses', 'Please provide more detailed responses (at least 10 characters each).'],
+    [{ requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: 'z'.repeat(501) }]) }, 'requirement_responses.0.response_text', 'Each response must be 500 characters or less'],
+    [{ requirement_responses: 'not json' }, 'requirement_responses', 'Requirement responses must be a list of {requirement_index, response_text}'],
+    [{ requirement_responses: JSON.stringify([{ requirement_index: 7, response_text: 'a valid long answer' }]) }, 'requirement_responses', 'Each response must answer a different requirement of this job.'],
+    [{ device_used: '' }, 'device_used', 'Device used is required'],
+    [{ device_used: 'd'.repeat(51) }, 'device_used', 'Device used must be 50 characters or less'],
+    [{ browser_used: undefined }, 'browser_used', 'Browser used is required'],
+    [{ browser_used: 'b'.repeat(51) }, 'browser_used', 'Browser used must be 50 characters or less'],
+    [{ key_findings_bullet_1: '' }, 'key_findings_bullet_1', 'Key finding 1 is required'],
+    [{ key_findings_bullet_2: undefined }, 'key_findings_bullet_2', 'Key finding 2 is required'],
+    [{ key_findings_bullet_3: 'k'.repeat(101) }, 'key_findings_bullet_3', 'Key finding 3 must be 100 characters or less'],
+  ])('refuses %j with 400 and leaves no row and no file', async (over, field, message) => {
+    const { job, t } = await claimedJob();
+    const before = await counts();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm(over, [{ data: png, name: 'a.png' }]));
+    expect(r.status).toBe(400);
+    expect(r.body.errors[field]).toContain(message);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('stores several files (images and a WebM video) and one submission model', async () => {
+    const { job, t } = await claimedJob();
+    // minimal WebM (EBML header + webm doctype) is enough for content sniffing
+    const webm = Buffer.concat([Buffer.from('1a45dfa3a34286810142f7810142f2810442f381084282847765626d42878102428581', 'hex'), Buffer.alloc(5000)]);
+    const gif = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#f00' } }).gif().toBuffer();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [
+      { data: png, name: 'one.png' },
+      { data: webm, name: 'clip.webm', type: 'video/webm' },
+      { data: gif, name: 'two.gif', type: 'image/gif' },
+    ]));
+    expect(r.status).toBe(201);
+    expect(r.body.submission).toMatchObject({
+      human_preview: { device_used: 'iPhone 13', browser_used: 'Safari 17', key_findings_bullets: ['Button is small', 'E-mail took 2 minutes', 'Footer links broken'] },
+      requirement_responses: [{ requirement_index: 0, response_text: 'Yes, top right corner of the page.' }],
+      general_feedback: 'Overall smooth.',
+    });
+    expect(r.body.submission.file_urls).toHaveLength(3);
+    const types = await h.svc.ctx.dbHandle.query<{ content_type: string }>(`SELECT content_type FROM jobs.files WHERE job_id = $1 AND kind = 'original' ORDER BY content_type`, [job.id]);
+    expect(types.map((x) => x.content_type)).toEqual(['image/gif', 'image/png', 'video/webm']);
+  });
+
+  it('refuses a sixth file', async () => {
+    const { job, t } = await claimedJob();
+    const before = await counts();
+    const six = Array.from({ length: 6 }, (_, i) => ({ data: png, name: `f${i}.png` }));
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, six));
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toBe('Please upload at most 5 files');
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe('reading submissions and files', () => {
+  let job: any;
+  let p: Person;
+  let t: Person;
+  let sub: any;
+  beforeAll(async () => {
+    ({ job, p, t } = await claimedJob());
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [{ data: png, name: 'one.png' }]));
+    sub = r.body.submission;
+  });
+
+  it('locks the submission for the poster until accepted, showing only the preview', async () => {
+    const r = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ locked: true, requirement_responses: null, general_feedback: null, file_urls: null });
+    expect(r.body.auto_accept_at).not.toBeNull();
+    expect(r.body.human_preview.small_image_url).toMatch(/^\/api\/files\//);
+    // the preview loads through its signed link without a bearer token
+    const prev = await fetch(`${h.svc.url}${r.body.human_preview.small_image_url}`);
+    expect(prev.status).toBe(200);
+    expect(prev.headers.get('content-type')).toBe('image/webp');
+    expect(prev.headers.get('x-content-type-options')).toBe('nosniff');
+    // but the original is refused to the poster's bearer token while locked
+    const origId = /\/api\/files\/([0-9a-f-]+)/.exec(sub.file_urls[0])![1];
+    expect((await api(h, 'GET', `/api/files/${origId}`, p.token)).status).toBe(403);
+  });
+
+  it('shows everything to the tester who made it and to the admin', async () => {
+    const byTester = await api(h, 'GET', `/api/jobs/${job.id}/submission`, t.token);
+    expect(byTester.body.locked).toBe(false);
+    expect(byTester.body.file_urls).toHaveLength(1);
+    const byAdmin = await api(h, 'GET', `/api/jobs/${job.id}/submission`, (await admin(h)).token);
+    expect(byAdmin.body.locked).toBe(false);
+  });
+
+  it('refuses strangers (another poster, another tester) the submission and its files', async () => {
+    const otherPoster = await poster(h);
+    const otherTester = await tester(h);
+    const origId = /\/api\/files\/([0-9a-f-]+)/.exec(sub.file_urls[0])![1];
+    for (const who of [otherPoster, otherTester]) {
+      expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, who.token)).status).toBe(403);
+      expect((await api(h, 'GET', `/api/files/${origId}`, who.token)).status).toBe(403);
+    }
+    expect((await api(h, 'GET', `/api/files/${origId}`)).status).toBe(401);
+  });
+
+  it('serves files by signed link with the sniffed type, and as an attachment with ?download=1', async () => {
+    const url = sub.file_urls[0];
+    const r = await fetch(`${h.svc.url}${url}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('image/png');
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await r.arrayBuffer()).equals(png)).toBe(true);
+    const d = await fetch(`${h.svc.url}${url}&download=1`);
+    expect(d.headers.get('content-disposition')).toMatch(/^attachment; filename="file-[0-9a-f]{8}\.png"$/);
+  });
+
+  it('refuses expired and tampered signed links', async () => {
+    const origId = /\/api\/files\/([0-9a-f-]+)/.exec(sub.file_urls[0])![1];
+    const expired = h.svc.deps.links.url(origId, Date.now() - 1000);
+    const r = await api(h, 'GET', expired);
+    expect(r.status).toBe(403);
+    expect(r.body.detail).toBe('This link has expired. Please reload the page.');
+    const tampered = sub.file_urls[0].replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
+    expect((await api(h, 'GET', tampered)).status).toBe(403);
+    // a link signed for one file does not open another
+    const sig = new URL(`http://x${sub.file_urls[0]}`).searchParams.get('sig');
+    const previewId = /\/api\/files\/([0-9a-f-]+)/.exec(sub.human_preview.small_image_url)![1];
+    expect((await api(h, 'GET', `/api/files/${previewId}?sig=${sig}`)).status).toBe(403);
+  });
+
+  it('answers 404 when nothing was submitted yet', async () => {
+    const c = await claimedJob();
+    expect((await api(h, 'GET', `/api/jobs/${c.job.id}/submission`, c.p.token)).status).toBe(404);
+  });
+});
+
+describe('review', () => {
+  async function submitted() {
+    const c = await claimedJob();
+    const r = await api(h, 'POST', `/api/jobs/${c.job.id}/submit-work`, c.t.token, dashboardForm({}, { data: png, name: 's.png' }));
+    expect(r.status).toBe(201);
+    return c;
+  }
+
+  it('refuses reject with the MVP message and a missing decision', async () => {
+    const { job, p } = await submitted();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'reject', reason: 'bad' });
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toBe('Rejection not supported in MVP. Request revision instead.');
+    const none = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {});
+    expect(none.status).toBe(400);
+    expect(none.body.detail).toBe('Please choose a decision');
+  });
+
+  it('allows one revision with a reason, then the resubmission, then refuses a second revision (409)', async () => {
+    const { job, p, t } = await submitted();
+    const noReason = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision' });
+    expect(noReason.status).toBe(400);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Please add screenshots of the checkout', specific_issues: ['No checkout screenshot'] });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ payment_processed: false, revision_count: 1, job: { status: 'revision_requested', last_review: { decision: 'request_revision', reason: 'Please add screenshots of the checkout' } } });
+    const ev = await outboxEvents(h, 'RevisionRequested', job.id);
+    expect(Date.parse(ev[0].data.deadlineAt) - Date.parse(ev[0].data.requestedAt)).toBe(48 * 3600_000);
+    // resubmit
+    const again = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({ feedback_text: 'Added the checkout details as asked.' }));
+    expect(again.status).toBe(201);
+    expect(again.body.submission.revision).toBe(1);
+    const second = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'more' });
+    expect(second.status).toBe(409);
+    expect(second.body.detail).toBe('Only one revision is allowed per job. Please accept the work.');
+    // accept: completes, emits SubmissionAccepted with what payments needs, unlocks
+    const acc = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' });
+    expect(acc.status).toBe(200);
+    expect(acc.body).toMatchObject({ payment_processed: true, revision_count: 1, job: { status: 'completed' } });
+    const accepted = await outboxEvents(h, 'SubmissionAccepted', job.id);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0].data).toMatchObject({ jobId: job.id, testerId: t.id, posterId: p.id, title: job.title, acceptedBy: 'poster' });
+    const view = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
+    expect(view.body.locked).toBe(false);
+    expect(view.body.general_feedback).toBe('Added the checkout details as asked.');
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' })).status).toBe(409);
+  });
+
+  it('lets only the poster of the job or the admin review; admin completes via PATCH', async () => {
+    const { job, t } = await submitted();
+    const other = await poster(h);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, other.token, { decision: 'accept' })).status).toBe(403);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, t.token, { decision: 'accept' })).status).toBe(403);
+    expect((await api(h, 'PATCH', `/api/jobs/${job.id}/complete`, other.token)).status).toBe(403);
+    const a = await admin(h);
+    const r = await api(h, 'PATCH', `/api/jobs/${job.id}/complete`, a.token);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ payment_processed: true, job: { status: 'completed' } });
+    expect((await outboxEvents(h, 'SubmissionAccepted', job.id))[0].data.acceptedBy).toBe('admin');
+  });
+
+  it('answers 409 to a review before anything is submitted', async () => {
+    const { job, p } = await claimedJob();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' });
+    expect(r.status).toBe(409);
+    expect(r.body.detail).toBe('There is no submitted work to review yet.');
+  });
+});
+
+describe('POST /internal/jobs/clear', () => {
+  it('needs the admin service token, then deletes jobs, submissions and files and records JobsCleared', async () => {
+    expect((await api(h, 'POST', '/internal/jobs/clear', undefined, {})).status).toBe(401);
+    const wrong = await mintServiceToken(SECRET, 'payments');
+    expect((await api(h, 'POST', '/internal/jobs/clear', wrong, {})).status).toBe(403);
+    const before = await counts();
+    expect(before.disk).toBeGreaterThan(0);
+    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.jobs');
+    const tok = await mintServiceToken(SECRET, 'admin');
+    const r = await api(h, 'POST', '/internal/jobs/clear', tok, {});
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ jobs_deleted: n, submissions_deleted: before.s });
+    expect(await counts()).toEqual({ s: 0, f: 0, disk: 0 });
+    expect((await outboxEvents(h, 'JobsCleared')).at(-1).data).toEqual({ jobsDeleted: n, submissionsDeleted: before.s });
+  });
+});

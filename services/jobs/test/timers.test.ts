@@ -1,0 +1,179 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { api, outboxEvents, paidJob, poster, startHarness, tester, waitFor, type Harness, type Person } from './helpers.js';
+import { startJobsWorker, timerIds, type JobsWorker } from '../src/workers/timers.js';
+import { startWorkerProcess } from '../src/worker-main.js';
+
+let h: Harness;
+let worker: JobsWorker | undefined;
+
+// Short timers: claims 1.5 s, auto-accept 1.2 s, revision window 0.3 s.
+beforeAll(async () => {
+  h = await startHarness('timers', { CLAIM_TIMEOUT_MS: '1500', AUTO_ACCEPT_AFTER_MS: '1200', REVISION_WINDOW_MS: '300' });
+});
+afterEach(async () => {
+  await worker?.stop();
+  worker = undefined;
+});
+afterAll(async () => {
+  await worker?.stop();
+  await h?.close();
+});
+
+const startWorker = () =>
+  startJobsWorker({ config: h.svc.ctx.config, db: h.svc.ctx.db, bus: h.svc.ctx.bus, logger: h.svc.ctx.logger, events: h.svc.ctx.events });
+
+async function jobRow(id: string) {
+  const [row] = await h.svc.ctx.dbHandle.query<{ status: string; tester_id: string | null; accepted_by: string | null }>(
+    'SELECT status, tester_id, accepted_by FROM jobs.jobs WHERE id = $1',
+    [id],
+  );
+  return row;
+}
+async function strikes(id: string) {
+  const [row] = await h.svc.ctx.dbHandle.query<{ strikes: number; approved: boolean | null }>('SELECT strikes, approved FROM jobs.users WHERE id = $1', [id]);
+  return row;
+}
+function form(text = 'The signup button is hidden below the fold.') {
+  const f = new FormData();
+  f.append('feedback_text', text);
+  f.append('key_finding_1', 'Signup button hidden');
+  return f;
+}
+async function claimed(t?: Person) {
+  const p = await poster(h);
+  const tt = t ?? (await tester(h));
+  const job = await paidJob(h, p);
+  const r = await api(h, 'POST', `/api/jobs/${job.id}/claim`, tt.token);
+  expect(r.status).toBe(200);
+  return { job: r.body.job, p, t: tt };
+}
+async function timerJob(id: string) {
+  return waitFor(async () => (await worker!.queue.getJob(id)) ?? undefined, `timer ${id} scheduled`);
+}
+
+describe('claim timeout', () => {
+  it('releases an unsubmitted claim, gives the tester a strike and records JobReleased + TesterStrikeRecorded', async () => {
+    worker = await startWorker();
+    const { job, t } = await claimed();
+    await waitFor(async () => (await jobRow(job.id)).status === 'open', 'job released');
+    expect(await jobRow(job.id)).toMatchObject({ status: 'open', tester_id: null });
+    expect((await strikes(t.id)).strikes).toBe(1);
+    await waitFor(async () => (await outboxEvents(h, 'TesterStrikeRecorded', t.id)).length === 1, 'strike event');
+    expect((await outboxEvents(h, 'JobReleased', job.id))[0].data).toEqual({ jobId: job.id, testerId: t.id, reason: 'claim_timeout' });
+    expect((await outboxEvents(h, 'TesterStrikeRecorded', t.id))[0].data).toMatchObject({ testerId: t.id, jobId: job.id, strikes: 1 });
+    // the job is live again for another tester
+    const other = await tester(h);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, other.token)).status).toBe(200);
+  });
+
+  it('does nothing when the work was submitted in time', async () => {
+    worker = await startWorker();
+    const { job, t } = await claimed();
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(201);
+    const claimEvent = (await outboxEvents(h, 'JobClaimed', job.id))[0];
+    const timer = await timerJob(timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt));
+    await waitFor(async () => (await timer.getState()) === 'completed', 'claim timer fired');
+    expect((await worker.queue.getJob(timer.id!))!.returnvalue).toBe('stale');
+    expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(0);
+    expect(await strikes(t.id)).toMatchObject({ strikes: 0 });
+  });
+
+  it('survives a worker restart: the delayed timer stays in Redis and fires once on the new worker', async () => {
+    worker = await startWorker();
+    const { job, t } = await claimed();
+    const claimEvent = (await outboxEvents(h, 'JobClaimed', job.id))[0];
+    const id = timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt);
+    const timer = await timerJob(id);
+    expect(await timer.getState()).toBe('delayed');
+    await worker.stop();
+    const queue = (await import('bullmq')).Queue;
+    const { createRedis } = await import('@htm/service-kit');
+    const conn = createRedis(h.svc.ctx.config.REDIS_URL);
+    const q = new queue('jobs-timers', { connection: conn, prefix: `${h.prefix}bull` });
+    try {
+      // past the deadline with no worker running: still delayed in Redis, job still claimed
+      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(claimEvent.data.deadlineAt) - Date.now()) + 300));
+      expect(await (await q.getJob(id))!.getState()).toBe('delayed');
+      expect((await jobRow(job.id)).status).toBe('claimed');
+    } finally {
+      await q.close();
+      conn.disconnect();
+    }
+    worker = await startWorker();
+    await waitFor(async () => (await jobRow(job.id)).status === 'open', 'released by the new worker');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(1);
+    expect((await strikes(t.id)).strikes).toBe(1);
+  });
+
+  it('marks a tester unapproved in the projection at three strikes', async () => {
+    worker = await startWorker();
+    const t = await tester(h);
+    for (let i = 1; i <= 3; i++) {
+      const { job } = await claimed(t);
+      await waitFor(async () => (await jobRow(job.id)).status === 'open', `release ${i}`);
+    }
+    expect(await strikes(t.id)).toEqual({ strikes: 3, approved: false });
+    const p = await poster(h);
+    const job = await paidJob(h, p);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)).status).toBe(403);
+  });
+});
+
+describe('auto-accept and revision window', () => {
+  it('auto-accepts a submission after AUTO_ACCEPT_AFTER_MS and unlocks it for the poster', async () => {
+    worker = await startWorker();
+    const { job, p, t } = await claimed();
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(201);
+    expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.locked).toBe(true);
+    await waitFor(async () => (await jobRow(job.id)).status === 'completed', 'auto-accepted');
+    expect((await jobRow(job.id)).accepted_by).toBe('auto');
+    const accepted = await outboxEvents(h, 'SubmissionAccepted', job.id);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0].data).toMatchObject({ acceptedBy: 'auto', posterId: p.id, testerId: t.id, title: job.title });
+    expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.locked).toBe(false);
+
+    // the same WorkSubmitted envelope delivered again schedules nothing new and changes nothing
+    const submittedEvent = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
+    await h.svc.ctx.bus.publish([submittedEvent]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await outboxEvents(h, 'SubmissionAccepted', job.id)).toHaveLength(1);
+    expect((await jobRow(job.id)).status).toBe('completed');
+  });
+
+  it('reopens the job when the revision window expires: first tester unpaid and struck; the pending auto-accept does nothing', async () => {
+    worker = await startWorker();
+    const { job, p, t } = await claimed();
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(201);
+    const rev = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Please add more detail' });
+    expect(rev.status).toBe(200);
+    await waitFor(async () => (await jobRow(job.id)).status === 'open', 'revision expired');
+    expect(await jobRow(job.id)).toMatchObject({ status: 'open', tester_id: null });
+    expect((await outboxEvents(h, 'JobReleased', job.id))[0].data.reason).toBe('revision_expired');
+    expect((await strikes(t.id)).strikes).toBe(1);
+    // the auto-accept timer of the first submission fires later and finds nothing to do
+    const sub = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
+    const timer = await timerJob(timerIds.autoAccept(job.id, sub.data.submissionId));
+    await waitFor(async () => (await timer.getState()) === 'completed', 'auto-accept timer ran');
+    expect((await worker.queue.getJob(timer.id!))!.returnvalue).toBe('stale');
+    expect(await outboxEvents(h, 'SubmissionAccepted', job.id)).toHaveLength(0);
+    expect((await jobRow(job.id)).status).toBe('open');
+  });
+});
+
+describe('worker-main (the worker as its own process)', () => {
+  it('opens its own database and bus and fires timers', async () => {
+    const standalone = await startWorkerProcess(h.env, { port: 0 });
+    try {
+      const ready = await fetch(`${standalone.health.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ checks: { database: 'ok', redis: 'ok' } });
+      expect(await (await fetch(`${standalone.health.url}/metrics`)).text()).toContain('timer_queue_delayed');
+      const { job } = await claimed();
+      await waitFor(async () => (await jobRow(job.id)).status === 'open', 'released by the standalone worker');
+      expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(1);
+    } finally {
+      await standalone.stop();
+    }
+  });
+});

@@ -1,0 +1,119 @@
+import { sql } from 'drizzle-orm';
+import type { Db, Tx } from '@htm/service-kit';
+import { ledgerEntries } from './schema.js';
+
+type Exec = Db | Tx;
+export type LedgerEntry = typeof ledgerEntries.$inferSelect;
+export type NewLedgerEntry = typeof ledgerEntries.$inferInsert;
+
+/** Appends an entry unless one of that kind exists for the job; returns it when inserted. */
+export async function appendOnce(tx: Exec, entry: NewLedgerEntry): Promise<LedgerEntry | undefined> {
+  const [row] = await tx.insert(ledgerEntries).values(entry).onConflictDoNothing().returning();
+  return row;
+}
+
+function rowsOf<T>(r: unknown): T[] {
+  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
+}
+
+export interface TesterEarningRow {
+  id: string;
+  job_id: string;
+  title: string | null;
+  amount_cents: number;
+  accepted_by: string | null;
+  occurred_at: Date | string;
+  payout_id: string | null;
+}
+
+/** A tester's earnings, each with its payout entry (if any), newest first. */
+export async function listTesterEarnings(db: Exec, testerId: string): Promise<TesterEarningRow[]> {
+  const r = await db.execute(sql`
+    SELECT e.id, e.job_id, e.title, e.amount_cents, e.accepted_by, e.occurred_at, p.id AS payout_id
+    FROM payments.ledger_entries e
+    LEFT JOIN payments.ledger_entries p ON p.kind = 'payout' AND p.earning_id = e.id
+    WHERE e.kind = 'tester_earning' AND e.tester_id = ${testerId}
+    ORDER BY e.occurred_at DESC, e.id`);
+  return rowsOf<TesterEarningRow>(r);
+}
+
+export interface TesterTotals {
+  total_cents: number;
+  pending_cents: number;
+  last_30_days_cents: number;
+  completed_jobs: number;
+  pending_jobs: number;
+}
+
+/** A tester's figures, each a SQL sum/count over the ledger. */
+export async function testerTotals(db: Exec, testerId: string, now: Date): Promise<TesterTotals> {
+  const since = new Date(now.getTime() - 30 * 24 * 3600_000).toISOString();
+  const r = await db.execute(sql`
+    SELECT
+      COALESCE(SUM(e.amount_cents), 0)::bigint AS total_cents,
+      COALESCE(SUM(e.amount_cents) FILTER (WHERE p.id IS NULL), 0)::bigint AS pending_cents,
+      COALESCE(SUM(e.amount_cents) FILTER (WHERE e.occurred_at >= ${since}::timestamptz), 0)::bigint AS last_30_days_cents,
+      COUNT(*)::int AS completed_jobs,
+      (COUNT(*) FILTER (WHERE p.id IS NULL))::int AS pending_jobs
+    FROM payments.ledger_entries e
+    LEFT JOIN payments.ledger_entries p ON p.kind = 'payout' AND p.earning_id = e.id
+    WHERE e.kind = 'tester_earning' AND e.tester_id = ${testerId}`);
+  const row = rowsOf<Record<string, string | number>>(r)[0];
+  return {
+    total_cents: Number(row.total_cents),
+    pending_cents: Number(row.pending_cents),
+    last_30_days_cents: Number(row.last_30_days_cents),
+    completed_jobs: Number(row.completed_jobs),
+    pending_jobs: Number(row.pending_jobs),
+  };
+}
+
+export interface OverviewTotals {
+  payments_cents: number;
+  payouts_cents: number;
+  platform_cents: number;
+  pending_payouts_count: number;
+  completed_jobs_count: number;
+}
+
+/** The financial overview, every figure a SQL sum/count over the ledger. */
+export async function overviewTotals(db: Exec): Promise<OverviewTotals> {
+  const r = await db.execute(sql`
+    SELECT
+      COALESCE(SUM(amount_cents) FILTER (WHERE kind = 'payment'), 0)::bigint AS payments_cents,
+      COALESCE(-SUM(amount_cents) FILTER (WHERE kind = 'payout'), 0)::bigint AS payouts_cents,
+      COALESCE(SUM(amount_cents) FILTER (WHERE kind = 'platform_fee'), 0)::bigint AS platform_cents,
+      (COUNT(*) FILTER (WHERE kind = 'tester_earning'
+         AND NOT EXISTS (SELECT 1 FROM payments.ledger_entries p WHERE p.kind = 'payout' AND p.earning_id = l.id)))::int AS pending_payouts_count,
+      (COUNT(*) FILTER (WHERE kind = 'tester_earning'))::int AS completed_jobs_count
+    FROM payments.ledger_entries l`);
+  const row = rowsOf<Record<string, string | number>>(r)[0];
+  return {
+    payments_cents: Number(row.payments_cents),
+    payouts_cents: Number(row.payouts_cents),
+    platform_cents: Number(row.platform_cents),
+    pending_payouts_count: Number(row.pending_payouts_count),
+    completed_jobs_count: Number(row.completed_jobs_count),
+  };
+}
+
+export interface PendingEarning {
+  id: string;
+  job_id: string;
+  tester_id: string;
+  amount_cents: number;
+  account_id: string | null;
+  account_status: string | null;
+}
+
+/** Earnings without a payout entry, with the tester's payout account (if any). */
+export async function listPendingEarnings(db: Exec): Promise<PendingEarning[]> {
+  const r = await db.execute(sql`
+    SELECT e.id, e.job_id, e.tester_id, e.amount_cents, a.account_id, a.status AS account_status
+    FROM payments.ledger_entries e
+    LEFT JOIN payments.payout_accounts a ON a.tester_id = e.tester_id
+    WHERE e.kind = 'tester_earning'
+      AND NOT EXISTS (SELECT 1 FROM payments.ledger_entries p WHERE p.kind = 'payout' AND p.earning_id = e.id)
+    ORDER BY e.occurred_at, e.id`);
+  return rowsOf<PendingEarning>(r).map((x) => ({ ...x, amount_cents: Number(x.amount_cents) }));
+}

@@ -1,0 +1,1 @@
+ALTER TABLE "payments"."payout_attempts" ADD COLUMN "key_created_at" timestamp with time zone DEFAULT now() NOT NULL;

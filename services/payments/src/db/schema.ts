@@ -1,0 +1,141 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgSchema, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { handledEventsTable, outboxTable } from '@htm/events/outbox';
+
+export const paymentsSchema = pgSchema('payments');
+export const outbox = outboxTable(paymentsSchema);
+export const handledEvents = handledEventsTable(paymentsSchema);
+
+/** Checkout sessions this service created (one per job and attempt). */
+export const checkoutSessions = paymentsSchema.table(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    provider: text('provider').notNull(),
+    jobId: text('job_id').notNull(),
+    posterId: text('poster_id').notNull(),
+    title: text('title').notNull(),
+    attempt: integer('attempt').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    currency: text('currency').notNull(),
+    checkoutUrl: text('checkout_url').notNull(),
+    /** open | paid | expired | cancelled */
+    status: text('status').notNull().default('open'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    paidAt: timestamp('paid_at', { withTimezone: true }),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('checkout_sessions_job_idx').on(t.jobId),
+    check('checkout_sessions_status_check', sql`${t.status} IN ('open', 'paid', 'expired', 'cancelled')`),
+  ],
+);
+
+/** Provider (Stripe or local) webhook event ids already handled: each is applied once. */
+export const providerEvents = paymentsSchema.table('provider_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  objectId: text('object_id'),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * The money ledger: immutable entries in integer cents. payment +100 (poster), tester_earning
+ * +82 (pending until a payout entry points at it), platform_fee +18, payout -82. The unique
+ * (kind, job_id) makes "once per job" structural; nothing ever UPDATEs or DELETEs a row.
+ */
+export const ledgerEntries = paymentsSchema.table(
+  'ledger_entries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind').notNull(),
+    jobId: text('job_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    currency: text('currency').notNull().default('usd'),
+    testerId: text('tester_id'),
+    posterId: text('poster_id'),
+    title: text('title'),
+    /** payment: the checkout session; earning: how it was accepted (poster | admin | auto). */
+    sessionId: text('session_id'),
+    acceptedBy: text('accepted_by'),
+    /** payout: the earning it pays and the provider transfer. */
+    earningId: uuid('earning_id'),
+    transferId: text('transfer_id'),
+    /** When the fact happened (payment time, acceptance time, transfer time). */
+    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique('ledger_kind_job_unique').on(t.kind, t.jobId),
+    unique('ledger_payout_earning_unique').on(t.earningId),
+    index('ledger_tester_idx').on(t.testerId),
+    check('ledger_kind_check', sql`${t.kind} IN ('payment', 'tester_earning', 'platform_fee', 'payout')`),
+    check(
+      'ledger_sign_check',
+      sql`(${t.kind} = 'payout' AND ${t.amountCents} < 0 AND ${t.earningId} IS NOT NULL) OR (${t.kind} <> 'payout' AND ${t.amountCents} > 0)`,
+    ),
+    check('ledger_tester_check', sql`${t.kind} NOT IN ('tester_earning', 'payout') OR ${t.testerId} IS NOT NULL`),
+  ],
+);
+
+/** A tester's connected (payout) account at the provider. */
+export const payoutAccounts = paymentsSchema.table('payout_accounts', {
+  testerId: text('tester_id').primaryKey(),
+  provider: text('provider').notNull(),
+  accountId: text('account_id').notNull().unique(),
+  /** pending (onboarding not finished) | ready (transfers possible) */
+  status: text('status').notNull().default('pending'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * One row per earning being paid out, written BEFORE the provider is called, with the
+ * idempotency key every retry reuses (so a crash midway and a re-run get the same transfer).
+ */
+export const payoutAttempts = paymentsSchema.table('payout_attempts', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  earningId: uuid('earning_id').notNull().unique(),
+  testerId: text('tester_id').notNull(),
+  jobId: text('job_id').notNull(),
+  amountCents: integer('amount_cents').notNull(),
+  accountId: text('account_id').notNull(),
+  idempotencyKey: text('idempotency_key').notNull().unique(),
+  /** When the current key was first used (providers forget keys after a while: Stripe 24 h). */
+  keyCreatedAt: timestamp('key_created_at', { withTimezone: true }).notNull().defaultNow(),
+  /** started | succeeded | failed */
+  status: text('status').notNull().default('started'),
+  transferId: text('transfer_id'),
+  lastError: text('last_error'),
+  tries: integer('tries').notNull().default(1),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** The local provider's own state (it plays Stripe's part): its sessions... */
+export const localProviderSessions = paymentsSchema.table('local_provider_sessions', {
+  id: text('id').primaryKey(),
+  idempotencyKey: text('idempotency_key').notNull().unique(),
+  jobId: text('job_id').notNull(),
+  posterId: text('poster_id').notNull(),
+  title: text('title').notNull(),
+  amountCents: integer('amount_cents').notNull(),
+  currency: text('currency').notNull(),
+  successUrl: text('success_url').notNull(),
+  cancelUrl: text('cancel_url').notNull(),
+  /** Stripe's vocabulary: status open | complete | expired; payment_status unpaid | paid */
+  status: text('status').notNull().default('open'),
+  paymentStatus: text('payment_status').notNull().default('unpaid'),
+  cancelledByUser: text('cancelled_by_user'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** ...and its simulated transfers (idempotent by key, like Stripe's). */
+export const localProviderTransfers = paymentsSchema.table('local_provider_transfers', {
+  id: text('id').primaryKey(),
+  idempotencyKey: text('idempotency_key').notNull().unique(),
+  accountId: text('account_id').notNull(),
+  amountCents: integer('amount_cents').notNull(),
+  transferGroup: text('transfer_group'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

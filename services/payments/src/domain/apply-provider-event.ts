@@ -1,0 +1,110 @@
+import type Stripe from 'stripe';
+import { and, eq, ne } from 'drizzle-orm';
+import { createEvent } from '@htm/events';
+import { getCorrelationId, type Tx } from '@htm/service-kit';
+import type { PaymentsDeps } from '../app.js';
+import { checkoutSessions, providerEvents } from '../db/schema.js';
+import { appendOnce } from '../db/ledger.repository.js';
+import { toProviderSession } from '../providers/stripe.provider.js';
+import type { ProviderCheckoutSession } from '../providers/provider.js';
+
+export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
+
+/**
+ * Applies one verified provider event, once per event id: the id is stored in the same
+ * transaction as the effect, so duplicates and redeliveries do nothing; out-of-order events
+ * are harmless because every effect is conditional (a paid session stays paid).
+ */
+export async function applyProviderEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<EventOutcome> {
+  const object = event.data?.object as { id?: string; object?: string } | undefined;
+  const outcome = await deps.db.transaction(async (tx): Promise<EventOutcome> => {
+    const stored = await tx
+      .insert(providerEvents)
+      .values({ id: event.id, type: event.type, objectId: typeof object?.id === 'string' ? object.id : null })
+      .onConflictDoNothing()
+      .returning({ id: providerEvents.id });
+    if (!stored.length) return 'duplicate';
+    if (object?.object !== 'checkout.session') return 'ignored';
+    const session = toProviderSession(object as Stripe.Checkout.Session);
+    switch (event.type) {
+      case 'checkout.session.completed':
+      case 'checkout.session.async_payment_succeeded':
+        // A delayed payment method completes unpaid; its async_payment_succeeded comes later.
+        if (session.paymentStatus !== 'paid') return 'ignored';
+        return (await settlePayment(deps, tx, session)) ? 'applied' : 'ignored';
+      case 'checkout.session.expired':
+        return (await closeSession(deps, tx, session.id, session.cancelledByUser ? 'cancelled' : 'expired')) ? 'applied' : 'ignored';
+      case 'checkout.session.async_payment_failed':
+        return (await closeSession(deps, tx, session.id, 'cancelled')) ? 'applied' : 'ignored';
+      default:
+        return 'ignored';
+    }
+  });
+  if (outcome === 'applied') deps.events.kick();
+  deps.logger.info({ eventId: event.id, type: event.type, outcome }, 'provider event handled');
+  return outcome;
+}
+
+/** Brings our state in line with what the provider says about a session (lost webhook). */
+export async function reconcileSession(deps: PaymentsDeps, session: ProviderCheckoutSession): Promise<boolean> {
+  const applied = await deps.db.transaction(async (tx) => {
+    if (session.paymentStatus === 'paid') return settlePayment(deps, tx, session);
+    if (session.status === 'expired') return closeSession(deps, tx, session.id, session.cancelledByUser ? 'cancelled' : 'expired');
+    return false;
+  });
+  if (applied) deps.events.kick();
+  return applied;
+}
+
+/**
+ * The poster's payment: one ledger entry (+amount) and one JobPaid in the outbox, in the
+ * caller's transaction, once per job (unique (kind, job_id)) however many events arrive.
+ */
+export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: ProviderCheckoutSession): Promise<boolean> {
+  const [row] = await tx.select().from(checkoutSessions).where(eq(checkoutSessions.id, session.id));
+  if (!row) {
+    deps.logger.warn({ sessionId: session.id }, 'paid checkout session is not one of ours; ignored');
+    return false;
+  }
+  const paidAt = new Date();
+  const amount = session.amountTotal ?? row.amountCents;
+  const entry = await appendOnce(tx, {
+    kind: 'payment',
+    jobId: row.jobId,
+    amountCents: amount,
+    currency: session.currency ?? row.currency,
+    posterId: row.posterId,
+    title: row.title,
+    sessionId: row.id,
+    occurredAt: paidAt,
+  });
+  await tx
+    .update(checkoutSessions)
+    .set({ status: 'paid', paidAt })
+    .where(and(eq(checkoutSessions.id, row.id), ne(checkoutSessions.status, 'paid')));
+  if (!entry) {
+    const [other] = await tx.select({ id: checkoutSessions.id }).from(checkoutSessions).where(and(eq(checkoutSessions.jobId, row.jobId), eq(checkoutSessions.status, 'paid')));
+    if (other && other.id !== row.id) deps.logger.error({ jobId: row.jobId, sessionId: row.id, firstSessionId: other.id }, 'job paid twice: refund this session');
+    return false;
+  }
+  await deps.events.record(
+    tx,
+    createEvent('JobPaid', row.jobId, { jobId: row.jobId, sessionId: row.id, posterId: row.posterId, amountCents: amount, paidAt: paidAt.toISOString() }, { correlationId: getCorrelationId() }),
+  );
+  return true;
+}
+
+/** An unpaid session that expired or was cancelled: CheckoutCancelled, once. */
+export async function closeSession(deps: PaymentsDeps, tx: Tx, sessionId: string, reason: 'cancelled' | 'expired'): Promise<boolean> {
+  const [row] = await tx
+    .update(checkoutSessions)
+    .set({ status: reason, closedAt: new Date() })
+    .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.status, 'open')))
+    .returning();
+  if (!row) return false;
+  await deps.events.record(
+    tx,
+    createEvent('CheckoutCancelled', row.jobId, { jobId: row.jobId, sessionId: row.id, reason }, { correlationId: getCorrelationId() }),
+  );
+  return true;
+}

@@ -1,0 +1,11 @@
+/** Money rules: integer cents inside, dollars only at the HTTP edge. */
+export const JOB_PRICE_CENTS = 100;
+export const TESTER_SHARE_CENTS = 82;
+export const PLATFORM_FEE_CENTS = JOB_PRICE_CENTS - TESTER_SHARE_CENTS; // 18
+
+/** Cents (integer) to dollars for JSON: 246 -> 2.46. */
+export function centsToDollars(cents: number | string | bigint | null | undefined): number {
+  const n = Number(cents ?? 0);
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer amount of cents: ${String(cents)}`);
+  return n / 100;
+}

@@ -1,0 +1,118 @@
+import { eq, sql } from 'drizzle-orm';
+import { createEvent } from '@htm/events';
+import { getCorrelationId } from '@htm/service-kit';
+import type { PayoutRunResponse } from '@htm/contracts';
+import type { PaymentsDeps } from '../app.js';
+import { payoutAccounts, payoutAttempts } from '../db/schema.js';
+import { appendOnce, listPendingEarnings } from '../db/ledger.repository.js';
+import { JOB_CURRENCY, TransferRefusedError } from '../providers/provider.js';
+import { refreshAccount } from './payout-account.js';
+import { centsToDollars } from './money.js';
+
+/** The idempotency key of an earning's transfer: the same for every retry and re-run. */
+export const payoutKey = (earningId: string) => `payout-${earningId}`;
+
+/** Stripe keeps idempotency keys for at least 24 hours; look transfers up well before that. */
+const KEY_LIFETIME_MS = 20 * 3600_000;
+
+/**
+ * Pays every pending earning of testers with a ready payout account, one transfer per
+ * earning (transfer group per job). For each: an attempt row with the idempotency key is
+ * committed BEFORE the provider is called; success writes the payout entry (-amount, linked
+ * to the earning) and TesterPaid in one transaction. A failure leaves the earning pending and
+ * is reported; a re-run reuses the same key, so the provider answers the same transfer and
+ * nobody is paid twice (the ledger's unique earning_id makes that structural on our side).
+ */
+export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse> {
+  const pending = await listPendingEarnings(deps.db);
+  const result: PayoutRunResponse = { paid: [], failed: [], skipped_unconnected: 0 };
+
+  const ready = new Map<string, string>(); // tester -> account
+  for (const testerId of new Set(pending.filter((e) => e.account_id).map((e) => e.tester_id))) {
+    const [row] = await deps.db.select().from(payoutAccounts).where(eq(payoutAccounts.testerId, testerId));
+    const fresh = row && (await refreshAccount(deps, row));
+    if (fresh?.status === 'ready') ready.set(testerId, fresh.accountId);
+  }
+
+  for (const earning of pending) {
+    const accountId = ready.get(earning.tester_id);
+    if (!accountId) {
+      result.skipped_unconnected++;
+      continue;
+    }
+    const [attempt] = await deps.db
+      .insert(payoutAttempts)
+      .values({
+        earningId: earning.id,
+        testerId: earning.tester_id,
+        jobId: earning.job_id,
+        amountCents: earning.amount_cents,
+        accountId,
+        idempotencyKey: payoutKey(earning.id),
+      })
+      .onConflictDoUpdate({
+        target: payoutAttempts.earningId,
+        set: { status: 'started', tries: sql`${payoutAttempts.tries} + 1`, updatedAt: new Date() },
+      })
+      .returning();
+
+    let transferId: string;
+    try {
+      // Stripe forgets idempotency keys after 24 h: an older unfinished attempt first looks for
+      // a transfer it may have made (same transfer group, same earning in metadata).
+      const old = attempt.tries > 1 && Date.now() - attempt.keyCreatedAt.getTime() > KEY_LIFETIME_MS;
+      const found = old ? await deps.provider.findTransfer({ transferGroup: `job_${attempt.jobId}`, earningId: earning.id }) : null;
+      // A retry sends exactly the first attempt's parameters with its key.
+      const t = found ?? await deps.provider.transfer({
+        accountId: attempt.accountId,
+        amountCents: attempt.amountCents,
+        currency: JOB_CURRENCY,
+        transferGroup: `job_${attempt.jobId}`,
+        idempotencyKey: attempt.idempotencyKey,
+        metadata: { earning_id: earning.id, job_id: attempt.jobId, tester_id: attempt.testerId },
+      });
+      transferId = t.id;
+    } catch (err) {
+      const message = (err as Error).message?.slice(0, 500) || 'transfer failed';
+      deps.logger.warn({ err: message, earningId: earning.id, testerId: earning.tester_id }, 'payout transfer failed; earning stays pending');
+      // A certain refusal may retry with a fresh key; an unknown outcome must reuse this one.
+      const nextKey = err instanceof TransferRefusedError ? `${payoutKey(earning.id)}-r${attempt.tries}` : attempt.idempotencyKey;
+      await deps.db
+        .update(payoutAttempts)
+        .set({ status: 'failed', lastError: message, idempotencyKey: nextKey, ...(nextKey !== attempt.idempotencyKey ? { keyCreatedAt: new Date() } : {}), updatedAt: new Date() })
+        .where(eq(payoutAttempts.id, attempt.id));
+      result.failed.push({ tester_id: earning.tester_id, amount: centsToDollars(attempt.amountCents), error: message, job_id: attempt.jobId });
+      continue;
+    }
+
+    const paidAt = new Date();
+    const entry = await deps.db.transaction(async (tx) => {
+      const row = await appendOnce(tx, {
+        kind: 'payout',
+        jobId: attempt.jobId,
+        amountCents: -attempt.amountCents,
+        testerId: attempt.testerId,
+        earningId: earning.id,
+        transferId,
+        occurredAt: paidAt,
+      });
+      await tx.update(payoutAttempts).set({ status: 'succeeded', transferId, lastError: null, updatedAt: paidAt }).where(eq(payoutAttempts.id, attempt.id));
+      if (row) {
+        await deps.events.record(
+          tx,
+          createEvent(
+            'TesterPaid',
+            attempt.testerId,
+            { testerId: attempt.testerId, payoutId: row.id, amountCents: attempt.amountCents, jobIds: [attempt.jobId], paidAt: paidAt.toISOString() },
+            { correlationId: getCorrelationId() },
+          ),
+        );
+      }
+      return row;
+    });
+    if (entry) result.paid.push({ tester_id: attempt.testerId, amount: centsToDollars(attempt.amountCents), payout_id: entry.id, job_id: attempt.jobId, transfer_id: transferId });
+  }
+  if (result.paid.length) deps.events.kick();
+  deps.logger.info({ paid: result.paid.length, failed: result.failed.length, skipped: result.skipped_unconnected }, 'payout run finished');
+  return result;
+}

@@ -1,0 +1,32 @@
+import type { EventEnvelope } from '@htm/events';
+import type { Tx } from '@htm/service-kit';
+import { appendOnce } from '../db/ledger.repository.js';
+import { PLATFORM_FEE_CENTS, TESTER_SHARE_CENTS } from '../domain/money.js';
+
+/**
+ * SubmissionAccepted (by the poster, the admin or auto-accept): the tester earns 82 cents
+ * (pending until paid out) and the platform keeps 18, once per job (unique (kind, job_id)),
+ * in the transaction that records the event id as handled.
+ */
+export async function recordEarning(tx: Tx, event: EventEnvelope<'SubmissionAccepted'>): Promise<void> {
+  const d = event.data;
+  const occurredAt = new Date(d.acceptedAt);
+  await appendOnce(tx, {
+    kind: 'tester_earning',
+    jobId: d.jobId,
+    amountCents: TESTER_SHARE_CENTS,
+    testerId: d.testerId,
+    posterId: d.posterId,
+    title: d.title,
+    acceptedBy: d.acceptedBy,
+    occurredAt,
+  });
+  await appendOnce(tx, {
+    kind: 'platform_fee',
+    jobId: d.jobId,
+    amountCents: PLATFORM_FEE_CENTS,
+    posterId: d.posterId,
+    title: d.title,
+    occurredAt,
+  });
+}

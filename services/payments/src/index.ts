@@ -1,0 +1,1 @@
+export { startPayments } from './main.js';

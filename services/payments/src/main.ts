@@ -1,0 +1,42 @@
+import { fileURLToPath } from 'node:url';
+import { hostService, type HostedService } from '@htm/events';
+import { runMain } from '@htm/service-kit';
+import { loadPaymentsConfig, type PaymentsConfig } from './config.js';
+import { mountPayments, type PaymentsDeps } from './app.js';
+import { handledEvents, outbox } from './db/schema.js';
+import { createProvider } from './providers/create-provider.js';
+import { recordEarning } from './events/submission-accepted.handler.js';
+
+export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
+
+export type PaymentsService = HostedService<PaymentsConfig> & { deps: PaymentsDeps };
+
+/** Starts the payments service (PORT 0 = any free port). Used by main, `npm start` and tests. */
+export async function startPayments(env: Record<string, string | undefined> = process.env, opts: { port?: number } = {}): Promise<PaymentsService> {
+  const config = loadPaymentsConfig(env);
+  let deps!: PaymentsDeps;
+  const svc = await hostService({
+    name: 'payments',
+    config,
+    migrationsFolder,
+    tables: { outbox, handled: handledEvents },
+    port: opts.port,
+    setup: (ctx) => {
+      // ctx.events is created after setup returns: keep the getter alive.
+      deps = Object.create(ctx, { provider: { value: createProvider(config, ctx.db), enumerable: true } }) as PaymentsDeps;
+      return {
+        app: (createHttp) => createHttp((app) => mountPayments(app, deps)),
+        handlers: {
+          SubmissionAccepted: (event, tx) => recordEarning(tx, event),
+          // JobsCleared: deliberately not consumed. Money history (payments, earnings, payouts)
+          // outlives the jobs it was for; see README.
+        },
+      };
+    },
+  });
+  return Object.assign(svc, { deps });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await runMain('payments', () => startPayments());
+}

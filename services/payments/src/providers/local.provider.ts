@@ -1,0 +1,142 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '@htm/service-kit';
+import { localProviderSessions, localProviderTransfers } from '../db/schema.js';
+import type { ConnectedAccount, CreateCheckoutInput, PaymentProvider, ProviderCheckoutSession, TransferInput } from './provider.js';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random id like Stripe's: prefix + 24 base62 characters (~143 bits). */
+export function randomId(prefix: string, length = 24): string {
+  const bytes = randomBytes(length * 2);
+  let out = '';
+  for (let i = 0; out.length < length && i < bytes.length; i++) {
+    if (bytes[i] < 248) out += ALPHABET[bytes[i] % 62];
+  }
+  return `${prefix}${out}`;
+}
+
+type LocalSessionRow = typeof localProviderSessions.$inferSelect;
+
+/** The Stripe checkout session object the local provider shows in its webhook events. */
+export function localSessionObject(s: LocalSessionRow) {
+  return {
+    id: s.id,
+    object: 'checkout.session',
+    amount_subtotal: s.amountCents,
+    amount_total: s.amountCents,
+    cancel_url: s.cancelUrl,
+    client_reference_id: s.jobId,
+    created: Math.floor(s.createdAt.getTime() / 1000),
+    currency: s.currency,
+    livemode: false,
+    metadata: { job_id: s.jobId, poster_id: s.posterId, ...(s.cancelledByUser ? { cancelled_by: s.cancelledByUser } : {}) },
+    mode: 'payment',
+    payment_status: s.paymentStatus,
+    status: s.status,
+    success_url: s.successUrl,
+    url: null,
+  };
+}
+
+/**
+ * The embedded provider (PAYMENTS_PROVIDER=local): plays Stripe's part with its own tables,
+ * so the rest of the service (webhook, status reconciliation, payouts) is the same code.
+ * No money moves.
+ */
+export class LocalProvider implements PaymentProvider {
+  readonly kind = 'local' as const;
+
+  constructor(
+    private readonly db: Db,
+    readonly webhookSecret: string,
+  ) {}
+
+  async createCheckoutSession(input: CreateCheckoutInput): Promise<{ id: string; url: string }> {
+    const id = randomId('cs_local_');
+    await this.db
+      .insert(localProviderSessions)
+      .values({
+        id,
+        idempotencyKey: input.idempotencyKey,
+        jobId: input.jobId,
+        posterId: input.posterId,
+        title: input.title,
+        amountCents: input.amountCents,
+        currency: input.currency,
+        successUrl: input.successUrl,
+        cancelUrl: input.cancelUrl,
+      })
+      .onConflictDoNothing({ target: localProviderSessions.idempotencyKey });
+    // Same idempotency key -> the session created the first time (as Stripe answers).
+    const [row] = await this.db.select().from(localProviderSessions).where(eq(localProviderSessions.idempotencyKey, input.idempotencyKey));
+    return { id: row.id, url: `/api/payments/local/checkout/${row.id}` };
+  }
+
+  async findSession(id: string): Promise<LocalSessionRow | undefined> {
+    const [row] = await this.db.select().from(localProviderSessions).where(eq(localProviderSessions.id, id));
+    return row;
+  }
+
+  async retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
+    const row = await this.findSession(id);
+    if (!row) throw new Error(`No such checkout session: ${id}`);
+    return {
+      id: row.id,
+      url: `/api/payments/local/checkout/${row.id}`,
+      status: row.status as ProviderCheckoutSession['status'],
+      paymentStatus: row.paymentStatus as ProviderCheckoutSession['paymentStatus'],
+      jobId: row.jobId,
+      amountTotal: row.amountCents,
+      currency: row.currency,
+      cancelledByUser: row.cancelledByUser === 'poster',
+    };
+  }
+
+  /** The payer clicked Pay: the session completes (only an open one). */
+  async complete(id: string): Promise<LocalSessionRow | undefined> {
+    const [row] = await this.db
+      .update(localProviderSessions)
+      .set({ status: 'complete', paymentStatus: 'paid' })
+      .where(and(eq(localProviderSessions.id, id), eq(localProviderSessions.status, 'open')))
+      .returning();
+    return row;
+  }
+
+  /** The payer clicked Cancel: the session expires at once (only an open one). */
+  async cancel(id: string): Promise<LocalSessionRow | undefined> {
+    const [row] = await this.db
+      .update(localProviderSessions)
+      .set({ status: 'expired', cancelledByUser: 'poster' })
+      .where(and(eq(localProviderSessions.id, id), eq(localProviderSessions.status, 'open')))
+      .returning();
+    return row;
+  }
+
+  async createConnectedAccount(): Promise<ConnectedAccount> {
+    return { accountId: randomId('acct_local_', 16), ready: true };
+  }
+
+  async onboardingLink(): Promise<string | null> {
+    return null;
+  }
+
+  async accountReady(): Promise<boolean> {
+    return true;
+  }
+
+  /** Local idempotency keys never expire, so a retry always finds its transfer by key. */
+  async findTransfer(): Promise<{ id: string } | null> {
+    return null;
+  }
+
+  /** A simulated transfer, idempotent by key: the same key always answers the same transfer. */
+  async transfer(input: TransferInput): Promise<{ id: string }> {
+    const id = `tr_local_${createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24)}`;
+    await this.db
+      .insert(localProviderTransfers)
+      .values({ id, idempotencyKey: input.idempotencyKey, accountId: input.accountId, amountCents: input.amountCents, transferGroup: input.transferGroup })
+      .onConflictDoNothing();
+    return { id };
+  }
+}

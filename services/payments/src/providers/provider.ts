@@ -1,0 +1,74 @@
+/** What the payments service needs from a payment provider (Stripe, or the local stand-in). */
+
+export { JOB_PRICE_CENTS } from '../domain/money.js';
+export const JOB_CURRENCY = 'usd';
+
+export interface CreateCheckoutInput {
+  jobId: string;
+  posterId: string;
+  title: string;
+  attempt: number;
+  amountCents: number;
+  currency: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** Same job and attempt -> same key -> the provider answers the same session. */
+  idempotencyKey: string;
+}
+
+/** A checkout session as the provider sees it (Stripe's vocabulary). */
+export interface ProviderCheckoutSession {
+  id: string;
+  url: string | null;
+  status: 'open' | 'complete' | 'expired' | null;
+  paymentStatus: 'paid' | 'unpaid' | 'no_payment_required';
+  jobId: string | null;
+  amountTotal: number | null;
+  currency: string | null;
+  /** The payer cancelled (local provider's Cancel button) rather than letting it expire. */
+  cancelledByUser: boolean;
+}
+
+export interface TransferInput {
+  accountId: string;
+  amountCents: number;
+  currency: string;
+  /** One transfer group per job. */
+  transferGroup: string;
+  /** One key per earning entry: retries and re-runs reuse it, so the provider pays once. */
+  idempotencyKey: string;
+  metadata: Record<string, string>;
+}
+
+export interface ConnectedAccount {
+  accountId: string;
+  /** Transfers can be sent to it now. */
+  ready: boolean;
+}
+
+export interface PaymentProvider {
+  readonly kind: 'local' | 'stripe';
+  /** Secret the webhook signature is checked with. */
+  readonly webhookSecret: string;
+  createCheckoutSession(input: CreateCheckoutInput): Promise<{ id: string; url: string }>;
+  retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
+  createConnectedAccount(tester: { id: string; email: string; country: string | null }): Promise<ConnectedAccount>;
+  /** A fresh onboarding link (Stripe Connect Express); null when none is needed. */
+  onboardingLink(accountId: string): Promise<string | null>;
+  accountReady(accountId: string): Promise<boolean>;
+  transfer(input: TransferInput): Promise<{ id: string }>;
+  /**
+   * A transfer already made for an earning (looked up by transfer group and metadata), for
+   * retries older than the provider keeps idempotency keys (Stripe: 24 h). Null when none.
+   */
+  findTransfer(input: { transferGroup: string; earningId: string }): Promise<{ id: string } | null>;
+}
+
+/**
+ * The provider definitively refused a transfer (it did not happen, e.g. insufficient balance or
+ * an account that cannot receive transfers). Unlike a timeout or a 5xx, this outcome is
+ * certain, so the next run may use a fresh idempotency key.
+ */
+export class TransferRefusedError extends Error {
+  override name = 'TransferRefusedError';
+}

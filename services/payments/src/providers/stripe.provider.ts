@@ -1,0 +1,140 @@
+import Stripe from 'stripe';
+import type { StripePaymentsConfig } from '../config.js';
+import { absoluteWebBase } from '../config.js';
+import { TransferRefusedError, type ConnectedAccount, type CreateCheckoutInput, type PaymentProvider, type ProviderCheckoutSession, type TransferInput } from './provider.js';
+
+/** Session fields the service relies on, from a Stripe checkout session object. */
+export function toProviderSession(s: Stripe.Checkout.Session): ProviderCheckoutSession {
+  return {
+    id: s.id,
+    url: s.url ?? null,
+    status: s.status === 'open' || s.status === 'complete' || s.status === 'expired' ? (s.status as 'open' | 'complete' | 'expired') : null,
+    paymentStatus: s.payment_status === 'paid' ? 'paid' : s.payment_status === 'no_payment_required' ? 'no_payment_required' : 'unpaid',
+    jobId: s.metadata?.job_id ?? s.client_reference_id ?? null,
+    amountTotal: s.amount_total ?? null,
+    currency: s.currency ?? null,
+    cancelledByUser: s.metadata?.cancelled_by === 'poster',
+  };
+}
+
+/** Stripe through the official SDK (Checkout for posters, Connect Express + transfers for testers). */
+export class StripeProvider implements PaymentProvider {
+  readonly kind = 'stripe' as const;
+  readonly webhookSecret: string;
+  readonly stripe: Stripe;
+
+  constructor(private readonly cfg: StripePaymentsConfig) {
+    this.webhookSecret = cfg.STRIPE_WEBHOOK_SECRET;
+    this.stripe = new Stripe(cfg.STRIPE_SECRET_KEY, {
+      host: cfg.STRIPE_API_HOST,
+      port: cfg.STRIPE_API_PORT,
+      protocol: cfg.STRIPE_API_PROTOCOL,
+      maxNetworkRetries: cfg.STRIPE_MAX_NETWORK_RETRIES,
+      timeout: 20_000,
+      telemetry: false,
+      appInfo: { name: 'htm-payments' },
+    });
+  }
+
+  async createCheckoutSession(input: CreateCheckoutInput): Promise<{ id: string; url: string }> {
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: input.currency,
+              unit_amount: input.amountCents,
+              product_data: { name: `Website test: ${input.title}`.slice(0, 250) },
+            },
+          },
+        ],
+        client_reference_id: input.jobId,
+        metadata: { job_id: input.jobId, poster_id: input.posterId, attempt: String(input.attempt) },
+        payment_intent_data: { metadata: { job_id: input.jobId }, transfer_group: `job_${input.jobId}` },
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    if (!session.url) throw new Error('Stripe returned a checkout session without a URL');
+    return { id: session.id, url: session.url };
+  }
+
+  async retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
+    return toProviderSession(await this.stripe.checkout.sessions.retrieve(id));
+  }
+
+  async createConnectedAccount(tester: { id: string; email: string; country: string | null }): Promise<ConnectedAccount> {
+    const account = await this.stripe.accounts.create(
+      {
+        type: 'express',
+        email: tester.email || undefined,
+        country: tester.country === 'CA' ? 'CA' : 'US',
+        capabilities: { transfers: { requested: true } },
+        metadata: { tester_id: tester.id },
+      },
+      { idempotencyKey: `connect-account-${tester.id}` },
+    );
+    return { accountId: account.id, ready: isReady(account) };
+  }
+
+  async onboardingLink(accountId: string): Promise<string | null> {
+    const base = absoluteWebBase(this.cfg);
+    const link = await this.stripe.accountLinks.create({
+      account: accountId,
+      type: 'account_onboarding',
+      refresh_url: `${base}/?payout_onboarding=refresh`,
+      return_url: `${base}/?payout_onboarding=return`,
+    });
+    return link.url;
+  }
+
+  async accountReady(accountId: string): Promise<boolean> {
+    return isReady(await this.stripe.accounts.retrieve(accountId));
+  }
+
+  async transfer(input: TransferInput): Promise<{ id: string }> {
+    try {
+      return await this.createTransfer(input);
+    } catch (err) {
+      // 400/402/404 (invalid request, card/balance errors): Stripe did not transfer. A 409
+      // (idempotency conflict), 429, 5xx or a network error leaves the outcome unknown.
+      const status = (err as { statusCode?: number }).statusCode;
+      // An idempotency error (same key, other parameters) is not a certain refusal.
+      if (err instanceof Stripe.errors.StripeError && !(err instanceof Stripe.errors.StripeIdempotencyError) && (status === 400 || status === 402 || status === 404))
+        throw new TransferRefusedError(err.message);
+      throw err;
+    }
+  }
+
+  findTransfer(input: { transferGroup: string; earningId: string }): Promise<{ id: string } | null> {
+    return findStripeTransfer(this.stripe, input);
+  }
+
+  private async createTransfer(input: TransferInput): Promise<{ id: string }> {
+    const t = await this.stripe.transfers.create(
+      {
+        amount: input.amountCents,
+        currency: input.currency,
+        destination: input.accountId,
+        transfer_group: input.transferGroup,
+        metadata: input.metadata,
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { id: t.id };
+  }
+}
+
+export async function findStripeTransfer(stripe: Stripe, input: { transferGroup: string; earningId: string }): Promise<{ id: string } | null> {
+  for await (const t of stripe.transfers.list({ transfer_group: input.transferGroup, limit: 100 })) {
+    if (t.metadata?.earning_id === input.earningId && !t.reversed) return { id: t.id };
+  }
+  return null;
+}
+
+function isReady(a: Stripe.Account): boolean {
+  return a.capabilities?.transfers === 'active' || (a.details_submitted === true && a.payouts_enabled === true);
+}

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import sharp from 'sharp';
+import { CALLERS, MATRIX, type Caller, type Fixture } from './authorization-matrix.js';
+import { client, postAndPay, signInAdmin, signInPoster, signInTester, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let tokens: Record<Caller, string | undefined>;
+let fixture: Fixture;
+
+beforeAll(async () => {
+  stack = await startStack({ label: 'authz' });
+  const admin = await signInAdmin(stack);
+  const owner = await signInPoster(stack, 'matrix.owner@gmail.com');
+  const otherPoster = await signInPoster(stack, 'matrix.other@gmail.com');
+  const tester = await signInTester(stack, 'matrix.tester@gmail.com', { admin });
+  const unapproved = await signInTester(stack, 'matrix.unapproved@gmail.com', { approved: false, country: 'CA' });
+  tokens = { anon: undefined, owner: owner.token, otherPoster: otherPoster.token, unapprovedTester: unapproved.token, tester: tester.token, admin: admin.token };
+
+  const submitted = await postAndPay(stack, owner);
+  expect((await client(stack, tester.token).post(`/api/jobs/${submitted.jobId}/claim`)).status).toBe(200);
+  const form = new FormData();
+  form.set('feedback_text', 'Everything loads; the menu is confusing.');
+  form.set('key_finding_1', 'Menu labels are vague');
+  form.set('screenshot', new Blob([await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer()], { type: 'image/png' }), 's.png');
+  const sub = await fetch(`${stack.url}/api/jobs/${submitted.jobId}/submit-work`, { method: 'POST', headers: { authorization: `Bearer ${tester.token}` }, body: form });
+  expect(sub.status).toBe(201);
+  const claimed = await postAndPay(stack, owner);
+  expect((await client(stack, tester.token).post(`/api/jobs/${claimed.jobId}/claim`)).status).toBe(200);
+  const open = await postAndPay(stack, owner);
+  const seen = await client(stack, tester.token).get(`/api/jobs/${submitted.jobId}/submission`);
+  const fileUrl = new URL(seen.body.file_urls[0], stack.url);
+  // The bearer token, not the signed link, is what this matrix tests.
+  fileUrl.searchParams.delete('sig');
+  fileUrl.searchParams.delete('exp');
+  // A job request already made by every signed-in caller, so the matrix row sees 409 (passed authorization).
+  for (const c of CALLERS.filter((x) => x !== 'anon'))
+    await client(stack, tokens[c]).post('/api/waitlist', { email: 'm@gmail.com', role: 'Site owner', url: 'https://m.example', note: 'check it' });
+  fixture = {
+    submitted: submitted.jobId,
+    claimed: claimed.jobId,
+    open: open.jobId,
+    sessionId: submitted.sessionId,
+    fileUrl: fileUrl.pathname + fileUrl.search,
+    testerId: tester.id,
+    unapprovedTesterId: unapproved.id,
+  };
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('authorization matrix through the gateway', () => {
+  it('answers every route x caller cell as the matrix says', async () => {
+    const wrong: string[] = [];
+    let cells = 0;
+    for (const row of MATRIX) {
+      for (const caller of CALLERS) {
+        const path = row.path(fixture);
+        const r = await client(stack, tokens[caller]).call(row.method, path, row.body ?? (row.method === 'GET' ? undefined : {}));
+        cells++;
+        if (r.status !== row.expect[caller]) wrong.push(`${row.method} ${path} as ${caller}: expected ${row.expect[caller]}, got ${r.status} ${JSON.stringify(r.body).slice(0, 160)}`);
+        if (r.status >= 400) expect(r.body).toEqual(expect.objectContaining({ detail: expect.any(String), code: expect.any(String) }));
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(cells).toBe(MATRIX.length * CALLERS.length);
+  });
+});

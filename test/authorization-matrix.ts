@@ -1,0 +1,85 @@
+/**
+ * Every route of ARCHITECTURE.md's ownership table x every kind of caller -> the status the
+ * gateway + owning service must answer. `test/authorization-matrix.test.ts` drives it through
+ * the gateway against the running services (OWASP authorization testing automation).
+ *
+ * Fixtures: `submitted` is the owner's paid job holding the tester's submission, `claimed` is
+ * another of the owner's paid jobs the tester holds now, `open` is a paid job nobody holds.
+ * Bodies are chosen so allowed callers get an answer that changes nothing important.
+ */
+export type Caller = 'anon' | 'owner' | 'otherPoster' | 'unapprovedTester' | 'tester' | 'admin';
+export const CALLERS: Caller[] = ['anon', 'owner', 'otherPoster', 'unapprovedTester', 'tester', 'admin'];
+
+export interface Fixture {
+  submitted: string;
+  claimed: string;
+  open: string;
+  sessionId: string;
+  fileUrl: string;
+  testerId: string;
+  unapprovedTesterId: string;
+}
+
+export interface MatrixRow {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: (f: Fixture) => string;
+  body?: unknown;
+  expect: Record<Caller, number>;
+}
+
+const all = (status: number, overrides: Partial<Record<Caller, number>> = {}): Record<Caller, number> => ({
+  anon: status,
+  owner: status,
+  otherPoster: status,
+  unapprovedTester: status,
+  tester: status,
+  admin: status,
+  ...overrides,
+});
+const adminOnly = (adminStatus = 200) => all(403, { anon: 401, admin: adminStatus });
+
+export const MATRIX: MatrixRow[] = [
+  // identity
+  { method: 'GET', path: () => '/api/auth/dev/login?email=matrix.someone@gmail.com', expect: all(302) },
+  { method: 'POST', path: () => '/api/auth/refresh', expect: all(401) },
+  { method: 'POST', path: () => '/api/auth/session', body: { session_id: 'x' }, expect: all(401) },
+  { method: 'GET', path: () => '/api/me', expect: all(200, { anon: 401 }) },
+  { method: 'POST', path: () => '/api/users/init', body: { type: 'poster', location: 'USA' }, expect: all(409, { anon: 401, admin: 409 }) },
+  { method: 'PATCH', path: () => '/api/users/profile', body: { country: 'US' }, expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
+  { method: 'GET', path: () => '/api/admin/testers', expect: adminOnly() },
+  { method: 'GET', path: () => '/api/admin/available-testers', expect: adminOnly() },
+  { method: 'PATCH', path: (f) => `/api/admin/approve-tester/${f.unapprovedTesterId}`, body: { approved: false }, expect: adminOnly() },
+  // jobs
+  { method: 'GET', path: () => '/api/jobs', expect: all(403, { anon: 401, owner: 200, otherPoster: 200, admin: 200 }) },
+  { method: 'POST', path: () => '/api/jobs', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/checkout`, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.open}/claim`, expect: all(403, { anon: 401, tester: 409 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.open}/accept`, expect: all(403, { anon: 401, tester: 409 }) },
+  { method: 'PATCH', path: (f) => `/api/jobs/${f.claimed}/complete`, expect: adminOnly(409) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.claimed}/submit-work`, expect: all(403, { anon: 401, tester: 400 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.claimed}/submissions`, expect: all(403, { anon: 401, tester: 400 }) },
+  { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/submission`, expect: all(403, { anon: 401, owner: 200, tester: 200, admin: 200 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/review`, body: { decision: 'reject', reason: 'x' }, expect: all(403, { anon: 401, owner: 400, admin: 400 }) },
+  { method: 'GET', path: () => '/api/tester/available-jobs', expect: all(403, { anon: 401, tester: 200 }) },
+  { method: 'GET', path: () => '/api/tester/my-jobs', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
+  { method: 'GET', path: (f) => f.fileUrl, expect: all(403, { anon: 401, tester: 200, admin: 200 }) },
+  { method: 'POST', path: (f) => `/api/admin/assign/${f.open}/${f.unapprovedTesterId}`, expect: adminOnly(409) },
+  // payments
+  { method: 'GET', path: (f) => `/api/payments/checkout/status/${f.sessionId}`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
+  { method: 'POST', path: () => '/api/payments/webhook', body: { id: 'evt_x' }, expect: all(400) },
+  { method: 'GET', path: () => '/api/tester/my-earnings', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
+  { method: 'GET', path: () => '/api/tester/payout-account', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
+  { method: 'GET', path: () => '/api/admin/financial-overview', expect: adminOnly() },
+  { method: 'POST', path: () => '/api/admin/payouts/run', expect: adminOnly() },
+  // admin
+  { method: 'POST', path: () => '/api/feedback', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },
+  { method: 'POST', path: () => '/api/leads', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },
+  { method: 'POST', path: () => '/api/telemetry', body: { events: [{ name: 'post_job_attempt' }] }, expect: all(202) },
+  { method: 'POST', path: () => '/api/waitlist', body: { email: 'm@gmail.com', role: 'Site owner', url: 'https://m.example', note: 'check it' }, expect: all(409, { anon: 401 }) },
+  { method: 'GET', path: () => '/api/admin/waitlist', expect: adminOnly() },
+  { method: 'PATCH', path: () => '/api/admin/waitlist/00000000-0000-4000-8000-000000000000', body: { approved: true }, expect: adminOnly(404) },
+  { method: 'GET', path: () => '/api/admin/leads', expect: adminOnly() },
+  { method: 'GET', path: () => '/api/admin/feedback', expect: adminOnly() },
+  // last: it deletes the fixtures
+  { method: 'POST', path: () => '/api/admin/clear-jobs', expect: adminOnly() },
+];

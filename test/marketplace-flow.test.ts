@@ -1,0 +1,122 @@
+/** The whole product over HTTP through the gateway: every service real, events on real Redis. */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import sharp from 'sharp';
+import { client, postAndPay, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let admin: Actor;
+let poster: Actor;
+let tester: Actor;
+
+beforeAll(async () => {
+  stack = await startStack({ label: 'flow' });
+  admin = await signInAdmin(stack);
+  poster = await signInPoster(stack, 'flow.poster@gmail.com');
+  tester = await signInTester(stack, 'flow.tester@gmail.com', { admin });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function submitDashboardWork(token: string, jobId: string, feedback: string) {
+  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366aa' } }).png().toBuffer();
+  const form = new FormData();
+  form.set('feedback_text', feedback);
+  form.set('key_finding_1', 'Order button is below the fold');
+  form.set('screenshot', new Blob([png], { type: 'image/png' }), 'shot.png');
+  const res = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+describe('a job from posting to the tester getting paid', () => {
+  let jobId: string;
+
+  it('is invisible to testers until paid, then listed for them', async () => {
+    const posted = await client(stack, poster.token).post('/api/jobs', { title: 'Unpaid job', url: 'https://x.example', what_to_test: 'x', requirements: ['y'] });
+    expect(posted.status).toBe(201);
+    expect(posted.body.checkout_url).toBe(`/api/payments/local/checkout/${posted.body.session_id}`);
+    const before = await client(stack, tester.token).get('/api/tester/available-jobs');
+    expect(before.body.jobs.map((j: { id: string }) => j.id)).not.toContain(posted.body.job.id);
+
+    ({ jobId } = await postAndPay(stack, poster));
+    const status = await client(stack, poster.token).get(`/api/payments/checkout/status/${(await stack.sql<{ id: string }>('SELECT id FROM payments.checkout_sessions WHERE job_id = $1', [jobId]))[0].id}`);
+    expect(status.body.payment_status).toBe('paid');
+    const after = await waitFor(async () => {
+      const r = await client(stack, tester.token).get('/api/tester/available-jobs');
+      return r.body.jobs.some((j: { id: string }) => j.id === jobId) ? r : undefined;
+    }, 'the paid job in available-jobs');
+    expect(after.status).toBe(200);
+  });
+
+  it('lets the tester claim and submit, and the poster sees a locked preview', async () => {
+    const claim = await client(stack, tester.token).post(`/api/jobs/${jobId}/claim`);
+    expect(claim.status).toBe(200);
+    expect(claim.body.job.status).toBe('claimed');
+    const other = await signInTester(stack, 'flow.other@gmail.com', { admin });
+    expect((await client(stack, other.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(409);
+
+    const sub = await submitDashboardWork(tester.token, jobId, 'The cake order flow works but the button is hard to find.');
+    expect(sub.status).toBe(201);
+    const seen = await client(stack, poster.token).get(`/api/jobs/${jobId}/submission`);
+    expect(seen.status).toBe(200);
+    expect(seen.body.locked).toBe(true);
+    expect(seen.body.human_preview.key_findings_bullets).toEqual(['Order button is below the fold']);
+    expect(seen.body.general_feedback).toBeNull();
+    expect((await client(stack, other.token).get(`/api/jobs/${jobId}/submission`)).status).toBe(403);
+  });
+
+  it('goes through one revision, refuses reject and a second revision', async () => {
+    const reject = await client(stack, poster.token).post(`/api/jobs/${jobId}/review`, { decision: 'reject', reason: 'no' });
+    expect(reject.status).toBe(400);
+    expect(reject.body.detail).toBe('Rejection not supported in MVP. Request revision instead.');
+    const rev = await client(stack, poster.token).post(`/api/jobs/${jobId}/review`, { decision: 'request_revision', reason: 'Please check the checkout page too' });
+    expect(rev.status).toBe(200);
+    expect(rev.body).toMatchObject({ payment_processed: false, revision_count: 1 });
+    const mine = await client(stack, tester.token).get('/api/tester/my-jobs');
+    expect(mine.body.jobs.find((j: { id: string }) => j.id === jobId)).toMatchObject({ status: 'revision_requested', last_review: { reason: 'Please check the checkout page too' } });
+    const re = await submitDashboardWork(tester.token, jobId, 'Checked the checkout page: the total is clear and payment works.');
+    expect(re.status).toBe(201);
+    const again = await client(stack, poster.token).post(`/api/jobs/${jobId}/review`, { decision: 'request_revision', reason: 'More' });
+    expect(again.status).toBe(409);
+  });
+
+  it('pays the tester $0.82 and the platform $0.18 once the poster accepts', async () => {
+    const accept = await client(stack, poster.token).post(`/api/jobs/${jobId}/review`, { decision: 'accept' });
+    expect(accept.status).toBe(200);
+    expect(accept.body.payment_processed).toBe(true);
+    const full = await client(stack, poster.token).get(`/api/jobs/${jobId}/submission`);
+    expect(full.body.locked).toBe(false);
+    expect(full.body.general_feedback).toContain('checkout page');
+    const file = await fetch(`${stack.url}${full.body.file_urls[0]}`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+
+    const earnings = await waitFor(async () => {
+      const r = await client(stack, tester.token).get('/api/tester/my-earnings');
+      return r.body.jobs?.length ? r.body : undefined;
+    }, 'the earning');
+    expect(earnings).toMatchObject({ total_usd: 0.82, pending_usd: 0.82, completed_jobs: 1, jobs: [{ job_id: jobId, amount: 0.82, status: 'accepted' }] });
+    const overview = await client(stack, admin.token).get('/api/admin/financial-overview');
+    expect(overview.body).toMatchObject({ total_payments: 1, platform_earnings: 0.18, completed_jobs_count: 1, pending_payouts_count: 1 });
+  });
+
+  it('pays out a connected tester once, however often the admin runs payouts', async () => {
+    expect((await client(stack, tester.token).post('/api/tester/payout-account')).status).toBeLessThan(300);
+    const run = await client(stack, admin.token).post('/api/admin/payouts/run');
+    expect(run.status).toBe(200);
+    expect(run.body.paid).toHaveLength(1);
+    const rerun = await client(stack, admin.token).post('/api/admin/payouts/run');
+    expect(rerun.body.paid).toHaveLength(0);
+    const earnings = await client(stack, tester.token).get('/api/tester/my-earnings');
+    expect(earnings.body).toMatchObject({ total_usd: 0.82, pending_usd: 0, jobs: [{ status: 'paid' }] });
+    const overview = await client(stack, admin.token).get('/api/admin/financial-overview');
+    expect(overview.body).toMatchObject({ total_payouts: 0.82, pending_payouts_count: 0 });
+  });
+
+  it('clears every job through the admin service and reports the counts', async () => {
+    const cleared = await client(stack, admin.token).post('/api/admin/clear-jobs');
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ jobs_deleted: 2, submissions_deleted: 2 });
+    expect((await client(stack, poster.token).get('/api/jobs')).body.jobs).toEqual([]);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * The whole marketplace in this process for cross-service tests and benchmarks: identity,
+ * payments, jobs (+ timer worker), admin and the gateway, over real HTTP, against one real
+ * Postgres database (each service in its own schema) and real Redis under a unique prefix.
+ */
+import { createTestDatabase, testRedisPrefix, waitFor, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
+import { freePort } from '@htm/service-kit';
+import { startIdentity } from '@htm/identity';
+import { signIn as devSignIn, CookieJar } from '@htm/identity/testing';
+import { startPayments } from '@htm/payments';
+import { startJobs } from '@htm/jobs';
+import { startAdmin } from '@htm/admin';
+import { startGateway, type RunningGateway } from '@htm/gateway';
+
+export { CookieJar };
+
+type Service = { url: string; stop(): Promise<void> };
+
+export interface Stack {
+  url: string;
+  gateway: RunningGateway;
+  identity: Awaited<ReturnType<typeof startIdentity>>;
+  payments: Awaited<ReturnType<typeof startPayments>>;
+  jobs: Awaited<ReturnType<typeof startJobs>>;
+  admin: Awaited<ReturnType<typeof startAdmin>>;
+  db: TestDatabase;
+  prefix: string;
+  env: Record<string, string>;
+  /** Runs SQL against the shared test database (any service's schema). */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  env?: Record<string, string>;
+  withWorker?: boolean;
+  label?: string;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const db = await createTestDatabase(opts.label ?? 'stack');
+  const prefix = testRedisPrefix(opts.label ?? 'stack');
+  const [identityPort, paymentsPort, jobsPort, adminPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    ADMIN_EMAIL: 'admin@gmail.com',
+    PAYMENTS_PROVIDER: 'local',
+    TRUST_PROXY: 'true',
+    IDENTITY_URL: `http://127.0.0.1:${identityPort}`,
+    PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
+    JOBS_URL: `http://127.0.0.1:${jobsPort}`,
+    ADMIN_URL: `http://127.0.0.1:${adminPort}`,
+    AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+    FORM_RATE_LIMIT_PER_MINUTE: '100000',
+    API_RATE_LIMIT_PER_MINUTE: '1000000',
+    DATA_DIR: `/tmp/htm-stack-${prefix.replace(/[^a-z0-9]/gi, '')}`,
+    ...opts.env,
+  };
+  const started: Service[] = [];
+  try {
+    const [identity, payments, jobs, admin] = await Promise.all([
+      startIdentity({ ...env }, { port: identityPort }).then((s) => (started.push(s), s)),
+      startPayments({ ...env }, { port: paymentsPort }).then((s) => (started.push(s), s)),
+      startJobs({ ...env }, { port: jobsPort, withWorker: opts.withWorker ?? true }).then((s) => (started.push(s), s)),
+      startAdmin({ ...env }, { port: adminPort }).then((s) => (started.push(s), s)),
+    ]);
+    const gateway = await startGateway({ ...env, WEB_DIST: '/nonexistent' }, { port: 0, host: '127.0.0.1', metricsPort: 0 });
+    started.push(gateway);
+    return {
+      url: gateway.url,
+      gateway,
+      identity,
+      payments,
+      jobs,
+      admin,
+      db,
+      prefix,
+      env,
+      sql: (text, params) => jobs.ctx.dbHandle.query(text, params),
+      async stop() {
+        for (const s of started.reverse()) await s.stop().catch(() => undefined);
+        await db.drop().catch(() => undefined);
+      },
+    };
+  } catch (err) {
+    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    await db.drop().catch(() => undefined);
+    throw err;
+  }
+}
+
+export { waitFor };
+
+/** A JSON client for the gateway with an optional bearer token. */
+export function client(stack: Stack, token?: string) {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${stack.url}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = text;
+    }
+    return { status: res.status, body: json as Record<string, any>, headers: res.headers };
+  };
+  return {
+    get: (p: string, h?: Record<string, string>) => call('GET', p, undefined, h),
+    post: (p: string, b?: unknown, h?: Record<string, string>) => call('POST', p, b ?? {}, h),
+    patch: (p: string, b?: unknown, h?: Record<string, string>) => call('PATCH', p, b ?? {}, h),
+    call,
+  };
+}
+
+export interface Actor {
+  id: string;
+  email: string;
+  token: string;
+  jar: CookieJar;
+}
+
+async function me(stack: Stack, token: string): Promise<{ id: string }> {
+  const r = await client(stack, token).get('/api/me');
+  if (r.status !== 200) throw new Error(`GET /api/me answered ${r.status}`);
+  return r.body as { id: string };
+}
+
+/** Signs in through the gateway with the development sign-in. */
+export async function signIn(stack: Stack, email: string, intent?: 'poster' | 'tester'): Promise<Actor> {
+  const { token, jar } = await devSignIn(stack.url, email, { intent, name: email.split('@')[0] });
+  return { id: (await me(stack, token)).id, email, token, jar };
+}
+
+export async function signInPoster(stack: Stack, email: string): Promise<Actor> {
+  const a = await signIn(stack, email);
+  const r = await client(stack, a.token).post('/api/users/init', { type: 'poster', location: 'USA' });
+  if (r.status !== 200 && r.status !== 201) throw new Error(`users/init answered ${r.status} ${JSON.stringify(r.body)}`);
+  return { ...a, token: r.body.access_token };
+}
+
+export async function signInAdmin(stack: Stack): Promise<Actor> {
+  return signIn(stack, 'admin@gmail.com');
+}
+
+/** A tester who chose their role and (unless approved=false) was approved by the admin; waits until jobs knows. */
+export async function signInTester(stack: Stack, email: string, opts: { country?: 'US' | 'PR' | 'CA'; approved?: boolean; admin?: Actor } = {}): Promise<Actor> {
+  const a = await signIn(stack, email);
+  const init = await client(stack, a.token).post('/api/users/init', { type: 'tester', location: 'USA', country: opts.country ?? 'US' });
+  if (init.status !== 200 && init.status !== 201) throw new Error(`users/init answered ${init.status} ${JSON.stringify(init.body)}`);
+  let token = init.body.access_token as string;
+  if (opts.approved !== false) {
+    const admin = opts.admin ?? (await signInAdmin(stack));
+    const r = await client(stack, admin.token).patch(`/api/admin/approve-tester/${a.id}`, { approved: true });
+    if (r.status !== 200) throw new Error(`approve-tester answered ${r.status}`);
+    await waitFor(async () => (await stack.sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [a.id]).catch(() => []))[0]?.approved, 'jobs to learn the approval');
+    token = (await devSignIn(stack.url, email, { intent: 'tester' })).token;
+  }
+  return { ...a, token };
+}
+
+export const JOB = {
+  title: 'Check my bakery site',
+  url: 'https://bakery.example',
+  what_to_test: 'Can a first-time visitor order a cake?',
+  requirements: ['Find the order button', 'Say if prices are clear'],
+  geo_rule: 'us_pr_ca',
+};
+
+/** Posts a job as the poster and pays through the local checkout (as a browser would). */
+export async function postAndPay(stack: Stack, poster: Actor, job: Record<string, unknown> = JOB): Promise<{ jobId: string; sessionId: string }> {
+  const posted = await client(stack, poster.token).post('/api/jobs', job);
+  if (posted.status !== 201) throw new Error(`POST /api/jobs answered ${posted.status} ${JSON.stringify(posted.body)}`);
+  const { checkout_url, session_id, job: created } = posted.body;
+  const pay = await fetch(`${stack.url}${checkout_url}/pay`, { method: 'POST', redirect: 'manual' });
+  if (pay.status !== 303) throw new Error(`pay answered ${pay.status}`);
+  await waitFor(async () => (await client(stack, poster.token).get('/api/jobs')).body.jobs?.find((j: { id: string }) => j.id === created.id)?.payment_status === 'paid', 'the job to be paid');
+  return { jobId: created.id, sessionId: session_id };
+}

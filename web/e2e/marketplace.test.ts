@@ -1,0 +1,356 @@
+/**
+ * The whole marketplace in a real browser: a poster posts and pays, a tester signs up, the admin
+ * approves them, the tester claims and submits, the poster accepts and reads the results.
+ * Runs against `npm start` on a free port (or E2E_BASE_URL). Every screen is saved as a
+ * full-page PNG under test-results/screenshots/ along the way.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import {
+  launchBrowser,
+  screenshot as shot,
+  startProduct,
+  type Product,
+} from './support/product.js';
+
+const PNG_1x1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+let product: Product;
+let browser: Browser;
+const ts = Date.now();
+const posterEmail = `pat${ts}@gmail.com`;
+const testerEmail = `tess${ts}@gmail.com`;
+const jobTitle = `Bakery ${ts}`;
+
+async function newPage(): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  return ctx.newPage();
+}
+
+async function postAndPay(p: Page, title: string, { shots = true } = {}) {
+  await p.getByRole('button', { name: 'Post New Job' }).click();
+  await p.getByLabel('Job title').fill(title);
+  await p.getByLabel('Website URL').fill('https://bakery.example');
+  await p.getByLabel('What to test').fill('Order a cake as a first-time visitor');
+  await p.getByRole('textbox', { name: 'Thing to check 1' }).fill('Can you find the price?');
+  if (shots) await shot(p, 'poster-post-new-job-modal');
+  await p.getByRole('button', { name: 'Post Job & Pay $1' }).click();
+  await p.waitForURL(/\/api\/payments\/local\/checkout\//);
+  if (shots) await shot(p, 'local-checkout');
+  await p.getByRole('button', { name: /Pay/ }).first().click();
+  await p.waitForURL(/\/payment\/success\?session_id=/);
+  await p
+    .getByText('Payment received! Your job is live and visible to testers.')
+    .waitFor({ timeout: 30_000 });
+  if (shots) await shot(p, 'payment-success');
+}
+
+/** Development sign-in as a poster; picks the role on first sign-in. */
+async function signInPoster(p: Page, email: string) {
+  await p.goto(`${product.baseUrl}/api/auth/dev/login?email=${email}&name=Pat&intent=poster`);
+  const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
+  const welcome = p.getByRole('heading', { name: /Welcome, Pat/ });
+  await chooser.or(welcome).waitFor();
+  if (await chooser.isVisible()) {
+    await p.getByLabel(/Site owner/).check();
+    await p.getByLabel('Location').selectOption('USA');
+    await p.getByRole('button', { name: 'Continue' }).click();
+  }
+  await welcome.waitFor();
+}
+
+beforeAll(async () => {
+  product = await startProduct();
+  browser = await launchBrowser();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+}, 30_000);
+
+describe('marketplace in the browser', () => {
+  it('shows the landing page with its banner and forms, without page errors', async () => {
+    const p = await newPage();
+    const errors: string[] = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.goto(`${product.baseUrl}/`);
+    expect(
+      await p.getByText('$1 for the human quirks AI skips - real eyes for real users.').isVisible(),
+    ).toBe(true);
+    await p.getByRole('form', { name: 'Tester signup' }).waitFor();
+    await p
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: 'See Samples' })
+      .click();
+    await p.waitForFunction(() => document.activeElement?.id === 'samples');
+    expect(errors).toEqual([]);
+    await p.evaluate(() => window.scrollTo(0, 0));
+    await shot(p, 'landing-1280');
+    await p.setViewportSize({ width: 360, height: 800 });
+    await shot(p, 'landing-360');
+    expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await p.context().close();
+  }, 60_000);
+
+  it("loads every screen under the gateway's Content-Security-Policy without a violation", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // Recorded per document in window.__cspViolations, and reported to the test as they happen
+    // (the binding survives navigations, e.g. the jump to the local checkout page).
+    const violations: string[] = [];
+    const consoleCsp: string[] = [];
+    let where = '';
+    await ctx.exposeBinding('__reportCsp', (_source, v: string) =>
+      violations.push(`${where}: ${v}`),
+    );
+    await ctx.addInitScript(() => {
+      const w = window as unknown as {
+        __cspViolations: string[];
+        __reportCsp?: (v: string) => void;
+      };
+      w.__cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) => {
+        const v = `${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`;
+        w.__cspViolations.push(v);
+        w.__reportCsp?.(v);
+      });
+    });
+    ctx.on('console', (m) => {
+      if (m.text().includes('Content Security Policy')) consoleCsp.push(`${where}: ${m.text()}`);
+    });
+    const p = await ctx.newPage();
+    const recorded = () =>
+      p.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations);
+
+    where = 'landing';
+    const res = await p.goto(`${product.baseUrl}/`);
+    expect(res?.headers()['content-security-policy']).toMatch(/(^|;)\s*script-src 'self'\s*(;|$)/);
+    await p.getByRole('form', { name: 'Tester signup' }).waitFor();
+    await p.waitForLoadState('networkidle'); // every lazy chunk of the landing page
+    expect(await recorded()).toEqual([]);
+
+    where = 'tester login';
+    await p.goto(`${product.baseUrl}/login/tester`);
+    await p.getByRole('link', { name: 'Continue with Google' }).waitFor();
+    expect(await recorded()).toEqual([]);
+
+    where = 'poster dashboard';
+    await signInPoster(p, `csp${ts}@gmail.com`);
+    expect(await recorded()).toEqual([]);
+
+    where = 'post, local checkout, payment success';
+    await postAndPay(p, `CSP ${ts}`, { shots: false });
+    expect(await recorded()).toEqual([]);
+
+    where = 'payment cancel';
+    await p.goto(`${product.baseUrl}/payment/cancel`);
+    await p.getByText('Payment cancelled. Your job was not published.').waitFor();
+    await shot(p, 'payment-cancel');
+    expect(await recorded()).toEqual([]);
+    expect(violations).toEqual([]);
+    expect(consoleCsp).toEqual([]);
+
+    // The recorder itself works: an inline script is refused and reported both ways.
+    where = 'deliberate inline script';
+    await p.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.inlineRan = true';
+      document.body.append(s);
+    });
+    await p.waitForFunction(
+      () => (window as unknown as { __cspViolations: string[] }).__cspViolations.length > 0,
+    );
+    expect(await recorded()).toEqual([expect.stringContaining('script-src-elem blocked inline')]);
+    expect(await p.evaluate(() => 'inlineRan' in window)).toBe(false);
+    for (let i = 0; i < 20 && (!violations.length || !consoleCsp.length); i++)
+      await p.waitForTimeout(100);
+    expect(violations).toEqual([
+      expect.stringContaining('deliberate inline script: script-src-elem'),
+    ]);
+    expect(consoleCsp).toEqual([expect.stringContaining('deliberate inline script')]);
+    await ctx.close();
+  }, 90_000);
+
+  it('runs a job from posting and paying to accepted results', async () => {
+    // Poster: development sign-in, role choice, post, pay at the local checkout.
+    const poster = await newPage();
+    await poster.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${posterEmail}&name=Pat&intent=poster`,
+    );
+    await poster.getByRole('heading', { name: 'Choose Your Role' }).waitFor();
+    expect(new URL(poster.url()).hash).toBe('');
+    await shot(poster, 'choose-role');
+    await poster.getByLabel(/Site owner/).check();
+    await poster.getByLabel('Location').selectOption('USA');
+    await poster.getByRole('button', { name: 'Continue' }).click();
+    await postAndPay(poster, jobTitle);
+    await poster.getByRole('link', { name: 'Go to Dashboard' }).click();
+    await poster.getByText(jobTitle).waitFor();
+    await shot(poster, 'poster-dashboard');
+
+    // A tester signs up on the landing page.
+    const tester = await newPage();
+    await tester.goto(`${product.baseUrl}/`);
+    await tester.getByLabel('Gmail address').fill(testerEmail);
+    await tester.getByLabel('Which describes you?').selectOption('Tester (student)');
+    await tester.getByRole('button', { name: 'Sign Up to Test' }).click();
+    await tester.getByText(/You're signed up/).waitFor();
+
+    // The admin approves the signup.
+    const admin = await newPage();
+    await admin.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
+    );
+    await admin.getByRole('heading', { name: 'Admin', exact: true }).waitFor();
+    await shot(admin, 'admin-overview');
+    await admin.getByRole('tab', { name: 'Manage' }).click();
+    const row = admin
+      .getByRole('region', { name: 'Tester signups' })
+      .locator('li', { hasText: testerEmail });
+    const approved = admin.waitForResponse(
+      (r) => r.url().includes('/api/admin/waitlist/') && r.request().method() === 'PATCH',
+    );
+    await row.getByLabel('Approved').check();
+    expect((await approved).status()).toBe(200);
+    await shot(admin, 'admin-manage');
+
+    // The tester signs in, sets a country if needed, claims the job and submits work.
+    await tester.goto(`${product.baseUrl}/login/tester`);
+    expect(
+      await tester.getByRole('link', { name: 'Continue with Google' }).getAttribute('href'),
+    ).toBe('/api/auth/google?intent=tester');
+    await shot(tester, 'tester-login');
+    await tester.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+    );
+    await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
+    if (await tester.getByRole('button', { name: 'Set country' }).isVisible()) {
+      await tester.getByRole('button', { name: 'Set country' }).click();
+      await tester.getByLabel(/Country/).selectOption('US');
+      await tester.getByRole('button', { name: 'Save' }).click();
+      await tester.getByText('Country: US').waitFor();
+    }
+    const card = tester.locator('li', { hasText: jobTitle });
+    for (let i = 0; i < 20 && !(await card.isVisible()); i++) {
+      await tester.getByRole('button', { name: 'Refresh' }).click();
+      await tester.waitForTimeout(500);
+    }
+    await shot(tester, 'tester-available-jobs');
+    await card.getByRole('button', { name: 'Claim' }).click();
+    await tester.getByRole('tab', { name: 'My Jobs' }).click();
+    const mine = tester.locator('li', { hasText: jobTitle });
+    await mine.getByRole('button', { name: 'Submit Work' }).waitFor();
+    await shot(tester, 'tester-my-jobs');
+    await mine.getByRole('button', { name: 'Submit Work' }).click();
+    await tester
+      .getByLabel('Feedback')
+      .fill('The cart badge did not update until I refreshed the page.');
+    await tester.getByLabel('Key finding 1').fill('Cart badge lags');
+    await tester
+      .getByLabel(/Screenshot/)
+      .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: PNG_1x1 });
+    await shot(tester, 'tester-submit-work-modal');
+    await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();
+    await tester.locator('li', { hasText: jobTitle }).getByText('submitted').waitFor();
+    await tester.getByRole('tab', { name: 'Earnings' }).click();
+    await tester.getByRole('list', { name: 'Earnings summary' }).waitFor();
+    await shot(tester, 'tester-earnings');
+
+    // The poster sees the locked preview, accepts, and the full results unlock.
+    await poster.reload();
+    await poster.getByRole('button', { name: 'Review Submission' }).click();
+    await poster.getByText('Cart badge lags').waitFor();
+    await poster.getByText(/Full results unlock when you accept/).waitFor();
+    await poster.getByLabel(/Accept/).check();
+    await shot(poster, 'poster-review-modal');
+    await poster.getByRole('button', { name: 'Submit Review' }).click();
+    await poster.getByText('Answers to your checklist').waitFor();
+    await poster
+      .getByText('The cart badge did not update until I refreshed the page.')
+      .first()
+      .waitFor();
+    expect(await poster.getByRole('button', { name: 'Download' }).count()).toBe(1);
+    await shot(poster, 'poster-results');
+
+    // The admin's remaining tabs, now that there is history to show (reload: fresh job list).
+    await admin.reload();
+    await admin.getByRole('tab', { name: 'Actions' }).click();
+    await admin.getByRole('heading', { name: 'Developer leads' }).waitFor();
+    await shot(admin, 'admin-actions');
+    await admin.getByRole('tab', { name: 'History' }).click();
+    await admin.getByRole('tabpanel').getByText(jobTitle).first().waitFor();
+    await shot(admin, 'admin-history');
+  }, 180_000);
+
+  it('keeps the session across a reload and shows the login screen once it cannot be refreshed', async () => {
+    const p = await newPage();
+    await signInPoster(p, `reload${ts}@gmail.com`);
+    await p.reload();
+    await p.getByRole('heading', { name: /Welcome, Pat/ }).waitFor();
+    await p.setViewportSize({ width: 360, height: 800 });
+    await shot(p, 'poster-dashboard-360');
+    expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await p.setViewportSize({ width: 1280, height: 900 });
+    // A new tab has no stored token: the refresh cookie restores the session.
+    const tab = await p.context().newPage();
+    await tab.goto(`${product.baseUrl}/dashboard`);
+    await tab.getByRole('heading', { name: /Welcome, Pat/ }).waitFor();
+    await tab.close();
+    // Break the access token and drop the refresh cookie: the next call must end at the login screen.
+    await p.evaluate(() => {
+      sessionStorage.setItem('access_token', 'broken');
+      sessionStorage.setItem('token', 'broken');
+    });
+    await p.context().clearCookies();
+    await p.getByRole('button', { name: 'Post New Job' }).click();
+    await p.getByLabel('Job title').fill('x');
+    await p.getByLabel('Website URL').fill('https://x.example');
+    await p.getByLabel('What to test').fill('x');
+    await p.getByRole('textbox', { name: 'Thing to check 1' }).fill('x');
+    await p.getByRole('button', { name: 'Post Job & Pay $1' }).click();
+    await p.getByText('Session expired. Please log in again.').waitFor();
+    expect(new URL(p.url()).pathname).toBe('/login');
+    await shot(p, 'session-expired-login');
+  }, 60_000);
+
+  it('has no WCAG 2.1 AA violations (axe) on the landing page, tester login, dashboards and a modal', async () => {
+    const audit = async (p: Page) => {
+      const r = await new AxeBuilder({ page: p })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+        .analyze();
+      return r.violations.map(
+        (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      );
+    };
+    const p = await newPage();
+    await p.goto(`${product.baseUrl}/`);
+    await p.getByRole('form', { name: 'Tester signup' }).waitFor();
+    expect(await audit(p)).toEqual([]);
+    await p.setViewportSize({ width: 360, height: 800 });
+    expect(await audit(p)).toEqual([]);
+    await p.setViewportSize({ width: 1280, height: 900 });
+    await p.goto(`${product.baseUrl}/login/tester`);
+    expect(await audit(p)).toEqual([]);
+    await signInPoster(p, `axe${ts}@gmail.com`);
+    expect(await audit(p)).toEqual([]);
+    await p.getByRole('button', { name: 'Post New Job' }).click();
+    await p.getByRole('dialog', { name: 'Post New Job' }).waitFor();
+    expect(await audit(p)).toEqual([]);
+    const admin = await newPage();
+    await admin.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
+    );
+    await admin.getByRole('tab', { name: 'Manage' }).click();
+    await admin.getByRole('region', { name: 'Tester signups' }).waitFor();
+    expect(await audit(admin)).toEqual([]);
+    await admin.setViewportSize({ width: 360, height: 800 });
+    await shot(admin, 'admin-manage-360');
+    expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
+  }, 90_000);
+});

@@ -1,0 +1,208 @@
+import '../test/setup';
+import { beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { getToken, setToken } from '../lib/tokens';
+import { mockFetch, resetStorage } from '../test/setup';
+import { App } from './app';
+import { makeStore } from './store';
+
+const poster = {
+  id: 'u1',
+  email: 'pat@gmail.com',
+  name: 'Pat Poster',
+  type: 'poster',
+  location: 'USA',
+  country: null,
+  approved: true,
+};
+
+function go(path: string) {
+  window.history.replaceState(null, '', path);
+}
+
+beforeAll(async () => {
+  // Load the lazily imported modules up front: jest's ESM loader cannot link a dynamic
+  // import that is still in flight when a test ends.
+  // (one at a time: concurrent dynamic imports race inside jest's ESM loader).
+  const loaders = [
+    () => import('../features/landing/components/waitlist-form'),
+    () => import('../features/landing/components/tester-signup-form'),
+    () => import('../features/landing/components/job-request-form'),
+    () => import('../features/landing/components/developer-lead-form'),
+    () => import('../components/feedback-form'),
+    () => import('./shell'),
+    () => import('../features/poster/components/poster-dashboard'),
+    () => import('../features/poster/components/post-job-launcher'),
+    () => import('../features/tester/components/tester-dashboard'),
+    () => import('../features/admin/components/admin-dashboard'),
+    () => import('../lib/api'),
+  ];
+  for (const load of loaders) await load();
+});
+
+beforeEach(() => {
+  resetStorage();
+  go('/');
+});
+
+describe('app routes and session', () => {
+  it('shows the landing page with its banner, anchors and sign-in link', async () => {
+    mockFetch(() => ({ status: 201, body: { success: true } }));
+    const { container } = render(<App store={makeStore()} />);
+    expect(
+      screen.getByText('$1 for the human quirks AI skips - real eyes for real users.'),
+    ).toBeTruthy();
+    for (const id of [
+      'samples',
+      'who',
+      'job-request',
+      'who-continued',
+      'how',
+      'faq',
+      'tester-signup',
+    ]) {
+      expect(container.querySelector(`#${id}`)).toBeTruthy();
+    }
+    expect(screen.getByRole('link', { name: 'Sign in with Google' }).getAttribute('href')).toBe(
+      '/api/auth/google',
+    );
+    expect(screen.getByRole('link', { name: 'Tester Login' }).getAttribute('href')).toBe(
+      '/login/tester',
+    );
+    expect(screen.getAllByText(/one free revision/i).length).toBeGreaterThan(0);
+    expect(screen.getByText(/Testers who repeatedly fail are released/)).toBeTruthy();
+    // The lazily loaded forms arrive.
+    expect(await screen.findByRole('form', { name: 'Tester signup' })).toBeTruthy();
+  });
+
+  it('header buttons scroll to their sections', async () => {
+    mockFetch(() => ({ body: {} }));
+    const scrolled: string[] = [];
+    Element.prototype.scrollIntoView = jest.fn(function (this: Element) {
+      scrolled.push(this.id);
+    }) as unknown as Element['scrollIntoView'];
+    render(<App store={makeStore()} />);
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    await userEvent.click(within(nav).getByRole('button', { name: 'Start Testing & Earning' }));
+    await userEvent.click(within(nav).getByRole('button', { name: 'Get Your Site Tested' }));
+    await userEvent.click(within(nav).getByRole('button', { name: 'See Samples' }));
+    expect(scrolled).toEqual(['tester-signup', 'job-request', 'samples']);
+    expect(document.activeElement?.id).toBe('samples');
+  });
+
+  it('shows Secure Tester Login at /login/tester', () => {
+    mockFetch(() => ({ body: {} }));
+    go('/login/tester');
+    render(<App store={makeStore()} />);
+    expect(screen.getByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Continue with Google' }).getAttribute('href')).toBe(
+      '/api/auth/google?intent=tester',
+    );
+    expect(screen.getByRole('link', { name: 'Back to Home' }).getAttribute('href')).toBe('/');
+  });
+
+  it('trades #session_id for a token, clears the hash and opens the dashboard', async () => {
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/auth/session') return { body: { access_token: 'T1' } };
+      if (c.url === '/api/me') return { body: poster };
+      return { body: { jobs: [] } };
+    });
+    go('/#session_id=S-123');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Welcome, Pat' })).toBeTruthy();
+    expect(calls[0]).toMatchObject({
+      url: '/api/auth/session',
+      method: 'POST',
+      body: { session_id: 'S-123' },
+    });
+    expect(getToken()).toBe('T1');
+    expect(window.location.hash).toBe('');
+    expect(window.location.pathname).toBe('/dashboard');
+    expect(calls.find((c) => c.url === '/api/me')?.headers.Authorization).toBe('Bearer T1');
+  });
+
+  it('shows the gmail_only message with the waitlist offer', async () => {
+    mockFetch(() => ({ body: {} }));
+    go('/#auth_error=gmail_only');
+    render(<App store={makeStore()} />);
+    const alert = screen.getByRole('alert', { name: 'Sign-in problem' });
+    expect(within(alert).getByRole('heading').textContent).toBe(
+      'Other e-mail providers coming soon',
+    );
+    expect(await within(alert).findByRole('form', { name: 'Join the waitlist' })).toBeTruthy();
+    expect(window.location.hash).toBe('');
+  });
+
+  it('sends tester_not_approved to the tester login with its message', async () => {
+    mockFetch(() => ({ body: {} }));
+    go('/#auth_error=tester_not_approved');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/login/tester');
+    expect(screen.getByRole('alert').textContent).toMatch(/not approved yet/);
+  });
+
+  it("shows 'Google authentication failed' for google_failed", () => {
+    mockFetch(() => ({ body: {} }));
+    go('/#auth_error=google_failed');
+    render(<App store={makeStore()} />);
+    expect(screen.getByRole('heading', { name: 'Google authentication failed' })).toBeTruthy();
+  });
+
+  it("on auth-expired clears the user and shows 'Session expired. Please log in again.'", async () => {
+    setToken('stale');
+    const { calls } = mockFetch(() => ({
+      status: 401,
+      body: { detail: 'expired', code: 'unauthorized' },
+    }));
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByText('Session expired. Please log in again.')).toBeTruthy();
+    expect(window.location.pathname).toBe('/login');
+    expect(getToken()).toBeNull();
+    expect(calls.filter((c) => c.url === '/api/auth/refresh')).toHaveLength(1);
+  });
+
+  it("asks a user without a type to 'Choose Your Role'", async () => {
+    setToken('t');
+    mockFetch((c) => (c.url === '/api/me' ? { body: { ...poster, type: null } } : { body: {} }));
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Choose Your Role' })).toBeTruthy();
+  });
+
+  it('shows the signed-in shell and logs out', async () => {
+    setToken('t');
+    const { calls } = mockFetch((c) =>
+      c.url === '/api/me'
+        ? { body: poster }
+        : c.url === '/api/auth/logout'
+          ? { body: { success: true } }
+          : { body: { jobs: [] } },
+    );
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    await screen.findByRole('heading', { name: 'Welcome, Pat' });
+    const header = screen.getByRole('banner');
+    expect(within(header).getByText('Pat Poster')).toBeTruthy();
+    expect(within(header).getByText('Site owner')).toBeTruthy();
+    expect(within(header).getByText('USA')).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Send Feedback' }));
+    expect(screen.getByRole('dialog', { name: 'Send Feedback' })).toBeTruthy();
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(within(header).getByRole('button', { name: 'Logout' }));
+    await waitFor(() => expect(window.location.pathname).toBe('/'));
+    expect(calls.some((c) => c.url === '/api/auth/logout' && c.method === 'POST')).toBe(true);
+    expect(getToken()).toBeNull();
+    expect(await screen.findByRole('link', { name: 'Sign in with Google' })).toBeTruthy();
+  });
+
+  it('redirects /dashboard to the login screen when signed out', () => {
+    mockFetch(() => ({ body: {} }));
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    expect(window.location.pathname).toBe('/login');
+    expect(screen.getByRole('heading', { name: 'Sign in' })).toBeTruthy();
+  });
+});

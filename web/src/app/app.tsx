@@ -1,0 +1,90 @@
+import { lazy, Suspense } from 'react';
+import { Provider } from 'react-redux';
+import { BrowserRouter, Link, Navigate, Route, Routes } from 'react-router';
+import { Loading } from '../components/loading';
+import { Toaster } from '../components/toaster';
+import { useSharedSelector } from '../lib/hooks';
+import { LandingPage } from '../features/landing/components/landing-page';
+import { SignIn } from '../features/auth/components/sign-in';
+import { TesterLogin } from '../features/auth/components/tester-login';
+import { useSessionBootstrap } from './session-bootstrap';
+import type { AppStore } from './store';
+
+// Everything behind sign-in and the payment return pages load on demand.
+const Shell = lazy(() => import('./shell'));
+const PaymentSuccess = lazy(() => import('../features/payment-return/components/payment-success'));
+const PaymentCancel = lazy(() => import('../features/payment-return/components/payment-cancel'));
+
+function NotFound() {
+  return (
+    <main className="auth-page" id="main">
+      <div className="auth-card">
+        <h1>Page not found</h1>
+        <p className="muted">That page does not exist.</p>
+        <Link className="btn btn--primary btn--block" to="/">
+          Back to Home
+        </Link>
+      </div>
+    </main>
+  );
+}
+
+function AppRoutes() {
+  const { authError, exchanging } = useSessionBootstrap();
+  const session = useSharedSelector((s) => s.session);
+  if (exchanging) return <Loading label="Signing you in…" />;
+  return (
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route
+          path="/"
+          element={<LandingPage signedIn={session.signedIn} authError={authError} />}
+        />
+        <Route
+          path="/login"
+          element={
+            session.signedIn ? (
+              <Navigate to="/dashboard" replace />
+            ) : (
+              <SignIn notice={session.notice ?? authError?.message} />
+            )
+          }
+        />
+        <Route
+          path="/login/tester"
+          element={
+            session.signedIn ? (
+              <Navigate to="/dashboard" replace />
+            ) : (
+              <TesterLogin notice={authError?.message ?? session.notice} />
+            )
+          }
+        />
+        <Route
+          path="/dashboard/*"
+          element={
+            session.signedIn ? (
+              <Shell />
+            ) : (
+              <Navigate to={session.lastExit === 'logout' ? '/' : '/login'} replace />
+            )
+          }
+        />
+        <Route path="/payment/success" element={<PaymentSuccess />} />
+        <Route path="/payment/cancel" element={<PaymentCancel />} />
+        <Route path="*" element={<NotFound />} />
+      </Routes>
+    </Suspense>
+  );
+}
+
+export function App({ store }: { store: AppStore }) {
+  return (
+    <Provider store={store}>
+      <BrowserRouter>
+        <AppRoutes />
+        <Toaster />
+      </BrowserRouter>
+    </Provider>
+  );
+}

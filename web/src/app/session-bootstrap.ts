@@ -1,0 +1,89 @@
+import type { Dispatch } from '@reduxjs/toolkit';
+import { useEffect, useRef, useState } from 'react';
+import { useDispatch } from 'react-redux';
+import { useNavigate } from 'react-router';
+import { AUTH_EXPIRED_EVENT, trySilentRefresh } from '../lib/base-query';
+import { errorMessage } from '../lib/error-message';
+import { signedIn, signedOut } from '../lib/session-slice';
+import { setToken } from '../lib/tokens';
+import { exchangeSession } from '../features/auth/api/create-session';
+import { SESSION_EXPIRED, authErrorMessage } from '../features/auth/auth-errors';
+
+export interface AuthErrorInfo {
+  code: string;
+  message: string;
+}
+
+/** Drops the RTK Query cache if the API slice has been loaded (the import is then instant). */
+export async function resetCache(dispatch: Dispatch) {
+  const { resetApiState } = await import('../lib/api');
+  dispatch(resetApiState());
+}
+
+function clearHash() {
+  const { pathname, search } = window.location;
+  window.history.replaceState(window.history.state, '', `${pathname}${search}`);
+}
+
+/**
+ * Reads `#session_id=S` (sign-in finished: trade it for a token, clear the hash, open the
+ * dashboard) and `#auth_error=CODE`; restores a session from the refresh cookie when no
+ * token is stored; on 'auth-expired' clears the user and shows the login screen.
+ */
+export function useSessionBootstrap() {
+  const dispatch = useDispatch();
+  const navigate = useNavigate();
+  const [authError, setAuthError] = useState<AuthErrorInfo | null>(null);
+  const [exchanging, setExchanging] = useState(() => /session_id=/.test(window.location.hash));
+
+  const started = useRef(false);
+
+  useEffect(() => {
+    // StrictMode runs effects twice in development; the session id is single-use.
+    if (started.current) return;
+    started.current = true;
+    const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
+    const sessionId = params.get('session_id');
+    const code = params.get('auth_error');
+    if (sessionId) {
+      clearHash();
+      void (async () => {
+        const res = await exchangeSession(sessionId);
+        setExchanging(false);
+        const token = (res.data as { access_token?: string } | undefined)?.access_token;
+        if (token) {
+          setToken(token);
+          await resetCache(dispatch);
+          dispatch(signedIn());
+          navigate('/dashboard', { replace: true });
+        } else {
+          setAuthError({
+            code: 'google_failed',
+            message: errorMessage(res.error, 'Google authentication failed'),
+          });
+        }
+      })();
+    } else if (code) {
+      clearHash();
+      setAuthError({ code, message: authErrorMessage(code) ?? 'Google authentication failed' });
+      if (code === 'tester_not_approved') navigate('/login/tester', { replace: true });
+    } else {
+      void trySilentRefresh().then((t) => {
+        if (t) dispatch(signedIn());
+      });
+    }
+    // Runs once at start.
+  }, []);
+
+  useEffect(() => {
+    const onExpired = () => {
+      void resetCache(dispatch);
+      dispatch(signedOut(SESSION_EXPIRED));
+      navigate('/login', { replace: true });
+    };
+    window.addEventListener(AUTH_EXPIRED_EVENT, onExpired);
+    return () => window.removeEventListener(AUTH_EXPIRED_EVENT, onExpired);
+  }, [dispatch, navigate]);
+
+  return { authError, exchanging };
+}

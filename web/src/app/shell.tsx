@@ -1,0 +1,125 @@
+import { lazy, Suspense, useState } from 'react';
+import { useDispatch } from 'react-redux';
+import { ErrorBoundary } from '../components/error-boundary';
+import { FeedbackForm } from '../components/feedback-form';
+import { Loading } from '../components/loading';
+import { Modal } from '../components/modal';
+import { StatusBar } from '../components/status-bar';
+import { resetApiState } from '../lib/api';
+import { errorMessage } from '../lib/error-message';
+import { loggedOut } from '../lib/session-slice';
+import { clearTokens } from '../lib/tokens';
+import type { User } from '../lib/types';
+import { useGetMeQuery } from '../features/auth/api/get-me';
+import { useLogoutMutation } from '../features/auth/api/logout';
+import { ChooseRole } from '../features/auth/components/choose-role';
+
+const PosterDashboard = lazy(() => import('../features/poster/components/poster-dashboard'));
+const PostJobLauncher = lazy(() => import('../features/poster/components/post-job-launcher'));
+const TesterDashboard = lazy(() => import('../features/tester/components/tester-dashboard'));
+const AdminDashboard = lazy(() => import('../features/admin/components/admin-dashboard'));
+
+const TYPE_LABEL: Record<string, string> = {
+  poster: 'Site owner',
+  tester: 'Tester',
+  admin: 'Admin',
+};
+
+function Header({ user, onLogout }: { user: User; onLogout: () => void }) {
+  return (
+    <header className="app-header">
+      <div className="container app-header__inner">
+        <a className="brand" href="/dashboard" aria-label="HumanTest dashboard">
+          <span className="brand__mark" aria-hidden="true">
+            $1
+          </span>
+          HumanTest
+        </a>
+        <div className="app-header__user">
+          <span className="app-header__name">{user.name || user.email}</span>
+          {user.type ? (
+            <span className="badge badge--type">{TYPE_LABEL[user.type] ?? user.type}</span>
+          ) : null}
+          {user.location ? <span className="muted app-header__loc">{user.location}</span> : null}
+          <button type="button" className="btn btn--ghost btn--sm" onClick={onLogout}>
+            Logout
+          </button>
+        </div>
+      </div>
+    </header>
+  );
+}
+
+function Dashboard({ user }: { user: User }) {
+  if (user.type === 'admin') {
+    return (
+      <ErrorBoundary label="Admin error">
+        <AdminDashboard user={user} postJob={<PostJobLauncher />} />
+      </ErrorBoundary>
+    );
+  }
+  return (
+    <ErrorBoundary label="Dashboard error">
+      {user.type === 'tester' ? <TesterDashboard user={user} /> : <PosterDashboard user={user} />}
+    </ErrorBoundary>
+  );
+}
+
+/** The signed-in shell: feedback banner, header, status bar, then a dashboard by user type. */
+export default function Shell() {
+  const { data: user, error, isLoading, refetch } = useGetMeQuery();
+  const [logout] = useLogoutMutation();
+  const dispatch = useDispatch();
+  const [feedbackOpen, setFeedbackOpen] = useState(false);
+
+  const doLogout = async () => {
+    try {
+      await logout();
+    } finally {
+      clearTokens();
+      dispatch(resetApiState());
+      dispatch(loggedOut()); // the /dashboard route then sends the browser home
+    }
+  };
+
+  if (isLoading) return <Loading label="Loading your dashboard…" />;
+  if (error || !user) {
+    return (
+      <main className="container page" id="main">
+        <div className="panel error-screen" role="alert">
+          <h2>Dashboard error: {errorMessage(error, 'Dashboard loading failed')}</h2>
+          <button type="button" className="btn btn--primary" onClick={() => refetch()}>
+            Retry
+          </button>
+        </div>
+      </main>
+    );
+  }
+  if (!user.type) return <ChooseRole name={user.name} />;
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <div className="feedback-banner">
+        <span>We're in beta — tell us what to improve.</span>
+        <button type="button" className="btn btn--link" onClick={() => setFeedbackOpen(true)}>
+          Send Feedback
+        </button>
+      </div>
+      <Header user={user} onLogout={doLogout} />
+      <StatusBar />
+      <main className="container page" id="main" tabIndex={-1}>
+        <Suspense fallback={<Loading />}>
+          <Dashboard user={user} />
+        </Suspense>
+      </main>
+      {feedbackOpen ? (
+        <Modal title="Send Feedback" onClose={() => setFeedbackOpen(false)}>
+          <FeedbackForm initialEmail={user.email} />
+        </Modal>
+      ) : null}
+    </div>
+  );
+}

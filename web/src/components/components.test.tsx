@@ -1,0 +1,121 @@
+import '../test/setup';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { useNotify } from '../lib/hooks';
+import { renderWithStore } from '../test/render';
+import { ErrorBoundary } from './error-boundary';
+import { Modal } from './modal';
+import { StatusBar } from './status-bar';
+
+function ModalHarness() {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button onClick={() => setOpen(true)}>Open dialog</button>
+      {open ? (
+        <Modal title="Send Feedback" onClose={() => setOpen(false)}>
+          <input aria-label="First" />
+          <button>Last</button>
+        </Modal>
+      ) : null}
+    </>
+  );
+}
+
+describe('Modal', () => {
+  it('moves focus inside, traps Tab, closes on Escape and returns focus to the opener', async () => {
+    render(<ModalHarness />);
+    const opener = screen.getByRole('button', { name: 'Open dialog' });
+    await userEvent.click(opener);
+    const dialog = screen.getByRole('dialog', { name: 'Send Feedback' });
+    expect(dialog.getAttribute('aria-modal')).toBe('true');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Close' }));
+    await userEvent.tab();
+    expect(document.activeElement).toBe(screen.getByLabelText('First'));
+    await userEvent.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Last' }));
+    await userEvent.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Close' }));
+    await userEvent.tab({ shift: true });
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Last' }));
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(opener);
+  });
+});
+
+describe('ErrorBoundary', () => {
+  let spy: ReturnType<typeof jest.spyOn>;
+  beforeEach(() => {
+    spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  });
+  afterEach(() => spy.mockRestore());
+
+  it("shows '{label}: {message}' and Retry returns to the normal view", async () => {
+    let fail = true;
+    function Boom() {
+      if (fail) throw new Error('jobs list broke');
+      return <p>All good</p>;
+    }
+    render(
+      <ErrorBoundary label="Dashboard error">
+        <Boom />
+      </ErrorBoundary>,
+    );
+    expect(screen.getByRole('heading').textContent).toBe('Dashboard error: jobs list broke');
+    fail = false;
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(screen.getByText('All good')).toBeTruthy();
+  });
+
+  it("says 'Admin error: Unknown error' for an error without a message", () => {
+    function Boom(): never {
+      throw new Error('');
+    }
+    render(
+      <ErrorBoundary label="Admin error">
+        <Boom />
+      </ErrorBoundary>,
+    );
+    expect(screen.getByRole('heading').textContent).toBe('Admin error: Unknown error');
+  });
+});
+
+describe('toasts and status messages', () => {
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  function Notifier() {
+    const { toast, status } = useNotify();
+    return (
+      <>
+        <button onClick={() => toast('Failed to load jobs')}>toast</button>
+        <button onClick={() => status('Saved.')}>status</button>
+        <StatusBar />
+      </>
+    );
+  }
+
+  it('removes a toast after 5 seconds and a status message after 3 seconds', () => {
+    renderWithStore(<Notifier />);
+    fireEvent.click(screen.getByRole('button', { name: 'toast' }));
+    fireEvent.click(screen.getByRole('button', { name: 'status' }));
+    expect(screen.getByText('Failed to load jobs')).toBeTruthy();
+    expect(screen.getByText('Saved.')).toBeTruthy();
+    act(() => jest.advanceTimersByTime(2900));
+    expect(screen.getByText('Saved.')).toBeTruthy();
+    act(() => jest.advanceTimersByTime(200));
+    expect(screen.queryByText('Saved.')).toBeNull();
+    expect(screen.getByText('Failed to load jobs')).toBeTruthy();
+    act(() => jest.advanceTimersByTime(1700));
+    expect(screen.getByText('Failed to load jobs')).toBeTruthy();
+    act(() => jest.advanceTimersByTime(300));
+    expect(screen.queryByText('Failed to load jobs')).toBeNull();
+  });
+});

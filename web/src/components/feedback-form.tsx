@@ -1,0 +1,69 @@
+import { useState, type FormEvent } from 'react';
+import { errorMessage } from '../lib/error-message';
+import { useSendFeedbackMutation } from '../lib/feedback-api';
+import { isEmail } from '../lib/format';
+import { Field, FormMessage } from './field';
+
+/** Feedback rules (spec 5): email and feedback required. */
+export function validateFeedback(email: string, message: string): Record<string, string> {
+  const e: Record<string, string> = {};
+  if (!email.trim()) e.email = 'Email is required';
+  else if (!isEmail(email)) e.email = 'Please enter a valid email address';
+  if (!message.trim()) e.message = 'Feedback is required';
+  return e;
+}
+
+/** Email + feedback → POST /api/feedback with the current page URL. */
+export function FeedbackForm({
+  initialEmail = '',
+  onSent,
+}: {
+  initialEmail?: string;
+  onSent?: () => void;
+}) {
+  const [email, setEmail] = useState(initialEmail);
+  const [message, setMessage] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [result, setResult] = useState<{ error?: string; success?: string }>({});
+  const [send, { isLoading }] = useSendFeedbackMutation();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const errs = validateFeedback(email, message);
+    setErrors(errs);
+    setResult({});
+    if (Object.keys(errs).length) return;
+    const res = await send({
+      email: email.trim().toLowerCase(),
+      message: message.trim(),
+      page_url: window.location.href,
+    });
+    if ('error' in res && res.error) {
+      setResult({ error: errorMessage(res.error, 'Failed to submit feedback') });
+      return;
+    }
+    setMessage('');
+    setResult({ success: 'Thanks for your feedback! We read every message.' });
+    onSent?.();
+  };
+
+  return (
+    <form className="form" onSubmit={submit} noValidate aria-label="Send feedback">
+      <Field label="Your email" error={errors.email}>
+        <input
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+      </Field>
+      <Field label="Feedback" error={errors.message}>
+        <textarea rows={4} value={message} onChange={(e) => setMessage(e.target.value)} />
+      </Field>
+      <FormMessage error={result.error} success={result.success} />
+      <button className="btn btn--primary" type="submit" disabled={isLoading}>
+        {isLoading ? 'Sending…' : 'Send Feedback'}
+      </button>
+    </form>
+  );
+}

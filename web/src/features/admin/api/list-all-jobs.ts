@@ -1,0 +1,15 @@
+import { api } from '../../../lib/api';
+import type { Job } from '../../../lib/types';
+
+const allJobsApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    /** GET /api/jobs as admin: every job with poster_info. */
+    listAllJobs: build.query<Job[], void>({
+      query: () => ({ url: '/jobs' }),
+      transformResponse: (r: { jobs: Job[] }) => r.jobs ?? [],
+      providesTags: ['AdminJob', 'Job'],
+    }),
+  }),
+});
+
+export const { useListAllJobsQuery } = allJobsApi;

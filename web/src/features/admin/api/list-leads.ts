@@ -1,0 +1,22 @@
+import { api } from '../../../lib/api';
+
+export interface Lead {
+  id: string;
+  email: string;
+  message: string;
+  created_at: string;
+}
+
+const leadsApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    listLeads: build.query<
+      { leads: Lead[]; total: number; page: number; page_size: number },
+      { q?: string; page: number }
+    >({
+      query: (params) => ({ url: '/admin/leads', params: { ...params, page_size: 10 } }),
+      providesTags: ['Lead'],
+    }),
+  }),
+});
+
+export const { useListLeadsQuery } = leadsApi;

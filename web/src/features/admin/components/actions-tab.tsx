@@ -1,0 +1,171 @@
+import { useState } from 'react';
+import { Loading } from '../../../components/loading';
+import { Modal } from '../../../components/modal';
+import { errorMessage, errorStatus } from '../../../lib/error-message';
+import { formatDate } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import { downloadBlob } from '../../../lib/transfer';
+import { useClearJobsMutation } from '../api/clear-jobs';
+import { useListLeadsQuery } from '../api/list-leads';
+import { useRunPayoutsMutation } from '../api/run-payouts';
+
+function Leads() {
+  const [q, setQ] = useState('');
+  const [page, setPage] = useState(1);
+  const { data, error, isLoading, refetch } = useListLeadsQuery({ q: q.trim() || undefined, page });
+  const status = errorStatus(error);
+  return (
+    <section className="panel" aria-labelledby="leads-title">
+      <h3 id="leads-title">Developer leads</h3>
+      <div className="field">
+        <label htmlFor="leads-q">Search leads</label>
+        <input
+          id="leads-q"
+          type="search"
+          value={q}
+          onChange={(e) => {
+            setQ(e.target.value);
+            setPage(1);
+          }}
+        />
+      </div>
+      {isLoading ? <Loading /> : null}
+      {error ? (
+        <p className="form-msg form-msg--error" role="alert">
+          {typeof status === 'number' ? `Failed to load leads (${status})` : null} Couldn't load
+          leads —{' '}
+          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+            retry
+          </button>
+        </p>
+      ) : null}
+      {data && !data.leads.length ? <p className="empty">No leads.</p> : null}
+      <ul className="entry-list">
+        {data?.leads.map((l) => (
+          <li className="entry" key={l.id}>
+            <div>
+              <strong>{l.email}</strong> <span className="muted">{formatDate(l.created_at)}</span>
+              <div className="prewrap">{l.message}</div>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {data && data.total > page * data.page_size ? (
+        <button type="button" className="btn btn--ghost btn--sm" onClick={() => setPage(page + 1)}>
+          Next page
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+export function ActionsTab() {
+  const [confirming, setConfirming] = useState(false);
+  const [clearJobs, { isLoading: clearing }] = useClearJobsMutation();
+  const [runPayouts, { isLoading: paying }] = useRunPayoutsMutation();
+  const { toast, status } = useNotify();
+
+  const onClear = async () => {
+    const res = await clearJobs();
+    setConfirming(false);
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to clear jobs'));
+    else if (res.data)
+      toast(
+        `Cleared ${res.data.jobs_deleted} jobs, ${res.data.submissions_deleted} submissions, ${res.data.waitlist_deleted} job requests.`,
+        'success',
+      );
+  };
+  const onExport = async (what: 'waitlist' | 'leads') => {
+    const res =
+      what === 'waitlist'
+        ? await downloadBlob('/admin/waitlist?export=csv', 'waitlist.csv')
+        : await downloadBlob('/admin/leads?export=csv', 'leads.csv');
+    if (res.error)
+      toast(
+        what === 'waitlist'
+          ? "Couldn't load waitlist — retry"
+          : `Failed to load leads (${String(res.error.status)})`,
+      );
+    else status(`${what === 'waitlist' ? 'Waitlist' : 'Leads'} exported.`);
+  };
+  const onPayouts = async () => {
+    const res = await runPayouts();
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to run payouts'));
+    else if (res.data)
+      toast(
+        `Payouts: ${res.data.paid.length} paid, ${res.data.failed.length} failed, ${res.data.skipped_unconnected} skipped (no payout account).`,
+        'success',
+      );
+  };
+
+  return (
+    <div className="stack">
+      <div className="cards cards--3">
+        <section className="card">
+          <h3>Export</h3>
+          <p className="muted">Download CSV files.</p>
+          <div className="btn-row">
+            <button
+              type="button"
+              className="btn btn--secondary btn--sm"
+              onClick={() => onExport('waitlist')}
+            >
+              Export waitlist CSV
+            </button>
+            <button
+              type="button"
+              className="btn btn--secondary btn--sm"
+              onClick={() => onExport('leads')}
+            >
+              Export leads CSV
+            </button>
+          </div>
+        </section>
+        <section className="card">
+          <h3>Payouts</h3>
+          <p className="muted">Pay every tester with pending earnings and a connected account.</p>
+          <button
+            type="button"
+            className="btn btn--primary btn--sm"
+            onClick={onPayouts}
+            disabled={paying}
+          >
+            {paying ? 'Running…' : 'Run payouts'}
+          </button>
+        </section>
+        <section className="card card--danger">
+          <h3>Danger zone</h3>
+          <p className="muted">Delete every job, submission and job request.</p>
+          <button
+            type="button"
+            className="btn btn--danger btn--sm"
+            onClick={() => setConfirming(true)}
+          >
+            Clear all jobs
+          </button>
+        </section>
+      </div>
+      <Leads />
+      {confirming ? (
+        <Modal title="Clear all jobs?" onClose={() => setConfirming(false)}>
+          <p>
+            This permanently deletes every job, submission and job request. This cannot be undone.
+          </p>
+          <div className="form__actions">
+            <button
+              type="button"
+              className="btn btn--ghost"
+              data-autofocus
+              onClick={() => setConfirming(false)}
+            >
+              Cancel
+            </button>
+            <button type="button" className="btn btn--danger" onClick={onClear} disabled={clearing}>
+              {clearing ? 'Clearing…' : 'Yes, clear all jobs'}
+            </button>
+          </div>
+        </Modal>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,261 @@
+import '../../../test/setup';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { setToken } from '../../../lib/tokens';
+import type { User } from '../../../lib/types';
+import { renderWithStore } from '../../../test/render';
+import { mockFetch, resetStorage, type Call, type FakeResponseInit } from '../../../test/setup';
+import AdminDashboard from './admin-dashboard';
+
+const admin: User = {
+  id: 'a',
+  email: 'admin@gmail.com',
+  name: 'Admin',
+  type: 'admin',
+  location: 'USA',
+  country: null,
+  approved: true,
+};
+const job = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  title: `Job ${id}`,
+  url: 'https://x.example',
+  what_to_test: 'x',
+  budget: 1,
+  expected_completion_hours: 48,
+  geo_rule: 'us_pr',
+  requirements: ['a'],
+  status,
+  payment_status: 'paid',
+  poster_id: 'p',
+  tester_id: null,
+  poster_info: { email: 'poster@gmail.com', name: 'Pat Poster' },
+  completed_at: '2026-01-01T00:00:00Z',
+  ...extra,
+});
+
+function backend(overrides: (c: Call) => FakeResponseInit | undefined = () => undefined) {
+  return mockFetch((c) => {
+    const o = overrides(c);
+    if (o) return o;
+    if (c.url === '/api/jobs')
+      return { body: { jobs: [job('open00001', 'open'), job('subm00001', 'submitted')] } };
+    if (c.url === '/api/admin/financial-overview')
+      return {
+        body: {
+          total_payments: 12,
+          total_payouts: 4.1,
+          platform_earnings: 2.16,
+          pending_payouts_count: 3,
+          completed_jobs_count: 12,
+        },
+      };
+    if (c.url === '/api/admin/available-testers')
+      return {
+        body: {
+          testers: [
+            { id: 'tst1', email: 't@gmail.com', name: 'Tess', approved: true, country: 'US' },
+          ],
+        },
+      };
+    if (c.url === '/api/admin/testers')
+      return {
+        body: {
+          testers: [
+            {
+              id: 'tst1',
+              email: 't@gmail.com',
+              name: 'Tess',
+              approved: true,
+              country: 'US',
+              strikes: 0,
+            },
+          ],
+        },
+      };
+    if (c.url.startsWith('/api/admin/waitlist'))
+      return {
+        body: {
+          entries: [
+            {
+              id: 'w1',
+              email: 's@gmail.com',
+              name: null,
+              role: 'Tester (student)',
+              url: null,
+              note: null,
+              approved: false,
+              created_at: '2026-01-01T00:00:00Z',
+            },
+          ],
+          total: 1,
+          page: 1,
+          page_size: 10,
+        },
+      };
+    if (c.url.startsWith('/api/admin/leads'))
+      return { body: { leads: [], total: 0, page: 1, page_size: 10 } };
+    return { body: {} };
+  });
+}
+
+beforeEach(() => {
+  resetStorage();
+  setToken('admin');
+});
+
+describe('Admin dashboard', () => {
+  it('shows the financial overview and job counts', async () => {
+    backend();
+    renderWithStore(<AdminDashboard user={admin} />);
+    expect(await screen.findByText('$2.16')).toBeTruthy();
+    expect(screen.getByText('$12.00')).toBeTruthy();
+    const counts = screen.getByRole('list', { name: 'Job counts' });
+    expect(within(counts).getByText('Submitted').textContent).toContain('1');
+  });
+
+  it('loads signups 10 at a time and job requests 5 at a time', async () => {
+    const { calls } = backend();
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    await screen.findAllByText('Pat Poster');
+    await waitFor(() =>
+      expect(calls.filter((c) => c.url.startsWith('/api/admin/waitlist'))).toHaveLength(2),
+    );
+    const urls = calls.filter((c) => c.url.startsWith('/api/admin/waitlist')).map((c) => c.url);
+    expect(urls).toContain('/api/admin/waitlist?kind=signup&page=1&page_size=10');
+    expect(urls).toContain('/api/admin/waitlist?kind=job_request&page=1&page_size=5');
+  });
+
+  it('assigns an open job to an approved tester', async () => {
+    const { calls } = backend();
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    await screen.findByRole('option', { name: 'Tess (US)' });
+    await userEvent.selectOptions(screen.getByLabelText('Assign job open0000 to tester'), 'tst1');
+    await userEvent.click(screen.getByRole('button', { name: 'Assign' }));
+    await waitFor(() =>
+      expect(
+        calls.some((c) => c.url === '/api/admin/assign/open00001/tst1' && c.method === 'POST'),
+      ).toBe(true),
+    );
+  });
+
+  it("toasts 'Failed to assign job'", async () => {
+    backend((c) => (c.url.startsWith('/api/admin/assign') ? { status: 500, body: '' } : undefined));
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    await screen.findByRole('option', { name: 'Tess (US)' });
+    await userEvent.selectOptions(screen.getByLabelText('Assign job open0000 to tester'), 'tst1');
+    await userEvent.click(screen.getByRole('button', { name: 'Assign' }));
+    expect((await screen.findByText('Failed to assign job')).closest('.toast')).toBeTruthy();
+  });
+
+  it("toggles a signup's approval and toasts 'Failed to update approval status' on failure", async () => {
+    const { calls } = backend((c) =>
+      c.method === 'PATCH' ? { status: 500, body: '' } : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const signups = await screen.findByRole('region', { name: 'Tester signups' });
+    await userEvent.click(await within(signups).findByLabelText('Approved'));
+    expect(await screen.findByText('Failed to update approval status')).toBeTruthy();
+    expect(calls.find((c) => c.method === 'PATCH')).toMatchObject({
+      url: '/api/admin/waitlist/w1',
+      body: { approved: true },
+    });
+  });
+
+  it("says 'Couldn't load waitlist — retry' and retries", async () => {
+    let fail = true;
+    backend((c) =>
+      c.url.startsWith('/api/admin/waitlist') && fail ? { status: 500, body: '' } : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const signups = await screen.findByRole('region', { name: 'Tester signups' });
+    expect((await within(signups).findByRole('alert')).textContent).toBe(
+      "Couldn't load waitlist — retry",
+    );
+    fail = false;
+    await userEvent.click(within(signups).getByRole('button', { name: 'retry' }));
+    expect(await within(signups).findByText('s@gmail.com')).toBeTruthy();
+  });
+
+  it('accepts and completes a submitted job', async () => {
+    const { calls } = backend();
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Accept & complete' }));
+    await waitFor(() =>
+      expect(
+        calls.some((c) => c.url === '/api/jobs/subm00001/complete' && c.method === 'PATCH'),
+      ).toBe(true),
+    );
+  });
+
+  it('clears all jobs only after confirmation, and reports failure', async () => {
+    const { calls } = backend((c) =>
+      c.url === '/api/admin/clear-jobs' ? { status: 502, body: '' } : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Clear all jobs' }));
+    expect(screen.getByRole('dialog', { name: 'Clear all jobs?' })).toBeTruthy();
+    expect(calls.some((c) => c.url === '/api/admin/clear-jobs')).toBe(false);
+    await userEvent.click(screen.getByRole('button', { name: 'Yes, clear all jobs' }));
+    expect(await screen.findByText('Failed to clear jobs')).toBeTruthy();
+    expect(calls.filter((c) => c.url === '/api/admin/clear-jobs')).toHaveLength(1);
+  });
+
+  it("says 'Failed to load leads (status)' and 'Couldn't load leads — retry'", async () => {
+    backend((c) => (c.url.startsWith('/api/admin/leads') ? { status: 503, body: '' } : undefined));
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
+    const alert = await screen.findByText(/Couldn't load leads/);
+    expect(alert.textContent).toContain('Failed to load leads (503)');
+    expect(alert.textContent).toContain("Couldn't load leads — retry");
+  });
+
+  it('runs payouts', async () => {
+    const { calls } = backend((c) =>
+      c.url === '/api/admin/payouts/run'
+        ? {
+            body: {
+              paid: [{ tester_id: 't', amount: 0.82, payout_id: 'po', job_id: 'j' }],
+              failed: [],
+              skipped_unconnected: 1,
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Run payouts' }));
+    expect(await screen.findByText(/1 paid, 0 failed, 1 skipped/)).toBeTruthy();
+    expect(calls.find((c) => c.url === '/api/admin/payouts/run')?.method).toBe('POST');
+  });
+
+  it('shows completed and revision_requested jobs in History, 10 at first', async () => {
+    const many = Array.from({ length: 12 }, (_, i) =>
+      job(`done${String(i).padStart(5, '0')}`, 'completed'),
+    );
+    backend((c) =>
+      c.url === '/api/jobs'
+        ? {
+            body: {
+              jobs: [...many, job('rev000001', 'revision_requested'), job('open00001', 'open')],
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await screen.findByText('$2.16');
+    await userEvent.click(screen.getByRole('tab', { name: 'History' }));
+    expect(screen.getAllByRole('row')).toHaveLength(11);
+    await userEvent.click(screen.getByRole('button', { name: 'Show 10 more' }));
+    expect(screen.getAllByRole('row')).toHaveLength(14);
+    expect(screen.queryByText('Job open00001')).toBeNull();
+  });
+});

@@ -1,0 +1,285 @@
+import { useState } from 'react';
+import { Loading } from '../../../components/loading';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate, shortId, statusLabel } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import type { Job } from '../../../lib/types';
+import { useApproveTesterMutation } from '../api/approve-tester';
+import { useAssignJobMutation } from '../api/assign-job';
+import { useCompleteJobMutation } from '../api/complete-job';
+import { useListAvailableTestersQuery, useListTestersQuery } from '../api/list-testers';
+import { useListWaitlistQuery, useUpdateWaitlistEntryMutation } from '../api/list-waitlist';
+
+/** Checkbox state that flips at once and falls back if the server refuses. */
+function useOptimisticToggles() {
+  const [overrides, setOverrides] = useState<Record<string, boolean>>({});
+  const set = (id: string, v: boolean | undefined) =>
+    setOverrides((o) => {
+      const next = { ...o };
+      if (v === undefined) delete next[id];
+      else next[id] = v;
+      return next;
+    });
+  return { value: (id: string, server: boolean) => overrides[id] ?? server, set };
+}
+
+function AssignControl({ job }: { job: Job }) {
+  const { data: testers = [] } = useListAvailableTestersQuery();
+  const [testerId, setTesterId] = useState('');
+  const [assign, { isLoading }] = useAssignJobMutation();
+  const { toast, status } = useNotify();
+  const onAssign = async () => {
+    if (!testerId) return;
+    const res = await assign({ jobId: job.id, testerId });
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to assign job'));
+    else status(`Job #${shortId(job.id)} assigned.`);
+  };
+  return (
+    <div className="inline-control">
+      <label className="sr-only" htmlFor={`assign-${job.id}`}>
+        Assign job {shortId(job.id)} to tester
+      </label>
+      <select
+        id={`assign-${job.id}`}
+        value={testerId}
+        onChange={(e) => setTesterId(e.target.value)}
+      >
+        <option value="">Approved tester…</option>
+        {testers.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.name || t.email} ({t.country ?? '—'})
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="btn btn--secondary btn--sm"
+        onClick={onAssign}
+        disabled={!testerId || isLoading}
+      >
+        Assign
+      </button>
+    </div>
+  );
+}
+
+function JobsTable({ jobs }: { jobs: Job[] }) {
+  const [complete] = useCompleteJobMutation();
+  const { toast, status } = useNotify();
+  const onComplete = async (job: Job) => {
+    const res = await complete(job.id);
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to complete job'));
+    else status(`Job #${shortId(job.id)} accepted and completed.`);
+  };
+  if (!jobs.length) return <p className="empty">No jobs.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <caption className="sr-only">All jobs</caption>
+        <thead>
+          <tr>
+            <th scope="col">Job</th>
+            <th scope="col">Poster</th>
+            <th scope="col">Status</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {jobs.map((j) => (
+            <tr key={j.id}>
+              <td>
+                <strong>{j.title}</strong>
+                <div className="muted mono">#{shortId(j.id)}</div>
+              </td>
+              <td>
+                {j.poster_info?.name ?? '—'}
+                <div className="muted">{j.poster_info?.email}</div>
+              </td>
+              <td>
+                <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+                {j.payment_status !== 'paid' ? (
+                  <span className="badge badge--unpaid">unpaid</span>
+                ) : null}
+              </td>
+              <td>
+                {j.status === 'open' && j.payment_status === 'paid' ? (
+                  <AssignControl job={j} />
+                ) : null}
+                {j.status === 'submitted' ? (
+                  <button
+                    type="button"
+                    className="btn btn--primary btn--sm"
+                    onClick={() => onComplete(j)}
+                  >
+                    Accept &amp; complete
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function WaitlistSection({
+  kind,
+  pageSize,
+  title,
+}: {
+  kind: 'signup' | 'job_request';
+  pageSize: number;
+  title: string;
+}) {
+  const [page, setPage] = useState(1);
+  const { data, error, isLoading, refetch } = useListWaitlistQuery({
+    kind,
+    page,
+    page_size: pageSize,
+  });
+  const [update] = useUpdateWaitlistEntryMutation();
+  const { toast } = useNotify();
+  const pages = data ? Math.max(1, Math.ceil(data.total / pageSize)) : 1;
+  const optimistic = useOptimisticToggles();
+  const toggle = async (id: string, approved: boolean) => {
+    optimistic.set(id, approved);
+    const res = await update({ id, approved });
+    if ('error' in res && res.error) {
+      optimistic.set(id, undefined); // back to what the server says
+      toast(errorMessage(res.error, 'Failed to update approval status'));
+    }
+  };
+  return (
+    <section className="panel" aria-label={title}>
+      <h3>
+        {title} {data ? <span className="muted">({data.total})</span> : null}
+      </h3>
+      {isLoading ? <Loading /> : null}
+      {error ? (
+        <p className="form-msg form-msg--error" role="alert">
+          Couldn't load waitlist —{' '}
+          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+            retry
+          </button>
+        </p>
+      ) : null}
+      {data && !data.entries.length ? <p className="empty">Nothing here yet.</p> : null}
+      <ul className="entry-list">
+        {data?.entries.map((e) => (
+          <li key={e.id} className="entry">
+            <div>
+              <strong>{e.email}</strong> <span className="muted">{e.role}</span>
+              {e.url ? (
+                <div>
+                  <a href={e.url} target="_blank" rel="noreferrer">
+                    {e.url}
+                  </a>
+                </div>
+              ) : null}
+              {e.note ? <div className="prewrap muted">{e.note}</div> : null}
+              <div className="muted">{formatDate(e.created_at)}</div>
+            </div>
+            <label className="switch">
+              <input
+                type="checkbox"
+                checked={optimistic.value(e.id, e.approved)}
+                onChange={(ev) => toggle(e.id, ev.target.checked)}
+              />
+              <span>Approved</span>
+            </label>
+          </li>
+        ))}
+      </ul>
+      {pages > 1 ? (
+        <div className="pager">
+          <button
+            type="button"
+            className="btn btn--ghost btn--sm"
+            disabled={page <= 1}
+            onClick={() => setPage(page - 1)}
+          >
+            Previous
+          </button>
+          <span>
+            Page {page} of {pages}
+          </span>
+          <button
+            type="button"
+            className="btn btn--ghost btn--sm"
+            disabled={page >= pages}
+            onClick={() => setPage(page + 1)}
+          >
+            Next
+          </button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function TesterApprovals() {
+  const { data: testers = [], error, isLoading, refetch } = useListTestersQuery();
+  const [approve] = useApproveTesterMutation();
+  const { toast } = useNotify();
+  const optimistic = useOptimisticToggles();
+  const toggle = async (id: string, approved: boolean) => {
+    optimistic.set(id, approved);
+    const res = await approve({ id, approved });
+    if ('error' in res && res.error) {
+      optimistic.set(id, undefined); // back to what the server says
+      toast(errorMessage(res.error, 'Failed to update approval status'));
+    }
+  };
+  return (
+    <section className="panel" aria-label="Tester approvals">
+      <h3>Tester approvals</h3>
+      {isLoading ? <Loading /> : null}
+      {error ? (
+        <p className="form-msg form-msg--error" role="alert">
+          {errorMessage(error, 'Failed to load testers')}{' '}
+          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+            Retry
+          </button>
+        </p>
+      ) : null}
+      {!isLoading && !testers.length ? <p className="empty">No testers yet.</p> : null}
+      <ul className="entry-list">
+        {testers.map((t) => (
+          <li key={t.id} className="entry">
+            <div>
+              <strong>{t.name || t.email}</strong> <span className="muted">{t.email}</span>
+              <div className="muted">
+                {t.country ?? '—'} · strikes {t.strikes ?? 0}
+              </div>
+            </div>
+            <label className="switch">
+              <input
+                type="checkbox"
+                checked={optimistic.value(t.id, t.approved)}
+                onChange={(e) => toggle(t.id, e.target.checked)}
+              />
+              <span>Approved</span>
+            </label>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) {
+  return (
+    <div className="stack">
+      <section aria-labelledby="all-jobs-title">
+        <h2 id="all-jobs-title">All jobs</h2>
+        {loading ? <Loading /> : <JobsTable jobs={jobs} />}
+      </section>
+      <div className="grid-2">
+        <WaitlistSection kind="signup" pageSize={10} title="Tester signups" />
+        <WaitlistSection kind="job_request" pageSize={5} title="Job requests" />
+      </div>
+      <TesterApprovals />
+    </div>
+  );
+}

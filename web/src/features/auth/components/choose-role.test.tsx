@@ -1,0 +1,55 @@
+import '../../../test/setup';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { getToken, setToken } from '../../../lib/tokens';
+import { renderWithStore } from '../../../test/render';
+import { mockFetch, resetStorage } from '../../../test/setup';
+import { ChooseRole } from './choose-role';
+
+beforeEach(() => {
+  resetStorage();
+  setToken('first');
+});
+
+describe('Choose Your Role', () => {
+  it('requires role and location, and country for testers', async () => {
+    const { calls } = mockFetch(() => ({ body: {} }));
+    renderWithStore(<ChooseRole />);
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByText('Please choose a role')).toBeTruthy();
+    expect(screen.getByText('Please choose a location')).toBeTruthy();
+    expect(screen.queryByLabelText('Country')).toBeNull();
+    await userEvent.click(screen.getByLabelText(/Tester/));
+    await userEvent.selectOptions(screen.getByLabelText('Location'), 'PR');
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByText('Please choose a country')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('posts users/init and stores the fresh token', async () => {
+    const { calls } = mockFetch(() => ({
+      body: { user: { id: 'u', type: 'tester' }, access_token: 'second' },
+    }));
+    let done = false;
+    renderWithStore(<ChooseRole onDone={() => (done = true)} />);
+    await userEvent.click(screen.getByLabelText(/Tester/));
+    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
+    await userEvent.selectOptions(screen.getByLabelText('Country'), 'CA');
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(done).toBe(true));
+    expect(calls[0].url).toBe('/api/users/init');
+    expect(calls[0].body).toEqual({ type: 'tester', location: 'USA', country: 'CA' });
+    expect(getToken()).toBe('second');
+  });
+
+  it("sends no country for a poster and shows 'Initialization failed' on failure", async () => {
+    const { calls } = mockFetch(() => ({ status: 500, body: '' }));
+    renderWithStore(<ChooseRole />);
+    await userEvent.click(screen.getByLabelText(/Site owner/));
+    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Initialization failed');
+    expect(calls[0].body).toEqual({ type: 'poster', location: 'USA' });
+  });
+});

@@ -1,0 +1,110 @@
+import { useState, type FormEvent } from 'react';
+import { initUserBodySchema } from '@htm/contracts/identity';
+import { Field, FormMessage } from '../../../components/field';
+import { errorMessage } from '../../../lib/error-message';
+import { issuesByField } from '../../../lib/zod-errors';
+import { useInitUserMutation, type InitUserBody } from '../api/init-user';
+
+export interface RoleChoice {
+  role: string;
+  location: string;
+  country: string;
+}
+
+/** Role choice rules (spec 5, shared schema): role and location required; country for testers. */
+export function validateRoleChoice(v: RoleChoice): Record<string, string> {
+  const parsed = initUserBodySchema.safeParse({
+    type: v.role || undefined,
+    location: v.location || undefined,
+    country: v.role === 'tester' ? v.country || undefined : undefined,
+  });
+  return parsed.success ? {} : issuesByField(parsed.error.issues);
+}
+
+/** 'Choose Your Role' for a signed-in user without a type. */
+export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => void }) {
+  const [v, setV] = useState<RoleChoice>({ role: '', location: '', country: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [initUser, { isLoading }] = useInitUserMutation();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const errs = validateRoleChoice(v);
+    setErrors(errs);
+    setFormError(null);
+    if (Object.keys(errs).length) return;
+    const body: InitUserBody = {
+      type: v.role as InitUserBody['type'],
+      location: v.location as InitUserBody['location'],
+    };
+    if (v.role === 'tester') body.country = v.country as InitUserBody['country'];
+    const res = await initUser(body);
+    if ('error' in res && res.error) setFormError(errorMessage(res.error, 'Initialization failed'));
+    else onDone?.();
+  };
+
+  return (
+    <main className="auth-page" id="main">
+      <form className="auth-card" onSubmit={submit} noValidate>
+        <h1>Choose Your Role</h1>
+        <p className="muted">{name ? `Welcome, ${name}. ` : ''}How will you use HumanTest?</p>
+        <fieldset className="choice-group">
+          <legend>Role</legend>
+          <label className={`choice${v.role === 'poster' ? ' choice--on' : ''}`}>
+            <input
+              type="radio"
+              name="role"
+              value="poster"
+              checked={v.role === 'poster'}
+              onChange={() => setV({ ...v, role: 'poster' })}
+            />
+            <span>
+              <strong>Site owner</strong>
+              <small>Post sites to test, $1 per test</small>
+            </span>
+          </label>
+          <label className={`choice${v.role === 'tester' ? ' choice--on' : ''}`}>
+            <input
+              type="radio"
+              name="role"
+              value="tester"
+              checked={v.role === 'tester'}
+              onChange={() => setV({ ...v, role: 'tester' })}
+            />
+            <span>
+              <strong>Tester</strong>
+              <small>Test sites, earn $0.82 per job</small>
+            </span>
+          </label>
+          {errors.type ? <div className="field__error">{errors.type}</div> : null}
+        </fieldset>
+        <Field label="Location" error={errors.location}>
+          <select value={v.location} onChange={(e) => setV({ ...v, location: e.target.value })}>
+            <option value="">Select…</option>
+            <option value="USA">USA</option>
+            <option value="PR">Puerto Rico (PR)</option>
+          </select>
+        </Field>
+        {v.role === 'tester' ? (
+          <Field
+            label="Country"
+            error={errors.country}
+            hint="Jobs are matched to testers by country. VPNs are not allowed."
+          >
+            <select value={v.country} onChange={(e) => setV({ ...v, country: e.target.value })}>
+              <option value="">Select…</option>
+              <option value="US">United States (US)</option>
+              <option value="PR">Puerto Rico (PR)</option>
+              <option value="CA">Canada (CA)</option>
+            </select>
+          </Field>
+        ) : null}
+        <FormMessage error={formError} />
+        <button className="btn btn--primary btn--block" type="submit" disabled={isLoading}>
+          {isLoading ? 'Saving…' : 'Continue'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,31 @@
+import { Link } from 'react-router';
+
+/** Plain sign-in screen (shown after auth-expired with 'Session expired. Please log in again.'). */
+export function SignIn({ notice }: { notice?: string | null }) {
+  return (
+    <main className="auth-page" id="main">
+      <div className="auth-card">
+        <div className="brand brand--center" aria-hidden="true">
+          <span className="brand__mark">$1</span> HumanTest
+        </div>
+        <h1>Sign in</h1>
+        {notice ? (
+          <p className="form-msg form-msg--error" role="alert">
+            {notice}
+          </p>
+        ) : (
+          <p className="muted">Sign in with your Gmail account to post jobs or test sites.</p>
+        )}
+        <a className="btn btn--google btn--block" href="/api/auth/google">
+          Sign in with Google
+        </a>
+        <Link className="btn btn--ghost btn--block" to="/login/tester">
+          Tester Login
+        </Link>
+        <Link className="btn btn--ghost btn--block" to="/">
+          Back to Home
+        </Link>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,29 @@
+import { Link } from 'react-router';
+
+/** 'Secure Tester Login': only approved testers get in through here. */
+export function TesterLogin({ notice }: { notice?: string | null }) {
+  return (
+    <main className="auth-page" id="main">
+      <div className="auth-card">
+        <div className="brand brand--center" aria-hidden="true">
+          <span className="brand__mark">$1</span> HumanTest
+        </div>
+        <h1>Secure Tester Login</h1>
+        <p className="muted">
+          For approved testers. Sign in with the Gmail account you signed up with.
+        </p>
+        {notice ? (
+          <p className="form-msg form-msg--error" role="alert">
+            {notice}
+          </p>
+        ) : null}
+        <a className="btn btn--google btn--block" href="/api/auth/google?intent=tester">
+          Continue with Google
+        </a>
+        <Link className="btn btn--ghost btn--block" to="/">
+          Back to Home
+        </Link>
+      </div>
+    </main>
+  );
+}

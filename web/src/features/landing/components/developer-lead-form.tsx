@@ -1,0 +1,62 @@
+import { useState, type FormEvent } from 'react';
+import { Field, FormMessage } from '../../../components/field';
+import { SUPPORT_EMAIL } from '../../../lib/config';
+import { useSendLeadMutation } from '../api/send-lead';
+import { MSG, validateLead } from '../landing-rules';
+
+/** 'Looking for a Developer?' lead form → POST /api/leads. */
+export function DeveloperLeadForm() {
+  const [email, setEmail] = useState('');
+  const [thoughts, setThoughts] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [result, setResult] = useState<{ error?: string; success?: string }>({});
+  const [send, { isLoading }] = useSendLeadMutation();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const errs = validateLead(email, thoughts);
+    setErrors(errs);
+    setResult({});
+    if (Object.keys(errs).length) return;
+    const res = await send({ email: email.trim().toLowerCase(), message: thoughts.trim() });
+    if ('error' in res && res.error) {
+      setResult({ error: MSG.failure });
+      return;
+    }
+    setEmail('');
+    setThoughts('');
+    setResult({ success: MSG.leadOk });
+  };
+
+  return (
+    <div className="lead">
+      <h2 id="lead-title">Looking for a Developer?</h2>
+      <p className="muted">
+        Testers found something you can't fix yourself? Tell us what you need and we'll connect you
+        with a developer. Or write to <a href={`mailto:${SUPPORT_EMAIL}`}>{SUPPORT_EMAIL}</a>.
+      </p>
+      <form className="form" onSubmit={submit} noValidate aria-labelledby="lead-title">
+        <Field label="Your email" error={errors.email}>
+          <input
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        </Field>
+        <Field label="Your thoughts" error={errors.thoughts}>
+          <textarea
+            rows={3}
+            value={thoughts}
+            onChange={(e) => setThoughts(e.target.value)}
+            placeholder="What do you need built or fixed?"
+          />
+        </Field>
+        <FormMessage error={result.error} success={result.success} />
+        <button className="btn btn--secondary" type="submit" disabled={isLoading}>
+          {isLoading ? 'Sending…' : 'Send'}
+        </button>
+      </form>
+    </div>
+  );
+}

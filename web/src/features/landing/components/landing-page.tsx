@@ -1,0 +1,428 @@
+import { lazy, Suspense, type ReactNode } from 'react';
+import { Link } from 'react-router';
+
+// The forms (and the API layer they use) load right after first paint, keeping the
+// landing page's initial JavaScript small.
+const WaitlistForm = lazy(() =>
+  import('./waitlist-form').then((m) => ({ default: m.WaitlistForm })),
+);
+const TesterSignupForm = lazy(() =>
+  import('./tester-signup-form').then((m) => ({ default: m.TesterSignupForm })),
+);
+const JobRequestForm = lazy(() =>
+  import('./job-request-form').then((m) => ({ default: m.JobRequestForm })),
+);
+const DeveloperLeadForm = lazy(() =>
+  import('./developer-lead-form').then((m) => ({ default: m.DeveloperLeadForm })),
+);
+const FeedbackForm = lazy(() =>
+  import('../../../components/feedback-form').then((m) => ({ default: m.FeedbackForm })),
+);
+
+function Deferred({ children }: { children: ReactNode }) {
+  return (
+    <Suspense
+      fallback={
+        <div className="form-placeholder" aria-busy="true">
+          Loading form…
+        </div>
+      }
+    >
+      {children}
+    </Suspense>
+  );
+}
+
+function scrollToSection(id: string) {
+  const el = document.getElementById(id);
+  if (!el) return;
+  el.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  el.focus({ preventScroll: true });
+}
+
+const SAMPLES = [
+  {
+    site: 'Bakery ordering site',
+    tag: 'Checkout',
+    quote:
+      '"I added a cake to the cart, but the cart icon still said 0 until I refreshed. I almost ordered twice."',
+    who: 'Tester (student), iPhone 13 · Safari',
+  },
+  {
+    site: 'SaaS landing page',
+    tag: 'First impression',
+    quote:
+      '"I read the whole hero and still could not tell what the product does. The pricing link is hidden in the footer."',
+    who: 'Tester (9-to-5), Windows laptop · Chrome',
+  },
+  {
+    site: 'Portfolio site',
+    tag: 'Mobile',
+    quote:
+      '"On my phone the contact button sits under the cookie banner, so I could not tap it at all."',
+    who: 'Tester (Global community), Android · Chrome',
+  },
+];
+
+const FAQ = [
+  {
+    q: 'What do I get for $1?',
+    a: 'One real person visits your site, follows your instructions and checks each thing you list. You get their plain-language observations, three key findings, and any screenshots they took.',
+  },
+  {
+    q: 'How fast are results?',
+    a: 'Usually within 24-48 hours (compared with 3-7 days elsewhere). Each test takes the tester 5-10 minutes.',
+  },
+  {
+    q: 'What if the feedback is not useful?',
+    a: 'Every job includes one free revision: ask the tester for more detail and they have 48 hours to resubmit. Testers who repeatedly fail are released from the platform.',
+  },
+  {
+    q: 'Do testers fix bugs or write code?',
+    a: 'No. Testers only observe and report what a real user would notice. They do not fix, code or do formal QA.',
+  },
+  {
+    q: 'When can I read the full results?',
+    a: 'You see a preview as soon as work is submitted. Full results unlock when you accept, or automatically after 96 hours.',
+  },
+  {
+    q: 'How do testers get paid?',
+    a: 'Testers earn $0.82 per accepted job; the platform keeps an 18% fee ($0.18). Payouts go to a connected payout account.',
+  },
+  {
+    q: 'Why Google sign-in only?',
+    a: 'Sign-in is through Google with a Gmail account. Other e-mail providers are coming soon: join the waitlist and we will let you know.',
+  },
+];
+
+interface LandingPageProps {
+  signedIn: boolean;
+  /** Message from a failed sign-in (#auth_error=…). */
+  authError?: { code: string; message: string } | null;
+}
+
+export function LandingPage({ signedIn, authError }: LandingPageProps) {
+  return (
+    <div className="landing">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <p className="promo-banner">$1 for the human quirks AI skips - real eyes for real users.</p>
+      <header className="site-header">
+        <div className="container site-header__inner">
+          <Link to="/" className="brand">
+            <span className="brand__mark" aria-hidden="true">
+              $1
+            </span>
+            HumanTest
+          </Link>
+          <nav className="site-nav" aria-label="Main">
+            <button
+              type="button"
+              className="btn btn--ghost"
+              onClick={() => scrollToSection('samples')}
+            >
+              See Samples
+            </button>
+            <button
+              type="button"
+              className="btn btn--ghost"
+              onClick={() => scrollToSection('tester-signup')}
+            >
+              Start Testing &amp; Earning
+            </button>
+            <button
+              type="button"
+              className="btn btn--secondary"
+              onClick={() => scrollToSection('job-request')}
+            >
+              Get Your Site Tested
+            </button>
+            {signedIn ? (
+              <Link className="btn btn--primary" to="/dashboard">
+                Go to Dashboard
+              </Link>
+            ) : (
+              <a className="btn btn--primary" href="/api/auth/google">
+                Sign in with Google
+              </a>
+            )}
+          </nav>
+        </div>
+      </header>
+
+      <main id="main" tabIndex={-1}>
+        {authError ? (
+          <section className="container auth-error" role="alert" aria-label="Sign-in problem">
+            <h2>{authError.message}</h2>
+            {authError.code === 'gmail_only' ? (
+              <>
+                <p>
+                  Sign-in needs a Gmail account for now. Join the waitlist and we'll tell you when
+                  your provider works.
+                </p>
+                <Deferred>
+                  <WaitlistForm />
+                </Deferred>
+              </>
+            ) : null}
+          </section>
+        ) : null}
+
+        <section className="hero">
+          <div className="container hero__grid">
+            <div>
+              <p className="eyebrow">Human website testing</p>
+              <h1>Real people test your website for $1.</h1>
+              <p className="hero__lead">
+                Send a URL and what to check. A real person uses your site the way your customers do
+                and tells you, in plain language, where they got stuck — within 24-48 hours.
+              </p>
+              <div className="hero__cta">
+                <button
+                  type="button"
+                  className="btn btn--primary btn--lg"
+                  onClick={() => scrollToSection('job-request')}
+                >
+                  Get Your Site Tested
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--secondary btn--lg"
+                  onClick={() => scrollToSection('samples')}
+                >
+                  See Samples
+                </button>
+              </div>
+              <ul className="hero__facts" aria-label="Key facts">
+                <li>
+                  <strong>$1</strong> per test
+                </li>
+                <li>
+                  <strong>24-48 h</strong> turnaround
+                </li>
+                <li>
+                  <strong>1 free</strong> revision
+                </li>
+              </ul>
+            </div>
+            <aside className="price-card" aria-label="Pricing">
+              <p className="price-card__label">One human test</p>
+              <p className="price-card__price">
+                $1<span>/test</span>
+              </p>
+              <ul className="checklist">
+                <li>A real person, not a bot</li>
+                <li>Up to 10 things to check, in your words</li>
+                <li>3 key findings + screenshots</li>
+                <li>Results in 24-48 hours, not 3-7 days</li>
+                <li>One free revision per job</li>
+              </ul>
+              <button
+                type="button"
+                className="btn btn--primary btn--block"
+                onClick={() => scrollToSection('job-request')}
+              >
+                Start for $1
+              </button>
+            </aside>
+          </div>
+        </section>
+
+        <section id="samples" className="section" tabIndex={-1} aria-labelledby="samples-title">
+          <div className="container">
+            <h2 id="samples-title">Sample findings</h2>
+            <p className="section__lead">The kind of human quirks automated tools skip.</p>
+            <div className="cards cards--3">
+              {SAMPLES.map((s) => (
+                <figure className="card sample" key={s.site}>
+                  <div className="sample__head">
+                    <span className="tag">{s.tag}</span>
+                    <span className="muted">{s.site}</span>
+                  </div>
+                  <blockquote>{s.quote}</blockquote>
+                  <figcaption className="muted">{s.who}</figcaption>
+                </figure>
+              ))}
+            </div>
+          </div>
+        </section>
+
+        <section
+          id="who"
+          className="section section--alt"
+          tabIndex={-1}
+          aria-labelledby="who-title"
+        >
+          <div className="container">
+            <h2 id="who-title">Who it's for</h2>
+            <div className="cards cards--3">
+              <div className="card">
+                <h3>Indie founders</h3>
+                <p>Check a launch page or signup flow before you spend on ads.</p>
+              </div>
+              <div className="card">
+                <h3>Small businesses</h3>
+                <p>Find out if customers can actually book, order or contact you.</p>
+              </div>
+              <div className="card">
+                <h3>Agencies &amp; freelancers</h3>
+                <p>Get a fresh pair of eyes on client work before handover.</p>
+              </div>
+            </div>
+          </div>
+        </section>
+
+        <section
+          id="job-request"
+          className="section"
+          tabIndex={-1}
+          aria-labelledby="job-request-title"
+        >
+          <div className="container split">
+            <div>
+              <h2 id="job-request-title">Get your site tested</h2>
+              <p className="section__lead">
+                Tell us what to look at. Signed-in site owners can post a paid job straight from the
+                dashboard; this form sends us a request and we'll set it up with you.
+              </p>
+              <ul className="checklist">
+                <li>$1 per test, paid securely at checkout</li>
+                <li>Feedback from real humans within 24-48 hours</li>
+                <li>You only see the full results once you're happy — or after 96 hours</li>
+              </ul>
+            </div>
+            <div className="card card--form">
+              <Deferred>
+                <JobRequestForm />
+              </Deferred>
+            </div>
+          </div>
+        </section>
+
+        <section
+          id="who-continued"
+          className="section section--alt"
+          tabIndex={-1}
+          aria-labelledby="who-cont-title"
+        >
+          <div className="container">
+            <h2 id="who-cont-title">Who tests your site</h2>
+            <p className="section__lead">
+              Students, employed builders, experimenters, beginners, indie founders, agencies,
+              disabled creators and people worldwide. Testers earn $0.82 per job for 5-10 minutes of
+              honest observation. They observe and report; they don't fix or code.
+            </p>
+          </div>
+        </section>
+
+        <section id="how" className="section" tabIndex={-1} aria-labelledby="how-title">
+          <div className="container">
+            <h2 id="how-title">How it works</h2>
+            <ol className="steps">
+              <li className="step">
+                <span className="step__n" aria-hidden="true">
+                  1
+                </span>
+                <h3>Post your URL</h3>
+                <p>Add up to 10 things to check and pay $1.</p>
+              </li>
+              <li className="step">
+                <span className="step__n" aria-hidden="true">
+                  2
+                </span>
+                <h3>A real person tests it</h3>
+                <p>
+                  An approved tester uses your site for 5-10 minutes and writes down what they
+                  notice.
+                </p>
+              </li>
+              <li className="step">
+                <span className="step__n" aria-hidden="true">
+                  3
+                </span>
+                <h3>Read the findings</h3>
+                <p>Accept the report or ask for one free revision. Results in 24-48 hours.</p>
+              </li>
+            </ol>
+          </div>
+        </section>
+
+        <section
+          id="faq"
+          className="section section--alt"
+          tabIndex={-1}
+          aria-labelledby="faq-title"
+        >
+          <div className="container container--narrow">
+            <h2 id="faq-title">Frequently asked questions</h2>
+            <div className="faq">
+              {FAQ.map((f) => (
+                <details key={f.q}>
+                  <summary>{f.q}</summary>
+                  <p>{f.a}</p>
+                </details>
+              ))}
+            </div>
+          </div>
+        </section>
+
+        <section
+          id="tester-signup"
+          className="section"
+          tabIndex={-1}
+          aria-labelledby="tester-title"
+        >
+          <div className="container split">
+            <div>
+              <h2 id="tester-title">Start testing &amp; earning</h2>
+              <p className="section__lead">
+                Earn $0.82 per job. Each test takes 5-10 minutes: visit a site, follow the
+                checklist, write what you noticed. Sign up and an admin approves you before your
+                first job.
+              </p>
+              <div className="card card--soft">
+                <h3>No Gmail? Join the waitlist</h3>
+                <p className="muted">Other e-mail providers coming soon.</p>
+                <Deferred>
+                  <WaitlistForm />
+                </Deferred>
+              </div>
+            </div>
+            <div className="card card--form">
+              <Deferred>
+                <TesterSignupForm />
+              </Deferred>
+            </div>
+          </div>
+        </section>
+
+        <section className="section section--alt" aria-label="Developer and feedback">
+          <div className="container split">
+            <div className="card">
+              <Deferred>
+                <DeveloperLeadForm />
+              </Deferred>
+            </div>
+            <div className="card">
+              <h2 id="feedback-title">Send us feedback</h2>
+              <p className="muted">Ideas, questions or something broken? We read everything.</p>
+              <Deferred>
+                <FeedbackForm />
+              </Deferred>
+            </div>
+          </div>
+        </section>
+      </main>
+
+      <footer className="site-footer">
+        <div className="container site-footer__inner">
+          <span>© HumanTest — $1 human website testing</span>
+          <nav aria-label="Footer">
+            <Link to="/login/tester">Tester Login</Link>
+          </nav>
+        </div>
+      </footer>
+    </div>
+  );
+}

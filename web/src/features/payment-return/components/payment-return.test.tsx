@@ -1,0 +1,60 @@
+import '../../../test/setup';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { screen } from '@testing-library/react';
+import { setToken } from '../../../lib/tokens';
+import { renderWithStore } from '../../../test/render';
+import { mockFetch, resetStorage } from '../../../test/setup';
+import PaymentCancel from './payment-cancel';
+import PaymentSuccess from './payment-success';
+
+beforeEach(() => {
+  resetStorage();
+  setToken('t');
+});
+
+describe('payment return pages', () => {
+  it("shows the job is live when the status is 'paid', with a dashboard link", async () => {
+    const { calls } = mockFetch(() => ({
+      body: { payment_status: 'paid', job_id: '12345678-abcd' },
+    }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_local_42' });
+    expect((await screen.findByText(/Your job is live and visible to testers/)).textContent).toBe(
+      'Payment received! Your job is live and visible to testers.',
+    );
+    expect(calls[0].url).toBe('/api/payments/checkout/status/cs_local_42');
+    expect(screen.getByRole('link', { name: 'Go to Dashboard' }).getAttribute('href')).toBe(
+      '/dashboard',
+    );
+  });
+
+  it("says 'Payment is still processing. Please wait...' and polls until paid", async () => {
+    let n = 0;
+    const { calls } = mockFetch(() => ({
+      body: { payment_status: n++ < 1 ? 'unpaid' : 'paid', job_id: 'j' },
+    }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_1' });
+    expect(await screen.findByText('Payment is still processing. Please wait...')).toBeTruthy();
+    expect(
+      await screen.findByText(/visible to testers/, undefined, { timeout: 4000 }),
+    ).toBeTruthy();
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('says verification failed when the status call fails', async () => {
+    mockFetch(() => ({
+      status: 404,
+      body: { detail: 'Unknown checkout session.', code: 'not_found' },
+    }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_bad' });
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Payment verification failed. Please contact support if payment was made.',
+    );
+  });
+
+  it('shows the cancel message', () => {
+    renderWithStore(<PaymentCancel />, { route: '/payment/cancel' });
+    expect(screen.getByRole('alert').textContent).toBe(
+      'Payment cancelled. Your job was not published.',
+    );
+  });
+});

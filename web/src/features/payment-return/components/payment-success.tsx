@@ -1,0 +1,63 @@
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { shortId } from '../../../lib/format';
+import { getToken } from '../../../lib/tokens';
+import { useGetCheckoutStatusQuery } from '../api/get-checkout-status';
+import { MAX_POLLS, PAYMENT_MESSAGES, POLL_MS } from '../messages';
+
+/** /payment/success?session_id=…: polls the checkout status until it is 'paid'. */
+export default function PaymentSuccess() {
+  const [params] = useSearchParams();
+  const sessionId = params.get('session_id') ?? '';
+  const [polls, setPolls] = useState(0);
+  const { data, error, refetch, isFetching } = useGetCheckoutStatusQuery(sessionId, {
+    skip: !sessionId,
+  });
+  const paid = data?.payment_status === 'paid';
+  const gaveUp = polls >= MAX_POLLS;
+
+  useEffect(() => {
+    if (!sessionId || paid || error || gaveUp || isFetching || !data) return;
+    const t = setTimeout(() => {
+      setPolls((n) => n + 1);
+      void refetch();
+    }, POLL_MS);
+    return () => clearTimeout(t);
+  }, [sessionId, paid, error, gaveUp, isFetching, data, refetch]);
+
+  let body;
+  if (!sessionId || error || data?.payment_status === 'expired') {
+    body = (
+      <p className="form-msg form-msg--error" role="alert">
+        {PAYMENT_MESSAGES.failed}
+      </p>
+    );
+  } else if (paid) {
+    body = (
+      <>
+        <p className="form-msg form-msg--success" role="status">
+          {PAYMENT_MESSAGES.paid}
+        </p>
+        {data?.job_id ? <p className="muted">Job #{shortId(data.job_id)}</p> : null}
+      </>
+    );
+  } else {
+    body = (
+      <p className="notice" role="status">
+        <span className="spinner" aria-hidden="true" /> {PAYMENT_MESSAGES.processing}
+      </p>
+    );
+  }
+
+  return (
+    <main className="auth-page" id="main">
+      <div className="auth-card">
+        <h1>{paid ? 'Your job is live' : 'Checking your payment'}</h1>
+        {body}
+        <Link className="btn btn--primary btn--block" to={getToken() ? '/dashboard' : '/'}>
+          {getToken() ? 'Go to Dashboard' : 'Back to Home'}
+        </Link>
+      </div>
+    </main>
+  );
+}

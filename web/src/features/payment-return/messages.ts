@@ -1,0 +1,10 @@
+export const PAYMENT_MESSAGES = {
+  processing: 'Payment is still processing. Please wait...',
+  failed: 'Payment verification failed. Please contact support if payment was made.',
+  cancelled: 'Payment cancelled. Your job was not published.',
+  paid: 'Payment received! Your job is live and visible to testers.',
+} as const;
+
+/** How often the success page asks again while the payment is still processing. */
+export const POLL_MS = 2_000;
+export const MAX_POLLS = 30;

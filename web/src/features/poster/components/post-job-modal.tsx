@@ -1,0 +1,204 @@
+import { useState, type FormEvent } from 'react';
+import { GEO_RULES, JOB_LIMITS, createJobBodySchema } from '@htm/contracts/jobs';
+import { Field, FormMessage } from '../../../components/field';
+import { Modal } from '../../../components/modal';
+import { browser } from '../../../lib/browser';
+import { errorMessage, errorStatus, logRequestFailure } from '../../../lib/error-message';
+import { useNotify } from '../../../lib/hooks';
+import { track } from '../../../lib/telemetry';
+import type { GeoRule } from '../../../lib/types';
+import { issuesByField } from '../../../lib/zod-errors';
+import { useCreateJobMutation } from '../api/create-job';
+
+export const POSTING_FAILED = 'Posting failed. Please retry once; if it fails again, re-login.';
+
+const GEO_LABELS: Record<GeoRule, string> = {
+  us_pr: 'Testers in the US and Puerto Rico',
+  us_pr_ca: 'Testers in the US, Puerto Rico and Canada',
+  global_beta: 'Testers anywhere (global beta)',
+};
+
+interface FormState {
+  title: string;
+  url: string;
+  what_to_test: string;
+  requirements: string[];
+  geo_rule: GeoRule;
+  expected_completion_hours: string;
+}
+
+const initial: FormState = {
+  title: '',
+  url: '',
+  what_to_test: '',
+  requirements: [''],
+  geo_rule: 'us_pr',
+  expected_completion_hours: '48',
+};
+
+/** 'Post New Job': on success the browser goes to the checkout page ($1). */
+export function PostJobModal({ onClose }: { onClose: () => void }) {
+  const [v, setV] = useState<FormState>(initial);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [createJob, { isLoading }] = useCreateJobMutation();
+  const { toast, status } = useNotify();
+
+  const setReq = (i: number, text: string) =>
+    setV({ ...v, requirements: v.requirements.map((r, j) => (j === i ? text : r)) });
+  const addReq = () =>
+    v.requirements.length < JOB_LIMITS.requirementsMax &&
+    setV({ ...v, requirements: [...v.requirements, ''] });
+  const removeReq = (i: number) =>
+    v.requirements.length > 1 &&
+    setV({ ...v, requirements: v.requirements.filter((_, j) => j !== i) });
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setFormError(null);
+    const parsed = createJobBodySchema.safeParse({
+      ...v,
+      budget: 1,
+      expected_completion_hours: v.expected_completion_hours || undefined,
+    });
+    if (!parsed.success) {
+      setErrors(issuesByField(parsed.error.issues));
+      return;
+    }
+    setErrors({});
+    track('post_job_attempt');
+    const res = await createJob({ ...parsed.data, budget: 1 });
+    if ('error' in res && res.error) {
+      const st = errorStatus(res.error);
+      track('post_job_failure', { status: String(st) });
+      logRequestFailure('post_job', res.error);
+      if (st === 401 || st === 'FETCH_ERROR' || st === 'TIMEOUT_ERROR')
+        setFormError(POSTING_FAILED);
+      else setFormError(`Failed to create job: ${errorMessage(res.error, 'Unknown error')}`);
+      return;
+    }
+    track('post_job_success');
+    const answer = res.data;
+    if (answer?.checkout_url) {
+      status('Job created. Redirecting to checkout…');
+      browser.assign(answer.checkout_url);
+      return;
+    }
+    toast(
+      `Job saved, but checkout could not start${answer?.payment_error ? `: ${answer.payment_error}` : ''}. Use 'Pay now' on the job to try again.`,
+      'info',
+    );
+    onClose();
+  };
+
+  const count = v.requirements.length;
+  return (
+    <Modal title="Post New Job" onClose={onClose} size="lg">
+      <form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
+        <p className="muted">Every job costs $1 and is paid at checkout. Testers earn $0.82.</p>
+        <Field label="Job title" error={errors.title}>
+          <input
+            data-autofocus
+            value={v.title}
+            maxLength={JOB_LIMITS.titleMax}
+            onChange={(e) => setV({ ...v, title: e.target.value })}
+          />
+        </Field>
+        <Field label="Website URL" error={errors.url}>
+          <input
+            type="url"
+            inputMode="url"
+            placeholder="https://"
+            value={v.url}
+            onChange={(e) => setV({ ...v, url: e.target.value })}
+          />
+        </Field>
+        <Field label="What to test" error={errors.what_to_test}>
+          <textarea
+            rows={3}
+            value={v.what_to_test}
+            onChange={(e) => setV({ ...v, what_to_test: e.target.value })}
+          />
+        </Field>
+        <fieldset className="reqs">
+          <legend>
+            Things to check{' '}
+            <span className="muted">
+              ({count}/{JOB_LIMITS.requirementsMax})
+            </span>
+          </legend>
+          {v.requirements.map((r, i) => (
+            <div className="reqs__row" key={i}>
+              <Field
+                label={`Thing to check ${i + 1}`}
+                error={errors[`requirements.${i}`]}
+                hint={
+                  <span className={r.length > JOB_LIMITS.requirementMax ? 'over' : undefined}>
+                    {r.length}/{JOB_LIMITS.requirementMax}
+                  </span>
+                }
+              >
+                <input value={r} onChange={(e) => setReq(i, e.target.value)} />
+              </Field>
+              <button
+                type="button"
+                className="btn btn--ghost btn--sm"
+                onClick={() => removeReq(i)}
+                disabled={count <= 1}
+                aria-label={`Remove thing to check ${i + 1}`}
+              >
+                Remove
+              </button>
+            </div>
+          ))}
+          {errors.requirements &&
+          !Object.keys(errors).some((k) => k.startsWith('requirements.')) ? (
+            <div className="field__error" role="alert">
+              {errors.requirements}
+            </div>
+          ) : null}
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={addReq}
+            disabled={count >= JOB_LIMITS.requirementsMax}
+          >
+            + Add another
+          </button>
+        </fieldset>
+        <div className="grid-2">
+          <Field label="Who may test" error={errors.geo_rule}>
+            <select
+              value={v.geo_rule}
+              onChange={(e) => setV({ ...v, geo_rule: e.target.value as GeoRule })}
+            >
+              {GEO_RULES.map((g) => (
+                <option key={g} value={g}>
+                  {GEO_LABELS[g]}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Expected completion (hours)" error={errors.expected_completion_hours}>
+            <input
+              type="number"
+              min={JOB_LIMITS.hoursMin}
+              max={JOB_LIMITS.hoursMax}
+              value={v.expected_completion_hours}
+              onChange={(e) => setV({ ...v, expected_completion_hours: e.target.value })}
+            />
+          </Field>
+        </div>
+        <FormMessage error={formError} />
+        <div className="form__actions">
+          <button type="button" className="btn btn--ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn--primary" disabled={isLoading}>
+            {isLoading ? 'Posting…' : 'Post Job & Pay $1'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,154 @@
+import { useEffect, useState } from 'react';
+import { Loading } from '../../../components/loading';
+import { browser } from '../../../lib/browser';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate, shortId, statusLabel } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import type { Job, User } from '../../../lib/types';
+import { useCheckoutJobMutation } from '../api/checkout-job';
+import { useListJobsQuery } from '../api/list-jobs';
+import PostJobLauncher from './post-job-launcher';
+import { ReviewModal } from './review-modal';
+
+export function countJobs(jobs: Job[]) {
+  return {
+    open: jobs.filter((j) => j.status === 'open').length,
+    inProgress: jobs.filter((j) =>
+      ['claimed', 'in_progress', 'revision_requested'].includes(j.status),
+    ).length,
+    submitted: jobs.filter((j) => j.status === 'submitted').length,
+    completed: jobs.filter((j) => j.status === 'completed' || j.status === 'closed').length,
+  };
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge--${status}`}>{statusLabel(status)}</span>;
+}
+
+function JobRow({ job, onReview }: { job: Job; onReview: (j: Job) => void }) {
+  const [checkout, { isLoading }] = useCheckoutJobMutation();
+  const { toast } = useNotify();
+  const unpaid = job.payment_status !== 'paid';
+  const pay = async () => {
+    const res = await checkout(job.id);
+    if ('data' in res && res.data?.checkout_url) browser.assign(res.data.checkout_url);
+    else
+      toast(
+        errorMessage(
+          'error' in res ? res.error : null,
+          'Payment could not start. Please try again.',
+        ),
+      );
+  };
+  return (
+    <li className="job-card">
+      <div className="job-card__main">
+        <h3 className="job-card__title">{job.title}</h3>
+        <p className="job-card__meta">
+          <span className="mono">#{shortId(job.id)}</span> ·{' '}
+          <a href={job.url} target="_blank" rel="noreferrer">
+            {job.url}
+          </a>
+        </p>
+        <p className="job-card__meta muted">Posted {formatDate(job.created_at)}</p>
+        {job.status === 'open' && !unpaid ? (
+          <p className="job-card__live">Live — waiting for a tester to claim it.</p>
+        ) : null}
+        {job.status === 'revision_requested' && job.last_review?.reason ? (
+          <p className="job-card__note">Revision requested: {job.last_review.reason}</p>
+        ) : null}
+      </div>
+      <div className="job-card__side">
+        <StatusBadge status={job.status} />
+        {unpaid ? <span className="badge badge--unpaid">unpaid</span> : null}
+        {unpaid ? (
+          <button
+            type="button"
+            className="btn btn--primary btn--sm"
+            onClick={pay}
+            disabled={isLoading}
+          >
+            {isLoading ? 'Opening…' : 'Pay now'}
+          </button>
+        ) : null}
+        {job.status === 'submitted' ? (
+          <button type="button" className="btn btn--primary btn--sm" onClick={() => onReview(job)}>
+            Review Submission
+          </button>
+        ) : null}
+        {job.status === 'completed' ? (
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={() => onReview(job)}
+          >
+            View Results
+          </button>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+/** Poster dashboard: welcome, 'Post New Job', counts and the poster's own jobs. */
+export default function PosterDashboard({ user }: { user: User }) {
+  const { data: jobs = [], error, isLoading, refetch } = useListJobsQuery();
+  const [reviewing, setReviewing] = useState<Job | null>(null);
+  const { toast } = useNotify();
+  useEffect(() => {
+    if (error) toast(errorMessage(error, 'Failed to load jobs'));
+  }, [error, toast]);
+  const c = countJobs(jobs);
+  const current = reviewing ? (jobs.find((j) => j.id === reviewing.id) ?? reviewing) : null;
+
+  return (
+    <div className="dashboard">
+      <div className="dashboard__head">
+        <div>
+          <h1>Welcome, {user.name?.split(' ')[0] || 'there'}</h1>
+          <p className="muted">
+            Post a site, pay $1, and get real human feedback within 24-48 hours.
+          </p>
+        </div>
+        <PostJobLauncher />
+      </div>
+      <ul className="stats" aria-label="Job counts">
+        <li className="stat">
+          <span className="stat__n">{c.open}</span> Open
+        </li>
+        <li className="stat">
+          <span className="stat__n">{c.inProgress}</span> In Progress
+        </li>
+        <li className="stat">
+          <span className="stat__n">{c.submitted}</span> Submitted
+        </li>
+        <li className="stat">
+          <span className="stat__n">{c.completed}</span> Completed
+        </li>
+      </ul>
+      <section aria-labelledby="my-jobs-title">
+        <h2 id="my-jobs-title">Your jobs</h2>
+        {isLoading ? <Loading label="Loading jobs…" /> : null}
+        {error ? (
+          <p className="form-msg form-msg--error">
+            Failed to load jobs.{' '}
+            <button type="button" className="btn btn--link" onClick={() => refetch()}>
+              Retry
+            </button>
+          </p>
+        ) : null}
+        {!isLoading && !error && jobs.length === 0 ? (
+          <div className="empty">
+            <p>No jobs yet. Post your first site to get human feedback for $1.</p>
+          </div>
+        ) : null}
+        <ul className="job-list">
+          {jobs.map((j) => (
+            <JobRow key={j.id} job={j} onReview={setReviewing} />
+          ))}
+        </ul>
+      </section>
+      {current ? <ReviewModal job={current} onClose={() => setReviewing(null)} /> : null}
+    </div>
+  );
+}

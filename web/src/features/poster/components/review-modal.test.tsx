@@ -1,0 +1,152 @@
+import '../../../test/setup';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { setToken } from '../../../lib/tokens';
+import type { Job } from '../../../lib/types';
+import { renderWithStore } from '../../../test/render';
+import { mockFetch, resetStorage, type Call } from '../../../test/setup';
+import { ReviewModal } from './review-modal';
+
+const job: Job = {
+  id: 'abcdef12-3456-7890-aaaa-bbbbbbbbbbbb',
+  title: 'Bakery',
+  url: 'https://bakery.example',
+  what_to_test: 'Order a cake',
+  budget: 1,
+  expected_completion_hours: 48,
+  geo_rule: 'us_pr',
+  requirements: ['Find the price', 'Order'],
+  status: 'submitted',
+  payment_status: 'paid',
+  poster_id: 'p',
+  tester_id: 't',
+  revision_count: 0,
+  auto_accept_at: new Date(Date.now() + 50 * 3600_000).toISOString(),
+};
+
+const submission = (locked: boolean) => ({
+  id: 's1',
+  job_id: job.id,
+  revision: 0,
+  submitted_at: new Date().toISOString(),
+  locked,
+  auto_accept_at: job.auto_accept_at,
+  submitted_by_snapshot: { name: 'Tess', location: 'USA' },
+  human_preview: {
+    device_used: 'iPhone 13',
+    browser_used: 'Safari',
+    key_findings_bullets: ['Cart count lags', 'Price hidden', 'Slow images'],
+    small_image_url: null,
+  },
+  requirement_responses: locked
+    ? null
+    : [{ requirement_index: 0, response_text: 'It is in the footer' }],
+  general_feedback: locked ? null : 'Nice shop overall',
+  file_urls: locked ? null : ['/api/files/f1?sig=x'],
+});
+
+function backend(locked = true) {
+  return mockFetch((c: Call) => {
+    if (c.url.endsWith('/submission')) return { body: submission(locked) };
+    if (c.url.endsWith('/review'))
+      return {
+        body: { payment_processed: true, revision_count: 0, job: { ...job, status: 'completed' } },
+      };
+    return { body: { jobs: [] } };
+  });
+}
+
+beforeEach(() => {
+  resetStorage();
+  setToken('t');
+});
+
+describe('Review Submission modal', () => {
+  it('shows the preview and the auto-accept countdown while locked', async () => {
+    backend(true);
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    expect(await screen.findByText('Cart count lags')).toBeTruthy();
+    expect(screen.getByText('iPhone 13')).toBeTruthy();
+    expect(
+      screen.getByText(/Full results unlock when you accept, or automatically in 2d 1h/),
+    ).toBeTruthy();
+    expect(screen.queryByText('It is in the footer')).toBeNull();
+  });
+
+  it('enables Submit Review only once a decision is chosen', async () => {
+    backend(true);
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    await screen.findByText('Cart count lags');
+    const submit = screen.getByRole('button', { name: 'Submit Review' }) as HTMLButtonElement;
+    expect(submit.disabled).toBe(true);
+    await userEvent.click(screen.getByLabelText(/Accept/));
+    expect(submit.disabled).toBe(false);
+  });
+
+  it('says rejection is not supported and does not send it', async () => {
+    const { calls } = backend(true);
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    await screen.findByText('Cart count lags');
+    await userEvent.click(screen.getByLabelText(/Reject/));
+    expect(screen.getByRole('alert').textContent).toBe(
+      'Rejection not supported in MVP. Request revision instead.',
+    );
+    expect(
+      (screen.getByRole('button', { name: 'Submit Review' }) as HTMLButtonElement).disabled,
+    ).toBe(true);
+    expect(calls.some((c) => c.url.endsWith('/review'))).toBe(false);
+  });
+
+  it('requires a reason for a revision and sends it', async () => {
+    const { calls } = backend(true);
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    await screen.findByText('Cart count lags');
+    await userEvent.click(screen.getByLabelText(/Request revision/));
+    await userEvent.click(screen.getByRole('button', { name: 'Submit Review' }));
+    expect(screen.getByText('Please say what the tester should change')).toBeTruthy();
+    await userEvent.type(
+      screen.getByLabelText('What should the tester change?'),
+      'Please check on mobile too',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Submit Review' }));
+    await waitFor(() => expect(calls.some((c) => c.url.endsWith('/review'))).toBe(true));
+    const review = calls.find((c) => c.url.endsWith('/review'))!;
+    expect(review.body).toEqual({
+      decision: 'request_revision',
+      reason: 'Please check on mobile too',
+      specific_issues: [],
+    });
+  });
+
+  it('disables the revision choice once the free revision is used', async () => {
+    backend(true);
+    renderWithStore(<ReviewModal job={{ ...job, revision_count: 1 }} onClose={() => undefined} />);
+    await screen.findByText('Cart count lags');
+    expect((screen.getByLabelText(/Request revision/) as HTMLInputElement).disabled).toBe(true);
+  });
+
+  it("shows 'Failed to review job' when the review fails without detail", async () => {
+    mockFetch((c) =>
+      c.url.endsWith('/submission') ? { body: submission(true) } : { status: 500, body: '' },
+    );
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    await screen.findByText('Cart count lags');
+    await userEvent.click(screen.getByLabelText(/Accept/));
+    await userEvent.click(screen.getByRole('button', { name: 'Submit Review' }));
+    expect((await screen.findByText('Failed to review job')).className).toContain(
+      'form-msg--error',
+    );
+  });
+
+  it('shows full results with file downloads once unlocked', async () => {
+    backend(false);
+    renderWithStore(
+      <ReviewModal job={{ ...job, status: 'completed' }} onClose={() => undefined} />,
+    );
+    expect(await screen.findByText('It is in the footer')).toBeTruthy();
+    expect(screen.getByText('Nice shop overall')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Download' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Submit Review' })).toBeNull();
+  });
+});

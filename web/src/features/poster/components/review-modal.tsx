@@ -1,0 +1,176 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { JOB_MESSAGES, reviewBodySchema } from '@htm/contracts/jobs';
+import { Field, FormMessage } from '../../../components/field';
+import { Loading } from '../../../components/loading';
+import { Modal } from '../../../components/modal';
+import { errorMessage } from '../../../lib/error-message';
+import { timeLeft } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import type { Job } from '../../../lib/types';
+import { issuesByField } from '../../../lib/zod-errors';
+import { useGetSubmissionQuery } from '../api/get-submission';
+import { useReviewJobMutation } from '../api/review-job';
+import { FullResults, SubmissionPreview } from './job-results';
+
+type Decision = '' | 'accept' | 'request_revision' | 'reject';
+
+function useNow(ms = 30_000) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
+/** 'Review Submission': preview while locked, decision accept / request revision / reject. */
+export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void }) {
+  const { data: submission, error, isLoading } = useGetSubmissionQuery(job.id);
+  const [review, { isLoading: saving }] = useReviewJobMutation();
+  const [decision, setDecision] = useState<Decision>('');
+  const [reason, setReason] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const { toast, status } = useNotify();
+  const now = useNow();
+  const revisionUsed = (job.revision_count ?? 0) >= 1;
+  const canReview = job.status === 'submitted';
+
+  useEffect(() => {
+    if (error) toast(errorMessage(error, 'Failed to load submission'));
+  }, [error, toast]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setFormError(null);
+    const parsed = reviewBodySchema.safeParse({ decision: decision || undefined, reason });
+    if (!parsed.success) {
+      setErrors(issuesByField(parsed.error.issues));
+      return;
+    }
+    setErrors({});
+    const res = await review({
+      jobId: job.id,
+      decision: parsed.data.decision,
+      reason: parsed.data.reason,
+      specific_issues: parsed.data.specific_issues,
+    });
+    if ('error' in res && res.error) {
+      setFormError(errorMessage(res.error, 'Failed to review job'));
+      return;
+    }
+    status(
+      decision === 'accept'
+        ? 'Submission accepted. Full results are unlocked.'
+        : 'Revision requested. The tester has 48 hours to resubmit.',
+    );
+    if (decision !== 'accept') onClose();
+  };
+
+  const countdown = timeLeft(submission?.auto_accept_at ?? job.auto_accept_at, now);
+  return (
+    <Modal title="Review Submission" onClose={onClose} size="lg">
+      {isLoading ? <Loading label="Loading submission…" /> : null}
+      {error ? (
+        <p className="form-msg form-msg--error">
+          {errorMessage(error, 'Failed to load submission')}
+        </p>
+      ) : null}
+      {submission ? (
+        <>
+          <SubmissionPreview submission={submission} />
+          {submission.locked ? (
+            <p className="notice">
+              Full results unlock when you accept
+              {countdown ? `, or automatically in ${countdown}` : ''}.
+            </p>
+          ) : (
+            <FullResults job={job} submission={submission} />
+          )}
+        </>
+      ) : null}
+      {canReview ? (
+        <form className="form" onSubmit={submit} noValidate aria-label="Review decision">
+          <fieldset className="choice-group">
+            <legend>Decision</legend>
+            <label className="choice">
+              <input
+                type="radio"
+                name="decision"
+                value="accept"
+                checked={decision === 'accept'}
+                onChange={() => setDecision('accept')}
+              />
+              <span>
+                <strong>Accept</strong>
+                <small>Unlock full results and pay the tester</small>
+              </span>
+            </label>
+            <label className="choice">
+              <input
+                type="radio"
+                name="decision"
+                value="request_revision"
+                checked={decision === 'request_revision'}
+                disabled={revisionUsed}
+                onChange={() => setDecision('request_revision')}
+              />
+              <span>
+                <strong>Request revision</strong>
+                <small>
+                  {revisionUsed
+                    ? 'The one free revision has been used'
+                    : 'One free revision; the tester has 48 hours'}
+                </small>
+              </span>
+            </label>
+            <label className="choice">
+              <input
+                type="radio"
+                name="decision"
+                value="reject"
+                checked={decision === 'reject'}
+                onChange={() => setDecision('reject')}
+              />
+              <span>
+                <strong>Reject</strong>
+              </span>
+            </label>
+            {errors.decision && decision !== 'reject' ? (
+              <div className="field__error">{errors.decision}</div>
+            ) : null}
+          </fieldset>
+          {decision === 'reject' ? (
+            <p className="form-msg form-msg--error" role="alert">
+              {JOB_MESSAGES.rejectNotSupported}
+            </p>
+          ) : null}
+          {decision === 'request_revision' ? (
+            <Field label="What should the tester change?" error={errors.reason}>
+              <textarea rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
+            </Field>
+          ) : null}
+          <FormMessage error={formError} />
+          <div className="form__actions">
+            <button type="button" className="btn btn--ghost" onClick={onClose}>
+              Close
+            </button>
+            <button
+              type="submit"
+              className="btn btn--primary"
+              disabled={!decision || decision === 'reject' || saving}
+            >
+              {saving ? 'Submitting…' : 'Submit Review'}
+            </button>
+          </div>
+        </form>
+      ) : (
+        <div className="form__actions">
+          <button type="button" className="btn btn--primary" onClick={onClose}>
+            Close
+          </button>
+        </div>
+      )}
+    </Modal>
+  );
+}

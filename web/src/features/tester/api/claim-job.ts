@@ -1,0 +1,13 @@
+import { api } from '../../../lib/api';
+import type { Job } from '../../../lib/types';
+
+const claimApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    claimJob: build.mutation<{ job: Job }, string>({
+      query: (id) => ({ url: `/jobs/${encodeURIComponent(id)}/claim`, method: 'POST' }),
+      invalidatesTags: ['AvailableJob', 'MyJob'],
+    }),
+  }),
+});
+
+export const { useClaimJobMutation } = claimApi;

@@ -1,0 +1,16 @@
+import { api } from '../../../lib/api';
+import type { Job } from '../../../lib/types';
+
+const availableApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    listAvailableJobs: build.query<
+      { jobs: Job[]; next_cursor: string | null },
+      { cursor?: string } | void
+    >({
+      query: (a) => ({ url: '/tester/available-jobs', params: { limit: 20, cursor: a?.cursor } }),
+      providesTags: ['AvailableJob'],
+    }),
+  }),
+});
+
+export const { useListAvailableJobsQuery } = availableApi;

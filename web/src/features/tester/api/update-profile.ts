@@ -1,0 +1,25 @@
+import { api } from '../../../lib/api';
+import { setToken } from '../../../lib/tokens';
+import type { User } from '../../../lib/types';
+
+const profileApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    updateProfile: build.mutation<
+      { user: User; access_token: string },
+      { country: 'US' | 'PR' | 'CA' }
+    >({
+      query: (body) => ({ url: '/users/profile', method: 'PATCH', body }),
+      async onQueryStarted(_a, { queryFulfilled }) {
+        try {
+          const { data } = await queryFulfilled;
+          if (data.access_token) setToken(data.access_token);
+        } catch {
+          /* shown by the modal */
+        }
+      },
+      invalidatesTags: ['Me', 'AvailableJob'],
+    }),
+  }),
+});
+
+export const { useUpdateProfileMutation } = profileApi;

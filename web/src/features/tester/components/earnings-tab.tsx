@@ -1,0 +1,98 @@
+import { useEffect } from 'react';
+import { Loading } from '../../../components/loading';
+import { browser } from '../../../lib/browser';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate, shortId, statusLabel, usd } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import {
+  useConnectPayoutAccountMutation,
+  useGetPayoutAccountQuery,
+} from '../api/connect-payout-account';
+import { useGetEarningsQuery } from '../api/get-earnings';
+
+export function EarningsTab() {
+  const { data, error, isLoading } = useGetEarningsQuery();
+  const { data: account } = useGetPayoutAccountQuery();
+  const [connect, { isLoading: connecting }] = useConnectPayoutAccountMutation();
+  const { toast, status } = useNotify();
+  useEffect(() => {
+    if (error) toast(errorMessage(error, 'Failed to load earnings'));
+  }, [error, toast]);
+
+  const onConnect = async () => {
+    const res = await connect();
+    if ('error' in res && res.error)
+      toast(errorMessage(res.error, 'Failed to connect payout account'));
+    else if (res.data?.onboarding_url) browser.assign(res.data.onboarding_url);
+    else status('Payout account connected.');
+  };
+
+  if (isLoading) return <Loading label="Loading earnings…" />;
+  return (
+    <div>
+      <ul className="stats" aria-label="Earnings summary">
+        <li className="stat">
+          <span className="stat__n">{usd(data?.total_usd)}</span> Total earned
+        </li>
+        <li className="stat">
+          <span className="stat__n">{usd(data?.pending_usd)}</span> Pending payout
+        </li>
+        <li className="stat">
+          <span className="stat__n">{usd(data?.last_30_days)}</span> Last 30 days
+        </li>
+        <li className="stat">
+          <span className="stat__n">{data?.completed_jobs ?? 0}</span> Completed jobs
+        </li>
+      </ul>
+      <div className="panel payout">
+        {account?.connected ? (
+          <p>
+            Payout account connected <span className="muted">({account.account_id})</span>. Payouts
+            are sent when an admin runs them.
+          </p>
+        ) : (
+          <>
+            <p>Connect a payout account to receive your $0.82 per accepted job.</p>
+            <button
+              type="button"
+              className="btn btn--primary btn--sm"
+              onClick={onConnect}
+              disabled={connecting}
+            >
+              Connect payout account
+            </button>
+          </>
+        )}
+      </div>
+      {data?.jobs?.length ? (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="sr-only">Earnings by job</caption>
+            <thead>
+              <tr>
+                <th scope="col">Job</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Completed</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.jobs.map((j) => (
+                <tr key={j.job_id}>
+                  <td>
+                    {j.title} <span className="mono muted">#{shortId(j.job_id)}</span>
+                  </td>
+                  <td>{usd(j.amount)}</td>
+                  <td>{formatDate(j.completed_at)}</td>
+                  <td>{statusLabel(j.status)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <p className="empty">No earnings yet. Accepted jobs pay $0.82 each.</p>
+      )}
+    </div>
+  );
+}

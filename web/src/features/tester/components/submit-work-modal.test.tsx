@@ -1,0 +1,126 @@
+import '../../../test/setup';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { setToken } from '../../../lib/tokens';
+import type { Job } from '../../../lib/types';
+import { renderWithStore } from '../../../test/render';
+import { fileOf, mockFetch, mockXhr, resetStorage } from '../../../test/setup';
+import { SubmitWorkModal } from './submit-work-modal';
+
+const job: Job = {
+  id: 'job-1',
+  title: 'Bakery',
+  url: 'https://bakery.example',
+  what_to_test: 'Order a cake',
+  budget: 1,
+  expected_completion_hours: 48,
+  geo_rule: 'us_pr',
+  requirements: ['Find the price'],
+  status: 'claimed',
+  payment_status: 'paid',
+  poster_id: 'p',
+  tester_id: 't',
+};
+
+beforeEach(() => {
+  resetStorage();
+  setToken('tester-token');
+  mockFetch(() => ({ body: { jobs: [] } }));
+});
+
+const submit = () => userEvent.click(screen.getByRole('button', { name: 'Submit Work' }));
+
+describe('Submit Work modal (tester dashboard)', () => {
+  it('needs feedback of at least 10 characters and one key finding of 5+', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: {} }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'Too short');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'abcd');
+    await submit();
+    expect(screen.getByText('Feedback must be at least 10 characters')).toBeTruthy();
+    expect(
+      screen.getByText('At least one key finding (min 5 characters) is required'),
+    ).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('rejects feedback over 1000 characters and findings over 120', async () => {
+    mockXhr(() => ({ status: 201, body: {} }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.click(screen.getByLabelText('Feedback'));
+    await userEvent.paste('f'.repeat(1001));
+    await userEvent.click(screen.getByLabelText(/Key finding 2/));
+    await userEvent.paste('k'.repeat(121));
+    await submit();
+    expect(screen.getByText('Feedback must be less than 1000 characters')).toBeTruthy();
+    expect(screen.getByText('Key finding must be less than 120 characters')).toBeTruthy();
+  });
+
+  it('accepts only images for the screenshot, up to 10MB', async () => {
+    mockXhr(() => ({ status: 201, body: {} }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    const input = screen.getByLabelText(/Screenshot/) as HTMLInputElement;
+    await userEvent.upload(input, fileOf('notes.pdf', 'application/pdf', 1000), {
+      applyAccept: false,
+    });
+    expect(screen.getByText('Please upload an image file only')).toBeTruthy();
+    await userEvent.upload(input, fileOf('big.png', 'image/png', 10 * 1024 * 1024 + 1));
+    expect(screen.getByText('File size must be less than 10MB')).toBeTruthy();
+    await userEvent.upload(input, fileOf('ok.png', 'image/png', 2000));
+    expect(screen.queryByText('File size must be less than 10MB')).toBeNull();
+  });
+
+  it('uploads multipart with the bearer token and shows progress', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: { submission: {}, job: {} } }));
+    let closed = false;
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => (closed = true)} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    await userEvent.upload(
+      screen.getByLabelText(/Screenshot/) as HTMLInputElement,
+      fileOf('shot.png', 'image/png', 2000),
+    );
+    await submit();
+    expect(await screen.findByText(/Uploading… (0|50)%/)).toBeTruthy();
+    await waitFor(() => expect(closed).toBe(true));
+    expect(calls[0].url).toBe('/api/jobs/job-1/submit-work');
+    expect(calls[0].method).toBe('POST');
+    expect(calls[0].headers.Authorization).toBe('Bearer tester-token');
+    expect(calls[0].headers['X-Correlation-Id']).toBeTruthy();
+    expect(calls[0].form.get('feedback_text')).toBe('The cart badge lags behind.');
+    expect(calls[0].form.get('key_finding_1')).toBe('Cart badge lags');
+    expect(calls[0].form.get('key_finding_2')).toBe('');
+    expect((calls[0].form.get('screenshot') as File).name).toBe('shot.png');
+  });
+
+  it("shows the server's detail, else 'Failed to submit work'", async () => {
+    mockXhr(() => ({
+      status: 409,
+      body: { detail: 'This job is no longer yours', code: 'conflict' },
+    }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    await submit();
+    expect((await screen.findByRole('alert')).textContent).toBe('This job is no longer yours');
+  });
+
+  it("titles itself 'Resubmit Work' and shows the revision reason and deadline", () => {
+    mockXhr(() => ({ status: 201 }));
+    renderWithStore(
+      <SubmitWorkModal
+        job={{
+          ...job,
+          status: 'revision_requested',
+          last_review: { decision: 'request_revision', reason: 'Check mobile', at: '' },
+          revision_deadline_at: '2030-01-01T00:00:00Z',
+        }}
+        onClose={() => undefined}
+      />,
+    );
+    expect(screen.getByRole('heading', { name: 'Resubmit Work' })).toBeTruthy();
+    expect(screen.getByText('Check mobile')).toBeTruthy();
+    expect(screen.getByText(/Resubmit by/)).toBeTruthy();
+  });
+});

@@ -1,0 +1,141 @@
+import { useState, type FormEvent } from 'react';
+import { useDispatch } from 'react-redux';
+import { JOB_LIMITS, submitWorkDashboardSchema } from '@htm/contracts/jobs';
+import { Field, FormMessage } from '../../../components/field';
+import { Modal } from '../../../components/modal';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import type { Job } from '../../../lib/types';
+import { issuesByField } from '../../../lib/zod-errors';
+import { invalidateAfterSubmit, postSubmitWork } from '../api/submit-work';
+import { checkScreenshot } from '../file-rules';
+import { UploadProgress } from './upload-progress';
+
+/** Submit Work (tester dashboard variant): feedback, 1-3 key findings, optional screenshot. */
+export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => void }) {
+  const [feedback, setFeedback] = useState('');
+  const [findings, setFindings] = useState(['', '', '']);
+  const [file, setFile] = useState<File | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const dispatch = useDispatch();
+  const { status } = useNotify();
+  const resubmit = job.status === 'revision_requested';
+
+  const onFile = (f: File | null) => {
+    const problem = checkScreenshot(f);
+    setErrors((e) => ({ ...e, screenshot: problem ?? '' }));
+    setFile(problem ? null : f);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setFormError(null);
+    const parsed = submitWorkDashboardSchema.safeParse({
+      feedback_text: feedback,
+      key_finding_1: findings[0],
+      key_finding_2: findings[1],
+      key_finding_3: findings[2],
+    });
+    const errs = parsed.success ? {} : issuesByField(parsed.error.issues);
+    const fileProblem = checkScreenshot(file);
+    if (fileProblem) errs.screenshot = fileProblem;
+    setErrors(errs);
+    if (!parsed.success || fileProblem) return;
+    const form = new FormData();
+    form.append('feedback_text', feedback.trim());
+    findings.forEach((f, i) => form.append(`key_finding_${i + 1}`, f.trim()));
+    if (file) form.append('screenshot', file);
+    setProgress(0);
+    const res = await postSubmitWork(job.id, form, setProgress);
+    if (res.status >= 200 && res.status < 300) {
+      dispatch(invalidateAfterSubmit());
+      status(resubmit ? 'Work resubmitted.' : 'Work submitted. The poster has been notified.');
+      onClose();
+      return;
+    }
+    setProgress(null);
+    setFormError(
+      res.status === 0
+        ? 'Failed to submit work'
+        : errorMessage({ status: res.status, data: res.data }, 'Failed to submit work'),
+    );
+  };
+
+  const findingError = (i: number) => errors[`key_finding_${i + 1}`] || undefined;
+  return (
+    <Modal title={resubmit ? 'Resubmit Work' : 'Submit Work'} onClose={onClose} size="lg">
+      <form
+        className="form"
+        onSubmit={submit}
+        noValidate
+        aria-label={resubmit ? 'Resubmit Work' : 'Submit Work'}
+      >
+        <p className="muted">
+          <strong>{job.title}</strong> ·{' '}
+          <a href={job.url} target="_blank" rel="noreferrer">
+            {job.url}
+          </a>
+        </p>
+        {resubmit ? (
+          <div className="notice" role="note">
+            <strong>Revision requested:</strong> {job.last_review?.reason || 'No reason given.'}
+            {job.revision_deadline_at ? (
+              <div>Resubmit by {formatDate(job.revision_deadline_at)}.</div>
+            ) : null}
+          </div>
+        ) : null}
+        <Field
+          label="Feedback"
+          error={errors.feedback_text}
+          hint={`${feedback.trim().length}/${JOB_LIMITS.feedbackMax} characters (at least ${JOB_LIMITS.feedbackMin})`}
+        >
+          <textarea
+            data-autofocus
+            rows={5}
+            value={feedback}
+            onChange={(e) => setFeedback(e.target.value)}
+          />
+        </Field>
+        {findings.map((f, i) => (
+          <Field
+            key={i}
+            label={`Key finding ${i + 1}`}
+            optional={i > 0}
+            error={findingError(i)}
+            hint={`${f.length}/${JOB_LIMITS.keyFindingMax}`}
+          >
+            <input
+              value={f}
+              onChange={(e) => setFindings(findings.map((x, j) => (j === i ? e.target.value : x)))}
+            />
+          </Field>
+        ))}
+        <Field
+          label="Screenshot"
+          optional
+          error={errors.screenshot || undefined}
+          hint="PNG, JPG or GIF, up to 10MB."
+        >
+          <input
+            type="file"
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            onChange={(e) => onFile(e.target.files?.[0] ?? null)}
+          />
+        </Field>
+        <UploadProgress percent={progress} />
+        <FormMessage error={formError} />
+        <div className="form__actions">
+          <button type="button" className="btn btn--ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn--primary" disabled={progress !== null}>
+            {resubmit ? 'Resubmit Work' : 'Submit Work'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

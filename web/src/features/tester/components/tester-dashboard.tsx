@@ -1,0 +1,274 @@
+import { useEffect, useState } from 'react';
+import { Loading } from '../../../components/loading';
+import { Tabs } from '../../../components/tabs';
+import { featureFlags } from '../../../lib/config';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate, shortId, statusLabel, timeLeft } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import type { Job, User } from '../../../lib/types';
+import { useClaimJobMutation } from '../api/claim-job';
+import { useListAvailableJobsQuery } from '../api/list-available-jobs';
+import { useListMyJobsQuery } from '../api/list-my-jobs';
+import { EarningsTab } from './earnings-tab';
+import { ProfileModal } from './profile-modal';
+import { SubmitReportModal } from './submit-report-modal';
+import { SubmitWorkModal } from './submit-work-modal';
+
+const GEO: Record<string, string> = {
+  us_pr: 'US & PR',
+  us_pr_ca: 'US, PR & CA',
+  global_beta: 'Global',
+};
+
+interface PageProps {
+  cursor: string | undefined;
+  isLast: boolean;
+  onMore: (cursor: string) => void;
+  onClaim: (job: Job) => void;
+  claiming: string | null;
+}
+
+/** One page of available jobs (cursor pagination: "Load more" asks for the next page). */
+function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps) {
+  const { data, error, isLoading } = useListAvailableJobsQuery(cursor ? { cursor } : undefined);
+  const { toast } = useNotify();
+  useEffect(() => {
+    if (error) toast(errorMessage(error, 'Failed to load available jobs'));
+  }, [error, toast]);
+  if (isLoading) return <Loading label="Loading available jobs…" />;
+  const jobs = data?.jobs ?? [];
+  return (
+    <>
+      {!cursor && !jobs.length && !error ? (
+        <p className="empty">No jobs available right now. Check back soon.</p>
+      ) : null}
+      <ul className="job-list">
+        {jobs.map((j) => (
+          <li className="job-card" key={j.id}>
+            <div className="job-card__main">
+              <h3 className="job-card__title">{j.title}</h3>
+              <p className="job-card__meta">
+                <span className="mono">#{shortId(j.id)}</span> · {GEO[j.geo_rule] ?? j.geo_rule} ·{' '}
+                {j.expected_completion_hours} h
+              </p>
+              <p className="prewrap">{j.what_to_test}</p>
+              {j.requirements?.length ? (
+                <ul className="reqs-list">
+                  {j.requirements.map((r, i) => (
+                    <li key={i}>{r}</li>
+                  ))}
+                </ul>
+              ) : null}
+            </div>
+            <div className="job-card__side">
+              <span className="price">$0.82</span>
+              <button
+                type="button"
+                className="btn btn--primary btn--sm"
+                onClick={() => onClaim(j)}
+                disabled={claiming === j.id}
+              >
+                {claiming === j.id ? 'Claiming…' : 'Claim'}
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {isLast && data?.next_cursor ? (
+        <button
+          type="button"
+          className="btn btn--secondary btn--sm load-more"
+          onClick={() => onMore(data.next_cursor as string)}
+        >
+          Load more jobs
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+function AvailableJobs() {
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const { refetch, isFetching } = useListAvailableJobsQuery();
+  const [claim] = useClaimJobMutation();
+  const [claiming, setClaiming] = useState<string | null>(null);
+  const { toast, status } = useNotify();
+  const onClaim = async (job: Job) => {
+    setClaiming(job.id);
+    const res = await claim(job.id);
+    setClaiming(null);
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to claim job'));
+    else status(`Claimed "${job.title}". Find it under My Jobs.`);
+  };
+  return (
+    <div>
+      <div className="row-between">
+        <p className="muted">Each job pays $0.82 and takes 5-10 minutes.</p>
+        <button
+          type="button"
+          className="btn btn--ghost btn--sm"
+          onClick={() => {
+            setCursors([undefined]);
+            void refetch();
+          }}
+          disabled={isFetching}
+        >
+          Refresh
+        </button>
+      </div>
+      {cursors.map((c, i) => (
+        <AvailablePage
+          key={c ?? 'first'}
+          cursor={c}
+          isLast={i === cursors.length - 1}
+          onMore={(next) => setCursors((cs) => (cs.includes(next) ? cs : [...cs, next]))}
+          onClaim={onClaim}
+          claiming={claiming}
+        />
+      ))}
+    </div>
+  );
+}
+
+function MyJobs() {
+  const { data: jobs = [], error, isLoading } = useListMyJobsQuery();
+  const [modal, setModal] = useState<{ job: Job; variant: 'work' | 'report' } | null>(null);
+  const { toast } = useNotify();
+  useEffect(() => {
+    if (error) toast(errorMessage(error, 'Failed to load my jobs'));
+  }, [error, toast]);
+  if (isLoading) return <Loading label="Loading your jobs…" />;
+  return (
+    <div>
+      {!jobs.length ? (
+        <p className="empty">You have no jobs yet. Claim one from Available Jobs.</p>
+      ) : null}
+      <ul className="job-list">
+        {jobs.map((j) => {
+          const working = j.status === 'claimed' || j.status === 'in_progress';
+          const revision = j.status === 'revision_requested';
+          const due = timeLeft(revision ? j.revision_deadline_at : j.claim_deadline_at);
+          return (
+            <li className="job-card" key={j.id}>
+              <div className="job-card__main">
+                <h3 className="job-card__title">{j.title}</h3>
+                <p className="job-card__meta">
+                  <span className="mono">#{shortId(j.id)}</span> ·{' '}
+                  <a href={j.url} target="_blank" rel="noreferrer">
+                    {j.url}
+                  </a>
+                </p>
+                {working && due ? <p className="muted">Submit within {due}.</p> : null}
+                {revision ? (
+                  <div className="notice">
+                    <strong>Revision requested:</strong>{' '}
+                    {j.last_review?.reason || 'No reason given.'}
+                    <div>Deadline: {formatDate(j.revision_deadline_at)}</div>
+                  </div>
+                ) : null}
+              </div>
+              <div className="job-card__side">
+                <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>
+                {working ? (
+                  <>
+                    <button
+                      type="button"
+                      className="btn btn--primary btn--sm"
+                      onClick={() => setModal({ job: j, variant: 'work' })}
+                    >
+                      Submit Work
+                    </button>
+                    <button
+                      type="button"
+                      className="btn btn--secondary btn--sm"
+                      onClick={() => setModal({ job: j, variant: 'report' })}
+                    >
+                      Detailed Report
+                    </button>
+                  </>
+                ) : null}
+                {revision ? (
+                  <button
+                    type="button"
+                    className="btn btn--primary btn--sm"
+                    onClick={() => setModal({ job: j, variant: 'work' })}
+                  >
+                    Resubmit Work
+                  </button>
+                ) : null}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {modal?.variant === 'work' ? (
+        <SubmitWorkModal job={modal.job} onClose={() => setModal(null)} />
+      ) : null}
+      {modal?.variant === 'report' ? (
+        <SubmitReportModal job={modal.job} onClose={() => setModal(null)} />
+      ) : null}
+    </div>
+  );
+}
+
+/** Tester dashboard: pending approval, or tabs Available Jobs / My Jobs / Earnings. */
+export default function TesterDashboard({ user }: { user: User }) {
+  const [tab, setTab] = useState('available');
+  const [profileOpen, setProfileOpen] = useState(false);
+  const profile = profileOpen ? (
+    <ProfileModal user={user} onClose={() => setProfileOpen(false)} />
+  ) : null;
+
+  if (!user.approved) {
+    return (
+      <div className="panel pending">
+        <h1>Your tester account is pending approval</h1>
+        <p>
+          Thanks for signing up! An admin reviews every tester before their first job. We'll e-mail
+          you once you're approved.
+        </p>
+        <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>
+          Update Your Profile
+        </button>
+        {profile}
+      </div>
+    );
+  }
+
+  return (
+    <div className="dashboard">
+      <div className="dashboard__head">
+        <div>
+          <h1>Tester dashboard</h1>
+          <p className="muted">
+            Country: {user.country ?? 'not set'} · earn $0.82 per accepted job
+          </p>
+        </div>
+        <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>
+          Update Your Profile
+        </button>
+      </div>
+      {featureFlags.enable_country_cta && !user.country ? (
+        <div className="notice">
+          Set your country to see the jobs open to you.{' '}
+          <button type="button" className="btn btn--link" onClick={() => setProfileOpen(true)}>
+            Set country
+          </button>
+        </div>
+      ) : null}
+      <Tabs
+        label="Tester sections"
+        active={tab}
+        onChange={setTab}
+        tabs={[
+          { id: 'available', label: 'Available Jobs' },
+          { id: 'mine', label: 'My Jobs' },
+          { id: 'earnings', label: 'Earnings' },
+        ]}
+      >
+        {tab === 'available' ? <AvailableJobs /> : tab === 'mine' ? <MyJobs /> : <EarningsTab />}
+      </Tabs>
+      {profile}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import { createApi } from '@reduxjs/toolkit/query/react';
+import { baseQueryWithReauth } from './base-query';
+import { dynamicMiddleware, rootReducer } from './store-registry';
+
+/** The one API slice. Features add endpoints with `api.injectEndpoints`. */
+export const api = createApi({
+  reducerPath: 'api',
+  baseQuery: baseQueryWithReauth,
+  tagTypes: [
+    'Me',
+    'Job',
+    'Submission',
+    'AvailableJob',
+    'MyJob',
+    'Earnings',
+    'PayoutAccount',
+    'Overview',
+    'Tester',
+    'Waitlist',
+    'Lead',
+    'AdminJob',
+  ],
+  endpoints: () => ({}),
+});
+
+// Loaded on demand: plug the cache reducer and its middleware into the running store.
+rootReducer.inject(api);
+dynamicMiddleware.addMiddleware(api.middleware);
+
+/** Clears every cached answer (sign-out, auth-expired, a new sign-in). */
+export const resetApiState = () => api.util.resetApiState();

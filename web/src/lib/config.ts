@@ -1,0 +1,39 @@
+/** Feature flags (spec section 3): all on in this build. */
+export const featureFlags = {
+  enable_country_cta: true,
+  enable_waitlist_fix: true,
+  INLINE_PREVIEW_ENABLED: true,
+} as const;
+
+/** The job-posting config set of spec section 3. */
+export const jobPostingConfig = {
+  /** Always post to /api/jobs. */
+  forceJobsEndpoint: true,
+  /** No refresh popup: a 401 is refreshed silently once, then retried. */
+  disableRefreshPopup: true,
+  silentRefreshOnceThenRetry: true,
+  /** The admin account can post jobs too. */
+  adminHasPosterCapabilities: true,
+  structuredErrorLogging: true,
+  logRequestFailures: true,
+} as const;
+
+export const API_BASE = '/api';
+export const REQUEST_TIMEOUT_MS = 10_000;
+export const REFRESH_TIMEOUT_MS = 5_000;
+export const TOAST_MS = 5_000;
+export const STATUS_MS = 3_000;
+export const XSRF_COOKIE = 'XSRF-TOKEN';
+export const XSRF_HEADER = 'X-XSRF-TOKEN';
+/** Shown in the developer banner; set VITE_SUPPORT_EMAIL at build time. */
+export const SUPPORT_EMAIL: string =
+  (import.meta as ImportMeta & { env?: Record<string, string | undefined> }).env
+    ?.VITE_SUPPORT_EMAIL ?? 'support@humantest.example';
+
+/** Business constants (spec section 9). */
+export const PRICE_USD = 1;
+export const TESTER_PAY_USD = 0.82;
+export const PLATFORM_FEE_USD = 0.18;
+export const MAX_REQUIREMENTS = 10;
+export const REQUIREMENT_MAX = 300;
+export const MAX_SCREENSHOT_BYTES = 10 * 1024 * 1024;

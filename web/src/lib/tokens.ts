@@ -1,0 +1,67 @@
+/**
+ * Access-token storage. The token is written to sessionStorage under both
+ * 'access_token' and the spec's legacy 'token' key; reads also accept tokens
+ * a previous version left in localStorage.
+ */
+const KEYS = ['access_token', 'token'] as const;
+
+function stores(): Storage[] {
+  const out: Storage[] = [];
+  try {
+    out.push(window.sessionStorage);
+  } catch {
+    /* storage disabled */
+  }
+  try {
+    out.push(window.localStorage);
+  } catch {
+    /* storage disabled */
+  }
+  return out;
+}
+
+export function getToken(): string | null {
+  for (const s of stores()) {
+    for (const k of KEYS) {
+      const v = s.getItem(k);
+      if (v) return v;
+    }
+  }
+  return null;
+}
+
+export function setToken(token: string): void {
+  try {
+    for (const k of KEYS) window.sessionStorage.setItem(k, token);
+  } catch {
+    /* storage disabled: the refresh cookie still restores the session */
+  }
+}
+
+export function clearTokens(): void {
+  for (const s of stores()) {
+    for (const k of [...KEYS, 'refresh_token']) s.removeItem(k);
+  }
+}
+
+export function readCookie(name: string): string | null {
+  if (typeof document === 'undefined') return null;
+  const prefix = `${name}=`;
+  for (const part of document.cookie.split(';')) {
+    const p = part.trim();
+    if (p.startsWith(prefix)) return decodeURIComponent(p.slice(prefix.length));
+  }
+  return null;
+}
+
+export function correlationId(): string {
+  const c = globalThis.crypto as Crypto | undefined;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = new Uint8Array(16);
+  if (c?.getRandomValues) c.getRandomValues(b);
+  else for (let i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

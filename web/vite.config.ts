@@ -1,0 +1,32 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+// react-router's package exports only name its development build; the production one sits beside it.
+const routerProd = path.join(
+  path.dirname(require.resolve('react-router')),
+  '../production/index.mjs',
+);
+
+// Builds the single-page app into web/dist (served by services/gateway).
+// `npm run dev -w web` proxies /api to the gateway on 127.0.0.1:8080.
+export default defineConfig(({ mode }) => ({
+  base: '/',
+  plugins: [react()],
+  resolve: {
+    alias: mode === 'production' ? [{ find: /^react-router$/, replacement: routerProd }] : [],
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: false,
+  },
+  server: {
+    proxy: {
+      '/api': { target: 'http://127.0.0.1:8080', changeOrigin: false },
+    },
+  },
+}));
