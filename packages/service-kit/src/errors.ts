@@ -10,7 +10,9 @@ export type ErrorKind =
   | 'method_not_allowed'
   | 'conflict'
   | 'too_large'
+  | 'uri_too_long'
   | 'unsupported_type'
+  | 'headers_too_large'
   | 'rate_limited'
   | 'bad_gateway'
   | 'unavailable'
@@ -24,7 +26,9 @@ const STATUS: Record<ErrorKind, number> = {
   method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
+  uri_too_long: 414,
   unsupported_type: 415,
+  headers_too_large: 431,
   rate_limited: 429,
   internal: 500,
   bad_gateway: 502,

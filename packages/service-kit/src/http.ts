@@ -145,10 +145,31 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A request line or headers HTTP cannot parse: answered in the JSON error shape, not Node's bare text. */
+function clientErrorBody(code: string | undefined): { status: number; reason: string; body: { detail: string; code: string } } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return { status: 431, reason: 'Request Header Fields Too Large', body: { detail: 'The request line or headers are too large.', code: 'headers_too_large' } };
+  }
+  return { status: 400, reason: 'Bad Request', body: { detail: 'The request could not be understood.', code: 'bad_request' } };
+}
+
+export function answerClientError(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { status, reason, body } = clientErrorBody(err.code);
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+  );
+}
+
 /** Listens on host:port (0 = any free port) and resolves once it accepts connections. */
 export async function listen(app: Express, port = 0, host = '127.0.0.1'): Promise<RunningServer> {
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -24,6 +24,12 @@ export interface GatewayDeps {
 const JSON_LIMIT_BYTES = 1024 * 1024;
 
 /** The gateway: verifies tokens, rate-limits, proxies /api to the owning service, serves the web app. */
+/** Longest address the gateway forwards (the services parse at most 16 KiB of request head). */
+const MAX_URL_LENGTH = 8 * 1024;
+/** Request line + headers the gateway forwards; the proxy adds about 300 bytes of its own. */
+const MAX_FORWARDED_HEAD_BYTES = 14 * 1024;
+const headBytes = (raw: string[]) => raw.reduce((n, h) => n + h.length + 2, 0);
+
 export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, logger, auth } = deps;
   const targets: Record<ServiceName, string> = {
@@ -54,6 +60,14 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       app.use('/internal', (_req, _res, next) => next(AppError.notFound('Not found.', 'route_not_found')));
 
       app.use('/api', originCheck(config));
+      app.use('/api', (req, _res, next) => {
+        // Services accept the same header size as the gateway; leave room for what the proxy adds.
+        if (req.originalUrl.length > MAX_URL_LENGTH) return next(new AppError('uri_too_long', 'The address is too long.', { code: 'uri_too_long' }));
+        if (headBytes(req.rawHeaders) + req.originalUrl.length > MAX_FORWARDED_HEAD_BYTES) {
+          return next(new AppError('headers_too_large', 'The request line or headers are too large.', { code: 'headers_too_large' }));
+        }
+        next();
+      });
       app.use('/api', (req, res, next) => {
         const path = req.originalUrl.split('?')[0];
         const rule = matchRoute(req.method, path);

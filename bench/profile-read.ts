@@ -1,0 +1,11 @@
+import { cannon, seedOpenJobs, startBenchStack } from './support.js';
+import { signInTester } from '../test/support/stack.js';
+const stack = await startBenchStack('prof');
+await seedOpenJobs(stack, 10_000);
+const tester = await signInTester(stack, `prof.${Date.now()}@gmail.com`, { country: 'US' });
+const url = `${stack.url}/api/tester/available-jobs`;
+const headers = { authorization: `Bearer ${tester.token}` };
+await cannon(url, { connections: 10, seconds: 2, headers });
+const r = await cannon(url, { connections: 10, seconds: 8, headers });
+console.log(r);
+await stack.stop();
