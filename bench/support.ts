@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
+import { freePort } from '@htm/service-kit';
 import { startStack, type Stack } from '../test/support/stack.js';
 
 export type { Stack };
@@ -147,3 +148,49 @@ export async function seedOpenJobs(stack: Stack, n: number): Promise<void> {
 }
 
 export const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
+
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * One service in its own Node process, as docker-compose and Kubernetes run it
+ * (`services/<name>/src/main.ts`), with the stack's environment plus `env`.
+ */
+export async function spawnService(name: 'gateway' | 'jobs', stack: Stack, env: Record<string, string> = {}, execArgv: string[] = []): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...execArgv, '--import', 'tsx', `services/${name}/src/main.ts`], {
+    env: { ...process.env, ...stack.env, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}: ${stderr}`);
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not become healthy in 60 s: ${stderr}`);
+    }
+    await sleep(200);
+  }
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

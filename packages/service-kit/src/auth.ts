@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { RequestHandler } from 'express';
 import { AppError } from './errors.js';
 
@@ -31,6 +32,8 @@ export interface AuthOptions {
   getKey?: JWTVerifyGetKey;
   issuer: string;
   audience: string;
+  /** Verified tokens remembered until they expire (0 turns the cache off). Default 10,000. */
+  cacheSize?: number;
 }
 
 export interface Auth {
@@ -73,7 +76,15 @@ export function createAuth(opts: AuthOptions): Auth {
       timeoutDuration: 5000,
     });
 
+  // A signature check costs more than the rest of a proxied request: a token that verified
+  // once is remembered (by its exact text) until its own expiry, never longer. Failures are
+  // not cached, so a bad token is checked (and refused) every time.
+  const cacheSize = opts.cacheSize ?? 10_000;
+  const verified = cacheSize > 0 ? new LRUCache<string, { caller: Caller; expMs: number }>({ max: cacheSize }) : undefined;
+
   async function verify(token: string): Promise<Caller> {
+    const hit = verified?.get(token);
+    if (hit && hit.expMs > Date.now()) return { ...hit.caller };
     const { payload } = await jwtVerify(token, getKey, {
       algorithms: [ACCESS_TOKEN_ALG],
       issuer: opts.issuer,
@@ -81,7 +92,9 @@ export function createAuth(opts: AuthOptions): Auth {
       requiredClaims: ['sub', 'exp', 'iat'],
     });
     if (payload.typ !== 'access') throw new Error('not an access token');
-    return claimsToCaller(payload);
+    const caller = claimsToCaller(payload);
+    verified?.set(token, { caller, expMs: payload.exp! * 1000 });
+    return { ...caller };
   }
 
   const fromHeader = async (header: string | undefined): Promise<Caller | undefined> => {

@@ -16,8 +16,21 @@ export interface DbHandle {
   /** Runs raw SQL and returns rows, on either driver. */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   ping(): Promise<void>;
+  /**
+   * LISTENs on a channel. `onChange` runs for every notification and also whenever the
+   * listening connection is lost or re-established (notifications may have been missed).
+   */
+  listen(channel: string, onChange: () => void): Promise<DbListener>;
   close(): Promise<void>;
 }
+
+export interface DbListener {
+  /** False while the listening connection is down (after a loss, until it is back). */
+  readonly live: boolean;
+  close(): Promise<void>;
+}
+
+const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 
 export interface DbOptions {
   /** The service's Postgres schema, e.g. 'jobs'. */
@@ -77,6 +90,7 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
       async ping() {
         await pool.query('SELECT 1');
       },
+      listen: (channel, onChange) => pgListener(pg.Client, opts.databaseUrl!, channel, onChange, opts.logger),
       close: () => pool.end(),
     };
   }
@@ -108,8 +122,81 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
     async ping() {
       await db.execute(sql`SELECT 1`);
     },
+    async listen(channel, onChange) {
+      if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
+      const unsubscribe = await c.listen(channel, () => onChange());
+      return { live: true, close: () => unsubscribe() };
+    },
     close: async () => {
       if (owned) await c.close();
+    },
+  };
+}
+
+/**
+ * A dedicated node-postgres connection that LISTENs on `channel` and reconnects (1 s, then
+ * up to 10 s apart) when Postgres drops it; `live` tells the caller when it may trust it.
+ */
+async function pgListener(
+  Client: typeof import('pg').Client,
+  connectionString: string,
+  channel: string,
+  onChange: () => void,
+  logger?: Logger,
+): Promise<DbListener> {
+  if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
+  let client: import('pg').Client | undefined;
+  let live = false;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = 1000;
+
+  const lost = (c: import('pg').Client) => {
+    if (client !== c) return;
+    client = undefined;
+    live = false;
+    onChange();
+    c.end().catch(() => undefined);
+    if (!closed) {
+      logger?.warn({ channel, retryInMs: delay }, 'database listener lost; reconnecting');
+      retry = setTimeout(() => void connect(), delay);
+      delay = Math.min(delay * 2, 10_000);
+    }
+  };
+
+  const connect = async (): Promise<void> => {
+    const c = new Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true });
+    client = c;
+    c.on('notification', (m) => {
+      if (m.channel === channel) onChange();
+    });
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+      if (client !== c || closed) return;
+      live = true;
+      delay = 1000;
+      onChange();
+    } catch (err) {
+      logger?.warn({ channel, err: (err as Error).message }, 'database listener could not connect');
+      lost(c);
+    }
+  };
+
+  await connect();
+  return {
+    get live() {
+      return live;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      const c = client;
+      client = undefined;
+      live = false;
+      await c?.end().catch(() => undefined);
     },
   };
 }

@@ -25,6 +25,11 @@ export class Metrics {
     });
   }
 
+  /** A counter in this service's registry. */
+  counter<L extends string>(name: string, help: string, labelNames: L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
   /** A gauge whose value is read when Prometheus scrapes (outbox backlog, queue depth...). */
   gauge(name: string, help: string, collect: () => Promise<number> | number): Gauge {
     return new Gauge({

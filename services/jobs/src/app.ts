@@ -8,6 +8,12 @@ export type { JobsDeps };
 
 /** The jobs service's routes (health, errors and 404 come from createHttp). */
 export function mountJobs(app: Express, deps: JobsDeps): void {
+  // A write through this process empties the read cache when it ends (other processes' writes
+  // reach it through the database's notifications).
+  app.use((req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') res.once('finish', () => deps.readCache.invalidate());
+    next();
+  });
   app.use(jobsRoutes(deps));
   app.use(filesRoutes(deps));
   app.use(internalRoutes(deps));

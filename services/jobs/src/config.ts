@@ -27,6 +27,8 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   JOBS_WITH_WORKER: envBool.default(true),
   /** Health and metrics port of the standalone worker (worker-main). */
   WORKER_PORT: z.coerce.number().int().min(0).default(8085),
+  /** How long the list of available jobs and tester standings may be answered from memory (ms; 0 = never). Changes empty it at once. */
+  READ_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
 });

@@ -10,6 +10,7 @@ import { jobsEventHandlers } from './events/handlers.js';
 import { createFileStorage, uploadRoot } from './storage/file-storage.js';
 import { FileLinkSigner } from './storage/file-links.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
+import { JobsReadCache } from './read-cache.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -41,15 +42,18 @@ export async function startJobs(env: Record<string, string | undefined> = proces
         links: FileLinkSigner.fromConfig(config),
         payments: new InternalClient({ baseUrl: config.PAYMENTS_URL, from: 'jobs', secret: config.SERVICE_TOKEN_SECRET, timeoutMs: 8000 }),
         tmpDir: path.join(uploadRoot(config), 'tmp'),
+        readCache: new JobsReadCache({ ttlMs: config.READ_CACHE_TTL_MS, metrics: ctx.metrics }),
       });
       return {
         app: (createHttp) => createHttp((app) => mountJobs(app, deps)),
         handlers: jobsEventHandlers(() => deps),
         start: async () => {
+          await deps.readCache.start(ctx.dbHandle);
           if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events });
         },
         stop: async () => {
           await worker?.stop();
+          await deps.readCache.stop();
         },
       };
     },

@@ -22,4 +22,21 @@ describe('startJobs(env, { withWorker: true }) on PGlite', () => {
     const [row] = await h.svc.ctx.dbHandle.query<{ status: string }>('SELECT status FROM jobs.jobs WHERE id = $1', [job.id]);
     expect(row.status).toBe('open');
   });
+
+  it('pages through the available jobs with the prepared statements', async () => {
+    const p = await poster(h);
+    const t = await tester(h);
+    const posted = [];
+    for (let i = 0; i < 3; i++) posted.push((await paidJob(h, p)).id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r: { status: number; body: { jobs: Array<{ id: string }>; next_cursor: string | null } } = await api(h, 'GET', `/api/tester/available-jobs?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, t.token);
+      expect(r.status).toBe(200);
+      seen.push(...r.body.jobs.map((j) => j.id));
+      cursor = r.body.next_cursor;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.slice(0, 3)).toEqual(posted.reverse());
+  });
 });

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
 import { files, jobs, submissions, users, type FileRow, type JobRow, type SubmissionRow, type UserRow } from './schema.js';
@@ -19,8 +19,34 @@ export async function getJob(db: Q, id: string): Promise<JobRow> {
   return job;
 }
 
+/**
+ * Statements on the hot read path (every tester's job list), built and named once per
+ * database handle: the SQL text is not rebuilt per request and Postgres keeps the plan.
+ */
+function hotStatements(db: Db) {
+  const findUser = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('jobs_find_user');
+  const firstPage = availableJobsQuery(db, { geoRules: sql.placeholder('rules'), limit: sql.placeholder('limit') }).prepare('jobs_available_first');
+  const nextPage = availableJobsQuery(db, {
+    geoRules: sql.placeholder('rules'),
+    limit: sql.placeholder('limit'),
+    after: { createdAt: sql.placeholder('afterTs'), id: sql.placeholder('afterId') },
+  }).prepare('jobs_available_next');
+  return { findUser, firstPage, nextPage };
+}
+const statements = new WeakMap<Db, ReturnType<typeof hotStatements>>();
+function hot(db: Db) {
+  let s = statements.get(db);
+  if (!s) statements.set(db, (s = hotStatements(db)));
+  return s;
+}
+const isTx = (db: Q): db is Tx => 'rollback' in db;
+
 export async function findUser(db: Q, id: string): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  if (isTx(db)) {
+    const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+    return row;
+  }
+  const [row] = await hot(db).findUser.execute({ id });
   return row;
 }
 
@@ -72,8 +98,12 @@ export async function lockTester(tx: Tx, testerId: string): Promise<void> {
  * Paid open jobs a tester may take, newest first, keyset-paginated. Served by the partial
  * index jobs_available_idx (created_at DESC, id DESC WHERE status='open' AND payment_status='paid').
  */
-export function availableJobsQuery(db: Q, opts: { geoRules: string[]; limit: number; after?: { createdAt: string; id: string } }) {
-  const conds: SQL[] = [eq(jobs.status, 'open'), eq(jobs.paymentStatus, 'paid'), inArray(jobs.geoRule, opts.geoRules)];
+export function availableJobsQuery(
+  db: Q,
+  opts: { geoRules: string[] | Placeholder; limit: number | Placeholder; after?: { createdAt: string | Placeholder; id: string | Placeholder } },
+) {
+  const rules = Array.isArray(opts.geoRules) ? sql.param(opts.geoRules) : opts.geoRules;
+  const conds: SQL[] = [eq(jobs.status, 'open'), eq(jobs.paymentStatus, 'paid'), sql`${jobs.geoRule} = ANY(${rules}::text[])`];
   if (opts.after) conds.push(sql`(${jobs.createdAt}, ${jobs.id}) < (${opts.after.createdAt}::timestamptz, ${opts.after.id}::uuid)`);
   return db
     .select({ job: jobs, cursorTs: sql<string>`${jobs.createdAt}::text` })
@@ -81,6 +111,14 @@ export function availableJobsQuery(db: Q, opts: { geoRules: string[]; limit: num
     .where(and(...conds))
     .orderBy(sql`${jobs.createdAt} DESC NULLS LAST`, sql`${jobs.id} DESC NULLS LAST`)
     .limit(opts.limit);
+}
+
+/** One page of availableJobsQuery through the prepared statements. */
+export async function listAvailableJobs(db: Db, opts: { geoRules: string[]; limit: number; after?: { createdAt: string; id: string } }) {
+  const s = hot(db);
+  return opts.after
+    ? s.nextPage.execute({ rules: opts.geoRules, limit: opts.limit, afterTs: opts.after.createdAt, afterId: opts.after.id })
+    : s.firstPage.execute({ rules: opts.geoRules, limit: opts.limit });
 }
 
 /** Strike against a tester (projection); returns the new count. Three strikes unapprove in the projection too. */

@@ -4,7 +4,7 @@ import { availableJobsQuerySchema, createJobBodySchema } from '@htm/contracts';
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { jobs } from '../db/schema.js';
-import { availableJobsQuery, listJobs } from '../db/job.repository.js';
+import { listAvailableJobs, listJobs } from '../db/job.repository.js';
 import { postJob, checkoutAgain, type CheckoutAnswer } from '../domain/post-job.js';
 import { assignJob, claimJob, testerStanding } from '../domain/claim-job.js';
 import { submitWork } from '../domain/submit-work.js';
@@ -61,12 +61,18 @@ export function jobsRoutes(deps: JobsDeps): Router {
 
   r.get('/api/tester/available-jobs', authenticate, requireRole('tester'), async (req, res) => {
     const q = parseOrThrow(availableJobsQuerySchema, req.query);
-    const standing = await testerStanding(deps, callerOf(req));
+    const caller = callerOf(req);
+    const standing = await deps.readCache.standing(caller.id, () => testerStanding(deps, caller));
     if (!standing.approved) throw AppError.forbidden('Your tester account is not approved yet.', 'tester_not_approved');
-    const rows = await availableJobsQuery(deps.db, { geoRules: geoRulesFor(standing.country), limit: q.limit + 1, after: q.cursor ? decodeCursor(q.cursor) : undefined });
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    res.json({ jobs: page.map((p) => toJobView(p.job)), next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null });
+    const geoRules = geoRulesFor(standing.country);
+    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const body = await deps.readCache.page(`${geoRules.join(',')}|${q.limit}|${after ? `${after.createdAt}|${after.id}` : ''}`, async () => {
+      const rows = await listAvailableJobs(deps.db, { geoRules, limit: q.limit + 1, after });
+      const page = rows.slice(0, q.limit);
+      const last = page[page.length - 1];
+      return JSON.stringify({ jobs: page.map((p) => toJobView(p.job)), next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null });
+    });
+    res.type('application/json').send(body);
   });
 
   r.get('/api/tester/my-jobs', authenticate, requireRole('tester'), async (req, res) => {

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createAuth } from '../src/index.js';
+import { createTestIssuer, type TestIssuer } from '../src/testing.js';
+
+let issuer: TestIssuer;
+beforeAll(async () => {
+  issuer = await createTestIssuer();
+});
+afterAll(async () => {
+  await issuer?.close();
+});
+
+/** The JWKS key getter, counting how often a signature had to be checked. */
+function countingKeys(): { getKey: JWTVerifyGetKey; checks: () => number } {
+  const remote = createRemoteJWKSet(new URL(issuer.jwksUrl));
+  let n = 0;
+  return {
+    getKey: (header, token) => {
+      n++;
+      return remote(header, token);
+    },
+    checks: () => n,
+  };
+}
+
+describe('access-token verification cache', () => {
+  it('checks a token signature once, then answers it from memory with the same caller', async () => {
+    const keys = countingKeys();
+    const auth = createAuth({ getKey: keys.getKey, issuer: issuer.issuer, audience: issuer.audience });
+    const token = await issuer.mint({ type: 'tester', email: 'cache.me@gmail.com', country: 'CA' });
+    const first = await auth.verify(token);
+    first.name = 'changed by a handler';
+    const second = await auth.verify(token);
+    expect(keys.checks()).toBe(1);
+    expect(second).toMatchObject({ email: 'cache.me@gmail.com', type: 'tester', country: 'CA', approved: true, name: 'Test User' });
+  });
+
+  it('never remembers a token past its expiry, nor a token that failed', async () => {
+    const keys = countingKeys();
+    const auth = createAuth({ getKey: keys.getKey, issuer: issuer.issuer, audience: issuer.audience });
+    const shortLived = await issuer.mint({ type: 'poster', exp: Math.floor(Date.now() / 1000) + 2 });
+    await expect(auth.verify(shortLived)).resolves.toMatchObject({ type: 'poster' });
+    await new Promise((r) => setTimeout(r, 2200));
+    await expect(auth.verify(shortLived)).rejects.toMatchObject({ code: 'ERR_JWT_EXPIRED' });
+
+    const [h, p, s] = (await issuer.mint({ type: 'poster' })).split('.');
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), type: 'admin' })).toString('base64url')}.${s}`;
+    const before = keys.checks();
+    await expect(auth.verify(tampered)).rejects.toThrow();
+    await expect(auth.verify(tampered)).rejects.toThrow();
+    expect(keys.checks() - before).toBe(2);
+  });
+
+  it('can be turned off', async () => {
+    const keys = countingKeys();
+    const auth = createAuth({ getKey: keys.getKey, issuer: issuer.issuer, audience: issuer.audience, cacheSize: 0 });
+    const token = await issuer.mint({ type: 'poster' });
+    await auth.verify(token);
+    await auth.verify(token);
+    expect(keys.checks()).toBe(2);
+  });
+});

@@ -1,0 +1,80 @@
+import { LRUCache } from 'lru-cache';
+import type { DbHandle, DbListener, Metrics } from '@htm/service-kit';
+import type { TesterStanding } from './domain/claim-job.js';
+
+/** The Postgres channel the jobs schema's triggers notify on every change to jobs or users. */
+export const JOBS_CHANGED_CHANNEL = 'jobs_changed';
+
+/**
+ * The hottest read, testers' list of available jobs, answered from memory while nothing has
+ * changed: pages (already serialised) by geo rules, limit and cursor, and each tester's standing.
+ *
+ * Correct across processes: a Postgres trigger NOTIFYs on any write to jobs.jobs or jobs.users
+ * (any replica, the timer worker, raw SQL), and this cache empties on every notification. While
+ * the listening connection is down nothing is cached (every read goes to the database), and it
+ * empties again when the connection comes back. Writes through this process also empty it when
+ * their request ends. A read that started before a change never stores its answer
+ * (generation check), and entries expire after `ttlMs` whatever happens.
+ */
+export class JobsReadCache {
+  private generation = 0;
+  private listener: DbListener | undefined;
+  private readonly pages: LRUCache<string, string> | undefined;
+  private readonly standings: LRUCache<string, TesterStanding> | undefined;
+  private readonly hits;
+  private readonly misses;
+
+  constructor(opts: { ttlMs: number; metrics?: Metrics }) {
+    if (opts.ttlMs > 0) {
+      this.pages = new LRUCache({ max: 2000, ttl: opts.ttlMs });
+      this.standings = new LRUCache({ max: 50_000, ttl: opts.ttlMs });
+    }
+    const counter = (name: string, help: string) => opts.metrics?.counter(name, help, ['cache']);
+    this.hits = counter('jobs_read_cache_hits_total', 'Reads answered from the jobs read cache');
+    this.misses = counter('jobs_read_cache_misses_total', 'Reads the jobs read cache sent to the database');
+  }
+
+  /** Starts listening for changes; without it the cache stays off. */
+  async start(db: DbHandle): Promise<void> {
+    if (!this.pages) return;
+    this.listener = await db.listen(JOBS_CHANGED_CHANNEL, () => this.invalidate());
+  }
+
+  async stop(): Promise<void> {
+    await this.listener?.close();
+    this.listener = undefined;
+    this.invalidate();
+  }
+
+  get active(): boolean {
+    return !!this.pages && !!this.listener?.live;
+  }
+
+  invalidate(): void {
+    this.generation++;
+    this.pages?.clear();
+    this.standings?.clear();
+  }
+
+  page(key: string, load: () => Promise<string>): Promise<string> {
+    return this.through(this.pages, 'page', key, load);
+  }
+
+  standing(testerId: string, load: () => Promise<TesterStanding>): Promise<TesterStanding> {
+    return this.through(this.standings, 'standing', testerId, load);
+  }
+
+  private async through<V extends {}>(store: LRUCache<string, V> | undefined, kind: string, key: string, load: () => Promise<V>): Promise<V> {
+    if (!store || !this.active) return load();
+    const hit = store.get(key);
+    if (hit !== undefined) {
+      this.hits?.inc({ cache: kind });
+      return hit;
+    }
+    this.misses?.inc({ cache: kind });
+    const generation = this.generation;
+    const value = await load();
+    if (generation === this.generation && this.active) store.set(key, value);
+    return value;
+  }
+}
