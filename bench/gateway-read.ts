@@ -1,12 +1,41 @@
 /**
  * 1. Gateway read path: an authenticated GET /api/tester/available-jobs through the gateway
- * (JWT verify, Redis rate limit, proxy, jobs service, Postgres) with 10,000 paid open jobs,
- * against a bare express hello-world, both loaded by autocannon from a second process.
+ * (JWT check, Redis rate limit, proxy, jobs service, Postgres) with 10,000 paid open jobs,
+ * against a bare express hello-world, all loaded by autocannon from a second process.
+ *
+ * Measured twice: with every service in this one process (the `npm start` shape), and with
+ * the gateway and jobs each in their own process (the docker-compose / Kubernetes shape).
+ * A bare express + http-proxy-middleware in front of a static upstream, in this process, is
+ * measured too: what the proxy hop alone costs on this machine, before any of our work.
  */
-import { cannon, figure, isMain, runAlone, seedOpenJobs, startBareExpress, step, type Stack } from './support.js';
+import { Agent } from 'node:http';
+import express from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import { listen } from '@htm/service-kit';
+import { cannon, figure, isMain, runAlone, seedOpenJobs, spawnService, startBareExpress, step, type CannonResult, type Stack } from './support.js';
 import { signInTester } from '../test/support/stack.js';
 
 const NAME = 'gateway-read';
+const TARGET = 0.35;
+
+/** express + http-proxy-middleware (keep-alive) in front of an express app answering `body`. */
+async function startBareProxy(body: string) {
+  const upstream = express();
+  upstream.get('/{*path}', (_req, res) => {
+    res.type('application/json').send(body);
+  });
+  const up = await listen(upstream, 0);
+  const proxy = express();
+  proxy.use(createProxyMiddleware({ target: up.url, agent: new Agent({ keepAlive: true, maxSockets: 256 }) }));
+  const p = await listen(proxy, 0);
+  return {
+    url: p.url,
+    async close() {
+      await p.close();
+      await up.close();
+    },
+  };
+}
 
 export async function run(stack: Stack, opts: { seconds?: number; connections?: number } = {}): Promise<void> {
   const seconds = opts.seconds ?? 8;
@@ -14,30 +43,48 @@ export async function run(stack: Stack, opts: { seconds?: number; connections?: 
   step(NAME, 'seeding 10,000 paid open jobs');
   await seedOpenJobs(stack, 10_000);
   const tester = await signInTester(stack, `bench.reader.${Date.now()}@gmail.com`, { country: 'US' });
-  const url = `${stack.url}/api/tester/available-jobs`;
+  const path = '/api/tester/available-jobs';
   const headers = { authorization: `Bearer ${tester.token}` };
-  const check = await fetch(url, { headers });
-  const body = (await check.json()) as { jobs: unknown[] };
-  if (check.status !== 200 || body.jobs.length !== 20) throw new Error(`available-jobs answered ${check.status} with ${body.jobs?.length} jobs`);
+  const check = await fetch(`${stack.url}${path}`, { headers });
+  const page = await check.text();
+  if (check.status !== 200 || (JSON.parse(page) as { jobs: unknown[] }).jobs.length !== 20) throw new Error(`available-jobs answered ${check.status}: ${page.slice(0, 200)}`);
 
+  step(NAME, 'starting jobs and the gateway in their own processes');
+  const jobs = await spawnService('jobs', stack, { JOBS_WITH_WORKER: 'false' });
+  const gateway = await spawnService('gateway', stack, { JOBS_URL: jobs.url, METRICS_PORT: '0', WEB_DIST: '/nonexistent' });
   const bare = await startBareExpress();
+  const proxy = await startBareProxy(page);
   try {
+    const targets: Array<[string, string, Record<string, string>?]> = [
+      ['bare', `${bare.url}/hello`],
+      ['proxy', `${proxy.url}${path}`],
+      ['one', `${stack.url}${path}`, headers],
+      ['split', `${gateway.url}${path}`, headers],
+    ];
     step(NAME, `warming up (2 s each), then ${seconds} s per target at ${connections} connections`);
-    await cannon(`${bare.url}/hello`, { connections, seconds: 2 });
-    await cannon(url, { connections, seconds: 2, headers });
-    step(NAME, 'bare express hello-world');
-    const b = await cannon(`${bare.url}/hello`, { connections, seconds });
-    step(NAME, 'gateway -> jobs -> Postgres');
-    const g = await cannon(url, { connections, seconds, headers });
-    if (g.non2xx || g.errors) throw new Error(`gateway run had ${g.non2xx} non-2xx answers and ${g.errors} errors`);
-    figure(NAME, 'bare express req/s', b.rps);
-    figure(NAME, 'bare express p50 / p99 (ms)', `${b.p50} / ${b.p99}`);
-    figure(NAME, 'gateway available-jobs req/s (10k open jobs, page of 20)', g.rps);
-    figure(NAME, 'gateway available-jobs p50 / p99 (ms)', `${g.p50} / ${g.p99}`);
-    const ratio = g.rps / b.rps;
-    figure(NAME, 'gateway / bare express throughput ratio', ratio, { text: '>= 0.35', ok: ratio >= 0.35 });
+    for (const [, url, h] of targets) await cannon(url, { connections, seconds: 2, headers: h });
+    const r: Record<string, CannonResult> = {};
+    for (const [name, url, h] of targets) {
+      step(NAME, { bare: 'bare express hello-world', proxy: 'bare express proxy -> static upstream', one: 'gateway -> jobs -> Postgres, one process', split: 'gateway -> jobs -> Postgres, one process each' }[name]!);
+      r[name] = await cannon(url, { connections, seconds, headers: h });
+      if (r[name].non2xx || r[name].errors) throw new Error(`${name} run had ${r[name].non2xx} non-2xx answers and ${r[name].errors} errors`);
+    }
+    const ratio = (x: CannonResult) => x.rps / r.bare.rps;
+    figure(NAME, 'bare express req/s', r.bare.rps);
+    figure(NAME, 'bare express p50 / p99 (ms)', `${r.bare.p50} / ${r.bare.p99}`);
+    figure(NAME, 'reference: bare express + http-proxy-middleware -> static upstream, one process: req/s', r.proxy.rps);
+    figure(NAME, 'reference: bare proxy / bare express (the proxy hop alone)', ratio(r.proxy));
+    figure(NAME, 'all-in-one process: available-jobs req/s (10k open jobs, page of 20)', r.one.rps);
+    figure(NAME, 'all-in-one process: p50 / p99 (ms)', `${r.one.p50} / ${r.one.p99}`);
+    figure(NAME, 'all-in-one process: gateway / bare express throughput ratio', ratio(r.one), { text: `>= ${TARGET}`, ok: ratio(r.one) >= TARGET });
+    figure(NAME, 'gateway and jobs in their own processes: available-jobs req/s', r.split.rps);
+    figure(NAME, 'gateway and jobs in their own processes: p50 / p99 (ms)', `${r.split.p50} / ${r.split.p99}`);
+    figure(NAME, 'gateway and jobs in their own processes: gateway / bare express throughput ratio', ratio(r.split), { text: `>= ${TARGET}`, ok: ratio(r.split) >= TARGET });
   } finally {
+    await proxy.close();
     await bare.close();
+    await gateway.stop();
+    await jobs.stop();
   }
 }
 

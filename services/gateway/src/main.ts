@@ -17,7 +17,8 @@ export interface RunningGateway {
 export async function startGateway(env: Record<string, string | undefined> = process.env, opts: { port?: number; host?: string; metricsPort?: number } = {}): Promise<RunningGateway> {
   const config = loadGatewayConfig(env);
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  // Auto-pipelining: rate-limit increments issued in the same tick share one write to Redis.
+  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis (gateway) error'));
   const auth = createAuth({ jwksUrl: config.IDENTITY_JWKS_URL ?? `${config.IDENTITY_URL}/internal/jwks`, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const metrics = new Metrics('gateway', { defaultMetrics: true });
