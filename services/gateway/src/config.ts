@@ -25,6 +25,8 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   FORM_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
   /** Per-user (or per-IP when anonymous) cap on everything else. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  /** How often the gateway adds its API-limit counts to Redis (ms): the most a client can overshoot across replicas. */
+  API_RATE_LIMIT_FLUSH_MS: z.coerce.number().int().min(10).max(5000).default(100),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   RATE_LIMIT_ENABLED: z
     .enum(['true', 'false'])

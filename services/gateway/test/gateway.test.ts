@@ -202,6 +202,25 @@ describe('gateway security headers, rate limits and the web app', () => {
     await new Promise((r) => setTimeout(r, 1700));
     expect((await api('/api/auth/dev/login?email=a@gmail.com')).status).not.toBe(429);
   });
+  it('answers 429 past the per-user API limit, counting each user on their own', async () => {
+    const g = await startGateway(
+      { LOG_LEVEL: 'silent', REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: testRedisPrefix('gw-api'), IDENTITY_URL: identity.server.url, JOBS_URL: jobs.server.url, IDENTITY_JWKS_URL: issuer.jwksUrl, WEB_DIST: webDist, API_RATE_LIMIT_PER_MINUTE: '3' },
+      { port: 0, host: '127.0.0.1', metricsPort: 0 },
+    );
+    try {
+      const [alice, bob] = [await issuer.mint({ type: 'tester' }), await issuer.mint({ type: 'tester' })];
+      const get = (token: string) => fetch(`${g.url}/api/tester/available-jobs`, { headers: { authorization: `Bearer ${token}` } });
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await get(alice)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const refused = await get(alice);
+      expect(refused.headers.get('retry-after')).toBeTruthy();
+      expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+      expect((await get(bob)).status).toBe(200);
+    } finally {
+      await g.stop();
+    }
+  });
   it('compresses the web app for clients that accept gzip', async () => {
     const { request } = await import('node:http');
     const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {

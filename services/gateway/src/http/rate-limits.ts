@@ -1,4 +1,4 @@
-import { rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
+import { rateLimit, type ClientRateLimitInfo, type Options, type RateLimitRequestHandler, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -55,11 +55,114 @@ class ResilientRedisStore extends RedisStore {
 }
 
 /**
+ * For the high-volume per-user API limit, where a Redis round trip per request would cost more
+ * than the rest of the gateway's work: hits are counted here and added to Redis together, in
+ * one pipeline every `flushMs`, which answers with the shared totals (every replica's hits).
+ * Fixed windows of `windowMs`, like rate-limit-redis. On one replica the count is exact; across
+ * replicas a client may get at most one flush interval of extra requests through. With Redis
+ * down, each replica goes on limiting with its own counts and adds them once Redis is back.
+ */
+export class BatchedRedisStore implements Store {
+  windowMs = 60_000;
+  private readonly entries = new Map<string, { window: number; remote: number; pending: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastWarning = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    readonly prefix: string,
+    private readonly logger: Logger,
+    private readonly flushMs = 100,
+  ) {}
+
+  init(options: Options): void {
+    this.windowMs = options.windowMs;
+  }
+
+  private entry(key: string) {
+    const window = Math.floor(Date.now() / this.windowMs);
+    let e = this.entries.get(key);
+    if (!e || e.window !== window) this.entries.set(key, (e = { window, remote: 0, pending: 0 }));
+    return e;
+  }
+
+  private info(e: { window: number; remote: number; pending: number }): ClientRateLimitInfo {
+    return { totalHits: e.remote + e.pending, resetTime: new Date((e.window + 1) * this.windowMs) };
+  }
+
+  get(key: string): ClientRateLimitInfo {
+    return this.info(this.entry(key));
+  }
+
+  increment(key: string): ClientRateLimitInfo {
+    const e = this.entry(key);
+    e.pending++;
+    this.schedule(this.flushMs);
+    return this.info(e);
+  }
+
+  decrement(key: string): void {
+    this.entry(key).pending--;
+    this.schedule(this.flushMs);
+  }
+
+  resetKey(key: string): void {
+    const e = this.entries.get(key);
+    this.entries.delete(key);
+    if (e) this.redis.del(`${this.prefix}${key}:${e.window}`).catch(() => undefined);
+  }
+
+  /** Adds the pending counts to Redis and learns the shared totals. */
+  async flush(): Promise<void> {
+    this.timer = undefined;
+    const now = Math.floor(Date.now() / this.windowMs);
+    const batch: Array<[string, { window: number; remote: number; pending: number }, number]> = [];
+    for (const [key, e] of this.entries) {
+      if (e.window < now) this.entries.delete(key); // a past window no longer limits anyone
+      else if (e.pending !== 0) batch.push([`${this.prefix}${key}:${e.window}`, e, e.pending]);
+    }
+    if (!batch.length) return;
+    if (this.redis.status !== 'ready') {
+      this.warn('not connected');
+      this.schedule(Math.max(this.flushMs, 1000));
+      return;
+    }
+    const pipeline = this.redis.pipeline();
+    for (const [redisKey, , n] of batch) pipeline.incrby(redisKey, n).pexpire(redisKey, this.windowMs * 2);
+    try {
+      const results = (await pipeline.exec()) ?? [];
+      batch.forEach(([, e, n], i) => {
+        const [err, total] = results[i * 2] ?? [new Error('no answer')];
+        if (err) return;
+        e.pending -= n;
+        e.remote = Number(total);
+      });
+    } catch (err) {
+      this.warn((err as Error).message);
+    }
+    if (batch.some(([, e]) => e.pending !== 0)) this.schedule(Math.max(this.flushMs, 1000));
+  }
+
+  /** One flush at a time, never keeping the process alive on its own. */
+  private schedule(ms: number) {
+    this.timer ??= setTimeout(() => void this.flush(), ms).unref();
+  }
+
+  private warn(reason: string) {
+    if (Date.now() - this.lastWarning > 30_000) {
+      this.lastWarning = Date.now();
+      this.logger.warn({ reason }, 'API rate limits counted on this replica only: Redis unavailable');
+    }
+  }
+}
+
+/**
  * Redis-backed per-client limits (shared by every gateway replica). If Redis is down the
- * limiter lets requests through rather than taking the site down with it.
+ * sign-in and form limiters let requests through rather than taking the site down with it;
+ * the API limiter goes on counting on each replica.
  */
 export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Logger): Record<Exclude<RateClass, 'none'>, RateLimitRequestHandler> {
-  const make = (name: string, limit: number, key: (req: Request) => string) =>
+  const make = (name: string, limit: number, key: (req: Request) => string, store: Store = new ResilientRedisStore(redis, `${cfg.REDIS_PREFIX}rl:${name}:`, logger)) =>
     rateLimit({
       windowMs: cfg.RATE_LIMIT_WINDOW_MS,
       limit,
@@ -68,7 +171,7 @@ export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Log
       passOnStoreError: true,
       keyGenerator: key,
       validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
-      store: new ResilientRedisStore(redis, `${cfg.REDIS_PREFIX}rl:${name}:`, logger),
+      store,
       handler: (_req, res, _next, options) => {
         const retryAfter = Math.ceil(options.windowMs / 1000);
         res.setHeader('Retry-After', String(retryAfter));
@@ -81,6 +184,13 @@ export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Log
   return {
     auth: make('auth', cfg.AUTH_RATE_LIMIT_PER_MINUTE, ip),
     form: make('form', cfg.FORM_RATE_LIMIT_PER_MINUTE, ip),
-    api: make('api', cfg.API_RATE_LIMIT_PER_MINUTE, (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`)),
+    // Sign-in and form limits are small and must be exact: one Redis increment per request.
+    // The API limit is large and hit on every call: counted in batches.
+    api: make(
+      'api',
+      cfg.API_RATE_LIMIT_PER_MINUTE,
+      (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`),
+      new BatchedRedisStore(redis, `${cfg.REDIS_PREFIX}rl:api:`, logger, cfg.API_RATE_LIMIT_FLUSH_MS),
+    ),
   };
 }
