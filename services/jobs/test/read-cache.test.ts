@@ -22,7 +22,7 @@ const listIds = async (token: string) => {
   return r.body.jobs.map((j) => j.id);
 };
 /** Another process's write: straight to the database, not through this service. */
-const sql = (text: string, params: unknown[] = []) => h.svc.ctx.dbHandle.query(text, params);
+const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => h.svc.ctx.dbHandle.query<T>(text, params);
 
 describe('the available-jobs read cache', () => {
   it('answers a repeated read from memory, and shows another process\'s change at once', async () => {
