@@ -64,7 +64,7 @@ export class JobsReadCache {
     return this.through(this.standings, 'standing', testerId, load);
   }
 
-  private async through<V extends {}>(store: LRUCache<string, V> | undefined, kind: string, key: string, load: () => Promise<V>): Promise<V> {
+  private async through<V extends string | object>(store: LRUCache<string, V> | undefined, kind: string, key: string, load: () => Promise<V>): Promise<V> {
     if (!store || !this.active) return load();
     const hit = store.get(key);
     if (hit !== undefined) {
