@@ -38,5 +38,12 @@ describe('startJobs(env, { withWorker: true }) on PGlite', () => {
     } while (cursor);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.slice(0, 3)).toEqual(posted.reverse());
+
+    // The read cache hears PGlite's notifications too: a change made behind the API shows at once.
+    const listed = async () => (await api(h, 'GET', '/api/tester/available-jobs?limit=50', t.token)).body.jobs.map((j: { id: string }) => j.id);
+    expect(await listed()).toContain(posted[0]);
+    expect(await listed()).toContain(posted[0]); // now from the cache
+    await h.svc.ctx.dbHandle.query(`UPDATE jobs.jobs SET status = 'claimed', tester_id = 'someone-else' WHERE id = $1`, [posted[0]]);
+    await waitFor(async () => !(await listed()).includes(posted[0]), 'the changed job to leave the list', 2000);
   });
 });
