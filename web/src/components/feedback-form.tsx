@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { errorMessage } from '../lib/error-message';
 import { useSendFeedbackMutation } from '../lib/feedback-api';
 import { isEmail } from '../lib/format';
+import { useFormSubmit } from '../lib/use-form-submit';
 import { Field, FormMessage } from './field';
 
 /** Feedback rules (spec 5): email and feedback required. */
@@ -23,32 +24,25 @@ export function FeedbackForm({
 }) {
   const [email, setEmail] = useState(initialEmail);
   const [message, setMessage] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<{ error?: string; success?: string }>({});
   const [send, { isLoading }] = useSendFeedbackMutation();
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const errs = validateFeedback(email, message);
-    setErrors(errs);
-    setResult({});
-    if (Object.keys(errs).length) return;
-    const res = await send({
-      email: email.trim().toLowerCase(),
-      message: message.trim(),
-      page_url: window.location.href,
-    });
-    if ('error' in res && res.error) {
-      setResult({ error: errorMessage(res.error, 'Failed to submit feedback') });
-      return;
-    }
-    setMessage('');
-    setResult({ success: 'Thanks for your feedback! We read every message.' });
-    onSent?.();
-  };
+  const { errors, result, onSubmit } = useFormSubmit({
+    validate: () => validateFeedback(email, message),
+    send: async () => {
+      const res = await send({
+        email: email.trim().toLowerCase(),
+        message: message.trim(),
+        page_url: window.location.href,
+      });
+      if ('error' in res && res.error)
+        return { error: errorMessage(res.error, 'Failed to submit feedback') };
+      setMessage('');
+      onSent?.();
+      return { success: 'Thanks for your feedback! We read every message.' };
+    },
+  });
 
   return (
-    <form className="form" onSubmit={submit} noValidate aria-label="Send feedback">
+    <form className="form" onSubmit={onSubmit} noValidate aria-label="Send feedback">
       <Field label="Your email" error={errors.email}>
         <input
           type="email"

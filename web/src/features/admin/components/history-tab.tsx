@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Table } from '../../../components/table';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import type { Job } from '../../../lib/types';
 
@@ -15,36 +16,23 @@ export function HistoryTab({ jobs }: { jobs: Job[] }) {
   if (!rows.length) return <p className="empty">No completed or revised jobs yet.</p>;
   return (
     <div>
-      <div className="table-wrap">
-        <table className="table">
-          <caption className="sr-only">Job history</caption>
-          <thead>
-            <tr>
-              <th scope="col">Job</th>
-              <th scope="col">Poster</th>
-              <th scope="col">Status</th>
-              <th scope="col">Date</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.slice(0, limit).map((j) => (
-              <tr key={j.id}>
-                <td>
-                  {j.title} <span className="muted mono">#{shortId(j.id)}</span>
-                </td>
-                <td>{j.poster_info?.email ?? '—'}</td>
-                <td>
-                  <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>
-                  {j.status === 'revision_requested' && j.last_review?.reason ? (
-                    <div className="muted">{j.last_review.reason}</div>
-                  ) : null}
-                </td>
-                <td>{formatDate(j.completed_at ?? j.submitted_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table caption="Job history" columns={['Job', 'Poster', 'Status', 'Date']}>
+        {rows.slice(0, limit).map((j) => (
+          <tr key={j.id}>
+            <td>
+              {j.title} <span className="muted mono">#{shortId(j.id)}</span>
+            </td>
+            <td>{j.poster_info?.email ?? '—'}</td>
+            <td>
+              <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>
+              {j.status === 'revision_requested' && j.last_review?.reason ? (
+                <div className="muted">{j.last_review.reason}</div>
+              ) : null}
+            </td>
+            <td>{formatDate(j.completed_at ?? j.submitted_at)}</td>
+          </tr>
+        ))}
+      </Table>
       {rows.length > limit ? (
         <button
           type="button"

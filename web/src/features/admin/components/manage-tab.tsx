@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Loading } from '../../../components/loading';
+import { Table } from '../../../components/table';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
@@ -73,53 +74,38 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
   };
   if (!jobs.length) return <p className="empty">No jobs.</p>;
   return (
-    <div className="table-wrap">
-      <table className="table">
-        <caption className="sr-only">All jobs</caption>
-        <thead>
-          <tr>
-            <th scope="col">Job</th>
-            <th scope="col">Poster</th>
-            <th scope="col">Status</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {jobs.map((j) => (
-            <tr key={j.id}>
-              <td>
-                <strong>{j.title}</strong>
-                <div className="muted mono">#{shortId(j.id)}</div>
-              </td>
-              <td>
-                {j.poster_info?.name ?? '—'}
-                <div className="muted">{j.poster_info?.email}</div>
-              </td>
-              <td>
-                <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
-                {j.payment_status !== 'paid' ? (
-                  <span className="badge badge--unpaid">unpaid</span>
-                ) : null}
-              </td>
-              <td>
-                {j.status === 'open' && j.payment_status === 'paid' ? (
-                  <AssignControl job={j} />
-                ) : null}
-                {j.status === 'submitted' ? (
-                  <button
-                    type="button"
-                    className="btn btn--primary btn--sm"
-                    onClick={() => onComplete(j)}
-                  >
-                    Accept &amp; complete
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table caption="All jobs" columns={['Job', 'Poster', 'Status', 'Actions']}>
+      {jobs.map((j) => (
+        <tr key={j.id}>
+          <td>
+            <strong>{j.title}</strong>
+            <div className="muted mono">#{shortId(j.id)}</div>
+          </td>
+          <td>
+            {j.poster_info?.name ?? '—'}
+            <div className="muted">{j.poster_info?.email}</div>
+          </td>
+          <td>
+            <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+            {j.payment_status !== 'paid' ? (
+              <span className="badge badge--unpaid">unpaid</span>
+            ) : null}
+          </td>
+          <td>
+            {j.status === 'open' && j.payment_status === 'paid' ? <AssignControl job={j} /> : null}
+            {j.status === 'submitted' ? (
+              <button
+                type="button"
+                className="btn btn--primary btn--sm"
+                onClick={() => onComplete(j)}
+              >
+                Accept &amp; complete
+              </button>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 

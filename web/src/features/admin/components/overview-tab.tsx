@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { Loading } from '../../../components/loading';
+import { Stat } from '../../../components/stat';
 import { errorMessage } from '../../../lib/error-message';
 import { usd } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
@@ -18,44 +19,20 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
       <h2>Money</h2>
       {isLoading ? <Loading /> : null}
       <ul className="stats" aria-label="Financial overview">
-        <li className="stat">
-          <span className="stat__n">{usd(data?.total_payments)}</span> Total payments
-        </li>
-        <li className="stat">
-          <span className="stat__n">{usd(data?.total_payouts)}</span> Total payouts
-        </li>
-        <li className="stat">
-          <span className="stat__n">{usd(data?.platform_earnings)}</span> Platform earnings
-        </li>
-        <li className="stat">
-          <span className="stat__n">{data?.pending_payouts_count ?? 0}</span> Pending payouts
-        </li>
-        <li className="stat">
-          <span className="stat__n">{data?.completed_jobs_count ?? 0}</span> Completed jobs (paid)
-        </li>
+        <Stat value={usd(data?.total_payments)} label="Total payments" />
+        <Stat value={usd(data?.total_payouts)} label="Total payouts" />
+        <Stat value={usd(data?.platform_earnings)} label="Platform earnings" />
+        <Stat value={data?.pending_payouts_count ?? 0} label="Pending payouts" />
+        <Stat value={data?.completed_jobs_count ?? 0} label="Completed jobs (paid)" />
       </ul>
       <h2>Jobs</h2>
       <ul className="stats" aria-label="Job counts">
-        <li className="stat">
-          <span className="stat__n">{jobs.length}</span> All
-        </li>
-        <li className="stat">
-          <span className="stat__n">{count(['open'])}</span> Open
-        </li>
-        <li className="stat">
-          <span className="stat__n">{count(['claimed', 'in_progress', 'revision_requested'])}</span>{' '}
-          In Progress
-        </li>
-        <li className="stat">
-          <span className="stat__n">{count(['submitted'])}</span> Submitted
-        </li>
-        <li className="stat">
-          <span className="stat__n">{count(['completed'])}</span> Completed
-        </li>
-        <li className="stat">
-          <span className="stat__n">{jobs.filter((j) => j.payment_status !== 'paid').length}</span>{' '}
-          Unpaid
-        </li>
+        <Stat value={jobs.length} label="All" />
+        <Stat value={count(['open'])} label="Open" />
+        <Stat value={count(['claimed', 'in_progress', 'revision_requested'])} label="In Progress" />
+        <Stat value={count(['submitted'])} label="Submitted" />
+        <Stat value={count(['completed'])} label="Completed" />
+        <Stat value={jobs.filter((j) => j.payment_status !== 'paid').length} label="Unpaid" />
       </ul>
     </div>
   );

@@ -1,6 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
 import { SUPPORT_EMAIL } from '../../../lib/config';
+import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useSendLeadMutation } from '../api/send-lead';
 import { MSG, validateLead } from '../landing-rules';
 
@@ -8,25 +9,17 @@ import { MSG, validateLead } from '../landing-rules';
 export function DeveloperLeadForm() {
   const [email, setEmail] = useState('');
   const [thoughts, setThoughts] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<{ error?: string; success?: string }>({});
   const [send, { isLoading }] = useSendLeadMutation();
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const errs = validateLead(email, thoughts);
-    setErrors(errs);
-    setResult({});
-    if (Object.keys(errs).length) return;
-    const res = await send({ email: email.trim().toLowerCase(), message: thoughts.trim() });
-    if ('error' in res && res.error) {
-      setResult({ error: MSG.failure });
-      return;
-    }
-    setEmail('');
-    setThoughts('');
-    setResult({ success: MSG.leadOk });
-  };
+  const { errors, result, onSubmit } = useFormSubmit({
+    validate: () => validateLead(email, thoughts),
+    send: async () => {
+      const res = await send({ email: email.trim().toLowerCase(), message: thoughts.trim() });
+      if ('error' in res && res.error) return { error: MSG.failure };
+      setEmail('');
+      setThoughts('');
+      return { success: MSG.leadOk };
+    },
+  });
 
   return (
     <div className="lead">
@@ -35,7 +28,7 @@ export function DeveloperLeadForm() {
         Testers found something you can't fix yourself? Tell us what you need and we'll connect you
         with a developer. Or write to <a href={`mailto:${SUPPORT_EMAIL}`}>{SUPPORT_EMAIL}</a>.
       </p>
-      <form className="form" onSubmit={submit} noValidate aria-labelledby="lead-title">
+      <form className="form" onSubmit={onSubmit} noValidate aria-labelledby="lead-title">
         <Field label="Your email" error={errors.email}>
           <input
             type="email"

@@ -1,6 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
 import { getToken } from '../../../lib/tokens';
+import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, SITE_OWNER_ROLE, validateJobRequest, type JobRequest } from '../landing-rules';
 
@@ -9,37 +10,24 @@ const empty: JobRequest = { email: '', url: '', needs: '' };
 /** Job request (requires sign-in): stored as a waitlist entry with role 'Site owner'. */
 export function JobRequestForm() {
   const [v, setV] = useState<JobRequest>(empty);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<{ error?: string; success?: string }>({});
   const [join, { isLoading }] = useJoinWaitlistMutation();
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setResult({});
-    if (!getToken()) {
-      setErrors({});
-      setResult({ error: MSG.signInFirst });
-      return;
-    }
-    const errs = validateJobRequest(v);
-    setErrors(errs);
-    if (Object.keys(errs).length) return;
-    const res = await join({
-      email: v.email.trim().toLowerCase(),
-      role: SITE_OWNER_ROLE,
-      url: v.url.trim(),
-      note: v.needs.trim(),
-    });
-    if ('error' in res && res.error) {
-      setResult({ error: MSG.jobRequestFailure });
-      return;
-    }
-    setV(empty);
-    setResult({ success: MSG.jobRequestOk });
-  };
+  const { errors, result, onSubmit } = useFormSubmit({
+    validate: () => (getToken() ? validateJobRequest(v) : MSG.signInFirst),
+    send: async () => {
+      const res = await join({
+        email: v.email.trim().toLowerCase(),
+        role: SITE_OWNER_ROLE,
+        url: v.url.trim(),
+        note: v.needs.trim(),
+      });
+      if ('error' in res && res.error) return { error: MSG.jobRequestFailure };
+      setV(empty);
+      return { success: MSG.jobRequestOk };
+    },
+  });
 
   return (
-    <form className="form" onSubmit={submit} noValidate aria-label="Request a test">
+    <form className="form" onSubmit={onSubmit} noValidate aria-label="Request a test">
       <Field label="Your email" error={errors.email}>
         <input
           type="email"

@@ -1,43 +1,40 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
 import { errorMessage, errorStatus } from '../../../lib/error-message';
+import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, TESTER_ROLES, validateTesterSignup, type TesterSignup } from '../landing-rules';
 
 const empty: TesterSignup = { email: '', role: '', contact: '', about: '' };
 
+/** 409: already signed up; no network or a timeout: try again; else the server's reason. */
+function signupError(error: unknown): string {
+  const status = errorStatus(error);
+  if (status === 409) return MSG.alreadySignedUp;
+  if (status === 'FETCH_ERROR' || status === 'TIMEOUT_ERROR') return MSG.signupFailure;
+  return errorMessage(error, MSG.signupFallback);
+}
+
 export function TesterSignupForm() {
   const [v, setV] = useState<TesterSignup>(empty);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<{ error?: string; success?: string }>({});
   const [join, { isLoading }] = useJoinWaitlistMutation();
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const errs = validateTesterSignup(v);
-    setErrors(errs);
-    setResult({});
-    if (Object.keys(errs).length) return;
-    const res = await join({
-      email: v.email.trim().toLowerCase(),
-      role: v.role,
-      url: v.contact.trim() || undefined,
-      note: v.about.trim() || undefined,
-    });
-    if ('error' in res && res.error) {
-      const status = errorStatus(res.error);
-      if (status === 409) setResult({ error: MSG.alreadySignedUp });
-      else if (status === 'FETCH_ERROR' || status === 'TIMEOUT_ERROR')
-        setResult({ error: MSG.signupFailure });
-      else setResult({ error: errorMessage(res.error, MSG.signupFallback) });
-      return;
-    }
-    setV(empty);
-    setResult({ success: MSG.signupOk });
-  };
+  const { errors, result, onSubmit } = useFormSubmit({
+    validate: () => validateTesterSignup(v),
+    send: async () => {
+      const res = await join({
+        email: v.email.trim().toLowerCase(),
+        role: v.role,
+        url: v.contact.trim() || undefined,
+        note: v.about.trim() || undefined,
+      });
+      if ('error' in res && res.error) return { error: signupError(res.error) };
+      setV(empty);
+      return { success: MSG.signupOk };
+    },
+  });
 
   return (
-    <form className="form" onSubmit={submit} noValidate aria-label="Tester signup">
+    <form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
       <Field
         label="Gmail address"
         error={errors.email}

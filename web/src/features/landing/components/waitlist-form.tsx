@@ -1,6 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
 import { errorMessage } from '../../../lib/error-message';
+import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
 
@@ -8,39 +9,36 @@ import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
 export function WaitlistForm() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
-  const [result, setResult] = useState<{ error?: string; success?: string }>({});
   const [join, { isLoading }] = useJoinWaitlistMutation();
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const problem = validateWaitlist(name, email);
-    if (problem) {
-      setResult({ error: problem });
-      return;
-    }
-    setResult({});
-    const res = await join({
-      email: email.trim().toLowerCase(),
-      role: 'tester',
-      name: name.trim(),
-      note: name.trim(),
-    });
-    if ('data' in res && res.data?.success) {
+  const { result, onSubmit } = useFormSubmit({
+    validate: () => validateWaitlist(name, email),
+    send: async () => {
+      const res = await join({
+        email: email.trim().toLowerCase(),
+        role: 'tester',
+        name: name.trim(),
+        note: name.trim(),
+      });
+      if (!('data' in res && res.data?.success))
+        return {
+          error:
+            'error' in res && res.error
+              ? errorMessage(res.error, MSG.waitlistFailure)
+              : MSG.waitlistFailure,
+        };
       setName('');
       setEmail('');
-      setResult({ success: MSG.waitlistSuccess });
-    } else {
-      setResult({
-        error:
-          'error' in res && res.error
-            ? errorMessage(res.error, MSG.waitlistFailure)
-            : MSG.waitlistFailure,
-      });
-    }
-  };
+      return { success: MSG.waitlistSuccess };
+    },
+  });
 
   return (
-    <form className="form form--inline" onSubmit={submit} noValidate aria-label="Join the waitlist">
+    <form
+      className="form form--inline"
+      onSubmit={onSubmit}
+      noValidate
+      aria-label="Join the waitlist"
+    >
       <Field label="Name">
         <input autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
       </Field>

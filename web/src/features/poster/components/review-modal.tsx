@@ -23,6 +23,40 @@ function useNow(ms = 30_000) {
   return now;
 }
 
+/** One radio of the decision group, with an optional note under its label. */
+function DecisionChoice({
+  value,
+  label,
+  note,
+  disabled,
+  decision,
+  onPick,
+}: {
+  value: Exclude<Decision, ''>;
+  label: string;
+  note?: string;
+  disabled?: boolean;
+  decision: Decision;
+  onPick: (d: Decision) => void;
+}) {
+  return (
+    <label className="choice">
+      <input
+        type="radio"
+        name="decision"
+        value={value}
+        checked={decision === value}
+        disabled={disabled}
+        onChange={() => onPick(value)}
+      />
+      <span>
+        <strong>{label}</strong>
+        {note ? <small>{note}</small> : null}
+      </span>
+    </label>
+  );
+}
+
 /** 'Review Submission': preview while locked, decision accept / request revision / reject. */
 export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void }) {
   const { data: submission, error, isLoading } = useGetSubmissionQuery(job.id);
@@ -93,49 +127,31 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
         <form className="form" onSubmit={submit} noValidate aria-label="Review decision">
           <fieldset className="choice-group">
             <legend>Decision</legend>
-            <label className="choice">
-              <input
-                type="radio"
-                name="decision"
-                value="accept"
-                checked={decision === 'accept'}
-                onChange={() => setDecision('accept')}
-              />
-              <span>
-                <strong>Accept</strong>
-                <small>Unlock full results and pay the tester</small>
-              </span>
-            </label>
-            <label className="choice">
-              <input
-                type="radio"
-                name="decision"
-                value="request_revision"
-                checked={decision === 'request_revision'}
-                disabled={revisionUsed}
-                onChange={() => setDecision('request_revision')}
-              />
-              <span>
-                <strong>Request revision</strong>
-                <small>
-                  {revisionUsed
-                    ? 'The one free revision has been used'
-                    : 'One free revision; the tester has 48 hours'}
-                </small>
-              </span>
-            </label>
-            <label className="choice">
-              <input
-                type="radio"
-                name="decision"
-                value="reject"
-                checked={decision === 'reject'}
-                onChange={() => setDecision('reject')}
-              />
-              <span>
-                <strong>Reject</strong>
-              </span>
-            </label>
+            <DecisionChoice
+              value="accept"
+              label="Accept"
+              note="Unlock full results and pay the tester"
+              decision={decision}
+              onPick={setDecision}
+            />
+            <DecisionChoice
+              value="request_revision"
+              label="Request revision"
+              note={
+                revisionUsed
+                  ? 'The one free revision has been used'
+                  : 'One free revision; the tester has 48 hours'
+              }
+              disabled={revisionUsed}
+              decision={decision}
+              onPick={setDecision}
+            />
+            <DecisionChoice
+              value="reject"
+              label="Reject"
+              decision={decision}
+              onPick={setDecision}
+            />
             {errors.decision && decision !== 'reject' ? (
               <div className="field__error">{errors.decision}</div>
             ) : null}

@@ -1,5 +1,7 @@
 import { useEffect } from 'react';
 import { Loading } from '../../../components/loading';
+import { Stat } from '../../../components/stat';
+import { Table } from '../../../components/table';
 import { browser } from '../../../lib/browser';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel, usd } from '../../../lib/format';
@@ -31,18 +33,10 @@ export function EarningsTab() {
   return (
     <div>
       <ul className="stats" aria-label="Earnings summary">
-        <li className="stat">
-          <span className="stat__n">{usd(data?.total_usd)}</span> Total earned
-        </li>
-        <li className="stat">
-          <span className="stat__n">{usd(data?.pending_usd)}</span> Pending payout
-        </li>
-        <li className="stat">
-          <span className="stat__n">{usd(data?.last_30_days)}</span> Last 30 days
-        </li>
-        <li className="stat">
-          <span className="stat__n">{data?.completed_jobs ?? 0}</span> Completed jobs
-        </li>
+        <Stat value={usd(data?.total_usd)} label="Total earned" />
+        <Stat value={usd(data?.pending_usd)} label="Pending payout" />
+        <Stat value={usd(data?.last_30_days)} label="Last 30 days" />
+        <Stat value={data?.completed_jobs ?? 0} label="Completed jobs" />
       </ul>
       <div className="panel payout">
         {account?.connected ? (
@@ -65,31 +59,18 @@ export function EarningsTab() {
         )}
       </div>
       {data?.jobs?.length ? (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="sr-only">Earnings by job</caption>
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Completed</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.jobs.map((j) => (
-                <tr key={j.job_id}>
-                  <td>
-                    {j.title} <span className="mono muted">#{shortId(j.job_id)}</span>
-                  </td>
-                  <td>{usd(j.amount)}</td>
-                  <td>{formatDate(j.completed_at)}</td>
-                  <td>{statusLabel(j.status)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Earnings by job" columns={['Job', 'Amount', 'Completed', 'Status']}>
+          {data.jobs.map((j) => (
+            <tr key={j.job_id}>
+              <td>
+                {j.title} <span className="mono muted">#{shortId(j.job_id)}</span>
+              </td>
+              <td>{usd(j.amount)}</td>
+              <td>{formatDate(j.completed_at)}</td>
+              <td>{statusLabel(j.status)}</td>
+            </tr>
+          ))}
+        </Table>
       ) : (
         <p className="empty">No earnings yet. Accepted jobs pay $0.82 each.</p>
       )}

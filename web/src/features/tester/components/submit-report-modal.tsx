@@ -1,15 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { useDispatch } from 'react-redux';
 import { JOB_LIMITS, submitWorkPosterFlowSchema } from '@htm/contracts/jobs';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
-import { errorMessage } from '../../../lib/error-message';
-import { useNotify } from '../../../lib/hooks';
 import type { Job } from '../../../lib/types';
 import { issuesByField } from '../../../lib/zod-errors';
-import { invalidateAfterSubmit, postSubmission } from '../api/submit-work';
+import { postSubmission } from '../api/submit-work';
 import { checkResultFiles } from '../file-rules';
+import { KeyFindingFields } from './key-finding-fields';
 import { UploadProgress } from './upload-progress';
+import { useWorkUpload } from './use-work-upload';
 
 /** Submit Work (poster-flow variant): a response per requirement, device, browser, 3 key findings, files. */
 export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => void }) {
@@ -21,10 +20,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const [bullets, setBullets] = useState(['', '', '']);
   const [files, setFiles] = useState<File[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [progress, setProgress] = useState<number | null>(null);
-  const dispatch = useDispatch();
-  const { status } = useNotify();
+  const { progress, formError, setFormError, upload } = useWorkUpload(onClose);
 
   const onFiles = (list: FileList | null) => {
     const arr = list ? Array.from(list) : [];
@@ -61,19 +57,9 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
     form.append('browser_used', browserUsed.trim());
     bullets.forEach((b, i) => form.append(`key_findings_bullet_${i + 1}`, b.trim()));
     for (const f of files) form.append('files', f);
-    setProgress(0);
-    const res = await postSubmission(job.id, form, setProgress);
-    if (res.status >= 200 && res.status < 300) {
-      dispatch(invalidateAfterSubmit());
-      status('Report submitted. The poster has been notified.');
-      onClose();
-      return;
-    }
-    setProgress(null);
-    setFormError(
-      res.status === 0
-        ? 'Failed to submit work'
-        : errorMessage({ status: res.status, data: res.data }, 'Failed to submit work'),
+    await upload(
+      (onProgress) => postSubmission(job.id, form, onProgress),
+      'Report submitted. The poster has been notified.',
     );
   };
 
@@ -123,19 +109,13 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
             />
           </Field>
         </div>
-        {bullets.map((b, i) => (
-          <Field
-            key={i}
-            label={`Key finding ${i + 1}`}
-            error={errors[`key_findings_bullet_${i + 1}`]}
-            hint={`${b.length}/${JOB_LIMITS.bulletMax}`}
-          >
-            <input
-              value={b}
-              onChange={(e) => setBullets(bullets.map((x, j) => (j === i ? e.target.value : x)))}
-            />
-          </Field>
-        ))}
+        <KeyFindingFields
+          values={bullets}
+          onChange={setBullets}
+          name="key_findings_bullet"
+          errors={errors}
+          max={JOB_LIMITS.bulletMax}
+        />
         <Field
           label="Screenshots or screen recordings"
           optional

@@ -1,16 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { useDispatch } from 'react-redux';
 import { JOB_LIMITS, submitWorkDashboardSchema } from '@htm/contracts/jobs';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
-import { errorMessage } from '../../../lib/error-message';
 import { formatDate } from '../../../lib/format';
-import { useNotify } from '../../../lib/hooks';
 import type { Job } from '../../../lib/types';
 import { issuesByField } from '../../../lib/zod-errors';
-import { invalidateAfterSubmit, postSubmitWork } from '../api/submit-work';
+import { postSubmitWork } from '../api/submit-work';
 import { checkScreenshot } from '../file-rules';
+import { KeyFindingFields } from './key-finding-fields';
 import { UploadProgress } from './upload-progress';
+import { useWorkUpload } from './use-work-upload';
 
 /** Submit Work (tester dashboard variant): feedback, 1-3 key findings, optional screenshot. */
 export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => void }) {
@@ -18,10 +17,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const [findings, setFindings] = useState(['', '', '']);
   const [file, setFile] = useState<File | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [progress, setProgress] = useState<number | null>(null);
-  const dispatch = useDispatch();
-  const { status } = useNotify();
+  const { progress, formError, setFormError, upload } = useWorkUpload(onClose);
   const resubmit = job.status === 'revision_requested';
 
   const onFile = (f: File | null) => {
@@ -48,23 +44,12 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     form.append('feedback_text', feedback.trim());
     findings.forEach((f, i) => form.append(`key_finding_${i + 1}`, f.trim()));
     if (file) form.append('screenshot', file);
-    setProgress(0);
-    const res = await postSubmitWork(job.id, form, setProgress);
-    if (res.status >= 200 && res.status < 300) {
-      dispatch(invalidateAfterSubmit());
-      status(resubmit ? 'Work resubmitted.' : 'Work submitted. The poster has been notified.');
-      onClose();
-      return;
-    }
-    setProgress(null);
-    setFormError(
-      res.status === 0
-        ? 'Failed to submit work'
-        : errorMessage({ status: res.status, data: res.data }, 'Failed to submit work'),
+    await upload(
+      (onProgress) => postSubmitWork(job.id, form, onProgress),
+      resubmit ? 'Work resubmitted.' : 'Work submitted. The poster has been notified.',
     );
   };
 
-  const findingError = (i: number) => errors[`key_finding_${i + 1}`] || undefined;
   return (
     <Modal title={resubmit ? 'Resubmit Work' : 'Submit Work'} onClose={onClose} size="lg">
       <form
@@ -99,20 +84,14 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             onChange={(e) => setFeedback(e.target.value)}
           />
         </Field>
-        {findings.map((f, i) => (
-          <Field
-            key={i}
-            label={`Key finding ${i + 1}`}
-            optional={i > 0}
-            error={findingError(i)}
-            hint={`${f.length}/${JOB_LIMITS.keyFindingMax}`}
-          >
-            <input
-              value={f}
-              onChange={(e) => setFindings(findings.map((x, j) => (j === i ? e.target.value : x)))}
-            />
-          </Field>
-        ))}
+        <KeyFindingFields
+          values={findings}
+          onChange={setFindings}
+          name="key_finding"
+          errors={errors}
+          max={JOB_LIMITS.keyFindingMax}
+          optionalAfterFirst
+        />
         <Field
           label="Screenshot"
           optional

@@ -1,0 +1,39 @@
+import { useState } from 'react';
+import { useDispatch } from 'react-redux';
+import { errorMessage } from '../../../lib/error-message';
+import { useNotify } from '../../../lib/hooks';
+import type { UploadResult } from '../../../lib/transfer';
+import { invalidateAfterSubmit } from '../api/submit-work';
+
+/**
+ * The upload step of both Submit Work modals: progress while it runs; on success refresh the
+ * job lists, show `done` in the status bar and close; on failure say why and allow a retry.
+ */
+export function useWorkUpload(onClose: () => void) {
+  const [progress, setProgress] = useState<number | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  const dispatch = useDispatch();
+  const { status } = useNotify();
+
+  const upload = async (
+    post: (onProgress: (percent: number) => void) => Promise<UploadResult>,
+    done: string,
+  ) => {
+    setProgress(0);
+    const res = await post(setProgress);
+    if (res.status >= 200 && res.status < 300) {
+      dispatch(invalidateAfterSubmit());
+      status(done);
+      onClose();
+      return;
+    }
+    setProgress(null);
+    setFormError(
+      res.status === 0
+        ? 'Failed to submit work'
+        : errorMessage({ status: res.status, data: res.data }, 'Failed to submit work'),
+    );
+  };
+
+  return { progress, formError, setFormError, upload };
+}
