@@ -101,6 +101,31 @@ export function toErrorBody(err: AppError): ErrorBody {
 }
 
 /** Maps anything thrown to the documented JSON error shape. Never leaks a stack trace. */
+/** 22021 invalid byte sequence (NUL included), 22P05 untranslatable character. */
+const NUL_OR_BAD_TEXT = new Set(['22021', '22P05']);
+/** The SQLSTATE of a node-postgres or PGlite error, also when drizzle wraps it (cause). */
+function pgCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 3; e = e.cause as typeof e, i++) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/** True when a decoded query value or a JSON body string holds a NUL character. */
+export function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (holdsNul(v, depth + 1)) return true;
+  for (const k of Array.isArray(value) ? [] : Object.keys(value)) if (k.includes('\u0000')) return true;
+  return false;
+}
+
+/** Refuses NUL characters in the query or a JSON body before they reach a handler (Postgres text cannot hold them). */
+export const refuseNul: RequestHandler = (req, _res, next) => {
+  if (holdsNul(req.query) || holdsNul(req.body)) return next(AppError.invalid('Text may not contain NUL or invalid characters.', undefined, 'invalid_characters'));
+  next();
+};
+
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let appErr: AppError;
@@ -110,6 +135,9 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     else if (err?.type === 'entity.too.large') appErr = new AppError('too_large', 'Request body is too large.', { code: 'too_large' });
     else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported')
       appErr = new AppError('unsupported_type', 'Unsupported request encoding.', { code: 'unsupported_encoding' });
+    else if (NUL_OR_BAD_TEXT.has(pgCode(err) ?? ''))
+      // Postgres text cannot hold NUL or bytes that are not UTF-8: the statement failed, nothing changed.
+      appErr = AppError.invalid('Text may not contain NUL or invalid characters.', undefined, 'invalid_characters');
     else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500)
       appErr = new AppError(err.status === 413 ? 'too_large' : 'invalid', 'The request could not be understood.', { code: 'bad_request' });
     else appErr = new AppError('internal', 'Something went wrong on our side. Please try again.', { code: 'internal_error' });

@@ -4,7 +4,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { CORRELATION_HEADER, runWithCorrelation, sanitizeCorrelationId } from './context.js';
-import { errorMiddleware, notFoundHandler } from './errors.js';
+import { errorMiddleware, notFoundHandler, refuseNul } from './errors.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 
@@ -108,6 +108,7 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
       }),
     );
   if (opts.bodyParsing !== false) app.use(express.urlencoded({ extended: false, limit: '100kb' }));
+  if (opts.bodyParsing !== false) app.use(refuseNul);
 
   mount(app);
 
