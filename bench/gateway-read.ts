@@ -8,15 +8,32 @@
  * A bare express + http-proxy-middleware in front of a static upstream, in this process, is
  * measured too: what the proxy hop alone costs on this machine, before any of our work.
  */
+import { spawn } from 'node:child_process';
 import { Agent } from 'node:http';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { listen } from '@htm/service-kit';
+import { freePort, listen } from '@htm/service-kit';
 import { cannon, figure, isMain, runAlone, seedOpenJobs, spawnService, startBareExpress, step, type CannonResult, type Stack } from './support.js';
 import { signInTester } from '../test/support/stack.js';
 
 const NAME = 'gateway-read';
 const TARGET = 0.35;
+
+/** The same bare proxy and upstream, each in its own process (the reference for the split shape). */
+async function spawnBareProxy(body: string) {
+  const [upPort, proxyPort] = [await freePort(), await freePort()];
+  const upstream = `const e=require('express');const a=e();const b=${JSON.stringify(body)};a.get('/*p',(q,r)=>{r.type('application/json').send(b)});a.listen(${upPort},'127.0.0.1');`;
+  const proxy = `const e=require('express');const {createProxyMiddleware}=require('http-proxy-middleware');const {Agent}=require('node:http');const a=e();a.use(createProxyMiddleware({target:'http://127.0.0.1:${upPort}',agent:new Agent({keepAlive:true,maxSockets:256})}));a.listen(${proxyPort},'127.0.0.1');`;
+  const children = [upstream, proxy].map((src) => spawn(process.execPath, ['-e', src], { stdio: 'ignore' }));
+  const url = `http://127.0.0.1:${proxyPort}`;
+  for (let i = 0; i < 100 && !(await fetch(`${url}/x`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
+  return {
+    url,
+    async close() {
+      for (const c of children) c.kill('SIGKILL');
+    },
+  };
+}
 
 /** express + http-proxy-middleware (keep-alive) in front of an express app answering `body`. */
 async function startBareProxy(body: string) {
@@ -54,10 +71,12 @@ export async function run(stack: Stack, opts: { seconds?: number; connections?: 
   const gateway = await spawnService('gateway', stack, { JOBS_URL: jobs.url, METRICS_PORT: '0', WEB_DIST: '/nonexistent' });
   const bare = await startBareExpress();
   const proxy = await startBareProxy(page);
+  const splitProxy = await spawnBareProxy(page);
   try {
     const targets: Array<[string, string, Record<string, string>?]> = [
       ['bare', `${bare.url}/hello`],
       ['proxy', `${proxy.url}${path}`],
+      ['splitProxy', `${splitProxy.url}${path}`],
       ['one', `${stack.url}${path}`, headers],
       ['split', `${gateway.url}${path}`, headers],
     ];
@@ -65,7 +84,7 @@ export async function run(stack: Stack, opts: { seconds?: number; connections?: 
     for (const [, url, h] of targets) await cannon(url, { connections, seconds: 2, headers: h });
     const r: Record<string, CannonResult> = {};
     for (const [name, url, h] of targets) {
-      step(NAME, { bare: 'bare express hello-world', proxy: 'bare express proxy -> static upstream', one: 'gateway -> jobs -> Postgres, one process', split: 'gateway -> jobs -> Postgres, one process each' }[name]!);
+      step(NAME, { bare: 'bare express hello-world', proxy: 'bare express proxy -> static upstream', splitProxy: 'bare express proxy -> static upstream, one process each', one: 'gateway -> jobs -> Postgres, one process', split: 'gateway -> jobs -> Postgres, one process each' }[name]!);
       r[name] = await cannon(url, { connections, seconds, headers: h });
       if (r[name].non2xx || r[name].errors) throw new Error(`${name} run had ${r[name].non2xx} non-2xx answers and ${r[name].errors} errors`);
     }
@@ -74,13 +93,16 @@ export async function run(stack: Stack, opts: { seconds?: number; connections?: 
     figure(NAME, 'bare express p50 / p99 (ms)', `${r.bare.p50} / ${r.bare.p99}`);
     figure(NAME, 'reference: bare express + http-proxy-middleware -> static upstream, one process: req/s', r.proxy.rps);
     figure(NAME, 'reference: bare proxy / bare express (the proxy hop alone)', ratio(r.proxy));
+    figure(NAME, 'reference, one process each: bare proxy / bare express', ratio(r.splitProxy));
     figure(NAME, 'all-in-one process: available-jobs req/s (10k open jobs, page of 20)', r.one.rps);
     figure(NAME, 'all-in-one process: p50 / p99 (ms)', `${r.one.p50} / ${r.one.p99}`);
     figure(NAME, 'all-in-one process: gateway / bare express throughput ratio', ratio(r.one), { text: `>= ${TARGET}`, ok: ratio(r.one) >= TARGET });
     figure(NAME, 'gateway and jobs in their own processes: available-jobs req/s', r.split.rps);
     figure(NAME, 'gateway and jobs in their own processes: p50 / p99 (ms)', `${r.split.p50} / ${r.split.p99}`);
     figure(NAME, 'gateway and jobs in their own processes: gateway / bare express throughput ratio', ratio(r.split), { text: `>= ${TARGET}`, ok: ratio(r.split) >= TARGET });
+    figure(NAME, 'share of the bare proxy reached: all-in-one / one process each', `${(r.one.rps / r.proxy.rps).toFixed(2)} / ${(r.split.rps / r.splitProxy.rps).toFixed(2)}`);
   } finally {
+    await splitProxy.close();
     await proxy.close();
     await bare.close();
     await gateway.stop();

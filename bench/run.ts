@@ -88,11 +88,12 @@ verified once and remembered until they expire (service-kit auth), the per-user 
 counted in batches (one Redis pipeline per 100 ms instead of one round trip per request),
 helmet's headers computed once, prepared statements for the listing, and jobs' read cache (pages
 and tester standings in memory, emptied at once by Postgres NOTIFY on any change to jobs or
-users). What remains is the HTTP proxy hop itself: the bare proxy reference, doing nothing but
-forwarding to a static upstream, reaches about 0.30-0.34 of bare express here, so the 0.35
-target is above what any gateway built on express + http-proxy-middleware reaches on this
-machine; the marketplace's own path reaches roughly three quarters to nine tenths of that
-reference.
+users). What remains is mostly Node's HTTP work on two hops: a bare express +
+http-proxy-middleware hop in front of a static upstream, doing nothing else, reaches about 0.3
+of bare express in one process and about 0.45 with proxy and upstream in their own processes.
+In one process the 0.35 target is above even that bare hop; with one process per service the
+marketplace's path (token, rate limit, security headers, routing, metrics, correlation id, the
+jobs service's own checks) reaches about two thirds of the bare hop, short of the target.
 
 ## Machine
 

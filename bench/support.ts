@@ -120,9 +120,10 @@ export function pct(sorted: number[], p: number): number {
 }
 
 /** `n` sequential requests with one client: fine-grained latency (autocannon rounds to ms). */
-export async function sequentialLatency(url: string, headers: Record<string, string>, n: number): Promise<{ p50: number; p99: number }> {
+export async function sequentialLatency(url: string, headers: Record<string, string>, n: number, before?: () => void): Promise<{ p50: number; p99: number }> {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
+    before?.();
     const t0 = performance.now();
     const r = await fetch(url, { headers });
     await r.arrayBuffer();
