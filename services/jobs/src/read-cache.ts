@@ -60,8 +60,8 @@ export class JobsReadCache {
     return this.through(this.pages, 'page', key, load);
   }
 
-  standing(testerId: string, load: () => Promise<TesterStanding>): Promise<TesterStanding> {
-    return this.through(this.standings, 'standing', testerId, load);
+  standing(key: string, load: () => Promise<TesterStanding>): Promise<TesterStanding> {
+    return this.through(this.standings, 'standing', key, load);
   }
 
   private async through<V extends string | object>(store: LRUCache<string, V> | undefined, kind: string, key: string, load: () => Promise<V>): Promise<V> {

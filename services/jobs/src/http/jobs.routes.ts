@@ -62,7 +62,8 @@ export function jobsRoutes(deps: JobsDeps): Router {
   r.get('/api/tester/available-jobs', authenticate, requireRole('tester'), async (req, res) => {
     const q = parseOrThrow(availableJobsQuerySchema, req.query);
     const caller = callerOf(req);
-    const standing = await deps.readCache.standing(caller.id, () => testerStanding(deps, caller));
+    // Keyed by the token's claims too: they decide the standing until the projection knows the tester.
+    const standing = await deps.readCache.standing(`${caller.id}|${caller.approved}|${caller.country}`, () => testerStanding(deps, caller));
     if (!standing.approved) throw AppError.forbidden('Your tester account is not approved yet.', 'tester_not_approved');
     const geoRules = geoRulesFor(standing.country);
     const after = q.cursor ? decodeCursor(q.cursor) : undefined;
