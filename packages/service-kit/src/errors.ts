@@ -100,7 +100,6 @@ export function toErrorBody(err: AppError): ErrorBody {
   return body;
 }
 
-/** Maps anything thrown to the documented JSON error shape. Never leaks a stack trace. */
 /** 22021 invalid byte sequence (NUL included), 22P05 untranslatable character. */
 const NUL_OR_BAD_TEXT = new Set(['22021', '22P05']);
 /** The SQLSTATE of a node-postgres or PGlite error, also when drizzle wraps it (cause). */
@@ -126,6 +125,7 @@ export const refuseNul: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** Maps anything thrown to the documented JSON error shape. Never leaks a stack trace. */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let appErr: AppError;

@@ -23,13 +23,13 @@ export interface GatewayDeps {
 
 const JSON_LIMIT_BYTES = 1024 * 1024;
 
-/** The gateway: verifies tokens, rate-limits, proxies /api to the owning service, serves the web app. */
 /** Longest address the gateway forwards (the services parse at most 16 KiB of request head). */
 const MAX_URL_LENGTH = 8 * 1024;
 /** Request line + headers the gateway forwards; the proxy adds about 300 bytes of its own. */
 const MAX_FORWARDED_HEAD_BYTES = 14 * 1024;
 const headBytes = (raw: string[]) => raw.reduce((n, h) => n + h.length + 2, 0);
 
+/** The gateway: verifies tokens, rate-limits, proxies /api to the owning service, serves the web app. */
 export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, logger, auth } = deps;
   const targets: Record<ServiceName, string> = {
