@@ -39,13 +39,7 @@ function hot(db: Db) {
   if (!s) statements.set(db, (s = hotStatements(db)));
   return s;
 }
-const isTx = (db: Q): db is Tx => 'rollback' in db;
-
-export async function findUser(db: Q, id: string): Promise<UserRow | undefined> {
-  if (isTx(db)) {
-    const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
-    return row;
-  }
+export async function findUser(db: Db, id: string): Promise<UserRow | undefined> {
   const [row] = await hot(db).findUser.execute({ id });
   return row;
 }
