@@ -142,7 +142,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       appErr = new AppError(err.status === 413 ? 'too_large' : 'invalid', 'The request could not be understood.', { code: 'bad_request' });
     else appErr = new AppError('internal', 'Something went wrong on our side. Please try again.', { code: 'internal_error' });
 
-    if (appErr.status >= 500) ((req as { log?: Logger }).log ?? logger).error({ err }, 'request failed');
+    if (appErr.status >= 500) ((req as { log?: Logger }).log ?? logger).error({ err, correlationId: req.correlationId }, 'request failed');
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(appErr.options.headers ?? {})) res.setHeader(k, v);
     res.status(appErr.status).json(toErrorBody(appErr));

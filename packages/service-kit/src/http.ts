@@ -1,4 +1,4 @@
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { pinoHttp } from 'pino-http';
@@ -24,6 +24,14 @@ export interface HttpAppOptions {
   exposeMetrics?: boolean;
   /** Parse JSON/urlencoded bodies (the gateway streams bodies through untouched). */
   bodyParsing?: boolean;
+  /**
+   * Run each request inside an AsyncLocalStorage context carrying its correlation id, so every
+   * log line and outgoing call made for it carries the id (default). The gateway turns it off:
+   * it calls no service on a request's behalf except through the proxy, which forwards the id
+   * from the request, and its request log lines name the id themselves; Node 20's
+   * AsyncLocalStorage adds a hook to every promise, a cost the gateway pays on every request.
+   */
+  correlationContext?: boolean;
 }
 
 declare module 'express-serve-static-core' {
@@ -47,12 +55,17 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
   app.set('trust proxy', opts.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
 
+  const metrics = opts.metrics ?? new Metrics(opts.service);
+  const context = opts.correlationContext !== false;
+  // One layer for what every request needs first (each express layer costs a few µs per request).
   app.use((req, res, next) => {
     const id = sanitizeCorrelationId(req.headers[CORRELATION_HEADER]);
     req.correlationId = id;
     req.headers[CORRELATION_HEADER] = id;
     res.setHeader('X-Correlation-Id', id);
-    runWithCorrelation(id, next);
+    metrics.track(req, res);
+    if (context) runWithCorrelation(id, next);
+    else next();
   });
   if (opts.requestLogging !== false && opts.logger.level !== 'silent') {
     app.use(
@@ -72,8 +85,6 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
       }),
     );
   }
-  const metrics = opts.metrics ?? new Metrics(opts.service);
-  app.use(metrics.middleware());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: opts.service });
@@ -100,21 +111,42 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
 
   if (opts.bodyParsing !== false)
     app.use(
-      express.json({
-        limit: opts.jsonLimit ?? '1mb',
-        verify: (req, _res, buf) => {
-          (req as Request).rawBody = buf;
-        },
-      }),
+      series(
+        express.json({
+          limit: opts.jsonLimit ?? '1mb',
+          verify: (req, _res, buf) => {
+            (req as Request).rawBody = buf;
+          },
+        }),
+        express.urlencoded({ extended: false, limit: '100kb' }),
+        refuseNul,
+      ),
     );
-  if (opts.bodyParsing !== false) app.use(express.urlencoded({ extended: false, limit: '100kb' }));
-  if (opts.bodyParsing !== false) app.use(refuseNul);
 
   mount(app);
 
   app.use(notFoundHandler);
   app.use(errorMiddleware(opts.logger));
   return app;
+}
+
+/** Middlewares run one after another as one express layer (an error skips the rest). */
+export function series(...handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err !== undefined && err !== null) return next(err);
+      const h = handlers[i++];
+      if (!h) return next();
+      try {
+        const ret: unknown = h(req, res, step);
+        if (ret instanceof Promise) ret.catch((e: unknown) => next(e ?? new Error('Rejected promise')));
+      } catch (e) {
+        next(e);
+      }
+    };
+    step();
+  };
 }
 
 export function withTimeout<T>(p: Promise<T>, ms: number, what = 'timed out'): Promise<T> {

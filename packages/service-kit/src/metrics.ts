@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics, Gauge } from 'prom-client';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /** One prom-client registry per service (several services may share a process). */
 export class Metrics {
@@ -46,17 +46,35 @@ export class Metrics {
     });
   }
 
+  /** The request counter and latency histogram of one method, route and status (looked up once). */
+  private readonly series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }>();
+
+  /** Counts a finished request and its latency (seconds). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let s = this.series.get(key);
+    if (!s) {
+      const labels = { method, route, status: String(status) };
+      this.series.set(key, (s = { requests: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) }));
+    }
+    s.requests.inc();
+    s.duration.observe(seconds);
+  }
+
   middleware(): RequestHandler {
     return (req, res, next) => {
-      const end = process.hrtime.bigint();
-      res.on('finish', () => {
-        const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-        const labels = { method: req.method, route, status: String(res.statusCode) };
-        this.httpRequests.inc(labels);
-        this.httpDuration.observe(labels, Number(process.hrtime.bigint() - end) / 1e9);
-      });
+      this.track(req, res);
       next();
     };
+  }
+
+  /** Observes `res` when it finishes, labelled by the express route that answered (else 'unmatched'). */
+  track(req: Request, res: Response): void {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      this.observeRequest(req.method, route, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
+    });
   }
 
   handler(): RequestHandler {

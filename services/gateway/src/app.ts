@@ -1,9 +1,9 @@
 import type { Express, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { AppError, createHttpApp, Metrics, type Auth } from '@htm/service-kit';
+import { AppError, createHttpApp, Metrics, series, type Auth } from '@htm/service-kit';
 import type { GatewayConfig } from './config.js';
-import { matchRoute, pathExists, type RouteRule, type ServiceName } from './http/route-table.js';
+import { matchRoute, pathExists, type ServiceName } from './http/route-table.js';
 import { createServiceProxy } from './http/proxy.js';
 import { createRateLimiters } from './http/rate-limits.js';
 import { corsForWebOrigin, originCheck, securityHeaders } from './http/security.js';
@@ -49,51 +49,65 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   ) as unknown as Record<ServiceName, { normal: RequestHandler; upload: RequestHandler }>;
   const limiters = config.RATE_LIMIT_ENABLED ? createRateLimiters(config, deps.redis, logger) : undefined;
 
-  return createHttpApp(
-    { service: 'gateway', logger, metrics: deps.metrics, trustProxy: config.TRUST_PROXY, bodyParsing: false, exposeMetrics: false },
-    (app) => {
-      app.use(securityHeaders(config));
-      app.use(corsForWebOrigin(config));
-      app.get('/api/healthz', aggregateHealth(targets));
-      mountApiDocs(app);
-      deps.extraRoutes?.(app);
-      app.use('/internal', (_req, _res, next) => next(AppError.notFound('Not found.', 'route_not_found')));
+  const refuseCrossSite = originCheck(config);
 
-      app.use('/api', originCheck(config));
-      app.use('/api', (req, _res, next) => {
-        // Services accept the same header size as the gateway; leave room for what the proxy adds.
-        if (req.originalUrl.length > MAX_URL_LENGTH) return next(new AppError('uri_too_long', 'The address is too long.', { code: 'uri_too_long' }));
-        if (headBytes(req.rawHeaders) + req.originalUrl.length > MAX_FORWARDED_HEAD_BYTES) {
-          return next(new AppError('headers_too_large', 'The request line or headers are too large.', { code: 'headers_too_large' }));
-        }
-        next();
-      });
-      app.use('/api', (req, res, next) => {
-        const path = req.originalUrl.split('?')[0];
-        const rule = matchRoute(req.method, path);
-        if (!rule) {
-          if (req.method === 'OPTIONS') return res.status(204).end();
-          if (pathExists(path)) return next(new AppError('method_not_allowed', `${req.method} is not allowed on ${path}.`));
-          return next(AppError.notFound(`No route for ${req.method} ${path}.`, 'route_not_found'));
-        }
-        res.locals.route = rule;
-        const len = Number(req.headers['content-length'] ?? 0);
-        if (!rule.upload && len > JSON_LIMIT_BYTES) return next(new AppError('too_large', 'Request body is too large.', { code: 'too_large' }));
-        if (rule.access === 'user') return auth.authenticate(req, res, next);
-        if (rule.access === 'optional') return auth.optional(req, res, next);
-        next();
-      });
-      app.use('/api', (req, res, next) => {
-        const rule = res.locals.route as RouteRule;
-        if (!limiters || rule.rate === 'none') return next();
-        return limiters[rule.rate](req, res, next);
-      });
-      app.use('/api', (req, res, next) => {
-        const rule = res.locals.route as RouteRule;
+  /**
+   * Everything a proxied call goes through, as one express layer: size of the request head,
+   * route rule, cross-site check, body size, token, rate limit, then the owning service. A path with no
+   * rule goes on to the gateway's own /api routes (health, docs) and then 404/405.
+   */
+  const api: RequestHandler = (req, res, next) => {
+    // Services accept the same header size as the gateway; leave room for what the proxy adds.
+    if (req.originalUrl.length > MAX_URL_LENGTH) return next(new AppError('uri_too_long', 'The address is too long.', { code: 'uri_too_long' }));
+    if (headBytes(req.rawHeaders) + req.originalUrl.length > MAX_FORWARDED_HEAD_BYTES) {
+      return next(new AppError('headers_too_large', 'The request line or headers are too large.', { code: 'headers_too_large' }));
+    }
+    const path = req.originalUrl.split('?')[0];
+    const rule = matchRoute(req.method, path);
+    if (!rule) return next();
+    refuseCrossSite(req, res, (refused?: unknown) => {
+      if (refused) return next(refused);
+      const len = Number(req.headers['content-length'] ?? 0);
+      if (!rule.upload && len > JSON_LIMIT_BYTES) return next(new AppError('too_large', 'Request body is too large.', { code: 'too_large' }));
+      const proxy = () => {
         // Mounted under /api, express strips the prefix from req.url: restore it for the upstream.
         req.url = req.originalUrl;
         const p = proxies[rule.service];
         return (rule.upload ? p.upload : p.normal)(req, res, next);
+      };
+      const limit = (err?: unknown) => {
+        if (err) return next(err);
+        if (!limiters || rule.rate === 'none') return proxy();
+        return limiters[rule.rate](req, res, (limitErr?: unknown) => (limitErr ? next(limitErr) : proxy()));
+      };
+      if (rule.access === 'user') return auth.authenticate(req, res, limit);
+      if (rule.access === 'optional') return auth.optional(req, res, limit);
+      limit();
+    });
+  };
+
+  return createHttpApp(
+    {
+      service: 'gateway',
+      logger,
+      metrics: deps.metrics,
+      trustProxy: config.TRUST_PROXY,
+      bodyParsing: false,
+      exposeMetrics: false,
+      correlationContext: false,
+    },
+    (app) => {
+      app.use(series(securityHeaders(config), corsForWebOrigin(config)));
+      app.use('/api', api);
+      app.get('/api/healthz', aggregateHealth(targets));
+      mountApiDocs(app);
+      deps.extraRoutes?.(app);
+      app.use('/internal', (_req, _res, next) => next(AppError.notFound('Not found.', 'route_not_found')));
+      app.use('/api', (req, res, next) => {
+        const path = req.originalUrl.split('?')[0];
+        if (req.method === 'OPTIONS') return res.status(204).end();
+        if (pathExists(path)) return next(new AppError('method_not_allowed', `${req.method} is not allowed on ${path}.`));
+        return next(AppError.notFound(`No route for ${req.method} ${path}.`, 'route_not_found'));
       });
       serveWebApp(app, config.WEB_DIST);
     },

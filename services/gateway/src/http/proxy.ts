@@ -47,7 +47,7 @@ export function createServiceProxy(service: ServiceName, target: string, timeout
       error: (err, req, res) => {
         const code = (err as NodeJS.ErrnoException).code;
         const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout|socket hang up/i.test(err.message);
-        logger.warn({ service, err: err.message, code, url: (req as Request).originalUrl }, 'upstream failed');
+        logger.warn({ service, err: err.message, code, url: (req as Request).originalUrl, correlationId: (req as Request).correlationId }, 'upstream failed');
         if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND')
           sendError(res, 503, `The ${service} service is unavailable. Please try again shortly.`, 'service_unavailable');
         else if (timedOut) sendError(res, 504, `The ${service} service took too long to answer. Please try again.`, 'upstream_timeout');
