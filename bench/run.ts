@@ -83,17 +83,24 @@ the **ratios**, not the absolute numbers.
 
 **Gateway read path, where the time goes.** On this 2-core machine autocannon, the gateway,
 jobs, Postgres and Redis share two cores, while bare express needs one core and autocannon the
-other. The read path was ~0.05 of bare express at first; it is now served by: access tokens
-verified once and remembered until they expire (service-kit auth), the per-user API rate limit
-counted in batches (one Redis pipeline per 100 ms instead of one round trip per request),
-helmet's headers computed once, prepared statements for the listing, and jobs' read cache (pages
-and tester standings in memory, emptied at once by Postgres NOTIFY on any change to jobs or
-users). What remains is mostly Node's HTTP work on two hops: a bare express +
-http-proxy-middleware hop in front of a static upstream, doing nothing else, reaches about 0.3
-of bare express in one process and about 0.45 with proxy and upstream in their own processes.
-In one process the 0.35 target is above even that bare hop; with one process per service the
-marketplace's path (token, rate limit, security headers, routing, metrics, correlation id, the
-jobs service's own checks) reaches about two thirds of the bare hop, short of the target.
+other. The targets are measured in 3 rounds that take turns (bare express opens each round and
+closes the last; each ratio is taken against the bare runs around it, and the median of the
+rounds is reported), because the speed of this shared VM drifts during a run. The read path
+was ~0.05 of bare express at first; it is now served by: access tokens verified once and
+remembered until they expire (service-kit auth, no promise on a hit), the per-user API rate
+limit counted in batches (one Redis pipeline per 100 ms instead of one round trip per
+request), helmet's headers computed once, every proxied call through one express layer with
+exact route lookup, no per-request async context in the gateway, metric series looked up once,
+prepared statements for the listing, and jobs' read cache (pages and tester standings in
+memory, emptied at once by Postgres NOTIFY on any change to jobs or users). What remains is
+mostly Node's HTTP work on two hops: a bare express + http-proxy-middleware hop in front of a
+static upstream, doing nothing else, reaches about 0.3 of bare express in one process and about
+0.4 with proxy and upstream in their own processes. In one process the 0.35 target is above
+even that bare hop; with one process per service the marketplace's path (token, rate limit,
+security headers, routing, metrics, correlation id, the jobs service's own checks) reaches about
+three quarters of the bare hop, short of the target. \`npx tsx bench/profile-read.ts\` shows
+the CPU per request of the gateway and jobs by package: most of it is in Node's http, streams
+and events, http-proxy, express's router, and the kernel's write calls.
 
 ## Machine
 
