@@ -50,7 +50,7 @@ export class Metrics {
   private readonly series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }>();
 
   /** Counts a finished request and its latency (seconds). */
-  observeRequest(method: string, route: string, status: number, seconds: number): void {
+  private observeRequest(method: string, route: string, status: number, seconds: number): void {
     const key = `${method} ${status} ${route}`;
     let s = this.series.get(key);
     if (!s) {
@@ -59,13 +59,6 @@ export class Metrics {
     }
     s.requests.inc();
     s.duration.observe(seconds);
-  }
-
-  middleware(): RequestHandler {
-    return (req, res, next) => {
-      this.track(req, res);
-      next();
-    };
   }
 
   /** Observes `res` when it finishes, labelled by the express route that answered (else 'unmatched'). */

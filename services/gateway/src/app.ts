@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AppError, createHttpApp, Metrics, series, type Auth } from '@htm/service-kit';
 import type { GatewayConfig } from './config.js';
-import { matchRoute, pathExists, type ServiceName } from './http/route-table.js';
+import { matchRoute, pathExists, ROUTES, type RouteRule, type ServiceName } from './http/route-table.js';
 import { createServiceProxy } from './http/proxy.js';
 import { createRateLimiters } from './http/rate-limits.js';
 import { corsForWebOrigin, originCheck, securityHeaders } from './http/security.js';
@@ -29,6 +29,17 @@ const MAX_URL_LENGTH = 8 * 1024;
 const MAX_FORWARDED_HEAD_BYTES = 14 * 1024;
 const headBytes = (raw: string[]) => raw.reduce((n, h) => n + h.length + 2, 0);
 
+const refuseLargeJson: RequestHandler = (req, _res, next) => {
+  const len = Number(req.headers['content-length'] ?? 0);
+  next(len > JSON_LIMIT_BYTES ? new AppError('too_large', 'Request body is too large.', { code: 'too_large' }) : undefined);
+};
+
+/** Mounted under /api, express strips the prefix from req.url: the upstream needs the whole path. */
+const restoreApiPrefix: RequestHandler = (req, _res, next) => {
+  req.url = req.originalUrl;
+  next();
+};
+
 /** The gateway: verifies tokens, rate-limits, proxies /api to the owning service, serves the web app. */
 export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, logger, auth } = deps;
@@ -50,11 +61,23 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   const limiters = config.RATE_LIMIT_ENABLED ? createRateLimiters(config, deps.redis, logger) : undefined;
 
   const refuseCrossSite = originCheck(config);
+  /** What a call to `rule` goes through once its route is known, composed once per route. */
+  const pipelineFor = (rule: RouteRule): RequestHandler => {
+    const steps: RequestHandler[] = [refuseCrossSite];
+    if (!rule.upload) steps.push(refuseLargeJson);
+    if (rule.access === 'user') steps.push(auth.authenticate);
+    else if (rule.access === 'optional') steps.push(auth.optional);
+    if (limiters && rule.rate !== 'none') steps.push(limiters[rule.rate]);
+    const proxy = rule.upload ? proxies[rule.service].upload : proxies[rule.service].normal;
+    steps.push(restoreApiPrefix, proxy);
+    return series(...steps);
+  };
+  const pipelines = new Map(ROUTES.map((rule) => [rule, pipelineFor(rule)]));
 
   /**
-   * Everything a proxied call goes through, as one express layer: size of the request head,
-   * route rule, cross-site check, body size, token, rate limit, then the owning service. A path with no
-   * rule goes on to the gateway's own /api routes (health, docs) and then 404/405.
+   * Every proxied call, as one express layer: size of the request head, route rule, then that
+   * route's pipeline (cross-site check, body size, token, rate limit, the owning service). A
+   * path with no rule goes on to the gateway's own /api routes (health, docs), then 404/405.
    */
   const api: RequestHandler = (req, res, next) => {
     // Services accept the same header size as the gateway; leave room for what the proxy adds.
@@ -62,28 +85,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     if (headBytes(req.rawHeaders) + req.originalUrl.length > MAX_FORWARDED_HEAD_BYTES) {
       return next(new AppError('headers_too_large', 'The request line or headers are too large.', { code: 'headers_too_large' }));
     }
-    const path = req.originalUrl.split('?')[0];
-    const rule = matchRoute(req.method, path);
+    const rule = matchRoute(req.method, req.originalUrl.split('?')[0]);
     if (!rule) return next();
-    refuseCrossSite(req, res, (refused?: unknown) => {
-      if (refused) return next(refused);
-      const len = Number(req.headers['content-length'] ?? 0);
-      if (!rule.upload && len > JSON_LIMIT_BYTES) return next(new AppError('too_large', 'Request body is too large.', { code: 'too_large' }));
-      const proxy = () => {
-        // Mounted under /api, express strips the prefix from req.url: restore it for the upstream.
-        req.url = req.originalUrl;
-        const p = proxies[rule.service];
-        return (rule.upload ? p.upload : p.normal)(req, res, next);
-      };
-      const limit = (err?: unknown) => {
-        if (err) return next(err);
-        if (!limiters || rule.rate === 'none') return proxy();
-        return limiters[rule.rate](req, res, (limitErr?: unknown) => (limitErr ? next(limitErr) : proxy()));
-      };
-      if (rule.access === 'user') return auth.authenticate(req, res, limit);
-      if (rule.access === 'optional') return auth.optional(req, res, limit);
-      limit();
-    });
+    pipelines.get(rule)!(req, res, next);
   };
 
   return createHttpApp(
