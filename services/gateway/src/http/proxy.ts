@@ -1,4 +1,4 @@
-import { createProxyMiddleware, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request } from 'express';
@@ -36,6 +36,10 @@ export function createServiceProxy(service: ServiceName, target: string, timeout
     // Without an agent http-proxy sends `Connection: close` upstream and copies the upstream's
     // `Connection: close` to the client: a new TCP connection on both hops for every request.
     agent: upstreamAgent,
+    // The default plugins minus the logger, which builds a URL for every answer only to hand it
+    // to a logger that discards it; failures are logged by our error handler below.
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
       proxyReq: (proxyReq, req) => {
         const r = req as Request;
