@@ -5,6 +5,8 @@ import type { TesterStanding } from './domain/claim-job.js';
 /** The Postgres channel the jobs schema's triggers notify on every change to jobs or users. */
 export const JOBS_CHANGED_CHANNEL = 'jobs_changed';
 
+type CounterChild = ReturnType<ReturnType<Metrics['counter']>['labels']>;
+
 /**
  * The hottest read, testers' list of available jobs, answered from memory while nothing has
  * changed: pages (already serialised) by geo rules, limit and cursor, and each tester's standing.
@@ -19,19 +21,20 @@ export const JOBS_CHANGED_CHANNEL = 'jobs_changed';
 export class JobsReadCache {
   private generation = 0;
   private listener: DbListener | undefined;
-  private readonly pages: LRUCache<string, string> | undefined;
+  private readonly pages: LRUCache<string, Buffer> | undefined;
   private readonly standings: LRUCache<string, TesterStanding> | undefined;
-  private readonly hits;
-  private readonly misses;
+  /** Hit and miss counters by kind of entry, labelled once. */
+  private readonly counts: Record<'page' | 'standing', { hit?: CounterChild; miss?: CounterChild }>;
 
   constructor(opts: { ttlMs: number; metrics?: Metrics }) {
     if (opts.ttlMs > 0) {
       this.pages = new LRUCache({ max: 2000, ttl: opts.ttlMs });
       this.standings = new LRUCache({ max: 50_000, ttl: opts.ttlMs });
     }
-    const counter = (name: string, help: string) => opts.metrics?.counter(name, help, ['cache']);
-    this.hits = counter('jobs_read_cache_hits_total', 'Reads answered from the jobs read cache');
-    this.misses = counter('jobs_read_cache_misses_total', 'Reads the jobs read cache sent to the database');
+    const hits = opts.metrics?.counter('jobs_read_cache_hits_total', 'Reads answered from the jobs read cache', ['cache']);
+    const misses = opts.metrics?.counter('jobs_read_cache_misses_total', 'Reads the jobs read cache sent to the database', ['cache']);
+    const kind = (cache: string) => ({ hit: hits?.labels({ cache }), miss: misses?.labels({ cache }) });
+    this.counts = { page: kind('page'), standing: kind('standing') };
   }
 
   /** Starts listening for changes; without it the cache stays off. */
@@ -56,7 +59,8 @@ export class JobsReadCache {
     this.standings?.clear();
   }
 
-  page(key: string, load: () => Promise<string>): Promise<string> {
+  /** A serialised page (the bytes of the answer, encoded once). */
+  page(key: string, load: () => Promise<Buffer>): Promise<Buffer> {
     return this.through(this.pages, 'page', key, load);
   }
 
@@ -64,14 +68,14 @@ export class JobsReadCache {
     return this.through(this.standings, 'standing', key, load);
   }
 
-  private async through<V extends string | object>(store: LRUCache<string, V> | undefined, kind: string, key: string, load: () => Promise<V>): Promise<V> {
+  private async through<V extends object>(store: LRUCache<string, V> | undefined, kind: 'page' | 'standing', key: string, load: () => Promise<V>): Promise<V> {
     if (!store || !this.active) return load();
     const hit = store.get(key);
     if (hit !== undefined) {
-      this.hits?.inc({ cache: kind });
+      this.counts[kind].hit?.inc();
       return hit;
     }
-    this.misses?.inc({ cache: kind });
+    this.counts[kind].miss?.inc();
     const generation = this.generation;
     const value = await load();
     if (generation === this.generation && this.active) store.set(key, value);

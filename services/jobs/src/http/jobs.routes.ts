@@ -71,7 +71,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
       const rows = await listAvailableJobs(deps.db, { geoRules, limit: q.limit + 1, after });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return JSON.stringify({ jobs: page.map((p) => toJobView(p.job)), next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null });
+      return Buffer.from(JSON.stringify({ jobs: page.map((p) => toJobView(p.job)), next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null }));
     });
     res.type('application/json').send(body);
   });
