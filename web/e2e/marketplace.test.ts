@@ -83,6 +83,8 @@ describe('marketplace in the browser', () => {
       await p.getByText('$1 for the human quirks AI skips - real eyes for real users.').isVisible(),
     ).toBe(true);
     await p.getByRole('form', { name: 'Tester signup' }).waitFor();
+    // The app renders over the prerendered page: one copy of it, not two.
+    expect(await p.locator('.promo-banner').count()).toBe(1);
     await p
       .getByRole('navigation', { name: 'Main' })
       .getByRole('button', { name: 'See Samples' })
@@ -95,6 +97,29 @@ describe('marketplace in the browser', () => {
     await shot(p, 'landing-360');
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await p.context().close();
+  }, 60_000);
+
+  it('shows the landing page before any JavaScript runs, and only at /', async () => {
+    // What a phone on a slow network paints first: the HTML alone.
+    const ctx = await browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 360, height: 800 },
+    });
+    const p = await ctx.newPage();
+    await p.goto(`${product.baseUrl}/`);
+    await p.getByText('$1 for the human quirks AI skips - real eyes for real users.').waitFor();
+    expect(
+      await p
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('button', { name: 'See Samples' })
+        .isVisible(),
+    ).toBe(true);
+    expect(await p.getByText('Loading form…').count()).toBeGreaterThan(0);
+    await shot(p, 'landing-before-javascript');
+    // Client routes get the bare app page: no landing page flashing before the login screen.
+    await p.goto(`${product.baseUrl}/login`);
+    expect(await p.locator('#root').innerHTML()).toBe('');
+    await ctx.close();
   }, 60_000);
 
   it("loads every screen under the gateway's Content-Security-Policy without a violation", async () => {

@@ -42,6 +42,7 @@ beforeAll(async () => {
   hangingUrl = `http://127.0.0.1:${(hanging.address() as { port: number }).port}`;
   webDist = mkdtempSync(path.join(tmpdir(), 'webdist-'));
   writeFileSync(path.join(webDist, 'index.html'), '<!doctype html><title>app</title><div id="root"></div>');
+  writeFileSync(path.join(webDist, 'landing.html'), '<!doctype html><title>app</title><div id="root"><h1>Landing</h1></div>');
   writeFileSync(path.join(webDist, 'big.js'), `console.log(${JSON.stringify('x'.repeat(5000))});`);
   gw = await startGateway(
     {
@@ -183,6 +184,16 @@ describe('gateway security headers, rate limits and the web app', () => {
     expect(csp).toContain("object-src 'none'");
     expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+  it('serves the prerendered landing page at / only, never for client routes', async () => {
+    const home = await api('/');
+    expect(home.status).toBe(200);
+    expect(home.headers.get('cache-control')).toBe('no-cache');
+    expect(await home.text()).toContain('<div id="root"><h1>Landing</h1></div>');
+    expect(await (await api('/?ref=ad')).text()).toContain('<h1>Landing</h1>');
+    for (const p of ['/login', '/dashboard/jobs', '/payment/success']) {
+      expect(await (await api(p)).text()).toBe('<!doctype html><title>app</title><div id="root"></div>');
+    }
   });
   it('answers 429 with Retry-After past the sign-in limit, then recovers', async () => {
     // The limit is 5 per window per IP across sign-in, session and refresh.
