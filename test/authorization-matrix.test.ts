@@ -28,7 +28,7 @@ beforeAll(async () => {
   expect((await client(stack, tester.token).post(`/api/jobs/${claimed.jobId}/claim`)).status).toBe(200);
   const open = await postAndPay(stack, owner);
   const seen = await client(stack, tester.token).get(`/api/jobs/${submitted.jobId}/submission`);
-  const fileUrl = new URL(seen.body.file_urls[0], stack.url);
+  const fileUrl = new URL(seen.body.file_urls![0], stack.url);
   // The bearer token, not the signed link, is what this matrix tests.
   fileUrl.searchParams.delete('sig');
   fileUrl.searchParams.delete('exp');

@@ -25,7 +25,7 @@ async function submitDashboardWork(token: string, jobId: string, feedback: strin
   form.set('key_finding_1', 'Order button is below the fold');
   form.set('screenshot', new Blob([png], { type: 'image/png' }), 'shot.png');
   const res = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as unknown };
 }
 
 describe('a job from posting to the tester getting paid', () => {
@@ -87,7 +87,7 @@ describe('a job from posting to the tester getting paid', () => {
     const full = await client(stack, poster.token).get(`/api/jobs/${jobId}/submission`);
     expect(full.body.locked).toBe(false);
     expect(full.body.general_feedback).toContain('checkout page');
-    const file = await fetch(`${stack.url}${full.body.file_urls[0]}`);
+    const file = await fetch(`${stack.url}${full.body.file_urls![0]}`);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('image/png');
 

@@ -92,10 +92,20 @@ describe('Dockerfile', () => {
   });
 });
 
+/** The fields of a docker-compose service these tests read (as parsed, not validated). */
+interface ComposeService {
+  image: string;
+  build: { target: string };
+  command: string[];
+  environment: Record<string, string | number | boolean>;
+  healthcheck: { test: string[] };
+  depends_on: Record<string, { condition: string }>;
+}
+
 describe('docker-compose.yml', () => {
   const [compose] = readYamlDocs(path.join(ROOT, 'docker-compose.yml')) as Array<{
-    services: Record<string, Record<string, any>>;
-  }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    services: Record<string, ComposeService>;
+  }>;
   const services = compose.services;
 
   it('has Postgres, Redis (AOF, noeviction) and Kafka in KRaft mode', () => {

@@ -7,11 +7,16 @@ import { parseAllDocuments } from 'yaml';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const K8S = path.join(ROOT, 'deploy', 'k8s');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+/**
+ * A parsed manifest object, or any node of one: a YAML tree of every kind (Deployment, Service,
+ * NetworkPolicy, ...) that the tests walk freely. Its shape is checked against the Kubernetes
+ * schemas by kubernetes-models (k8s.test.ts), not by TypeScript, hence the `any` below.
+ */
 export type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; [k: string]: any };
+  metadata: { name: string; [k: string]: unknown };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an untyped YAML tree, see above
   [k: string]: any;
 };
 

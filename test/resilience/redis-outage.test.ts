@@ -6,7 +6,7 @@
  * is delivered without anyone restarting anything.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { client, signInPoster, signInTester, startStack, waitFor, JOB, type Actor, type Stack } from '../support/stack.js';
+import { client, signInPoster, signInTester, startStack, waitFor, JOB, type Actor, type GatewayAnswer, type Stack } from '../support/stack.js';
 import { count, freePort, RedisChild, sleep } from './helpers.js';
 
 let redis: RedisChild;
@@ -27,7 +27,7 @@ afterAll(async () => {
   await redis?.kill();
 }, 60_000);
 
-type Answer = { status: number; body: Record<string, any> };
+type Answer = { status: number; body: GatewayAnswer };
 function expectCleanAnswer(what: string, r: Answer) {
   const text = JSON.stringify(r.body ?? '');
   expect([what, text]).not.toEqual([what, expect.stringMatching(/\n\s+at |Error: |ECONNREFUSED|ioredis|node_modules/)]);

@@ -56,7 +56,7 @@ describe('duplicate and out-of-order webhooks under load', () => {
     for (let i = 0; i < PAID + CANCELLED; i++) {
       const r = await client(stack, poster.token).post('/api/jobs', { ...JOB, title: `Webhook job ${i}` });
       expect(r.status).toBe(201);
-      sessions.push({ id: r.body.session_id, jobId: r.body.job.id });
+      sessions.push({ id: r.body.session_id!, jobId: r.body.job.id });
     }
     const paid = sessions.slice(0, PAID);
     const cancelled = sessions.slice(PAID);

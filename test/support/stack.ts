@@ -3,6 +3,7 @@
  * payments, jobs (+ timer worker), admin and the gateway, over real HTTP, against one real
  * Postgres database (each service in its own schema) and real Redis under a unique prefix.
  */
+import type { CheckoutStatusResponse, JobView, PayoutRunResponse, SubmissionView } from '@htm/contracts';
 import { createTestDatabase, testRedisPrefix, waitFor, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
 import { freePort } from '@htm/service-kit';
 import { startIdentity } from '@htm/identity';
@@ -95,6 +96,28 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
 export { waitFor };
 
+/**
+ * The body `client()`'s answers are typed as: every field the tests read from an answer of a
+ * service behind the gateway (a job or a page of jobs, a checkout, a submission, a review outcome,
+ * payments' answers, an access token, the error shape), typed as the service sends it. Nothing is
+ * checked at run time: a test reads the fields of the route it calls.
+ */
+export interface GatewayAnswer extends SubmissionView {
+  access_token: string;
+  job: JobView;
+  jobs: JobView[];
+  checkout_url: string | null;
+  session_id: string | null;
+  payment_processed: boolean;
+  revision_count: number;
+  payment_status: CheckoutStatusResponse['payment_status'];
+  paid: PayoutRunResponse['paid'];
+  outcome: string;
+  detail: string;
+  code: string;
+  errors?: Record<string, string[]>;
+}
+
 /** A JSON client for the gateway with an optional bearer token. */
 export function client(stack: Stack, token?: string) {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -115,7 +138,7 @@ export function client(stack: Stack, token?: string) {
     } catch {
       json = text;
     }
-    return { status: res.status, body: json as Record<string, any>, headers: res.headers };
+    return { status: res.status, body: json as GatewayAnswer, headers: res.headers };
   };
   return {
     get: (p: string, h?: Record<string, string>) => call('GET', p, undefined, h),
@@ -187,5 +210,5 @@ export async function postAndPay(stack: Stack, poster: Actor, job: Record<string
   const pay = await fetch(`${stack.url}${checkout_url}/pay`, { method: 'POST', redirect: 'manual' });
   if (pay.status !== 303) throw new Error(`pay answered ${pay.status}`);
   await waitFor(async () => (await client(stack, poster.token).get('/api/jobs')).body.jobs?.find((j: { id: string }) => j.id === created.id)?.payment_status === 'paid', 'the job to be paid');
-  return { jobId: created.id, sessionId: session_id };
+  return { jobId: created.id, sessionId: session_id! };
 }

@@ -1,5 +1,6 @@
 /** Shared helpers for identity's tests: start the service on real Postgres + Redis, drive it like a browser. */
-import { createEvent, type EventType } from '@htm/events';
+import type { TesterDto, UserDto } from '@htm/contracts';
+import { createEvent, type EventEnvelope, type EventType } from '@htm/events';
 import { createTestDatabase, testRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
 import { startIdentity, type IdentityService } from '../src/main.js';
 import { CookieJar, signIn } from '../src/testing.js';
@@ -36,11 +37,29 @@ export async function startTestIdentity(label: string, env: Record<string, strin
   };
 }
 
-export async function call(
+/**
+ * The body `call()` is typed as unless the caller names another: every field an identity answer
+ * can carry (the user of GET /api/me, `{user, access_token}`, the testers lists, the JWKS, the
+ * error shape), typed as the service sends it. Nothing is checked at run time: a test reads the
+ * fields of the route it calls.
+ */
+export interface IdentityAnswer extends UserDto {
+  access_token: string;
+  user: UserDto;
+  tester: TesterDto;
+  testers: TesterDto[];
+  keys: Array<{ kid: string; [field: string]: unknown }>;
+  success: boolean;
+  detail: string;
+  code: string;
+  errors: Record<string, string[]>;
+}
+
+export async function call<T = IdentityAnswer>(
   url: string,
   path: string,
   opts: { method?: string; token?: string; body?: unknown; jar?: CookieJar; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: any; res: Response }> {
+): Promise<{ status: number; body: T; res: Response }> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
@@ -54,11 +73,11 @@ export async function call(
   } catch {
     /* html */
   }
-  return { status: res.status, body, res };
+  return { status: res.status, body: body as T, res };
 }
 
 /** Signs in and chooses a role in one go. */
-export async function signUpAs(url: string, email: string, body: Record<string, unknown>): Promise<{ token: string; jar: CookieJar; user: any }> {
+export async function signUpAs(url: string, email: string, body: Record<string, unknown>): Promise<{ token: string; jar: CookieJar; user: UserDto }> {
   const s = await signIn(url, email);
   const r = await call(url, '/api/users/init', { method: 'POST', token: s.token, body });
   if (r.status !== 200) throw new Error(`init answered ${r.status}: ${JSON.stringify(r.body)}`);
@@ -68,8 +87,8 @@ export async function signUpAs(url: string, email: string, body: Record<string, 
 export { waitFor } from '@htm/service-kit/testing';
 
 /** Events identity wrote to its outbox (the same transaction as the change). */
-export async function outboxEvents(t: TestIdentity, type: EventType, subject?: string): Promise<any[]> {
-  const rows = await t.svc.ctx.dbHandle.query<{ envelope: any }>(
+export async function outboxEvents<T extends EventType>(t: TestIdentity, type: T, subject?: string): Promise<Array<EventEnvelope<T>>> {
+  const rows = await t.svc.ctx.dbHandle.query<{ envelope: EventEnvelope<T> }>(
     `SELECT envelope FROM identity.outbox WHERE type = $1 ${subject ? 'AND subject = $2' : ''} ORDER BY seq`,
     subject ? [type, subject] : [type],
   );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { admin, api, handled, outboxEvents, paidJob, poster, publish, startHarness, tester, waitFor, type Harness } from './helpers.js';
+import { admin, api, handled, outboxEvents, paidJob, poster, publish, startHarness, tester, waitFor, type ApiAnswer, type Harness } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -37,9 +37,9 @@ describe('claiming', () => {
     expect(r.status).toBe(200);
     expect(r.body.job.claimed_at).not.toBeNull();
     const mine = await api(h, 'GET', '/api/tester/my-jobs', t.token);
-    expect(mine.body.jobs.map((j: any) => j.id)).toEqual([job.id]);
+    expect(mine.body.jobs.map((j) => j.id)).toEqual([job.id]);
     const avail = await api(h, 'GET', '/api/tester/available-jobs?limit=100', t.token);
-    expect(avail.body.jobs.map((j: any) => j.id)).not.toContain(job.id);
+    expect(avail.body.jobs.map((j) => j.id)).not.toContain(job.id);
   });
 
   it('enforces MAX_ACTIVE_CLAIMS even for simultaneous claims by one tester', async () => {
@@ -82,7 +82,7 @@ describe('claiming', () => {
     const global = await paidJob(h, p, { geo_rule: 'global_beta', title: 'global' });
     const ca = await tester(h, { country: 'CA' });
     const avail = await api(h, 'GET', '/api/tester/available-jobs?limit=100', ca.token);
-    const ids = avail.body.jobs.map((j: any) => j.id);
+    const ids = avail.body.jobs.map((j) => j.id);
     expect(ids).toContain(withCa.id);
     expect(ids).toContain(global.id);
     expect(ids).not.toContain(usOnly.id);
@@ -114,10 +114,10 @@ describe('available jobs pagination', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const r: any = await api(h, 'GET', `/api/tester/available-jobs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, t.token);
+      const r: ApiAnswer = await api(h, 'GET', `/api/tester/available-jobs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, t.token);
       expect(r.status).toBe(200);
       expect(r.body.jobs.length).toBeLessThanOrEqual(2);
-      seen.push(...r.body.jobs.map((j: any) => j.id));
+      seen.push(...r.body.jobs.map((j) => j.id));
       cursor = r.body.next_cursor;
       pages++;
     } while (cursor && pages < 100);
@@ -156,7 +156,7 @@ describe('admin assign', () => {
     expect(r.status).toBe(200);
     expect(r.body.job).toMatchObject({ status: 'claimed', tester_id: ok.id });
     const ev = await outboxEvents(h, 'JobClaimed', job.id);
-    expect(ev.at(-1).data).toMatchObject({ by: 'admin', testerId: ok.id });
+    expect(ev.at(-1)!.data).toMatchObject({ by: 'admin', testerId: ok.id });
     const again = await api(h, 'POST', `/api/admin/assign/${job.id}/${ok.id}`, a.token);
     expect(again.status).toBe(409);
   });

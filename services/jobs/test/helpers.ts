@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createEvent, type EventData, type EventType } from '@htm/events';
+import type { JobView, SubmissionView } from '@htm/contracts';
+import { createEvent, type EventData, type EventEnvelope, type EventType } from '@htm/events';
 import { listen, requireServiceToken, type RunningServer } from '@htm/service-kit';
 import { createTestDatabase, createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestDatabase, type TestIssuer } from '@htm/service-kit/testing';
 import { startJobs, type JobsService } from '../src/main.js';
@@ -97,13 +98,37 @@ import { waitFor } from '@htm/service-kit/testing';
 
 export { waitFor };
 
-export interface ApiAnswer<T = any> {
+/**
+ * The body `api()` is typed as unless the caller names another: every field a jobs answer can
+ * carry (a job or a page of jobs, a checkout, a submission with its job, a review outcome, the
+ * error shape, and the bare submission of GET /api/jobs/:id/submission), typed as the service
+ * sends it. Nothing is checked at run time: a test reads the fields of the route it calls.
+ */
+export interface JobsAnswer extends SubmissionView {
+  job: JobView;
+  jobs: JobView[];
+  next_cursor: string | null;
+  submission: SubmissionView;
+  checkout_url: string | null;
+  session_id: string | null;
+  payment_error?: string;
+  payment_processed: boolean;
+  revision_count: number;
+  detail: string;
+  code: string;
+  errors: Record<string, string[]>;
+}
+
+/** A submission as the tester who made it sees it (unlocked): its file and preview links are there. */
+export type OwnSubmission = SubmissionView & { file_urls: string[]; human_preview: { small_image_url: string } };
+
+export interface ApiAnswer<T = JobsAnswer> {
   status: number;
   body: T;
   headers: Headers;
 }
 
-export async function api<T = any>(h: Harness, method: string, p: string, token?: string, body?: unknown): Promise<ApiAnswer<T>> {
+export async function api<T = JobsAnswer>(h: Harness, method: string, p: string, token?: string, body?: unknown): Promise<ApiAnswer<T>> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   let payload: RequestInit['body'];
@@ -173,7 +198,7 @@ export const jobBody = (over: Record<string, unknown> = {}) => ({
 });
 
 /** Posts a job and publishes JobPaid for it; resolves once the job is paid. */
-export async function paidJob(h: Harness, p: Person, over: Record<string, unknown> = {}): Promise<any> {
+export async function paidJob(h: Harness, p: Person, over: Record<string, unknown> = {}): Promise<JobView> {
   const r = await api(h, 'POST', '/api/jobs', p.token, jobBody(over));
   if (r.status !== 201) throw new Error(`post job: ${r.status} ${JSON.stringify(r.body)}`);
   const job = r.body.job;
@@ -182,8 +207,8 @@ export async function paidJob(h: Harness, p: Person, over: Record<string, unknow
   return job;
 }
 
-export async function outboxEvents(h: Harness, type: string, subject?: string): Promise<any[]> {
-  const rows = await h.svc.ctx.dbHandle.query<{ envelope: any }>(
+export async function outboxEvents<T extends EventType>(h: Harness, type: T, subject?: string): Promise<Array<EventEnvelope<T>>> {
+  const rows = await h.svc.ctx.dbHandle.query<{ envelope: EventEnvelope<T> }>(
     `SELECT envelope FROM jobs.outbox WHERE type = $1 ${subject ? 'AND subject = $2' : ''} ORDER BY seq`,
     subject ? [type, subject] : [type],
   );

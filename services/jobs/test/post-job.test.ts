@@ -115,16 +115,16 @@ describe('visibility and listing', () => {
     const t = await tester(h);
     const created = await api(h, 'POST', '/api/jobs', p.token, jobBody({ title: `Visible ${randomUUID()}` }));
     const jobId = created.body.job.id;
-    const cancelled = await publish(h, 'CheckoutCancelled', jobId, { jobId, sessionId: created.body.session_id, reason: 'cancelled' });
+    const cancelled = await publish(h, 'CheckoutCancelled', jobId, { jobId, sessionId: created.body.session_id!, reason: 'cancelled' });
     await waitFor(() => handled(h, cancelled.id), 'cancel handled');
     const before = await api(h, 'GET', '/api/tester/available-jobs?limit=100', t.token);
-    expect(before.body.jobs.map((j: any) => j.id)).not.toContain(jobId);
+    expect(before.body.jobs.map((j) => j.id)).not.toContain(jobId);
     expect((await api(h, 'POST', `/api/jobs/${jobId}/claim`, t.token)).status).toBe(409);
 
     const paid = await publish(h, 'JobPaid', jobId, { jobId, sessionId: 'cs_1', posterId: p.id, amountCents: 100, paidAt: new Date().toISOString() });
     await waitFor(() => handled(h, paid.id), 'paid handled');
     const after = await api(h, 'GET', '/api/tester/available-jobs?limit=100', t.token);
-    expect(after.body.jobs.find((j: any) => j.id === jobId)).toMatchObject({ payment_status: 'paid', status: 'open' });
+    expect(after.body.jobs.find((j) => j.id === jobId)).toMatchObject({ payment_status: 'paid', status: 'open' });
   });
 
   it('handles a redelivered JobPaid once (same envelope twice changes nothing twice)', async () => {
@@ -158,12 +158,12 @@ describe('visibility and listing', () => {
 
     const mine = await api(h, 'GET', '/api/jobs', p1.token);
     expect(mine.status).toBe(200);
-    expect(mine.body.jobs.map((j: any) => j.id)).toEqual([j1.id]);
+    expect(mine.body.jobs.map((j) => j.id)).toEqual([j1.id]);
     expect(mine.body.jobs[0].poster_info).toBeUndefined();
 
     const a = await admin(h);
     const all = await api(h, 'GET', '/api/jobs', a.token);
-    const byId = new Map(all.body.jobs.map((j: any) => [j.id, j]));
+    const byId = new Map(all.body.jobs.map((j) => [j.id, j] as const));
     expect(byId.get(j1.id)).toMatchObject({ poster_info: { email: p1.email, name: 'Poster One' } });
     expect(byId.get(j2.id)).toMatchObject({ poster_info: { email: p2.email, name: 'Poster Two Renamed' } });
 

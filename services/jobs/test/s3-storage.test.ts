@@ -16,6 +16,7 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
+import type { JobView } from '@htm/contracts';
 import { mintServiceToken } from '@htm/service-kit';
 import {
   api,
@@ -25,6 +26,7 @@ import {
   startHarness,
   tester,
   type Harness,
+  type OwnSubmission,
   type Person,
 } from './helpers.js';
 
@@ -100,7 +102,7 @@ async function objectBytes(key: string): Promise<{ bytes: Buffer; contentType?: 
   return { bytes: Buffer.from(await r.Body!.transformToByteArray()), contentType: r.ContentType };
 }
 
-async function claimedJob(): Promise<{ job: any; p: Person; t: Person }> {
+async function claimedJob(): Promise<{ job: JobView; p: Person; t: Person }> {
   const p = await poster(h);
   const t = await tester(h);
   const job = await paidJob(h, p);
@@ -181,10 +183,10 @@ describe('S3 file storage (s3rver)', () => {
   });
 
   describe('a submission with a real PNG', () => {
-    let job: any;
+    let job: JobView;
     let p: Person;
     let t: Person;
-    let sub: any;
+    let sub: OwnSubmission;
     let orig: { id: string; storage_key: string; size: number };
     let prev: { id: string; storage_key: string; size: number };
 
@@ -198,7 +200,7 @@ describe('S3 file storage (s3rver)', () => {
         dashboardForm({ data: png, name: '../../evil name.png' }),
       );
       expect(r.status).toBe(201);
-      sub = r.body.submission;
+      sub = r.body.submission as OwnSubmission;
       [orig, prev] = await fileRows(job.id);
     });
 

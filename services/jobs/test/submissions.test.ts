@@ -4,7 +4,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { mintServiceToken } from '@htm/service-kit';
-import { admin, api, outboxEvents, paidJob, poster, SECRET, startHarness, tester, type Harness, type Person } from './helpers.js';
+import type { JobView } from '@htm/contracts';
+import { admin, api, outboxEvents, paidJob, poster, SECRET, startHarness, tester, type Harness, type OwnSubmission, type Person } from './helpers.js';
 
 let h: Harness;
 let png: Buffer;
@@ -30,7 +31,7 @@ async function counts() {
   return { ...r, disk: storedFiles().length };
 }
 
-async function claimedJob(over: Record<string, unknown> = {}): Promise<{ job: any; p: Person; t: Person }> {
+async function claimedJob(over: Record<string, unknown> = {}): Promise<{ job: JobView; p: Person; t: Person }> {
   const p = await poster(h);
   const t = await tester(h, { name: 'Sam Submitter' });
   const job = await paidJob(h, p, over);
@@ -229,14 +230,14 @@ describe('submit work (poster-flow variant)', () => {
 });
 
 describe('reading submissions and files', () => {
-  let job: any;
+  let job: JobView;
   let p: Person;
   let t: Person;
-  let sub: any;
+  let sub: OwnSubmission;
   beforeAll(async () => {
     ({ job, p, t } = await claimedJob());
     const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [{ data: png, name: 'one.png' }]));
-    sub = r.body.submission;
+    sub = r.body.submission as OwnSubmission;
   });
 
   it('locks the submission for the poster until accepted, showing only the preview', async () => {
@@ -386,6 +387,6 @@ describe('POST /internal/jobs/clear', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ jobs_deleted: n, submissions_deleted: before.s });
     expect(await counts()).toEqual({ s: 0, f: 0, disk: 0 });
-    expect((await outboxEvents(h, 'JobsCleared')).at(-1).data).toEqual({ jobsDeleted: n, submissionsDeleted: before.s });
+    expect((await outboxEvents(h, 'JobsCleared')).at(-1)!.data).toEqual({ jobsDeleted: n, submissionsDeleted: before.s });
   });
 });
