@@ -84,9 +84,18 @@ export interface XhrCall {
   form: FormData;
 }
 
-/** Replaces XMLHttpRequest; each send() reports progress 50% then answers with `respond`. */
-export function mockXhr(respond: (call: XhrCall) => { status: number; body?: unknown }) {
+/**
+ * Replaces XMLHttpRequest; each send() reports progress 50% then answers with `respond`, at
+ * once or, with `{ hold: true }`, only when the test calls `release()` (to look at the
+ * in-between state however slow the machine is).
+ */
+export function mockXhr(
+  respond: (call: XhrCall) => { status: number; body?: unknown },
+  opts: { hold?: boolean } = {},
+) {
   const calls: XhrCall[] = [];
+  let release: () => void = () => undefined;
+  const released = opts.hold ? new Promise<void>((r) => (release = r)) : Promise.resolve();
   class FakeXhr {
     upload: {
       onprogress:
@@ -113,17 +122,19 @@ export function mockXhr(respond: (call: XhrCall) => { status: number; body?: unk
       calls.push(call);
       setTimeout(() => {
         this.upload.onprogress?.({ lengthComputable: true, loaded: 50, total: 100 });
-        setTimeout(() => {
-          const r = respond(call);
-          this.status = r.status;
-          this.responseText = r.body === undefined ? '' : JSON.stringify(r.body);
-          this.onload?.();
-        }, 10);
+        void released.then(() =>
+          setTimeout(() => {
+            const r = respond(call);
+            this.status = r.status;
+            this.responseText = r.body === undefined ? '' : JSON.stringify(r.body);
+            this.onload?.();
+          }, 10),
+        );
       }, 0);
     }
   }
   (globalThis as Record<string, unknown>).XMLHttpRequest = FakeXhr;
-  return { calls };
+  return { calls, release: () => release() };
 }
 
 export function fileOf(name: string, type: string, size: number): File {
