@@ -109,19 +109,22 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
   });
   if (opts.exposeMetrics !== false) app.get('/metrics', metrics.handler());
 
-  if (opts.bodyParsing !== false)
-    app.use(
-      series(
-        express.json({
-          limit: opts.jsonLimit ?? '1mb',
-          verify: (req, _res, buf) => {
-            (req as Request).rawBody = buf;
-          },
-        }),
-        express.urlencoded({ extended: false, limit: '100kb' }),
-        refuseNul,
-      ),
+  if (opts.bodyParsing !== false) {
+    const parseBody = series(
+      express.json({
+        limit: opts.jsonLimit ?? '1mb',
+        verify: (req, _res, buf) => {
+          (req as Request).rawBody = buf;
+        },
+      }),
+      express.urlencoded({ extended: false, limit: '100kb' }),
+      refuseNul,
     );
+    // No route reads a GET or HEAD body: those skip the parsers (their query strings are still checked).
+    app.use((req, res, next) =>
+      req.method === 'GET' || req.method === 'HEAD' ? refuseNul(req, res, next) : parseBody(req, res, next),
+    );
+  }
 
   mount(app);
 

@@ -61,11 +61,16 @@ export class Metrics {
     s.duration.observe(seconds);
   }
 
-  /** Observes `res` when it finishes, labelled by the express route that answered (else 'unmatched'). */
+  /**
+   * Observes `res` when it finishes, labelled by the route that answered: `res.locals.route` when
+   * a handler named it (the gateway names the route it proxied), else the express route, else
+   * 'unmatched'.
+   */
   track(req: Request, res: Response): void {
     const start = process.hrtime.bigint();
     res.once('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      const named = res.locals.route as string | undefined;
+      const route = named ?? (req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
       this.observeRequest(req.method, route, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
     });
   }

@@ -34,12 +34,6 @@ const refuseLargeJson: RequestHandler = (req, _res, next) => {
   next(len > JSON_LIMIT_BYTES ? new AppError('too_large', 'Request body is too large.', { code: 'too_large' }) : undefined);
 };
 
-/** Mounted under /api, express strips the prefix from req.url: the upstream needs the whole path. */
-const restoreApiPrefix: RequestHandler = (req, _res, next) => {
-  req.url = req.originalUrl;
-  next();
-};
-
 /** The gateway: verifies tokens, rate-limits, proxies /api to the owning service, serves the web app. */
 export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, logger, auth } = deps;
@@ -68,10 +62,11 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     if (rule.access === 'user') steps.push(auth.authenticate);
     else if (rule.access === 'optional') steps.push(auth.optional);
     if (limiters && rule.rate !== 'none') steps.push(limiters[rule.rate]);
-    const proxy = rule.upload ? proxies[rule.service].upload : proxies[rule.service].normal;
-    steps.push(restoreApiPrefix, proxy);
+    steps.push(rule.upload ? proxies[rule.service].upload : proxies[rule.service].normal);
     return series(...steps);
   };
+  /** Metrics label of each route, in express's form like the services' own (`/api/jobs/:id`). */
+  const metricsRoute = new Map(ROUTES.map((rule) => [rule, rule.path.replace(/\{(\w+)\}/g, ':$1')]));
   const pipelines = new Map(ROUTES.map((rule) => [rule, pipelineFor(rule)]));
 
   /**
@@ -80,6 +75,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
    * path with no rule goes on to the gateway's own /api routes (health, docs), then 404/405.
    */
   const api: RequestHandler = (req, res, next) => {
+    // Mounted at the root rather than under '/api', so express leaves req.url whole for the upstream.
+    if (!req.url.startsWith('/api/')) return next();
     // Services accept the same header size as the gateway; leave room for what the proxy adds.
     if (req.originalUrl.length > MAX_URL_LENGTH) return next(new AppError('uri_too_long', 'The address is too long.', { code: 'uri_too_long' }));
     if (headBytes(req.rawHeaders) + req.originalUrl.length > MAX_FORWARDED_HEAD_BYTES) {
@@ -87,6 +84,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     }
     const rule = matchRoute(req.method, req.originalUrl.split('?')[0]);
     if (!rule) return next();
+    res.locals.route = metricsRoute.get(rule);
     pipelines.get(rule)!(req, res, next);
   };
 
@@ -102,7 +100,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     },
     (app) => {
       app.use(series(securityHeaders(config), corsForWebOrigin(config)));
-      app.use('/api', api);
+      app.use(api);
       app.get('/api/healthz', aggregateHealth(targets));
       mountApiDocs(app);
       deps.extraRoutes?.(app);

@@ -248,6 +248,21 @@ describe('gateway security headers, rate limits and the web app', () => {
     const m = await (await fetch(`${gw.metricsUrl}/metrics`)).text();
     expect(m).toMatch(/http_requests_total\{[^}]*service="gateway"/);
   });
+  it('counts each proxied call under the route it matched, not as unmatched', async () => {
+    const token = await issuer.mint({ type: 'tester' });
+    const count = async (route: string, status: string) => {
+      const text = await (await fetch(`${gw.metricsUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('http_requests_total{') && l.includes(`route="${route}"`) && l.includes(`status="${status}"`) && l.includes('method="GET"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = await count('/api/jobs/:id/submission', '200');
+    const unmatchedBefore = await count('unmatched', '200');
+    for (const id of ['a1', 'b2']) expect((await api(`/api/jobs/${id}/submission`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(await count('/api/jobs/:id/submission', '200')).toBe(before + 2);
+    expect(await count('unmatched', '200')).toBe(unmatchedBefore);
+    expect((await api('/api/tester/available-jobs')).status).toBe(401);
+    expect(await count('/api/tester/available-jobs', '401')).toBeGreaterThanOrEqual(1);
+  });
   it('lets requests through while Redis is down at start, and limits again once it is back', async () => {
     const { spawn } = await import('node:child_process');
     const { freePort } = await import('@htm/service-kit');
