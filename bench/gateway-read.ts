@@ -6,7 +6,8 @@
  * Measured twice: with every service in this one process (the `npm start` shape), and with
  * the gateway and jobs each in their own process (the docker-compose / Kubernetes shape).
  * A bare express + http-proxy-middleware in front of a static upstream, in this process, is
- * measured too: what the proxy hop alone costs on this machine, before any of our work.
+ * measured too: what the proxy hop alone costs on this machine, before any of our work; and
+ * our gateway in front of the same static upstream: the gateway's own share, without jobs.
  */
 import { spawn } from 'node:child_process';
 import { Agent } from 'node:http';
@@ -29,6 +30,7 @@ async function spawnBareProxy(body: string) {
   for (let i = 0; i < 100 && !(await fetch(`${url}/x`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
   return {
     url,
+    upstreamUrl: `http://127.0.0.1:${upPort}`,
     async close() {
       for (const c of children) c.kill('SIGKILL');
     },
@@ -79,6 +81,8 @@ export async function run(stack: Stack, opts: { seconds?: number; connections?: 
   const bare = await startBareExpress();
   const proxy = await startBareProxy(page);
   const splitProxy = await spawnBareProxy(page);
+  // Our gateway in front of the same static upstream: what the gateway's own work costs.
+  const gatewayOnly = await spawnService('gateway', stack, { JOBS_URL: splitProxy.upstreamUrl, METRICS_PORT: '0', WEB_DIST: '/nonexistent' });
   try {
     const targets: Array<[string, string, string, Record<string, string>?]> = [
       ['bare', 'bare express hello-world', `${bare.url}/hello`],
@@ -86,6 +90,7 @@ export async function run(stack: Stack, opts: { seconds?: number; connections?: 
       ['splitProxy', 'bare express proxy -> static upstream, one process each', `${splitProxy.url}${path}`],
       ['one', 'gateway -> jobs -> Postgres, one process', `${stack.url}${path}`, headers],
       ['split', 'gateway -> jobs -> Postgres, one process each', `${gateway.url}${path}`, headers],
+      ['gatewayOnly', 'gateway -> static upstream, one process each', `${gatewayOnly.url}${path}`, headers],
     ];
     step(NAME, `warming up (2 s each), then ${rounds} rounds of ${seconds} s per target at ${connections} connections`);
     for (const [, , url, h] of targets) await cannon(url, { connections, seconds: 2, headers: h });
@@ -121,10 +126,12 @@ export async function run(stack: Stack, opts: { seconds?: number; connections?: 
     figure(NAME, 'gateway and jobs in their own processes: available-jobs req/s', rps('split'));
     figure(NAME, 'gateway and jobs in their own processes: p50 / p99 (ms)', latency('split'));
     figure(NAME, 'gateway and jobs in their own processes: gateway / bare express throughput ratio', ratio('split'), { text: `>= ${TARGET}`, ok: ratio('split') >= TARGET });
+    figure(NAME, 'reference, one process each: our gateway -> static upstream / bare express (the gateway alone, no jobs or Postgres)', ratio('gatewayOnly'));
     figure(NAME, 'share of the bare proxy reached: all-in-one / one process each', `${ratio('one', 'proxy').toFixed(2)} / ${ratio('split', 'splitProxy').toFixed(2)}`);
     const perRound = (name: string) => r[name].map((_, i) => roundRatio(name, i, 'bare').toFixed(2)).join(', ');
     figure(NAME, 'ratio to bare express in each round: all-in-one / one process each', `${perRound('one')} / ${perRound('split')}`);
   } finally {
+    await gatewayOnly.stop();
     await splitProxy.close();
     await proxy.close();
     await bare.close();
