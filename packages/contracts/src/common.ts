@@ -22,3 +22,45 @@ export const emailSchema = z
   .min(1, { error: 'Email is required' })
   .max(254, { error: 'Email is too long' })
   .email({ error: 'Please enter a valid email address' });
+
+/**
+ * The website-URL rule of the Post New Job form and POST /api/jobs: one function for the
+ * browser and the server. It does not lean on `new URL` alone, because URL parsers differ:
+ * Chromium turns `https://exa mple.com` into the host `exa%20mple.com` where Node throws.
+ * Accepted: http(s) URLs whose host is a public DNS name (a dot, a top-level label of
+ * letters or an IDN `xn--` label), any port, path, query or fragment, IDN hosts.
+ * Refused: whitespace anywhere, other schemes, `localhost` and `*.localhost`, IP literals
+ * (loopback, private, link-local and every other address), single-label hosts such as `http://a`.
+ */
+export function isPublicWebUrl(value: string): boolean {
+  if (/\s/.test(value) || [...value].some(isControlChar)) return false;
+  if (!/^https?:\/\/[^/\\]/i.test(value)) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  return isPublicHostName(url.hostname);
+}
+
+function isControlChar(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return code < 0x20 || code === 0x7f;
+}
+
+const HOST_LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+const TOP_LABEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+
+/** A DNS name testers can reach: an ASCII (punycoded) host, as `URL.hostname` gives it. */
+export function isPublicHostName(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host.length > 253) return false;
+  const labels = host.split('.');
+  if (labels.length < 2) return false; // no dot: localhost, intranet names, http://a
+  if (!labels.every((l) => HOST_LABEL.test(l))) return false; // also IPv6 literals, '%', empty labels
+  const top = labels[labels.length - 1];
+  if (!TOP_LABEL.test(top)) return false; // IPv4 literals end in digits
+  return top !== 'localhost';
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPublicWebUrl } from './common.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -93,7 +94,7 @@ export const createJobBodySchema = z.object({
     .trim()
     .min(1, { error: JOB_MESSAGES.urlRequired })
     .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlInvalid })
-    .refine(isHttpUrl, { error: JOB_MESSAGES.urlInvalid }),
+    .refine(isPublicWebUrl, { error: JOB_MESSAGES.urlInvalid }),
   what_to_test: z
     .string({ error: JOB_MESSAGES.whatToTestRequired })
     .trim()
@@ -131,15 +132,6 @@ export const createJobBodySchema = z.object({
     .transform((v) => v ?? 'us_pr'),
 });
 export type CreateJobBody = z.infer<typeof createJobBodySchema>;
-
-export function isHttpUrl(v: string): boolean {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
 
 /** POST /api/jobs/:id/submit-work (tester dashboard Submit Work modal), text fields. */
 export const submitWorkDashboardSchema = z

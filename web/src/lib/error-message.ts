@@ -16,6 +16,21 @@ export function errorMessage(error: unknown, fallback: string): string {
   return fallback;
 }
 
+/** The first message per field of a validation answer (`errors: {field: [msg]}`), else {}. */
+export function serverFieldErrors(error: unknown): Record<string, string> {
+  if (!error || typeof error !== 'object') return {};
+  const data = (error as { data?: unknown }).data;
+  if (!data || typeof data !== 'object') return {};
+  const errors = (data as { errors?: unknown }).errors;
+  if (!errors || typeof errors !== 'object' || Array.isArray(errors)) return {};
+  const out: Record<string, string> = {};
+  for (const [field, messages] of Object.entries(errors as Record<string, unknown>)) {
+    const first = Array.isArray(messages) ? messages.find((m) => typeof m === 'string') : messages;
+    if (typeof first === 'string' && first.trim()) out[field] = first;
+  }
+  return out;
+}
+
 export function errorStatus(error: unknown): number | string | undefined {
   if (!error || typeof error !== 'object') return undefined;
   return (error as { status?: number | string }).status;

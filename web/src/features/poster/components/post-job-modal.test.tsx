@@ -29,6 +29,15 @@ const fillBasics = async () => {
   await userEvent.type(screen.getByLabelText('Website URL'), 'https://bakery.example');
   await userEvent.type(screen.getByLabelText('What to test'), 'Ordering a cake');
 };
+const URL_MESSAGE = 'Please enter a valid URL starting with http:// or https://';
+/** The error text shown under the Website URL field (its aria-describedby), if any. */
+const urlFieldError = () => {
+  const ids = screen.getByLabelText('Website URL').getAttribute('aria-describedby') ?? '';
+  return ids
+    .split(' ')
+    .map((id) => document.getElementById(id))
+    .find((el) => el?.className === 'field__error')?.textContent;
+};
 const submit = () => userEvent.click(screen.getByRole('button', { name: 'Post Job & Pay $1' }));
 
 describe('Post New Job modal', () => {
@@ -105,9 +114,9 @@ describe('Post New Job modal', () => {
     mockFetch(() => ({
       status: 400,
       body: {
-        detail: 'Validation failed',
+        detail: 'Budget is fixed at $1',
         code: 'invalid',
-        errors: { url: ['Please enter a valid URL starting with http:// or https://'] },
+        errors: { budget: ['Budget is fixed at $1'] },
       },
     }));
     open();
@@ -115,10 +124,49 @@ describe('Post New Job modal', () => {
     await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
     await submit();
     expect((await screen.findByRole('alert')).textContent).toBe(
-      'Failed to create job: Please enter a valid URL starting with http:// or https://',
+      'Failed to create job: Budget is fixed at $1',
     );
     expect(assigned).toEqual([]);
     expect(pendingTelemetry().map((e) => e.name)).toEqual(['post_job_attempt', 'post_job_failure']);
+  });
+
+  it.each([
+    'https://exa mple.com',
+    'example.com',
+    'ftp://example.com',
+    'javascript:alert(1)',
+    'http://localhost',
+    'http://app.localhost:3000',
+    'http://a',
+    'http://192.168.1.1',
+    'http://127.0.0.1:8080',
+    'http://169.254.169.254',
+  ])('shows the URL message under the Website URL field for %s and sends nothing', async (url) => {
+    const { calls } = mockFetch(() => ({ status: 201, body: {} }));
+    open();
+    await userEvent.type(screen.getByLabelText('Job title'), 'Test my bakery');
+    await userEvent.type(screen.getByLabelText('Website URL'), url);
+    await userEvent.type(screen.getByLabelText('What to test'), 'Ordering a cake');
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
+    await submit();
+    expect(urlFieldError()).toBe(URL_MESSAGE);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(calls).toHaveLength(0);
+  });
+
+  it("shows the server's url error under the Website URL field, not at the bottom", async () => {
+    mockFetch(() => ({
+      status: 400,
+      body: { detail: URL_MESSAGE, code: 'invalid', errors: { url: [URL_MESSAGE] } },
+    }));
+    open();
+    await fillBasics();
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
+    await submit();
+    await waitFor(() => expect(urlFieldError()).toBe(URL_MESSAGE));
+    expect(screen.getByLabelText('Website URL').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(assigned).toEqual([]);
   });
 
   it('asks to retry once and then re-login when the session cannot be refreshed or the network fails', async () => {

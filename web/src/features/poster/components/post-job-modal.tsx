@@ -3,7 +3,12 @@ import { GEO_RULES, JOB_LIMITS, createJobBodySchema } from '@htm/contracts/jobs'
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import { browser } from '../../../lib/browser';
-import { errorMessage, errorStatus, logRequestFailure } from '../../../lib/error-message';
+import {
+  errorMessage,
+  errorStatus,
+  logRequestFailure,
+  serverFieldErrors,
+} from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import { track } from '../../../lib/telemetry';
 import type { GeoRule } from '../../../lib/types';
@@ -35,6 +40,21 @@ const initial: FormState = {
   geo_rule: 'us_pr',
   expected_completion_hours: '48',
 };
+
+const FORM_FIELDS = new Set([
+  'title',
+  'url',
+  'what_to_test',
+  'requirements',
+  'geo_rule',
+  'expected_completion_hours',
+]);
+
+/** True when the form shows an error for this server field key ('requirements.2' too). */
+function isFormField(key: string, requirementCount: number): boolean {
+  const m = /^requirements\.(\d+)$/.exec(key);
+  return m ? Number(m[1]) < requirementCount : FORM_FIELDS.has(key);
+}
 
 /** 'Post New Job': on success the browser goes to the checkout page ($1). */
 export function PostJobModal({ onClose }: { onClose: () => void }) {
@@ -72,9 +92,22 @@ export function PostJobModal({ onClose }: { onClose: () => void }) {
       const st = errorStatus(res.error);
       track('post_job_failure', { status: String(st) });
       logRequestFailure('post_job', res.error);
-      if (st === 401 || st === 'FETCH_ERROR' || st === 'TIMEOUT_ERROR')
+      if (st === 401 || st === 'FETCH_ERROR' || st === 'TIMEOUT_ERROR') {
         setFormError(POSTING_FAILED);
-      else setFormError(`Failed to create job: ${errorMessage(res.error, 'Unknown error')}`);
+        return;
+      }
+      // A 400 naming fields of this form shows each message under its field, as the
+      // browser check does; anything else stays in the message at the bottom.
+      const byField = st === 400 ? serverFieldErrors(res.error) : {};
+      const shown = Object.keys(byField).filter((k) => isFormField(k, v.requirements.length));
+      if (shown.length) {
+        setErrors(Object.fromEntries(shown.map((k) => [k, byField[k]])));
+        const rest = Object.keys(byField).filter((k) => !shown.includes(k));
+        if (rest.length)
+          setFormError(`Failed to create job: ${rest.map((k) => byField[k]).join('; ')}`);
+        return;
+      }
+      setFormError(`Failed to create job: ${errorMessage(res.error, 'Unknown error')}`);
       return;
     }
     track('post_job_success');
