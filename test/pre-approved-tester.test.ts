@@ -1,0 +1,62 @@
+/**
+ * A tester who joined the normal way: "Sign Up to Test" on the landing page, the admin approves
+ * that signup, she signs in at the tester login (no role screen) and sets her country in her
+ * profile. The admin must be able to assign her a job, like any tester approved on the role path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { signIn as devSignIn } from '@htm/identity/testing';
+import { client, postAndPay, signInAdmin, signInPoster, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let admin: Actor;
+let poster: Actor;
+
+beforeAll(async () => {
+  stack = await startStack({ label: 'preapproved' });
+  admin = await signInAdmin(stack);
+  poster = await signInPoster(stack, 'preapproved.poster@gmail.com');
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('a tester approved through her landing-page signup', () => {
+  it('can be assigned a paid job by the admin', async () => {
+    const email = 'tina.tester@gmail.com';
+    const name = 'Tina Tëster';
+
+    // Landing page "Sign Up to Test", then Admin → Manage ticks "Approved" on her signup.
+    const signup = await client(stack).post('/api/waitlist', { email, role: 'Tester (9-to-5)', name });
+    expect(signup.status).toBe(201);
+    const list = await client(stack, admin.token).get('/api/admin/waitlist?kind=signup');
+    const entry = (list.body as unknown as { entries: Array<{ id: string; email: string }> }).entries.find((e) => e.email === email);
+    expect(entry).toBeDefined();
+    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${entry!.id}`, { approved: true });
+    expect(approve.status).toBe(200);
+
+    // The tester login succeeds once identity has taken in the approved signup.
+    const session = await waitFor(() => devSignIn(stack.url, email, { name, intent: 'tester' }).catch(() => undefined), 'the tester sign-in to be allowed');
+    const tina = client(stack, session.token);
+    const me = (await tina.get('/api/me')).body as unknown as { id: string; type: string; approved: boolean };
+    expect(me).toMatchObject({ type: 'tester', approved: true });
+    const profile = await tina.patch('/api/users/profile', { country: 'US' });
+    expect(profile.status).toBe(200);
+
+    const available = await client(stack, admin.token).get('/api/admin/available-testers');
+    expect((available.body as unknown as { testers: Array<{ id: string; name: string; country: string | null }> }).testers).toContainEqual(
+      expect.objectContaining({ id: me.id, name, country: 'US' }),
+    );
+    // Wait until jobs has handled every identity event about her (the country comes last).
+    await waitFor(async () => (await stack.sql<{ country: string | null }>('SELECT country FROM jobs.users WHERE id = $1', [me.id]))[0]?.country === 'US', 'jobs to learn her country');
+
+    const { jobId } = await postAndPay(stack, poster, { title: 'Check my shop', url: 'https://shop.example', what_to_test: 'Buy a mug', requirements: ['Checkout works'], geo_rule: 'us_pr' });
+    const assign = await client(stack, admin.token).post(`/api/admin/assign/${jobId}/${me.id}`);
+    expect(assign.status).toBe(200);
+    expect(assign.body.job).toMatchObject({ id: jobId, status: 'claimed', tester_id: me.id });
+
+    const all = await client(stack, admin.token).get('/api/jobs');
+    expect(all.body.jobs.find((j) => j.id === jobId)).toMatchObject({ status: 'claimed', tester_id: me.id });
+    const mine = await tina.get('/api/tester/my-jobs');
+    expect(mine.body.jobs.map((j) => j.id)).toContain(jobId);
+  });
+});
