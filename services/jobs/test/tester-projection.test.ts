@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { migrationsFolder } from '../src/main.js';
+import { admin, api, handled, paidJob, poster, publish, startHarness, waitFor, type Harness } from './helpers.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness('tester_projection');
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+type Row = { id: string; type: string | null; approved: boolean | null; country: string | null };
+const userRow = async (id: string) => (await h.svc.ctx.dbHandle.query<Row>('SELECT id, type, approved, country FROM jobs.users WHERE id = $1', [id]))[0];
+
+describe('the tester projection', () => {
+  it('makes a tester of a user approved through their signup (no role choice), so the admin can assign them', async () => {
+    const id = randomUUID();
+    const email = `tina-${id.slice(0, 6)}@gmail.com`;
+    const name = 'Tina Tëster';
+    // What identity publishes for a pre-approved tester's first sign-in, then her country change.
+    await publish(h, 'UserSignedUp', id, { userId: id, email, name });
+    await publish(h, 'TesterApprovalChanged', id, { userId: id, email, name, approved: true, country: null, reason: 'signup' });
+    const last = await publish(h, 'TesterApprovalChanged', id, { userId: id, email, name, approved: true, country: 'US', reason: 'profile' });
+    await waitFor(() => handled(h, last.id), 'the profile change handled');
+    expect(await userRow(id)).toEqual({ id, type: 'tester', approved: true, country: 'US' });
+
+    const job = await paidJob(h, await poster(h), { geo_rule: 'us_pr' });
+    const r = await api(h, 'POST', `/api/admin/assign/${job.id}/${id}`, (await admin(h)).token);
+    expect(r.status).toBe(200);
+    expect(r.body.job).toMatchObject({ status: 'claimed', tester_id: id });
+  });
+
+  it('migration 0002 repairs testers the old handler left without a type, and nobody else', async () => {
+    const tina = randomUUID();
+    const struck = randomUUID();
+    const newcomer = randomUUID();
+    const posterId = randomUUID();
+    // The rows as the handlers before the fix left them.
+    await h.svc.ctx.dbHandle.query(
+      `INSERT INTO jobs.users (id, email, name, type, approved, country, strikes) VALUES
+        ($1, 'tina@gmail.com', 'Tina Tëster', NULL, true, 'US', 0),
+        ($2, 'struck@gmail.com', 'Struck', NULL, false, 'US', 3),
+        ($3, 'new@gmail.com', 'Newcomer', NULL, NULL, NULL, 0),
+        ($4, 'pat@gmail.com', 'Pat', 'poster', false, NULL, 0)`,
+      [tina, struck, newcomer, posterId],
+    );
+    await h.svc.ctx.dbHandle.query(readFileSync(path.join(migrationsFolder, '0002_repair_tester_projection.sql'), 'utf8'));
+    expect(await userRow(tina)).toMatchObject({ type: 'tester', approved: true });
+    expect(await userRow(struck)).toMatchObject({ type: 'tester', approved: false });
+    expect(await userRow(newcomer)).toMatchObject({ type: null, approved: null });
+    expect(await userRow(posterId)).toMatchObject({ type: 'poster' });
+
+    const job = await paidJob(h, await poster(h), { geo_rule: 'us_pr' });
+    expect((await api(h, 'POST', `/api/admin/assign/${job.id}/${tina}`, (await admin(h)).token)).status).toBe(200);
+  });
+});
