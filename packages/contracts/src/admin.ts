@@ -157,7 +157,7 @@ export const ADMIN_JOB_REQUEST_PAGE_SIZE = 5;
 export const ADMIN_MAX_PAGE_SIZE = 100;
 
 const listQueryBase = {
-  q: z.string().trim().max(200, { error: 'Search must be 200 characters or less' }).optional(),
+  q: z.string({ error: 'Search must be one text, given once' }).trim().max(200, { error: 'Search must be 200 characters or less' }).optional(),
   page: z.coerce.number({ error: 'Page must be a whole number of 1 or more' }).int({ error: 'Page must be a whole number of 1 or more' }).min(1, { error: 'Page must be a whole number of 1 or more' }).default(1),
   page_size: z.coerce
     .number({ error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })

@@ -52,7 +52,7 @@ export const sessionExchangeBodySchema = z.object({
 export type SessionExchangeBody = z.infer<typeof sessionExchangeBodySchema>;
 
 /** `intent` of GET /api/auth/google and /api/auth/dev/login: 'tester' is the Secure Tester Login. */
-export const signInIntentSchema = z.enum(['poster', 'tester']).default('poster');
+export const signInIntentSchema = z.enum(['poster', 'tester'], { error: 'intent must be poster or tester' }).default('poster');
 export type SignInIntent = z.infer<typeof signInIntentSchema>;
 
 /** Codes the sign-in redirects put in `#auth_error=`. */

@@ -229,9 +229,22 @@ export const reviewBodySchema = z
 export type ReviewBody = z.infer<typeof reviewBodySchema>;
 
 /** GET /api/tester/available-jobs query. */
+export const AVAILABLE_JOBS_PAGE = { default: 20, max: 100 } as const;
+export const AVAILABLE_JOBS_QUERY_MESSAGES = {
+  limit: `limit must be a whole number from 1 to ${AVAILABLE_JOBS_PAGE.max}`,
+  cursor: 'cursor must be the next_cursor of the previous page',
+} as const;
+const { limit: limitMessage, cursor: cursorMessage } = AVAILABLE_JOBS_QUERY_MESSAGES;
 export const availableJobsQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1, { error: 'limit must be between 1 and 100' }).max(100, { error: 'limit must be between 1 and 100' }).optional().default(20),
-  cursor: z.string().max(200, { error: 'Invalid cursor' }).optional(),
+  // A repeated parameter (?limit=20&limit=30) arrives as a list, which is not a number either.
+  limit: z.coerce
+    .number({ error: limitMessage })
+    .int({ error: limitMessage })
+    .min(1, { error: limitMessage })
+    .max(AVAILABLE_JOBS_PAGE.max, { error: limitMessage })
+    .optional()
+    .default(AVAILABLE_JOBS_PAGE.default),
+  cursor: z.string({ error: cursorMessage }).max(200, { error: cursorMessage }).optional(),
 });
 export type AvailableJobsQuery = z.infer<typeof availableJobsQuerySchema>;
 

@@ -136,6 +136,17 @@ describe('available jobs pagination', () => {
     expect((await api(h, 'GET', '/api/tester/available-jobs?limit=0', t.token)).status).toBe(400);
     expect((await api(h, 'GET', '/api/tester/available-jobs?limit=abc', t.token)).status).toBe(400);
   });
+
+  it('says in words what limit takes, also when it is repeated', async () => {
+    const t = await tester(h);
+    const limit = 'limit must be a whole number from 1 to 100';
+    for (const q of ['limit=abc', 'limit=20&limit=30', 'limit=101']) {
+      const r = await api(h, 'GET', `/api/tester/available-jobs?${q}`, t.token);
+      expect({ q, status: r.status, body: r.body }).toEqual({ q, status: 400, body: { detail: limit, code: 'validation_error', errors: { limit: [limit] } } });
+    }
+    const cursor = await api(h, 'GET', '/api/tester/available-jobs?cursor=garbage', t.token);
+    expect(cursor.body).toMatchObject({ detail: 'cursor must be the next_cursor of the previous page.', errors: { cursor: ['cursor must be the next_cursor of the previous page'] } });
+  });
 });
 
 describe('admin assign', () => {

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { and, eq, inArray } from 'drizzle-orm';
-import { availableJobsQuerySchema, createJobBodySchema } from '@htm/contracts';
+import { AVAILABLE_JOBS_QUERY_MESSAGES, availableJobsQuerySchema, createJobBodySchema } from '@htm/contracts';
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { jobs } from '../db/schema.js';
@@ -30,7 +30,7 @@ function decodeCursor(c: string): { createdAt: string; id: string } {
   } catch {
     /* fall through */
   }
-  throw AppError.invalid('Invalid cursor.', { cursor: ['Invalid cursor'] });
+  throw AppError.invalid(`${AVAILABLE_JOBS_QUERY_MESSAGES.cursor}.`, { cursor: [AVAILABLE_JOBS_QUERY_MESSAGES.cursor] });
 }
 
 const idParam = (req: Request, name = 'id') => String(req.params[name] ?? '');
