@@ -31,6 +31,8 @@ export const JOB_LIMITS = {
   responseMin: 10,
   generalFeedbackMax: 2000,
   reasonMax: 2000,
+  specificIssueMax: 500,
+  specificIssuesMax: 20,
   imageMaxBytes: 10 * 1024 * 1024,
   videoMaxBytes: 100 * 1024 * 1024,
   maxFiles: 5,
@@ -75,6 +77,9 @@ export const JOB_MESSAGES = {
   rejectNotSupported: 'Rejection not supported in MVP. Request revision instead.',
   revisionReasonRequired: 'Please say what the tester should change',
   reasonTooLong: `Reason must be ${JOB_LIMITS.reasonMax} characters or less`,
+  specificIssueTooLong: `Each specific issue must be ${JOB_LIMITS.specificIssueMax} characters or less`,
+  specificIssuesTooMany: `You can list at most ${JOB_LIMITS.specificIssuesMax} specific issues`,
+  specificIssuesInvalid: 'Specific issues must be a list of short texts',
 } as const;
 
 const optionalText = (max: number, message: string) =>
@@ -216,11 +221,17 @@ export const reviewBodySchema = z
   .object({
     decision: z.enum(['accept', 'request_revision', 'reject'], { error: JOB_MESSAGES.decisionRequired }),
     reason: optionalText(JOB_LIMITS.reasonMax, JOB_MESSAGES.reasonTooLong),
+    // A list of short items; a single text is read as one item per line. Blank items are dropped.
     specific_issues: z
-      .union([z.string().trim().max(JOB_LIMITS.reasonMax, { error: JOB_MESSAGES.reasonTooLong }), z.array(z.string().trim().max(500, { error: JOB_MESSAGES.reasonTooLong })).max(20)])
+      .union([z.string().transform((text) => text.split(/\r?\n/)), z.array(z.string())], { error: JOB_MESSAGES.specificIssuesInvalid })
       .optional()
       .nullable()
-      .transform((v) => (v == null ? [] : (Array.isArray(v) ? v : [v]).filter((s) => s.length > 0))),
+      .transform((v) => (v ?? []).map((s) => s.trim()).filter((s) => s.length > 0))
+      .pipe(
+        z
+          .array(z.string().max(JOB_LIMITS.specificIssueMax, { error: JOB_MESSAGES.specificIssueTooLong }))
+          .max(JOB_LIMITS.specificIssuesMax, { error: JOB_MESSAGES.specificIssuesTooMany }),
+      ),
   })
   .superRefine((v, ctx) => {
     if (v.decision === 'reject') ctx.addIssue({ code: 'custom', path: ['decision'], message: JOB_MESSAGES.rejectNotSupported });

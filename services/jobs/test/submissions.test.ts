@@ -353,6 +353,33 @@ describe('review', () => {
     expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' })).status).toBe(409);
   });
 
+  it('stores the specific issues of a revision request and shows them to the tester with the reason', async () => {
+    const { job, p, t } = await submitted();
+    const issues = ['Checkout button not tested', 'No screenshot of the cart'];
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Please test the checkout', specific_issues: [...issues, '  '] });
+    expect(r.status).toBe(200);
+    expect(r.body.job.last_review).toMatchObject({ reason: 'Please test the checkout', specific_issues: issues });
+    const stored = await h.svc.ctx.dbHandle.query<{ last_review: { specific_issues?: string[] } | null }>('SELECT last_review FROM jobs.jobs WHERE id = $1', [job.id]);
+    expect(stored[0]?.last_review?.specific_issues).toEqual(issues);
+    const mine = await api(h, 'GET', '/api/tester/my-jobs', t.token);
+    const seen = mine.body.jobs.find((j: { id: string }) => j.id === job.id);
+    expect(seen).toMatchObject({ status: 'revision_requested', last_review: { decision: 'request_revision', reason: 'Please test the checkout', specific_issues: issues } });
+  });
+
+  it('reads specific issues sent as one text as one issue per line, and refuses too many or too long ones', async () => {
+    const { job, p, t } = await submitted();
+    const tooMany = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'r', specific_issues: Array.from({ length: 21 }, (_, i) => `issue ${i}`) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.errors.specific_issues).toEqual(['You can list at most 20 specific issues']);
+    const tooLong = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'r', specific_issues: ['x'.repeat(501)] });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors['specific_issues.0']).toEqual(['Each specific issue must be 500 characters or less']);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Redo', specific_issues: 'Menu\r\n\n Footer links ' });
+    expect(r.status).toBe(200);
+    const mine = await api(h, 'GET', '/api/tester/my-jobs', t.token);
+    expect(mine.body.jobs.find((j: { id: string }) => j.id === job.id)?.last_review?.specific_issues).toEqual(['Menu', 'Footer links']);
+  });
+
   it('lets only the poster of the job or the admin review; admin completes via PATCH', async () => {
     const { job, t } = await submitted();
     const other = await poster(h);

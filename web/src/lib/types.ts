@@ -29,7 +29,12 @@ export interface Job {
   poster_id: string;
   tester_id: string | null;
   poster_info?: { email: string; name: string } | null;
-  last_review?: { decision: string; reason: string | null; at: string } | null;
+  last_review?: {
+    decision: string;
+    reason: string | null;
+    specific_issues?: string[];
+    at: string;
+  } | null;
   revision_count?: number;
   created_at?: string;
   claimed_at?: string | null;

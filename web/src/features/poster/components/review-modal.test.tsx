@@ -119,6 +119,41 @@ describe('Review Submission modal', () => {
     });
   });
 
+  it('sends the specific issues, one per line, with the revision', async () => {
+    const { calls } = backend(true);
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    await screen.findByText('Cart count lags');
+    await userEvent.click(screen.getByLabelText(/Request revision/));
+    await userEvent.type(
+      screen.getByLabelText('What should the tester change?'),
+      'Please check on mobile too',
+    );
+    await userEvent.type(
+      screen.getByLabelText(/Specific issues/),
+      'Checkout button not tested{enter}{enter}  No screenshot of the cart  {enter}',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Submit Review' }));
+    await waitFor(() => expect(calls.some((c) => c.url.endsWith('/review'))).toBe(true));
+    expect(calls.find((c) => c.url.endsWith('/review'))!.body).toEqual({
+      decision: 'request_revision',
+      reason: 'Please check on mobile too',
+      specific_issues: ['Checkout button not tested', 'No screenshot of the cart'],
+    });
+  });
+
+  it('refuses more than 20 specific issues before sending', async () => {
+    const { calls } = backend(true);
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    await screen.findByText('Cart count lags');
+    await userEvent.click(screen.getByLabelText(/Request revision/));
+    await userEvent.type(screen.getByLabelText('What should the tester change?'), 'Redo it');
+    await userEvent.click(screen.getByLabelText(/Specific issues/));
+    await userEvent.paste(Array.from({ length: 21 }, (_, i) => `Issue ${i + 1}`).join('\n'));
+    await userEvent.click(screen.getByRole('button', { name: 'Submit Review' }));
+    expect(screen.getByText('You can list at most 20 specific issues')).toBeTruthy();
+    expect(calls.some((c) => c.url.endsWith('/review'))).toBe(false);
+  });
+
   it('disables the revision choice once the free revision is used', async () => {
     backend(true);
     renderWithStore(<ReviewModal job={{ ...job, revision_count: 1 }} onClose={() => undefined} />);

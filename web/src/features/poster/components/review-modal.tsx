@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { JOB_MESSAGES, reviewBodySchema } from '@htm/contracts/jobs';
+import { JOB_LIMITS, JOB_MESSAGES, reviewBodySchema } from '@htm/contracts/jobs';
 import { Field, FormMessage } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { Modal } from '../../../components/modal';
@@ -63,6 +63,7 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
   const [review, { isLoading: saving }] = useReviewJobMutation();
   const [decision, setDecision] = useState<Decision>('');
   const [reason, setReason] = useState('');
+  const [issues, setIssues] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const { toast, status } = useNotify();
@@ -77,7 +78,12 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
-    const parsed = reviewBodySchema.safeParse({ decision: decision || undefined, reason });
+    // The issues box holds one issue per line; the schema splits it into the list it sends.
+    const parsed = reviewBodySchema.safeParse({
+      decision: decision || undefined,
+      reason,
+      specific_issues: decision === 'request_revision' ? issues : undefined,
+    });
     if (!parsed.success) {
       setErrors(issuesByField(parsed.error.issues));
       return;
@@ -162,9 +168,26 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
             </p>
           ) : null}
           {decision === 'request_revision' ? (
-            <Field label="What should the tester change?" error={errors.reason}>
-              <textarea rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
-            </Field>
+            <>
+              <Field label="What should the tester change?" error={errors.reason}>
+                <textarea rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
+              </Field>
+              <Field
+                label="Specific issues"
+                optional
+                error={errors.specific_issues}
+                hint={`One issue per line, up to ${JOB_LIMITS.specificIssuesMax}.`}
+              >
+                <textarea
+                  rows={4}
+                  value={issues}
+                  placeholder={
+                    'The checkout button does nothing on mobile\nNo screenshot of the cart'
+                  }
+                  onChange={(e) => setIssues(e.target.value)}
+                />
+              </Field>
+            </>
           ) : null}
           <FormMessage error={formError} />
           <div className="form__actions">

@@ -127,4 +127,30 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect(screen.getByText('Check mobile')).toBeTruthy();
     expect(screen.getByText(/Resubmit by/)).toBeTruthy();
   });
+
+  it('lists the specific issues of the revision request under its reason', () => {
+    mockXhr(() => ({ status: 201 }));
+    renderWithStore(
+      <SubmitWorkModal
+        job={{
+          ...job,
+          status: 'revision_requested',
+          last_review: {
+            decision: 'request_revision',
+            reason: 'Check mobile',
+            specific_issues: ['Checkout button not tested', 'No screenshot of the cart'],
+            at: '',
+          },
+          revision_deadline_at: '2030-01-01T00:00:00Z',
+        }}
+        onClose={() => undefined}
+      />,
+    );
+    const note = screen.getByRole('note');
+    expect(note.textContent).toContain('Check mobile');
+    expect(Array.from(note.querySelectorAll('li'), (li) => li.textContent)).toEqual([
+      'Checkout button not tested',
+      'No screenshot of the cart',
+    ]);
+  });
 });

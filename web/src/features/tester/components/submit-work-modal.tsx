@@ -8,6 +8,7 @@ import { issuesByField } from '../../../lib/zod-errors';
 import { postSubmitWork } from '../api/submit-work';
 import { checkScreenshot } from '../file-rules';
 import { KeyFindingFields } from './key-finding-fields';
+import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
 
@@ -66,7 +67,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
         </p>
         {resubmit ? (
           <div className="notice" role="note">
-            <strong>Revision requested:</strong> {job.last_review?.reason || 'No reason given.'}
+            <RevisionRequest review={job.last_review} />
             {job.revision_deadline_at ? (
               <div>Resubmit by {formatDate(job.revision_deadline_at)}.</div>
             ) : null}

@@ -86,7 +86,12 @@ describe('Tester dashboard', () => {
               {
                 ...openJob,
                 status: 'revision_requested',
-                last_review: { decision: 'request_revision', reason: 'Try on mobile', at: '' },
+                last_review: {
+                  decision: 'request_revision',
+                  reason: 'Try on mobile',
+                  specific_issues: ['Menu not opened on a phone'],
+                  at: '',
+                },
                 revision_deadline_at: '2030-01-01T00:00:00Z',
               },
             ],
@@ -98,6 +103,7 @@ describe('Tester dashboard', () => {
     await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
     expect(await screen.findByRole('button', { name: 'Resubmit Work' })).toBeTruthy();
     expect(screen.getByText('Try on mobile')).toBeTruthy();
+    expect(screen.getByText('Menu not opened on a phone').tagName).toBe('LI');
   });
 
   it('shows earnings totals, the last 30 days and rows', async () => {

@@ -11,6 +11,7 @@ import { useListAvailableJobsQuery } from '../api/list-available-jobs';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { EarningsTab } from './earnings-tab';
 import { ProfileModal } from './profile-modal';
+import { RevisionRequest } from './revision-request';
 import { SubmitReportModal } from './submit-report-modal';
 import { SubmitWorkModal } from './submit-work-modal';
 
@@ -161,8 +162,7 @@ function MyJobs() {
                 {working && due ? <p className="muted">Submit within {due}.</p> : null}
                 {revision ? (
                   <div className="notice">
-                    <strong>Revision requested:</strong>{' '}
-                    {j.last_review?.reason || 'No reason given.'}
+                    <RevisionRequest review={j.last_review} />
                     <div>Deadline: {formatDate(j.revision_deadline_at)}</div>
                   </div>
                 ) : null}
