@@ -115,17 +115,95 @@ describe('Admin dashboard', () => {
     expect(within(counts).getByText('Submitted').textContent).toContain('1');
   });
 
-  it('loads signups 10 at a time and job requests 5 at a time', async () => {
+  it('loads signups 10 at a time, job requests 5 at a time and the waitlist 10 at a time', async () => {
     const { calls } = backend();
     renderWithStore(<AdminDashboard user={admin} />);
     await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
     await screen.findAllByText('Pat Poster');
     await waitFor(() =>
-      expect(calls.filter((c) => c.url.startsWith('/api/admin/waitlist'))).toHaveLength(2),
+      expect(calls.filter((c) => c.url.startsWith('/api/admin/waitlist'))).toHaveLength(3),
     );
     const urls = calls.filter((c) => c.url.startsWith('/api/admin/waitlist')).map((c) => c.url);
     expect(urls).toContain('/api/admin/waitlist?kind=signup&page=1&page_size=10');
     expect(urls).toContain('/api/admin/waitlist?kind=job_request&page=1&page_size=5');
+    expect(urls).toContain('/api/admin/waitlist?kind=waitlist&page=1&page_size=10');
+  });
+
+  it('lists the waitlist (people without Gmail) and searches it with q', async () => {
+    const { calls } = backend((c) =>
+      c.url.startsWith('/api/admin/waitlist?kind=waitlist')
+        ? {
+            body: {
+              entries: c.url.includes('q=')
+                ? []
+                : [
+                    {
+                      id: 'wl1',
+                      email: 'nogmail@yahoo.com',
+                      name: 'Yana Hoo',
+                      role: 'tester',
+                      kind: 'waitlist',
+                      url: null,
+                      note: 'Please add Outlook',
+                      approved: false,
+                      created_at: '2026-01-02T00:00:00Z',
+                    },
+                  ],
+              total: c.url.includes('q=') ? 0 : 1,
+              page: 1,
+              page_size: 10,
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const waitlist = await screen.findByRole('region', { name: 'Waitlist' });
+    expect(await within(waitlist).findByText('nogmail@yahoo.com')).toBeTruthy();
+    expect(within(waitlist).getByText('Yana Hoo')).toBeTruthy();
+    expect(within(waitlist).getByText('Please add Outlook')).toBeTruthy();
+    expect(within(waitlist).getByRole('heading').textContent).toBe('Waitlist (1)');
+
+    await userEvent.type(within(waitlist).getByLabelText('Search waitlist'), 'zed');
+    await waitFor(() =>
+      expect(calls.map((c) => c.url)).toContain(
+        '/api/admin/waitlist?kind=waitlist&page=1&page_size=10&q=zed',
+      ),
+    );
+    expect(await within(waitlist).findByText('No entries match “zed”.')).toBeTruthy();
+    expect(within(waitlist).queryByText('nogmail@yahoo.com')).toBeNull();
+  });
+
+  it('approves a waitlist entry with PATCH /api/admin/waitlist/{id}', async () => {
+    const { calls } = backend();
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const waitlist = await screen.findByRole('region', { name: 'Waitlist' });
+    await userEvent.click(await within(waitlist).findByLabelText('Approved'));
+    await waitFor(() =>
+      expect(calls.find((c) => c.method === 'PATCH')).toMatchObject({
+        url: '/api/admin/waitlist/w1',
+        body: { approved: true },
+      }),
+    );
+  });
+
+  it("says 'Couldn't load waitlist — retry' on the waitlist and retries", async () => {
+    let fail = true;
+    backend((c) =>
+      c.url.startsWith('/api/admin/waitlist?kind=waitlist') && fail
+        ? { status: 500, body: '' }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const waitlist = await screen.findByRole('region', { name: 'Waitlist' });
+    expect((await within(waitlist).findByRole('alert')).textContent).toBe(
+      "Couldn't load waitlist — retry",
+    );
+    fail = false;
+    await userEvent.click(within(waitlist).getByRole('button', { name: 'retry' }));
+    expect(await within(waitlist).findByText('s@gmail.com')).toBeTruthy();
   });
 
   it('assigns an open job to an approved tester', async () => {

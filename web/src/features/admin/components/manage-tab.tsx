@@ -109,20 +109,29 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
   );
 }
 
+/**
+ * One kind of waitlist entry (tester signups, job requests, or the no-Gmail waitlist), paged,
+ * with an approval switch per entry; `searchLabel` adds a search box (sent as `q`).
+ */
 function WaitlistSection({
   kind,
   pageSize,
   title,
+  searchLabel,
 }: {
-  kind: 'signup' | 'job_request';
+  kind: 'signup' | 'job_request' | 'waitlist';
   pageSize: number;
   title: string;
+  searchLabel?: string;
 }) {
   const [page, setPage] = useState(1);
+  const [q, setQ] = useState('');
+  const search = q.trim();
   const { data, error, isLoading, refetch } = useListWaitlistQuery({
     kind,
     page,
     page_size: pageSize,
+    q: search || undefined,
   });
   const [update] = useUpdateWaitlistEntryMutation();
   const { toast } = useNotify();
@@ -141,6 +150,20 @@ function WaitlistSection({
       <h3>
         {title} {data ? <span className="muted">({data.total})</span> : null}
       </h3>
+      {searchLabel ? (
+        <div className="field">
+          <label htmlFor={`waitlist-q-${kind}`}>{searchLabel}</label>
+          <input
+            id={`waitlist-q-${kind}`}
+            type="search"
+            value={q}
+            onChange={(e) => {
+              setQ(e.target.value);
+              setPage(1);
+            }}
+          />
+        </div>
+      ) : null}
       {isLoading ? <Loading /> : null}
       {error ? (
         <p className="form-msg form-msg--error" role="alert">
@@ -150,12 +173,15 @@ function WaitlistSection({
           </button>
         </p>
       ) : null}
-      {data && !data.entries.length ? <p className="empty">Nothing here yet.</p> : null}
+      {data && !data.entries.length ? (
+        <p className="empty">{search ? `No entries match “${search}”.` : 'Nothing here yet.'}</p>
+      ) : null}
       <ul className="entry-list">
         {data?.entries.map((e) => (
           <li key={e.id} className="entry">
             <div>
-              <strong>{e.email}</strong> <span className="muted">{e.role}</span>
+              <strong>{e.name || e.email}</strong> {e.name ? <span>{e.email}</span> : null}{' '}
+              <span className="muted">{e.role}</span>
               {e.url ? (
                 <div>
                   <a href={e.url} target="_blank" rel="noreferrer">
@@ -265,6 +291,12 @@ export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) 
         <WaitlistSection kind="signup" pageSize={10} title="Tester signups" />
         <WaitlistSection kind="job_request" pageSize={5} title="Job requests" />
       </div>
+      <WaitlistSection
+        kind="waitlist"
+        pageSize={10}
+        title="Waitlist"
+        searchLabel="Search waitlist"
+      />
       <TesterApprovals />
     </div>
   );
