@@ -21,6 +21,10 @@ export function timeLeft(iso: string | null | undefined, now = Date.now()): stri
   return [d ? `${d}d` : '', h ? `${h}h` : '', `${mm}m`].filter(Boolean).join(' ');
 }
 
+/** "1 job", "7 jobs", "1 job request": the count with the noun in agreement. */
+export const countOf = (n: number, one: string, many = `${one}s`): string =>
+  `${n} ${n === 1 ? one : many}`;
+
 export const statusLabel = (s: string): string => s.replace(/_/g, ' ');
 
 export function isHttpUrl(v: string): boolean {

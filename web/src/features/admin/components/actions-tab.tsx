@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { Modal } from '../../../components/modal';
 import { errorMessage, errorStatus } from '../../../lib/error-message';
-import { formatDate } from '../../../lib/format';
+import { countOf, formatDate } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { downloadBlob } from '../../../lib/transfer';
 import { useClearJobsMutation } from '../api/clear-jobs';
@@ -71,7 +71,7 @@ export function ActionsTab() {
     if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to clear jobs'));
     else if (res.data)
       toast(
-        `Cleared ${res.data.jobs_deleted} jobs, ${res.data.submissions_deleted} submissions, ${res.data.waitlist_deleted} job requests.`,
+        `Cleared ${countOf(res.data.jobs_deleted, 'job')}, ${countOf(res.data.submissions_deleted, 'submission')}, ${countOf(res.data.waitlist_deleted, 'job request')}.`,
         'success',
       );
   };

@@ -296,6 +296,19 @@ describe('Admin dashboard', () => {
     expect(alert.textContent).toContain("Couldn't load leads — retry");
   });
 
+  it('says how many of each were cleared, in the singular for one', async () => {
+    backend((c) =>
+      c.url === '/api/admin/clear-jobs'
+        ? { body: { jobs_deleted: 1, submissions_deleted: 5, waitlist_deleted: 1 } }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Clear all jobs' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Yes, clear all jobs' }));
+    expect(await screen.findByText('Cleared 1 job, 5 submissions, 1 job request.')).toBeTruthy();
+  });
+
   it('runs payouts', async () => {
     const { calls } = backend((c) =>
       c.url === '/api/admin/payouts/run'
