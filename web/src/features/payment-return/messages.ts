@@ -5,6 +5,14 @@ export const PAYMENT_MESSAGES = {
   paid: 'Payment received! Your job is live and visible to testers.',
 } as const;
 
+/** The success page's heading for each state of the check. */
+export const PAYMENT_HEADINGS = {
+  processing: 'Checking your payment',
+  stalled: 'Payment still processing',
+  paid: 'Your job is live',
+  failed: 'Payment not confirmed',
+} as const;
+
 /** How often the success page asks again while the payment is still processing. */
 export const POLL_MS = 2_000;
 export const MAX_POLLS = 30;

@@ -49,6 +49,25 @@ describe('payment return pages', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(
       'Payment verification failed. Please contact support if payment was made.',
     );
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Payment not confirmed');
+    expect(screen.queryByText('Checking your payment')).toBeNull();
+  });
+
+  it('says verification failed, under a matching heading, without a session id', () => {
+    const { calls } = mockFetch(() => ({ body: {} }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success' });
+    expect(screen.getByRole('alert').textContent).toBe(
+      'Payment verification failed. Please contact support if payment was made.',
+    );
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Payment not confirmed');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('keeps checking under "Checking your payment" for a status it does not know', async () => {
+    mockFetch(() => ({ body: { payment_status: 'refunded', job_id: 'j' } }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_2' });
+    expect(await screen.findByText('Payment is still processing. Please wait...')).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Checking your payment');
   });
 
   it('shows the cancel message', () => {

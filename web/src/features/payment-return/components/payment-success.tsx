@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { shortId } from '../../../lib/format';
 import { getToken } from '../../../lib/tokens';
 import { useGetCheckoutStatusQuery } from '../api/get-checkout-status';
-import { MAX_POLLS, PAYMENT_MESSAGES, POLL_MS } from '../messages';
+import { MAX_POLLS, PAYMENT_HEADINGS, PAYMENT_MESSAGES, POLL_MS } from '../messages';
 
 /** /payment/success?session_id=…: polls the checkout status until it is 'paid'. */
 export default function PaymentSuccess() {
@@ -25,14 +25,26 @@ export default function PaymentSuccess() {
     return () => clearTimeout(t);
   }, [sessionId, paid, error, gaveUp, isFetching, data, refetch]);
 
+  // What the page says: 'failed' when the status cannot be read (no session, unknown session,
+  // network) or the checkout expired; 'paid' once paid; any other status (unpaid, or one this
+  // page does not know) is still processing, as the spec says ('stalled' once polling stops).
+  const state: keyof typeof PAYMENT_HEADINGS =
+    !sessionId || error || data?.payment_status === 'expired'
+      ? 'failed'
+      : paid
+        ? 'paid'
+        : gaveUp
+          ? 'stalled'
+          : 'processing';
+
   let body;
-  if (!sessionId || error || data?.payment_status === 'expired') {
+  if (state === 'failed') {
     body = (
       <p className="form-msg form-msg--error" role="alert">
         {PAYMENT_MESSAGES.failed}
       </p>
     );
-  } else if (paid) {
+  } else if (state === 'paid') {
     body = (
       <>
         <p className="form-msg form-msg--success" role="status">
@@ -44,7 +56,8 @@ export default function PaymentSuccess() {
   } else {
     body = (
       <p className="notice" role="status">
-        <span className="spinner" aria-hidden="true" /> {PAYMENT_MESSAGES.processing}
+        {state === 'processing' ? <span className="spinner" aria-hidden="true" /> : null}{' '}
+        {PAYMENT_MESSAGES.processing}
       </p>
     );
   }
@@ -52,7 +65,7 @@ export default function PaymentSuccess() {
   return (
     <main className="auth-page" id="main">
       <div className="auth-card">
-        <h1>{paid ? 'Your job is live' : 'Checking your payment'}</h1>
+        <h1>{PAYMENT_HEADINGS[state]}</h1>
         {body}
         <Link className="btn btn--primary btn--block" to={getToken() ? '/dashboard' : '/'}>
           {getToken() ? 'Go to Dashboard' : 'Back to Home'}
