@@ -17,12 +17,21 @@ export const checkoutSessionIdSchema = z
   .string()
   .regex(/^cs_[A-Za-z0-9_]{1,250}$/, { error: 'Unknown checkout session.' });
 
-/** GET /api/payments/checkout/status/:session_id */
+/**
+ * GET /api/payments/checkout/status/:session_id. `refunded` / `refund_pending`: this session was
+ * paid after the job had already been paid through another session, so its payment is given back.
+ */
 export const checkoutStatusResponseSchema = z.object({
-  payment_status: z.enum(['paid', 'unpaid', 'expired']),
+  payment_status: z.enum(['paid', 'unpaid', 'expired', 'refunded', 'refund_pending']),
   job_id: z.string(),
 });
 export type CheckoutStatusResponse = z.infer<typeof checkoutStatusResponseSchema>;
+
+/** What the poster's payment page says for a duplicate payment (the web app shows the same words). */
+export const DUPLICATE_PAYMENT_MESSAGES = {
+  refunded: 'This job was already paid. This second payment has been refunded.',
+  refundPending: 'This job was already paid. This second payment will be refunded automatically.',
+} as const;
 
 /** Earnings row status: accepted by the poster/admin, auto-accepted, or already paid out. */
 export const earningStatusSchema = z.enum(['accepted', 'auto_accepted', 'paid']);
@@ -46,13 +55,19 @@ export const earningsResponseSchema = z.object({
 });
 export type EarningsResponse = z.infer<typeof earningsResponseSchema>;
 
-/** GET /api/admin/financial-overview (dollars and counts). */
+/**
+ * GET /api/admin/financial-overview (dollars and counts). `total_payments` counts each job's $1
+ * once; duplicate payments are refunded: `total_refunds` is what was given back,
+ * `pending_refunds_count` the duplicates not refunded yet.
+ */
 export const financialOverviewSchema = z.object({
   total_payments: z.number(),
   total_payouts: z.number(),
   platform_earnings: z.number(),
   pending_payouts_count: z.number().int(),
   completed_jobs_count: z.number().int(),
+  total_refunds: z.number(),
+  pending_refunds_count: z.number().int(),
 });
 export type FinancialOverview = z.infer<typeof financialOverviewSchema>;
 

@@ -50,13 +50,24 @@ describe('POST /internal/checkout-sessions (stripe provider through the official
     expect(rows).toEqual([{ job_id: jobId, poster_id: posterId, title: 'Check my signup flow', status: 'open', amount_cents: 100 }]);
   });
 
-  it('answers the same session for the same job and attempt, and a new one for a new attempt', async () => {
+  it("answers the job's open session to every new attempt, and a new session (new attempt's key) once it has expired", async () => {
     const first = await newCheckout();
     const again = await newCheckout(first.posterId, first.jobId, 1);
     expect(again.session_id).toBe(first.session_id);
-    const retry = await newCheckout(first.posterId, first.jobId, 2);
+    const whileOpen = await newCheckout(first.posterId, first.jobId, 2);
+    expect(whileOpen.session_id).toBe(first.session_id);
+    expect(h.stripe!.seen('POST', '/v1/checkout/sessions').filter((r) => r.form['metadata[job_id]'] === first.jobId)).toHaveLength(1);
+
+    // The session expired at Stripe (its webhook lost): the next attempt learns it and opens a new one.
+    h.stripe!.sessions.get(first.session_id)!.status = 'expired';
+    const retry = await newCheckout(first.posterId, first.jobId, 3);
     expect(retry.session_id).not.toBe(first.session_id);
-    expect(h.stripe!.requests.at(-1)!.headers['idempotency-key']).toBe(`checkout-${first.jobId}-2`);
+    expect(h.stripe!.requests.at(-1)!.headers['idempotency-key']).toBe(`checkout-${first.jobId}-3`);
+    expect(await q(h, 'SELECT id, status FROM payments.checkout_sessions WHERE job_id = $1 ORDER BY created_at', [first.jobId])).toEqual([
+      { id: first.session_id, status: 'expired' },
+      { id: retry.session_id, status: 'open' },
+    ]);
+    expect(await countOutbox('CheckoutCancelled', first.jobId)).toEqual([{ n: 1 }]);
   });
 
   it('refuses callers without a jobs service token and bad bodies, creating nothing', async () => {

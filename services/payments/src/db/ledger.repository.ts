@@ -74,6 +74,8 @@ export interface OverviewTotals {
   platform_cents: number;
   pending_payouts_count: number;
   completed_jobs_count: number;
+  refunds_cents: number;
+  pending_refunds_count: number;
 }
 
 /** The financial overview, every figure a SQL sum/count over the ledger. */
@@ -85,7 +87,10 @@ export async function overviewTotals(db: Exec): Promise<OverviewTotals> {
       COALESCE(SUM(amount_cents) FILTER (WHERE kind = 'platform_fee'), 0)::bigint AS platform_cents,
       (COUNT(*) FILTER (WHERE kind = 'tester_earning'
          AND NOT EXISTS (SELECT 1 FROM payments.ledger_entries p WHERE p.kind = 'payout' AND p.earning_id = l.id)))::int AS pending_payouts_count,
-      (COUNT(*) FILTER (WHERE kind = 'tester_earning'))::int AS completed_jobs_count
+      (COUNT(*) FILTER (WHERE kind = 'tester_earning'))::int AS completed_jobs_count,
+      COALESCE(-SUM(amount_cents) FILTER (WHERE kind = 'refund'), 0)::bigint AS refunds_cents,
+      (COUNT(*) FILTER (WHERE kind = 'duplicate_payment'
+         AND NOT EXISTS (SELECT 1 FROM payments.ledger_entries r WHERE r.kind = 'refund' AND r.session_id = l.session_id)))::int AS pending_refunds_count
     FROM payments.ledger_entries l`);
   const row = rowsOf<Record<string, string | number>>(r)[0];
   return {
@@ -94,6 +99,8 @@ export async function overviewTotals(db: Exec): Promise<OverviewTotals> {
     platform_cents: Number(row.platform_cents),
     pending_payouts_count: Number(row.pending_payouts_count),
     completed_jobs_count: Number(row.completed_jobs_count),
+    refunds_cents: Number(row.refunds_cents),
+    pending_refunds_count: Number(row.pending_refunds_count),
   };
 }
 

@@ -1,12 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgSchema, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgSchema, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const paymentsSchema = pgSchema('payments');
 export const outbox = outboxTable(paymentsSchema);
 export const handledEvents = handledEventsTable(paymentsSchema);
 
-/** Checkout sessions this service created (one per job and attempt). */
+/**
+ * Checkout sessions this service created. At most one OPEN session per job (partial unique
+ * index): a second checkout request answers the open one, and of two simultaneous requests the
+ * loser's freshly created session is stored closed and expired at the provider.
+ */
 export const checkoutSessions = paymentsSchema.table(
   'checkout_sessions',
   {
@@ -27,6 +31,7 @@ export const checkoutSessions = paymentsSchema.table(
   },
   (t) => [
     index('checkout_sessions_job_idx').on(t.jobId),
+    uniqueIndex('checkout_sessions_one_open_per_job').on(t.jobId).where(sql`status = 'open'`),
     check('checkout_sessions_status_check', sql`${t.status} IN ('open', 'paid', 'expired', 'cancelled')`),
   ],
 );
@@ -41,8 +46,11 @@ export const providerEvents = paymentsSchema.table('provider_events', {
 
 /**
  * The money ledger: immutable entries in integer cents. payment +100 (poster), tester_earning
- * +82 (pending until a payout entry points at it), platform_fee +18, payout -82. The unique
- * (kind, job_id) makes "once per job" structural; nothing ever UPDATEs or DELETEs a row.
+ * +82 (pending until a payout entry points at it), platform_fee +18, payout -82,
+ * duplicate_payment +100 (a second paid session for an already paid job) and refund -100 (that
+ * duplicate given back; pending until it exists). The unique (kind, job_id) of the first four
+ * kinds makes "once per job" structural; duplicates and refunds are once per session. Nothing
+ * ever UPDATEs or DELETEs a row.
  */
 export const ledgerEntries = paymentsSchema.table(
   'ledger_entries',
@@ -61,19 +69,23 @@ export const ledgerEntries = paymentsSchema.table(
     /** payout: the earning it pays and the provider transfer. */
     earningId: uuid('earning_id'),
     transferId: text('transfer_id'),
+    /** refund: the provider's refund id. */
+    refundId: text('refund_id'),
     /** When the fact happened (payment time, acceptance time, transfer time). */
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    unique('ledger_kind_job_unique').on(t.kind, t.jobId),
+    uniqueIndex('ledger_kind_job_unique').on(t.kind, t.jobId).where(sql`kind IN ('payment', 'tester_earning', 'platform_fee', 'payout')`),
+    uniqueIndex('ledger_kind_session_unique').on(t.kind, t.sessionId).where(sql`kind IN ('duplicate_payment', 'refund')`),
     unique('ledger_payout_earning_unique').on(t.earningId),
     index('ledger_tester_idx').on(t.testerId),
-    check('ledger_kind_check', sql`${t.kind} IN ('payment', 'tester_earning', 'platform_fee', 'payout')`),
+    check('ledger_kind_check', sql`${t.kind} IN ('payment', 'tester_earning', 'platform_fee', 'payout', 'duplicate_payment', 'refund')`),
     check(
       'ledger_sign_check',
-      sql`(${t.kind} = 'payout' AND ${t.amountCents} < 0 AND ${t.earningId} IS NOT NULL) OR (${t.kind} <> 'payout' AND ${t.amountCents} > 0)`,
+      sql`(${t.kind} = 'payout' AND ${t.amountCents} < 0 AND ${t.earningId} IS NOT NULL) OR (${t.kind} = 'refund' AND ${t.amountCents} < 0 AND ${t.sessionId} IS NOT NULL AND ${t.refundId} IS NOT NULL) OR (${t.kind} NOT IN ('payout', 'refund') AND ${t.amountCents} > 0)`,
     ),
+    check('ledger_session_check', sql`${t.kind} NOT IN ('duplicate_payment', 'refund') OR ${t.sessionId} IS NOT NULL`),
     check('ledger_tester_check', sql`${t.kind} NOT IN ('tester_earning', 'payout') OR ${t.testerId} IS NOT NULL`),
   ],
 );
@@ -127,6 +139,16 @@ export const localProviderSessions = paymentsSchema.table('local_provider_sessio
   status: text('status').notNull().default('open'),
   paymentStatus: text('payment_status').notNull().default('unpaid'),
   cancelledByUser: text('cancelled_by_user'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** ...its simulated refunds of paid sessions (idempotent by key, like Stripe's)... */
+export const localProviderRefunds = paymentsSchema.table('local_provider_refunds', {
+  id: text('id').primaryKey(),
+  idempotencyKey: text('idempotency_key').notNull().unique(),
+  sessionId: text('session_id').notNull(),
+  amountCents: integer('amount_cents').notNull(),
+  reason: text('reason'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

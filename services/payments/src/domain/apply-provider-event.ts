@@ -1,11 +1,12 @@
 import type Stripe from 'stripe';
 import { and, eq, ne } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
-import { getCorrelationId, type Tx } from '@htm/service-kit';
+import { AppError, getCorrelationId, type Tx } from '@htm/service-kit';
 import type { PaymentsDeps } from '../app.js';
-import { checkoutSessions, providerEvents } from '../db/schema.js';
+import { checkoutSessions, ledgerEntries, providerEvents } from '../db/schema.js';
 import { appendOnce } from '../db/ledger.repository.js';
 import { toProviderSession } from '../providers/stripe.provider.js';
+import { refundDuplicatePayment } from './refund-duplicate.js';
 import type { ProviderCheckoutSession } from '../providers/provider.js';
 
 export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
@@ -42,7 +43,22 @@ export async function applyProviderEvent(deps: PaymentsDeps, event: Stripe.Event
   });
   if (outcome === 'applied') deps.events.kick();
   deps.logger.info({ eventId: event.id, type: event.type, outcome }, 'provider event handled');
+  if (object?.object === 'checkout.session' && typeof object.id === 'string') await refundOrAskForRedelivery(deps, object.id);
   return outcome;
+}
+
+/**
+ * A duplicate payment found by this event (or by an earlier one whose refund failed) is refunded
+ * now. If the provider cannot be reached, the webhook answers 503 so the provider delivers it
+ * again (the event itself is already applied: the redelivery only retries the refund).
+ */
+async function refundOrAskForRedelivery(deps: PaymentsDeps, sessionId: string): Promise<void> {
+  try {
+    await refundDuplicatePayment(deps, sessionId);
+  } catch (err) {
+    deps.logger.error({ err: (err as Error).message, sessionId }, 'refund of a duplicate payment failed; it stays pending');
+    throw new AppError('unavailable', 'The refund of a duplicate payment could not be made yet. Please deliver this event again.', { code: 'refund_pending' });
+  }
 }
 
 /** Brings our state in line with what the provider says about a session (lost webhook). */
@@ -53,6 +69,11 @@ export async function reconcileSession(deps: PaymentsDeps, session: ProviderChec
     return false;
   });
   if (applied) deps.events.kick();
+  if (session.paymentStatus === 'paid') {
+    await refundDuplicatePayment(deps, session.id).catch((err: Error) =>
+      deps.logger.error({ err: err.message, sessionId: session.id }, 'refund of a duplicate payment failed; it stays pending'),
+    );
+  }
   return applied;
 }
 
@@ -83,8 +104,24 @@ export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: Provide
     .set({ status: 'paid', paidAt })
     .where(and(eq(checkoutSessions.id, row.id), ne(checkoutSessions.status, 'paid')));
   if (!entry) {
-    const [other] = await tx.select({ id: checkoutSessions.id }).from(checkoutSessions).where(and(eq(checkoutSessions.jobId, row.jobId), eq(checkoutSessions.status, 'paid')));
-    if (other && other.id !== row.id) deps.logger.error({ jobId: row.jobId, sessionId: row.id, firstSessionId: other.id }, 'job paid twice: refund this session');
+    // The job is paid already: by this session (a redelivery, or completed then
+    // async_payment_succeeded), or by another one, which makes this payment a duplicate to give back.
+    const [first] = await tx
+      .select({ sessionId: ledgerEntries.sessionId })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, row.jobId)));
+    if (!first || first.sessionId === row.id) return false;
+    const duplicate = await appendOnce(tx, {
+      kind: 'duplicate_payment',
+      jobId: row.jobId,
+      amountCents: amount,
+      currency: session.currency ?? row.currency,
+      posterId: row.posterId,
+      title: row.title,
+      sessionId: row.id,
+      occurredAt: paidAt,
+    });
+    if (duplicate) deps.logger.warn({ jobId: row.jobId, sessionId: row.id, firstSessionId: first.sessionId, amountCents: amount }, 'job paid twice: this session will be refunded');
     return false;
   }
   await deps.events.record(

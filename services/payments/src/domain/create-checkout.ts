@@ -5,18 +5,69 @@ import type { PaymentsDeps } from '../app.js';
 import { absoluteWebBase } from '../config.js';
 import { checkoutSessions, ledgerEntries } from '../db/schema.js';
 import { JOB_CURRENCY } from '../providers/provider.js';
+import { reconcileSession } from './apply-provider-event.js';
 import { JOB_PRICE_CENTS } from './money.js';
 
-/**
- * Opens a $1.00 checkout for a job (called by jobs when a job is posted or its poster retries).
- * The same job and attempt always give the same session (idempotency key per job and attempt).
- */
-export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSessionBody): Promise<CreateCheckoutSessionResponse> {
+type SessionRow = typeof checkoutSessions.$inferSelect;
+
+const alreadyPaid = () => AppError.conflict('This job is already paid.', 'already_paid');
+
+async function assertUnpaid(deps: PaymentsDeps, jobId: string): Promise<void> {
   const [paid] = await deps.db
     .select({ id: ledgerEntries.id })
     .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, body.job_id)));
-  if (paid) throw AppError.conflict('This job is already paid.', 'already_paid');
+    .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, jobId)));
+  if (paid) throw alreadyPaid();
+}
+
+async function openSessionOf(deps: PaymentsDeps, jobId: string): Promise<SessionRow | undefined> {
+  const [row] = await deps.db
+    .select()
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.jobId, jobId), eq(checkoutSessions.status, 'open')));
+  return row;
+}
+
+/**
+ * Whether the job's open session can still be paid, according to the provider (our row may be
+ * behind: a lost expiry or payment webhook). What the provider says is applied through the same
+ * idempotent path as the webhook. A session completed but not yet paid (delayed payment method)
+ * counts as usable: its payment is on its way, and a second session could be paid on top of it.
+ */
+async function stillPayable(deps: PaymentsDeps, row: SessionRow): Promise<boolean> {
+  let remote;
+  try {
+    remote = await deps.provider.retrieveCheckoutSession(row.id);
+  } catch (err) {
+    // Unreachable provider: hand back the session we know; its own page tells if it expired.
+    deps.logger.warn({ err: (err as Error).message, sessionId: row.id }, 'could not ask the payment provider about an open checkout');
+    return true;
+  }
+  if (remote.paymentStatus === 'paid' || remote.status === 'expired') {
+    await reconcileSession(deps, remote);
+    return false;
+  }
+  return true;
+}
+
+const answer = (row: SessionRow): CreateCheckoutSessionResponse => ({ checkout_url: row.checkoutUrl, session_id: row.id });
+
+/**
+ * Opens a $1.00 checkout for a job (called by jobs when a job is posted or its poster retries).
+ *
+ * A job has at most one payable session: while one is open (and the provider agrees), every
+ * request answers that same session, so two tabs or two clicks cannot lead to two payments.
+ * The rule is a partial unique index (one `open` row per job), not a read-then-write: of two
+ * simultaneous requests that both created a session at the provider, the one whose insert loses
+ * stores its session closed, expires it at the provider and answers the winner's session.
+ */
+export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSessionBody): Promise<CreateCheckoutSessionResponse> {
+  await assertUnpaid(deps, body.job_id);
+  const existing = await openSessionOf(deps, body.job_id);
+  if (existing) {
+    if (await stillPayable(deps, existing)) return answer(existing);
+    await assertUnpaid(deps, body.job_id);
+  }
 
   const base = absoluteWebBase(deps.config);
   let created: { id: string; url: string };
@@ -37,21 +88,43 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
     throw new AppError('bad_gateway', 'The payment provider is not answering. Please try again.', { code: 'provider_unavailable' });
   }
 
+  const values = {
+    id: created.id,
+    provider: deps.provider.kind,
+    jobId: body.job_id,
+    posterId: body.poster_id,
+    title: body.title,
+    attempt: body.attempt,
+    amountCents: JOB_PRICE_CENTS,
+    currency: JOB_CURRENCY,
+    checkoutUrl: created.url,
+  };
+  // Conflicts on the id (the same attempt asked again) or on "one open session per job".
+  await deps.db.insert(checkoutSessions).values(values).onConflictDoNothing();
+  const [row] = await deps.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, created.id));
+  if (row) {
+    if (row.jobId !== body.job_id) throw AppError.conflict('This checkout session belongs to another job.', 'session_conflict');
+    if (row.status === 'open') return answer(row);
+    // Our idempotent replay of a session that has since closed: answer the job's open one, if any.
+    const open = await openSessionOf(deps, body.job_id);
+    if (open) return answer(open);
+    await assertUnpaid(deps, body.job_id);
+    throw AppError.conflict('This checkout has closed. Please ask for a new one.', 'checkout_closed');
+  }
+
+  // Another request opened a session for this job first. Keep a record of ours (closed), so a
+  // payment that still reaches it is recognised and refunded, then close it at the provider.
   await deps.db
     .insert(checkoutSessions)
-    .values({
-      id: created.id,
-      provider: deps.provider.kind,
-      jobId: body.job_id,
-      posterId: body.poster_id,
-      title: body.title,
-      attempt: body.attempt,
-      amountCents: JOB_PRICE_CENTS,
-      currency: JOB_CURRENCY,
-      checkoutUrl: created.url,
-    })
+    .values({ ...values, status: 'expired', closedAt: new Date() })
     .onConflictDoNothing();
-  const [row] = await deps.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, created.id));
-  if (row.jobId !== body.job_id) throw AppError.conflict('This checkout session belongs to another job.', 'session_conflict');
-  return { checkout_url: row.checkoutUrl, session_id: row.id };
+  try {
+    await deps.provider.expireCheckoutSession(created.id);
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, sessionId: created.id, jobId: body.job_id }, 'could not expire a surplus checkout session; a payment on it would be refunded');
+  }
+  const winner = await openSessionOf(deps, body.job_id);
+  if (winner) return answer(winner);
+  await assertUnpaid(deps, body.job_id);
+  throw AppError.conflict('Another checkout for this job just closed. Please try again.', 'checkout_closed');
 }

@@ -31,5 +31,7 @@ export async function getFinancialOverview(deps: PaymentsDeps): Promise<Financia
     platform_earnings: centsToDollars(t.platform_cents),
     pending_payouts_count: t.pending_payouts_count,
     completed_jobs_count: t.completed_jobs_count,
+    total_refunds: centsToDollars(t.refunds_cents),
+    pending_refunds_count: t.pending_refunds_count,
   };
 }

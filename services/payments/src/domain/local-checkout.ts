@@ -29,7 +29,7 @@ export function renderCheckoutPage(session: LocalSession): string {
   const id = encodeURIComponent(session.id);
   const title = escapeHtml(session.title);
   const open = session.status === 'open';
-  const state = open ? '' : session.paymentStatus === 'paid' ? '<p role="status">This checkout is already paid.</p>' : '<p role="status">This checkout was cancelled or has expired.</p>';
+  const state = open ? '' : session.paymentStatus === 'paid' ? '<p role="status">This checkout is already paid.</p>' : '<p role="status">This checkout was cancelled or has expired and can no longer be paid. Please start the payment again from your dashboard.</p>';
   const forms = open
     ? `<form method="post" action="/api/payments/local/checkout/${id}/pay"><button class="pay" type="submit">Pay ${dollars(session.amountCents)}</button></form>
     <form method="post" action="/api/payments/local/checkout/${id}/cancel"><button class="cancel" type="submit">Cancel</button></form>`

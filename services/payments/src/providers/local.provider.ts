@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@htm/service-kit';
-import { localProviderSessions, localProviderTransfers } from '../db/schema.js';
-import type { ConnectedAccount, CreateCheckoutInput, PaymentProvider, ProviderCheckoutSession, TransferInput } from './provider.js';
+import { localProviderRefunds, localProviderSessions, localProviderTransfers } from '../db/schema.js';
+import type { ConnectedAccount, CreateCheckoutInput, PaymentProvider, ProviderCheckoutSession, RefundInput, TransferInput } from './provider.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -91,6 +91,27 @@ export class LocalProvider implements PaymentProvider {
       currency: row.currency,
       cancelledByUser: row.cancelledByUser === 'poster',
     };
+  }
+
+  /** Like Stripe's expire: an open session closes and can no longer be paid; others are left as they are. */
+  async expireCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
+    await this.db
+      .update(localProviderSessions)
+      .set({ status: 'expired' })
+      .where(and(eq(localProviderSessions.id, id), eq(localProviderSessions.status, 'open')));
+    return this.retrieveCheckoutSession(id);
+  }
+
+  /** A simulated refund of a paid session, idempotent by key (the same key answers the same refund). */
+  async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
+    const session = await this.findSession(input.sessionId);
+    if (!session || session.paymentStatus !== 'paid') throw new Error(`Checkout session ${input.sessionId} has no payment to refund`);
+    await this.db
+      .insert(localProviderRefunds)
+      .values({ id: randomId('re_local_'), idempotencyKey: input.idempotencyKey, sessionId: input.sessionId, amountCents: input.amountCents, reason: input.metadata.reason ?? null })
+      .onConflictDoNothing({ target: localProviderRefunds.idempotencyKey });
+    const [row] = await this.db.select({ id: localProviderRefunds.id }).from(localProviderRefunds).where(eq(localProviderRefunds.idempotencyKey, input.idempotencyKey));
+    return { id: row.id };
   }
 
   /** The payer clicked Pay: the session completes (only an open one). */

@@ -29,6 +29,15 @@ export interface ProviderCheckoutSession {
   cancelledByUser: boolean;
 }
 
+export interface RefundInput {
+  /** The paid checkout session whose payment is given back. */
+  sessionId: string;
+  amountCents: number;
+  /** One key per session: retries reuse it, so the provider refunds once. */
+  idempotencyKey: string;
+  metadata: Record<string, string>;
+}
+
 export interface TransferInput {
   accountId: string;
   amountCents: number;
@@ -52,6 +61,10 @@ export interface PaymentProvider {
   readonly webhookSecret: string;
   createCheckoutSession(input: CreateCheckoutInput): Promise<{ id: string; url: string }>;
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
+  /** Closes an open session so it can no longer be paid (Stripe: checkout.sessions.expire). */
+  expireCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
+  /** Gives back a paid session's payment (Stripe: a refund of its payment intent). */
+  refundCheckoutSession(input: RefundInput): Promise<{ id: string }>;
   createConnectedAccount(tester: { id: string; email: string; country: string | null }): Promise<ConnectedAccount>;
   /** A fresh onboarding link (Stripe Connect Express); null when none is needed. */
   onboardingLink(accountId: string): Promise<string | null>;

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { StripePaymentsConfig } from '../config.js';
 import { absoluteWebBase } from '../config.js';
-import { TransferRefusedError, type ConnectedAccount, type CreateCheckoutInput, type PaymentProvider, type ProviderCheckoutSession, type TransferInput } from './provider.js';
+import { TransferRefusedError, type ConnectedAccount, type CreateCheckoutInput, type PaymentProvider, type ProviderCheckoutSession, type RefundInput, type TransferInput } from './provider.js';
 
 /** Session fields the service relies on, from a Stripe checkout session object. */
 export function toProviderSession(s: Stripe.Checkout.Session): ProviderCheckoutSession {
@@ -64,6 +64,28 @@ export class StripeProvider implements PaymentProvider {
 
   async retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
     return toProviderSession(await this.stripe.checkout.sessions.retrieve(id));
+  }
+
+  async expireCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
+    try {
+      return toProviderSession(await this.stripe.checkout.sessions.expire(id));
+    } catch (err) {
+      // Stripe refuses to expire a session that is no longer open (paid or already expired):
+      // what matters is its current state.
+      if (err instanceof Stripe.errors.StripeInvalidRequestError) return this.retrieveCheckoutSession(id);
+      throw err;
+    }
+  }
+
+  async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
+    const session = await this.stripe.checkout.sessions.retrieve(input.sessionId);
+    const paymentIntent = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
+    if (!paymentIntent) throw new Error(`Checkout session ${input.sessionId} has no payment intent to refund`);
+    const refund = await this.stripe.refunds.create(
+      { payment_intent: paymentIntent, amount: input.amountCents, reason: 'duplicate', metadata: input.metadata },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { id: refund.id };
   }
 
   async createConnectedAccount(tester: { id: string; email: string; country: string | null }): Promise<ConnectedAccount> {

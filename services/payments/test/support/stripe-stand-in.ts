@@ -29,10 +29,13 @@ export class StripeStandIn {
   readonly sessions = new Map<string, Json>();
   readonly accounts = new Map<string, Json>();
   readonly transfers = new Map<string, Json>();
+  readonly refunds = new Map<string, Json>();
   /** Idempotency-Key -> the stored answer (only answers of requests that ran). */
   private readonly idempotent = new Map<string, { status: number; body: string }>();
   /** Decides the fate of each POST /v1/transfers (default: ok). */
   transferFault: (form: Record<string, string>, key: string | undefined) => Fault = () => 'ok';
+  /** Makes POST /v1/refunds answer 500 (nothing refunded) while true. */
+  refundsDown = false;
   /** Connected accounts start ready (transfers active) unless set false. */
   accountsReady = true;
   private server?: Server;
@@ -96,6 +99,7 @@ export class StripeStandIn {
         url: `https://checkout.stripe.com/c/pay/${id}`,
         status: 'open',
         payment_status: 'unpaid',
+        payment_intent: null,
         mode: form.mode,
         amount_total: unit * qty,
         currency: form['line_items[0][price_data][currency]'],
@@ -111,6 +115,32 @@ export class StripeStandIn {
     if (method === 'GET' && m) {
       const s = this.sessions.get(decodeURIComponent(m[1]));
       return s ? send(200, s) : notFound();
+    }
+    m = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
+    if (method === 'POST' && m) {
+      const s = this.sessions.get(decodeURIComponent(m[1]));
+      if (!s) return notFound();
+      // Like Stripe: only an open session can be expired.
+      if (s.status !== 'open') return send(400, { error: { type: 'invalid_request_error', message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${String(s.status)}".` } });
+      s.status = 'expired';
+      return send(200, s);
+    }
+    if (method === 'POST' && path === '/v1/refunds') {
+      if (this.refundsDown) return send(500, { error: { type: 'api_error', message: 'Stand-in: refunds are down' } });
+      const paid = [...this.sessions.values()].find((s) => s.payment_intent === form.payment_intent && s.payment_status === 'paid');
+      if (!paid) return send(400, { error: { type: 'invalid_request_error', message: `No such payment_intent: '${form.payment_intent}'` } });
+      const refund = {
+        id: rid('re_'),
+        object: 'refund',
+        amount: Number(form.amount ?? paid.amount_total),
+        currency: paid.currency,
+        payment_intent: form.payment_intent,
+        reason: form.reason ?? null,
+        status: 'succeeded',
+        metadata: Object.fromEntries(Object.entries(form).filter(([k]) => k.startsWith('metadata[')).map(([k, v]) => [k.slice(9, -1), v])),
+      };
+      this.refunds.set(refund.id, refund);
+      return send(200, refund);
     }
     if (method === 'POST' && path === '/v1/accounts') {
       const id = rid('acct_');
@@ -164,6 +194,14 @@ export class StripeStandIn {
 
   private makeAccount(id: string, form: Record<string, string>): Json {
     return { id, object: 'account', type: form.type, email: form.email ?? null, country: form.country, metadata: { tester_id: form['metadata[tester_id]'] }, ...this.readiness() };
+  }
+
+  /** The payer pays a session at Stripe (it completes with a payment intent); false if it was not open. */
+  pay(sessionId: string): boolean {
+    const s = this.sessions.get(sessionId);
+    if (!s || s.status !== 'open') return false;
+    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: rid('pi_') });
+    return true;
   }
 
   /** Stripe forgets idempotency keys after 24 hours. */

@@ -1,0 +1,55 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { PaymentsDeps } from '../app.js';
+import { ledgerEntries } from '../db/schema.js';
+import { appendOnce } from '../db/ledger.repository.js';
+
+export type RefundState = 'none' | 'pending' | 'refunded';
+
+/** Whether a session's payment was a duplicate, and if so whether it has been given back yet. */
+export async function refundStateOf(deps: PaymentsDeps, sessionId: string): Promise<RefundState> {
+  const rows = await deps.db
+    .select({ kind: ledgerEntries.kind })
+    .from(ledgerEntries)
+    .where(and(inArray(ledgerEntries.kind, ['duplicate_payment', 'refund']), eq(ledgerEntries.sessionId, sessionId)));
+  if (rows.some((r) => r.kind === 'refund')) return 'refunded';
+  return rows.length ? 'pending' : 'none';
+}
+
+/**
+ * Gives back a duplicate payment (a second paid session for a job that was already paid). The
+ * duplicate_payment ledger entry, committed with the webhook that found it, is the durable
+ * "we owe this back"; this asks the provider for the refund with one idempotency key per session
+ * (`refund-<session_id>`: retries get the same refund) and then writes the refund entry (-amount),
+ * once per session. Safe to call any number of times, at the same time too. Throws when the
+ * provider cannot be reached: the entry stays pending and the next webhook delivery or status
+ * call retries.
+ */
+export async function refundDuplicatePayment(deps: PaymentsDeps, sessionId: string): Promise<RefundState> {
+  const rows = await deps.db
+    .select()
+    .from(ledgerEntries)
+    .where(and(inArray(ledgerEntries.kind, ['duplicate_payment', 'refund']), eq(ledgerEntries.sessionId, sessionId)));
+  const duplicate = rows.find((r) => r.kind === 'duplicate_payment');
+  if (!duplicate) return 'none';
+  if (rows.some((r) => r.kind === 'refund')) return 'refunded';
+
+  const refund = await deps.provider.refundCheckoutSession({
+    sessionId,
+    amountCents: duplicate.amountCents,
+    idempotencyKey: `refund-${sessionId}`,
+    metadata: { reason: 'duplicate', job_id: duplicate.jobId, session_id: sessionId },
+  });
+  const entry = await appendOnce(deps.db, {
+    kind: 'refund',
+    jobId: duplicate.jobId,
+    amountCents: -duplicate.amountCents,
+    currency: duplicate.currency,
+    posterId: duplicate.posterId,
+    title: duplicate.title,
+    sessionId,
+    refundId: refund.id,
+    occurredAt: new Date(),
+  });
+  if (entry) deps.logger.warn({ jobId: duplicate.jobId, sessionId, refundId: refund.id, amountCents: duplicate.amountCents, posterId: duplicate.posterId }, 'duplicate payment refunded');
+  return 'refunded';
+}
