@@ -16,18 +16,24 @@ export interface PaymentsStandIn {
   url: string;
   requests: Array<{ body: Record<string, unknown>; caller: string | undefined }>;
   down: boolean;
+  /** Jobs payments already knows to be paid: their checkout answers 409 already_paid. */
+  paidJobs: Set<string>;
   close(): Promise<void>;
 }
 
 /** A tiny stand-in for payments' internal checkout route; it insists on the jobs service token. */
 export async function startPaymentsStandIn(): Promise<PaymentsStandIn> {
   const app = express();
-  const state: PaymentsStandIn = { url: '', requests: [], down: false, close: async () => undefined };
+  const state: PaymentsStandIn = { url: '', requests: [], down: false, paidJobs: new Set(), close: async () => undefined };
   app.use(express.json());
   app.post('/internal/checkout-sessions', requireServiceToken(SECRET, ['jobs']), (req, res) => {
     state.requests.push({ body: req.body, caller: (req as { callerService?: string }).callerService });
     if (state.down) {
       res.status(503).json({ detail: 'down', code: 'down' });
+      return;
+    }
+    if (state.paidJobs.has(String(req.body?.job_id))) {
+      res.status(409).json({ detail: 'This job is already paid.', code: 'already_paid' });
       return;
     }
     const sid = `cs_test_${randomUUID().slice(0, 8)}`;

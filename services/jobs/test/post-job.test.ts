@@ -116,6 +116,16 @@ describe('POST /api/jobs', () => {
     expect(r.status).toBe(409);
     expect(r.body.detail).toBe('This job has already been paid for.');
   });
+
+  it('answers 409 already_paid when payments knows the job is paid before jobs has heard of it', async () => {
+    const p = await poster(h);
+    const created = await api(h, 'POST', '/api/jobs', p.token, jobBody());
+    expect(created.status).toBe(201);
+    h.payments.paidJobs.add(created.body.job.id);
+    const r = await api(h, 'POST', `/api/jobs/${created.body.job.id}/checkout`, p.token);
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ detail: 'This job has already been paid for.', code: 'already_paid' });
+  });
 });
 
 describe('visibility and listing', () => {

@@ -58,7 +58,10 @@ export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBod
   return requestCheckout(deps, job);
 }
 
-/** POST /api/jobs/:id/checkout: a new checkout session for an unpaid job (poster of the job or admin). */
+/**
+ * POST /api/jobs/:id/checkout: a checkout session for an unpaid job (poster of the job or admin).
+ * Payments answers the job's open session while there is one (two tabs get the same session).
+ */
 export async function checkoutAgain(deps: JobsDeps, caller: Caller, jobId: string): Promise<CheckoutAnswer> {
   const job = await getJob(deps.db, jobId);
   if (caller.type !== 'admin' && job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can pay for it.', 'not_job_poster');
@@ -87,6 +90,8 @@ async function requestCheckout(deps: JobsDeps, job: JobRow): Promise<CheckoutAns
       .returning();
     return { checkout_url: r.checkout_url, session_id: r.session_id, job: updated ?? job };
   } catch (err) {
+    // Payments knows the job is paid before its JobPaid reached us: the same 409 as decide().
+    if (err instanceof AppError && err.code === 'already_paid') throw AppError.conflict('This job has already been paid for.', 'already_paid');
     deps.logger.warn({ err: (err as Error).message, jobId: job.id }, 'checkout session could not be created');
     const fresh = (await deps.db.select().from(jobs).where(eq(jobs.id, job.id)))[0] ?? job;
     return { checkout_url: null, session_id: null, job: fresh, payment_error: PAYMENT_DOWN };
