@@ -55,8 +55,8 @@ export type SessionExchangeBody = z.infer<typeof sessionExchangeBodySchema>;
 export const signInIntentSchema = z.enum(['poster', 'tester'], { error: 'intent must be poster or tester' }).default('poster');
 export type SignInIntent = z.infer<typeof signInIntentSchema>;
 
-/** Codes the sign-in redirects put in `#auth_error=`. */
-export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'google_failed'] as const;
+/** Codes the sign-in redirects put in `#auth_error=` ('tester_released': unapproved by the strike rule). */
+export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'tester_released', 'google_failed'] as const;
 export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 /** The user object of GET /api/me and of `{user}` answers. */
@@ -68,6 +68,11 @@ export interface UserDto {
   location: UserLocation | null;
   country: UserCountry | null;
   approved: boolean;
+  /**
+   * A tester the strike rule released (unapproved after too many missed deadlines) and no admin
+   * has re-approved yet: the app says so instead of "not approved yet".
+   */
+  released: boolean;
   created_at: string;
 }
 

@@ -46,6 +46,8 @@ export const catalogue = {
       name: z.string(),
       approved: z.boolean(),
       country: country.nullable(),
+      /** The location the country implies (absent from events written before it was added). */
+      location: location.nullish(),
       reason: z.enum(['admin', 'signup', 'strikes', 'profile']),
     }),
   },

@@ -40,6 +40,7 @@ describe('development sign-in (fixed contract)', () => {
       location: null,
       country: null,
       approved: false,
+      released: false,
       created_at: expect.any(String),
     });
 

@@ -162,6 +162,24 @@ describe('strikes (jobs TesterStrikeRecorded events)', () => {
     ]);
     const listed = await call(t.url, '/api/admin/testers', { token: adminToken });
     expect(listed.body.testers.find((x: { id: string }) => x.id === user.id)).toMatchObject({ strikes: 3, approved: false });
-    expect((await devLogin(t.url, { email: 'striker@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+  });
+
+  it('tells a tester released by the strike rule so (sign-in code and /api/me), until an admin re-approves them', async () => {
+    const { user, token } = await signUpAs(t.url, 'released@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    const waiting = await signUpAs(t.url, 'still-waiting@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    expect((await call(t.url, '/api/me', { token: waiting.token })).body).toMatchObject({ approved: false, released: false });
+    await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
+    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: true, released: false });
+    for (let i = 1; i <= 3; i++) await publish(t, 'TesterStrikeRecorded', user.id, { testerId: user.id, jobId: randomUUID(), strikes: i, reason: 'claim_timeout' });
+    await waitFor(async () => (await userRow('released@gmail.com')).approved === false, 'released at three strikes');
+
+    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: false, released: true });
+    expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_released');
+    // someone who was simply never approved still hears "not approved yet"
+    expect((await devLogin(t.url, { email: 'still-waiting@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+
+    await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
+    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: true, released: false });
+    expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toMatch(/^\/#session_id=/);
   });
 });

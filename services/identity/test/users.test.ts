@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { migrationsFolder } from '../src/main.js';
 import { call, outboxEvents, signIn, startTestIdentity, type TestIdentity } from './helpers.js';
 
 let t: TestIdentity;
@@ -89,10 +92,49 @@ describe('PATCH /api/users/profile', () => {
     expect(claimsOf(r.body.access_token).country).toBe('CA');
     const events = await outboxEvents(t, 'TesterApprovalChanged', init.body.user.id);
     expect(events.map((e) => e.data)).toEqual([
-      { userId: init.body.user.id, email: 'mover@gmail.com', name: 'Test Person', approved: false, country: 'CA', reason: 'profile' },
+      { userId: init.body.user.id, email: 'mover@gmail.com', name: 'Test Person', approved: false, country: 'CA', location: 'PR', reason: 'profile' },
     ]);
     const me = await call(t.url, '/api/me', { token });
     expect(me.body.country).toBe('CA');
+  });
+
+  it('gives a tester the location of their country (US is USA, PR is PR) on every path; Canada keeps the chosen one', async () => {
+    // the role screen: the country decides, whatever location was picked
+    const { token } = await signIn(t.url, 'islander@gmail.com');
+    const init = await call(t.url, '/api/users/init', { method: 'POST', token, body: { type: 'tester', location: 'USA', country: 'PR' } });
+    expect(init.body.user).toMatchObject({ location: 'PR', country: 'PR' });
+    const toUs = await call(t.url, '/api/users/profile', { method: 'PATCH', token: init.body.access_token, body: { country: 'US' } });
+    expect(toUs.body.user).toMatchObject({ location: 'USA', country: 'US' });
+    expect(claimsOf(toUs.body.access_token)).toMatchObject({ location: 'USA', country: 'US' });
+    expect((await outboxEvents(t, 'TesterApprovalChanged', init.body.user.id)).map((e) => e.data.location)).toEqual(['USA']);
+    const toCa = await call(t.url, '/api/users/profile', { method: 'PATCH', token: toUs.body.access_token, body: { country: 'CA' } });
+    expect(toCa.body.user).toMatchObject({ location: 'USA', country: 'CA' });
+    // a tester who never saw the role screen (pre-approved signup) gets a location with her country
+    await t.svc.ctx.dbHandle.query("UPDATE identity.users SET location = NULL, country = NULL WHERE id = $1", [init.body.user.id]);
+    const fromNone = await call(t.url, '/api/users/profile', { method: 'PATCH', token: toCa.body.access_token, body: { country: 'US' } });
+    expect(fromNone.body.user).toMatchObject({ location: 'USA', country: 'US' });
+    expect((await call(t.url, '/api/me', { token: fromNone.body.access_token })).body).toMatchObject({ location: 'USA', country: 'US' });
+  });
+
+  it('migration 0001 gives existing US and PR testers their location and leaves others alone', async () => {
+    const rows = ['us-none', 'pr-none', 'us-wrong', 'ca-none', 'ca-pr', 'poster-us'];
+    const ids: Record<string, string> = {};
+    for (const name of rows) {
+      const { token } = await signIn(t.url, `m-${name}@gmail.com`);
+      ids[name] = (await call(t.url, '/api/me', { token })).body.id;
+    }
+    const set = (name: string, type: string, location: string | null, country: string | null) =>
+      t.svc.ctx.dbHandle.query('UPDATE identity.users SET type = $2, location = $3, country = $4 WHERE id = $1', [ids[name], type, location, country]);
+    await set('us-none', 'tester', null, 'US');
+    await set('pr-none', 'tester', null, 'PR');
+    await set('us-wrong', 'tester', 'PR', 'US');
+    await set('ca-none', 'tester', null, 'CA');
+    await set('ca-pr', 'tester', 'PR', 'CA');
+    await set('poster-us', 'poster', 'PR', null);
+    await t.svc.ctx.dbHandle.query(readFileSync(path.join(migrationsFolder, '0001_repair_tester_location.sql'), 'utf8'));
+    const got = await t.svc.ctx.dbHandle.query<{ id: string; location: string | null }>('SELECT id, location FROM identity.users WHERE id = ANY($1)', [Object.values(ids)]);
+    const byName = Object.fromEntries(rows.map((n) => [n, got.find((g) => g.id === ids[n])?.location]));
+    expect(byName).toEqual({ 'us-none': 'USA', 'pr-none': 'PR', 'us-wrong': 'USA', 'ca-none': null, 'ca-pr': 'PR', 'poster-us': 'PR' });
   });
 
   it('answers 400 for a bad country and 403 for non-testers', async () => {

@@ -34,6 +34,18 @@ describe('the tester projection', () => {
     expect(r.body.job).toMatchObject({ status: 'claimed', tester_id: id });
   });
 
+  it('takes the location identity derives from the country, and keeps it when an older event has none', async () => {
+    const id = randomUUID();
+    const base = { userId: id, email: `loc-${id.slice(0, 6)}@gmail.com`, name: 'Lou', approved: true };
+    const loc = async () => (await h.svc.ctx.dbHandle.query<{ location: string | null }>('SELECT location FROM jobs.users WHERE id = $1', [id]))[0]?.location;
+    const a = await publish(h, 'TesterApprovalChanged', id, { ...base, country: 'US', location: 'USA', reason: 'profile' });
+    await waitFor(() => handled(h, a.id), 'profile change handled');
+    expect(await loc()).toBe('USA');
+    const b = await publish(h, 'TesterApprovalChanged', id, { ...base, approved: false, country: 'US', reason: 'admin' });
+    await waitFor(() => handled(h, b.id), 'older-shape event handled');
+    expect(await loc()).toBe('USA');
+  });
+
   it('migration 0002 repairs testers the old handler left without a type, and nobody else', async () => {
     const tina = randomUUID();
     const struck = randomUUID();

@@ -6,6 +6,7 @@ import type { IdentityDeps } from '../app.js';
 import { preApprovedEmails, signinSessions, users, type UserRow } from '../db/schema.js';
 import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
 import { hashSecret, randomSecret } from './tokens.js';
+import { releasedForStrikes } from './user-view.js';
 
 /** What Google (or the dev sign-in) told us about the person. */
 export interface SignInAccount {
@@ -69,7 +70,7 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
         }
         next = { ...existing, ...patch };
         if (intent === 'tester' && next.type !== 'admin' && !(next.type === 'tester' && next.approved)) {
-          return { ok: false, error: 'tester_not_approved' };
+          return { ok: false, error: releasedForStrikes(next, deps.config.TESTER_STRIKE_LIMIT) ? 'tester_released' : 'tester_not_approved' };
         }
         if (Object.keys(patch).length) {
           const [row] = await tx
@@ -124,7 +125,7 @@ export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'str
   return createEvent(
     'TesterApprovalChanged',
     user.id,
-    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, reason },
+    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, location: user.location ?? null, reason },
     { correlationId },
   );
 }

@@ -4,7 +4,7 @@ import type { ApproveTesterBody, InitUserBody, UpdateProfileBody } from '@htm/co
 import type { IdentityDeps } from '../app.js';
 import { preApprovedEmails, users, type UserRow } from '../db/schema.js';
 import { approvalChanged, roleChosen } from './sign-in.js';
-import { needsRoleChoice } from './user-view.js';
+import { needsRoleChoice, testerLocation } from './user-view.js';
 
 const userGone = () => AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
 
@@ -36,7 +36,7 @@ export async function chooseRole(deps: IdentityDeps, userId: string, body: InitU
       .update(users)
       .set({
         type: body.type,
-        location: body.location,
+        location: body.type === 'tester' ? testerLocation(body.country, body.location) : body.location,
         country: body.type === 'tester' ? (body.country ?? null) : null,
         approved,
         updatedAt: new Date(),
@@ -50,13 +50,16 @@ export async function chooseRole(deps: IdentityDeps, userId: string, body: InitU
   return user;
 }
 
-/** "Update Your Profile": a tester changes their country (jobs learns it through TesterApprovalChanged). */
+/**
+ * "Update Your Profile": a tester changes their country, and with it their location (the same
+ * rule as the role choice). Jobs learns both through TesterApprovalChanged.
+ */
 export async function updateProfile(deps: IdentityDeps, userId: string, body: UpdateProfileBody): Promise<UserRow> {
   const user = await deps.db.transaction(async (tx) => {
     const [u] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
     if (!u) throw userGone();
     if (u.type !== 'tester') throw AppError.forbidden('Only testers have a country to update.', 'not_a_tester');
-    const [row] = await tx.update(users).set({ country: body.country, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
+    const [row] = await tx.update(users).set({ country: body.country, location: testerLocation(body.country, u.location), updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
     await deps.events.record(tx as Tx, approvalChanged(row, 'profile', getCorrelationId()));
     return row;
   });

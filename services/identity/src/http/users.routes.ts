@@ -12,19 +12,19 @@ export function userRoutes(deps: IdentityDeps): Router {
 
   r.get('/api/me', authenticate, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json(toUserDto(await getUser(deps, callerOf(req).id)));
+    res.json(toUserDto(await getUser(deps, callerOf(req).id), deps.config.TESTER_STRIKE_LIMIT));
   });
 
   r.post('/api/users/init', authenticate, async (req, res) => {
     const body = parseOrThrow(initUserBodySchema, req.body ?? {});
     const user = await chooseRole(deps, callerOf(req).id, body);
-    res.json({ user: toUserDto(user), access_token: await issueAccessToken(deps, user) });
+    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user) });
   });
 
   r.patch('/api/users/profile', authenticate, async (req, res) => {
     const body = parseOrThrow(updateProfileBodySchema, req.body ?? {});
     const user = await updateProfile(deps, callerOf(req).id, body);
-    res.json({ user: toUserDto(user), access_token: await issueAccessToken(deps, user) });
+    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user) });
   });
 
   return r;

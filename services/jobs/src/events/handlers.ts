@@ -27,7 +27,16 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events'>): EventHa
       // Identity announces this only for testers, and for a tester pre-approved through her
       // landing-page signup it is the only event that says so (she never sees the role screen,
       // so no UserRoleChosen follows her UserSignedUp): the row must become a tester here too.
-      const set = { email: d.email, name: d.name, type: 'tester', approved: d.approved, country: d.country, updatedAt: new Date() };
+      const set = {
+        email: d.email,
+        name: d.name,
+        type: 'tester',
+        approved: d.approved,
+        country: d.country,
+        // Events written before identity sent the location leave the projection's as it was.
+        ...(d.location !== undefined ? { location: d.location } : {}),
+        updatedAt: new Date(),
+      };
       await tx.insert(users).values({ id: d.userId, ...set }).onConflictDoUpdate({ target: users.id, set });
       if (!d.approved) {
         // An unapproved tester keeps nothing they have not submitted yet.
