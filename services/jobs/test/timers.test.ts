@@ -66,6 +66,22 @@ describe('claim timeout', () => {
     expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, other.token)).status).toBe(200);
   });
 
+  it('tells a tester whose claim expired why their late submission is refused (403), and nobody else', async () => {
+    worker = await startWorker();
+    const { job, t } = await claimed();
+    await waitFor(async () => (await jobRow(job.id)).status === 'open', 'job released');
+    const expired = { detail: 'Your claim on this job expired, so it went back to the available jobs.', code: 'claim_expired' };
+    const late = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form());
+    expect({ status: late.status, body: late.body }).toEqual({ status: 403, body: expired });
+    // still so once someone else holds the job
+    const next = await tester(h);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, next.token)).status).toBe(200);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).body).toEqual(expired);
+    // a tester who never held it hears the general rule
+    const stranger = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, (await tester(h)).token, form());
+    expect({ status: stranger.status, body: stranger.body }).toEqual({ status: 403, body: { detail: 'Only the tester holding this job can submit work for it.', code: 'not_job_tester' } });
+  });
+
   it('does nothing when the work was submitted in time', async () => {
     worker = await startWorker();
     const { job, t } = await claimed();
@@ -151,6 +167,11 @@ describe('auto-accept and revision window', () => {
     expect(await jobRow(job.id)).toMatchObject({ status: 'open', tester_id: null });
     expect((await outboxEvents(h, 'JobReleased', job.id))[0].data.reason).toBe('revision_expired');
     expect((await strikes(t.id)).strikes).toBe(1);
+    const late = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form());
+    expect({ status: late.status, body: late.body }).toEqual({
+      status: 403,
+      body: { detail: 'Your revision window for this job ended, so it went back to the available jobs.', code: 'revision_expired' },
+    });
     // the auto-accept timer of the first submission fires later and finds nothing to do
     const sub = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
     const timer = await timerJob(timerIds.autoAccept(job.id, sub.data.submissionId));

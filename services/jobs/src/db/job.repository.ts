@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
-import { files, jobs, submissions, users, type FileRow, type JobRow, type SubmissionRow, type UserRow } from './schema.js';
+import { files, jobs, outbox, submissions, users, type FileRow, type JobRow, type SubmissionRow, type UserRow } from './schema.js';
 
 type Q = Db | Tx;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -113,6 +113,21 @@ export async function listAvailableJobs(db: Db, opts: { geoRules: string[]; limi
   return opts.after
     ? s.nextPage.execute({ rules: opts.geoRules, limit: opts.limit, afterTs: opts.after.createdAt, afterId: opts.after.id })
     : s.firstPage.execute({ rules: opts.geoRules, limit: opts.limit });
+}
+
+/**
+ * Why a job was last taken from this tester (the reason of our latest JobReleased naming them:
+ * 'claim_timeout', 'revision_expired', 'tester_unapproved'), or undefined when it never was, or so
+ * long ago that the outbox no longer holds the event.
+ */
+export async function lastReleaseReason(db: Q, jobId: string, testerId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ reason: sql<string>`${outbox.envelope}->'data'->>'reason'` })
+    .from(outbox)
+    .where(and(eq(outbox.type, 'JobReleased'), eq(outbox.subject, jobId), sql`${outbox.envelope}->'data'->>'testerId' = ${testerId}`))
+    .orderBy(desc(outbox.seq))
+    .limit(1);
+  return row?.reason;
 }
 
 /** Strike against a tester (projection); returns the new count. Three strikes unapprove in the projection too. */

@@ -7,7 +7,7 @@ import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/serv
 import { JOB_LIMITS, JOB_MESSAGES, submitWorkDashboardSchema, submitWorkPosterFlowSchema } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import { files, jobs, submissions, type JobRow, type SubmissionRow } from '../db/schema.js';
-import { findUser, getJob } from '../db/job.repository.js';
+import { findUser, getJob, lastReleaseReason } from '../db/job.repository.js';
 import { parseMultipart, type UploadedFile } from '../http/multipart.js';
 import { addMs, decide } from './job-state.js';
 
@@ -23,6 +23,18 @@ interface NormalisedSubmission {
 
 const PREVIEW_MAX = 480;
 
+export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }> = {
+  claim_timeout: { detail: 'Your claim on this job expired, so it went back to the available jobs.', code: 'claim_expired' },
+  revision_expired: { detail: 'Your revision window for this job ended, so it went back to the available jobs.', code: 'revision_expired' },
+};
+
+/** The 403 for someone not holding the job: it says so when a timer took the job from this tester. */
+async function notYourJob(deps: JobsDeps, jobId: string, testerId: string): Promise<AppError> {
+  const released = RELEASED_MESSAGES[(await lastReleaseReason(deps.db, jobId, testerId)) ?? ''];
+  if (released) return AppError.forbidden(released.detail, released.code);
+  return AppError.forbidden('Only the tester holding this job can submit work for it.', 'not_job_tester');
+}
+
 /**
  * Submit work, both variants (spec section 5). Order: rights and state (before reading the
  * body), then the whole multipart body to temporary files (type by content, size limits), then
@@ -31,7 +43,7 @@ const PREVIEW_MAX = 480;
  */
 export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, variant: SubmitVariant, req: Request): Promise<{ submission: SubmissionRow; job: JobRow }> {
   const job = await getJob(deps.db, jobId);
-  if (job.testerId !== caller.id) throw AppError.forbidden('Only the tester holding this job can submit work for it.', 'not_job_tester');
+  if (job.testerId !== caller.id) throw await notYourJob(deps, job.id, caller.id);
   decide(job, 'submit');
 
   const form = await parseMultipart(req, {
