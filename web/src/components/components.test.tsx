@@ -8,6 +8,7 @@ import { renderWithStore } from '../test/render';
 import { ErrorBoundary } from './error-boundary';
 import { Modal } from './modal';
 import { StatusBar } from './status-bar';
+import { Table } from './table';
 
 function ModalHarness() {
   const [open, setOpen] = useState(false);
@@ -117,5 +118,34 @@ describe('toasts and status messages', () => {
     expect(screen.getByText('Failed to load jobs')).toBeTruthy();
     act(() => jest.advanceTimersByTime(300));
     expect(screen.queryByText('Failed to load jobs')).toBeNull();
+  });
+});
+
+describe('Table', () => {
+  it("labels every cell with its column's name, for the phone layout, also for rows added later", () => {
+    const rows = (n: number) =>
+      Array.from({ length: n }, (_, i) => (
+        <tr key={i}>
+          <td>Job {i}</td>
+          <td>open</td>
+        </tr>
+      ));
+    const { rerender } = render(
+      <Table caption="Jobs" columns={['Job', 'Status']}>
+        {rows(1)}
+      </Table>,
+    );
+    rerender(
+      <Table caption="Jobs" columns={['Job', 'Status']}>
+        {rows(2)}
+      </Table>,
+    );
+    const cells = screen.getAllByRole('cell');
+    expect(cells.map((c) => c.getAttribute('data-label'))).toEqual([
+      'Job',
+      'Status',
+      'Job',
+      'Status',
+    ]);
   });
 });

@@ -1,6 +1,10 @@
-import type { ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
-/** A scrollable table with a screen-reader caption and one header row; children are the rows. */
+/**
+ * A table with a screen-reader caption and one header row; children are the rows.
+ * Wide tables scroll inside their own box; on phones each row is shown as a card whose
+ * cells carry their column's name (`data-label`, read by the stylesheet).
+ */
 export function Table({
   caption,
   columns,
@@ -10,6 +14,15 @@ export function Table({
   columns: string[];
   children: ReactNode;
 }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  // After every render: the rows are the caller's markup, so label their cells here.
+  useLayoutEffect(() => {
+    for (const row of Array.from(body.current?.rows ?? []))
+      for (const cell of Array.from(row.cells)) {
+        const label = columns[cell.cellIndex] ?? '';
+        if (cell.dataset.label !== label) cell.dataset.label = label;
+      }
+  });
   return (
     <div className="table-wrap">
       <table className="table">
@@ -23,7 +36,7 @@ export function Table({
             ))}
           </tr>
         </thead>
-        <tbody>{children}</tbody>
+        <tbody ref={body}>{children}</tbody>
       </table>
     </div>
   );

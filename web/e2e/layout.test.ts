@@ -1,0 +1,153 @@
+/**
+ * Layout in a real browser: user text that cannot break (a 200-character title without a
+ * space) never makes the page wider than the window, and the admin's jobs table keeps its
+ * Status and Actions on screen on a phone. Runs against `npm start` on a free port (or
+ * E2E_BASE_URL); screens are saved under test-results/screenshots/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
+import {
+  launchBrowser,
+  screenshot as shot,
+  startProduct,
+  type Product,
+} from './support/product.js';
+
+let product: Product;
+let browser: Browser;
+const ts = Date.now();
+const longTitle = 'Supercalifragilistic'.repeat(10); // 200 characters, no space
+const longUrl = `https://example.com/${'a'.repeat(150)}`;
+
+beforeAll(async () => {
+  product = await startProduct();
+  browser = await launchBrowser();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+}, 30_000);
+
+async function signIn(p: Page, email: string, name: string) {
+  await p.goto(`${product.baseUrl}/api/auth/dev/login?email=${email}&name=${name}&intent=poster`);
+  const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
+  const dashboard = p.getByRole('button', { name: 'Post New Job' });
+  await chooser.or(dashboard).waitFor();
+  if (await chooser.isVisible()) {
+    await p.getByLabel(/Site owner/).check();
+    await p.getByLabel('Location').selectOption('USA');
+    await p.getByRole('button', { name: 'Continue' }).click();
+  }
+  await dashboard.waitFor();
+}
+
+/** Posts a job through the API with the page's own session (left unpaid: 'Pay now' shows). */
+async function postJob(p: Page, title: string, url: string) {
+  const status = await p.evaluate(
+    async ({ title, url }) => {
+      const token = sessionStorage.getItem('access_token') ?? localStorage.getItem('access_token');
+      const xsrf = /(?:^|; )XSRF-TOKEN=([^;]*)/.exec(document.cookie)?.[1] ?? '';
+      const res = await fetch('/api/jobs', {
+        method: 'POST',
+        credentials: 'include',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${token}`,
+          'x-xsrf-token': decodeURIComponent(xsrf),
+        },
+        body: JSON.stringify({
+          title,
+          url,
+          what_to_test: 'Check the checkout',
+          budget: 1,
+          expected_completion_hours: 48,
+          geo_rule: 'us_pr',
+          requirements: ['Can you pay?'],
+        }),
+      });
+      return res.status;
+    },
+    { title, url },
+  );
+  expect(status).toBe(201);
+}
+
+const pageWidth = (p: Page) =>
+  p.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+  }));
+
+/** True when the element's box lies inside the window, left to right. */
+const onScreen = (p: Page, selector: string) =>
+  p
+    .locator(selector)
+    .first()
+    .evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.left >= 0 && r.right <= window.innerWidth;
+    });
+
+describe('layout with long unbroken user text', () => {
+  it('keeps the poster dashboard inside the window at 1280 and 390 px', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await ctx.newPage();
+    await signIn(p, `long${ts}@gmail.com`, 'Pat');
+    await postJob(p, longTitle, longUrl);
+    await p.reload();
+    await p.getByText(longTitle).waitFor();
+    for (const width of [1280, 390]) {
+      await p.setViewportSize({ width, height: 900 });
+      await shot(p, `layout-poster-long-title-${width}`);
+      const { scroll, inner } = await pageWidth(p);
+      expect(scroll).toBeLessThanOrEqual(inner);
+      // The card's badges and 'Pay now' stay inside the window.
+      const card = p.locator('.job-card', { hasText: longTitle });
+      const pay = await card.getByRole('button', { name: 'Pay now' }).boundingBox();
+      expect(pay && pay.x >= 0 && pay.x + pay.width <= width).toBe(true);
+      expect(await onScreen(p, '.job-card .badge--unpaid')).toBe(true);
+    }
+    await ctx.close();
+  }, 90_000);
+
+  it("keeps the admin jobs table's Status and Actions on screen on a phone", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const poster = await ctx.newPage();
+    await signIn(poster, `table${ts}@gmail.com`, 'Tab');
+    await postJob(poster, longTitle, longUrl);
+    const admin = await ctx.newPage();
+    await admin.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
+    );
+    await admin.getByRole('tab', { name: 'Manage' }).click();
+    const table = admin.getByRole('table', { name: 'All jobs' });
+    await table.getByText(longTitle).first().waitFor();
+    await shot(admin, 'layout-admin-manage-390');
+    const { scroll, inner } = await pageWidth(admin);
+    expect(scroll).toBeLessThanOrEqual(inner);
+    // Every cell of the first row (Job, Poster, Status, Actions) is inside the window.
+    const cells = await table
+      .locator('tbody tr')
+      .first()
+      .locator('td')
+      .evaluateAll((tds) =>
+        tds.map((td) => {
+          const r = td.getBoundingClientRect();
+          return { label: td.getAttribute('data-label'), fits: r.right <= window.innerWidth };
+        }),
+      );
+    expect(cells).toEqual([
+      { label: 'Job', fits: true },
+      { label: 'Poster', fits: true },
+      { label: 'Status', fits: true },
+      { label: 'Actions', fits: true },
+    ]);
+    expect(await onScreen(admin, 'table .badge--unpaid')).toBe(true);
+    await admin.setViewportSize({ width: 1280, height: 900 });
+    await shot(admin, 'layout-admin-manage-1280');
+    const wide = await pageWidth(admin);
+    expect(wide.scroll).toBeLessThanOrEqual(wide.inner);
+    await ctx.close();
+  }, 90_000);
+});
