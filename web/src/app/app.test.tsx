@@ -2,7 +2,7 @@ import '../test/setup';
 import { beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { getToken, setToken } from '../lib/tokens';
+import { LOGOUT_MARK_KEY, getToken, setToken } from '../lib/tokens';
 import { mockFetch, resetStorage } from '../test/setup';
 import { App } from './app';
 import { makeStore } from './store';
@@ -195,7 +195,49 @@ describe('app routes and session', () => {
     await waitFor(() => expect(window.location.pathname).toBe('/'));
     expect(calls.some((c) => c.url === '/api/auth/logout' && c.method === 'POST')).toBe(true);
     expect(getToken()).toBeNull();
+    expect(window.localStorage.getItem(LOGOUT_MARK_KEY)).toBeTruthy();
     expect(await screen.findByRole('link', { name: 'Sign in with Google' })).toBeTruthy();
+  });
+
+  it('returns to the signed-out view at once when another tab logs out', async () => {
+    setToken('t');
+    mockFetch((c) => (c.url === '/api/me' ? { body: poster } : { body: { jobs: [] } }));
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    await screen.findByRole('heading', { name: 'Welcome, Pat' });
+    // What the other tab's Logout leaves in the shared localStorage, and the event it fires here.
+    window.localStorage.setItem(LOGOUT_MARK_KEY, 'logout-in-tab-1');
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: LOGOUT_MARK_KEY, newValue: 'logout-in-tab-1' }),
+    );
+    await waitFor(() => expect(window.location.pathname).toBe('/'));
+    expect(await screen.findByRole('link', { name: 'Sign in with Google' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Logout' })).toBeNull();
+    expect(getToken()).toBeNull();
+  });
+
+  it('does not reopen the dashboard on reload with a token stored before a logout in another tab', async () => {
+    setToken('t'); // this tab's token, stored before the other tab logged out
+    window.localStorage.setItem(LOGOUT_MARK_KEY, 'logout-in-tab-1');
+    document.cookie = 'XSRF-TOKEN=x; path=/';
+    const { calls } = mockFetch((c) =>
+      c.url === '/api/auth/refresh'
+        ? { status: 401, body: { detail: 'Please sign in.', code: 'unauthorized' } }
+        : { body: poster },
+    );
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    expect(window.location.pathname).toBe('/login');
+    await waitFor(() => expect(calls.some((c) => c.url === '/api/auth/refresh')).toBe(true));
+    expect(screen.queryByRole('button', { name: 'Logout' })).toBeNull();
+    expect(calls.some((c) => c.url === '/api/me')).toBe(false);
+    expect(getToken()).toBeNull();
+  });
+
+  it('keeps a token stored after the last logout (signing in again)', () => {
+    window.localStorage.setItem(LOGOUT_MARK_KEY, 'earlier-logout');
+    setToken('fresh');
+    expect(getToken()).toBe('fresh');
   });
 
   it('redirects /dashboard to the login screen when signed out', () => {

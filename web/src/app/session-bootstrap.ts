@@ -4,8 +4,9 @@ import { useDispatch } from 'react-redux';
 import { useNavigate } from 'react-router';
 import { AUTH_EXPIRED_EVENT, trySilentRefresh } from '../lib/base-query';
 import { errorMessage } from '../lib/error-message';
-import { signedIn, signedOut } from '../lib/session-slice';
-import { setToken } from '../lib/tokens';
+import { loggedOut, signedIn, signedOut } from '../lib/session-slice';
+import { onLogoutInOtherTab } from '../lib/session-sync';
+import { clearTokens, setToken } from '../lib/tokens';
 import { exchangeSession } from '../features/auth/api/create-session';
 import { SESSION_EXPIRED, authErrorMessage } from '../features/auth/auth-errors';
 
@@ -28,7 +29,8 @@ function clearHash() {
 /**
  * Reads `#session_id=S` (sign-in finished: trade it for a token, clear the hash, open the
  * dashboard) and `#auth_error=CODE`; restores a session from the refresh cookie when no
- * token is stored; on 'auth-expired' clears the user and shows the login screen.
+ * token is stored; on 'auth-expired' clears the user and shows the login screen; on a
+ * Logout in another tab signs this tab out as well.
  */
 export function useSessionBootstrap() {
   const dispatch = useDispatch();
@@ -84,6 +86,17 @@ export function useSessionBootstrap() {
     window.addEventListener(AUTH_EXPIRED_EVENT, onExpired);
     return () => window.removeEventListener(AUTH_EXPIRED_EVENT, onExpired);
   }, [dispatch, navigate]);
+
+  // Logout in another tab of this browser: back to the signed-out view here too.
+  useEffect(
+    () =>
+      onLogoutInOtherTab(() => {
+        clearTokens();
+        void resetCache(dispatch);
+        dispatch(loggedOut()); // the /dashboard route then sends the browser home
+      }),
+    [dispatch],
+  );
 
   return { authError, exchanging };
 }

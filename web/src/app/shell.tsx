@@ -8,7 +8,7 @@ import { StatusBar } from '../components/status-bar';
 import { resetApiState } from '../lib/api';
 import { errorMessage } from '../lib/error-message';
 import { loggedOut } from '../lib/session-slice';
-import { clearTokens } from '../lib/tokens';
+import { announceLogout } from '../lib/session-sync';
 import type { User } from '../lib/types';
 import { useGetMeQuery } from '../features/auth/api/get-me';
 import { useLogoutMutation } from '../features/auth/api/logout';
@@ -76,7 +76,7 @@ export default function Shell() {
     try {
       await logout();
     } finally {
-      clearTokens();
+      announceLogout(); // other tabs of this browser sign out too
       dispatch(resetApiState());
       dispatch(loggedOut()); // the /dashboard route then sends the browser home
     }
