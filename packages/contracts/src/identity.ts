@@ -14,6 +14,9 @@ export const identityMessages = {
   country: 'Please choose a country',
   approved: 'Please say whether the tester is approved',
   sessionId: 'A sign-in session id is required',
+  /** Sign-in refusal and dashboard copy for a tester unapproved by the strike rule. */
+  testerReleased:
+    'Your tester account was paused after missed deadlines (jobs not submitted in time). An admin must re-approve it before you can take jobs again.',
 } as const;
 
 const roleSchema = z.enum(CHOOSABLE_ROLES, { error: identityMessages.role });

@@ -9,12 +9,13 @@ export function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? '—' : d.toLocaleString();
 }
 
-/** "1d 4h 12m" until `iso`, or null once it has passed. */
+/** "1d 4h 12m" (or "less than a minute") until `iso`, or null once it has passed. */
 export function timeLeft(iso: string | null | undefined, now = Date.now()): string | null {
   if (!iso) return null;
   const ms = new Date(iso).getTime() - now;
   if (!Number.isFinite(ms) || ms <= 0) return null;
   const m = Math.floor(ms / 60_000);
+  if (m === 0) return 'less than a minute';
   const d = Math.floor(m / 1440);
   const h = Math.floor((m % 1440) / 60);
   const mm = m % 60;

@@ -8,6 +8,8 @@ export interface User {
   location: 'USA' | 'PR' | null;
   country: 'US' | 'PR' | 'CA' | null;
   approved: boolean;
+  /** Unapproved by the strike rule (missed deadlines), not yet re-approved. */
+  released?: boolean;
   created_at?: string;
 }
 

@@ -1,8 +1,11 @@
+import { identityMessages } from '@htm/contracts/identity';
+
 /** Messages for `#auth_error=CODE` after a failed Google sign-in. */
 export const AUTH_ERROR_MESSAGES: Record<string, string> = {
   gmail_only: 'Other e-mail providers coming soon',
   tester_not_approved:
     'Your tester account is not approved yet. We will e-mail you once an admin approves your signup.',
+  tester_released: identityMessages.testerReleased,
   google_failed: 'Google authentication failed',
 };
 

@@ -21,3 +21,11 @@ export async function postSubmission(
 /** After a successful upload the cached job lists are stale. */
 export const invalidateAfterSubmit = () =>
   api.util.invalidateTags(['MyJob', 'AvailableJob', 'Earnings']);
+
+/**
+ * A 403 or 409 answer to a submit means the job is no longer this tester's to submit (the claim
+ * expired, or it moved on): the job lists are stale too.
+ */
+export const jobMovedOn = (status: number): boolean => status === 403 || status === 409;
+export const invalidateAfterRefusedSubmit = () =>
+  api.util.invalidateTags(['MyJob', 'AvailableJob']);

@@ -1,11 +1,11 @@
 import '../../../test/setup';
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { getToken, setToken } from '../../../lib/tokens';
 import type { User } from '../../../lib/types';
 import { renderWithStore } from '../../../test/render';
-import { mockFetch, resetStorage } from '../../../test/setup';
+import { mockFetch, mockXhr, resetStorage } from '../../../test/setup';
 import TesterDashboard from './tester-dashboard';
 
 const tester: User = {
@@ -44,6 +44,19 @@ describe('Tester dashboard', () => {
     expect(
       screen.getByRole('heading', { name: 'Your tester account is pending approval' }),
     ).toBeTruthy();
+    expect(screen.queryByRole('tab')).toBeNull();
+  });
+
+  it('tells a tester paused by missed deadlines so, instead of "pending approval"', () => {
+    mockFetch(() => ({ body: {} }));
+    renderWithStore(<TesterDashboard user={{ ...tester, approved: false, released: true }} />);
+    expect(screen.getByRole('heading', { name: 'Your tester account is paused' })).toBeTruthy();
+    expect(
+      screen.getByText(
+        'Your tester account was paused after missed deadlines (jobs not submitted in time). An admin must re-approve it before you can take jobs again.',
+      ),
+    ).toBeTruthy();
+    expect(screen.queryByText(/pending approval/)).toBeNull();
     expect(screen.queryByRole('tab')).toBeNull();
   });
 
@@ -161,6 +174,81 @@ describe('Tester dashboard', () => {
     await waitFor(() => expect(getToken()).toBe('newer'));
     expect(calls.find((c) => c.url === '/api/users/profile')?.method).toBe('PATCH');
     expect(calls.find((c) => c.url === '/api/users/profile')?.body).toEqual({ country: 'CA' });
+  });
+});
+
+describe('My Jobs deadlines', () => {
+  const claimedJob = (deadlineInMs: number) => ({
+    ...openJob,
+    status: 'claimed',
+    tester_id: 't1',
+    claim_deadline_at: new Date(Date.now() + deadlineInMs).toISOString(),
+  });
+  const myJobsCalls = (calls: Array<{ url: string }>) =>
+    calls.filter((c) => c.url === '/api/tester/my-jobs').length;
+
+  it('says "less than a minute" when under a minute is left, with the submit buttons', async () => {
+    mockFetch((c) =>
+      c.url === '/api/tester/my-jobs'
+        ? { body: { jobs: [claimedJob(50_000)] } }
+        : { body: { jobs: [], next_cursor: null } },
+    );
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
+    expect(await screen.findByText('Time left to submit: less than a minute.')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Submit Work' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Detailed Report' })).toBeTruthy();
+  });
+
+  it('turns the card into "claim expired" when the deadline passes, without submit buttons, and asks the server again', async () => {
+    const job = claimedJob(1500);
+    const { calls } = mockFetch((c) =>
+      c.url === '/api/tester/my-jobs'
+        ? { body: { jobs: [job] } }
+        : { body: { jobs: [], next_cursor: null } },
+    );
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
+    expect(await screen.findByRole('button', { name: 'Submit Work' })).toBeTruthy();
+    expect(myJobsCalls(calls)).toBe(1);
+    expect(
+      await screen.findByText(
+        'Your claim on this job expired, so it went back to the available jobs.',
+        undefined,
+        { timeout: 4000 },
+      ),
+    ).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Submit Work' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Detailed Report' })).toBeNull();
+    expect(screen.queryByText(/Time left to submit/)).toBeNull();
+    await waitFor(() => expect(myJobsCalls(calls)).toBe(2));
+  });
+
+  it('refetches My Jobs after a 403 to a submit, so the stale card goes away', async () => {
+    let released = false;
+    const { calls } = mockFetch((c) =>
+      c.url === '/api/tester/my-jobs'
+        ? { body: { jobs: released ? [] : [claimedJob(3_600_000)] } }
+        : { body: { jobs: [], next_cursor: null } },
+    );
+    const expiredDetail = 'Your claim on this job expired, so it went back to the available jobs.';
+    mockXhr(() => {
+      released = true;
+      return { status: 403, body: { detail: expiredDetail, code: 'claim_expired' } };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Submit Work' }));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.type(within(dialog).getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(within(dialog).getByLabelText('Key finding 1'), 'Cart badge lags');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Submit Work' }));
+    expect(await within(dialog).findByText(expiredDetail)).toBeTruthy();
+    await waitFor(() => expect(myJobsCalls(calls)).toBe(2));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(
+      await screen.findByText('You have no jobs yet. Claim one from Available Jobs.'),
+    ).toBeTruthy();
   });
 });
 

@@ -1,3 +1,4 @@
+import { identityMessages } from '@htm/contracts/identity';
 import { useEffect, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { Tabs } from '../../../components/tabs';
@@ -131,13 +132,51 @@ function AvailableJobs() {
   );
 }
 
+/** The time now, renewed every `everyMs` while `ticking` (so deadlines count down on screen). */
+function useNow(everyMs: number, ticking: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!ticking) return undefined;
+    setNow(Date.now());
+    const id = window.setInterval(() => setNow(Date.now()), everyMs);
+    return () => window.clearInterval(id);
+  }, [everyMs, ticking]);
+  return now;
+}
+
+/** How often an expired card asks the server again (its timer releases the job shortly after). */
+const EXPIRED_REFETCH_MS = 10_000;
+
+/** The deadline a job of My Jobs runs against: the claim's, or the revision window's. */
+function deadlineOf(j: Job): string | null | undefined {
+  if (j.status === 'claimed' || j.status === 'in_progress') return j.claim_deadline_at;
+  if (j.status === 'revision_requested') return j.revision_deadline_at;
+  return undefined;
+}
+
 function MyJobs() {
-  const { data: jobs = [], error, isLoading } = useListMyJobsQuery();
+  const { data: jobs = [], error, isLoading, refetch } = useListMyJobsQuery();
   const [modal, setModal] = useState<{ job: Job; variant: 'work' | 'report' } | null>(null);
   const { toast } = useNotify();
+  const now = useNow(
+    1000,
+    jobs.some((j) => deadlineOf(j)),
+  );
+  const expired = jobs.filter((j) => {
+    const at = deadlineOf(j);
+    return at ? new Date(at).getTime() <= now : false;
+  });
+  const expiredKey = expired.map((j) => j.id).join(',');
   useEffect(() => {
     if (error) toast(errorMessage(error, 'Failed to load my jobs'));
   }, [error, toast]);
+  useEffect(() => {
+    // A deadline passed: the server releases the job; ask again until the card is gone.
+    if (!expiredKey) return undefined;
+    void refetch();
+    const id = window.setInterval(() => void refetch(), EXPIRED_REFETCH_MS);
+    return () => window.clearInterval(id);
+  }, [expiredKey, refetch]);
   if (isLoading) return <Loading label="Loading your jobs…" />;
   return (
     <div>
@@ -146,9 +185,10 @@ function MyJobs() {
       ) : null}
       <ul className="job-list">
         {jobs.map((j) => {
-          const working = j.status === 'claimed' || j.status === 'in_progress';
-          const revision = j.status === 'revision_requested';
-          const due = timeLeft(revision ? j.revision_deadline_at : j.claim_deadline_at);
+          const lapsed = expired.includes(j);
+          const working = (j.status === 'claimed' || j.status === 'in_progress') && !lapsed;
+          const revision = j.status === 'revision_requested' && !lapsed;
+          const due = timeLeft(deadlineOf(j), now);
           return (
             <li className="job-card" key={j.id}>
               <div className="job-card__main">
@@ -159,7 +199,14 @@ function MyJobs() {
                     {j.url}
                   </a>
                 </p>
-                {working && due ? <p className="muted">Submit within {due}.</p> : null}
+                {working && due ? <p className="muted">Time left to submit: {due}.</p> : null}
+                {lapsed ? (
+                  <p className="notice" role="status">
+                    {j.status === 'revision_requested'
+                      ? 'Your revision window ended, so this job went back to the available jobs.'
+                      : 'Your claim on this job expired, so it went back to the available jobs.'}
+                  </p>
+                ) : null}
                 {revision ? (
                   <div className="notice">
                     <RevisionRequest review={j.last_review} />
@@ -168,7 +215,9 @@ function MyJobs() {
                 ) : null}
               </div>
               <div className="job-card__side">
-                <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>
+                <span className={`badge badge--${lapsed ? 'expired' : j.status}`}>
+                  {lapsed ? 'expired' : statusLabel(j.status)}
+                </span>
                 {working ? (
                   <>
                     <button
@@ -222,11 +271,20 @@ export default function TesterDashboard({ user }: { user: User }) {
   if (!user.approved) {
     return (
       <div className="panel pending">
-        <h1>Your tester account is pending approval</h1>
-        <p>
-          Thanks for signing up! An admin reviews every tester before their first job. We'll e-mail
-          you once you're approved.
-        </p>
+        {user.released ? (
+          <>
+            <h1>Your tester account is paused</h1>
+            <p>{identityMessages.testerReleased}</p>
+          </>
+        ) : (
+          <>
+            <h1>Your tester account is pending approval</h1>
+            <p>
+              Thanks for signing up! An admin reviews every tester before their first job. We'll
+              e-mail you once you're approved.
+            </p>
+          </>
+        )}
         <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>
           Update Your Profile
         </button>

@@ -3,7 +3,11 @@ import { useDispatch } from 'react-redux';
 import { errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import type { UploadResult } from '../../../lib/transfer';
-import { invalidateAfterSubmit } from '../api/submit-work';
+import {
+  invalidateAfterRefusedSubmit,
+  invalidateAfterSubmit,
+  jobMovedOn,
+} from '../api/submit-work';
 
 /**
  * The upload step of both Submit Work modals: progress while it runs; on success refresh the
@@ -28,6 +32,8 @@ export function useWorkUpload(onClose: () => void) {
       return;
     }
     setProgress(null);
+    // The job is no longer ours (claim expired, already submitted...): drop the stale card.
+    if (jobMovedOn(res.status)) dispatch(invalidateAfterRefusedSubmit());
     setFormError(
       res.status === 0
         ? 'Failed to submit work'
