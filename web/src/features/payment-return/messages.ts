@@ -11,6 +11,7 @@ export const PAYMENT_HEADINGS = {
   stalled: 'Payment still processing',
   paid: 'Your job is live',
   failed: 'Payment not confirmed',
+  refunded: 'This job was already paid',
 } as const;
 
 /** How often the success page asks again while the payment is still processing. */

@@ -49,6 +49,8 @@ function backend(overrides: (c: Call) => FakeResponseInit | undefined = () => un
           platform_earnings: 2.16,
           pending_payouts_count: 3,
           completed_jobs_count: 12,
+          total_refunds: 3,
+          pending_refunds_count: 1,
         },
       };
     if (c.url === '/api/admin/available-testers')
@@ -111,6 +113,11 @@ describe('Admin dashboard', () => {
     renderWithStore(<AdminDashboard user={admin} />);
     expect(await screen.findByText('$2.16')).toBeTruthy();
     expect(screen.getByText('$12.00')).toBeTruthy();
+    const money = screen.getByRole('list', { name: 'Financial overview' });
+    expect(within(money).getByText(/Refunded/).textContent).toBe(
+      '$3.00 Refunded (second payments of a paid job)',
+    );
+    expect(within(money).getByText(/Refunds pending/).textContent).toBe('1 Refunds pending');
     const counts = screen.getByRole('list', { name: 'Job counts' });
     expect(within(counts).getByText('Submitted').textContent).toContain('1');
   });

@@ -63,8 +63,33 @@ describe('payment return pages', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('says a second payment of a paid job is being refunded, then that it was refunded', async () => {
+    let n = 0;
+    const { calls } = mockFetch(() => ({
+      body: { payment_status: n++ < 1 ? 'refund_pending' : 'refunded', job_id: 'j' },
+    }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_dup' });
+    expect(
+      await screen.findByText(
+        'This job was already paid. This second payment will be refunded automatically.',
+      ),
+    ).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('This job was already paid');
+    expect(
+      await screen.findByText(
+        'This job was already paid. This second payment has been refunded.',
+        undefined,
+        { timeout: 4000 },
+      ),
+    ).toBeTruthy();
+    expect(screen.queryByText(/Your job is live/)).toBeNull();
+    const seen = calls.length;
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(calls.length).toBe(seen); // refunded is final: no more polling
+  });
+
   it('keeps checking under "Checking your payment" for a status it does not know', async () => {
-    mockFetch(() => ({ body: { payment_status: 'refunded', job_id: 'j' } }));
+    mockFetch(() => ({ body: { payment_status: 'settling', job_id: 'j' } }));
     renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_2' });
     expect(await screen.findByText('Payment is still processing. Please wait...')).toBeTruthy();
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Checking your payment');

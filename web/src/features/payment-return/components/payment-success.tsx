@@ -1,11 +1,15 @@
 import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { DUPLICATE_PAYMENT_MESSAGES } from '@htm/contracts/payments';
 import { shortId } from '../../../lib/format';
 import { getToken } from '../../../lib/tokens';
 import { useGetCheckoutStatusQuery } from '../api/get-checkout-status';
 import { MAX_POLLS, PAYMENT_HEADINGS, PAYMENT_MESSAGES, POLL_MS } from '../messages';
 
-/** /payment/success?session_id=…: polls the checkout status until it is 'paid'. */
+/**
+ * /payment/success?session_id=…: polls the checkout status until it is 'paid' (or, for a second
+ * payment of a job that was already paid, 'refunded').
+ */
 export default function PaymentSuccess() {
   const [params] = useSearchParams();
   const sessionId = params.get('session_id') ?? '';
@@ -14,28 +18,33 @@ export default function PaymentSuccess() {
     skip: !sessionId,
   });
   const paid = data?.payment_status === 'paid';
+  const refunded = data?.payment_status === 'refunded';
   const gaveUp = polls >= MAX_POLLS;
 
   useEffect(() => {
-    if (!sessionId || paid || error || gaveUp || isFetching || !data) return;
+    if (!sessionId || paid || refunded || error || gaveUp || isFetching || !data) return;
     const t = setTimeout(() => {
       setPolls((n) => n + 1);
       void refetch();
     }, POLL_MS);
     return () => clearTimeout(t);
-  }, [sessionId, paid, error, gaveUp, isFetching, data, refetch]);
+  }, [sessionId, paid, refunded, error, gaveUp, isFetching, data, refetch]);
 
   // What the page says: 'failed' when the status cannot be read (no session, unknown session,
-  // network) or the checkout expired; 'paid' once paid; any other status (unpaid, or one this
-  // page does not know) is still processing, as the spec says ('stalled' once polling stops).
+  // network) or the checkout expired; 'paid' once paid; 'refunded' for a second payment of a
+  // job already paid (refunded, or being refunded: polling goes on until it is); any other
+  // status (unpaid, or one this page does not know) is still processing, as the spec says
+  // ('stalled' once polling stops).
   const state: keyof typeof PAYMENT_HEADINGS =
     !sessionId || error || data?.payment_status === 'expired'
       ? 'failed'
       : paid
         ? 'paid'
-        : gaveUp
-          ? 'stalled'
-          : 'processing';
+        : refunded || data?.payment_status === 'refund_pending'
+          ? 'refunded'
+          : gaveUp
+            ? 'stalled'
+            : 'processing';
 
   let body;
   if (state === 'failed') {
@@ -52,6 +61,12 @@ export default function PaymentSuccess() {
         </p>
         {data?.job_id ? <p className="muted">Job #{shortId(data.job_id)}</p> : null}
       </>
+    );
+  } else if (state === 'refunded') {
+    body = (
+      <p className="notice" role="status">
+        {refunded ? DUPLICATE_PAYMENT_MESSAGES.refunded : DUPLICATE_PAYMENT_MESSAGES.refundPending}
+      </p>
     );
   } else {
     body = (
