@@ -57,6 +57,7 @@ export const JOB_MESSAGES = {
   keyFindingRequired: 'At least one key finding (min 5 characters) is required',
   keyFindingTooLong: 'Key finding must be less than 120 characters',
   imageOnly: 'Please upload an image file only',
+  imageOrVideoOnly: 'Please upload image or video files only',
   imageTooLarge: 'File size must be less than 10MB',
   videoTooLarge: 'File size must be less than 100MB',
   tooManyFiles: `Please upload at most ${JOB_LIMITS.maxFiles} files`,
@@ -87,6 +88,17 @@ const optionalText = (max: number, message: string) =>
     .string()
     .trim()
     .max(max, { error: message })
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : undefined));
+
+/** An optional key finding of the dashboard variant: empty is fine, else 5-120 characters. */
+const keyFinding = () =>
+  z
+    .string()
+    .trim()
+    .max(JOB_LIMITS.keyFindingMax, { error: JOB_MESSAGES.keyFindingTooLong })
+    .refine((v) => v.length === 0 || v.length >= JOB_LIMITS.keyFindingMin, { error: JOB_MESSAGES.keyFindingRequired })
     .optional()
     .nullable()
     .transform((v) => (v ? v : undefined));
@@ -146,13 +158,13 @@ export const submitWorkDashboardSchema = z
       .trim()
       .min(JOB_LIMITS.feedbackMin, { error: JOB_MESSAGES.feedbackTooShort })
       .max(JOB_LIMITS.feedbackMax, { error: JOB_MESSAGES.feedbackTooLong }),
-    key_finding_1: optionalText(JOB_LIMITS.keyFindingMax, JOB_MESSAGES.keyFindingTooLong),
-    key_finding_2: optionalText(JOB_LIMITS.keyFindingMax, JOB_MESSAGES.keyFindingTooLong),
-    key_finding_3: optionalText(JOB_LIMITS.keyFindingMax, JOB_MESSAGES.keyFindingTooLong),
+    key_finding_1: keyFinding(),
+    key_finding_2: keyFinding(),
+    key_finding_3: keyFinding(),
   })
   .superRefine((v, ctx) => {
-    const findings = [v.key_finding_1, v.key_finding_2, v.key_finding_3];
-    if (!findings.some((f) => f && f.length >= JOB_LIMITS.keyFindingMin)) {
+    // Each non-empty finding is already 5+ characters; at least one must be given.
+    if (![v.key_finding_1, v.key_finding_2, v.key_finding_3].some((f) => f)) {
       ctx.addIssue({ code: 'custom', path: ['key_finding_1'], message: JOB_MESSAGES.keyFindingRequired });
     }
   })

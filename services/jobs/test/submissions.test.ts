@@ -76,6 +76,8 @@ describe('submit work (tester dashboard variant)', () => {
     [{ key_finding_1: undefined }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
     [{ key_finding_1: 'abcd' }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
     [{ key_finding_2: 'y'.repeat(121) }, 'key_finding_2', 'Key finding must be less than 120 characters'],
+    [{ key_finding_2: 'ab' }, 'key_finding_2', 'At least one key finding (min 5 characters) is required'],
+    [{ key_finding_3: 'x' }, 'key_finding_3', 'At least one key finding (min 5 characters) is required'],
   ])('refuses %j with 400 and leaves no row and no file', async (over, field, message) => {
     const { job, t } = await claimedJob();
     const before = await counts();
@@ -216,6 +218,16 @@ describe('submit work (poster-flow variant)', () => {
     expect(r.body.submission.file_urls).toHaveLength(3);
     const types = await h.svc.ctx.dbHandle.query<{ content_type: string }>(`SELECT content_type FROM jobs.files WHERE job_id = $1 AND kind = 'original' ORDER BY content_type`, [job.id]);
     expect(types.map((x) => x.content_type)).toEqual(['image/gif', 'image/png', 'video/webm']);
+  });
+
+  it('refuses a text file named .png with 415 saying images or video are accepted', async () => {
+    const { job, t } = await claimedJob();
+    const before = await counts();
+    const text = { data: Buffer.from('just some text, not an image\n'.repeat(400)), name: 'shot.png', type: 'image/png' };
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [text]));
+    expect(r.status).toBe(415);
+    expect(r.body.detail).toBe('Please upload image or video files only');
+    expect(await counts()).toEqual(before);
   });
 
   it('refuses a sixth file', async () => {

@@ -8,7 +8,7 @@ import { JOB_LIMITS, JOB_MESSAGES, submitWorkDashboardSchema, submitWorkPosterFl
 import type { JobsDeps } from '../deps.js';
 import { files, jobs, submissions, type JobRow, type SubmissionRow } from '../db/schema.js';
 import { findUser, getJob, lastReleaseReason } from '../db/job.repository.js';
-import { parseMultipart, type UploadedFile } from '../http/multipart.js';
+import { parseMultipart, unsupportedFile, type UploadedFile } from '../http/multipart.js';
 import { addMs, decide } from './job-state.js';
 
 export type SubmitVariant = 'dashboard' | 'poster_flow';
@@ -57,8 +57,9 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
   try {
     const data = validateFields(form.fields, variant, job);
     const images = form.files.filter((f) => f.kind === 'image');
-    for (const img of images) await assertDecodable(img);
-    const preview = images[0] ? await makePreview(images[0]) : undefined;
+    const allowVideo = variant === 'poster_flow';
+    for (const img of images) await assertDecodable(img, allowVideo);
+    const preview = images[0] ? await makePreview(images[0], allowVideo) : undefined;
 
     // Everything is valid: store the files under generated names.
     const submissionId = randomUUID();
@@ -171,17 +172,17 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
   };
 }
 
-async function assertDecodable(img: UploadedFile): Promise<void> {
+async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<void> {
   try {
     const meta = await sharp(img.tmpPath).metadata();
     if (!meta.width || !meta.height) throw new Error('no size');
   } catch {
-    throw new AppError('unsupported_type', JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
+    throw unsupportedFile(allowVideo);
   }
 }
 
 /** A small WebP of the first image, re-encoded (so no metadata such as GPS survives). */
-async function makePreview(img: UploadedFile): Promise<Buffer> {
+async function makePreview(img: UploadedFile, allowVideo: boolean): Promise<Buffer> {
   try {
     return await sharp(img.tmpPath, { limitInputPixels: 100_000_000 })
       .rotate()
@@ -189,6 +190,6 @@ async function makePreview(img: UploadedFile): Promise<Buffer> {
       .webp({ quality: 70 })
       .toBuffer();
   } catch {
-    throw new AppError('unsupported_type', JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
+    throw unsupportedFile(allowVideo);
   }
 }

@@ -42,7 +42,9 @@ export interface MultipartOptions {
   tooManyFilesMessage?: string;
 }
 
-const unsupported = () => new AppError('unsupported_type', JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
+/** The 415 of an upload route: its message names what that route accepts. */
+export const unsupportedFile = (allowVideo: boolean) =>
+  new AppError('unsupported_type', allowVideo ? JOB_MESSAGES.imageOrVideoOnly : JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
 const tooLarge = (kind: 'image' | 'video') =>
   new AppError('too_large', kind === 'video' ? JOB_MESSAGES.videoTooLarge : JOB_MESSAGES.imageTooLarge, { code: 'file_too_large' });
 
@@ -117,7 +119,7 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       } else if (ft && opts.allowVideo && VIDEO_TYPES[ft.mime]) {
         kind = 'video';
         ext = VIDEO_TYPES[ft.mime];
-      } else throw unsupported();
+      } else throw unsupportedFile(opts.allowVideo);
       contentType = ft.mime;
       tmpPath = path.join(opts.tmpDir, `${randomUUID()}.part`);
       tmpPaths.push(tmpPath);

@@ -16,7 +16,7 @@ export function checkResultFiles(files: File[]): string | null {
   for (const f of files) {
     const isImage = f.type.startsWith('image/');
     const isVideo = f.type.startsWith('video/');
-    if (!isImage && !isVideo) return 'Please upload image or video files only';
+    if (!isImage && !isVideo) return JOB_MESSAGES.imageOrVideoOnly;
     if (isImage && f.size > JOB_LIMITS.imageMaxBytes) return JOB_MESSAGES.imageTooLarge;
     if (isVideo && f.size > JOB_LIMITS.videoMaxBytes) return JOB_MESSAGES.videoTooLarge;
   }
