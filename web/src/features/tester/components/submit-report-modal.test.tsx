@@ -49,6 +49,21 @@ describe('Submit Work modal (poster-flow)', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('keeps refused files selected and refuses to submit without them', async () => {
+    const { calls } = mockXhr(() => ({ status: 201 }));
+    renderWithStore(<SubmitReportModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('1. Find the price'), 'In the footer, hard to see');
+    await fillRest();
+    await userEvent.upload(
+      screen.getByLabelText(/Screenshots or screen recordings/) as HTMLInputElement,
+      fileOf('notes.txt', 'text/plain', 1000),
+      { applyAccept: false },
+    );
+    await submit();
+    expect(screen.getByText('Please upload image or video files only')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
   it('asks for more detail when no response reaches 10 characters', async () => {
     mockXhr(() => ({ status: 201 }));
     renderWithStore(<SubmitReportModal job={job} onClose={() => undefined} />);

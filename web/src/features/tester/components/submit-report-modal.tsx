@@ -20,13 +20,21 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const [bullets, setBullets] = useState(['', '', '']);
   const [files, setFiles] = useState<File[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const { progress, formError, setFormError, upload } = useWorkUpload(onClose);
+  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(onClose);
 
+  // Refused files stay selected with their error, so Submit stays blocked until the tester
+  // picks others or clears them: evidence is never dropped silently.
   const onFiles = (list: FileList | null) => {
     const arr = list ? Array.from(list) : [];
-    const problem = checkResultFiles(arr);
-    setErrors((e) => ({ ...e, files: problem ?? '' }));
-    setFiles(problem ? [] : arr);
+    setFiles(arr);
+    setErrors((e) => ({ ...e, files: checkResultFiles(arr) ?? '' }));
+    clearFileRefusal();
+  };
+  const clearError = (...fields: string[]) =>
+    setErrors((e) => ({ ...e, ...Object.fromEntries(fields.map((f) => [f, ''])) }));
+  const onBullets = (next: string[]) => {
+    next.forEach((v, i) => v !== bullets[i] && clearError(`key_findings_bullet_${i + 1}`));
+    setBullets(next);
   };
 
   const submit = async (e: FormEvent) => {
@@ -84,34 +92,48 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
             <textarea
               rows={2}
               value={responses[i]}
-              onChange={(e) =>
-                setResponses(responses.map((x, j) => (j === i ? e.target.value : x)))
-              }
+              onChange={(e) => {
+                setResponses(responses.map((x, j) => (j === i ? e.target.value : x)));
+                clearError('requirement_responses', `requirement_responses.${i}`);
+              }}
             />
           </Field>
         ))}
         <Field label="General feedback" optional error={errors.general_feedback}>
-          <textarea rows={3} value={general} onChange={(e) => setGeneral(e.target.value)} />
+          <textarea
+            rows={3}
+            value={general}
+            onChange={(e) => {
+              setGeneral(e.target.value);
+              clearError('general_feedback');
+            }}
+          />
         </Field>
         <div className="grid-2">
           <Field label="Device used" error={errors.device_used}>
             <input
               value={device}
               placeholder="e.g. iPhone 13"
-              onChange={(e) => setDevice(e.target.value)}
+              onChange={(e) => {
+                setDevice(e.target.value);
+                clearError('device_used');
+              }}
             />
           </Field>
           <Field label="Browser used" error={errors.browser_used}>
             <input
               value={browserUsed}
               placeholder="e.g. Safari 17"
-              onChange={(e) => setBrowserUsed(e.target.value)}
+              onChange={(e) => {
+                setBrowserUsed(e.target.value);
+                clearError('browser_used');
+              }}
             />
           </Field>
         </div>
         <KeyFindingFields
           values={bullets}
-          onChange={setBullets}
+          onChange={onBullets}
           name="key_findings_bullet"
           errors={errors}
           max={JOB_LIMITS.bulletMax}

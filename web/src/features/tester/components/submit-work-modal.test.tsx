@@ -71,6 +71,76 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect(screen.queryByText('File size must be less than 10MB')).toBeNull();
   });
 
+  it('keeps a refused screenshot selected and refuses to submit without it', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: {} }));
+    let closed = false;
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => (closed = true)} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    const input = screen.getByLabelText(/Screenshot/) as HTMLInputElement;
+    await userEvent.upload(input, fileOf('big.png', 'image/png', 10 * 1024 * 1024 + 1));
+    await submit();
+    expect(screen.getByText('File size must be less than 10MB')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+    expect(closed).toBe(false);
+    await userEvent.upload(input, fileOf('ok.png', 'image/png', 2000));
+    await submit();
+    await waitFor(() => expect(closed).toBe(true));
+    expect((calls[0].form.get('screenshot') as File).name).toBe('ok.png');
+  });
+
+  it('refuses a non-empty key finding 2 or 3 under 5 characters', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: {} }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    await userEvent.type(screen.getByLabelText(/Key finding 2/), 'abc');
+    await submit();
+    const field = screen.getByLabelText(/Key finding 2/);
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(
+      screen.getByText('At least one key finding (min 5 characters) is required'),
+    ).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('shows what to test and the things to check, read-only', () => {
+    mockXhr(() => ({ status: 201 }));
+    renderWithStore(
+      <SubmitWorkModal
+        job={{ ...job, requirements: ['Find the price', 'Pay with a test card'] }}
+        onClose={() => undefined}
+      />,
+    );
+    const brief = screen.getByRole('region', { name: 'What to test' });
+    expect(brief.textContent).toContain('Order a cake');
+    expect(Array.from(brief.querySelectorAll('li'), (li) => li.textContent)).toEqual([
+      'Find the price',
+      'Pay with a test card',
+    ]);
+    expect(brief.querySelector('input, textarea')).toBeNull();
+  });
+
+  it("clears the server's file refusal and field errors when those fields change", async () => {
+    mockXhr(() => ({
+      status: 415,
+      body: { detail: 'Please upload an image file only', code: 'unsupported_file_type' },
+    }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'Too short');
+    await submit();
+    expect(screen.getByText('Feedback must be at least 10 characters')).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Feedback'), ' but now it is long enough');
+    expect(screen.queryByText('Feedback must be at least 10 characters')).toBeNull();
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    const input = screen.getByLabelText(/Screenshot/) as HTMLInputElement;
+    await userEvent.upload(input, fileOf('fake.png', 'image/png', 2000));
+    await submit();
+    expect((await screen.findByRole('alert')).textContent).toBe('Please upload an image file only');
+    await userEvent.upload(input, fileOf('real.png', 'image/png', 3000));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('uploads multipart with the bearer token and shows progress', async () => {
     const { calls, release } = mockXhr(() => ({ status: 201, body: { submission: {}, job: {} } }), {
       hold: true,

@@ -18,13 +18,20 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const [findings, setFindings] = useState(['', '', '']);
   const [file, setFile] = useState<File | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const { progress, formError, setFormError, upload } = useWorkUpload(onClose);
+  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(onClose);
   const resubmit = job.status === 'revision_requested';
 
+  // A refused file stays selected with its error, so Submit stays blocked until the tester
+  // picks another one or clears it: evidence is never dropped silently.
   const onFile = (f: File | null) => {
-    const problem = checkScreenshot(f);
-    setErrors((e) => ({ ...e, screenshot: problem ?? '' }));
-    setFile(problem ? null : f);
+    setFile(f);
+    setErrors((e) => ({ ...e, screenshot: checkScreenshot(f) ?? '' }));
+    clearFileRefusal();
+  };
+  const clearError = (field: string) => setErrors((e) => ({ ...e, [field]: '' }));
+  const onFindings = (next: string[]) => {
+    next.forEach((v, i) => v !== findings[i] && clearError(`key_finding_${i + 1}`));
+    setFindings(next);
   };
 
   const submit = async (e: FormEvent) => {
@@ -65,6 +72,20 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             {job.url}
           </a>
         </p>
+        <section className="job-brief" aria-label="What to test">
+          <h3 className="job-brief__title">What to test</h3>
+          <p className="prewrap">{job.what_to_test}</p>
+          {job.requirements?.length ? (
+            <>
+              <h3 className="job-brief__title">Things to check</h3>
+              <ul className="reqs-list">
+                {job.requirements.map((r, i) => (
+                  <li key={i}>{r}</li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </section>
         {resubmit ? (
           <div className="notice" role="note">
             <RevisionRequest review={job.last_review} />
@@ -82,12 +103,15 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             data-autofocus
             rows={5}
             value={feedback}
-            onChange={(e) => setFeedback(e.target.value)}
+            onChange={(e) => {
+              setFeedback(e.target.value);
+              clearError('feedback_text');
+            }}
           />
         </Field>
         <KeyFindingFields
           values={findings}
-          onChange={setFindings}
+          onChange={onFindings}
           name="key_finding"
           errors={errors}
           max={JOB_LIMITS.keyFindingMax}

@@ -119,6 +119,18 @@ describe('Tester dashboard', () => {
     expect(screen.getByText('Menu not opened on a phone').tagName).toBe('LI');
   });
 
+  it('shows what to test on a claimed job in My Jobs', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/tester/my-jobs')
+        return { body: { jobs: [{ ...openJob, status: 'claimed', tester_id: 't1' }] } };
+      return { body: { jobs: [], next_cursor: null } };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
+    await screen.findByRole('button', { name: 'Submit Work' });
+    expect(screen.getByText('Order a cake')).toBeTruthy();
+  });
+
   it('shows earnings totals, the last 30 days and rows', async () => {
     mockFetch((c) => {
       if (c.url === '/api/tester/my-earnings')

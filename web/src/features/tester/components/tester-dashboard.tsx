@@ -199,6 +199,9 @@ function MyJobs() {
                     {j.url}
                   </a>
                 </p>
+                <p className="prewrap job-card__brief" title={j.what_to_test}>
+                  {j.what_to_test}
+                </p>
                 {working && due ? <p className="muted">Time left to submit: {due}.</p> : null}
                 {lapsed ? (
                   <p className="notice" role="status">

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useDispatch } from 'react-redux';
 import { errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
@@ -16,6 +16,8 @@ import {
 export function useWorkUpload(onClose: () => void) {
   const [progress, setProgress] = useState<number | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
+  // The server refused the attached file (413/415): that message is about the file input.
+  const fileRefused = useRef(false);
   const dispatch = useDispatch();
   const { status } = useNotify();
 
@@ -32,6 +34,7 @@ export function useWorkUpload(onClose: () => void) {
       return;
     }
     setProgress(null);
+    fileRefused.current = res.status === 413 || res.status === 415;
     // The job is no longer ours (claim expired, already submitted...): drop the stale card.
     if (jobMovedOn(res.status)) dispatch(invalidateAfterRefusedSubmit());
     setFormError(
@@ -41,5 +44,12 @@ export function useWorkUpload(onClose: () => void) {
     );
   };
 
-  return { progress, formError, setFormError, upload };
+  /** The tester picked other files: a server refusal of the previous ones no longer applies. */
+  const clearFileRefusal = () => {
+    if (!fileRefused.current) return;
+    fileRefused.current = false;
+    setFormError(null);
+  };
+
+  return { progress, formError, setFormError, upload, clearFileRefusal };
 }
