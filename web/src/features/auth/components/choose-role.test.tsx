@@ -27,6 +27,18 @@ describe('Choose Your Role', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('clears a field error once that field changes', async () => {
+    mockFetch(() => ({ body: {} }));
+    renderWithStore(<ChooseRole />);
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByText('Please choose a role')).toBeTruthy();
+    await userEvent.click(screen.getByLabelText(/Site owner/));
+    expect(screen.queryByText('Please choose a role')).toBeNull();
+    expect(screen.getByText('Please choose a location')).toBeTruthy();
+    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
+    expect(screen.queryByText('Please choose a location')).toBeNull();
+  });
+
   it('posts users/init and stores the fresh token', async () => {
     const { calls } = mockFetch(() => ({
       body: { user: { id: 'u', type: 'tester' }, access_token: 'second' },

@@ -27,6 +27,11 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [initUser, { isLoading }] = useInitUserMutation();
+  // Changing a field clears its error ('type' is the schema's name for the role).
+  const change = (patch: Partial<RoleChoice>, field: string) => {
+    setV({ ...v, ...patch });
+    setErrors((e) => ({ ...e, [field]: '' }));
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -57,7 +62,7 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
               name="role"
               value="poster"
               checked={v.role === 'poster'}
-              onChange={() => setV({ ...v, role: 'poster' })}
+              onChange={() => change({ role: 'poster' }, 'type')}
             />
             <span>
               <strong>Site owner</strong>
@@ -70,7 +75,7 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
               name="role"
               value="tester"
               checked={v.role === 'tester'}
-              onChange={() => setV({ ...v, role: 'tester' })}
+              onChange={() => change({ role: 'tester' }, 'type')}
             />
             <span>
               <strong>Tester</strong>
@@ -80,7 +85,10 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
           {errors.type ? <div className="field__error">{errors.type}</div> : null}
         </fieldset>
         <Field label="Location" error={errors.location}>
-          <select value={v.location} onChange={(e) => setV({ ...v, location: e.target.value })}>
+          <select
+            value={v.location}
+            onChange={(e) => change({ location: e.target.value }, 'location')}
+          >
             <option value="">Select…</option>
             <option value="USA">USA</option>
             <option value="PR">Puerto Rico (PR)</option>
@@ -92,7 +100,10 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
             error={errors.country}
             hint="Jobs are matched to testers by country. VPNs are not allowed."
           >
-            <select value={v.country} onChange={(e) => setV({ ...v, country: e.target.value })}>
+            <select
+              value={v.country}
+              onChange={(e) => change({ country: e.target.value }, 'country')}
+            >
               <option value="">Select…</option>
               <option value="US">United States (US)</option>
               <option value="PR">Puerto Rico (PR)</option>
