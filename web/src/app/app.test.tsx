@@ -143,6 +143,15 @@ describe('app routes and session', () => {
     expect(screen.getByRole('alert').textContent).toMatch(/not approved yet/);
   });
 
+  it('sends tester_released to the tester login with the paused-account message', async () => {
+    mockFetch(() => ({ body: {} }));
+    go('/#auth_error=tester_released');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/login/tester');
+    expect(screen.getByRole('alert').textContent).toMatch(/paused after missed deadlines/);
+  });
+
   it("shows 'Google authentication failed' for google_failed", () => {
     mockFetch(() => ({ body: {} }));
     go('/#auth_error=google_failed');

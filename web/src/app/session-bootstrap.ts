@@ -68,7 +68,8 @@ export function useSessionBootstrap() {
     } else if (code) {
       clearHash();
       setAuthError({ code, message: authErrorMessage(code) ?? 'Google authentication failed' });
-      if (code === 'tester_not_approved') navigate('/login/tester', { replace: true });
+      if (code === 'tester_not_approved' || code === 'tester_released')
+        navigate('/login/tester', { replace: true });
     } else {
       void trySilentRefresh().then((t) => {
         if (t) dispatch(signedIn());
