@@ -280,6 +280,76 @@ describe('Admin dashboard', () => {
     );
   });
 
+  it('opens the Review Submission modal from All jobs, shows the work and requests a revision as admin', async () => {
+    let reviewed = false;
+    const { calls } = backend((c) => {
+      if (c.url === '/api/jobs' && reviewed)
+        return { body: { jobs: [job('subm00001', 'revision_requested', { revision_count: 1 })] } };
+      if (c.url === '/api/jobs/subm00001/submission')
+        return {
+          body: {
+            id: 's1',
+            job_id: 'subm00001',
+            revision: 0,
+            submitted_at: '2026-01-01T00:00:00Z',
+            locked: false,
+            submitted_by_snapshot: { name: 'Tess', location: 'USA' },
+            human_preview: {
+              device_used: 'iPhone 13',
+              browser_used: 'Safari',
+              key_findings_bullets: ['Cart count lags', 'Price hidden', 'Slow images'],
+              small_image_url: null,
+            },
+            requirement_responses: [{ requirement_index: 0, response_text: 'It is in the footer' }],
+            general_feedback: 'Nice shop overall',
+            file_urls: ['/api/files/f1?sig=x'],
+          },
+        };
+      if (c.url === '/api/jobs/subm00001/review') {
+        reviewed = true;
+        return {
+          body: {
+            payment_processed: false,
+            revision_count: 1,
+            job: job('subm00001', 'revision_requested', { revision_count: 1 }),
+          },
+        };
+      }
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Review submission' }));
+    const modal = await screen.findByRole('dialog', { name: 'Review Submission' });
+    expect(await within(modal).findByText('Cart count lags')).toBeTruthy();
+    expect(within(modal).getByText('It is in the footer')).toBeTruthy();
+    expect(within(modal).getByText('Nice shop overall')).toBeTruthy();
+    const jobLoads = calls.filter((c) => c.url === '/api/jobs').length;
+    await userEvent.click(within(modal).getByLabelText(/Request revision/));
+    await userEvent.type(
+      within(modal).getByLabelText('What should the tester change?'),
+      'Please check on mobile too',
+    );
+    await userEvent.type(within(modal).getByLabelText(/Specific issues/), 'No screenshot');
+    await userEvent.click(within(modal).getByRole('button', { name: 'Submit Review' }));
+    await waitFor(() => expect(reviewed).toBe(true));
+    const review = calls.find((c) => c.url === '/api/jobs/subm00001/review')!;
+    expect(review.method).toBe('POST');
+    expect(review.headers.Authorization).toBe('Bearer admin');
+    expect(review.body).toEqual({
+      decision: 'request_revision',
+      reason: 'Please check on mobile too',
+      specific_issues: ['No screenshot'],
+    });
+    await waitFor(() =>
+      expect(calls.filter((c) => c.url === '/api/jobs').length).toBeGreaterThan(jobLoads),
+    );
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Review submission' })).toBeNull(),
+    );
+    expect(screen.queryByRole('dialog', { name: 'Review Submission' })).toBeNull();
+  });
+
   it('clears all jobs only after confirmation, and reports failure', async () => {
     const { calls } = backend((c) =>
       c.url === '/api/admin/clear-jobs' ? { status: 502, body: '' } : undefined,

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Loading } from '../../../components/loading';
+import { ReviewModal } from '../../../components/review-modal';
 import { Table } from '../../../components/table';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
@@ -72,40 +73,57 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
     if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to complete job'));
     else status(`Job #${shortId(job.id)} accepted and completed.`);
   };
+  const [reviewingId, setReviewingId] = useState<string | null>(null);
+  // The open modal follows the list, so after a decision it shows the job's new status.
+  const reviewing = reviewingId ? jobs.find((j) => j.id === reviewingId) : undefined;
   if (!jobs.length) return <p className="empty">No jobs.</p>;
   return (
-    <Table caption="All jobs" columns={['Job', 'Poster', 'Status', 'Actions']}>
-      {jobs.map((j) => (
-        <tr key={j.id}>
-          <td>
-            <strong>{j.title}</strong>
-            <div className="muted mono">#{shortId(j.id)}</div>
-          </td>
-          <td>
-            {j.poster_info?.name ?? '—'}
-            <div className="muted">{j.poster_info?.email}</div>
-          </td>
-          <td>
-            <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
-            {j.payment_status !== 'paid' ? (
-              <span className="badge badge--unpaid">unpaid</span>
-            ) : null}
-          </td>
-          <td>
-            {j.status === 'open' && j.payment_status === 'paid' ? <AssignControl job={j} /> : null}
-            {j.status === 'submitted' ? (
-              <button
-                type="button"
-                className="btn btn--primary btn--sm"
-                onClick={() => onComplete(j)}
-              >
-                Accept &amp; complete
-              </button>
-            ) : null}
-          </td>
-        </tr>
-      ))}
-    </Table>
+    <>
+      <Table caption="All jobs" columns={['Job', 'Poster', 'Status', 'Actions']}>
+        {jobs.map((j) => (
+          <tr key={j.id}>
+            <td>
+              <strong>{j.title}</strong>
+              <div className="muted mono">#{shortId(j.id)}</div>
+            </td>
+            <td>
+              {j.poster_info?.name ?? '—'}
+              <div className="muted">{j.poster_info?.email}</div>
+            </td>
+            <td>
+              <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+              {j.payment_status !== 'paid' ? (
+                <span className="badge badge--unpaid">unpaid</span>
+              ) : null}
+            </td>
+            <td>
+              {j.status === 'open' && j.payment_status === 'paid' ? (
+                <AssignControl job={j} />
+              ) : null}
+              {j.status === 'submitted' ? (
+                <>
+                  <button
+                    type="button"
+                    className="btn btn--secondary btn--sm"
+                    onClick={() => setReviewingId(j.id)}
+                  >
+                    Review submission
+                  </button>{' '}
+                  <button
+                    type="button"
+                    className="btn btn--primary btn--sm"
+                    onClick={() => onComplete(j)}
+                  >
+                    Accept &amp; complete
+                  </button>
+                </>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {reviewing ? <ReviewModal job={reviewing} onClose={() => setReviewingId(null)} /> : null}
+    </>
   );
 }
 

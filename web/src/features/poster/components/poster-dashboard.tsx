@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Loading } from '../../../components/loading';
+import { ReviewModal } from '../../../components/review-modal';
 import { browser } from '../../../lib/browser';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
@@ -8,7 +9,6 @@ import type { Job, User } from '../../../lib/types';
 import { useCheckoutJobMutation } from '../api/checkout-job';
 import { useListJobsQuery } from '../api/list-jobs';
 import PostJobLauncher from './post-job-launcher';
-import { ReviewModal } from './review-modal';
 
 export function countJobs(jobs: Job[]) {
   return {

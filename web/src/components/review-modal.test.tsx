@@ -1,11 +1,11 @@
-import '../../../test/setup';
+import '../test/setup';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { setToken } from '../../../lib/tokens';
-import type { Job } from '../../../lib/types';
-import { renderWithStore } from '../../../test/render';
-import { mockFetch, resetStorage, type Call } from '../../../test/setup';
+import { setToken } from '../lib/tokens';
+import type { Job } from '../lib/types';
+import { renderWithStore } from '../test/render';
+import { mockFetch, resetStorage, type Call } from '../test/setup';
 import { ReviewModal } from './review-modal';
 
 const job: Job = {

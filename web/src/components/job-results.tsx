@@ -1,10 +1,10 @@
 import type { SubmissionView } from '@htm/contracts/jobs';
-import { featureFlags } from '../../../lib/config';
-import { errorMessage } from '../../../lib/error-message';
-import { formatDate } from '../../../lib/format';
-import { useNotify } from '../../../lib/hooks';
-import { downloadBlob, withDownloadFlag } from '../../../lib/transfer';
-import type { Job } from '../../../lib/types';
+import { featureFlags } from '../lib/config';
+import { errorMessage } from '../lib/error-message';
+import { formatDate } from '../lib/format';
+import { useNotify } from '../lib/hooks';
+import { downloadBlob, withDownloadFlag } from '../lib/transfer';
+import type { Job } from '../lib/types';
 
 const fileName = (url: string, i: number) => {
   const last = url.split('?')[0].split('/').pop() || `file-${i + 1}`;

@@ -1,5 +1,5 @@
-import { api } from '../../../lib/api';
-import type { Job } from '../../../lib/types';
+import { api } from './api';
+import type { Job } from './types';
 
 export interface ReviewArgs {
   jobId: string;
@@ -19,7 +19,8 @@ const reviewApi = api.injectEndpoints({
         method: 'POST',
         body,
       }),
-      invalidatesTags: (_r, _e, a) => ['Job', { type: 'Submission', id: a.jobId }],
+      // 'Job' also refreshes the admin's list; an accept moves the admin's money overview.
+      invalidatesTags: (_r, _e, a) => ['Job', 'Overview', { type: 'Submission', id: a.jobId }],
     }),
   }),
 });

@@ -1,15 +1,15 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { JOB_LIMITS, JOB_MESSAGES, reviewBodySchema } from '@htm/contracts/jobs';
-import { Field, FormMessage } from '../../../components/field';
-import { Loading } from '../../../components/loading';
-import { Modal } from '../../../components/modal';
-import { errorMessage } from '../../../lib/error-message';
-import { timeLeft } from '../../../lib/format';
-import { useNotify } from '../../../lib/hooks';
-import type { Job } from '../../../lib/types';
-import { issuesByField } from '../../../lib/zod-errors';
-import { useGetSubmissionQuery } from '../api/get-submission';
-import { useReviewJobMutation } from '../api/review-job';
+import { Field, FormMessage } from './field';
+import { Loading } from './loading';
+import { Modal } from './modal';
+import { errorMessage } from '../lib/error-message';
+import { timeLeft } from '../lib/format';
+import { useNotify } from '../lib/hooks';
+import type { Job } from '../lib/types';
+import { issuesByField } from '../lib/zod-errors';
+import { useGetSubmissionQuery } from '../lib/submission-api';
+import { useReviewJobMutation } from '../lib/review-api';
 import { FullResults, SubmissionPreview } from './job-results';
 
 type Decision = '' | 'accept' | 'request_revision' | 'reject';
@@ -57,7 +57,10 @@ function DecisionChoice({
   );
 }
 
-/** 'Review Submission': preview while locked, decision accept / request revision / reject. */
+/**
+ * 'Review Submission', for the job's poster and for the admin (Manage → All jobs): preview while
+ * locked, decision accept / request revision / reject.
+ */
 export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void }) {
   const { data: submission, error, isLoading } = useGetSubmissionQuery(job.id);
   const [review, { isLoading: saving }] = useReviewJobMutation();

@@ -1,5 +1,5 @@
 import type { SubmissionView } from '@htm/contracts/jobs';
-import { api } from '../../../lib/api';
+import { api } from './api';
 
 const submissionApi = api.injectEndpoints({
   endpoints: (build) => ({
