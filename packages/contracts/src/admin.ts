@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailSchema, trimmed } from './common.js';
+import { emailSchema, isPublicWebUrl, trimmed } from './common.js';
 
 /** POST /api/feedback (Send Feedback modal). */
 export const feedbackBodySchema = z.object({
@@ -51,15 +51,6 @@ export const WAITLIST_MESSAGES = {
   jobRequestFailure: 'Failed to create job. Please try again.',
 } as const;
 
-function isWebUrl(value: string): boolean {
-  try {
-    const u = new URL(value);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
-
 /** Optional trimmed text: '' and whitespace count as absent (forms send empty strings). */
 const optionalText = (max: number, maxMessage: string) =>
   z.preprocess(
@@ -71,7 +62,7 @@ export const waitlistBodySchema = z
   .object({
     email: emailSchema,
     role: z.enum(WAITLIST_ROLES, { error: WAITLIST_MESSAGES.roleRequired }),
-    url: optionalText(2000, WAITLIST_MESSAGES.urlTooLong).refine((v) => v === undefined || isWebUrl(v), {
+    url: optionalText(2000, WAITLIST_MESSAGES.urlTooLong).refine((v) => v === undefined || isPublicWebUrl(v), {
       error: WAITLIST_MESSAGES.urlInvalid,
     }),
     note: optionalText(2000, WAITLIST_MESSAGES.noteTooLong),

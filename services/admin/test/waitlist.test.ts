@@ -108,9 +108,12 @@ describe('POST /api/waitlist: job request (Site owner)', () => {
     const res = await call(h, 'POST', '/api/waitlist', { body: { email: 'owner@gmail.com', role: 'Site owner', note: '   ' }, token });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({ url: [WAITLIST_MESSAGES.urlRequired], note: [WAITLIST_MESSAGES.needsRequired] });
-    const badUrl = await call(h, 'POST', '/api/waitlist', { body: { ...jobRequest, url: 'shop.example.com' }, token });
-    expect(badUrl.status).toBe(400);
-    expect(badUrl.body.errors).toEqual({ url: [WAITLIST_MESSAGES.urlInvalid] });
+    // The same website rule as Post New Job: a site a tester could open.
+    for (const url of ['shop.example.com', 'http://localhost:3000', 'https://exa mple.com', 'http://a', 'http://192.168.1.10']) {
+      const badUrl = await call(h, 'POST', '/api/waitlist', { body: { ...jobRequest, url }, token });
+      expect(badUrl.status).toBe(400);
+      expect(badUrl.body.errors).toEqual({ url: [WAITLIST_MESSAGES.urlInvalid] });
+    }
     expect(await rowsFor('owner@gmail.com')).toEqual([]);
   });
 

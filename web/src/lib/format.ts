@@ -28,15 +28,6 @@ export const countOf = (n: number, one: string, many = `${one}s`): string =>
 
 export const statusLabel = (s: string): string => s.replace(/_/g, ' ');
 
-export function isHttpUrl(v: string): boolean {
-  try {
-    const u = new URL(v.trim());
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
 export function isEmail(v: string): boolean {
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.trim());
 }

@@ -1,4 +1,5 @@
-import { isEmail, isHttpUrl } from '../../lib/format';
+import { isPublicWebUrl } from '@htm/contracts/common';
+import { isEmail } from '../../lib/format';
 
 export const TESTER_ROLES = [
   'Tester (9-to-5)',
@@ -55,7 +56,7 @@ export function validateTesterSignup(v: TesterSignup): Record<string, string> {
   if (!v.email.trim()) e.email = 'Email is required';
   else if (!isEmail(v.email)) e.email = 'Please enter a valid email address';
   if (!(TESTER_ROLES as readonly string[]).includes(v.role)) e.role = MSG.roleRequired;
-  if (v.contact.trim() && !isHttpUrl(v.contact)) e.contact = MSG.urlInvalid;
+  if (v.contact.trim() && !isPublicWebUrl(v.contact.trim())) e.contact = MSG.urlInvalid;
   if (v.about.trim().length > 2000) e.about = MSG.noteTooLong;
   return e;
 }
@@ -70,7 +71,7 @@ export function validateJobRequest(v: JobRequest): Record<string, string> {
   if (!v.email.trim()) e.email = 'Email is required';
   else if (!isEmail(v.email)) e.email = 'Please enter a valid email address';
   if (!v.url.trim()) e.url = MSG.urlRequired;
-  else if (!isHttpUrl(v.url)) e.url = MSG.urlInvalid;
+  else if (!isPublicWebUrl(v.url.trim())) e.url = MSG.urlInvalid;
   if (!v.needs.trim()) e.needs = MSG.needsRequired;
   return e;
 }

@@ -182,6 +182,21 @@ describe('job request form', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('refuses a site no tester could open, like Post New Job does', async () => {
+    setToken('t');
+    const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
+    renderWithStore(<JobRequestForm />);
+    for (const url of ['http://localhost:3000', 'https://exa mple.com', 'http://a']) {
+      await userEvent.clear(screen.getByLabelText('Website URL'));
+      await userEvent.type(screen.getByLabelText('Website URL'), url);
+      await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
+      expect(
+        screen.getByText('Please enter a valid URL (starting with http:// or https://)'),
+      ).toBeTruthy();
+    }
+    expect(calls).toHaveLength(0);
+  });
+
   it('requires email, a URL and testing needs', async () => {
     setToken('t');
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
