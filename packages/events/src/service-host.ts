@@ -7,6 +7,7 @@ import {
   listen,
   Metrics,
   openDatabase,
+  RevokedSessions,
   type Auth,
   type BaseConfig,
   type Db,
@@ -85,11 +86,15 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
   });
   const bus = createEventBus(config, logger, { clientId: name });
   const metrics = new Metrics(name);
+  // Access tokens of sessions identity revoked (logout, refresh-token reuse) are refused at once.
+  const revokedSessions = new RevokedSessions({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger });
+  await revokedSessions.start();
   const auth = createAuth({
     jwksUrl: config.IDENTITY_JWKS_URL ?? `${config.IDENTITY_URL}/internal/jwks`,
     getKey: opts.getKey,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
+    revoked: revokedSessions,
   });
   // Handlers are known only after setup, and ServiceEvents is created with them: setup gets a
   // context whose `events` resolves once it exists (routes only use it while serving).
@@ -157,6 +162,7 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
         await events.stop();
         await bus.close();
         await dbHandle.close();
+        revokedSessions.stop();
       })()),
   };
 }

@@ -2,6 +2,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { NextFunction, Request, RequestHandler } from 'express';
 import { AppError } from './errors.js';
+import type { RevocationList } from './revoked-sessions.js';
 
 export type UserType = 'poster' | 'tester' | 'admin';
 export type Country = 'US' | 'PR' | 'CA';
@@ -16,6 +17,8 @@ export interface Caller {
   approved: boolean;
   country: Country | null;
   location: Location | null;
+  /** The sign-in session (refresh-token family) the token was issued for; absent in older tokens. */
+  sid?: string;
 }
 
 declare module 'express-serve-static-core' {
@@ -34,6 +37,8 @@ export interface AuthOptions {
   audience: string;
   /** Verified tokens remembered until they expire (0 turns the cache off). Default 10,000. */
   cacheSize?: number;
+  /** Revoked sign-in sessions: a token whose `sid` is listed is refused (401 `token_revoked`). */
+  revoked?: RevocationList;
 }
 
 export interface Auth {
@@ -54,7 +59,16 @@ function claimsToCaller(p: Record<string, unknown>): Caller {
     approved: p.approved === true,
     country: (p.country as Country | null) ?? null,
     location: (p.location as Location | null) ?? null,
+    ...(typeof p.sid === 'string' ? { sid: p.sid } : {}),
   };
+}
+
+/** Thrown by `verify` for a token of a revoked sign-in session. */
+export class TokenRevokedError extends Error {
+  readonly code = 'ERR_TOKEN_REVOKED';
+  constructor() {
+    super('access token of a revoked session');
+  }
 }
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -82,15 +96,27 @@ export function createAuth(opts: AuthOptions): Auth {
   const cacheSize = opts.cacheSize ?? 10_000;
   const verified = cacheSize > 0 ? new LRUCache<string, { caller: Caller; expMs: number }>({ max: cacheSize }) : undefined;
 
-  /** The caller of a token verified before and not yet expired, without waiting. */
-  function remembered(token: string): Caller | undefined {
+  const revoked = opts.revoked;
+  const isRevoked = (caller: Caller) => caller.sid !== undefined && revoked !== undefined && revoked.isRevoked(caller.sid);
+
+  /** A token verified before and not yet expired, without waiting (revoked or not). */
+  function rememberedEntry(token: string): { caller: Caller; expMs: number } | undefined {
     const hit = verified?.get(token);
-    return hit && hit.expMs > Date.now() ? { ...hit.caller } : undefined;
+    return hit && hit.expMs > Date.now() ? hit : undefined;
+  }
+
+  /** The caller of a token verified before, not yet expired and not revoked, without waiting. */
+  function remembered(token: string): Caller | undefined {
+    const hit = rememberedEntry(token);
+    return hit && !isRevoked(hit.caller) ? { ...hit.caller } : undefined;
   }
 
   async function verify(token: string): Promise<Caller> {
-    const known = remembered(token);
-    if (known) return known;
+    const known = rememberedEntry(token);
+    if (known) {
+      if (isRevoked(known.caller)) throw new TokenRevokedError();
+      return { ...known.caller };
+    }
     const { payload } = await jwtVerify(token, getKey, {
       algorithms: [ACCESS_TOKEN_ALG],
       issuer: opts.issuer,
@@ -100,6 +126,7 @@ export function createAuth(opts: AuthOptions): Auth {
     if (payload.typ !== 'access') throw new Error('not an access token');
     const caller = claimsToCaller(payload);
     verified?.set(token, { caller, expMs: payload.exp! * 1000 });
+    if (isRevoked(caller)) throw new TokenRevokedError();
     return { ...caller };
   }
 
@@ -110,6 +137,7 @@ export function createAuth(opts: AuthOptions): Auth {
     try {
       return await verify(token);
     } catch (err) {
+      if (err instanceof TokenRevokedError) throw AppError.unauthorized('Your session has ended. Please sign in again.', 'token_revoked');
       const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
       throw AppError.unauthorized(
         expired ? 'Your session has expired. Please sign in again.' : 'Invalid access token.',

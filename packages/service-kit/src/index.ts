@@ -7,5 +7,6 @@ export * from './metrics.js';
 export * from './db.js';
 export * from './redis.js';
 export * from './auth.js';
+export * from './revoked-sessions.js';
 export * from './service-token.js';
 export * from './internal-client.js';

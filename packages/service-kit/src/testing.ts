@@ -105,6 +105,7 @@ export async function createTestIssuer(opts: { issuer?: string; audience?: strin
         approved: c.approved ?? c.type === 'tester',
         country: c.country ?? (c.type === 'tester' ? 'US' : null),
         location: c.location ?? 'USA',
+        ...(c.sid ? { sid: c.sid } : {}),
       })
         .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
         .setSubject(id)

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { createAuth, createLogger, createRedis, listen, Metrics, type RunningServer, runMain } from '@htm/service-kit';
+import { createAuth, createLogger, createRedis, listen, Metrics, RevokedSessions, type RunningServer, runMain } from '@htm/service-kit';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { createGatewayApp } from './app.js';
 
@@ -20,7 +20,15 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   // Auto-pipelining: rate-limit increments issued in the same tick share one write to Redis.
   const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis (gateway) error'));
-  const auth = createAuth({ jwksUrl: config.IDENTITY_JWKS_URL ?? `${config.IDENTITY_URL}/internal/jwks`, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  // Revoked sessions are kept in memory (fed by Redis pub/sub): no Redis round trip per request.
+  const revokedSessions = new RevokedSessions({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger });
+  await revokedSessions.start();
+  const auth = createAuth({
+    jwksUrl: config.IDENTITY_JWKS_URL ?? `${config.IDENTITY_URL}/internal/jwks`,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    revoked: revokedSessions,
+  });
   const metrics = new Metrics('gateway', { defaultMetrics: true });
   const app = createGatewayApp({ config, logger, auth, redis, metrics });
   const server = await listen(app, opts.port ?? config.PORT, opts.host ?? config.HOST);
@@ -41,6 +49,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       await server.close();
       await metricsServer?.close();
       redis.disconnect();
+      revokedSessions.stop();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import { AppError } from '@htm/service-kit';
+import { AppError, publishSessionRevocation } from '@htm/service-kit';
 import type { IdentityDeps } from '../app.js';
 import { refreshFamilies, refreshTokens, signinSessions, users, type UserRow } from '../db/schema.js';
 import { mintAccessToken } from '../tokens/access-token.js';
@@ -14,12 +14,27 @@ export interface IssuedSession {
   user: UserRow;
 }
 
-export function issueAccessToken(deps: IdentityDeps, user: UserRow): Promise<string> {
+/** An access token for the user within sign-in session `sid` (the refresh-token family id). */
+export function issueAccessToken(deps: IdentityDeps, user: UserRow, sid: string | undefined): Promise<string> {
   return mintAccessToken(deps.keys, user, {
     issuer: deps.config.JWT_ISSUER,
     audience: deps.config.JWT_AUDIENCE,
     ttlSeconds: deps.config.ACCESS_TOKEN_TTL_SECONDS,
+    sid,
   });
+}
+
+/**
+ * Tells every service that the access tokens of a revoked family are refused from now on (for
+ * one access-token lifetime, after which they have expired anyway). Redis down: the refresh
+ * token is revoked all the same; the access tokens then live out their 15 minutes (logged).
+ */
+async function revokeAccessTokens(deps: IdentityDeps, familyId: string): Promise<void> {
+  try {
+    await publishSessionRevocation(deps.redis, deps.config.REDIS_PREFIX, familyId, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+  } catch (err) {
+    deps.logger.warn({ familyId, err: (err as Error).message }, 'could not publish the session revocation: its access tokens stay valid until they expire');
+  }
 }
 
 const invalidSession = () => AppError.unauthorized('This sign-in link has expired or was already used. Please sign in again.', 'invalid_session');
@@ -47,7 +62,7 @@ export async function exchangeSession(deps: IdentityDeps, sessionId: string): Pr
   });
   if (!out) throw invalidSession();
   return {
-    accessToken: await issueAccessToken(deps, out.user),
+    accessToken: await issueAccessToken(deps, out.user, out.familyId),
     refreshToken,
     xsrfToken: xsrfTokenFor(deps.config.AUTH_SECRET, out.familyId),
     familyExpiresAt,
@@ -97,11 +112,12 @@ export async function rotateRefreshToken(
   });
   if (result.kind === 'reused') {
     deps.logger.warn({ familyId: found.familyId }, 'refresh token reused: family revoked');
+    await revokeAccessTokens(deps, found.familyId);
     throw AppError.unauthorized('This session was used elsewhere and has been ended. Please sign in again.', 'refresh_token_reused');
   }
   if (result.kind === 'dead') throw invalidRefresh();
   return {
-    accessToken: await issueAccessToken(deps, result.user),
+    accessToken: await issueAccessToken(deps, result.user, result.family.id),
     refreshToken: next,
     xsrfToken: expectedXsrf,
     familyExpiresAt: result.family.expiresAt,
@@ -109,7 +125,7 @@ export async function rotateRefreshToken(
   };
 }
 
-/** Ends the sign-in the refresh cookie belongs to (no cookie: nothing to do). */
+/** Ends the sign-in the refresh cookie belongs to, its access tokens included (no cookie: nothing to do). */
 export async function revokeRefreshFamily(deps: IdentityDeps, refreshToken: string | undefined): Promise<void> {
   if (!refreshToken) return;
   const [found] = await deps.db
@@ -121,4 +137,6 @@ export async function revokeRefreshFamily(deps: IdentityDeps, refreshToken: stri
     .update(refreshFamilies)
     .set({ revokedAt: new Date(), revokedReason: 'logout' })
     .where(and(eq(refreshFamilies.id, found.familyId), isNull(refreshFamilies.revokedAt)));
+  // Also when the family was revoked before: announcing it again is harmless.
+  await revokeAccessTokens(deps, found.familyId);
 }

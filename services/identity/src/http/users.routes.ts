@@ -17,14 +17,16 @@ export function userRoutes(deps: IdentityDeps): Router {
 
   r.post('/api/users/init', authenticate, async (req, res) => {
     const body = parseOrThrow(initUserBodySchema, req.body ?? {});
-    const user = await chooseRole(deps, callerOf(req).id, body);
-    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user) });
+    const caller = callerOf(req);
+    const user = await chooseRole(deps, caller.id, body);
+    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user, caller.sid) });
   });
 
   r.patch('/api/users/profile', authenticate, async (req, res) => {
     const body = parseOrThrow(updateProfileBodySchema, req.body ?? {});
-    const user = await updateProfile(deps, callerOf(req).id, body);
-    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user) });
+    const caller = callerOf(req);
+    const user = await updateProfile(deps, caller.id, body);
+    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user, caller.sid) });
   });
 
   return r;

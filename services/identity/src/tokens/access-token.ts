@@ -8,6 +8,8 @@ export interface AccessTokenOptions {
   issuer: string;
   audience: string;
   ttlSeconds: number;
+  /** The sign-in session (refresh-token family) the token belongs to: logout revokes it. */
+  sid?: string;
 }
 
 /** The claims of docs/api-contracts.md "Access token", from the user's current row. */
@@ -26,7 +28,7 @@ export function accessClaims(user: Pick<UserRow, 'email' | 'name' | 'type' | 'ap
 /** Signs a 15-minute ES256 access token for the user with the current key (header carries `kid`). */
 export async function mintAccessToken(keys: KeyStore, user: UserRow, opts: AccessTokenOptions): Promise<string> {
   const { kid, privateKey } = keys.signingKey();
-  return new SignJWT(accessClaims(user))
+  return new SignJWT({ ...accessClaims(user), ...(opts.sid ? { sid: opts.sid } : {}) })
     .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, kid, typ: 'JWT' })
     .setSubject(user.id)
     .setIssuer(opts.issuer)
