@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import {
   launchBrowser,
+  signInPoster,
   screenshot as shot,
   startProduct,
   type Product,
@@ -28,19 +29,6 @@ afterAll(async () => {
   await browser?.close();
   await product?.stop();
 }, 30_000);
-
-async function signIn(p: Page, email: string, name: string) {
-  await p.goto(`${product.baseUrl}/api/auth/dev/login?email=${email}&name=${name}&intent=poster`);
-  const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
-  const dashboard = p.getByRole('button', { name: 'Post New Job' });
-  await chooser.or(dashboard).waitFor();
-  if (await chooser.isVisible()) {
-    await p.getByLabel(/Site owner/).check();
-    await p.getByLabel('Location').selectOption('USA');
-    await p.getByRole('button', { name: 'Continue' }).click();
-  }
-  await dashboard.waitFor();
-}
 
 /** Posts a job through the API with the page's own session (left unpaid: 'Pay now' shows). */
 async function postJob(p: Page, title: string, url: string) {
@@ -93,7 +81,7 @@ describe('layout with long unbroken user text', () => {
   it('keeps the poster dashboard inside the window at 1280 and 390 px', async () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const p = await ctx.newPage();
-    await signIn(p, `long${ts}@gmail.com`, 'Pat');
+    await signInPoster(p, product.baseUrl, `long${ts}@gmail.com`);
     await postJob(p, longTitle, longUrl);
     await p.reload();
     await p.getByText(longTitle).waitFor();
@@ -114,7 +102,7 @@ describe('layout with long unbroken user text', () => {
   it("keeps the admin jobs table's Status and Actions on screen on a phone", async () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const poster = await ctx.newPage();
-    await signIn(poster, `table${ts}@gmail.com`, 'Tab');
+    await signInPoster(poster, product.baseUrl, `table${ts}@gmail.com`, 'Tab');
     await postJob(poster, longTitle, longUrl);
     const admin = await ctx.newPage();
     await admin.goto(

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import {
   launchBrowser,
+  signInPoster,
   screenshot as shot,
   startProduct,
   type Product,
@@ -32,24 +33,11 @@ const logoutButton = (p: Page) => p.getByRole('button', { name: 'Logout' });
 const leftDashboard = (p: Page) =>
   p.waitForURL((u) => !u.pathname.startsWith('/dashboard'), { timeout: 15_000 });
 
-/** Development sign-in as a poster; picks the role on first sign-in. */
-async function signInPoster(p: Page) {
-  await p.goto(`${product.baseUrl}/api/auth/dev/login?email=${email}&name=Pat&intent=poster`);
-  const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
-  await chooser.or(welcome(p)).waitFor();
-  if (await chooser.isVisible()) {
-    await p.getByLabel(/Site owner/).check();
-    await p.getByLabel('Location').selectOption('USA');
-    await p.getByRole('button', { name: 'Continue' }).click();
-  }
-  await welcome(p).waitFor();
-}
-
 describe('logout across tabs', () => {
   it('signs out every tab of the browser, open or reloaded', async () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const first = await ctx.newPage();
-    await signInPoster(first);
+    await signInPoster(first, product.baseUrl, email);
 
     // A second tab opens the dashboard: the refresh cookie restores the session there.
     const second = await ctx.newPage();

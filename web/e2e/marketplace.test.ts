@@ -9,6 +9,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import {
   launchBrowser,
+  signInPoster,
   screenshot as shot,
   startProduct,
   type Product,
@@ -47,20 +48,6 @@ async function postAndPay(p: Page, title: string, { shots = true } = {}) {
     .getByText('Payment received! Your job is live and visible to testers.')
     .waitFor({ timeout: 30_000 });
   if (shots) await shot(p, 'payment-success');
-}
-
-/** Development sign-in as a poster; picks the role on first sign-in. */
-async function signInPoster(p: Page, email: string) {
-  await p.goto(`${product.baseUrl}/api/auth/dev/login?email=${email}&name=Pat&intent=poster`);
-  const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
-  const welcome = p.getByRole('heading', { name: /Welcome, Pat/ });
-  await chooser.or(welcome).waitFor();
-  if (await chooser.isVisible()) {
-    await p.getByLabel(/Site owner/).check();
-    await p.getByLabel('Location').selectOption('USA');
-    await p.getByRole('button', { name: 'Continue' }).click();
-  }
-  await welcome.waitFor();
 }
 
 beforeAll(async () => {
@@ -164,7 +151,7 @@ describe('marketplace in the browser', () => {
     expect(await recorded()).toEqual([]);
 
     where = 'poster dashboard';
-    await signInPoster(p, `csp${ts}@gmail.com`);
+    await signInPoster(p, product.baseUrl, `csp${ts}@gmail.com`);
     expect(await recorded()).toEqual([]);
 
     where = 'post, local checkout, payment success';
@@ -313,7 +300,7 @@ describe('marketplace in the browser', () => {
 
   it('keeps the session across a reload and shows the login screen once it cannot be refreshed', async () => {
     const p = await newPage();
-    await signInPoster(p, `reload${ts}@gmail.com`);
+    await signInPoster(p, product.baseUrl, `reload${ts}@gmail.com`);
     await p.reload();
     await p.getByRole('heading', { name: /Welcome, Pat/ }).waitFor();
     await p.setViewportSize({ width: 360, height: 800 });
@@ -360,7 +347,7 @@ describe('marketplace in the browser', () => {
     await p.setViewportSize({ width: 1280, height: 900 });
     await p.goto(`${product.baseUrl}/login/tester`);
     expect(await audit(p)).toEqual([]);
-    await signInPoster(p, `axe${ts}@gmail.com`);
+    await signInPoster(p, product.baseUrl, `axe${ts}@gmail.com`);
     expect(await audit(p)).toEqual([]);
     await p.getByRole('button', { name: 'Post New Job' }).click();
     await p.getByRole('dialog', { name: 'Post New Job' }).waitFor();

@@ -41,6 +41,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   });
 }
 
+/**
+ * Development sign-in as a poster (picks Site owner / USA on the first sign-in), then waits
+ * for the poster dashboard.
+ */
+export async function signInPoster(p: Page, baseUrl: string, email: string, name = 'Pat') {
+  await p.goto(`${baseUrl}/api/auth/dev/login?email=${email}&name=${name}&intent=poster`);
+  const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
+  const dashboard = p.getByRole('button', { name: 'Post New Job' });
+  await chooser.or(dashboard).waitFor();
+  if (await chooser.isVisible()) {
+    await p.getByLabel(/Site owner/).check();
+    await p.getByLabel('Location').selectOption('USA');
+    await p.getByRole('button', { name: 'Continue' }).click();
+  }
+  await dashboard.waitFor();
+}
 
 export interface Product {
   baseUrl: string;
