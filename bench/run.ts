@@ -98,7 +98,9 @@ static upstream, doing nothing else, reaches about 0.3 of bare express in one pr
 0.4 with proxy and upstream in their own processes. In one process the 0.35 target is above
 even that bare hop; with one process per service the marketplace's path (token, rate limit,
 security headers, routing, metrics, correlation id, the jobs service's own checks) reaches about
-three quarters of the bare hop, short of the target. \`npx tsx bench/profile-read.ts\` shows
+two thirds to three quarters of the bare hop, short of the target. There the gateway's one core
+is the limit, not jobs or Postgres: our gateway in front of a static upstream is no faster than
+in front of jobs (the "gateway alone" figure). \`npx tsx bench/profile-read.ts\` shows
 the CPU per request of the gateway and jobs by package: most of it is in Node's http, streams
 and events, http-proxy, express's router, and the kernel's write calls.
 
