@@ -89,16 +89,10 @@ export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: Provide
   }
   const paidAt = new Date();
   const amount = session.amountTotal ?? row.amountCents;
-  const entry = await appendOnce(tx, {
-    kind: 'payment',
-    jobId: row.jobId,
-    amountCents: amount,
-    currency: session.currency ?? row.currency,
-    posterId: row.posterId,
-    title: row.title,
-    sessionId: row.id,
-    occurredAt: paidAt,
-  });
+  /** This session's money as a ledger entry: the job's payment, or a duplicate to give back. */
+  const received = (kind: 'payment' | 'duplicate_payment') =>
+    appendOnce(tx, { kind, jobId: row.jobId, amountCents: amount, currency: session.currency ?? row.currency, posterId: row.posterId, title: row.title, sessionId: row.id, occurredAt: paidAt });
+  const entry = await received('payment');
   await tx
     .update(checkoutSessions)
     .set({ status: 'paid', paidAt })
@@ -111,16 +105,7 @@ export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: Provide
       .from(ledgerEntries)
       .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, row.jobId)));
     if (!first || first.sessionId === row.id) return false;
-    const duplicate = await appendOnce(tx, {
-      kind: 'duplicate_payment',
-      jobId: row.jobId,
-      amountCents: amount,
-      currency: session.currency ?? row.currency,
-      posterId: row.posterId,
-      title: row.title,
-      sessionId: row.id,
-      occurredAt: paidAt,
-    });
+    const duplicate = await received('duplicate_payment');
     if (duplicate) deps.logger.warn({ jobId: row.jobId, sessionId: row.id, firstSessionId: first.sessionId, amountCents: amount }, 'job paid twice: this session will be refunded');
     return false;
   }
