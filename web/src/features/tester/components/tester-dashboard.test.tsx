@@ -216,7 +216,7 @@ describe('My Jobs deadlines', () => {
     const job = claimedJob(1500);
     const { calls } = mockFetch((c) =>
       c.url === '/api/tester/my-jobs'
-        ? { body: { jobs: [job] } }
+        ? { body: { jobs: myJobsCalls(calls) <= 1 ? [job] : [] } } // released by then
         : { body: { jobs: [], next_cursor: null } },
     );
     renderWithStore(<TesterDashboard user={tester} />);
@@ -234,6 +234,14 @@ describe('My Jobs deadlines', () => {
     expect(screen.queryByRole('button', { name: 'Detailed Report' })).toBeNull();
     expect(screen.queryByText(/Time left to submit/)).toBeNull();
     await waitFor(() => expect(myJobsCalls(calls)).toBe(2));
+    // The server no longer lists the job: the notice stays until the tester dismisses it.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(
+      screen.getByText('Your claim on this job expired, so it went back to the available jobs.'),
+    ).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText(/Your claim on this job expired/)).toBeNull();
+    expect(screen.getByText('You have no jobs yet. Claim one from Available Jobs.')).toBeTruthy();
   });
 
   it('refetches My Jobs after a 403 to a submit, so the stale card goes away', async () => {

@@ -167,6 +167,17 @@ function MyJobs() {
     return at ? new Date(at).getTime() <= now : false;
   });
   const expiredKey = expired.map((j) => j.id).join(',');
+  // Expired cards are kept after the server has let the job go (the refetch below removes it
+  // at once), so the tester reads why it left, until they dismiss the notice.
+  const [kept, setKept] = useState<Job[]>([]);
+  useEffect(() => {
+    setKept((prev) => {
+      const added = expired.filter((j) => !prev.some((p) => p.id === j.id));
+      return added.length ? [...prev, ...added] : prev;
+    });
+  }, [expired]);
+  const gone = kept.filter((k) => !jobs.some((j) => j.id === k.id));
+  const shown = [...jobs, ...gone];
   useEffect(() => {
     if (error) toast(errorMessage(error, 'Failed to load my jobs'));
   }, [error, toast]);
@@ -180,12 +191,12 @@ function MyJobs() {
   if (isLoading) return <Loading label="Loading your jobs…" />;
   return (
     <div>
-      {!jobs.length ? (
+      {!shown.length ? (
         <p className="empty">You have no jobs yet. Claim one from Available Jobs.</p>
       ) : null}
       <ul className="job-list">
-        {jobs.map((j) => {
-          const lapsed = expired.includes(j);
+        {shown.map((j) => {
+          const lapsed = expired.includes(j) || gone.includes(j);
           const working = (j.status === 'claimed' || j.status === 'in_progress') && !lapsed;
           const revision = j.status === 'revision_requested' && !lapsed;
           const due = timeLeft(deadlineOf(j), now);
@@ -246,6 +257,15 @@ function MyJobs() {
                     onClick={() => setModal({ job: j, variant: 'work' })}
                   >
                     Resubmit Work
+                  </button>
+                ) : null}
+                {gone.includes(j) ? (
+                  <button
+                    type="button"
+                    className="btn btn--secondary btn--sm"
+                    onClick={() => setKept((prev) => prev.filter((p) => p.id !== j.id))}
+                  >
+                    Dismiss
                   </button>
                 ) : null}
               </div>
