@@ -4,31 +4,15 @@
  * Status and Actions on screen on a phone. Runs against `npm start` on a free port (or
  * E2E_BASE_URL); screens are saved under test-results/screenshots/.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
-import {
-  launchBrowser,
-  signInPoster,
-  screenshot as shot,
-  startProduct,
-  type Product,
-} from './support/product.js';
+import { describe, expect, it } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import { signInPoster, screenshot as shot } from './support/product.js';
+import { productInBrowser } from './support/hooks.js';
 
-let product: Product;
-let browser: Browser;
+const run = productInBrowser();
 const ts = Date.now();
 const longTitle = 'Supercalifragilistic'.repeat(10); // 200 characters, no space
 const longUrl = `https://example.com/${'a'.repeat(150)}`;
-
-beforeAll(async () => {
-  product = await startProduct();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await product?.stop();
-}, 30_000);
 
 /** Posts a job through the API with the page's own session (left unpaid: 'Pay now' shows). */
 async function postJob(p: Page, title: string, url: string) {
@@ -79,9 +63,9 @@ const onScreen = (p: Page, selector: string) =>
 
 describe('layout with long unbroken user text', () => {
   it('keeps the poster dashboard inside the window at 1280 and 390 px', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await run.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const p = await ctx.newPage();
-    await signInPoster(p, product.baseUrl, `long${ts}@gmail.com`);
+    await signInPoster(p, run.product.baseUrl, `long${ts}@gmail.com`);
     await postJob(p, longTitle, longUrl);
     await p.reload();
     await p.getByText(longTitle).waitFor();
@@ -100,13 +84,13 @@ describe('layout with long unbroken user text', () => {
   }, 90_000);
 
   it("keeps the admin jobs table's Status and Actions on screen on a phone", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const ctx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
     const poster = await ctx.newPage();
-    await signInPoster(poster, product.baseUrl, `table${ts}@gmail.com`, 'Tab');
+    await signInPoster(poster, run.product.baseUrl, `table${ts}@gmail.com`, 'Tab');
     await postJob(poster, longTitle, longUrl);
     const admin = await ctx.newPage();
     await admin.goto(
-      `${product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
+      `${run.product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
     );
     await admin.getByRole('tab', { name: 'Manage' }).click();
     const table = admin.getByRole('table', { name: 'All jobs' });

@@ -4,29 +4,13 @@
  * that held its own access token while the logout happened.
  * Runs against `npm start` on a free port (or E2E_BASE_URL).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
-import {
-  launchBrowser,
-  signInPoster,
-  screenshot as shot,
-  startProduct,
-  type Product,
-} from './support/product.js';
+import { describe, expect, it } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import { signInPoster, screenshot as shot } from './support/product.js';
+import { productInBrowser } from './support/hooks.js';
 
-let product: Product;
-let browser: Browser;
+const run = productInBrowser();
 const email = `tabs${Date.now()}@gmail.com`;
-
-beforeAll(async () => {
-  product = await startProduct();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await product?.stop();
-}, 30_000);
 
 const welcome = (p: Page) => p.getByRole('heading', { name: /Welcome, Pat/ });
 const logoutButton = (p: Page) => p.getByRole('button', { name: 'Logout' });
@@ -35,20 +19,20 @@ const leftDashboard = (p: Page) =>
 
 describe('logout across tabs', () => {
   it('signs out every tab of the browser, open or reloaded', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await run.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const first = await ctx.newPage();
-    await signInPoster(first, product.baseUrl, email);
+    await signInPoster(first, run.product.baseUrl, email);
 
     // A second tab opens the dashboard: the refresh cookie restores the session there.
     const second = await ctx.newPage();
-    await second.goto(`${product.baseUrl}/dashboard`);
+    await second.goto(`${run.product.baseUrl}/dashboard`);
     await welcome(second).waitFor();
 
     // A third tab gets its own access token, then leaves the app (so it hears nothing).
     const third = await ctx.newPage();
-    await third.goto(`${product.baseUrl}/dashboard`);
+    await third.goto(`${run.product.baseUrl}/dashboard`);
     await welcome(third).waitFor();
-    await third.goto(`${product.baseUrl}/favicon.svg`);
+    await third.goto(`${run.product.baseUrl}/favicon.svg`);
 
     await logoutButton(first).click();
     await leftDashboard(first);
@@ -59,14 +43,14 @@ describe('logout across tabs', () => {
     await shot(second, 'logout-other-tab');
 
     // Reloading, or coming back to the dashboard, does not bring the session back.
-    await second.goto(`${product.baseUrl}/dashboard`);
+    await second.goto(`${run.product.baseUrl}/dashboard`);
     await leftDashboard(second);
     await second.reload();
     await second.waitForLoadState('networkidle');
     expect(new URL(second.url()).pathname.startsWith('/dashboard')).toBe(false);
     expect(await logoutButton(second).count()).toBe(0);
 
-    await third.goto(`${product.baseUrl}/dashboard`);
+    await third.goto(`${run.product.baseUrl}/dashboard`);
     await leftDashboard(third);
     await third.waitForLoadState('networkidle');
     expect(await logoutButton(third).count()).toBe(0);

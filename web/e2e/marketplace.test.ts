@@ -4,31 +4,25 @@
  * Runs against `npm start` on a free port (or E2E_BASE_URL). Every screen is saved as a
  * full-page PNG under test-results/screenshots/ along the way.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import {
-  launchBrowser,
-  signInPoster,
-  screenshot as shot,
-  startProduct,
-  type Product,
-} from './support/product.js';
+import type { Page } from 'playwright-core';
+import { signInPoster, screenshot as shot } from './support/product.js';
+import { productInBrowser } from './support/hooks.js';
 
 const PNG_1x1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
   'base64',
 );
 
-let product: Product;
-let browser: Browser;
+const run = productInBrowser();
 const ts = Date.now();
 const posterEmail = `pat${ts}@gmail.com`;
 const testerEmail = `tess${ts}@gmail.com`;
 const jobTitle = `Bakery ${ts}`;
 
 async function newPage(): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const ctx = await run.browser.newContext({ viewport: { width: 1280, height: 900 } });
   return ctx.newPage();
 }
 
@@ -50,22 +44,12 @@ async function postAndPay(p: Page, title: string, { shots = true } = {}) {
   if (shots) await shot(p, 'payment-success');
 }
 
-beforeAll(async () => {
-  product = await startProduct();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await product?.stop();
-}, 30_000);
-
 describe('marketplace in the browser', () => {
   it('shows the landing page with its banner and forms, without page errors', async () => {
     const p = await newPage();
     const errors: string[] = [];
     p.on('pageerror', (e) => errors.push(e.message));
-    await p.goto(`${product.baseUrl}/`);
+    await p.goto(`${run.product.baseUrl}/`);
     expect(
       await p.getByText('$1 for the human quirks AI skips - real eyes for real users.').isVisible(),
     ).toBe(true);
@@ -88,12 +72,12 @@ describe('marketplace in the browser', () => {
 
   it('shows the landing page before any JavaScript runs, and only at /', async () => {
     // What a phone on a slow network paints first: the HTML alone.
-    const ctx = await browser.newContext({
+    const ctx = await run.browser.newContext({
       javaScriptEnabled: false,
       viewport: { width: 360, height: 800 },
     });
     const p = await ctx.newPage();
-    await p.goto(`${product.baseUrl}/`);
+    await p.goto(`${run.product.baseUrl}/`);
     await p.getByText('$1 for the human quirks AI skips - real eyes for real users.').waitFor();
     expect(
       await p
@@ -104,13 +88,13 @@ describe('marketplace in the browser', () => {
     expect(await p.getByText('Loading form…').count()).toBeGreaterThan(0);
     await shot(p, 'landing-before-javascript');
     // Client routes get the bare app page: no landing page flashing before the login screen.
-    await p.goto(`${product.baseUrl}/login`);
+    await p.goto(`${run.product.baseUrl}/login`);
     expect(await p.locator('#root').innerHTML()).toBe('');
     await ctx.close();
   }, 60_000);
 
   it("loads every screen under the gateway's Content-Security-Policy without a violation", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctx = await run.browser.newContext({ viewport: { width: 1280, height: 900 } });
     // Recorded per document in window.__cspViolations, and reported to the test as they happen
     // (the binding survives navigations, e.g. the jump to the local checkout page).
     const violations: string[] = [];
@@ -139,19 +123,19 @@ describe('marketplace in the browser', () => {
       p.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations);
 
     where = 'landing';
-    const res = await p.goto(`${product.baseUrl}/`);
+    const res = await p.goto(`${run.product.baseUrl}/`);
     expect(res?.headers()['content-security-policy']).toMatch(/(^|;)\s*script-src 'self'\s*(;|$)/);
     await p.getByRole('form', { name: 'Tester signup' }).waitFor();
     await p.waitForLoadState('networkidle'); // every lazy chunk of the landing page
     expect(await recorded()).toEqual([]);
 
     where = 'tester login';
-    await p.goto(`${product.baseUrl}/login/tester`);
+    await p.goto(`${run.product.baseUrl}/login/tester`);
     await p.getByRole('link', { name: 'Continue with Google' }).waitFor();
     expect(await recorded()).toEqual([]);
 
     where = 'poster dashboard';
-    await signInPoster(p, product.baseUrl, `csp${ts}@gmail.com`);
+    await signInPoster(p, run.product.baseUrl, `csp${ts}@gmail.com`);
     expect(await recorded()).toEqual([]);
 
     where = 'post, local checkout, payment success';
@@ -159,7 +143,7 @@ describe('marketplace in the browser', () => {
     expect(await recorded()).toEqual([]);
 
     where = 'payment cancel';
-    await p.goto(`${product.baseUrl}/payment/cancel`);
+    await p.goto(`${run.product.baseUrl}/payment/cancel`);
     await p.getByText('Payment cancelled. Your job was not published.').waitFor();
     await shot(p, 'payment-cancel');
     expect(await recorded()).toEqual([]);
@@ -191,7 +175,7 @@ describe('marketplace in the browser', () => {
     // Poster: development sign-in, role choice, post, pay at the local checkout.
     const poster = await newPage();
     await poster.goto(
-      `${product.baseUrl}/api/auth/dev/login?email=${posterEmail}&name=Pat&intent=poster`,
+      `${run.product.baseUrl}/api/auth/dev/login?email=${posterEmail}&name=Pat&intent=poster`,
     );
     await poster.getByRole('heading', { name: 'Choose Your Role' }).waitFor();
     expect(new URL(poster.url()).hash).toBe('');
@@ -206,7 +190,7 @@ describe('marketplace in the browser', () => {
 
     // A tester signs up on the landing page.
     const tester = await newPage();
-    await tester.goto(`${product.baseUrl}/`);
+    await tester.goto(`${run.product.baseUrl}/`);
     await tester.getByLabel('Gmail address').fill(testerEmail);
     await tester.getByLabel('Which describes you?').selectOption('Tester (student)');
     await tester.getByRole('button', { name: 'Sign Up to Test' }).click();
@@ -215,7 +199,7 @@ describe('marketplace in the browser', () => {
     // The admin approves the signup.
     const admin = await newPage();
     await admin.goto(
-      `${product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
+      `${run.product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
     );
     await admin.getByRole('heading', { name: 'Admin', exact: true }).waitFor();
     await shot(admin, 'admin-overview');
@@ -231,13 +215,13 @@ describe('marketplace in the browser', () => {
     await shot(admin, 'admin-manage');
 
     // The tester signs in, sets a country if needed, claims the job and submits work.
-    await tester.goto(`${product.baseUrl}/login/tester`);
+    await tester.goto(`${run.product.baseUrl}/login/tester`);
     expect(
       await tester.getByRole('link', { name: 'Continue with Google' }).getAttribute('href'),
     ).toBe('/api/auth/google?intent=tester');
     await shot(tester, 'tester-login');
     await tester.goto(
-      `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+      `${run.product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
     );
     await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
     if (await tester.getByRole('button', { name: 'Set country' }).isVisible()) {
@@ -300,7 +284,7 @@ describe('marketplace in the browser', () => {
 
   it('keeps the session across a reload and shows the login screen once it cannot be refreshed', async () => {
     const p = await newPage();
-    await signInPoster(p, product.baseUrl, `reload${ts}@gmail.com`);
+    await signInPoster(p, run.product.baseUrl, `reload${ts}@gmail.com`);
     await p.reload();
     await p.getByRole('heading', { name: /Welcome, Pat/ }).waitFor();
     await p.setViewportSize({ width: 360, height: 800 });
@@ -309,7 +293,7 @@ describe('marketplace in the browser', () => {
     await p.setViewportSize({ width: 1280, height: 900 });
     // A new tab has no stored token: the refresh cookie restores the session.
     const tab = await p.context().newPage();
-    await tab.goto(`${product.baseUrl}/dashboard`);
+    await tab.goto(`${run.product.baseUrl}/dashboard`);
     await tab.getByRole('heading', { name: /Welcome, Pat/ }).waitFor();
     await tab.close();
     // Break the access token and drop the refresh cookie: the next call must end at the login screen.
@@ -339,22 +323,22 @@ describe('marketplace in the browser', () => {
       );
     };
     const p = await newPage();
-    await p.goto(`${product.baseUrl}/`);
+    await p.goto(`${run.product.baseUrl}/`);
     await p.getByRole('form', { name: 'Tester signup' }).waitFor();
     expect(await audit(p)).toEqual([]);
     await p.setViewportSize({ width: 360, height: 800 });
     expect(await audit(p)).toEqual([]);
     await p.setViewportSize({ width: 1280, height: 900 });
-    await p.goto(`${product.baseUrl}/login/tester`);
+    await p.goto(`${run.product.baseUrl}/login/tester`);
     expect(await audit(p)).toEqual([]);
-    await signInPoster(p, product.baseUrl, `axe${ts}@gmail.com`);
+    await signInPoster(p, run.product.baseUrl, `axe${ts}@gmail.com`);
     expect(await audit(p)).toEqual([]);
     await p.getByRole('button', { name: 'Post New Job' }).click();
     await p.getByRole('dialog', { name: 'Post New Job' }).waitFor();
     expect(await audit(p)).toEqual([]);
     const admin = await newPage();
     await admin.goto(
-      `${product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
+      `${run.product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
     );
     await admin.getByRole('tab', { name: 'Manage' }).click();
     await admin.getByRole('region', { name: 'Tester signups' }).waitFor();
