@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Loading } from '../../../components/loading';
+import { Field } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import { errorMessage, errorStatus } from '../../../lib/error-message';
 import { countOf, formatDate } from '../../../lib/format';
@@ -17,10 +18,8 @@ function Leads() {
   return (
     <section className="panel" aria-labelledby="leads-title">
       <h3 id="leads-title">Developer leads</h3>
-      <div className="field">
-        <label htmlFor="leads-q">Search leads</label>
+      <Field label="Search leads">
         <input
-          id="leads-q"
           type="search"
           value={q}
           onChange={(e) => {
@@ -28,7 +27,7 @@ function Leads() {
             setPage(1);
           }}
         />
-      </div>
+      </Field>
       {isLoading ? <Loading /> : null}
       {error ? (
         <p className="form-msg form-msg--error" role="alert">

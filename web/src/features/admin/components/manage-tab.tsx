@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Field } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { ReviewModal } from '../../../components/review-modal';
 import { Table } from '../../../components/table';
@@ -169,10 +170,8 @@ function WaitlistSection({
         {title} {data ? <span className="muted">({data.total})</span> : null}
       </h3>
       {searchLabel ? (
-        <div className="field">
-          <label htmlFor={`waitlist-q-${kind}`}>{searchLabel}</label>
+        <Field label={searchLabel}>
           <input
-            id={`waitlist-q-${kind}`}
             type="search"
             value={q}
             onChange={(e) => {
@@ -180,7 +179,7 @@ function WaitlistSection({
               setPage(1);
             }}
           />
-        </div>
+        </Field>
       ) : null}
       {isLoading ? <Loading /> : null}
       {error ? (
