@@ -39,6 +39,9 @@ export const JOB_LIMITS = {
 } as const;
 
 export const JOB_MESSAGES = {
+  /** A tester's job taken back by the claim timer / at the end of the revision window. */
+  claimExpired: 'Your claim on this job expired, so it went back to the available jobs.',
+  revisionExpired: 'Your revision window for this job ended, so it went back to the available jobs.',
   titleRequired: 'Title is required',
   titleTooLong: `Title must be ${JOB_LIMITS.titleMax} characters or less`,
   urlRequired: 'URL is required',

@@ -24,8 +24,8 @@ interface NormalisedSubmission {
 const PREVIEW_MAX = 480;
 
 export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }> = {
-  claim_timeout: { detail: 'Your claim on this job expired, so it went back to the available jobs.', code: 'claim_expired' },
-  revision_expired: { detail: 'Your revision window for this job ended, so it went back to the available jobs.', code: 'revision_expired' },
+  claim_timeout: { detail: JOB_MESSAGES.claimExpired, code: 'claim_expired' },
+  revision_expired: { detail: JOB_MESSAGES.revisionExpired, code: 'revision_expired' },
 };
 
 /** The 403 for someone not holding the job: it says so when a timer took the job from this tester. */

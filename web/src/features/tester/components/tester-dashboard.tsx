@@ -1,4 +1,5 @@
 import { identityMessages } from '@htm/contracts/identity';
+import { JOB_MESSAGES } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { Tabs } from '../../../components/tabs';
@@ -217,8 +218,8 @@ function MyJobs() {
                 {lapsed ? (
                   <p className="notice" role="status">
                     {j.status === 'revision_requested'
-                      ? 'Your revision window ended, so this job went back to the available jobs.'
-                      : 'Your claim on this job expired, so it went back to the available jobs.'}
+                      ? JOB_MESSAGES.revisionExpired
+                      : JOB_MESSAGES.claimExpired}
                   </p>
                 ) : null}
                 {revision ? (
