@@ -7,6 +7,7 @@
 #   docker build --target jobs-worker -t htm/jobs-worker .
 #   docker build --target payments    -t htm/payments .
 #   docker build --target admin       -t htm/admin .
+#   docker build --target notifications -t htm/notifications .
 # (docker compose build builds them all; image names are htm/<target>, see deploy/k8s.)
 #
 # Stages: deps (npm ci, dev dependencies included) → build (web app with Vite, every service
@@ -28,6 +29,7 @@ COPY services/identity/package.json services/identity/
 COPY services/jobs/package.json services/jobs/
 COPY services/payments/package.json services/payments/
 COPY services/admin/package.json services/admin/
+COPY services/notifications/package.json services/notifications/
 COPY services/gateway/package.json services/gateway/
 COPY web/package.json web/
 RUN --mount=type=cache,target=/root/.npm npm ci --include=dev
@@ -44,7 +46,7 @@ RUN npm run build -w web && npm run build:services
 # Each bundle's package.json lists only the external native packages it loads at start
 # (sharp for jobs); install those, production only, next to the bundle.
 RUN --mount=type=cache,target=/root/.npm \
-    for s in gateway identity jobs payments admin; do \
+    for s in gateway identity jobs payments admin notifications; do \
       (cd "dist/$s" && npm install --omit=dev --no-package-lock --no-audit --no-fund) || exit 1; \
     done
 
@@ -109,6 +111,14 @@ FROM runtime AS admin
 COPY --from=build /src/dist/admin/ /app/
 ENV PORT=8084
 EXPOSE 8084
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "main.js"]
+
+FROM runtime AS notifications
+COPY --from=build /src/dist/notifications/ /app/
+ENV PORT=8086
+EXPOSE 8086
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "main.js"]

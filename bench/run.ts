@@ -12,6 +12,7 @@ import { run as gatewayRead } from './gateway-read.js';
 import { run as listingScale } from './listing-scale.js';
 import { run as claimStorm } from './claim-storm.js';
 import { run as eventLatency } from './event-latency.js';
+import { run as liveLatency } from './live-latency.js';
 
 const started = new Date();
 step('bench', 'starting the stack (identity, jobs + worker, payments, admin, gateway; real Postgres + Redis)');
@@ -27,6 +28,7 @@ try {
     ['listing-scale', () => listingScale(stack)],
     ['claim-storm', () => claimStorm(stack)],
     ['event-latency', () => eventLatency(stack)],
+    ['live-latency', () => liveLatency(stack)],
   ] as const) {
     step(name, 'running');
     try {

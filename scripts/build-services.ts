@@ -48,6 +48,7 @@ export const TARGETS: ServiceTarget[] = [
   },
   { service: 'payments', entries: { main: 'services/payments/src/main.ts' } },
   { service: 'admin', entries: { main: 'services/admin/src/main.ts' } },
+  { service: 'notifications', entries: { main: 'services/notifications/src/main.ts' } },
 ];
 
 /** External packages that are loaded only on demand and are deliberately not installed in images. */

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const SERVICES = ['gateway', 'identity', 'jobs', 'payments', 'admin'] as const;
+export const SERVICES = ['gateway', 'identity', 'jobs', 'payments', 'admin', 'notifications'] as const;
 
 interface KeyInfo {
   key: string;
@@ -102,9 +102,10 @@ const FALLBACK_DOCS: Record<string, string> = {
   JOBS_URL: "Jobs service's base URL.",
   PAYMENTS_URL: "Payments service's base URL.",
   ADMIN_URL: "Admin service's base URL.",
+  NOTIFICATIONS_URL: "Notifications (e-mail) service's base URL.",
   ADMIN_EMAIL: 'The single admin account (default admin@gmail.com outside production).',
   TRUST_PROXY:
-    'true behind a proxy/load balancer that sets X-Forwarded-For (rate limits by client IP).',
+    'Services: true behind the gateway (it sets X-Forwarded-For). Gateway: only behind a known proxy (true, a hop count, or its addresses); default false.',
   PORT: 'HTTP port of this service.',
   GOOGLE_CLIENT_ID:
     'Google OAuth client; required in production (unset outside production: dev sign-in).',
@@ -198,7 +199,9 @@ export async function renderEnvExample(): Promise<string> {
     '# Lines are commented out: the value shown is the default. Uncomment to override.',
     '# docker-compose.yml reads .env for ${VAR} substitution; k8s takes these keys from the',
     '# ConfigMap (deploy/k8s/base/config.yaml) and the Secret (deploy/k8s/base/secret.template.yaml).',
-    '# Secrets (never commit real values): SERVICE_TOKEN_SECRET, AUTH_SECRET, JWT_PRIVATE_KEY,',
+    '# Production refuses any secret value written in this repository and weak ones (< 32 random',
+    '# bytes): generate each with `openssl rand -base64 48`. See docs/operations.md, "Security settings".',
+    '# Secrets (never commit real values): SERVICE_TOKEN_PRIVATE_KEY, AUTH_SECRET, JWT_PRIVATE_KEY,',
     '# GOOGLE_CLIENT_SECRET, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, LOCAL_WEBHOOK_SECRET,',
     '# FILE_URL_SECRET, DATABASE_URL (carries a password).',
     '',

@@ -5,11 +5,12 @@
  * Internal services listen on free loopback ports; only the gateway is on PORT (default 8080).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { freePort } from '@htm/service-kit';
+import { DEV_SIGN_IN_WARNING, embeddedEnv, gatewayEnv } from './start-env.js';
 
 const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 process.chdir(root);
@@ -17,11 +18,44 @@ process.chdir(root);
 type Env = Record<string, string | undefined>;
 const say = (msg: string) => process.stdout.write(`[start] ${msg}\n`);
 const children: ChildProcess[] = [];
+/** The redis-server this script owns (started now, or left by an earlier run on the same DATA_DIR). */
+let ownRedis: { pid: number; stateFile: string } | undefined;
 
 function fail(message: string): never {
   process.stderr.write(`npm start: ${message}\n`);
   for (const c of children) c.kill('SIGTERM');
+  if (ownRedis) signalPid(ownRedis.pid, 'SIGTERM');
   process.exit(1);
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Is `pid` a live redis-server (not a recycled pid of something else)? */
+function isRedisServer(pid: number): boolean {
+  if (!signalPid(pid, 0)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('redis-server');
+  } catch {
+    return true; // no /proc: trust the pid
+  }
+}
+
+/** Stops the owned redis-server (it writes its append-only file first) and waits for it to exit. */
+async function stopOwnRedis(): Promise<void> {
+  const r = ownRedis;
+  if (!r) return;
+  ownRedis = undefined;
+  signalPid(r.pid, 'SIGTERM');
+  for (let i = 0; i < 100 && isRedisServer(r.pid); i++) await new Promise((res) => setTimeout(res, 50));
+  if (isRedisServer(r.pid)) signalPid(r.pid, 'SIGKILL');
+  rmSync(r.stateFile, { force: true });
 }
 
 async function redisAnswers(url: string): Promise<boolean> {
@@ -55,15 +89,45 @@ async function ensureRedis(env: Env): Promise<string> {
     bin = which('redis-server');
   }
   if (!bin) fail(`no Redis answers at ${url} and redis-server is not installed: install it (apt-get install redis-server) or set REDIS_URL to a running Redis.`);
+
+  // Owned per DATA_DIR: its data (append-only file, so timers and undelivered events survive a
+  // restart) and a state file naming its pid and port live in DATA_DIR/redis. A run that was
+  // killed (kill -9) leaves it running: the next start on the same DATA_DIR reuses it.
+  const dir = path.resolve(env.DATA_DIR ?? '.data', 'redis');
+  mkdirSync(dir, { recursive: true });
+  const stateFile = path.join(dir, 'redis-server.json');
+  if (existsSync(stateFile)) {
+    try {
+      const prev = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number; port: number };
+      const prevUrl = `redis://127.0.0.1:${prev.port}`;
+      if (isRedisServer(prev.pid) && (await redisAnswers(prevUrl))) {
+        ownRedis = { pid: prev.pid, stateFile };
+        say(`reusing redis-server (pid ${prev.pid}) on port ${prev.port} left by an earlier run`);
+        return prevUrl;
+      }
+      if (isRedisServer(prev.pid)) signalPid(prev.pid, 'SIGKILL'); // ours, but not answering
+    } catch {
+      /* unreadable state: start afresh */
+    }
+    rmSync(stateFile, { force: true });
+  }
   const port = await freePort();
   // Its own process group: a Ctrl-C or SIGTERM to `npm start` must not stop Redis before the
   // services have shut down (they flush their outboxes into it); it is stopped last.
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore', detached: true });
-  children.push(child);
+  const child = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', ''],
+    { stdio: 'ignore', detached: true },
+  );
+  child.unref();
+  if (child.pid) {
+    ownRedis = { pid: child.pid, stateFile };
+    writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port }));
+  }
   const childUrl = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
     if (await redisAnswers(childUrl)) {
-      say(`started redis-server on port ${port}`);
+      say(`started redis-server on port ${port} (append-only file in ${dir})`);
       return childUrl;
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -96,63 +160,69 @@ function ensureWebBuilt(env: Env): void {
 
 async function main() {
   const started = Date.now();
-  const base: Env = { ...process.env };
-  const production = base.NODE_ENV === 'production';
-  base.NODE_ENV ??= 'development';
-  base.DATA_DIR ??= '.data';
-  base.PAYMENTS_PROVIDER ??= 'local';
-  if (!production) base.ADMIN_EMAIL ??= 'admin@gmail.com';
+  const base: Env = embeddedEnv(process.env);
   base.REDIS_URL = await ensureRedis(base);
-  base.TRUST_PROXY ??= 'true';
   const port = Number(base.PORT ?? 8080);
-  base.PUBLIC_URL ??= `http://localhost:${port}`;
   ensureWebBuilt(base);
 
   const { startIdentity } = await import('@htm/identity');
   const { startPayments } = await import('@htm/payments');
   const { startJobs } = await import('@htm/jobs');
   const { startAdmin } = await import('@htm/admin');
+  const { startNotifications } = await import('@htm/notifications');
   const { startGateway } = await import('@htm/gateway');
 
   const stops: Array<() => Promise<void>> = [];
-  const shutdown = async (code = 0) => {
-    // Bounded: whatever has not stopped in 20 s is abandoned (the process exits anyway).
-    setTimeout(() => {
-      for (const c of children) c.kill('SIGKILL');
-      process.exit(code || 1);
-    }, 20_000).unref();
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    for (const c of children) c.kill('SIGTERM');
-    process.exit(code);
-  };
+  let stopping: Promise<void> | undefined;
+  const shutdown = (code = 0) =>
+    (stopping ??= (async () => {
+      // Bounded: whatever has not stopped in 20 s is abandoned (the process exits anyway).
+      setTimeout(() => {
+        for (const c of children) c.kill('SIGKILL');
+        if (ownRedis) signalPid(ownRedis.pid, 'SIGTERM'); // it writes its append-only file and exits
+        process.exit(code || 1);
+      }, 20_000).unref();
+      say('shutting down...');
+      for (const stop of stops.reverse()) await stop().catch(() => undefined);
+      for (const c of children) c.kill('SIGTERM');
+      await stopOwnRedis();
+      say('stopped');
+      process.exit(code);
+    })());
   process.once('exit', () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   });
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  // `on`, not `once`: a Ctrl-C reaches this process twice (from the terminal and relayed by npm);
+  // the second must not kill it halfway through shutting down.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown());
 
   try {
     // Ports first, so every service knows the others' URLs and all start (and migrate) at once.
-    const [identityPort, paymentsPort, jobsPort, adminPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     base.IDENTITY_URL = `http://127.0.0.1:${identityPort}`;
     base.PAYMENTS_URL = `http://127.0.0.1:${paymentsPort}`;
     base.JOBS_URL = `http://127.0.0.1:${jobsPort}`;
     base.ADMIN_URL = `http://127.0.0.1:${adminPort}`;
+    base.NOTIFICATIONS_URL = `http://127.0.0.1:${notificationsPort}`;
     const started = await Promise.allSettled([
       startIdentity({ ...base }, { port: identityPort }),
       startPayments({ ...base }, { port: paymentsPort }),
       startJobs({ ...base }, { port: jobsPort, withWorker: true }),
       startAdmin({ ...base }, { port: adminPort }),
+      // E-mail: .eml files under DATA_DIR/mail and GET /api/dev/mail unless SMTP_URL is set.
+      startNotifications({ ...base }, { port: notificationsPort }),
     ]);
     for (const r of started) if (r.status === 'fulfilled') stops.push(r.value.stop);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
-    const gateway = await startGateway({ ...base, PORT: String(port) }, { port, metricsPort: Number(base.METRICS_PORT ?? 0) });
+    const edge = gatewayEnv(base, process.env);
+    const gateway = await startGateway(edge, { port, host: edge.HOST, metricsPort: Number(base.METRICS_PORT ?? 0) });
     stops.push(gateway.stop);
   } catch (err) {
     process.stderr.write(`npm start: a service failed to start: ${(err as Error).message}\n`);
     await shutdown(1);
   }
+  if (base.DEV_SIGN_IN === 'true' && !base.GOOGLE_CLIENT_ID) process.stderr.write(`\n[start] !!! ${DEV_SIGN_IN_WARNING}\n\n`);
   say(`marketplace running at http://localhost:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s; data in ${base.DATA_DIR})`);
 }
 

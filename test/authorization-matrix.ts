@@ -54,12 +54,16 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/jobs', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/checkout`, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.open}/claim`, expect: all(403, { anon: 401, tester: 409 }) },
-  { method: 'POST', path: (f) => `/api/jobs/${f.open}/accept`, expect: all(403, { anon: 401, tester: 409 }) },
+  // The admin assigns through accept with {tester_id} (issue #19): without one, 400 on the field.
+  { method: 'POST', path: (f) => `/api/jobs/${f.open}/accept`, expect: all(403, { anon: 401, tester: 409, admin: 400 }) },
   { method: 'PATCH', path: (f) => `/api/jobs/${f.claimed}/complete`, expect: adminOnly(409) },
   { method: 'POST', path: (f) => `/api/jobs/${f.claimed}/submit-work`, expect: all(403, { anon: 401, tester: 400 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.claimed}/submissions`, expect: all(403, { anon: 401, tester: 400 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/retest`, expect: all(403, { anon: 401, owner: 409 }) },
+  { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/before-after`, expect: all(403, { anon: 401, owner: 404, tester: 404, admin: 404 }) },
   { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/submission`, expect: all(403, { anon: 401, owner: 200, tester: 200, admin: 200 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/review`, body: { decision: 'reject', reason: 'x' }, expect: all(403, { anon: 401, owner: 400, admin: 400 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/rating`, body: { stars: 5 }, expect: all(403, { anon: 401, owner: 409 }) },
   { method: 'GET', path: () => '/api/tester/available-jobs', expect: all(403, { anon: 401, tester: 200 }) },
   { method: 'GET', path: () => '/api/tester/my-jobs', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: (f) => f.fileUrl, expect: all(403, { anon: 401, tester: 200, admin: 200 }) },
@@ -75,9 +79,13 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/feedback', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },
   { method: 'POST', path: () => '/api/leads', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },
   { method: 'POST', path: () => '/api/telemetry', body: { events: [{ name: 'post_job_attempt' }] }, expect: all(202) },
-  { method: 'POST', path: () => '/api/waitlist', body: { email: 'm@gmail.com', role: 'Site owner', url: 'https://m.example', note: 'check it' }, expect: all(409, { anon: 401 }) },
+  { method: 'POST', path: () => '/api/waitlist', body: { email: 'm@gmail.com', role: 'Site owner', url: 'https://m.example', note: 'check it' }, expect: all(201, { anon: 401 }) }, // every job request is stored (issue #19)
   { method: 'GET', path: () => '/api/admin/waitlist', expect: adminOnly() },
   { method: 'PATCH', path: () => '/api/admin/waitlist/00000000-0000-4000-8000-000000000000', body: { approved: true }, expect: adminOnly(404) },
+  // notifications
+  { method: 'GET', path: () => '/api/notifications/preferences', expect: all(200, { anon: 401 }) },
+  { method: 'PATCH', path: () => '/api/notifications/preferences', body: {}, expect: all(200, { anon: 401 }) },
+  { method: 'GET', path: () => '/api/notifications/unsubscribe?token=x.y', expect: all(400) },
   { method: 'GET', path: () => '/api/admin/leads', expect: adminOnly() },
   { method: 'GET', path: () => '/api/admin/feedback', expect: adminOnly() },
   // last: it deletes the fixtures

@@ -10,7 +10,7 @@ import { collectKeys } from '../../scripts/env-example.js';
 import { TARGETS } from '../../scripts/build-services.js';
 import { dockerStages, readYamlDocs, ROOT, serviceTargets } from './helpers.js';
 
-const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin'];
+const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications'];
 const { args, stages } = dockerStages();
 const stage = (name: string) => stages.find((s) => s.name === name)!;
 
@@ -75,6 +75,7 @@ describe('Dockerfile', () => {
       'gateway',
       'identity',
       'jobs',
+      'notifications',
       'payments',
     ]);
     expect(Object.keys(TARGETS.find((t) => t.service === 'jobs')!.entries).sort()).toEqual([
@@ -151,7 +152,7 @@ describe('docker-compose.yml', () => {
       }
       if (name === 'gateway')
         expect(Object.keys(deps)).toEqual(
-          expect.arrayContaining(['identity', 'jobs', 'payments', 'admin']),
+          expect.arrayContaining(['identity', 'jobs', 'payments', 'admin', 'notifications']),
         );
       else
         expect(Object.keys(deps)).toEqual(expect.arrayContaining(['postgres', 'redis', 'kafka']));

@@ -71,7 +71,8 @@ describe('docs/operations.md', () => {
       '### Redis restart',
       '### Stripe webhook backlog',
       '### Rotating the JWT signing key',
-      '### Rotating SERVICE_TOKEN_SECRET',
+      '### Rotating service-token keys',
+      '## Security settings',
     ])
       expect(text).toContain(h);
   });

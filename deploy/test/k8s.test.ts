@@ -24,7 +24,7 @@ const base = objects
   .filter((o) => o.file.startsWith('deploy/k8s/base/') && !o.file.endsWith('secret.template.yaml'))
   .map((o) => o.obj);
 const deployments = base.filter((o) => o.kind === 'Deployment');
-const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin'];
+const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications'];
 
 /** Validates one object with the kubernetes-models class of its apiVersion/kind; returns the problem or null. */
 async function validate(obj: K8sObject): Promise<string | null> {
@@ -187,6 +187,7 @@ describe('k8s manifests', () => {
       'admin',
       'identity',
       'jobs',
+      'notifications',
       'payments',
     ]);
     for (const rule of svc.spec.ingress) {

@@ -64,6 +64,16 @@ export class RedisChild {
     proc.stderr!.resume();
   }
 
+  /** SIGSTOP: the process hangs with its port open and its connections up (a frozen server). */
+  freeze(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: the frozen server goes on where it stopped. */
+  thaw(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
   /** SIGKILL, like a crashed server; resolves once the process is gone. */
   async kill(): Promise<void> {
     const p = this.proc;
@@ -73,5 +83,70 @@ export class RedisChild {
       p.once('exit', () => resolve());
       p.kill('SIGKILL');
     });
+  }
+}
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+/** Runs a PostgreSQL tool as the postgres user when we are root (initdb refuses root). */
+function pgTool(tool: string, args: string[]): Promise<void> {
+  const asRoot = process.getuid?.() === 0;
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${tool}`, ...args]] : [`${PG_BIN}/${tool}`, args];
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${tool} exited ${code}: ${err}`))));
+  });
+}
+
+/**
+ * A throwaway PostgreSQL 15 cluster on `port` in a temp dir (never the shared server): the
+ * tests may restart or kill it. Owned by the postgres user when the tests run as root.
+ */
+export class PgCluster {
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+  ) {}
+
+  static async create(port: number): Promise<PgCluster> {
+    const { mkdtempSync, chownSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'htm-pg-'));
+    if (process.getuid?.() === 0) {
+      const { execFileSync } = await import('node:child_process');
+      const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+      const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+      chownSync(dir, uid, gid);
+    }
+    const c = new PgCluster(dir, port);
+    await pgTool('initdb', ['-D', `${dir}/data`, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    await c.start();
+    return c;
+  }
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  private get options(): string {
+    return `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+  }
+
+  start(): Promise<void> {
+    return pgTool('pg_ctl', ['-D', `${this.dir}/data`, '-o', this.options, '-l', `${this.dir}/log`, '-w', 'start']);
+  }
+
+  /** A restart as an operator or a failover does it: every connection dropped, the server away for a moment. */
+  restart(): Promise<void> {
+    return pgTool('pg_ctl', ['-D', `${this.dir}/data`, '-o', this.options, '-l', `${this.dir}/log`, '-m', 'fast', '-w', 'restart']);
+  }
+
+  async destroy(): Promise<void> {
+    await pgTool('pg_ctl', ['-D', `${this.dir}/data`, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
+    const { rmSync } = await import('node:fs');
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }

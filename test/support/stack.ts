@@ -11,6 +11,7 @@ import { signIn as devSignIn, CookieJar } from '@htm/identity/testing';
 import { startPayments } from '@htm/payments';
 import { startJobs } from '@htm/jobs';
 import { startAdmin } from '@htm/admin';
+import { startNotifications } from '@htm/notifications';
 import { startGateway, type RunningGateway } from '@htm/gateway';
 
 export { CookieJar };
@@ -24,6 +25,7 @@ export interface Stack {
   payments: Awaited<ReturnType<typeof startPayments>>;
   jobs: Awaited<ReturnType<typeof startJobs>>;
   admin: Awaited<ReturnType<typeof startAdmin>>;
+  notifications: Awaited<ReturnType<typeof startNotifications>>;
   db: TestDatabase;
   prefix: string;
   env: Record<string, string>;
@@ -41,7 +43,7 @@ export interface StackOptions {
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const db = await createTestDatabase(opts.label ?? 'stack');
   const prefix = testRedisPrefix(opts.label ?? 'stack');
-  const [identityPort, paymentsPort, jobsPort, adminPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -49,12 +51,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
     ADMIN_EMAIL: 'admin@gmail.com',
+    DEV_SIGN_IN: 'true',
     PAYMENTS_PROVIDER: 'local',
     TRUST_PROXY: 'true',
     IDENTITY_URL: `http://127.0.0.1:${identityPort}`,
     PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
     JOBS_URL: `http://127.0.0.1:${jobsPort}`,
     ADMIN_URL: `http://127.0.0.1:${adminPort}`,
+    NOTIFICATIONS_URL: `http://127.0.0.1:${notificationsPort}`,
     AUTH_RATE_LIMIT_PER_MINUTE: '100000',
     FORM_RATE_LIMIT_PER_MINUTE: '100000',
     API_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -63,13 +67,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   const started: Service[] = [];
   try {
-    const [identity, payments, jobs, admin] = await Promise.all([
+    const [identity, payments, jobs, admin, notifications] = await Promise.all([
       startIdentity({ ...env }, { port: identityPort }).then((s) => (started.push(s), s)),
       startPayments({ ...env }, { port: paymentsPort }).then((s) => (started.push(s), s)),
       startJobs({ ...env }, { port: jobsPort, withWorker: opts.withWorker ?? true }).then((s) => (started.push(s), s)),
       startAdmin({ ...env }, { port: adminPort }).then((s) => (started.push(s), s)),
+      // No SMTP_URL: e-mails go to .eml files under DATA_DIR/mail and GET /api/dev/mail.
+      startNotifications({ ...env }, { port: notificationsPort }).then((s) => (started.push(s), s)),
     ]);
-    const gateway = await startGateway({ ...env, WEB_DIST: '/nonexistent' }, { port: 0, host: '127.0.0.1', metricsPort: 0 });
+    // The gateway is the edge: it believes no X-Forwarded-For unless a test says otherwise.
+    const gateway = await startGateway({ ...env, TRUST_PROXY: opts.env?.GATEWAY_TRUST_PROXY ?? 'false', WEB_DIST: '/nonexistent' }, { port: 0, host: '127.0.0.1', metricsPort: 0 });
     started.push(gateway);
     return {
       url: gateway.url,
@@ -78,6 +85,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       payments,
       jobs,
       admin,
+      notifications,
       db,
       prefix,
       env,
@@ -184,22 +192,29 @@ export async function signInTester(stack: Stack, email: string, opts: { country?
   const init = await client(stack, a.token).post('/api/users/init', { type: 'tester', location: 'USA', country: opts.country ?? 'US' });
   if (init.status !== 200 && init.status !== 201) throw new Error(`users/init answered ${init.status} ${JSON.stringify(init.body)}`);
   let token = init.body.access_token as string;
+  let jar = a.jar;
   if (opts.approved !== false) {
     const admin = opts.admin ?? (await signInAdmin(stack));
     const r = await client(stack, admin.token).patch(`/api/admin/approve-tester/${a.id}`, { approved: true });
     if (r.status !== 200) throw new Error(`approve-tester answered ${r.status}`);
     await waitFor(async () => (await stack.sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [a.id]).catch(() => []))[0]?.approved, 'jobs to learn the approval');
-    token = (await devSignIn(stack.url, email, { intent: 'tester' })).token;
+    // The approval ended the tester's earlier sign-in (its tokens carried the old approval).
+    ({ token, jar } = await devSignIn(stack.url, email, { intent: 'tester' }));
   }
-  return { ...a, token };
+  return { ...a, token, jar };
 }
 
+/**
+ * A job body. Fresh eyes is off here (the API's default is on) so one tester may test several of
+ * these jobs of the same poster; fresh-eyes tests ask for it explicitly.
+ */
 export const JOB = {
   title: 'Check my bakery site',
   url: 'https://bakery.example',
   what_to_test: 'Can a first-time visitor order a cake?',
   requirements: ['Find the order button', 'Say if prices are clear'],
   geo_rule: 'us_pr_ca',
+  fresh_eyes: false,
 };
 
 /** Posts a job as the poster and pays through the local checkout (as a browser would). */

@@ -239,9 +239,9 @@ describe('marketplace in the browser', () => {
     await card.getByRole('button', { name: 'Claim' }).click();
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
     const mine = tester.locator('li', { hasText: jobTitle });
-    await mine.getByRole('button', { name: 'Submit Work' }).waitFor();
+    await mine.getByRole('button', { name: 'Quick report' }).waitFor();
     await shot(tester, 'tester-my-jobs');
-    await mine.getByRole('button', { name: 'Submit Work' }).click();
+    await mine.getByRole('button', { name: 'Quick report' }).click();
     await tester
       .getByLabel('Feedback')
       .fill('The cart badge did not update until I refreshed the page.');
@@ -264,13 +264,18 @@ describe('marketplace in the browser', () => {
     await poster.getByLabel(/Accept/).check();
     await shot(poster, 'poster-review-modal');
     await poster.getByRole('button', { name: 'Submit Review' }).click();
-    await poster.getByText('Answers to your checklist').waitFor();
+    await poster.getByRole('dialog', { name: 'Results' }).waitFor();
     await poster
       .getByText('The cart badge did not update until I refreshed the page.')
       .first()
       .waitFor();
     expect(await poster.getByRole('button', { name: 'Download' }).count()).toBe(1);
     await shot(poster, 'poster-results');
+    // The poster rates the tester on the results screen.
+    await poster.getByLabel('5 stars').check();
+    await poster.getByLabel(/Comment/).fill('Clear and quick.');
+    await poster.getByRole('button', { name: 'Save rating' }).click();
+    await poster.getByText('You rated this tester 5 out of 5.').waitFor();
 
     // The admin's remaining tabs, now that there is history to show (reload: fresh job list).
     await admin.reload();

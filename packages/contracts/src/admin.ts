@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailSchema, isPublicWebUrl, trimmed } from './common.js';
+import { LOCAL_URL_MESSAGE, emailSchema, trimmed, webUrlProblem } from './common.js';
 
 /** POST /api/feedback (Send Feedback modal). */
 export const feedbackBodySchema = z.object({
@@ -36,6 +36,7 @@ export function waitlistKindOf(role: WaitlistRole): WaitlistKind {
 export const WAITLIST_MESSAGES = {
   roleRequired: 'Please choose a role',
   urlInvalid: 'Please enter a valid URL (starting with http:// or https://)',
+  urlLocal: LOCAL_URL_MESSAGE,
   urlRequired: 'Website URL is required',
   urlTooLong: 'URL must be 2000 characters or less',
   needsRequired: 'Please describe your testing needs',
@@ -62,8 +63,9 @@ export const waitlistBodySchema = z
   .object({
     email: emailSchema,
     role: z.enum(WAITLIST_ROLES, { error: WAITLIST_MESSAGES.roleRequired }),
-    url: optionalText(2000, WAITLIST_MESSAGES.urlTooLong).refine((v) => v === undefined || isPublicWebUrl(v), {
-      error: WAITLIST_MESSAGES.urlInvalid,
+    url: optionalText(2000, WAITLIST_MESSAGES.urlTooLong).superRefine((v, ctx) => {
+      const problem = v === undefined ? null : webUrlProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem === 'local' ? WAITLIST_MESSAGES.urlLocal : WAITLIST_MESSAGES.urlInvalid });
     }),
     note: optionalText(2000, WAITLIST_MESSAGES.noteTooLong),
     name: optionalText(100, WAITLIST_MESSAGES.nameTooLong).refine((v) => v === undefined || v.length >= 2, {

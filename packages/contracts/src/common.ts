@@ -45,6 +45,33 @@ export function isPublicWebUrl(value: string): boolean {
   return isPublicHostName(url.hostname);
 }
 
+/** What a form says about an http(s) address of a machine testers cannot reach. */
+export const LOCAL_URL_MESSAGE = 'Local addresses cannot be tested: enter an address testers can open on the internet';
+
+/**
+ * Why a website URL is refused: 'local' for a well-formed http(s) URL whose host is local or
+ * private (localhost, IP literals, single-label names), 'invalid' for anything else, null when
+ * isPublicWebUrl accepts it. Forms say the matching sentence.
+ */
+export function webUrlProblem(value: string): 'invalid' | 'local' | null {
+  if (isPublicWebUrl(value)) return null;
+  if (/\s/.test(value) || [...value].some(isControlChar)) return 'invalid';
+  if (!/^https?:\/\/[^/\\]/i.test(value)) return 'invalid';
+  let host: string;
+  try {
+    host = new URL(value).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return 'invalid';
+  }
+  const local =
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.startsWith('[') || // IPv6 literal
+    /^[0-9.]+$/.test(host) || // IPv4 literal (the URL parser turns 127.1 and 0x7f.1 into 127.0.0.1)
+    /^[a-z0-9_-]+$/.test(host); // one label: an intranet name
+  return local ? 'local' : 'invalid';
+}
+
 function isControlChar(c: string): boolean {
   const code = c.charCodeAt(0);
   return code < 0x20 || code === 0x7f;
@@ -63,4 +90,12 @@ export function isPublicHostName(hostname: string): boolean {
   const top = labels[labels.length - 1];
   if (!TOP_LABEL.test(top)) return false; // IPv4 literals end in digits
   return top !== 'localhost';
+}
+
+/** The median of a list of numbers (the mean of the middle two for an even count); null when empty. */
+export function median(values: readonly number[]): number | null {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { identityMessages } from './identity-messages.js';
 
 /** Roles a user may choose on the "Choose Your Role" screen (admin is never chosen). */
 export const CHOOSABLE_ROLES = ['poster', 'tester'] as const;
@@ -8,16 +9,7 @@ export type ChoosableRole = (typeof CHOOSABLE_ROLES)[number];
 export type UserLocation = (typeof USER_LOCATIONS)[number];
 export type UserCountry = (typeof USER_COUNTRIES)[number];
 
-export const identityMessages = {
-  role: 'Please choose a role',
-  location: 'Please choose a location',
-  country: 'Please choose a country',
-  approved: 'Please say whether the tester is approved',
-  sessionId: 'A sign-in session id is required',
-  /** Sign-in refusal and dashboard copy for a tester unapproved by the strike rule. */
-  testerReleased:
-    'Your tester account was paused after missed deadlines (jobs not submitted in time). An admin must re-approve it before you can take jobs again.',
-} as const;
+export { identityMessages };
 
 const roleSchema = z.enum(CHOOSABLE_ROLES, { error: identityMessages.role });
 const locationSchema = z.enum(USER_LOCATIONS, { error: identityMessages.location });
@@ -40,8 +32,39 @@ export const initUserBodySchema = z
   });
 export type InitUserBody = z.infer<typeof initUserBodySchema>;
 
-/** PATCH /api/users/profile ("Update Your Profile"). */
-export const updateProfileBodySchema = z.object({ country: countrySchema });
+/** Assistive technology a tester uses (profile) or a job asks for ("Beyond the peers, part 1"). */
+export const ASSISTIVE_TECH = ['screen_reader', 'keyboard_only', 'screen_magnifier', 'voice_control', 'switch_access', 'captions'] as const;
+export type AssistiveTech = (typeof ASSISTIVE_TECH)[number];
+/** How the web app names each kind ("Tested by someone who uses a screen reader"). */
+export const ASSISTIVE_TECH_LABELS: Record<AssistiveTech, string> = {
+  screen_reader: 'a screen reader',
+  keyboard_only: 'only a keyboard',
+  screen_magnifier: 'a screen magnifier',
+  voice_control: 'voice control',
+  switch_access: 'switch access',
+  captions: 'captions',
+};
+export const ASSISTIVE_TECH_MESSAGE = `Assistive technology must be one of: ${ASSISTIVE_TECH.join(', ')}`;
+export const assistiveTechSchema = z.enum(ASSISTIVE_TECH, { error: ASSISTIVE_TECH_MESSAGE });
+
+/**
+ * PATCH /api/users/profile ("Update Your Profile"): the country, the assistive technology the
+ * tester uses, or both (at least one). `assistive_tech` replaces the whole list.
+ */
+export const updateProfileBodySchema = z
+  .object({
+    country: countrySchema.optional(),
+    // One message on the field itself (not on an item) for anything outside the list.
+    assistive_tech: z
+      .array(z.unknown(), { error: ASSISTIVE_TECH_MESSAGE })
+      .refine((list): list is AssistiveTech[] => list.every((v) => (ASSISTIVE_TECH as readonly unknown[]).includes(v)), { error: ASSISTIVE_TECH_MESSAGE })
+      .transform((list) => [...new Set(list as AssistiveTech[])])
+      .meta({ items: { type: 'string', enum: [...ASSISTIVE_TECH] } })
+      .optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.country === undefined && v.assistive_tech === undefined) ctx.addIssue({ code: 'custom', path: ['country'], message: identityMessages.country });
+  });
 export type UpdateProfileBody = z.infer<typeof updateProfileBodySchema>;
 
 /** PATCH /api/admin/approve-tester/:id */
@@ -58,8 +81,13 @@ export type SessionExchangeBody = z.infer<typeof sessionExchangeBodySchema>;
 export const signInIntentSchema = z.enum(['poster', 'tester'], { error: 'intent must be poster or tester' }).default('poster');
 export type SignInIntent = z.infer<typeof signInIntentSchema>;
 
-/** Codes the sign-in redirects put in `#auth_error=` ('tester_released': unapproved by the strike rule). */
-export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'tester_released', 'google_failed'] as const;
+/**
+ * Codes the sign-in redirects put in `#auth_error=`. Through the tester entrance (intent=tester):
+ * 'tester_not_approved' a tester waiting for approval, 'tester_released' unapproved by the strike
+ * rule, 'tester_signup_needed' someone not signed up as a tester (new, or no role yet),
+ * 'site_owner_account' a site owner (poster) account.
+ */
+export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'tester_released', 'tester_signup_needed', 'site_owner_account', 'google_failed'] as const;
 export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 /** The user object of GET /api/me and of `{user}` answers. */
@@ -77,6 +105,11 @@ export interface UserDto {
    */
   released: boolean;
   created_at: string;
+  /** Testers only: what assistive technology they use (empty by default). */
+  assistive_tech?: AssistiveTech[];
+  /** Testers only: their average rating (one decimal) over `rating_count` ratings; null before the first. */
+  rating_avg?: number | null;
+  rating_count?: number;
 }
 
 /** A row of GET /api/admin/testers and /api/admin/available-testers. */
@@ -89,4 +122,17 @@ export interface TesterDto {
   location: UserLocation | null;
   strikes: number;
   created_at: string;
+  assistive_tech: AssistiveTech[];
+  rating_avg: number | null;
+  rating_count: number;
+}
+
+/** GET /api/admin/testers query: `assistive_tech` keeps the testers who use it. */
+export const adminTestersQuerySchema = z.object({ assistive_tech: assistiveTechSchema.optional() });
+export type AdminTestersQuery = z.infer<typeof adminTestersQuerySchema>;
+
+/** A tester's average rating as the API shows it: one decimal (half up), null without ratings. */
+export function ratingAverage(sum: number, count: number): number | null {
+  if (!count) return null;
+  return Math.round((sum * 10) / count) / 10;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isPublicWebUrl } from './common.js';
+import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
+import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -36,6 +37,11 @@ export const JOB_LIMITS = {
   imageMaxBytes: 10 * 1024 * 1024,
   videoMaxBytes: 100 * 1024 * 1024,
   maxFiles: 5,
+  minutesMin: 1,
+  minutesMax: 240,
+  starsMin: 1,
+  starsMax: 5,
+  ratingCommentMax: 500,
 } as const;
 
 export const JOB_MESSAGES = {
@@ -46,6 +52,7 @@ export const JOB_MESSAGES = {
   titleTooLong: `Title must be ${JOB_LIMITS.titleMax} characters or less`,
   urlRequired: 'URL is required',
   urlInvalid: 'Please enter a valid URL starting with http:// or https://',
+  urlLocal: LOCAL_URL_MESSAGE,
   whatToTestRequired: 'Please describe what to test',
   whatToTestTooLong: `What to test must be ${JOB_LIMITS.whatToTestMax} characters or less`,
   requirementsRequired: 'Please add at least one thing to check.',
@@ -84,7 +91,36 @@ export const JOB_MESSAGES = {
   specificIssueTooLong: `Each specific issue must be ${JOB_LIMITS.specificIssueMax} characters or less`,
   specificIssuesTooMany: `You can list at most ${JOB_LIMITS.specificIssuesMax} specific issues`,
   specificIssuesInvalid: 'Specific issues must be a list of short texts',
+  // Beyond the peers, part 1
+  minutesRange: `Minutes spent must be a whole number from ${JOB_LIMITS.minutesMin} to ${JOB_LIMITS.minutesMax}`,
+  starsRange: `Stars must be a whole number from ${JOB_LIMITS.starsMin} to ${JOB_LIMITS.starsMax}`,
+  ratingCommentTooLong: `Comment must be ${JOB_LIMITS.ratingCommentMax} characters or less`,
+  freshEyesInvalid: 'fresh_eyes must be true or false',
+  /** Post New Job switches and the badge. */
+  freshEyesLabel: 'A tester who has not seen my site before',
+  assistiveTechLabel: 'Tested by someone who uses a screen reader',
+  /** Claim refusals. */
+  alreadyTestedSite: 'This job asks for a tester who has not tested this site before, and you have.',
+  assistiveTechRequired: 'This job is for a tester who uses the assistive technology it names. Add it to your profile if you use it.',
+  priorityWindow: 'This job is open to top-rated testers first. Please check again in a few minutes.',
+  notCompleted: 'You can rate the tester once the job is completed.',
+  alreadyRated: 'You have already rated this job.',
 } as const;
+
+/** Optional minutes a tester spent on the job (both submission flows; a multipart text field). */
+export const minutesSpentSchema = z
+  .union([z.number(), z.string().trim()], { error: JOB_MESSAGES.minutesRange })
+  .optional()
+  .nullable()
+  .transform((v, ctx) => {
+    if (v === undefined || v === null || v === '') return null;
+    const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isInteger(n) || n < JOB_LIMITS.minutesMin || n > JOB_LIMITS.minutesMax) {
+      ctx.addIssue({ code: 'custom', message: JOB_MESSAGES.minutesRange });
+      return z.NEVER;
+    }
+    return n;
+  });
 
 const optionalText = (max: number, message: string) =>
   z
@@ -95,16 +131,36 @@ const optionalText = (max: number, message: string) =>
     .nullable()
     .transform((v) => (v ? v : undefined));
 
-/** An optional key finding of the dashboard variant: empty is fine, else 5-120 characters. */
-const keyFinding = () =>
+/** What a too-short or too-long Key finding N (2 or 3, which may stay empty) says. */
+export const keyFindingLengthMessage = (n: number) => `Key finding ${n} needs ${JOB_LIMITS.keyFindingMin}–${JOB_LIMITS.keyFindingMax} characters (or leave it empty)`;
+
+/**
+ * An optional key finding of the dashboard variant: empty is fine, else 5-120 characters. The
+ * first one keeps the "at least one" message; the others say their own rule.
+ */
+const keyFinding = (n: number) =>
   z
     .string()
     .trim()
-    .max(JOB_LIMITS.keyFindingMax, { error: JOB_MESSAGES.keyFindingTooLong })
-    .refine((v) => v.length === 0 || v.length >= JOB_LIMITS.keyFindingMin, { error: JOB_MESSAGES.keyFindingRequired })
+    .max(JOB_LIMITS.keyFindingMax, { error: n === 1 ? JOB_MESSAGES.keyFindingTooLong : keyFindingLengthMessage(n) })
+    .refine((v) => v.length === 0 || v.length >= JOB_LIMITS.keyFindingMin, { error: n === 1 ? JOB_MESSAGES.keyFindingRequired : keyFindingLengthMessage(n) })
     .optional()
     .nullable()
     .transform((v) => (v ? v : undefined));
+
+/**
+ * POST /api/jobs/{id}/accept. A tester takes the job for herself (no body); the admin "accepts
+ * or assigns" (spec) by naming the approved tester who takes it (the same as
+ * POST /api/admin/assign/{jobId}/{testerId}).
+ */
+export const ACCEPT_JOB_MESSAGES = {
+  testerRequired: 'Choose the tester who takes this job',
+  failure: 'Failed to accept job',
+} as const;
+export const acceptJobBodySchema = z.object({
+  tester_id: z.string({ error: ACCEPT_JOB_MESSAGES.testerRequired }).trim().min(1, { error: ACCEPT_JOB_MESSAGES.testerRequired }).max(100, { error: ACCEPT_JOB_MESSAGES.testerRequired }).optional(),
+});
+export type AcceptJobBody = z.infer<typeof acceptJobBodySchema>;
 
 /** POST /api/jobs (Post New Job modal). */
 export const createJobBodySchema = z.object({
@@ -114,7 +170,10 @@ export const createJobBodySchema = z.object({
     .trim()
     .min(1, { error: JOB_MESSAGES.urlRequired })
     .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlInvalid })
-    .refine(isPublicWebUrl, { error: JOB_MESSAGES.urlInvalid }),
+    .superRefine((v, ctx) => {
+      const problem = webUrlProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem === 'local' ? JOB_MESSAGES.urlLocal : JOB_MESSAGES.urlInvalid });
+    }),
   what_to_test: z
     .string({ error: JOB_MESSAGES.whatToTestRequired })
     .trim()
@@ -150,6 +209,18 @@ export const createJobBodySchema = z.object({
     .optional()
     .nullable()
     .transform((v) => v ?? 'us_pr'),
+  /** Only testers who never submitted work on this poster's jobs for the same site (default on). */
+  fresh_eyes: z
+    .boolean({ error: JOB_MESSAGES.freshEyesInvalid })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? true),
+  /** Only testers whose profile lists this assistive technology (default: anyone). */
+  assistive_tech: z
+    .enum(ASSISTIVE_TECH, { error: ASSISTIVE_TECH_MESSAGE })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? null),
 });
 export type CreateJobBody = z.infer<typeof createJobBodySchema>;
 
@@ -161,9 +232,10 @@ export const submitWorkDashboardSchema = z
       .trim()
       .min(JOB_LIMITS.feedbackMin, { error: JOB_MESSAGES.feedbackTooShort })
       .max(JOB_LIMITS.feedbackMax, { error: JOB_MESSAGES.feedbackTooLong }),
-    key_finding_1: keyFinding(),
-    key_finding_2: keyFinding(),
-    key_finding_3: keyFinding(),
+    key_finding_1: keyFinding(1),
+    key_finding_2: keyFinding(2),
+    key_finding_3: keyFinding(3),
+    minutes_spent: minutesSpentSchema,
   })
   .superRefine((v, ctx) => {
     // Each non-empty finding is already 5+ characters; at least one must be given.
@@ -174,6 +246,7 @@ export const submitWorkDashboardSchema = z
   .transform((v) => ({
     feedback_text: v.feedback_text,
     key_findings: [v.key_finding_1, v.key_finding_2, v.key_finding_3].filter((f): f is string => !!f),
+    minutes_spent: v.minutes_spent,
   }));
 export type SubmitWorkDashboard = z.infer<typeof submitWorkDashboardSchema>;
 
@@ -213,6 +286,7 @@ export const submitWorkPosterFlowSchema = z
     key_findings_bullet_1: bullet(1),
     key_findings_bullet_2: bullet(2),
     key_findings_bullet_3: bullet(3),
+    minutes_spent: minutesSpentSchema,
   })
   .superRefine((v, ctx) => {
     const filled = v.requirement_responses.filter((r) => r.response_text.length > 0);
@@ -228,6 +302,7 @@ export const submitWorkPosterFlowSchema = z
     device_used: v.device_used,
     browser_used: v.browser_used,
     key_findings: [v.key_findings_bullet_1, v.key_findings_bullet_2, v.key_findings_bullet_3],
+    minutes_spent: v.minutes_spent,
   }));
 export type SubmitWorkPosterFlow = z.infer<typeof submitWorkPosterFlowSchema>;
 
@@ -253,6 +328,23 @@ export const reviewBodySchema = z
     if (v.decision === 'request_revision' && !v.reason) ctx.addIssue({ code: 'custom', path: ['reason'], message: JOB_MESSAGES.revisionReasonRequired });
   });
 export type ReviewBody = z.infer<typeof reviewBodySchema>;
+
+/** POST /api/jobs/:id/rating: the poster rates the tester of a completed job, once. */
+export const rateJobBodySchema = z.object({
+  stars: z
+    .number({ error: JOB_MESSAGES.starsRange })
+    .int({ error: JOB_MESSAGES.starsRange })
+    .min(JOB_LIMITS.starsMin, { error: JOB_MESSAGES.starsRange })
+    .max(JOB_LIMITS.starsMax, { error: JOB_MESSAGES.starsRange }),
+  comment: optionalText(JOB_LIMITS.ratingCommentMax, JOB_MESSAGES.ratingCommentTooLong).transform((v) => v ?? null),
+});
+export type RateJobBody = z.infer<typeof rateJobBodySchema>;
+
+export interface RatingView {
+  stars: number;
+  comment: string | null;
+  created_at: string;
+}
 
 /** GET /api/tester/available-jobs query. */
 export const AVAILABLE_JOBS_PAGE = { default: 20, max: 100 } as const;
@@ -298,6 +390,24 @@ export interface JobView {
   claim_deadline_at: string | null;
   auto_accept_at: string | null;
   revision_deadline_at: string | null;
+  /** Only testers new to this poster's site (same host, `www.` ignored) may take it. */
+  fresh_eyes: boolean;
+  /** Only testers who use this assistive technology may take it; null: anyone. */
+  assistive_tech: AssistiveTech | null;
+  /** The poster's rating of the tester (poster and admin views of a completed job), else null. */
+  rating?: RatingView | null;
+  /** A re-test: the completed job it checks again ("Re-test: ..."), else null. */
+  retest_of?: string | null;
+  /** A paid re-test is held for the original tester until then (RETEST_RESERVE_MS after payment). */
+  reserved_until?: string | null;
+}
+
+/** GET /api/tester/available-jobs: a page of jobs, the next cursor, and how long recent tests took. */
+export interface AvailableJobsPage {
+  jobs: JobView[];
+  next_cursor: string | null;
+  /** Median minutes_spent of recent submissions ("usually N minutes"), null before any. */
+  usual_minutes: number | null;
 }
 
 export interface SubmissionView {
@@ -312,4 +422,20 @@ export interface SubmissionView {
   requirement_responses: Array<{ requirement_index: number; response_text: string }> | null;
   general_feedback: string | null;
   file_urls: string[] | null;
+  /** What the tester said they spent (1-240), or null. */
+  minutes_spent: number | null;
+  /** Minutes from the claim to this submission, measured by the server. */
+  claim_to_submit_minutes: number | null;
+}
+
+/** GET /api/jobs/{id}/before-after: a re-test's findings beside the original's, per checklist item and key finding. */
+export interface RetestComparisonView {
+  job_id: string;
+  retest_of: string;
+  /** The accepted submission of the original job. */
+  before: SubmissionView | null;
+  /** The re-test's submission (locked for the poster until accepted), or null before one exists. */
+  after: SubmissionView | null;
+  requirements: Array<{ requirement_index: number; requirement: string; before: string | null; after: string | null }>;
+  key_findings: Array<{ index: number; before: string | null; after: string | null }>;
 }

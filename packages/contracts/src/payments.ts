@@ -43,6 +43,10 @@ export const earningsResponseSchema = z.object({
   last_30_days: z.number(),
   completed_jobs: z.number().int(),
   pending_jobs: z.number().int(),
+  /** USD per hour over accepted jobs with minutes_spent (two decimals), null without any. */
+  effective_hourly_rate: z.number().nullable(),
+  /** Median minutes_spent over those jobs, null without any. */
+  median_minutes: z.number().nullable(),
   jobs: z.array(
     z.object({
       job_id: z.string(),
@@ -68,6 +72,23 @@ export const financialOverviewSchema = z.object({
   completed_jobs_count: z.number().int(),
   total_refunds: z.number(),
   pending_refunds_count: z.number().int(),
+  /**
+   * Paid checkouts whose amount or currency was not what the session asked for: not booked
+   * (the job stays unpaid), listed here for the admin to look into. Newest first, at most 50.
+   */
+  amount_mismatches: z
+    .array(
+      z.object({
+        session_id: z.string(),
+        job_id: z.string(),
+        expected_cents: z.number().int(),
+        expected_currency: z.string(),
+        received_cents: z.number().int().nullable(),
+        received_currency: z.string().nullable(),
+        recorded_at: z.string(),
+      }),
+    )
+    .optional(),
 });
 export type FinancialOverview = z.infer<typeof financialOverviewSchema>;
 

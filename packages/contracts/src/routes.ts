@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import {
+  adminTestersQuerySchema,
   approveTesterBodySchema,
   initUserBodySchema,
   sessionExchangeBodySchema,
   updateProfileBodySchema,
 } from './identity.js';
-import { availableJobsQuerySchema, createJobBodySchema, reviewBodySchema } from './jobs.js';
+import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
 import { checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
 import {
   adminListQuerySchema,
@@ -16,15 +17,17 @@ import {
   telemetryBodySchema,
   waitlistBodySchema,
 } from './admin.js';
+import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
 
-export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin';
+export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 /**
  * public: no token needed; optional: a token is verified when sent (signed file links, forms that
  * read the caller); user: a valid access token is required before the request leaves the gateway.
  */
 export type Access = 'public' | 'optional' | 'user';
-export type RateClass = 'auth' | 'form' | 'api' | 'none';
+/** `provider`: routes that may call the payment provider (Stripe), limited per user on their own. */
+export type RateClass = 'auth' | 'form' | 'api' | 'provider' | 'none';
 export type Role = 'poster' | 'tester' | 'admin';
 
 export interface Operation {
@@ -59,34 +62,38 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/auth/logout', service: 'identity', access: 'public', rate: 'auth', summary: 'Revoke the refresh session and clear cookies' },
   { method: 'get', path: '/api/me', service: 'identity', access: 'user', rate: 'api', summary: 'The signed-in user', roles: ['poster', 'tester', 'admin'] },
   { method: 'post', path: '/api/users/init', service: 'identity', access: 'user', rate: 'api', summary: 'Choose role, location and (testers) country, once', body: initUserBodySchema },
-  { method: 'patch', path: '/api/users/profile', service: 'identity', access: 'user', rate: 'api', summary: 'Update country', body: updateProfileBodySchema, roles: ['poster', 'tester', 'admin'] },
-  { method: 'get', path: '/api/admin/testers', service: 'identity', access: 'user', rate: 'api', summary: 'All testers with approval and strikes', roles: ['admin'] },
+  { method: 'patch', path: '/api/users/profile', service: 'identity', access: 'user', rate: 'api', summary: 'Update country and/or assistive_tech (testers)', body: updateProfileBodySchema, roles: ['poster', 'tester', 'admin'] },
+  { method: 'get', path: '/api/admin/testers', service: 'identity', access: 'user', rate: 'api', summary: 'All testers with approval, strikes, rating_avg/rating_count and assistive_tech (filter: assistive_tech)', query: adminTestersQuerySchema, roles: ['admin'] },
   { method: 'get', path: '/api/admin/available-testers', service: 'identity', access: 'user', rate: 'api', summary: 'Approved testers', roles: ['admin'] },
   { method: 'patch', path: `/api/admin/approve-tester/{${idParam('id')}}`, service: 'identity', access: 'user', rate: 'api', summary: 'Approve or unapprove a tester', body: approveTesterBodySchema, roles: ['admin'] },
   // jobs
   { method: 'get', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: "A poster's own jobs; every job (with poster_info) for the admin", roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Post a job; answers a checkout session to pay the $1', body: createJobBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'post', path: '/api/jobs/{id}/retest', service: 'jobs', access: 'user', rate: 'api', summary: "Re-test a completed job (poster only): a new job for the same tester, with a checkout session", roles: ['poster'], status: 201 },
+  { method: 'get', path: '/api/jobs/{id}/before-after', service: 'jobs', access: 'user', rate: 'api', summary: "A re-test's findings beside the original's, per checklist item and key finding", roles: ['poster', 'tester', 'admin'] },
+  { method: 'delete', path: '/api/jobs/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'The poster deletes an unpaid job (409 already_paid once paid)', roles: ['poster', 'admin'], status: 204 },
   { method: 'post', path: '/api/jobs/{id}/checkout', service: 'jobs', access: 'user', rate: 'api', summary: 'A new checkout session for an unpaid job', roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/jobs/{id}/claim', service: 'jobs', access: 'user', rate: 'api', summary: 'Claim a paid open job (approved, geo-eligible testers)', roles: ['tester'] },
-  { method: 'post', path: '/api/jobs/{id}/accept', service: 'jobs', access: 'user', rate: 'api', summary: 'Take a paid open job (same as claim)', roles: ['tester'] },
+  { method: 'post', path: '/api/jobs/{id}/accept', service: 'jobs', access: 'user', rate: 'api', summary: 'A tester takes a paid open job (same as claim); the admin assigns it to the tester named by tester_id', body: acceptJobBodySchema, roles: ['tester', 'admin'] },
   { method: 'patch', path: '/api/jobs/{id}/complete', service: 'jobs', access: 'user', rate: 'api', summary: 'Admin accepts a submission on the poster\'s behalf', roles: ['admin'] },
-  { method: 'post', path: '/api/jobs/{id}/submit-work', service: 'jobs', access: 'user', rate: 'api', summary: 'Submit work (dashboard variant, multipart)', multipart: ['feedback_text', 'key_finding_1', 'key_finding_2', 'key_finding_3', 'screenshot'], roles: ['tester'], status: 201, upload: true },
-  { method: 'post', path: '/api/jobs/{id}/submissions', service: 'jobs', access: 'user', rate: 'api', summary: 'Submit work (poster-flow variant, multipart)', multipart: ['requirement_responses', 'general_feedback', 'device_used', 'browser_used', 'key_findings_bullet_1', 'key_findings_bullet_2', 'key_findings_bullet_3', 'files'], roles: ['tester'], status: 201, upload: true },
+  { method: 'post', path: '/api/jobs/{id}/submit-work', service: 'jobs', access: 'user', rate: 'api', summary: 'Submit work (dashboard variant, multipart)', multipart: ['feedback_text', 'key_finding_1', 'key_finding_2', 'key_finding_3', 'minutes_spent', 'screenshot'], roles: ['tester'], status: 201, upload: true },
+  { method: 'post', path: '/api/jobs/{id}/submissions', service: 'jobs', access: 'user', rate: 'api', summary: 'Submit work (poster-flow variant, multipart)', multipart: ['requirement_responses', 'general_feedback', 'device_used', 'browser_used', 'key_findings_bullet_1', 'key_findings_bullet_2', 'key_findings_bullet_3', 'minutes_spent', 'files'], roles: ['tester'], status: 201, upload: true },
   { method: 'get', path: '/api/jobs/{id}/submission', service: 'jobs', access: 'user', rate: 'api', summary: "The job's submission (preview only for the poster until accepted)", roles: ['poster', 'tester', 'admin'] },
   { method: 'post', path: '/api/jobs/{id}/review', service: 'jobs', access: 'user', rate: 'api', summary: 'Accept or request a revision', body: reviewBodySchema, roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/jobs/{id}/rating', service: 'jobs', access: 'user', rate: 'api', summary: "The poster rates the tester of a completed job, once (stars 1-5, optional comment)", body: rateJobBodySchema, roles: ['poster'], status: 201 },
   { method: 'get', path: '/api/tester/available-jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Paid open jobs the tester may take, newest first, keyset-paginated', query: availableJobsQuerySchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/my-jobs', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs", roles: ['tester'] },
   { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'] },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
-  { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'api', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },
+  { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/payments/webhook', service: 'payments', access: 'public', rate: 'none', summary: 'Stripe webhook (signature verified on the raw body)' },
   { method: 'get', path: '/api/payments/local/checkout/{session_id}', service: 'payments', access: 'public', rate: 'form', summary: 'Local checkout page (PAYMENTS_PROVIDER=local)' },
   { method: 'post', path: '/api/payments/local/checkout/{session_id}/pay', service: 'payments', access: 'public', rate: 'form', summary: 'Local checkout: pay (sends the signed webhook), 303 to /payment/success', status: 303 },
   { method: 'post', path: '/api/payments/local/checkout/{session_id}/cancel', service: 'payments', access: 'public', rate: 'form', summary: 'Local checkout: cancel, 303 to /payment/cancel', status: 303 },
   { method: 'get', path: '/api/tester/my-earnings', service: 'payments', access: 'user', rate: 'api', summary: "The tester's earnings from the ledger", response: earningsResponseSchema, roles: ['tester'] },
-  { method: 'get', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'api', summary: "The tester's payout account", response: payoutAccountResponseSchema, roles: ['tester'] },
-  { method: 'post', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'api', summary: 'Connect a payout account (Stripe Connect onboarding link in stripe mode)', response: payoutAccountResponseSchema, roles: ['tester'] },
+  { method: 'get', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'provider', summary: "The tester's payout account", response: payoutAccountResponseSchema, roles: ['tester'] },
+  { method: 'post', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'provider', summary: 'Connect a payout account (Stripe Connect onboarding link in stripe mode)', response: payoutAccountResponseSchema, roles: ['tester'] },
   { method: 'get', path: '/api/admin/financial-overview', service: 'payments', access: 'user', rate: 'api', summary: 'Totals over the ledger', response: financialOverviewSchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/payouts/run', service: 'payments', access: 'user', rate: 'api', summary: 'Pay every pending earning of connected testers', response: payoutRunResponseSchema, roles: ['admin'] },
   // admin
@@ -99,6 +106,12 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/admin/leads', service: 'admin', access: 'user', rate: 'api', summary: 'Developer leads (q, pages, export=csv)', query: adminListQuerySchema, roles: ['admin'] },
   { method: 'get', path: '/api/admin/feedback', service: 'admin', access: 'user', rate: 'api', summary: 'Feedback messages', query: adminListQuerySchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/clear-jobs', service: 'admin', access: 'user', rate: 'api', summary: 'Delete every job, submission and file, and job requests', roles: ['admin'] },
+  // notifications
+  { method: 'get', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Which e-mails the signed-in user gets, per kind', roles: ['poster', 'tester', 'admin'] },
+  { method: 'patch', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Switch e-mail kinds on or off', body: notificationPreferencesBodySchema, roles: ['poster', 'tester', 'admin'] },
+  { method: 'get', path: '/api/notifications/unsubscribe', service: 'notifications', access: 'public', rate: 'form', summary: 'One-click unsubscribe from one kind of e-mail (the link in every e-mail; answers a page)', query: unsubscribeQuerySchema },
+  { method: 'post', path: '/api/notifications/unsubscribe', service: 'notifications', access: 'public', rate: 'form', summary: 'RFC 8058 one-click unsubscribe (List-Unsubscribe-Post from the mail client)', query: unsubscribeQuerySchema },
+  { method: 'get', path: '/api/dev/mail', service: 'notifications', access: 'public', rate: 'api', summary: 'Development only: e-mails sent to an address, newest first (404 in production)', query: devMailQuerySchema },
 ];
 
 /** A path template as a regex: `{x}` matches one path segment. */

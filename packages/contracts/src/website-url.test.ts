@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isPublicWebUrl } from './common.js';
+import { isPublicWebUrl, webUrlProblem } from './common.js';
 import { JOB_MESSAGES, createJobBodySchema } from './jobs.js';
 
 const job = (url: string) => ({ title: 'Bakery', url, what_to_test: 'Order a cake', requirements: ['Price?'] });
@@ -36,6 +36,18 @@ describe('the website URL rule (Post New Job form and POST /api/jobs)', () => {
     'https:example.com',
     'https:/example.com',
     'https://',
+    'https://example.com.',
+    'https://-bad.example.com',
+    'https://example.123',
+  ])('refuses %j with the form message', (url) => {
+    expect(isPublicWebUrl(url)).toBe(false);
+    expect(webUrlProblem(url)).toBe('invalid');
+    const r = createJobBodySchema.safeParse(job(url));
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['url', JOB_MESSAGES.urlInvalid]]);
+  });
+
+  it.each([
     // hosts no tester can open
     'http://localhost',
     'http://localhost:3000/app',
@@ -52,14 +64,13 @@ describe('the website URL rule (Post New Job form and POST /api/jobs)', () => {
     'http://169.254.169.254/latest',
     'http://[::1]/',
     'http://[fe80::1]/',
-    'https://example.com.',
-    'https://-bad.example.com',
-    'https://example.123',
-  ])('refuses %j with the form message', (url) => {
+  ])('refuses the local address %j saying local addresses cannot be tested', (url) => {
     expect(isPublicWebUrl(url)).toBe(false);
+    expect(webUrlProblem(url)).toBe('local');
     const r = createJobBodySchema.safeParse(job(url));
     expect(r.success).toBe(false);
-    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['url', JOB_MESSAGES.urlInvalid]]);
+    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['url', JOB_MESSAGES.urlLocal]]);
+    expect(JOB_MESSAGES.urlLocal).toBe('Local addresses cannot be tested: enter an address testers can open on the internet');
   });
 
   it('keeps the message of the form', () => {

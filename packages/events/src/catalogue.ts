@@ -3,12 +3,18 @@ import { z } from 'zod';
 /** Services that publish events; one stream/topic per source, keyed by subject. */
 export const EVENT_SOURCES = ['identity', 'jobs', 'payments', 'admin'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
+/** Services hosted with hostService: the sources, plus services that only consume (notifications). */
+export type ServiceName = EventSource | 'notifications';
 
 const id = z.string().min(1);
 const iso = z.string().datetime({ offset: true });
 const userType = z.enum(['poster', 'tester', 'admin']);
 const country = z.enum(['US', 'PR', 'CA']);
 const location = z.enum(['USA', 'PR']);
+const assistiveTech = z.enum(['screen_reader', 'keyboard_only', 'screen_magnifier', 'voice_control', 'switch_access', 'captions']);
+const geoRule = z.enum(['us_pr', 'us_pr_ca', 'global_beta']);
+/** Added after the first release (for the live channel's routing): absent from older events. */
+const posterId = id.nullish();
 
 /**
  * The event catalogue: every type, its source, version and data schema. Published names are
@@ -48,6 +54,8 @@ export const catalogue = {
       country: country.nullable(),
       /** The location the country implies (absent from events written before it was added). */
       location: location.nullish(),
+      /** The assistive technology the tester uses (absent from events written before it was added). */
+      assistiveTech: z.array(assistiveTech).optional(),
       reason: z.enum(['admin', 'signup', 'strikes', 'profile']),
     }),
   },
@@ -61,7 +69,7 @@ export const catalogue = {
       posterId: id,
       title: z.string(),
       url: z.string(),
-      geoRule: z.enum(['us_pr', 'us_pr_ca', 'global_beta']),
+      geoRule,
       budgetCents: z.number().int(),
       expectedCompletionHours: z.number().int(),
     }),
@@ -70,19 +78,19 @@ export const catalogue = {
     source: 'jobs',
     version: 1,
     description: 'A tester took a job (claimed it, or the admin assigned it).',
-    data: z.object({ jobId: id, testerId: id, claimedAt: iso, deadlineAt: iso, by: z.enum(['tester', 'admin']) }),
+    data: z.object({ jobId: id, testerId: id, claimedAt: iso, deadlineAt: iso, by: z.enum(['tester', 'admin']), posterId, geoRule: geoRule.nullish() }),
   },
   WorkSubmitted: {
     source: 'jobs',
     version: 1,
     description: 'The tester holding a job submitted (or resubmitted) their findings.',
-    data: z.object({ jobId: id, testerId: id, submissionId: id, revision: z.number().int(), submittedAt: iso, autoAcceptAt: iso }),
+    data: z.object({ jobId: id, testerId: id, submissionId: id, revision: z.number().int(), submittedAt: iso, autoAcceptAt: iso, posterId }),
   },
   RevisionRequested: {
     source: 'jobs',
     version: 1,
     description: 'The poster (or admin) asked the tester for one revision.',
-    data: z.object({ jobId: id, testerId: id, reason: z.string(), requestedAt: iso, deadlineAt: iso }),
+    data: z.object({ jobId: id, testerId: id, reason: z.string(), requestedAt: iso, deadlineAt: iso, posterId }),
   },
   SubmissionAccepted: {
     source: 'jobs',
@@ -95,13 +103,27 @@ export const catalogue = {
       title: z.string(),
       acceptedBy: z.enum(['poster', 'admin', 'auto']),
       acceptedAt: iso,
+      /** Minutes the tester said the accepted work took (absent or null when not given). */
+      minutesSpent: z.number().int().nullish(),
     }),
+  },
+  TesterRated: {
+    source: 'jobs',
+    version: 1,
+    description: "The poster rated the tester of a completed job (1-5 stars, once per job); identity keeps the tester's average.",
+    data: z.object({ jobId: id, testerId: id, posterId: id, stars: z.number().int().min(1).max(5), comment: z.string().nullable(), ratedAt: iso }),
   },
   JobReleased: {
     source: 'jobs',
     version: 1,
     description: 'A job went back to open for another tester (claim timed out or the revision window expired).',
-    data: z.object({ jobId: id, testerId: id, reason: z.enum(['claim_timeout', 'revision_expired', 'tester_unapproved']) }),
+    data: z.object({ jobId: id, testerId: id, reason: z.enum(['claim_timeout', 'revision_expired', 'tester_unapproved']), posterId, geoRule: geoRule.nullish() }),
+  },
+  JobPublished: {
+    source: 'jobs',
+    version: 1,
+    description: "The jobs service recorded a job's payment: the job is now open to the testers its geo rule admits.",
+    data: z.object({ jobId: id, posterId: id, geoRule, paidAt: iso }),
   },
   TesterStrikeRecorded: {
     source: 'jobs',
@@ -126,7 +148,13 @@ export const catalogue = {
     source: 'payments',
     version: 1,
     description: 'A checkout session was cancelled or expired; the job stays unpublished.',
-    data: z.object({ jobId: id, sessionId: z.string(), reason: z.enum(['cancelled', 'expired']) }),
+    data: z.object({ jobId: id, sessionId: z.string(), reason: z.enum(['cancelled', 'expired']), posterId }),
+  },
+  EarningRecorded: {
+    source: 'payments',
+    version: 1,
+    description: "A tester's earning for an accepted submission is in the ledger (pending until paid out).",
+    data: z.object({ jobId: id, testerId: id, amountCents: z.number().int(), acceptedBy: z.enum(['poster', 'admin', 'auto']) }),
   },
   TesterPaid: {
     source: 'payments',

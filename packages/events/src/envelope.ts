@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { currentTraceparent } from '@htm/service-kit/tracing';
 import { catalogue, EVENT_SOURCES, isEventType, type EventData, type EventType } from './catalogue.js';
 
 export const envelopeSchema = z.object({
@@ -10,6 +11,12 @@ export const envelopeSchema = z.object({
   source: z.enum(EVENT_SOURCES),
   subject: z.string().min(1),
   correlationId: z.string().nullable(),
+  /**
+   * W3C trace context of the span that produced the event (present only while tracing is on).
+   * Never a reason to refuse an event: a malformed value is dropped, and one the propagator
+   * cannot read just starts a new trace.
+   */
+  traceparent: z.string().max(512).optional().catch(undefined),
   data: z.unknown(),
 });
 
@@ -29,10 +36,11 @@ export function createEvent<T extends EventType>(
   type: T,
   subject: string,
   data: EventData<T>,
-  opts: { correlationId?: string | null; id?: string; occurredAt?: Date } = {},
+  opts: { correlationId?: string | null; id?: string; occurredAt?: Date; traceparent?: string } = {},
 ): EventEnvelope<T> {
   const def = catalogue[type];
   const parsed = def.data.parse(data) as EventData<T>;
+  const traceparent = opts.traceparent ?? currentTraceparent();
   return {
     id: opts.id ?? randomUUID(),
     type,
@@ -41,6 +49,7 @@ export function createEvent<T extends EventType>(
     source: def.source,
     subject,
     correlationId: opts.correlationId ?? null,
+    ...(traceparent && { traceparent }),
     data: parsed,
   };
 }

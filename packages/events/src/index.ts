@@ -4,5 +4,7 @@ export * from './bus.js';
 export * from './redis-streams.js';
 export * from './kafka.js';
 export * from './outbox.js';
+export * from './retry.js';
 export * from './runtime.js';
 export * from './service-host.js';
+export * from './tracing.js';

@@ -1,8 +1,9 @@
-import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { runWithCorrelation } from '@htm/service-kit/context';
 import type { EventSource } from './catalogue.js';
-import { parseEnvelope, PermanentEventError, type EventEnvelope } from './envelope.js';
+import { retryDecision } from './retry.js';
+import { parseEnvelope, type EventEnvelope } from './envelope.js';
 import type { DeadLetter, EventBus, SubscribeOptions, Subscription } from './bus.js';
 
 export interface KafkaBusOptions {
@@ -13,6 +14,30 @@ export interface KafkaBusOptions {
   logger?: Logger;
   retryBackoffMs?: number;
   connectionTimeout?: number;
+  /** Consumer-group timing (kafkajs defaults: 5000, 30000, 3000 ms). */
+  consumer?: KafkaConsumerTiming;
+}
+
+export interface KafkaConsumerTiming {
+  /** Longest a fetch waits for data when a partition is idle (KAFKA_MAX_WAIT_MS). */
+  maxWaitTimeInMs?: number;
+  /** A member silent this long is dropped from its group (KAFKA_SESSION_TIMEOUT_MS). */
+  sessionTimeout?: number;
+  /** How often a member tells the group it is alive (KAFKA_HEARTBEAT_INTERVAL_MS). */
+  heartbeatInterval?: number;
+}
+
+/** Consumer timing from the environment; unset keys keep kafkajs' defaults. */
+export function kafkaConsumerTimingFromEnv(env: {
+  KAFKA_MAX_WAIT_MS?: number;
+  KAFKA_SESSION_TIMEOUT_MS?: number;
+  KAFKA_HEARTBEAT_INTERVAL_MS?: number;
+}): KafkaConsumerTiming {
+  return {
+    ...(env.KAFKA_MAX_WAIT_MS !== undefined && { maxWaitTimeInMs: env.KAFKA_MAX_WAIT_MS }),
+    ...(env.KAFKA_SESSION_TIMEOUT_MS !== undefined && { sessionTimeout: env.KAFKA_SESSION_TIMEOUT_MS }),
+    ...(env.KAFKA_HEARTBEAT_INTERVAL_MS !== undefined && { heartbeatInterval: env.KAFKA_HEARTBEAT_INTERVAL_MS }),
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -21,7 +46,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class KafkaBus implements EventBus {
   readonly kind = 'kafka' as const;
   private readonly kafka: Kafka;
-  private producer?: Producer;
+  private producer?: Promise<Producer>;
   private readonly consumers = new Set<Consumer>();
   readonly prefix: string;
 
@@ -42,13 +67,35 @@ export class KafkaBus implements EventBus {
     return `${this.prefix}events.dlq.${group.replace(/[^A-Za-z0-9._-]/g, '.')}`;
   }
 
-  private async getProducer(): Promise<Producer> {
-    if (!this.producer) {
-      const p = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
-      await p.connect();
-      this.producer = p;
-    }
-    return this.producer;
+  /**
+   * One producer per bus, connected once (callers at the same moment share the attempt). A failed
+   * connect() is disconnected before the error is passed on: kafkajs keeps the half-open
+   * connection and its timers otherwise, close() never sees the producer, and the process (or
+   * jest) never exits. The next call tries again.
+   */
+  private getProducer(): Promise<Producer> {
+    this.producer ??= (async () => {
+      // The default partitioner named explicitly (murmur2 of the key, as the Java client): same
+      // behaviour, without kafkajs' warning about its v2 default.
+      const p = this.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: true,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      try {
+        await p.connect();
+        return p;
+      } catch (err) {
+        await p.disconnect().catch(() => undefined);
+        throw err;
+      }
+    })();
+    const attempt = this.producer;
+    attempt.catch(() => {
+      if (this.producer === attempt) this.producer = undefined;
+    });
+    return attempt;
   }
 
   async publish(events: readonly EventEnvelope[]): Promise<void> {
@@ -58,20 +105,23 @@ export class KafkaBus implements EventBus {
     for (const e of events) {
       const t = this.topic(e.source);
       const list = byTopic.get(t) ?? [];
-      list.push({ key: e.subject, value: JSON.stringify(e), headers: { type: e.type, id: e.id } });
+      const headers: Record<string, string> = { type: e.type, id: e.id };
+      if (e.traceparent) headers.traceparent = e.traceparent;
+      list.push({ key: e.subject, value: JSON.stringify(e), headers });
       byTopic.set(t, list);
     }
     await p.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const consumer = this.kafka.consumer({ groupId: opts.group, allowAutoTopicCreation: true });
+    const consumer = this.kafka.consumer({ groupId: opts.group, allowAutoTopicCreation: true, ...this.opts.consumer });
     await consumer.connect();
     await consumer.subscribe({ topics: opts.sources.map((s) => this.topic(s)), fromBeginning: true });
     const maxAttempts = opts.maxAttempts ?? 5;
+    let running = true;
     await consumer.run({
       autoCommit: true,
-      eachMessage: async ({ topic, message }) => {
+      eachMessage: async ({ topic, message, heartbeat }) => {
         const raw = message.value?.toString() ?? '';
         let event: EventEnvelope;
         try {
@@ -80,16 +130,22 @@ export class KafkaBus implements EventBus {
           await this.deadLetter(opts.group, topic, raw, err as Error, 1);
           return;
         }
+        // Transient errors are retried for minutes, others maxAttempts times (retry.ts).
+        const firstFailureAt = Date.now();
         for (let attempt = 1; ; attempt++) {
           try {
             await runWithCorrelation(event.correlationId ?? undefined, () => opts.handler(event));
             return;
           } catch (err) {
-            if (err instanceof PermanentEventError || attempt >= maxAttempts) {
+            const decision = retryDecision({ maxAttempts, baseDelayMs: this.opts.retryBackoffMs }, err, attempt, firstFailureAt);
+            if (!decision.retry) {
               await this.deadLetter(opts.group, topic, raw, err as Error, attempt);
               return;
             }
-            await sleep((this.opts.retryBackoffMs ?? 50) * 2 ** (attempt - 1));
+            // Stopping: leave the message uncommitted; the group's next owner handles it.
+            if (!running) throw err;
+            await sleep(decision.delayMs);
+            await heartbeat().catch(() => undefined); // a long retry must not cost the group membership
           }
         }
       },
@@ -97,6 +153,7 @@ export class KafkaBus implements EventBus {
     this.consumers.add(consumer);
     return {
       stop: async () => {
+        running = false;
         await consumer.disconnect();
         this.consumers.delete(consumer);
       },
@@ -127,7 +184,7 @@ export class KafkaBus implements EventBus {
     }
     const remaining = new Map(ends.filter((e) => BigInt(e.high) > BigInt(e.low)).map((e) => [e.partition, BigInt(e.high)]));
     if (remaining.size) {
-      const c = this.kafka.consumer({ groupId: `dlq-reader-${group}-${Date.now()}` });
+      const c = this.kafka.consumer({ groupId: `dlq-reader-${group}-${Date.now()}`, ...this.opts.consumer });
       await c.connect();
       await c.subscribe({ topics: [this.dlqTopic(group)], fromBeginning: true });
       await new Promise<void>((resolve) => {
@@ -163,7 +220,9 @@ export class KafkaBus implements EventBus {
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();
-    await this.producer?.disconnect();
+    const producer = this.producer;
+    this.producer = undefined;
+    await producer?.then((p) => p.disconnect(), () => undefined);
   }
 }
 

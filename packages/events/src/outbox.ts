@@ -1,7 +1,7 @@
 import { and, asc, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { bigserial, index, jsonb, text, timestamp, uuid, type PgSchema } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
-import type { Db, Tx } from '@htm/service-kit/db';
+import { tryAdvisoryLock, type Db, type Tx } from '@htm/service-kit/db';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
 
@@ -103,29 +103,36 @@ export class OutboxRelay {
 
   private async pass(): Promise<number> {
     const { db, table, bus } = this.opts;
-    const n = await db.transaction(async (tx) => {
-      const lock = await tx.execute(sql`SELECT pg_try_advisory_xact_lock(hashtext(${`outbox:${this.opts.lockName}`})) AS locked`);
-      const locked = (lock as unknown as { rows: Array<{ locked: boolean }> }).rows[0]?.locked;
-      if (!locked) return 0;
-      const rows = await tx
+    // One relay per service at a time (keeps order). The lock is a session-level advisory lock:
+    // no transaction stays open while the events go to Redis/Kafka, so a Postgres restart or a
+    // slow broker never leaves a backend idle in transaction. A crash between publish and mark
+    // leaves rows unmarked: they are published again (consumers are idempotent).
+    const lock = await tryAdvisoryLock(db, `outbox:${this.opts.lockName}`);
+    if (!lock) return 0;
+    let n = 0;
+    try {
+      const rows = await db
         .select({ seq: table.seq, envelope: table.envelope })
         .from(table)
         .where(isNull(table.publishedAt))
         .orderBy(asc(table.seq))
         .limit(this.opts.batchSize ?? 200);
-      if (!rows.length) return 0;
-      const events = rows.map((r) => r.envelope);
-      await bus.publish(events);
-      await this.opts.afterPublish?.(events);
-      await tx
-        .update(table)
-        .set({ publishedAt: new Date() })
-        .where(inArray(
-          table.seq,
-          rows.map((r) => r.seq),
-        ));
-      return rows.length;
-    });
+      if (rows.length) {
+        const events = rows.map((r) => r.envelope);
+        await bus.publish(events);
+        await this.opts.afterPublish?.(events);
+        await db
+          .update(table)
+          .set({ publishedAt: new Date() })
+          .where(inArray(
+            table.seq,
+            rows.map((r) => r.seq),
+          ));
+        n = rows.length;
+      }
+    } finally {
+      await lock.release();
+    }
     if (Date.now() - this.lastCleanup > 60_000) {
       this.lastCleanup = Date.now();
       const cutoff = new Date(Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000));

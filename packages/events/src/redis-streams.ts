@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { runWithCorrelation } from '@htm/service-kit/context';
 import { EVENT_SOURCES, type EventSource } from './catalogue.js';
-import { parseEnvelope, PermanentEventError, type EventEnvelope } from './envelope.js';
+import { parseEnvelope, type EventEnvelope } from './envelope.js';
+import { retryDecision, type RetryPolicy } from './retry.js';
 import { partitionOf, type DeadLetter, type EventBus, type SubscribeOptions, type Subscription } from './bus.js';
 
 export interface RedisStreamsOptions {
@@ -19,6 +20,8 @@ export interface RedisStreamsOptions {
   leaseMs?: number;
   /** First retry delay; doubles each attempt. */
   retryBackoffMs?: number;
+  /** How long transient handler errors are retried, and how far apart (see retry.ts). */
+  retry?: RetryPolicy;
   /** Approximate cap of entries kept per stream. */
   maxLen?: number;
 }
@@ -124,6 +127,11 @@ export class RedisStreamsBus implements EventBus {
       n++;
     }
     return n;
+  }
+
+  /** Events in a group's dead letter (the alerting metric: anything above 0 needs a hand). */
+  async deadLetterCount(group: string): Promise<number> {
+    return this.pub.xlen(this.dlqKey(group));
   }
 
   /** Pending (unacknowledged) plus not-yet-read entries per group, for the consumer-lag metric. */
@@ -287,24 +295,32 @@ class StreamConsumer {
       return;
     }
     let attempt = deliveries;
+    const firstFailureAt = Date.now();
     for (;;) {
       try {
         await runWithCorrelation(event.correlationId ?? undefined, () => this.opts.handler(event));
         await this.redis.xack(stream, this.opts.group, id);
         return;
       } catch (err) {
-        if (err instanceof PermanentEventError || attempt >= this.maxAttempts) {
+        const decision = retryDecision(this.retryPolicy, err, attempt, firstFailureAt);
+        if (!decision.retry) {
           await this.deadLetter(stream, id, raw, err as Error, attempt);
           return;
         }
-        this.log?.warn({ err: (err as Error).message, eventId: event.id, type: event.type, attempt }, 'event handler failed; will retry');
+        this.log?.warn({ err: (err as Error).message, eventId: event.id, type: event.type, attempt, retryInMs: decision.delayMs }, 'event handler failed; will retry');
         if (!this.running) return; // stays pending; the next owner retries it
-        await sleep((this.bus.opts.retryBackoffMs ?? 50) * 2 ** (attempt - 1));
+        // Never sleep past a third of the lease: the partition stays ours while we retry.
+        await sleep(Math.min(decision.delayMs, this.leaseMs / 3));
         attempt++;
+        if (!this.running) return;
         await this.renewLeases();
         if (!this.owned.has(stream)) return;
       }
     }
+  }
+
+  private get retryPolicy(): RetryPolicy {
+    return { maxAttempts: this.maxAttempts, baseDelayMs: this.bus.opts.retryBackoffMs, ...this.bus.opts.retry };
   }
 
   private async deadLetter(stream: string, id: string, raw: string, err: Error, attempts: number): Promise<void> {

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { catalogue, type EventSource, type EventType } from './catalogue.js';
+import { catalogue, type EventSource, type EventType, type ServiceName } from './catalogue.js';
 import type { EventEnvelope } from './envelope.js';
 import type { EventBus, Subscription } from './bus.js';
 import { RedisStreamsBus } from './redis-streams.js';
-import { KafkaBus } from './kafka.js';
+import { KafkaBus, kafkaConsumerTimingFromEnv } from './kafka.js';
+import { handleTraced, TracedPublishBus } from './tracing.js';
 import { handleOnce, OutboxRelay, writeOutbox, type HandledEventsTable, type OutboxTable } from './outbox.js';
 
 export interface BusConfig {
@@ -12,13 +13,22 @@ export interface BusConfig {
   REDIS_URL: string;
   REDIS_PREFIX: string;
   KAFKA_BROKERS?: string;
+  KAFKA_MAX_WAIT_MS?: number;
+  KAFKA_SESSION_TIMEOUT_MS?: number;
+  KAFKA_HEARTBEAT_INTERVAL_MS?: number;
 }
 
 /** The configured transport: Redis Streams by default, Kafka when EVENT_BUS=kafka. */
 export function createEventBus(cfg: BusConfig, logger?: Logger, opts: { clientId?: string; partitions?: number; leaseMs?: number } = {}): EventBus {
   if (cfg.EVENT_BUS === 'kafka') {
     if (!cfg.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS must be set when EVENT_BUS=kafka');
-    return new KafkaBus({ brokers: cfg.KAFKA_BROKERS.split(',').map((b) => b.trim()), clientId: opts.clientId, prefix: cfg.REDIS_PREFIX, logger });
+    return new KafkaBus({
+      brokers: cfg.KAFKA_BROKERS.split(',').map((b) => b.trim()),
+      clientId: opts.clientId,
+      prefix: cfg.REDIS_PREFIX,
+      logger,
+      consumer: kafkaConsumerTimingFromEnv(cfg),
+    });
   }
   return new RedisStreamsBus({ url: cfg.REDIS_URL, prefix: cfg.REDIS_PREFIX, logger, partitions: opts.partitions, leaseMs: opts.leaseMs });
 }
@@ -29,7 +39,7 @@ export type EventHandlers = {
 
 export interface ServiceEventsOptions {
   /** The service: names its consumer group and relay lock. */
-  service: EventSource;
+  service: ServiceName;
   db: Db;
   outbox: OutboxTable;
   handled: HandledEventsTable;
@@ -50,7 +60,7 @@ export class ServiceEvents {
     this.relay = new OutboxRelay({
       db: opts.db,
       table: opts.outbox,
-      bus: opts.bus,
+      bus: new TracedPublishBus(opts.bus, opts.service),
       lockName: opts.service,
       logger: opts.logger,
       pollMs: opts.pollMs ?? 100,
@@ -83,7 +93,9 @@ export class ServiceEvents {
         handler: async (event) => {
           const h = handlers[event.type] as ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
           if (!h) return;
-          const applied = await handleOnce(this.opts.db, this.opts.handled, event, (tx) => h(event, tx));
+          const applied = await handleTraced(this.opts.service, event, () =>
+            handleOnce(this.opts.db, this.opts.handled, event, (tx) => h(event, tx)),
+          );
           this.opts.logger?.debug({ eventId: event.id, type: event.type, applied }, 'event handled');
           if (applied) this.kick();
         },

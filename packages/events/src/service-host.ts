@@ -1,6 +1,8 @@
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import {
+  flushTracing,
+  startTracingFromEnv,
   createAuth,
   createHttpApp,
   createLogger,
@@ -17,14 +19,14 @@ import {
   type RunningServer,
 } from '@htm/service-kit';
 import type { JWTVerifyGetKey } from 'jose';
-import type { EventSource } from './catalogue.js';
+import type { EventSource, ServiceName } from './catalogue.js';
 import type { EventBus } from './bus.js';
 import type { HandledEventsTable, OutboxTable } from './outbox.js';
 import { createEventBus, ServiceEvents, type EventHandlers } from './runtime.js';
 
 /** What every service gets from its host. */
 export interface ServiceContext<C extends BaseConfig = BaseConfig> {
-  name: EventSource;
+  name: ServiceName;
   config: C;
   logger: Logger;
   db: Db;
@@ -47,7 +49,7 @@ export interface ServiceParts {
 }
 
 export interface HostOptions<C extends BaseConfig> {
-  name: EventSource;
+  name: ServiceName;
   config: C & { PORT?: number };
   migrationsFolder: string;
   tables: { outbox: OutboxTable; handled: HandledEventsTable };
@@ -76,6 +78,8 @@ export interface HostedService<C extends BaseConfig = BaseConfig> {
 export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): Promise<HostedService<C>> {
   const { config, name } = opts;
   const logger = opts.logger ?? createLogger(name, config.LOG_LEVEL);
+  // OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set (first service of a process decides).
+  await startTracingFromEnv(name);
   const dbHandle = await openDatabase({
     schema: name,
     migrationsFolder: opts.migrationsFolder,
@@ -127,8 +131,10 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
   late.events = events;
   metrics.gauge('outbox_backlog', 'Outbox rows not yet published', () => events.relay.backlog());
   if (bus.kind === 'redis' && events.consumedSources.length) {
-    const rbus = bus as unknown as { lag(group: string, sources: readonly EventSource[]): Promise<number> };
+    const rbus = bus as unknown as { lag(group: string, sources: readonly EventSource[]): Promise<number>; deadLetterCount(group: string): Promise<number> };
     metrics.gauge('event_consumer_lag', 'Events not yet handled by this service', () => rbus.lag(name, events.consumedSources));
+    // Alert on any value above 0: a dead letter is an event whose effect did not happen.
+    metrics.gauge('event_dead_letters', 'Events of this service in dead letter (alert when above 0)', () => rbus.deadLetterCount(name));
   }
 
   const createHttp = (mount: (app: Express) => void, extra: Partial<HttpAppOptions> = {}) =>
@@ -163,6 +169,7 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
         await bus.close();
         await dbHandle.close();
         revokedSessions.stop();
+        await flushTracing();
       })()),
   };
 }

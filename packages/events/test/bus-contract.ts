@@ -103,5 +103,19 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>): 
       expect(calls).toBe(3);
       expect(await b.deadLetters('flaky')).toEqual([]);
     });
+
+    it("hands the consumer the event's trace context (traceparent) unchanged", async () => {
+      const b = await bus();
+      const seen: EventEnvelope[] = [];
+      await b.subscribe({ group: 'trace', sources: ['admin'], handler: async (e) => void seen.push(e) });
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const traced = createEvent('LeadReceived', 'traced', { leadId: 'traced-1', email: 't1@gmail.com' }, { traceparent });
+      const plain = lead(1, 'traced');
+      await b.publish([traced, plain]);
+      await waitFor(() => seen.length === 2, 'both events');
+      expect(seen[0]).toEqual(traced);
+      expect(seen[1]).toEqual(plain);
+      expect(seen[1]).not.toHaveProperty('traceparent');
+    });
   });
 }

@@ -62,13 +62,21 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
     const { default: pg } = await import('pg');
     const { drizzle } = await import('drizzle-orm/node-postgres');
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    const pool = new pg.Pool({
+    const pool = new (leakProofPool(pg.Pool))({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
     });
-    pool.on('error', (err) => opts.logger?.error({ err }, 'idle postgres client failed'));
+    // pg-pool listens for errors only on idle clients and removes that listener while a client is
+    // checked out. A backend terminated then (Postgres restart or failover, pg_terminate_backend,
+    // an idle-in-transaction timeout) emits 'error' on the client with nobody listening, which
+    // crashes the process. Every client gets its own listener for its whole life: the query in
+    // flight fails (the caller sees it), the pool drops the broken client and opens a new one.
+    pool.on('connect', (client) => {
+      client.on('error', (err) => opts.logger?.warn({ err: err.message, code: (err as { code?: string }).code }, 'postgres connection lost; the pool opens a new one'));
+    });
+    pool.on('error', (err) => opts.logger?.warn({ err: err.message }, 'idle postgres client failed'));
     const db = drizzle({ client: pool });
     // Several replicas, or several services sharing one database (they share the drizzle
     // bookkeeping schema), may start at once: serialise migrations with one advisory lock.
@@ -199,4 +207,104 @@ async function pgListener(
       await c?.end().catch(() => undefined);
     },
   };
+}
+
+export interface AdvisoryLock {
+  release(): Promise<void>;
+}
+
+const localLocks = new WeakMap<object, Set<string>>();
+
+/**
+ * Takes a session-level advisory lock named `name` without holding a transaction open, or answers
+ * undefined when someone else holds it. On node-postgres the lock lives on a connection kept
+ * out of the pool (idle, not in a transaction) until `release`; if Postgres drops that connection
+ * the lock is gone with it (the worst case is one more holder, never a crash). PGlite is one
+ * process with one connection: an in-process lock per name does the same job.
+ */
+export async function tryAdvisoryLock(db: Db, name: string): Promise<AdvisoryLock | undefined> {
+  const client = (db as unknown as { $client?: unknown }).$client as
+    | { connect?: () => Promise<import('pg').PoolClient>; totalCount?: number }
+    | object
+    | undefined;
+  if (client && 'totalCount' in client && typeof client.connect === 'function') {
+    const conn = await client.connect();
+    let released = false;
+    const release = async (broken?: Error) => {
+      if (released) return;
+      released = true;
+      conn.release(broken);
+    };
+    try {
+      const r = await conn.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
+      if (!r.rows[0]?.locked) {
+        await release();
+        return undefined;
+      }
+    } catch (err) {
+      await release(err as Error);
+      throw err;
+    }
+    return {
+      release: async () => {
+        try {
+          await conn.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+          await release();
+        } catch (err) {
+          // The connection is gone, and the lock with it: drop the connection from the pool.
+          await release(err as Error);
+        }
+      },
+    };
+  }
+  const key = (client ?? db) as object;
+  const held = localLocks.get(key) ?? new Set<string>();
+  localLocks.set(key, held);
+  if (held.has(name)) return undefined;
+  held.add(name);
+  return { release: async () => void held.delete(name) };
+}
+
+type PgPoolClass = typeof import('pg').Pool;
+
+/**
+ * A pg Pool whose checked-out clients cannot leak when their connection dies. drizzle-orm's
+ * node-postgres `transaction()` (0.45) sends BEGIN before its try/finally: when BEGIN fails
+ * because the backend was terminated (Postgres restart, failover, pg_terminate_backend), the
+ * client is never released. Each such leak holds a pool slot for good; after `max` of them every
+ * query waits for a connection that never comes, and `pool.end()` hangs at shutdown. Here a
+ * client whose connection errors or ends while checked out is released with that error (the pool
+ * destroys it and opens a new one when needed), and its holder's later `release()` is a no-op.
+ * Only the promise form of connect() is wrapped; pool.query() (callback form) already releases
+ * on every path.
+ */
+export function leakProofPool(Base: PgPoolClass): PgPoolClass {
+  return class LeakProofPool extends Base {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    override connect(...args: any[]): any {
+      if (args.length) return (super.connect as (...a: unknown[]) => unknown)(...args);
+      return super.connect().then((client) => {
+        const release = client.release.bind(client);
+        let released = false;
+        const lost = (err?: Error) => {
+          if (released) return;
+          released = true;
+          client.removeListener('error', lost);
+          client.removeListener('end', onEnd);
+          release(err ?? new Error('postgres connection ended'));
+        };
+        const onEnd = () => lost();
+        client.on('error', lost);
+        client.on('end', onEnd);
+        client.release = (err?: Error | boolean) => {
+          if (released) return;
+          released = true;
+          client.removeListener('error', lost);
+          client.removeListener('end', onEnd);
+          release(err);
+        };
+        return client;
+      });
+    }
+  } as unknown as PgPoolClass;
 }

@@ -7,6 +7,7 @@ import { CORRELATION_HEADER, runWithCorrelation, sanitizeCorrelationId } from '.
 import { errorMiddleware, notFoundHandler, refuseNul } from './errors.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
+import { traceRequests, tracingEnabled } from './tracing.js';
 
 export type ReadinessCheck = () => Promise<unknown>;
 
@@ -17,7 +18,8 @@ export interface HttpAppOptions {
   readiness?: Record<string, ReadinessCheck>;
   metrics?: Metrics;
   jsonLimit?: string;
-  trustProxy?: boolean;
+  /** express's `trust proxy`: true (one hop), a hop count, or addresses/subnets of known proxies. */
+  trustProxy?: boolean | number | string;
   /** Log each request (off in benchmarks). */
   requestLogging?: boolean;
   /** Serve /metrics on this app (off for the public gateway, which has its own metrics port). */
@@ -43,6 +45,35 @@ declare module 'express-serve-static-core' {
 }
 
 /**
+ * Set when the process received SIGTERM: every /readyz of the process answers 503 from then on,
+ * so load balancers (the gateway, Kubernetes) stop sending new requests while the server still
+ * serves, for SHUTDOWN_DRAIN_MS, before it stops listening (see runMain).
+ */
+let draining = false;
+export function startDraining(): void {
+  draining = true;
+}
+export function isDraining(): boolean {
+  return draining;
+}
+
+/**
+ * A request address as it may be logged: the path, and the query's parameter names with their
+ * values replaced (`?sig=`, OAuth `code`/`state`, e-mails of the dev sign-in never reach logs).
+ */
+export function redactUrl(url: string | undefined): string {
+  if (!url) return '';
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const names = url
+    .slice(q + 1)
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => `${pair.split('=')[0].slice(0, 40)}=[redacted]`);
+  return `${url.slice(0, q)}?${names.join('&')}`;
+}
+
+/**
  * The express app every service starts from: correlation id, structured request logs,
  * metrics, JSON bodies (1 MB), /healthz, /readyz, then `mount(app)`, then JSON 404 and the
  * one error middleware. No listen(): tests and `npm start` share this wiring.
@@ -52,7 +83,7 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
   app.disable('x-powered-by');
   // API answers are small and uncached: hashing every body for a weak ETag is wasted work.
   app.set('etag', false);
-  app.set('trust proxy', opts.trustProxy ? 1 : false);
+  app.set('trust proxy', opts.trustProxy === true ? 1 : (opts.trustProxy ?? false));
   app.set('query parser', 'simple');
 
   const metrics = opts.metrics ?? new Metrics(opts.service);
@@ -63,10 +94,14 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
     req.correlationId = id;
     req.headers[CORRELATION_HEADER] = id;
     res.setHeader('X-Correlation-Id', id);
+    // Draining: no connection is kept alive, so callers open new ones (to the replicas still ready).
+    if (draining) res.setHeader('Connection', 'close');
     metrics.track(req, res);
     if (context) runWithCorrelation(id, next);
     else next();
   });
+  // Only when tracing is on (decided at start): off, requests pay nothing for it.
+  if (tracingEnabled()) app.use(traceRequests(opts.service));
   if (opts.requestLogging !== false && opts.logger.level !== 'silent') {
     app.use(
       pinoHttp({
@@ -79,7 +114,7 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
             req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
         },
         serializers: {
-          req: (req) => ({ method: req.method, url: req.url }),
+          req: (req) => ({ method: req.method, url: redactUrl(req.url) }),
           res: (res) => ({ statusCode: res.statusCode }),
         },
       }),
@@ -90,6 +125,10 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
     res.json({ status: 'ok', service: opts.service });
   });
   app.get('/readyz', async (_req, res) => {
+    if (draining) {
+      res.status(503).json({ status: 'draining', service: opts.service, checks: {} });
+      return;
+    }
     const checks: Record<string, string> = {};
     let ok = true;
     await Promise.all(
@@ -162,8 +201,18 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what = 'timed out'): P
   ]);
 }
 
-/** A free TCP port on loopback (for starting several servers whose URLs must be known up front). */
-export function freePort(): Promise<number> {
+/**
+ * A free TCP port on loopback (for starting several servers whose URLs must be known up front).
+ * Chosen below the kernel's ephemeral range (32768-60999 on Linux): a port from that range can be
+ * taken by any outgoing connection between this probe and the real listen (seen as EADDRINUSE in CI
+ * while another suite made thousands of requests). Random picks in 20000-32767 collide only with
+ * other picks, and each is bound once here to be sure it is free now.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_768);
+    if (await canBind(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const s = createNetServer();
     s.once('error', reject);
@@ -171,6 +220,14 @@ export function freePort(): Promise<number> {
       const { port } = s.address() as AddressInfo;
       s.close(() => resolve(port));
     });
+  });
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createNetServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 
@@ -253,6 +310,13 @@ export function onShutdown(
   return run;
 }
 
+/** SHUTDOWN_DRAIN_MS: how long a stopping process keeps serving with readiness down (default 0). */
+export function shutdownDrainMs(env: Record<string, string | undefined>): number {
+  const v = Number(env.SHUTDOWN_DRAIN_MS ?? 0);
+  if (!Number.isInteger(v) || v < 0 || v > 9000) throw new Error('SHUTDOWN_DRAIN_MS: must be a whole number of milliseconds from 0 to 9000');
+  return v;
+}
+
 /**
  * A process entry point: installs graceful shutdown before starting, so a signal that arrives
  * during start-up is handled too, then starts; a failed start logs one fatal line and exits 1.
@@ -260,7 +324,18 @@ export function onShutdown(
 export async function runMain(name: string, start: () => Promise<{ stop(): Promise<void> }>): Promise<void> {
   const logger = createLogger(name);
   const running: { service?: { stop(): Promise<void> } } = {};
-  onShutdown(logger, [[name, async () => running.service?.stop()]]);
+  const drainMs = shutdownDrainMs(process.env);
+  onShutdown(logger, [
+    // Readiness drops first; requests keep being served until the balancers have noticed.
+    [
+      'drain',
+      async () => {
+        startDraining();
+        if (drainMs > 0 && running.service) await new Promise((r) => setTimeout(r, drainMs));
+      },
+    ],
+    [name, async () => running.service?.stop()],
+  ]);
   try {
     running.service = await start();
   } catch (err) {

@@ -10,3 +10,4 @@ export * from './auth.js';
 export * from './revoked-sessions.js';
 export * from './service-token.js';
 export * from './internal-client.js';
+export * from './tracing.js';

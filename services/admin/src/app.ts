@@ -1,6 +1,6 @@
 import type { Express } from 'express';
-import type { ServiceContext } from '@htm/events';
-import type { AdminConfig } from './config.js';
+import { adminServiceKeys } from './config.js';
+import type { AdminDeps } from './deps.js';
 import { createJobsClient, type JobsClient } from './clients/jobs.client.js';
 import { adminRoutes } from './http/admin.routes.js';
 import { feedbackRoutes } from './http/feedback.routes.js';
@@ -8,7 +8,7 @@ import { leadRoutes } from './http/leads.routes.js';
 import { telemetryRoutes } from './http/telemetry.routes.js';
 import { waitlistRoutes } from './http/waitlist.routes.js';
 
-export type AdminDeps = ServiceContext<AdminConfig>;
+export type { AdminDeps };
 
 /** The admin service's routes (health, errors and 404 come from createHttp). */
 export function mountAdmin(app: Express, deps: AdminDeps, jobs: JobsClient = defaultJobsClient(deps)): void {
@@ -20,5 +20,5 @@ export function mountAdmin(app: Express, deps: AdminDeps, jobs: JobsClient = def
 }
 
 function defaultJobsClient(deps: AdminDeps): JobsClient {
-  return createJobsClient({ baseUrl: deps.config.JOBS_URL, secret: deps.config.SERVICE_TOKEN_SECRET, logger: deps.logger });
+  return createJobsClient({ baseUrl: deps.config.JOBS_URL, keys: adminServiceKeys(deps.config), logger: deps.logger });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig, assertProductionSecrets } from '@htm/service-kit';
+import { baseConfigSchema, loadConfig, assertProductionSecrets, ServiceKeyring } from '@htm/service-kit';
 
 export const adminConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).default(8084),
@@ -10,5 +10,11 @@ export type AdminConfig = z.infer<typeof adminConfigSchema>;
 export function loadAdminConfig(env: Record<string, string | undefined> = process.env): AdminConfig {
   const cfg = loadConfig('admin', adminConfigSchema, env);
   assertProductionSecrets(cfg, 'admin');
+  adminServiceKeys(cfg); // a missing or bad service-token key stops the service here
   return cfg;
+}
+
+/** admin signs its one call to jobs (/internal/jobs/clear). */
+export function adminServiceKeys(cfg: AdminConfig): ServiceKeyring {
+  return ServiceKeyring.fromConfig('admin', cfg, { signs: true });
 }

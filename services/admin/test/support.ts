@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { jwtVerify } from 'jose';
+import { requireServiceToken } from '@htm/service-kit';
 import { createTestDatabase, createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestDatabase, type TestIssuer } from '@htm/service-kit/testing';
 import { RedisStreamsBus, type EventEnvelope, type HostedService } from '@htm/events';
 import type { AdminConfig } from '../src/config.js';
@@ -122,16 +122,17 @@ export async function startJobsStandIn(): Promise<JobsStandIn> {
     answer: { status: 200, body: { jobs_deleted: 3, submissions_deleted: 2 } },
     close: async () => undefined,
   };
-  app.post('/internal/jobs/clear', async (req, res) => {
-    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    try {
-      const { payload } = await jwtVerify(token, new TextEncoder().encode(SERVICE_SECRET), { audience: 'htm-internal', algorithms: ['HS256'] });
-      standIn.calls.push({ service: String(payload.sub), body: req.body, correlationId: req.headers['x-correlation-id'] as string | undefined });
-    } catch {
-      res.status(401).json({ detail: 'Invalid service token.', code: 'invalid_service_token' });
-      return;
-    }
-    res.status(standIn.answer.status).json(standIn.answer.body);
+  // Verified as jobs verifies it: admin's own ES256 key (development keys derived from SERVICE_SECRET).
+  const verify = requireServiceToken(SERVICE_SECRET, ['admin']);
+  app.post('/internal/jobs/clear', (req, res) => {
+    void verify(req, res, (err?: unknown) => {
+      if (err) {
+        res.status(401).json({ detail: 'Invalid service token.', code: 'invalid_service_token' });
+        return;
+      }
+      standIn.calls.push({ service: String((req as { callerService?: string }).callerService), body: req.body, correlationId: req.headers['x-correlation-id'] as string | undefined });
+      res.status(standIn.answer.status).json(standIn.answer.body);
+    });
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

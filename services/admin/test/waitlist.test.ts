@@ -109,15 +109,21 @@ describe('POST /api/waitlist: job request (Site owner)', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({ url: [WAITLIST_MESSAGES.urlRequired], note: [WAITLIST_MESSAGES.needsRequired] });
     // The same website rule as Post New Job: a site a tester could open.
-    for (const url of ['shop.example.com', 'http://localhost:3000', 'https://exa mple.com', 'http://a', 'http://192.168.1.10']) {
+    for (const [url, message] of [
+      ['shop.example.com', WAITLIST_MESSAGES.urlInvalid],
+      ['http://localhost:3000', WAITLIST_MESSAGES.urlLocal],
+      ['https://exa mple.com', WAITLIST_MESSAGES.urlInvalid],
+      ['http://a', WAITLIST_MESSAGES.urlLocal],
+      ['http://192.168.1.10', WAITLIST_MESSAGES.urlLocal],
+    ]) {
       const badUrl = await call(h, 'POST', '/api/waitlist', { body: { ...jobRequest, url }, token });
       expect(badUrl.status).toBe(400);
-      expect(badUrl.body.errors).toEqual({ url: [WAITLIST_MESSAGES.urlInvalid] });
+      expect(badUrl.body.errors).toEqual({ url: [message] });
     }
     expect(await rowsFor('owner@gmail.com')).toEqual([]);
   });
 
-  it('stores a signed-in job request as kind job_request with the caller, and 409 on repeat', async () => {
+  it('stores every signed-in job request as kind job_request with the caller: a repeat customer is not "already signed up"', async () => {
     const userId = '6f1c1f4e-2a57-4c53-9a43-7d5f7e0c2b11';
     const token = await h.issuer.mint({ type: 'poster', id: userId });
     const res = await call(h, 'POST', '/api/waitlist', { body: jobRequest, token });
@@ -126,7 +132,20 @@ describe('POST /api/waitlist: job request (Site owner)', () => {
     expect(await rowsFor('owner@gmail.com')).toEqual([
       { email: 'owner@gmail.com', role: 'Site owner', kind: 'job_request', name: null, url: 'https://shop.example.com', note: 'Check the checkout on mobile', approved: false, user_id: userId },
     ]);
-    const again = await call(h, 'POST', '/api/waitlist', { body: jobRequest, token });
+    const again = await call(h, 'POST', '/api/waitlist', { body: { ...jobRequest, url: 'https://blog.example.com', note: 'Is the blog readable?' }, token });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual({ success: true });
+    expect(await rowsFor('owner@gmail.com')).toEqual([
+      expect.objectContaining({ kind: 'job_request', url: 'https://shop.example.com' }),
+      expect.objectContaining({ kind: 'job_request', url: 'https://blog.example.com', note: 'Is the blog readable?' }),
+    ]);
+  });
+
+  it('still gives 409 to a second tester signup with the same e-mail and role after job requests from that e-mail', async () => {
+    const token = await h.issuer.mint({ type: 'poster', id: '6f1c1f4e-2a57-4c53-9a43-7d5f7e0c2b12' });
+    expect((await call(h, 'POST', '/api/waitlist', { body: { ...jobRequest, email: 'both@gmail.com' }, token })).status).toBe(201);
+    expect((await call(h, 'POST', '/api/waitlist', { body: { email: 'both@gmail.com', role: 'Tester (student)' } })).status).toBe(201);
+    const again = await call(h, 'POST', '/api/waitlist', { body: { email: 'both@gmail.com', role: 'Tester (student)' } });
     expect(again.status).toBe(409);
     expect(again.body.detail).toBe(WAITLIST_MESSAGES.alreadySignedUp);
   });

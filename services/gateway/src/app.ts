@@ -4,12 +4,16 @@ import type { Logger } from 'pino';
 import { AppError, createHttpApp, Metrics, series, type Auth } from '@htm/service-kit';
 import type { GatewayConfig } from './config.js';
 import { matchRoute, pathExists, ROUTES, type RouteRule, type ServiceName } from './http/route-table.js';
-import { createServiceProxy } from './http/proxy.js';
+import { bufferBody, createServiceProxy } from './http/proxy.js';
+import { parseUpstreamList, UpstreamPool } from './http/upstreams.js';
 import { createRateLimiters } from './http/rate-limits.js';
 import { corsForWebOrigin, originCheck, securityHeaders } from './http/security.js';
-import { aggregateHealth } from './http/health.js';
+import { healthChecker, publicHealth, type HealthReport } from './http/health.js';
 import { serveWebApp } from './http/static.js';
 import { mountApiDocs } from './http/openapi.js';
+import { mountLiveRoutes } from './live/live.routes.js';
+import type { LiveHub } from './live/live-hub.js';
+import type { LiveTickets } from './live/live-tickets.js';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -17,8 +21,14 @@ export interface GatewayDeps {
   auth: Auth;
   redis: Redis;
   metrics?: Metrics;
+  /** Replicas of each service and their readiness (main starts and stops their health checks). */
+  upstreams?: Record<ServiceName, UpstreamPool>;
+  /** The live channel (POST /api/live/ticket, GET /api/live); absent when switched off. */
+  live?: { hub: LiveHub; tickets: LiveTickets };
   /** Extra routes mounted before the proxy (OpenAPI document, docs page). */
   extraRoutes?: (app: Express) => void;
+  /** The services' health (shared with the metrics port's detailed /healthz); built from the config when absent. */
+  health?: () => Promise<HealthReport>;
 }
 
 const JSON_LIMIT_BYTES = 1024 * 1024;
@@ -34,21 +44,36 @@ const refuseLargeJson: RequestHandler = (req, _res, next) => {
   next(len > JSON_LIMIT_BYTES ? new AppError('too_large', 'Request body is too large.', { code: 'too_large' }) : undefined);
 };
 
+/** One pool of replicas per service, from the `*_URL` settings. */
+export function createUpstreamPools(config: GatewayConfig, logger?: Logger): Record<ServiceName, UpstreamPool> {
+  const pool = (s: ServiceName, v: string) => new UpstreamPool(s, parseUpstreamList(v), { healthIntervalMs: config.UPSTREAM_HEALTH_INTERVAL_MS, logger });
+  return {
+    identity: pool('identity', config.IDENTITY_URL),
+    jobs: pool('jobs', config.JOBS_URL),
+    payments: pool('payments', config.PAYMENTS_URL),
+    admin: pool('admin', config.ADMIN_URL),
+    notifications: pool('notifications', config.NOTIFICATIONS_URL),
+  };
+}
+
 /** The gateway: verifies tokens, rate-limits, proxies /api to the owning service, serves the web app. */
 export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, logger, auth } = deps;
-  const targets: Record<ServiceName, string> = {
-    identity: config.IDENTITY_URL,
-    jobs: config.JOBS_URL,
-    payments: config.PAYMENTS_URL,
-    admin: config.ADMIN_URL,
+  const targets: Record<ServiceName, string[]> = {
+    identity: parseUpstreamList(config.IDENTITY_URL),
+    jobs: parseUpstreamList(config.JOBS_URL),
+    payments: parseUpstreamList(config.PAYMENTS_URL),
+    admin: parseUpstreamList(config.ADMIN_URL),
+    notifications: parseUpstreamList(config.NOTIFICATIONS_URL),
   };
+  const pools = deps.upstreams ?? createUpstreamPools(config, logger);
+  const keepBody = bufferBody(JSON_LIMIT_BYTES);
   const proxies = Object.fromEntries(
     (Object.keys(targets) as ServiceName[]).map((s) => [
       s,
       {
-        normal: createServiceProxy(s, targets[s], config.UPSTREAM_TIMEOUT_MS, logger),
-        upload: createServiceProxy(s, targets[s], config.UPLOAD_TIMEOUT_MS, logger),
+        normal: createServiceProxy(s, pools[s], config.UPSTREAM_TIMEOUT_MS, logger),
+        upload: createServiceProxy(s, pools[s], config.UPLOAD_TIMEOUT_MS, logger),
       },
     ]),
   ) as unknown as Record<ServiceName, { normal: RequestHandler; upload: RequestHandler }>;
@@ -62,6 +87,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     if (rule.access === 'user') steps.push(auth.authenticate);
     else if (rule.access === 'optional') steps.push(auth.optional);
     if (limiters && rule.rate !== 'none') steps.push(limiters[rule.rate]);
+    // Several replicas: keep the body so a request a replica refused can go to another one.
+    if (!rule.upload && pools[rule.service].size > 1) steps.push(keepBody);
     steps.push(rule.upload ? proxies[rule.service].upload : proxies[rule.service].normal);
     return series(...steps);
   };
@@ -101,7 +128,11 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     (app) => {
       app.use(series(securityHeaders(config), corsForWebOrigin(config)));
       app.use(api);
-      app.get('/api/healthz', aggregateHealth(targets));
+      if (deps.live) {
+        const ticketGuards = [refuseCrossSite, auth.authenticate, ...(limiters ? [limiters.api] : [])];
+        mountLiveRoutes(app, { ...deps.live, ticketGuards });
+      }
+      app.get('/api/healthz', publicHealth(deps.health ?? healthChecker(targets, config.HEALTH_CACHE_MS)));
       mountApiDocs(app);
       deps.extraRoutes?.(app);
       app.use('/internal', (_req, _res, next) => next(AppError.notFound('Not found.', 'route_not_found')));

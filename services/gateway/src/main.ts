@@ -1,8 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { createAuth, createLogger, createRedis, listen, Metrics, RevokedSessions, type RunningServer, runMain } from '@htm/service-kit';
+import { createAuth, createLogger, createRequestRedis, flushTracing, listen, Metrics, RevokedSessions, type RunningServer, runMain, startTracingFromEnv } from '@htm/service-kit';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
-import { createGatewayApp } from './app.js';
+import { createGatewayApp, createUpstreamPools } from './app.js';
+import { parseUpstreamList } from './http/upstreams.js';
+import { detailedHealth, healthChecker } from './http/health.js';
+import { createEventBus } from '@htm/events';
+import { LiveFeed } from './live/live-feed.js';
+import { LiveHub } from './live/live-hub.js';
+import { LiveTickets } from './live/live-tickets.js';
 
 export interface RunningGateway {
   url: string;
@@ -10,6 +16,8 @@ export interface RunningGateway {
   config: GatewayConfig;
   server: RunningServer;
   metricsUrl?: string;
+  /** This replica's open live streams (absent with LIVE_ENABLED=false). */
+  liveHub?: LiveHub;
   stop(): Promise<void>;
 }
 
@@ -17,23 +25,40 @@ export interface RunningGateway {
 export async function startGateway(env: Record<string, string | undefined> = process.env, opts: { port?: number; host?: string; metricsPort?: number } = {}): Promise<RunningGateway> {
   const config = loadGatewayConfig(env);
   const logger = createLogger('gateway', config.LOG_LEVEL);
+  // OpenTelemetry only when OTEL_EXPORTER_OTLP_ENDPOINT is set: off, the request path has no tracing code.
+  await startTracingFromEnv('gateway');
   // Auto-pipelining: rate-limit increments issued in the same tick share one write to Redis.
-  const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+  // Every command is bounded (200 ms): a hung Redis costs a request at most that, and the limiter passes it.
+  const redis = createRequestRedis(config.REDIS_URL, { enableAutoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis (gateway) error'));
   // Revoked sessions are kept in memory (fed by Redis pub/sub): no Redis round trip per request.
   const revokedSessions = new RevokedSessions({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger });
   await revokedSessions.start();
   const auth = createAuth({
-    jwksUrl: config.IDENTITY_JWKS_URL ?? `${config.IDENTITY_URL}/internal/jwks`,
+    jwksUrl: config.IDENTITY_JWKS_URL ?? `${parseUpstreamList(config.IDENTITY_URL)[0]}/internal/jwks`,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     revoked: revokedSessions,
   });
   const metrics = new Metrics('gateway', { defaultMetrics: true });
-  const app = createGatewayApp({ config, logger, auth, redis, metrics });
+  const upstreams = createUpstreamPools(config, logger);
+  for (const pool of Object.values(upstreams)) pool.start();
+  const health = healthChecker(
+    {
+      identity: parseUpstreamList(config.IDENTITY_URL),
+      jobs: parseUpstreamList(config.JOBS_URL),
+      payments: parseUpstreamList(config.PAYMENTS_URL),
+      admin: parseUpstreamList(config.ADMIN_URL),
+      notifications: parseUpstreamList(config.NOTIFICATIONS_URL),
+    },
+    config.HEALTH_CACHE_MS,
+  );
+  const live = config.LIVE_ENABLED ? await startLive(config, logger, redis, revokedSessions) : undefined;
+  const app = createGatewayApp({ config, logger, auth, redis, metrics, upstreams, health, live });
   const server = await listen(app, opts.port ?? config.PORT, opts.host ?? config.HOST);
   const metricsApp = express();
   metricsApp.get('/metrics', metrics.handler());
+  metricsApp.get('/healthz', detailedHealth(health));
   const metricsServer = await listen(metricsApp, opts.metricsPort ?? config.METRICS_PORT, config.METRICS_HOST).catch((err) => {
     logger.warn({ err: (err as Error).message }, 'metrics port unavailable; gateway metrics not exposed');
     return undefined;
@@ -45,11 +70,59 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     config,
     server,
     metricsUrl: metricsServer?.url,
+    liveHub: live?.hub,
     async stop() {
+      // Open streams first: the server only closes once its connections have ended.
+      await live?.stop();
       await server.close();
+      for (const pool of Object.values(upstreams)) pool.stop();
       await metricsServer?.close();
       redis.disconnect();
       revokedSessions.stop();
+      await flushTracing();
+    },
+  };
+}
+
+/** The live channel of this replica: the shared feed (consumer group) and this replica's hub. */
+async function startLive(config: GatewayConfig, logger: ReturnType<typeof createLogger>, redis: ReturnType<typeof createRequestRedis>, revoked: RevokedSessions) {
+  const bus = createEventBus(config, logger, { clientId: 'gateway' });
+  const feed = new LiveFeed({ bus, redis, prefix: config.REDIS_PREFIX, historyMs: config.LIVE_HISTORY_MS, logger });
+  const hub = new LiveHub({
+    redisUrl: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    logger,
+    revoked,
+    pingMs: config.LIVE_PING_MS,
+    maxPerUser: config.LIVE_MAX_STREAMS_PER_USER,
+    maxTotal: config.LIVE_MAX_STREAMS,
+    historyMs: config.LIVE_HISTORY_MS,
+  });
+  // Neither waits for Redis or Kafka: the gateway serves (and proxies) while they are away.
+  hub.start();
+  let stopped = false;
+  const feedStarted = (async () => {
+    for (let attempt = 0; !stopped; attempt++) {
+      try {
+        await feed.start();
+        return;
+      } catch (err) {
+        if (stopped) return;
+        logger.warn({ err: (err as Error).message }, 'live feed not started; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** attempt, 10_000)).unref());
+      }
+    }
+  })();
+  const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
+  return {
+    hub,
+    tickets: new LiveTickets(redis, config.REDIS_PREFIX, revoked),
+    async stop() {
+      stopped = true;
+      await hub.stop();
+      await bounded(bus.close()); // also ends a feed still waiting to start
+      await bounded(feedStarted);
+      await bounded(feed.stop());
     },
   };
 }

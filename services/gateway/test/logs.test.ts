@@ -42,4 +42,16 @@ describe('gateway log lines', () => {
     expect(res.headers.get('x-correlation-id')).toBe('corr-log-7');
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'upstream failed', service: 'identity', correlationId: 'corr-log-7', code: 'ECONNREFUSED' }));
   });
+  it('never write query strings: signed file links, OAuth codes and e-mails stay out of the logs', async () => {
+    if (!server) throw new Error('the first test starts the gateway');
+    const secrets = ['SIGSECRET123', 'OAUTHCODE456', 'victim.person'];
+    await fetch(`${server.url}/api/files/0b6b5c1e-1111-4222-8333-444455556666?sig=SIGSECRET123&exp=99`);
+    await fetch(`${server.url}/api/auth/google/callback?code=OAUTHCODE456&state=s`, { redirect: 'manual' });
+    await fetch(`${server.url}/api/auth/dev/login?email=victim.person@gmail.com&intent=poster`, { redirect: 'manual' });
+    const text = JSON.stringify(lines);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    const urls = lines.map((l) => (l.req as { url?: string } | undefined)?.url ?? (l.url as string | undefined)).filter(Boolean);
+    expect(urls).toContain('/api/files/0b6b5c1e-1111-4222-8333-444455556666?sig=[redacted]&exp=[redacted]');
+    expect(urls).toContain('/api/auth/dev/login?email=[redacted]&intent=[redacted]');
+  });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assertProductionSecrets, baseConfigSchema, ConfigError, loadConfig } from '@htm/service-kit';
+import { assertProductionSecrets, baseConfigSchema, ConfigError, envBool, loadConfig } from '@htm/service-kit';
 
 const optionalString = z
   .string()
@@ -12,6 +12,12 @@ export const identityConfigSchema = baseConfigSchema.extend({
   PUBLIC_URL: z.string().url().default('http://localhost:8080'),
   /** Where the web app lives; unset means the gateway's own origin (relative redirects). */
   WEB_ORIGIN: optionalString,
+  /**
+   * The development sign-in (`/api/auth/dev/login`, anyone may sign in as anyone, the admin
+   * included): only when Google is not configured AND this is true. `npm start` sets it for the
+   * embedded default; docker-compose and production leave it off.
+   */
+  DEV_SIGN_IN: envBool.default(false),
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,
   GOOGLE_CALLBACK_URL: optionalString,
@@ -29,6 +35,8 @@ export const identityConfigSchema = baseConfigSchema.extend({
   SIGNIN_SESSION_TTL_SECONDS: z.coerce.number().int().min(10).max(600).default(120),
   /** Absolute lifetime of a refresh-token family (one sign-in). */
   REFRESH_FAMILY_TTL_DAYS: z.coerce.number().min(0.0001).max(90).default(30),
+  /** A sign-in whose refresh token was not used for this long ends (idle timeout). */
+  REFRESH_IDLE_TIMEOUT_DAYS: z.coerce.number().min(0.00001).max(90).default(7),
   /** Sign-in, session exchange and refresh requests per minute per client IP (each group counted apart). */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** The rate-limit window (a minute; shorter only in tests). */
@@ -40,12 +48,18 @@ export type IdentityConfig = z.infer<typeof identityConfigSchema> & { ADMIN_EMAI
 
 export function loadIdentityConfig(env: Record<string, string | undefined> = process.env): IdentityConfig {
   const cfg = loadConfig('identity', identityConfigSchema, env);
-  assertProductionSecrets(cfg, 'identity');
   const problems: string[] = [];
+  try {
+    assertProductionSecrets(cfg, 'identity', { AUTH_SECRET: cfg.AUTH_SECRET });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
   if (cfg.NODE_ENV === 'production') {
     if (!cfg.GOOGLE_CLIENT_ID) problems.push('GOOGLE_CLIENT_ID: must be set in production (Google is the only sign-in)');
     if (!cfg.GOOGLE_CLIENT_SECRET) problems.push('GOOGLE_CLIENT_SECRET: must be set in production (Google is the only sign-in)');
-    if (cfg.AUTH_SECRET.startsWith('dev-only')) problems.push('AUTH_SECRET: must be set in production');
+    if (!cfg.JWT_PRIVATE_KEY) problems.push('JWT_PRIVATE_KEY: must be set in production (a managed ES256 key; see docs/operations.md, key rotation)');
+    if (cfg.DEV_SIGN_IN) problems.push('DEV_SIGN_IN: the development sign-in is never available in production');
   } else if (Boolean(cfg.GOOGLE_CLIENT_ID) !== Boolean(cfg.GOOGLE_CLIENT_SECRET)) {
     problems.push('GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both or neither');
   }
@@ -57,6 +71,11 @@ export function loadIdentityConfig(env: Record<string, string | undefined> = pro
 /** True when real Google sign-in is configured. */
 export function googleConfigured(cfg: IdentityConfig): boolean {
   return Boolean(cfg.GOOGLE_CLIENT_ID && cfg.GOOGLE_CLIENT_SECRET);
+}
+
+/** The development sign-in exists only without Google, when switched on, and never in production. */
+export function devSignInEnabled(cfg: IdentityConfig): boolean {
+  return !googleConfigured(cfg) && cfg.DEV_SIGN_IN && cfg.NODE_ENV !== 'production';
 }
 
 /** Where the browser lands after sign-in: WEB_ORIGIN, or relative to the gateway's origin. */

@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import type { JWTVerifyGetKey } from 'jose';
 import { hostService, type HostedService } from '@htm/events';
-import { createRedis, runMain } from '@htm/service-kit';
-import { googleConfigured, loadIdentityConfig, type IdentityConfig } from './config.js';
-import { mountIdentity, type IdentityDeps } from './app.js';
+import { createRequestRedis, runMain } from '@htm/service-kit';
+import { devSignInEnabled, loadIdentityConfig, type IdentityConfig } from './config.js';
+import { reconcileAdminRole } from './domain/admin-role.js';
+import { mountIdentity } from './app.js';
+import type { IdentityDeps } from './deps.js';
 import { handledEvents, outbox } from './db/schema.js';
 import { identityHandlers } from './events/handlers.js';
 import { KeyStore } from './tokens/signing-keys.js';
@@ -21,7 +23,9 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
     if (!keys) throw new Error('signing keys not loaded');
     return keys.getKey(header, token);
   };
-  const redis = createRedis(config.REDIS_URL, { lazyConnect: false });
+  // Every command bounded, so a hung Redis never holds a sign-in or a logout for long: rate-limit
+  // calls give up after 200 ms (http/rate-limit.ts), session revocations after 2 s.
+  const redis = createRequestRedis(config.REDIS_URL, { lazyConnect: false, commandTimeout: 2000 });
   let deps!: IdentityDeps;
   try {
     const svc = await hostService({
@@ -35,7 +39,11 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
         keys = new KeyStore(ctx.db, { privateKey: config.JWT_PRIVATE_KEY, previousPublicKeys: config.JWT_PREVIOUS_PUBLIC_KEYS });
         await keys.init();
         deps = Object.assign(ctx, { keys, redis });
-        if (!googleConfigured(config)) ctx.logger.warn('Google sign-in is not configured: DEV sign-in is active (never in production)');
+        if (devSignInEnabled(config)) {
+          const warning = 'DEV SIGN-IN IS ON: anyone who can reach this server can sign in as anyone, the admin included (DEV_SIGN_IN=true, no Google configured). Never expose it beyond this machine.';
+          ctx.logger.warn(warning);
+          if (config.LOG_LEVEL !== 'silent') process.stderr.write(`\n!!! ${warning}\n\n`);
+        }
         return {
           app: (createHttp) => createHttp((app) => mountIdentity(app, deps)),
           handlers: identityHandlers(deps),
@@ -45,6 +53,11 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
           },
         };
       },
+    });
+    // Before anyone refreshes: the admin role follows ADMIN_EMAIL as configured now.
+    await reconcileAdminRole(deps).catch(async (err: unknown) => {
+      await svc.stop();
+      throw err;
     });
     return svc as IdentityService;
   } catch (err) {

@@ -1,7 +1,9 @@
 /**
  * Helpers for tests that need a signed-in user from a running identity service (identity's own
  * tests, the gateway's, end-to-end): `import { signIn, forgedTokens } from '@htm/identity/testing'`.
- * They use the development sign-in, so the service must run with NODE_ENV != production.
+ * They use the development sign-in, so the service must run with DEV_SIGN_IN=true, no Google
+ * credentials and NODE_ENV != production. The dev login's 302 sets the `signin_nonce` cookie
+ * that the session exchange requires: keep it in the same CookieJar, like a browser does.
  */
 import { SignJWT, generateKeyPair } from 'jose';
 import type { IdentityService } from './main.js';
@@ -56,7 +58,12 @@ export function sessionIdOf(location: string | null): string {
   return m[1];
 }
 
-export async function exchange(url: string, sessionId: string, jar = new CookieJar()): Promise<{ res: Response; body: Record<string, unknown>; jar: CookieJar }> {
+/**
+ * POST /api/auth/session from a browser: `from` is that browser's cookie jar, or the sign-in
+ * redirect it just followed (its `signin_nonce` cookie goes along). A fresh jar is another browser.
+ */
+export async function exchange(url: string, sessionId: string, from: CookieJar | Response = new CookieJar()): Promise<{ res: Response; body: Record<string, unknown>; jar: CookieJar }> {
+  const jar = from instanceof CookieJar ? from : new CookieJar().take(from);
   const res = await fetch(`${url}/api/auth/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie: jar.header() },
@@ -66,11 +73,11 @@ export async function exchange(url: string, sessionId: string, jar = new CookieJ
   return { res, body: (await res.json()) as Record<string, unknown>, jar };
 }
 
-/** Dev sign-in then session exchange: a signed-in browser. */
+/** Dev sign-in then session exchange, in one cookie jar: a signed-in browser. */
 export async function signIn(url: string, email: string, opts: { name?: string; intent?: string } = {}): Promise<{ token: string; jar: CookieJar }> {
   const res = await devLogin(url, { email, name: opts.name ?? 'Test Person', intent: opts.intent });
   if (res.status !== 302) throw new Error(`dev login answered ${res.status}`);
-  const { res: r2, body, jar } = await exchange(url, sessionIdOf(res.headers.get('location')));
+  const { res: r2, body, jar } = await exchange(url, sessionIdOf(res.headers.get('location')), new CookieJar().take(res));
   if (r2.status !== 200) throw new Error(`session exchange answered ${r2.status}: ${JSON.stringify(body)}`);
   return { token: body.access_token as string, jar };
 }

@@ -18,7 +18,7 @@ describe('development sign-in (fixed contract)', () => {
     const location = res.headers.get('location');
     expect(location).toMatch(/^\/#session_id=[A-Za-z0-9_-]{20,}$/);
 
-    const first = await exchange(t.url, sessionIdOf(location));
+    const first = await exchange(t.url, sessionIdOf(location), res);
     expect(first.res.status).toBe(200);
     expect(Object.keys(first.body)).toEqual(['access_token']);
     const refreshLine = first.jar.raw.get('refresh_token')!;
@@ -44,7 +44,7 @@ describe('development sign-in (fixed contract)', () => {
       created_at: expect.any(String),
     });
 
-    const second = await exchange(t.url, sessionIdOf(location));
+    const second = await exchange(t.url, sessionIdOf(location), res);
     expect(second.res.status).toBe(401);
     expect(second.body).toMatchObject({ code: 'invalid_session' });
     expect(second.jar.get('refresh_token')).toBeUndefined();
@@ -77,7 +77,7 @@ describe('development sign-in (fixed contract)', () => {
 
   it('recognises the admin account (ADMIN_EMAIL default admin@gmail.com) and announces it once', async () => {
     const a = await devLogin(t.url, { email: 'admin@gmail.com', name: 'Admin' });
-    const { body } = await exchange(t.url, sessionIdOf(a.headers.get('location')));
+    const { body } = await exchange(t.url, sessionIdOf(a.headers.get('location')), a);
     const me = await call(t.url, '/api/me', { token: body.access_token as string });
     expect(me.body).toMatchObject({ email: 'admin@gmail.com', type: 'admin', approved: true });
     await devLogin(t.url, { email: 'admin@gmail.com', name: 'Admin' });

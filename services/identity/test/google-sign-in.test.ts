@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { ConfigError } from '@htm/service-kit';
 import { loadIdentityConfig } from '../src/config.js';
@@ -80,7 +81,7 @@ describe('Google sign-in (code flow against a stand-in Google)', () => {
     expect(jar.get('oauth_state')).toBeUndefined();
     expect(tokenRequests.at(-1)).toMatchObject({ grant_type: 'authorization_code', code_verifier: expect.any(String) });
 
-    const { res, body } = await exchange(t.url, sessionIdOf(location));
+    const { res, body } = await exchange(t.url, sessionIdOf(location), jar);
     expect(res.status).toBe(200);
     const me = await call(t.url, '/api/me', { token: body.access_token as string });
     expect(me.body).toMatchObject({ email: 'real.person@gmail.com', name: 'Real Person', type: null, approved: false });
@@ -90,7 +91,7 @@ describe('Google sign-in (code flow against a stand-in Google)', () => {
 
     // Same Google account with a new address: the same user (keyed by sub), e-mail updated.
     userinfo = { ...userinfo, email: 'renamed.person@gmail.com' };
-    const again = await exchange(t.url, sessionIdOf(await callback(jar, await toGoogleAndBack(jar))));
+    const again = await exchange(t.url, sessionIdOf(await callback(jar, await toGoogleAndBack(jar))), jar);
     const me2 = await call(t.url, '/api/me', { token: again.body.access_token as string });
     expect(me2.body).toMatchObject({ id: me.body.id, email: 'renamed.person@gmail.com' });
   });
@@ -113,16 +114,16 @@ describe('Google sign-in (code flow against a stand-in Google)', () => {
   it('recognises ADMIN_EMAIL (any verified address) as the admin', async () => {
     userinfo = { sub: 'google-sub-admin', email: 'owner@example.com', email_verified: true, name: 'Owner' };
     const jar = new CookieJar();
-    const { body } = await exchange(t.url, sessionIdOf(await callback(jar, await toGoogleAndBack(jar))));
+    const { body } = await exchange(t.url, sessionIdOf(await callback(jar, await toGoogleAndBack(jar))), jar);
     const me = await call(t.url, '/api/me', { token: body.access_token as string });
     expect(me.body).toMatchObject({ type: 'admin', approved: true });
     expect((await call(t.url, '/api/admin/testers', { token: body.access_token as string })).status).toBe(200);
   });
 
-  it('carries the tester intent through Google: an unapproved tester is refused', async () => {
+  it('carries the tester intent through Google: someone not signed up as a tester is refused', async () => {
     userinfo = { sub: 'google-sub-4', email: 'wannabe@gmail.com', email_verified: true, name: 'Wannabe' };
     const jar = new CookieJar();
-    expect(await callback(jar, await toGoogleAndBack(jar, 'tester'))).toBe('/#auth_error=tester_not_approved');
+    expect(await callback(jar, await toGoogleAndBack(jar, 'tester'))).toBe('/#auth_error=tester_signup_needed');
   });
 
   it('rejects a callback without the state cookie of this browser (login CSRF)', async () => {
@@ -149,16 +150,24 @@ describe('Google sign-in (code flow against a stand-in Google)', () => {
     expect(await callback(jar, cb.toString())).toBe('/#auth_error=google_failed');
   });
 
-  it('still offers dev sign-in outside production, and answers the Google route with a redirect, not the DEV page', async () => {
+  it('has no dev sign-in once Google is configured, even with DEV_SIGN_IN=true outside production', async () => {
+    expect(t.env.DEV_SIGN_IN).toBe('true');
     const res = await fetch(`${t.url}/api/auth/google`, { redirect: 'manual' });
     expect(res.status).toBe(302);
-    const dev = await fetch(`${t.url}/api/auth/dev/login?email=dev.user@gmail.com`, { redirect: 'manual' });
-    expect(dev.headers.get('location')).toMatch(/^\/#session_id=/);
+    const dev = await fetch(`${t.url}/api/auth/dev/login?email=admin@gmail.com&intent=poster`, { redirect: 'manual' });
+    expect(dev.status).toBe(404);
+    expect(await dev.json()).toMatchObject({ code: 'route_not_found' });
   });
 });
 
 describe('configuration', () => {
-  const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x@127.0.0.1/db', SERVICE_TOKEN_SECRET: 'p'.repeat(40), AUTH_SECRET: 'a'.repeat(40) };
+  const prod = {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://x@127.0.0.1/db',
+    SERVICE_TOKEN_SECRET: randomBytes(48).toString('base64'),
+    AUTH_SECRET: randomBytes(48).toString('base64'),
+    JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  };
 
   it('stops the service in production when Google credentials are missing', () => {
     expect(() => loadIdentityConfig(prod)).toThrow(ConfigError);

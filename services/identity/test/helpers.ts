@@ -19,6 +19,7 @@ export async function startTestIdentity(label: string, env: Record<string, strin
   const db = existing ?? (await createTestDatabase(`identity_${label}`));
   const fullEnv = {
     NODE_ENV: 'test',
+    DEV_SIGN_IN: 'true',
     DATABASE_URL: db.url,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: testRedisPrefix(`identity-${label}`),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { call, devLogin, sessionIdOf, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
+import { call, CookieJar, devLogin, sessionIdOf, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
 
 let t: TestIdentity;
 
@@ -14,11 +14,11 @@ afterAll(async () => {
 describe('sign-in rate limits (per client IP, in Redis)', () => {
   it('answers 429 in the JSON error shape with Retry-After, per IP and per group, then recovers', async () => {
     const ip = { 'x-forwarded-for': '203.0.113.7' };
-    const sessions: string[] = [];
+    const sessions: Array<{ id: string; jar: CookieJar }> = [];
     for (let i = 0; i < 3; i++) {
       const ok = await devLogin(t.url, { email: `rl${i}@gmail.com` }, ip);
       expect(ok.status).toBe(302);
-      sessions.push(sessionIdOf(ok.headers.get('location')));
+      sessions.push({ id: sessionIdOf(ok.headers.get('location')), jar: new CookieJar().take(ok) });
     }
     const limited = await devLogin(t.url, { email: 'rl3@gmail.com' }, ip);
     expect(limited.status).toBe(429);
@@ -31,8 +31,8 @@ describe('sign-in rate limits (per client IP, in Redis)', () => {
     expect((await devLogin(t.url, { email: 'other-ip@gmail.com' }, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(302);
     const ex = await fetch(`${t.url}/api/auth/session`, {
       method: 'POST',
-      headers: { ...ip, 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id: sessions[0] }),
+      headers: { ...ip, 'content-type': 'application/json', cookie: sessions[0].jar.header() },
+      body: JSON.stringify({ session_id: sessions[0].id }),
     });
     expect(ex.status).toBe(200);
 

@@ -18,17 +18,20 @@ const userRow = async (email: string) =>
   (await t.svc.ctx.dbHandle.query<{ id: string; type: string | null; approved: boolean; strikes: number }>('SELECT id, type, approved, strikes FROM identity.users WHERE email = $1', [email]))[0];
 
 describe('Secure Tester Login (intent=tester)', () => {
-  it('refuses an unapproved tester and someone unknown, and creates nothing for the unknown', async () => {
+  it('refuses an unapproved tester, someone unknown and a site owner, each with what is true, and creates nothing for the unknown', async () => {
     await signUpAs(t.url, 'pending@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
     const pending = await devLogin(t.url, { email: 'pending@gmail.com', intent: 'tester' });
     expect(pending.status).toBe(302);
     expect(pending.headers.get('location')).toBe('/#auth_error=tester_not_approved');
     const stranger = await devLogin(t.url, { email: 'stranger@gmail.com', intent: 'tester' });
-    expect(stranger.headers.get('location')).toBe('/#auth_error=tester_not_approved');
+    expect(stranger.headers.get('location')).toBe('/#auth_error=tester_signup_needed');
     expect(await userRow('stranger@gmail.com')).toBeUndefined();
     const poster = await signUpAs(t.url, 'a-poster@gmail.com', { type: 'poster', location: 'USA' });
     expect(poster.user.type).toBe('poster');
-    expect((await devLogin(t.url, { email: 'a-poster@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+    expect((await devLogin(t.url, { email: 'a-poster@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=site_owner_account');
+    // Signed in once as a poster, never chose a role: not signed up as a tester.
+    expect((await devLogin(t.url, { email: 'no-role@gmail.com', intent: 'poster' })).status).toBe(302);
+    expect((await devLogin(t.url, { email: 'no-role@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_signup_needed');
   });
 
   it('admits a tester once the admin approves them', async () => {
@@ -37,7 +40,7 @@ describe('Secure Tester Login (intent=tester)', () => {
     expect(r.status).toBe(200);
     expect(r.body.tester).toMatchObject({ id: user.id, approved: true, country: 'PR', location: 'PR', strikes: 0 });
     const login = await devLogin(t.url, { email: 'approve-me@gmail.com', intent: 'tester' });
-    const { res, body } = await exchange(t.url, sessionIdOf(login.headers.get('location')));
+    const { res, body } = await exchange(t.url, sessionIdOf(login.headers.get('location')), login);
     expect(res.status).toBe(200);
     const me = await call(t.url, '/api/me', { token: body.access_token as string });
     expect(me.body).toMatchObject({ type: 'tester', approved: true });
@@ -51,7 +54,7 @@ describe('pre-approved signups (admin SignupApproved events)', () => {
 
     const login = await devLogin(t.url, { email: 'fresh.tester@gmail.com', name: 'Fresh', intent: 'tester' });
     expect(login.headers.get('location')).toMatch(/^\/#session_id=/);
-    const { body } = await exchange(t.url, sessionIdOf(login.headers.get('location')));
+    const { body } = await exchange(t.url, sessionIdOf(login.headers.get('location')), login);
     const token = body.access_token as string;
     const me = await call(t.url, '/api/me', { token });
     expect(me.body).toMatchObject({ type: 'tester', approved: true, location: null, country: null });
@@ -87,7 +90,7 @@ describe('admin tester management', () => {
     const all = await call(t.url, '/api/admin/testers', { token: adminToken });
     expect(all.status).toBe(200);
     const rowA = all.body.testers.find((x: { id: string }) => x.id === a.user.id);
-    expect(rowA).toEqual({ id: a.user.id, email: 'list-a@gmail.com', name: 'Test Person', approved: false, country: 'US', location: 'USA', strikes: 0, created_at: expect.any(String) });
+    expect(rowA).toEqual({ id: a.user.id, email: 'list-a@gmail.com', name: 'Test Person', approved: false, country: 'US', location: 'USA', strikes: 0, created_at: expect.any(String), assistive_tech: [], rating_avg: null, rating_count: 0 });
     expect(all.body.testers.every((x: { email: string }) => x.email !== 'a-poster@gmail.com' && x.email !== 'admin@gmail.com')).toBe(true);
     const avail = await call(t.url, '/api/admin/available-testers', { token: adminToken });
     const ids = avail.body.testers.map((x: { id: string }) => x.id);
@@ -165,21 +168,29 @@ describe('strikes (jobs TesterStrikeRecorded events)', () => {
   });
 
   it('tells a tester released by the strike rule so (sign-in code and /api/me), until an admin re-approves them', async () => {
-    const { user, token } = await signUpAs(t.url, 'released@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    const { user, token: first } = await signUpAs(t.url, 'released@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    let token = first;
     const waiting = await signUpAs(t.url, 'still-waiting@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
     expect((await call(t.url, '/api/me', { token: waiting.token })).body).toMatchObject({ approved: false, released: false });
     await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
+    // The approval ended the sign-in that still said "not approved": the tester signs in again.
+    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ code: 'token_revoked' });
+    token = (await signIn(t.url, 'released@gmail.com')).token;
     expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: true, released: false });
     for (let i = 1; i <= 3; i++) await publish(t, 'TesterStrikeRecorded', user.id, { testerId: user.id, jobId: randomUUID(), strikes: i, reason: 'claim_timeout' });
     await waitFor(async () => (await userRow('released@gmail.com')).approved === false, 'released at three strikes');
 
-    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: false, released: true });
+    // The release ended the tester's sign-in; signed in again (main login), /api/me says why.
+    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ code: 'token_revoked' });
+    const again = await signIn(t.url, 'released@gmail.com');
+    expect((await call(t.url, '/api/me', { token: again.token })).body).toMatchObject({ approved: false, released: true });
     expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_released');
     // someone who was simply never approved still hears "not approved yet"
     expect((await devLogin(t.url, { email: 'still-waiting@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
 
     await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
-    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: true, released: false });
+    expect((await call(t.url, '/api/me', { token: again.token })).body).toMatchObject({ code: 'token_revoked' });
+    expect((await call(t.url, '/api/me', { token: (await signIn(t.url, 'released@gmail.com')).token })).body).toMatchObject({ approved: true, released: false });
     expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toMatch(/^\/#session_id=/);
   });
 });

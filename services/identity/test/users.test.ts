@@ -68,7 +68,7 @@ describe('POST /api/users/init (Choose Your Role)', () => {
       body: { type: 'tester', location: 'USA', country: 'US', approved: true, email: 'admin@gmail.com', id: '00000000-0000-4000-8000-000000000000', name: 'Root', strikes: -5, google_sub: 'x' },
     });
     expect(r.status).toBe(200);
-    expect(r.body.user).toEqual({ ...me.body, type: 'tester', location: 'USA', country: 'US', approved: false });
+    expect(r.body.user).toEqual({ ...me.body, type: 'tester', location: 'USA', country: 'US', approved: false, assistive_tech: [], rating_avg: null, rating_count: 0 });
     const rows = await t.svc.ctx.dbHandle.query('SELECT email, name, approved, strikes, google_sub FROM identity.users WHERE id = $1', [me.body.id]);
     expect(rows).toEqual([{ email: 'sneaky@gmail.com', name: 'Sneaky', approved: false, strikes: 0, google_sub: 'dev:sneaky@gmail.com' }]);
     const p = await call(t.url, '/api/users/profile', { method: 'PATCH', token: r.body.access_token, body: { country: 'CA', type: 'admin', approved: true } });
@@ -92,7 +92,7 @@ describe('PATCH /api/users/profile', () => {
     expect(claimsOf(r.body.access_token).country).toBe('CA');
     const events = await outboxEvents(t, 'TesterApprovalChanged', init.body.user.id);
     expect(events.map((e) => e.data)).toEqual([
-      { userId: init.body.user.id, email: 'mover@gmail.com', name: 'Test Person', approved: false, country: 'CA', location: 'PR', reason: 'profile' },
+      { userId: init.body.user.id, email: 'mover@gmail.com', name: 'Test Person', approved: false, country: 'CA', location: 'PR', assistiveTech: [], reason: 'profile' },
     ]);
     const me = await call(t.url, '/api/me', { token });
     expect(me.body.country).toBe('CA');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig, assertProductionSecrets, ConfigError, envBool } from '@htm/service-kit';
+import { baseConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring } from '@htm/service-kit';
 
 const HOUR = 3600_000;
 const ms = (def: number) => z.coerce.number().int().min(1).default(def);
@@ -7,12 +7,16 @@ const ms = (def: number) => z.coerce.number().int().min(1).default(def);
 export const jobsConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).default(8082),
   PAYMENTS_URL: z.string().url().default('http://127.0.0.1:8083'),
+  /** How long posting a job waits for payments to open its checkout session (ms). */
+  PAYMENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8000),
   /** Claimed or revision_requested jobs one tester may hold at once. */
   MAX_ACTIVE_CLAIMS: z.coerce.number().int().min(1).default(1),
   /** Timers (ms). CLAIM_TIMEOUT_MS unset: the job's expected_completion_hours. */
   AUTO_ACCEPT_AFTER_MS: ms(96 * HOUR),
   REVISION_WINDOW_MS: ms(48 * HOUR),
   CLAIM_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
+  /** How long a paid re-test is held for the tester of the original job (ms; 0 = not held). */
+  RETEST_RESERVE_MS: z.coerce.number().int().min(0).default(24 * HOUR),
   /** Uploads: local disk under UPLOAD_DIR (default DATA_DIR/uploads) unless S3_BUCKET is set. */
   UPLOAD_DIR: z.string().optional(),
   S3_BUCKET: z.string().min(1).optional(),
@@ -20,7 +24,7 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   S3_ENDPOINT: z.string().url().optional(),
   S3_FORCE_PATH_STYLE: envBool.default(false),
   S3_PREFIX: z.string().default('uploads/'),
-  /** Signed file links (`?sig=`): HMAC secret (default derived from SERVICE_TOKEN_SECRET) and lifetime. */
+  /** Signed file links (`?sig=`): HMAC secret (required in production; in development derived from SERVICE_TOKEN_SECRET) and lifetime. */
   FILE_URL_SECRET: z.string().min(32).optional(),
   FILE_URL_TTL_MS: ms(15 * 60_000),
   /** Run the timer worker inside the API process (`npm run start` of this service); false when it runs as its own deployment. */
@@ -29,6 +33,15 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   WORKER_PORT: z.coerce.number().int().min(0).default(8085),
   /** How long the list of available jobs and tester standings may be answered from memory (ms; 0 = never). Changes empty it at once. */
   READ_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
+  /**
+   * For this long after a job is paid only top-rated testers (rating_avg >= 4.5 over 3+ ratings)
+   * see and may claim it, when one exists for its geo rule (ms; 0 turns the window off).
+   */
+  PRIORITY_WINDOW_MS: z.coerce.number().int().min(0).default(600_000),
+  /** How often the timer worker rebuilds missing timers from the deadlines in the database (ms); also done at start-up. */
+  TIMER_RECONCILE_MS: ms(60_000),
+  /** An upload that sends nothing for this long is abandoned: its request ends and its temporary file is deleted (ms). */
+  UPLOAD_IDLE_TIMEOUT_MS: ms(60_000),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
 });
@@ -36,9 +49,13 @@ export type JobsConfig = z.infer<typeof jobsConfigSchema>;
 
 export function loadJobsConfig(env: Record<string, string | undefined> = process.env): JobsConfig {
   const cfg = loadConfig('jobs', jobsConfigSchema, env);
-  assertProductionSecrets(cfg, 'jobs');
-  if (cfg.NODE_ENV === 'production' && cfg.FILE_URL_SECRET === undefined && cfg.SERVICE_TOKEN_SECRET.startsWith('dev-only')) {
-    throw new ConfigError('jobs', ['FILE_URL_SECRET: must be set in production']);
-  }
+  // FILE_URL_SECRET signs file links: in production it is its own secret, never derived.
+  assertProductionSecrets(cfg, 'jobs', { FILE_URL_SECRET: cfg.FILE_URL_SECRET });
+  jobsServiceKeys(cfg); // a missing or bad service-token key stops the service here
   return cfg;
+}
+
+/** jobs signs its calls to payments and accepts admin's calls (service tokens). */
+export function jobsServiceKeys(cfg: JobsConfig): ServiceKeyring {
+  return ServiceKeyring.fromConfig('jobs', cfg, { signs: true, acceptsFrom: ['admin'] });
 }

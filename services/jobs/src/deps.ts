@@ -1,5 +1,5 @@
 import type { ServiceContext } from '@htm/events';
-import type { InternalClient } from '@htm/service-kit';
+import type { InternalClient, ServiceKeyring } from '@htm/service-kit';
 import type { JobsConfig } from './config.js';
 import type { FileStorage } from './storage/file-storage.js';
 import type { FileLinkSigner } from './storage/file-links.js';
@@ -10,6 +10,8 @@ export interface JobsDeps extends ServiceContext<JobsConfig> {
   storage: FileStorage;
   links: FileLinkSigner;
   payments: Pick<InternalClient, 'post'>;
+  /** Signs jobs' calls to payments; verifies admin's calls to /internal/jobs/clear. */
+  serviceKeys: ServiceKeyring;
   /** Available-jobs pages and tester standings, emptied by every change (read-cache.ts). */
   readCache: JobsReadCache;
   /** Temporary upload area (same disk as local storage, so files move by rename). */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostService, type HostedService } from '@htm/events';
 import { InternalClient, runMain } from '@htm/service-kit';
-import { loadJobsConfig, type JobsConfig } from './config.js';
+import { jobsServiceKeys, loadJobsConfig, type JobsConfig } from './config.js';
 import { mountJobs } from './app.js';
 import type { JobsDeps } from './deps.js';
 import { handledEvents, outbox } from './db/schema.js';
@@ -11,6 +11,7 @@ import { createFileStorage, uploadRoot } from './storage/file-storage.js';
 import { FileLinkSigner } from './storage/file-links.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
 import { JobsReadCache } from './read-cache.js';
+import { sweepUploadTmp } from './http/multipart.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -27,6 +28,7 @@ export type JobsService = HostedService<JobsConfig> & { deps: JobsDeps; worker?:
 /** Starts the jobs service (PORT 0 = any free port). Used by main, `npm start` and tests. */
 export async function startJobs(env: Record<string, string | undefined> = process.env, opts: StartJobsOptions = {}): Promise<JobsService> {
   const config = loadJobsConfig(env);
+  const serviceKeys = jobsServiceKeys(config);
   let deps!: JobsDeps;
   let worker: JobsWorker | undefined;
   const svc = await hostService({
@@ -40,7 +42,9 @@ export async function startJobs(env: Record<string, string | undefined> = proces
       deps = Object.assign(Object.create(ctx) as JobsDeps, {
         storage: createFileStorage(config),
         links: FileLinkSigner.fromConfig(config),
-        payments: new InternalClient({ baseUrl: config.PAYMENTS_URL, from: 'jobs', secret: config.SERVICE_TOKEN_SECRET, timeoutMs: 8000 }),
+        serviceKeys,
+        // Checkout sessions are idempotent per (job, attempt): a call cut by a stopping payments replica is sent again.
+        payments: new InternalClient({ baseUrl: config.PAYMENTS_URL, keys: serviceKeys, timeoutMs: config.PAYMENTS_TIMEOUT_MS, retryConnectionErrors: true }),
         tmpDir: path.join(uploadRoot(config), 'tmp'),
         readCache: new JobsReadCache({ ttlMs: config.READ_CACHE_TTL_MS, metrics: ctx.metrics }),
       });
@@ -48,6 +52,9 @@ export async function startJobs(env: Record<string, string | undefined> = proces
         app: (createHttp) => createHttp((app) => mountJobs(app, deps)),
         handlers: jobsEventHandlers(() => deps),
         start: async () => {
+          // Temporary upload files a crash or kill left behind (nobody writes them any more).
+          const swept = await sweepUploadTmp(deps.tmpDir, config.UPLOAD_IDLE_TIMEOUT_MS);
+          if (swept) ctx.logger.info({ files: swept, dir: deps.tmpDir }, 'removed abandoned temporary uploads');
           await deps.readCache.start(ctx.dbHandle);
           if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events });
         },

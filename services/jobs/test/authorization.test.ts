@@ -25,6 +25,7 @@ const matrix: Row[] = [
   ['GET', () => '/api/tester/my-jobs', undefined, { anon: 401, owner: 403, holder: 200, admin: 403 }],
   ['POST', () => `/api/jobs/${jobId}/checkout`, undefined, { anon: 401, otherPoster: 403, holder: 403, owner: 409, admin: 409 }],
   ['POST', () => `/api/jobs/${jobId}/claim`, undefined, { anon: 401, owner: 403, admin: 403, otherTester: 409 }],
+  ['POST', () => `/api/jobs/${jobId}/accept`, undefined, { anon: 401, owner: 403, otherPoster: 403, otherTester: 409, admin: 400 }],
   ['POST', () => `/api/admin/assign/${jobId}/${who.otherTester!.id}`, undefined, { anon: 401, owner: 403, holder: 403, admin: 409 }],
   ['POST', () => `/api/jobs/${jobId}/submit-work`, undefined, { anon: 401, owner: 403, admin: 403, otherTester: 403 }],
   ['POST', () => `/api/jobs/${jobId}/submissions`, undefined, { anon: 401, otherPoster: 403, otherTester: 403 }],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { admin, api, handled, outboxEvents, paidJob, poster, publish, startHarness, tester, waitFor, type ApiAnswer, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -53,6 +54,42 @@ describe('claiming', () => {
     expect(refused[0].body).toMatchObject({ code: 'too_many_claims', detail: 'You can work on 2 jobs at a time. Submit your current work first.' });
     const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs.jobs WHERE tester_id = $1`, [t.id]);
     expect(n).toBe(2);
+    // the refused claims left their jobs open for someone else
+    const left = jobs.filter((_, i) => answers[i].status === 409);
+    const rows = await h.svc.ctx.dbHandle.query<{ status: string; tester_id: string | null }>(`SELECT status, tester_id FROM jobs.jobs WHERE id = ANY($1::uuid[])`, [left.map((j) => j.id)]);
+    expect(rows).toEqual(left.map(() => ({ status: 'open', tester_id: null })));
+    const other = await tester(h);
+    expect((await api(h, 'POST', `/api/jobs/${left[0].id}/claim`, other.token)).status).toBe(200);
+  });
+
+  it('answers a claim that loses the race at the UPDATE with 409 job_taken and leaves the winner\'s row as it is', async () => {
+    const p = await poster(h);
+    const job = await paidJob(h, p);
+    const [winner, loser] = await Promise.all([tester(h), tester(h)]);
+    const other = new pg.Client({ connectionString: h.db.url });
+    await other.connect();
+    let answer: ApiAnswer;
+    try {
+      // The winner's claim, as another replica writes it: the row stays locked until COMMIT.
+      await other.query('BEGIN');
+      await other.query(`UPDATE jobs.jobs SET status = 'claimed', tester_id = $2, claimed_at = now(), claim_deadline_at = now() + interval '1 hour' WHERE id = $1`, [job.id, winner.id]);
+      const pending = api(h, 'POST', `/api/jobs/${job.id}/claim`, loser.token);
+      // The loser has read the job as open and now waits at the conditional UPDATE.
+      await waitFor(
+        async () => (await h.svc.ctx.dbHandle.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'update "jobs"%'`)).length,
+        'the losing claim waits on the job row',
+      );
+      await other.query('COMMIT');
+      answer = await pending;
+    } finally {
+      await other.end();
+    }
+    expect(answer.status).toBe(409);
+    expect(answer.body).toEqual({ detail: 'This job has already been taken by another tester.', code: 'job_taken' });
+    const [row] = await h.svc.ctx.dbHandle.query<{ status: string; tester_id: string }>(`SELECT status, tester_id FROM jobs.jobs WHERE id = $1`, [job.id]);
+    expect(row).toEqual({ status: 'claimed', tester_id: winner.id });
+    expect(await outboxEvents(h, 'JobClaimed', job.id)).toHaveLength(0);
+    expect((await api(h, 'GET', '/api/tester/my-jobs', loser.token)).body.jobs).toEqual([]);
   });
 
   it('refuses unapproved testers, using the projection over the token claim', async () => {
@@ -170,6 +207,22 @@ describe('admin assign', () => {
     expect(ev.at(-1)!.data).toMatchObject({ by: 'admin', testerId: ok.id });
     const again = await api(h, 'POST', `/api/admin/assign/${job.id}/${ok.id}`, a.token);
     expect(again.status).toBe(409);
+  });
+
+  it('lets the admin accept a job for a named tester through POST /api/jobs/{id}/accept (an assignment)', async () => {
+    const p = await poster(h);
+    const a = await admin(h);
+    const job = await paidJob(h, p);
+    const t = await tester(h);
+    const noTester = await api(h, 'POST', `/api/jobs/${job.id}/accept`, a.token, {});
+    expect(noTester.status).toBe(400);
+    expect(noTester.body).toMatchObject({ code: 'validation_error', errors: { tester_id: ['Choose the tester who takes this job'] } });
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/accept`, a.token, { tester_id: randomUUID() })).status).toBe(404);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/accept`, a.token, { tester_id: t.id });
+    expect(r.status).toBe(200);
+    expect(r.body.job).toMatchObject({ status: 'claimed', tester_id: t.id });
+    expect((await outboxEvents(h, 'JobClaimed', job.id)).at(-1)!.data).toMatchObject({ by: 'admin', testerId: t.id });
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/accept`, p.token, { tester_id: t.id })).status).toBe(403);
   });
 
   it('releases a claimed job when identity unapproves its tester', async () => {

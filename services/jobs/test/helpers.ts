@@ -200,6 +200,8 @@ export const jobBody = (over: Record<string, unknown> = {}) => ({
   url: 'https://example.com/signup',
   what_to_test: 'Try to sign up with a new account',
   requirements: ['Can you find the signup button?', 'Does the confirmation e-mail arrive?'],
+  // Off here (the API's default is on) so one tester may take several of these jobs.
+  fresh_eyes: false,
   ...over,
 });
 

@@ -49,13 +49,13 @@ describe('POST /api/jobs', () => {
     [{ url: 'javascript:alert(1)' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
     [{ url: 'https://exa mple.com' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
     [{ url: 'example.com' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://localhost' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://shop.localhost:3000' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://a' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://127.0.0.1:8080' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://10.1.2.3' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://192.168.0.10' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://169.254.169.254' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
+    [{ url: 'http://localhost' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
+    [{ url: 'http://shop.localhost:3000' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
+    [{ url: 'http://a' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
+    [{ url: 'http://127.0.0.1:8080' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
+    [{ url: 'http://10.1.2.3' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
+    [{ url: 'http://192.168.0.10' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
+    [{ url: 'http://169.254.169.254' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
     [{ url: undefined }, 'url', 'URL is required'],
     [{ what_to_test: '' }, 'what_to_test', 'Please describe what to test'],
     [{ requirements: [] }, 'requirements', 'Please add at least one thing to check.'],
@@ -194,5 +194,46 @@ describe('visibility and listing', () => {
     const p = await poster(h);
     expect((await api(h, 'POST', `/api/jobs/${randomUUID()}/checkout`, p.token)).status).toBe(404);
     expect((await api(h, 'POST', `/api/jobs/not-a-uuid/checkout`, p.token)).status).toBe(404);
+  });
+});
+
+describe('DELETE /api/jobs/{id} (an unpaid job, by its poster)', () => {
+  const listIds = async (token: string) => ((await api<{ jobs: Array<{ id: string }> }>(h, 'GET', '/api/jobs', token)).body.jobs ?? []).map((j) => j.id);
+
+  it('removes an unpaid job from the poster\'s and the admin\'s lists; others get 403, a second delete 404', async () => {
+    const p = await poster(h);
+    const other = await poster(h);
+    const a = await admin(h);
+    const r = await api(h, 'POST', '/api/jobs', p.token, jobBody());
+    const id = r.body.job.id;
+    expect((await api(h, 'DELETE', `/api/jobs/${id}`, other.token)).status).toBe(403);
+    expect((await api(h, 'DELETE', `/api/jobs/${id}`, (await tester(h)).token)).status).toBe(403);
+    expect(await listIds(p.token)).toContain(id);
+    const del = await api(h, 'DELETE', `/api/jobs/${id}`, p.token);
+    expect(del.status).toBe(204);
+    expect(await listIds(p.token)).not.toContain(id);
+    expect(await listIds(a.token)).not.toContain(id);
+    expect((await api(h, 'DELETE', `/api/jobs/${id}`, p.token)).status).toBe(404);
+    expect((await api(h, 'POST', `/api/jobs/${id}/checkout`, p.token)).status).toBe(404);
+  });
+
+  it('refuses to delete a paid job (409 already_paid) and keeps it', async () => {
+    const p = await poster(h);
+    const job = await paidJob(h, p);
+    const del = await api(h, 'DELETE', `/api/jobs/${job.id}`, p.token);
+    expect(del.status).toBe(409);
+    expect(del.body).toMatchObject({ code: 'already_paid' });
+    expect(await listIds(p.token)).toContain(job.id);
+  });
+
+  it('brings a deleted job back, live, when its old checkout is paid after all', async () => {
+    const p = await poster(h);
+    const r = await api(h, 'POST', '/api/jobs', p.token, jobBody());
+    const id = r.body.job.id;
+    expect((await api(h, 'DELETE', `/api/jobs/${id}`, p.token)).status).toBe(204);
+    const e = await publish(h, 'JobPaid', id, { jobId: id, sessionId: r.body.session_id ?? 'cs_x', posterId: p.id, amountCents: 100, paidAt: new Date().toISOString() });
+    await waitFor(() => handled(h, e.id), 'JobPaid handled');
+    const mine = (await api<{ jobs: Array<{ id: string; payment_status: string }> }>(h, 'GET', '/api/jobs', p.token)).body.jobs;
+    expect(mine.find((j) => j.id === id)).toMatchObject({ payment_status: 'paid' });
   });
 });

@@ -54,12 +54,12 @@ async function timerJob(id: string) {
 describe('claim timeout', () => {
   it('releases an unsubmitted claim, gives the tester a strike and records JobReleased + TesterStrikeRecorded', async () => {
     worker = await startWorker();
-    const { job, t } = await claimed();
+    const { job, t, p } = await claimed();
     await waitFor(async () => (await jobRow(job.id)).status === 'open', 'job released');
     expect(await jobRow(job.id)).toMatchObject({ status: 'open', tester_id: null });
     expect((await strikes(t.id)).strikes).toBe(1);
     await waitFor(async () => (await outboxEvents(h, 'TesterStrikeRecorded', t.id)).length === 1, 'strike event');
-    expect((await outboxEvents(h, 'JobReleased', job.id))[0].data).toEqual({ jobId: job.id, testerId: t.id, reason: 'claim_timeout' });
+    expect((await outboxEvents(h, 'JobReleased', job.id))[0].data).toEqual({ jobId: job.id, testerId: t.id, reason: 'claim_timeout', posterId: p.id, geoRule: job.geo_rule });
     expect((await outboxEvents(h, 'TesterStrikeRecorded', t.id))[0].data).toMatchObject({ testerId: t.id, jobId: job.id, strikes: 1 });
     // the job is live again for another tester
     const other = await tester(h);

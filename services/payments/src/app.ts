@@ -1,16 +1,12 @@
 import type { Express } from 'express';
-import type { ServiceContext } from '@htm/events';
-import type { PaymentsConfig } from './config.js';
-import type { PaymentProvider } from './providers/provider.js';
+import type { PaymentsDeps } from './deps.js';
 import { checkoutRoutes } from './http/checkout.routes.js';
 import { webhookRoutes } from './http/webhook.routes.js';
 import { localCheckoutRoutes } from './http/local-checkout.routes.js';
 import { earningsRoutes } from './http/earnings.routes.js';
 import { payoutRoutes } from './http/payouts.routes.js';
 
-export interface PaymentsDeps extends ServiceContext<PaymentsConfig> {
-  provider: PaymentProvider;
-}
+export type { PaymentsDeps };
 
 /** The payments service's routes (health, errors and 404 come from createHttp). */
 export function mountPayments(app: Express, deps: PaymentsDeps): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig, assertProductionSecrets, ConfigError, envBool } from '@htm/service-kit';
+import { baseConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring } from '@htm/service-kit';
 
 /** The development webhook secret of the local provider (never accepted in production). */
 export const DEV_LOCAL_WEBHOOK_SECRET = 'whsec_dev_only_local_payments_secret';
@@ -10,6 +10,8 @@ const common = baseConfigSchema.extend({
   WEB_ORIGIN: z.string().url().optional(),
   /** Absolute base for URLs handed to outside parties (Stripe success/cancel/onboarding URLs). */
   PUBLIC_URL: z.string().url().default('http://localhost:8080'),
+  /** With Stripe: how long a checkout-session or connected-account look-up is reused (ms; 0 = never). */
+  PROVIDER_CACHE_MS: z.coerce.number().int().min(0).default(5000),
   /** Allows PAYMENTS_PROVIDER=local with NODE_ENV=production (demo deployments only). */
   PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: envBool.default(false),
 });
@@ -52,10 +54,16 @@ export function loadPaymentsConfig(env: Record<string, string | undefined> = pro
     const problems: string[] = [];
     if (!cfg.PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION)
       problems.push('PAYMENTS_PROVIDER: the local (simulated) provider takes no real money; set PAYMENTS_PROVIDER=stripe with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION=true for a demo');
-    else if (cfg.LOCAL_WEBHOOK_SECRET === DEV_LOCAL_WEBHOOK_SECRET) problems.push('LOCAL_WEBHOOK_SECRET: must be set in production');
+    else problems.push(...productionSecretProblems('LOCAL_WEBHOOK_SECRET', cfg.LOCAL_WEBHOOK_SECRET));
     if (problems.length) throw new ConfigError('payments', problems);
   }
+  paymentsServiceKeys(cfg); // a missing or bad service-token key stops the service here
   return cfg;
+}
+
+/** payments accepts jobs' calls to /internal/checkout-sessions (service tokens). */
+export function paymentsServiceKeys(cfg: PaymentsConfig): ServiceKeyring {
+  return ServiceKeyring.fromConfig('payments', cfg, { acceptsFrom: ['jobs'] });
 }
 
 /** Base of user-facing return URLs handed to the provider (absolute). */

@@ -2,9 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { hostService, type HostedService } from '@htm/events';
 import { runMain } from '@htm/service-kit';
 import { loadPaymentsConfig, type PaymentsConfig } from './config.js';
-import { mountPayments, type PaymentsDeps } from './app.js';
+import { mountPayments } from './app.js';
+import type { PaymentsDeps } from './deps.js';
 import { handledEvents, outbox } from './db/schema.js';
+import { ProviderLookupCache } from './domain/provider-cache.js';
 import { createProvider } from './providers/create-provider.js';
+import { LocalProvider } from './providers/local.provider.js';
+import { reconcileLocalCheckouts } from './domain/local-checkout.js';
 import { recordEarning } from './events/submission-accepted.handler.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
@@ -23,11 +27,16 @@ export async function startPayments(env: Record<string, string | undefined> = pr
     port: opts.port,
     setup: (ctx) => {
       // ctx.events is created after setup returns: keep the getter alive.
-      deps = Object.create(ctx, { provider: { value: createProvider(config, ctx.db), enumerable: true } }) as PaymentsDeps;
+      const lookups = new ProviderLookupCache(config.PAYMENTS_PROVIDER === 'stripe' ? config.PROVIDER_CACHE_MS : 0);
+      deps = Object.create(ctx, { provider: { value: createProvider(config, ctx.db), enumerable: true }, lookups: { value: lookups, enumerable: true } }) as PaymentsDeps;
       return {
         app: (createHttp) => createHttp((app) => mountPayments(app, deps)),
+        // Local provider: settle the checkouts whose webhook a crash prevented.
+        start: async () => {
+          if (deps.provider instanceof LocalProvider) await reconcileLocalCheckouts(deps).catch((err: Error) => ctx.logger.error({ err: err.message }, 'could not reconcile local checkouts'));
+        },
         handlers: {
-          SubmissionAccepted: (event, tx) => recordEarning(tx, event),
+          SubmissionAccepted: (event, tx) => recordEarning(tx, event, deps.events),
           // JobsCleared: deliberately not consumed. Money history (payments, earnings, payouts)
           // outlives the jobs it was for; see README.
         },

@@ -1,8 +1,10 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@htm/service-kit';
 import { loadPaymentsConfig } from '../src/config.js';
 
-const prodBase = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', SERVICE_TOKEN_SECRET: 'a-real-production-secret-of-32-chars-or-more' };
+const jobsPublicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
+const prodBase = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ jobs: jobsPublicKey }) };
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -33,7 +35,8 @@ describe('payments configuration', () => {
   it('refuses the local provider in production unless explicitly allowed with a real secret', () => {
     expect(problems(prodBase)[0]).toMatch(/^PAYMENTS_PROVIDER: the local \(simulated\) provider/);
     expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true' })[0]).toMatch(/^LOCAL_WEBHOOK_SECRET/);
-    expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true', LOCAL_WEBHOOK_SECRET: 'whsec_demo_secret_1234567890' })).toEqual([]);
+    expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true', LOCAL_WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64url')}` })).toEqual([]);
+    expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true', LOCAL_WEBHOOK_SECRET: 'whsec_demo_secret_1234567890' })[0]).toMatch(/^LOCAL_WEBHOOK_SECRET: too weak/);
     expect(problems({ ...prodBase, PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_live_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' })).toEqual([]);
   });
 });

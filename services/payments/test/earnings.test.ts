@@ -104,7 +104,7 @@ describe('earnings, payouts (local) and the financial overview', () => {
     const overview = await fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: admin });
     expect(overview.status).toBe(200);
     const o = (await overview.json()) as Record<string, number>;
-    expect(o).toEqual({ total_payments: 7, total_payouts: 3.28, platform_earnings: 1.08, pending_payouts_count: 2, completed_jobs_count: 6, total_refunds: 0, pending_refunds_count: 0 });
+    expect(o).toEqual({ total_payments: 7, total_payouts: 3.28, platform_earnings: 1.08, pending_payouts_count: 2, completed_jobs_count: 6, total_refunds: 0, pending_refunds_count: 0, amount_mismatches: [] });
     expect(Math.round(o.total_payments * 100)).toBe(sum(ledger.filter((r) => r.kind === 'payment')));
     expect(Math.round(o.total_payouts * 100)).toBe(-sum(ledger.filter((r) => r.kind === 'payout')));
     expect(Math.round(o.platform_earnings * 100)).toBe(sum(ledger.filter((r) => r.kind === 'platform_fee')));
@@ -144,6 +144,6 @@ describe('earnings, payouts (local) and the financial overview', () => {
       expect(await res.json()).toHaveProperty('code');
     }
     const empty = await fetch(`${h.svc.url}/api/tester/my-earnings`, { headers: tester });
-    expect(await empty.json()).toEqual({ total_usd: 0, pending_usd: 0, last_30_days: 0, completed_jobs: 0, pending_jobs: 0, jobs: [] });
+    expect(await empty.json()).toEqual({ total_usd: 0, pending_usd: 0, last_30_days: 0, completed_jobs: 0, pending_jobs: 0, effective_hourly_rate: null, median_minutes: null, jobs: [] });
   });
 });

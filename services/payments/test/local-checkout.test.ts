@@ -83,7 +83,7 @@ describe('local provider checkout (PAYMENTS_PROVIDER=local)', () => {
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/payment/cancel');
     const [evt] = await q<{ envelope: { data: Record<string, unknown> } }>(h, `SELECT envelope FROM payments.outbox WHERE type = 'CheckoutCancelled' AND subject = $1`, [c.jobId]);
-    expect(evt.envelope.data).toEqual({ jobId: c.jobId, sessionId: c.session_id, reason: 'cancelled' });
+    expect(evt.envelope.data).toEqual({ jobId: c.jobId, sessionId: c.session_id, reason: 'cancelled', posterId: c.posterId });
     expect(await q(h, `SELECT count(*)::int AS n FROM payments.ledger_entries WHERE job_id = $1`, [c.jobId])).toEqual([{ n: 0 }]);
     expect(await q(h, `SELECT count(*)::int AS n FROM payments.outbox WHERE type = 'JobPaid' AND subject = $1`, [c.jobId])).toEqual([{ n: 0 }]);
 

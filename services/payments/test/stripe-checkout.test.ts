@@ -157,7 +157,7 @@ describe('POST /api/payments/webhook', () => {
     const expired = signedWebhook(STRIPE_WEBHOOK_SECRET, 'checkout.session.expired', sessionObject(c.session_id, c.jobId, { payment_status: 'unpaid', status: 'expired' }));
     expect((await postWebhook(h, expired.payload, expired.header)).status).toBe(200);
     const [row] = await q<{ envelope: { data: Record<string, unknown> } }>(h, `SELECT envelope FROM payments.outbox WHERE type = 'CheckoutCancelled' AND subject = $1`, [c.jobId]);
-    expect(row.envelope.data).toEqual({ jobId: c.jobId, sessionId: c.session_id, reason: 'expired' });
+    expect(row.envelope.data).toEqual({ jobId: c.jobId, sessionId: c.session_id, posterId: c.posterId, reason: 'expired' });
     const poster = await bearer(h, { id: c.posterId, type: 'poster' });
     const status = await fetch(`${h.svc.url}/api/payments/checkout/status/${c.session_id}`, { headers: poster });
     expect(await status.json()).toEqual({ payment_status: 'expired', job_id: c.jobId });

@@ -103,7 +103,7 @@ describe('app routes and session', () => {
   });
 
   it('trades #session_id for a token, clears the hash and opens the dashboard', async () => {
-    const { calls } = mockFetch((c) => {
+    const { calls, fn } = mockFetch((c) => {
       if (c.url === '/api/auth/session') return { body: { access_token: 'T1' } };
       if (c.url === '/api/me') return { body: poster };
       return { body: { jobs: [] } };
@@ -116,6 +116,8 @@ describe('app routes and session', () => {
       method: 'POST',
       body: { session_id: 'S-123' },
     });
+    // With the browser's cookies: the sign-in nonce cookie set by the redirect must go along.
+    expect((fn.mock.calls[0][1] as RequestInit).credentials).toBe('include');
     expect(getToken()).toBe('T1');
     expect(window.location.hash).toBe('');
     expect(window.location.pathname).toBe('/dashboard');
@@ -141,6 +143,29 @@ describe('app routes and session', () => {
     expect(await screen.findByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
     expect(window.location.pathname).toBe('/login/tester');
     expect(screen.getByRole('alert').textContent).toMatch(/not approved yet/);
+  });
+
+  it('tells someone not signed up as a tester so, with the way to the signup form', async () => {
+    mockFetch(() => ({ body: {} }));
+    go('/#auth_error=tester_signup_needed');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toMatch(/not signed up as a tester yet/);
+    expect(screen.getByRole('alert').textContent).not.toMatch(/not approved/);
+    expect(screen.getByRole('link', { name: 'Sign up to test' }).getAttribute('href')).toBe(
+      '/#tester-signup',
+    );
+  });
+
+  it('tells a site owner this is the tester entrance, with the site owner sign-in', async () => {
+    mockFetch(() => ({ body: {} }));
+    go('/#auth_error=site_owner_account');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toMatch(/site owner account/);
+    expect(screen.getByRole('link', { name: 'Sign in as a site owner' }).getAttribute('href')).toBe(
+      '/api/auth/google?intent=poster',
+    );
   });
 
   it('sends tester_released to the tester login with the paused-account message', async () => {
@@ -206,6 +231,36 @@ describe('app routes and session', () => {
     expect(getToken()).toBeNull();
     expect(window.localStorage.getItem(LOGOUT_MARK_KEY)).toBeTruthy();
     expect(await screen.findByRole('link', { name: 'Sign in with Google' })).toBeTruthy();
+  });
+
+  it("shows a tester's new country in the header right after Update Your Profile", async () => {
+    setToken('t');
+    let me = {
+      ...poster,
+      name: 'Tess Tester',
+      type: 'tester',
+      location: 'USA',
+      country: 'US',
+    };
+    mockFetch((c) => {
+      if (c.url === '/api/me') return { body: me };
+      if (c.url === '/api/users/profile') {
+        // Canada is neither location: identity keeps 'USA' as the location.
+        me = { ...me, country: 'CA' };
+        return { body: { user: me, access_token: 't2' } };
+      }
+      return { body: { jobs: [], next_cursor: null } };
+    });
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    const header = await screen.findByRole('banner');
+    await within(header).findByText('Tess Tester');
+    expect(within(header).getByText('US')).toBeTruthy();
+    await userEvent.click(await screen.findByRole('button', { name: 'Update Your Profile' }));
+    await userEvent.selectOptions(screen.getByLabelText('Country'), 'CA');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(within(header).getByText('Canada')).toBeTruthy());
+    expect(within(header).queryByText('USA')).toBeNull();
   });
 
   it('returns to the signed-out view at once when another tab logs out', async () => {

@@ -56,7 +56,7 @@ function AppRoutes() {
             session.signedIn ? (
               <Navigate to="/dashboard" replace />
             ) : (
-              <TesterLogin notice={authError?.message ?? session.notice} />
+              <TesterLogin notice={authError?.message ?? session.notice} code={authError?.code} />
             )
           }
         />

@@ -8,7 +8,11 @@ import { loggedOut, signedIn, signedOut } from '../lib/session-slice';
 import { onLogoutInOtherTab } from '../lib/session-sync';
 import { clearTokens, setToken } from '../lib/tokens';
 import { exchangeSession } from '../features/auth/api/create-session';
-import { SESSION_EXPIRED, authErrorMessage } from '../features/auth/auth-errors';
+import {
+  SESSION_EXPIRED,
+  TESTER_ENTRANCE_CODES,
+  authErrorMessage,
+} from '../features/auth/auth-errors';
 
 export interface AuthErrorInfo {
   code: string;
@@ -68,8 +72,7 @@ export function useSessionBootstrap() {
     } else if (code) {
       clearHash();
       setAuthError({ code, message: authErrorMessage(code) ?? 'Google authentication failed' });
-      if (code === 'tester_not_approved' || code === 'tester_released')
-        navigate('/login/tester', { replace: true });
+      if (TESTER_ENTRANCE_CODES.includes(code)) navigate('/login/tester', { replace: true });
     } else {
       void trySilentRefresh().then((t) => {
         if (t) dispatch(signedIn());

@@ -3,10 +3,12 @@ import { useDispatch } from 'react-redux';
 import { ErrorBoundary } from '../components/error-boundary';
 import { FeedbackForm } from '../components/feedback-form';
 import { Loading } from '../components/loading';
+import { LiveIndicator } from '../components/live-indicator';
 import { Modal } from '../components/modal';
 import { StatusBar } from '../components/status-bar';
 import { resetApiState } from '../lib/api';
 import { errorMessage } from '../lib/error-message';
+import { useLive, type LiveState } from '../lib/live';
 import { loggedOut } from '../lib/session-slice';
 import { announceLogout } from '../lib/session-sync';
 import type { User } from '../lib/types';
@@ -18,6 +20,9 @@ const PosterDashboard = lazy(() => import('../features/poster/components/poster-
 const PostJobLauncher = lazy(() => import('../features/poster/components/post-job-launcher'));
 const TesterDashboard = lazy(() => import('../features/tester/components/tester-dashboard'));
 const AdminDashboard = lazy(() => import('../features/admin/components/admin-dashboard'));
+const EmailPreferencesModal = lazy(
+  () => import('../features/notifications/components/email-preferences-modal'),
+);
 
 const TYPE_LABEL: Record<string, string> = {
   poster: 'Site owner',
@@ -25,7 +30,28 @@ const TYPE_LABEL: Record<string, string> = {
   admin: 'Admin',
 };
 
-function Header({ user, onLogout }: { user: User; onLogout: () => void }) {
+const COUNTRY_LABEL: Record<string, string> = { US: 'US', PR: 'PR', CA: 'Canada' };
+
+/**
+ * Where the header says the user is: a tester's country (what "Update Your Profile" changes;
+ * a Canadian tester's location cannot follow it), else the location.
+ */
+export function placeOf(user: User): string | null {
+  if (user.type === 'tester' && user.country) return COUNTRY_LABEL[user.country] ?? user.country;
+  return user.location;
+}
+
+function Header({
+  user,
+  onLogout,
+  live,
+  onEmails,
+}: {
+  user: User;
+  live: LiveState;
+  onLogout: () => void;
+  onEmails: () => void;
+}) {
   return (
     <header className="app-header">
       <div className="container app-header__inner">
@@ -40,7 +66,11 @@ function Header({ user, onLogout }: { user: User; onLogout: () => void }) {
           {user.type ? (
             <span className="badge badge--type">{TYPE_LABEL[user.type] ?? user.type}</span>
           ) : null}
-          {user.location ? <span className="muted app-header__loc">{user.location}</span> : null}
+          {placeOf(user) ? <span className="muted app-header__loc">{placeOf(user)}</span> : null}
+          <button type="button" className="btn btn--ghost btn--sm" onClick={onEmails}>
+            E-mail settings
+          </button>
+          <LiveIndicator state={live} />
           <button type="button" className="btn btn--ghost btn--sm" onClick={onLogout}>
             Logout
           </button>
@@ -71,6 +101,9 @@ export default function Shell() {
   const [logout] = useLogoutMutation();
   const dispatch = useDispatch();
   const [feedbackOpen, setFeedbackOpen] = useState(false);
+  const [emailsOpen, setEmailsOpen] = useState(false);
+  // One live connection per signed-in tab, once the role is chosen.
+  const live = useLive(user?.type ? user : undefined);
 
   const doLogout = async () => {
     try {
@@ -95,7 +128,7 @@ export default function Shell() {
       </main>
     );
   }
-  if (!user.type) return <ChooseRole name={user.name} />;
+  if (!user.type) return <ChooseRole name={user.name} onLogout={doLogout} />;
 
   return (
     <div className="app">
@@ -108,7 +141,7 @@ export default function Shell() {
           Send Feedback
         </button>
       </div>
-      <Header user={user} onLogout={doLogout} />
+      <Header user={user} live={live} onLogout={doLogout} onEmails={() => setEmailsOpen(true)} />
       <StatusBar />
       <main className="container page" id="main" tabIndex={-1}>
         <Suspense fallback={<Loading />}>
@@ -119,6 +152,11 @@ export default function Shell() {
         <Modal title="Send Feedback" onClose={() => setFeedbackOpen(false)}>
           <FeedbackForm initialEmail={user.email} />
         </Modal>
+      ) : null}
+      {emailsOpen ? (
+        <Suspense fallback={null}>
+          <EmailPreferencesModal user={user} onClose={() => setEmailsOpen(false)} />
+        </Suspense>
       ) : null}
     </div>
   );

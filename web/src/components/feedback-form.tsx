@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { errorMessage } from '../lib/error-message';
+import { formErrorMessage } from '../lib/error-message';
 import { useSendFeedbackMutation } from '../lib/feedback-api';
 import { isEmail } from '../lib/format';
 import { useFormSubmit } from '../lib/use-form-submit';
@@ -34,7 +34,7 @@ export function FeedbackForm({
         page_url: window.location.href,
       });
       if ('error' in res && res.error)
-        return { error: errorMessage(res.error, 'Failed to submit feedback') };
+        return { error: formErrorMessage(res.error, 'Failed to submit feedback') };
       setMessage('');
       onSent?.();
       return { success: 'Thanks for your feedback! We read every message.' };

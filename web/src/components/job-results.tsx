@@ -6,10 +6,33 @@ import { useNotify } from '../lib/hooks';
 import { downloadBlob, withDownloadFlag } from '../lib/transfer';
 import type { Job } from '../lib/types';
 
-const fileName = (url: string, i: number) => {
-  const last = url.split('?')[0].split('/').pop() || `file-${i + 1}`;
-  return last.includes('.') ? last : `result-${i + 1}`;
+const EXT_BY_TYPE: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'video/quicktime': 'mov',
 };
+
+/**
+ * The name a result file is shown and saved under: the file name in its link when it has one
+ * (sanitised), else 'Screenshot N' (the stored files carry generated ids, not names).
+ */
+export function fileLabel(url: string, i: number): string {
+  const last = decodeURIComponent(url.split('?')[0].split('/').pop() ?? '');
+  const clean = last.replace(/[^\w.\- ]+/g, '_').slice(0, 100);
+  return /^[\w\- ]+\.[a-z0-9]{2,5}$/i.test(clean) ? clean : `Screenshot ${i + 1}`;
+}
+
+/** The saved file's name: the label with the extension the downloaded file's type calls for. */
+export function downloadName(url: string, i: number, type: string): string {
+  const label = fileLabel(url, i);
+  if (/\.[a-z0-9]{2,5}$/i.test(label)) return label;
+  const ext = EXT_BY_TYPE[type.split(';')[0].trim()];
+  return `${label.replace(/ /g, '-').toLowerCase()}${ext ? `.${ext}` : ''}`;
+}
 
 /** The preview every poster sees as soon as work is submitted. */
 export function SubmissionPreview({ submission }: { submission: SubmissionView }) {
@@ -39,7 +62,9 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
       <h3>Key findings</h3>
       <ul className="findings">
         {(p?.key_findings_bullets ?? []).map((k, i) => (
-          <li key={i}>{k}</li>
+          <li key={i} dir="auto">
+            {k}
+          </li>
         ))}
       </ul>
       {featureFlags.INLINE_PREVIEW_ENABLED && p?.small_image_url ? (
@@ -58,29 +83,47 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
 export function FullResults({ job, submission }: { job: Job; submission: SubmissionView }) {
   const { toast } = useNotify();
   const download = async (url: string, i: number) => {
-    const res = await downloadBlob(withDownloadFlag(url), fileName(url, i));
+    const res = await downloadBlob(withDownloadFlag(url), (blob) =>
+      downloadName(url, i, blob.type),
+    );
     if (res.error) toast(errorMessage(res.error, 'Download failed'));
   };
+  // Only what the tester answered: the Quick report answers no checklist items.
+  const answered = job.requirements
+    .map((req, i) => ({
+      req,
+      i,
+      text:
+        submission.requirement_responses
+          ?.find((x) => x.requirement_index === i)
+          ?.response_text?.trim() ?? '',
+    }))
+    .filter((a) => a.text);
   return (
     <section className="results" aria-label="Full results">
-      <h3>Answers to your checklist</h3>
-      <ol className="answers">
-        {job.requirements.map((req, i) => {
-          const r = submission.requirement_responses?.find((x) => x.requirement_index === i);
-          return (
-            <li key={i}>
-              <p className="answers__q">{req}</p>
-              <p className="answers__a">
-                {r?.response_text || <span className="muted">No answer</span>}
-              </p>
-            </li>
-          );
-        })}
-      </ol>
+      {answered.length ? (
+        <>
+          <h3>Answers to your checklist</h3>
+          <ol className="answers">
+            {answered.map(({ req, text, i }) => (
+              <li key={i} value={i + 1}>
+                <p className="answers__q" dir="auto">
+                  {req}
+                </p>
+                <p className="answers__a prewrap" dir="auto">
+                  {text}
+                </p>
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
       {submission.general_feedback ? (
         <>
-          <h3>General feedback</h3>
-          <p className="prewrap">{submission.general_feedback}</p>
+          <h3>{answered.length ? 'General feedback' : 'Feedback'}</h3>
+          <p className="prewrap" dir="auto">
+            {submission.general_feedback}
+          </p>
         </>
       ) : null}
       {submission.file_urls?.length ? (
@@ -90,7 +133,7 @@ export function FullResults({ job, submission }: { job: Job; submission: Submiss
             {submission.file_urls.map((u, i) => (
               <li key={u}>
                 <a href={u} target="_blank" rel="noreferrer">
-                  {fileName(u, i)}
+                  {fileLabel(u, i)}
                 </a>
                 <button
                   type="button"

@@ -12,13 +12,23 @@ interface ModalProps {
   footer?: ReactNode;
   size?: 'md' | 'lg';
   describedBy?: string;
+  /** Shown between the title and the body, e.g. the discard-draft question. */
+  banner?: ReactNode;
 }
 
 /**
  * Dialog with a focus trap: focus moves inside on open, Tab cycles within,
  * Escape closes, focus returns to the element that opened it.
  */
-export function Modal({ title, onClose, children, footer, size = 'md', describedBy }: ModalProps) {
+export function Modal({
+  title,
+  onClose,
+  children,
+  footer,
+  size = 'md',
+  describedBy,
+  banner,
+}: ModalProps) {
   const ref = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const onCloseRef = useRef(onClose);
@@ -78,11 +88,14 @@ export function Modal({ title, onClose, children, footer, size = 'md', described
         aria-describedby={describedBy}
         tabIndex={-1}
       >
-        <div className="modal__head">
-          <h2 id={titleId}>{title}</h2>
-          <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
-            ×
-          </button>
+        <div className="modal__top">
+          <div className="modal__head">
+            <h2 id={titleId}>{title}</h2>
+            <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
+              ×
+            </button>
+          </div>
+          {banner}
         </div>
         <div className="modal__body">{children}</div>
         {footer ? <div className="modal__foot">{footer}</div> : null}

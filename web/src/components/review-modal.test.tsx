@@ -184,4 +184,57 @@ describe('Review Submission modal', () => {
     expect(screen.getByRole('button', { name: 'Download' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Submit Review' })).toBeNull();
   });
+
+  it("is titled 'Results' once accepted, shows only answered checklist items and names files 'Screenshot N'", async () => {
+    backend(false);
+    renderWithStore(
+      <ReviewModal job={{ ...job, status: 'completed' }} onClose={() => undefined} />,
+    );
+    expect(await screen.findByRole('dialog', { name: 'Results' })).toBeTruthy();
+    await screen.findByText('It is in the footer');
+    // 'Order' got no answer: no empty row, no 'No answer'.
+    expect(screen.queryByText('Order')).toBeNull();
+    expect(screen.queryByText('No answer')).toBeNull();
+    expect(screen.getByRole('link', { name: 'Screenshot 1' }).getAttribute('href')).toBe(
+      '/api/files/f1?sig=x',
+    );
+    expect(screen.queryByText(/result-1/)).toBeNull();
+  });
+
+  it('changes its title from Review Submission to Results when the poster accepts', async () => {
+    backend(false);
+    renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
+    expect(screen.getByRole('dialog', { name: 'Review Submission' })).toBeTruthy();
+    await screen.findByText('Cart count lags');
+    await userEvent.click(screen.getByLabelText(/Accept/));
+    await userEvent.click(screen.getByRole('button', { name: 'Submit Review' }));
+    expect(await screen.findByRole('dialog', { name: 'Results' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Submit Review' })).toBeNull();
+  });
+
+  it('shows a Quick report (no checklist answers) without any checklist rows', async () => {
+    mockFetch((c: Call) =>
+      c.url.endsWith('/submission')
+        ? { body: { ...submission(false), requirement_responses: [], file_urls: [] } }
+        : { body: { jobs: [] } },
+    );
+    renderWithStore(
+      <ReviewModal job={{ ...job, status: 'completed' }} onClose={() => undefined} />,
+    );
+    expect(await screen.findByText('Nice shop overall')).toBeTruthy();
+    expect(screen.queryByText('Answers to your checklist')).toBeNull();
+    expect(screen.queryByText('Find the price')).toBeNull();
+    expect(screen.queryByText('No answer')).toBeNull();
+    expect(screen.getByRole('heading', { name: 'Feedback' })).toBeTruthy();
+  });
+});
+
+describe('result file names', () => {
+  it("uses a sanitised file name from the link, else 'Screenshot N' with the file type's extension", async () => {
+    const { fileLabel, downloadName } = await import('./job-results');
+    expect(fileLabel('/api/files/9f1c2?sig=x', 0)).toBe('Screenshot 1');
+    expect(fileLabel('/files/cart%20page.png', 1)).toBe('cart page.png');
+    expect(fileLabel('/files/..%2F..%2Fetc.png', 1)).toBe('Screenshot 2');
+    expect(downloadName('/api/files/9f1c2?sig=x', 2, 'image/jpeg')).toBe('screenshot-3.jpg');
+  });
 });

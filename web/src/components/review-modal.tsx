@@ -1,9 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { JOB_LIMITS, JOB_MESSAGES, reviewBodySchema } from '@htm/contracts/jobs';
 import { Field, FormMessage } from './field';
 import { Loading } from './loading';
 import { Modal } from './modal';
-import { errorMessage } from '../lib/error-message';
+import { errorMessage, formErrorMessage } from '../lib/error-message';
 import { timeLeft } from '../lib/format';
 import { useNotify } from '../lib/hooks';
 import type { Job } from '../lib/types';
@@ -61,7 +61,16 @@ function DecisionChoice({
  * 'Review Submission', for the job's poster and for the admin (Manage → All jobs): preview while
  * locked, decision accept / request revision / reject.
  */
-export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void }) {
+export function ReviewModal({
+  job,
+  onClose,
+  children,
+}: {
+  job: Job;
+  onClose: () => void;
+  /** Shown under the results (the poster's rating of a completed job). */
+  children?: ReactNode;
+}) {
   const { data: submission, error, isLoading } = useGetSubmissionQuery(job.id);
   const [review, { isLoading: saving }] = useReviewJobMutation();
   const [decision, setDecision] = useState<Decision>('');
@@ -72,7 +81,10 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
   const { toast, status } = useNotify();
   const now = useNow();
   const revisionUsed = (job.revision_count ?? 0) >= 1;
-  const canReview = job.status === 'submitted';
+  const [accepted, setAccepted] = useState(false);
+  const canReview = job.status === 'submitted' && !accepted;
+  // Once accepted (here or earlier) there is nothing left to review: these are the results.
+  const title = accepted || job.status === 'completed' ? 'Results' : 'Review Submission';
 
   useEffect(() => {
     if (error) toast(errorMessage(error, 'Failed to load submission'));
@@ -99,7 +111,7 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
       specific_issues: parsed.data.specific_issues,
     });
     if ('error' in res && res.error) {
-      setFormError(errorMessage(res.error, 'Failed to review job'));
+      setFormError(formErrorMessage(res.error, 'Failed to review job'));
       return;
     }
     status(
@@ -107,12 +119,13 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
         ? 'Submission accepted. Full results are unlocked.'
         : 'Revision requested. The tester has 48 hours to resubmit.',
     );
-    if (decision !== 'accept') onClose();
+    if (decision === 'accept') setAccepted(true);
+    else onClose();
   };
 
   const countdown = timeLeft(submission?.auto_accept_at ?? job.auto_accept_at, now);
   return (
-    <Modal title="Review Submission" onClose={onClose} size="lg">
+    <Modal title={title} onClose={onClose} size="lg">
       {isLoading ? <Loading label="Loading submission…" /> : null}
       {error ? (
         <p className="form-msg form-msg--error">
@@ -124,12 +137,17 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
           <SubmissionPreview submission={submission} />
           {submission.locked ? (
             <p className="notice">
-              Full results unlock when you accept
-              {countdown ? `, or automatically in ${countdown}` : ''}.
+              {accepted
+                ? 'Accepted. Unlocking the full results…'
+                : `Full results unlock when you accept${countdown ? `, or automatically in ${countdown}` : ''}.`}
             </p>
           ) : (
             <FullResults job={job} submission={submission} />
           )}
+          {submission.minutes_spent ? (
+            <p className="muted">The tester spent about {submission.minutes_spent} minutes.</p>
+          ) : null}
+          {children}
         </>
       ) : null}
       {canReview ? (
@@ -173,7 +191,12 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
           {decision === 'request_revision' ? (
             <>
               <Field label="What should the tester change?" error={errors.reason}>
-                <textarea rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
+                <textarea
+                  rows={3}
+                  dir="auto"
+                  value={reason}
+                  onChange={(e) => setReason(e.target.value)}
+                />
               </Field>
               <Field
                 label="Specific issues"
@@ -183,6 +206,7 @@ export function ReviewModal({ job, onClose }: { job: Job; onClose: () => void })
               >
                 <textarea
                   rows={4}
+                  dir="auto"
                   value={issues}
                   placeholder={
                     'The checkout button does nothing on mobile\nNo screenshot of the cart'

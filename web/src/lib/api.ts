@@ -6,6 +6,9 @@ import { dynamicMiddleware, rootReducer } from './store-registry';
 export const api = createApi({
   reducerPath: 'api',
   baseQuery: baseQueryWithReauth,
+  // The live channel keeps screens current; refetching on focus and on reconnect is the second line.
+  refetchOnFocus: true,
+  refetchOnReconnect: true,
   tagTypes: [
     'Me',
     'Job',
@@ -19,6 +22,7 @@ export const api = createApi({
     'Waitlist',
     'Lead',
     'AdminJob',
+    'NotificationPreferences',
   ],
   endpoints: () => ({}),
 });

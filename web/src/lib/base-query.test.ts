@@ -2,7 +2,7 @@ import '../test/setup';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mockFetch, resetStorage } from '../test/setup';
 import { AUTH_EXPIRED_EVENT, requestWithReauth } from './base-query';
-import { pendingTelemetry, resetTelemetry } from './telemetry';
+import { flushTelemetry, pendingTelemetry, resetTelemetry, track } from './telemetry';
 import { getToken, setToken } from './tokens';
 
 const bearer = (h: Record<string, string>) => h.Authorization?.replace('Bearer ', '') ?? null;
@@ -34,6 +34,18 @@ describe('base query with reauth', () => {
     expect(calls[0].headers['X-XSRF-TOKEN']).toBe('xsrf-abc');
     expect(calls[0].headers['X-Correlation-Id']).toMatch(/^[0-9a-f-]{36}$/);
     expect((fn.mock.calls[0][1] as RequestInit).credentials).toBe('include');
+  });
+
+  it('sends telemetry with an X-Correlation-Id too', async () => {
+    const { calls } = mockFetch(() => ({ status: 202, body: { accepted: 1 } }), {
+      includeTelemetry: true,
+    });
+    track('post_job_attempt');
+    flushTelemetry();
+    await Promise.resolve();
+    expect(calls).toHaveLength(1);
+    expect(calls[0].url).toBe('/api/telemetry');
+    expect(calls[0].headers['X-Correlation-Id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('gives a different correlation id to every request', async () => {

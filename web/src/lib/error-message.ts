@@ -1,5 +1,19 @@
 import { formatValidationError } from './format-error';
 
+/** What every form says when the server cannot be reached (no answer, or a timeout). */
+export const CANT_REACH = "Can't reach HumanTest — your draft is kept; try again in a moment";
+
+/** No answer from the server: a network failure or a timeout (an upload reports status 0). */
+export function isUnreachable(error: unknown): boolean {
+  const status = errorStatus(error);
+  return status === 'FETCH_ERROR' || status === 'TIMEOUT_ERROR' || status === 0;
+}
+
+/** A form's message for a failed request: CANT_REACH when unreachable, else the server's reason. */
+export function formErrorMessage(error: unknown, fallback: string): string {
+  return isUnreachable(error) ? CANT_REACH : errorMessage(error, fallback);
+}
+
 /** Reads the server's `detail` (and per-field `errors`) from an API error; else `fallback`. */
 export function errorMessage(error: unknown, fallback: string): string {
   if (!error || typeof error !== 'object') return fallback;

@@ -1,3 +1,5 @@
+import { correlationId } from './tokens';
+
 /**
  * Client telemetry (spec section 3): events are queued and sent in batches to
  * POST /api/telemetry. Best effort: failures are swallowed, nothing retries.
@@ -47,7 +49,8 @@ export function flushTelemetry(): void {
     if (typeof fetch !== 'function') return;
     void fetch('/api/telemetry', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      // Like every other request: the services log it under this id.
+      headers: { 'Content-Type': 'application/json', 'X-Correlation-Id': correlationId() },
       body: JSON.stringify({ events }),
       credentials: 'include',
       keepalive: true,

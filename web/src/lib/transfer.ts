@@ -56,14 +56,17 @@ export function uploadForm(
 }
 
 /** Downloads a file (a CSV export or an uploaded file with ?download=1) with the bearer token. */
-export async function downloadBlob(url: string, filename: string): Promise<QueryResult<Blob>> {
+export async function downloadBlob(
+  url: string,
+  filename: string | ((blob: Blob) => string),
+): Promise<QueryResult<Blob>> {
   const path = url.startsWith(API_BASE) ? url.slice(API_BASE.length) : url;
   const res = (await requestWithReauth({
     url: path,
     responseType: 'blob',
     timeoutMs: 60_000,
   })) as QueryResult<Blob>;
-  if (res.data) saveBlob(res.data, filename);
+  if (res.data) saveBlob(res.data, typeof filename === 'function' ? filename(res.data) : filename);
   return res;
 }
 

@@ -1,3 +1,5 @@
+import type { AssistiveTech } from '@htm/contracts/identity';
+import type { RatingView } from '@htm/contracts/jobs';
 /** Shapes of docs/api-contracts.md used across features. */
 export type UserType = 'poster' | 'tester' | 'admin';
 export interface User {
@@ -11,6 +13,10 @@ export interface User {
   /** Unapproved by the strike rule (missed deadlines), not yet re-approved. */
   released?: boolean;
   created_at?: string;
+  /** Testers: the assistive technology they use, and their rating (one decimal) over rating_count. */
+  assistive_tech?: AssistiveTech[];
+  rating_avg?: number | null;
+  rating_count?: number;
 }
 
 export type JobStatus =
@@ -45,4 +51,12 @@ export interface Job {
   claim_deadline_at?: string | null;
   auto_accept_at?: string | null;
   revision_deadline_at?: string | null;
+  fresh_eyes?: boolean;
+  assistive_tech?: AssistiveTech | null;
+  /** The poster's rating of the tester (poster and admin lists), null until rated. */
+  rating?: RatingView | null;
+  /** A re-test: the completed job it checks again. */
+  retest_of?: string | null;
+  /** A paid re-test is held for the original tester until then. */
+  reserved_until?: string | null;
 }

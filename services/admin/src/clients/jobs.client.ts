@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, InternalClient } from '@htm/service-kit';
+import { AppError, InternalClient, type ServiceKeyring } from '@htm/service-kit';
 import type { Logger } from 'pino';
 
 /** The one synchronous call admin makes: asking jobs to delete every job and submission. */
@@ -12,8 +12,8 @@ const clearAnswerSchema = z.object({
   submissions_deleted: z.number().int().min(0),
 });
 
-export function createJobsClient(opts: { baseUrl: string; secret: string; logger: Logger; timeoutMs?: number }): JobsClient {
-  const client = new InternalClient({ baseUrl: opts.baseUrl, from: 'admin', secret: opts.secret, timeoutMs: opts.timeoutMs ?? 30_000 });
+export function createJobsClient(opts: { baseUrl: string; keys: ServiceKeyring; logger: Logger; timeoutMs?: number }): JobsClient {
+  const client = new InternalClient({ baseUrl: opts.baseUrl, keys: opts.keys, timeoutMs: opts.timeoutMs ?? 30_000 });
   return {
     async clearAll() {
       let answer: unknown;

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
@@ -15,8 +16,10 @@ export const feedback = adminSchema.table('feedback', {
 
 /**
  * Waitlist entries: tester signups (kind 'signup'), job requests (role 'Site owner', kind
- * 'job_request') and the no-Gmail waitlist (role 'tester', kind 'waitlist'). One entry per
- * e-mail and role. `seq` gives a stable newest-first order for pages and streamed exports.
+ * 'job_request') and the no-Gmail waitlist (role 'tester', kind 'waitlist'). One signup or
+ * waitlist entry per e-mail and role; job requests are not signups, so every request is stored
+ * (the unique index leaves them out). `seq` gives a stable newest-first order for pages and
+ * streamed exports.
  */
 export const waitlistEntries = adminSchema.table(
   'waitlist_entries',
@@ -35,7 +38,7 @@ export const waitlistEntries = adminSchema.table(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('waitlist_entries_email_role_uq').on(t.email, t.role), index('waitlist_entries_kind_seq_idx').on(t.kind, t.seq)],
+  (t) => [uniqueIndex('waitlist_entries_email_role_uq').on(t.email, t.role).where(sql`${t.kind} <> 'job_request'`), index('waitlist_entries_kind_seq_idx').on(t.kind, t.seq)],
 );
 
 /** 'Looking for a Developer?' leads. */

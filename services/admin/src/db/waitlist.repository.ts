@@ -1,4 +1,4 @@
-import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import type { WaitlistKind } from '@htm/contracts';
 import { waitlistEntries } from './schema.js';
@@ -24,12 +24,19 @@ function where(f: WaitlistFilter, extra?: SQL): SQL | undefined {
   );
 }
 
-/** Inserts an entry; undefined when the same e-mail already has an entry with this role. */
+/**
+ * Inserts an entry; undefined when it is a signup or waitlist entry and the same e-mail already
+ * has one with this role. Job requests are always stored (one row per request).
+ */
 export async function insertWaitlistEntry(tx: Tx | Db, values: NewWaitlistEntry): Promise<WaitlistEntry | undefined> {
+  if (values.kind === 'job_request') {
+    const [row] = await tx.insert(waitlistEntries).values(values).returning();
+    return row;
+  }
   const [row] = await tx
     .insert(waitlistEntries)
     .values(values)
-    .onConflictDoNothing({ target: [waitlistEntries.email, waitlistEntries.role] })
+    .onConflictDoNothing({ target: [waitlistEntries.email, waitlistEntries.role], where: sql`${waitlistEntries.kind} <> 'job_request'` })
     .returning();
   return row;
 }

@@ -7,7 +7,7 @@ import {
   type LeadDto,
   type WaitlistEntryDto,
 } from '@htm/contracts';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { pageFeedback, type Feedback } from '../db/feedback.repository.js';
 import { pageLeads, streamLeads, type Lead } from '../db/lead.repository.js';
 import { pageWaitlistEntries, streamWaitlistEntries, type WaitlistEntry, type WaitlistFilter } from '../db/waitlist.repository.js';

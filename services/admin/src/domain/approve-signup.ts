@@ -1,6 +1,6 @@
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId } from '@htm/service-kit';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { setWaitlistApproval, type WaitlistEntry } from '../db/waitlist.repository.js';
 
 /**

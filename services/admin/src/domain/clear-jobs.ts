@@ -1,5 +1,5 @@
 import type { ClearJobsResult } from '@htm/contracts';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import type { JobsClient } from '../clients/jobs.client.js';
 import { deleteWaitlistEntriesOfKind } from '../db/waitlist.repository.js';
 

@@ -1,12 +1,13 @@
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import { WAITLIST_MESSAGES, waitlistKindOf, type WaitlistBody } from '@htm/contracts';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { insertWaitlistEntry, type WaitlistEntry } from '../db/waitlist.repository.js';
 
 /**
  * Stores a waitlist entry, tester signup or job request and announces it (WaitlistJoined) in
- * the same transaction. The same e-mail and role twice is a 409.
+ * the same transaction. The same e-mail and role twice is a 409, except for job requests: each
+ * request is stored.
  */
 export async function joinWaitlist(deps: AdminDeps, body: WaitlistBody, caller: Caller | null): Promise<WaitlistEntry> {
   const kind = waitlistKindOf(body.role);

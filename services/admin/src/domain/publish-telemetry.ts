@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@htm/events';
 import { getCorrelationId } from '@htm/service-kit';
 import { isTelemetryEventName, type TelemetryBody } from '@htm/contracts';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 
 /**
  * Republishes the allow-listed events of a client batch as one ClientTelemetry event. Unknown

@@ -1,7 +1,7 @@
 import { createEvent } from '@htm/events';
 import { getCorrelationId } from '@htm/service-kit';
 import type { FeedbackBody } from '@htm/contracts';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { insertFeedback } from '../db/feedback.repository.js';
 
 /** Stores a feedback message and announces it (FeedbackReceived) in the same transaction. */

@@ -1,7 +1,7 @@
 import { createEvent } from '@htm/events';
 import { getCorrelationId } from '@htm/service-kit';
 import type { LeadBody } from '@htm/contracts';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { insertLead } from '../db/lead.repository.js';
 
 /** Stores a 'Looking for a Developer?' lead and announces it (LeadReceived) in the same transaction. */

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { adminListQuerySchema, adminWaitlistQuerySchema, approveWaitlistBodySchema, type LeadDto, type WaitlistEntryDto } from '@htm/contracts';
 import { AppError, parseOrThrow } from '@htm/service-kit';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import type { JobsClient } from '../clients/jobs.client.js';
 import { exportLeads, exportWaitlist, listFeedback, listLeads, listWaitlist, toEntryDto } from '../domain/admin-lists.js';
 import { approveSignup } from '../domain/approve-signup.js';

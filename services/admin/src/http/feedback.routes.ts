@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { feedbackBodySchema } from '@htm/contracts';
 import { parseOrThrow } from '@htm/service-kit';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { recordFeedback } from '../domain/record-feedback.js';
 
 export function feedbackRoutes(deps: AdminDeps): Router {

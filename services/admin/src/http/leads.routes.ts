@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { leadBodySchema } from '@htm/contracts';
 import { parseOrThrow } from '@htm/service-kit';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { recordLead } from '../domain/record-lead.js';
 
 export function leadRoutes(deps: AdminDeps): Router {

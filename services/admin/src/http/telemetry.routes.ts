@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { telemetryBodySchema } from '@htm/contracts';
 import { bearerToken, parseOrThrow } from '@htm/service-kit';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { publishTelemetry } from '../domain/publish-telemetry.js';
 
 export function telemetryRoutes(deps: AdminDeps): Router {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { JOB_REQUEST_ROLE, WAITLIST_MESSAGES, waitlistBodySchema } from '@htm/contracts';
 import { AppError, parseOrThrow } from '@htm/service-kit';
-import type { AdminDeps } from '../app.js';
+import type { AdminDeps } from '../deps.js';
 import { joinWaitlist } from '../domain/join-waitlist.js';
 
 export function waitlistRoutes(deps: AdminDeps): Router {

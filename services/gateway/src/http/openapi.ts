@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { errorBodySchema, OPERATIONS, type Operation } from '@htm/contracts';
+import { errorBodySchema, LIVE_OPERATIONS, OPERATIONS, type Operation } from '@htm/contracts';
 
 const ERROR_STATUSES: Record<number, string> = {
   400: 'Invalid input (errors lists messages per field)',
@@ -54,6 +54,25 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           ? { body: { content: { 'multipart/form-data': { schema: multipartSchema(op.multipart) } } } }
           : {}),
       },
+      responses: responses as never,
+    });
+  }
+  // The gateway's own live channel (not proxied).
+  for (const op of LIVE_OPERATIONS) {
+    const isStream = op.path === '/api/live';
+    const responses: Record<string, unknown> = {
+      200: isStream
+        ? { description: op.summary, content: { 'text/event-stream': { schema: { type: 'string' } } } }
+        : { description: op.summary, content: { 'application/json': { schema: op.response } } },
+    };
+    for (const s of [401, 429, 503]) responses[String(s)] = { description: ERROR_STATUSES[s], content: { 'application/json': { schema: error } } };
+    registry.registerPath({
+      method: op.method,
+      path: op.path,
+      summary: op.summary,
+      tags: ['live'],
+      ...(isStream ? {} : { security: [{ bearer: [] }] }),
+      request: 'query' in op ? { query: op.query as never } : {},
       responses: responses as never,
     });
   }

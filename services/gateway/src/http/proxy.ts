@@ -3,7 +3,57 @@ import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request } from 'express';
 import type { Logger } from 'pino';
+import { redactUrl } from '@htm/service-kit';
 import type { ServiceName } from './route-table.js';
+import type { UpstreamPool } from './upstreams.js';
+
+/** Per-request proxy state: the replicas tried so far and the body kept for a retry. */
+interface ProxiedRequest extends Request {
+  upstreamTried?: Set<string>;
+  upstreamTarget?: string;
+  /** The last attempt went out on a kept-alive connection (which the replica may have closed meanwhile). */
+  upstreamReused?: boolean;
+  /** The whole request body, read before proxying when the service has several replicas (see bufferBody). */
+  bufferedBody?: Buffer;
+}
+
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
+
+/**
+ * Reads the request body into memory before proxying (JSON bodies, at most `limitBytes`), so a
+ * request refused by one replica can be sent again to another. Used only for services with several
+ * replicas and not for uploads, which keep streaming.
+ */
+export function bufferBody(limitBytes: number): import('express').RequestHandler {
+  return (req, res, next) => {
+    if (BODYLESS.has(req.method) && !req.headers['content-length'] && !req.headers['transfer-encoding']) return next();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limitBytes && !done) {
+        done = true;
+        sendError(res, 413, 'Request body is too large.', 'too_large');
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      (req as ProxiedRequest).bufferedBody = Buffer.concat(chunks);
+      next();
+    });
+    req.on('error', (err) => {
+      if (!done) {
+        done = true;
+        next(err);
+      }
+    });
+  };
+}
 
 function sendError(res: ServerResponse | Socket, status: number, detail: string, code: string) {
   if (!('setHeader' in res)) {
@@ -26,10 +76,22 @@ const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSocke
  * Streams the request to the owning service untouched (bodies are not parsed here), with the
  * correlation id and the client address set by us (never the client's own X-Forwarded-For).
  * A service that is down answers 503, one that hangs 504, within the timeout.
+ *
+ * With several replicas (`pool`), each request goes to the next ready one; a replica that refuses
+ * the connection (stopped, restarting, crashed) never saw the request, so the request is sent to
+ * the next replica when it can be sent again: no body, or a body kept by bufferBody.
  */
-export function createServiceProxy(service: ServiceName, target: string, timeoutMs: number, logger: Logger): ProxyHandler {
-  return createProxyMiddleware<IncomingMessage, ServerResponse>({
-    target,
+export function createServiceProxy(service: ServiceName, pool: UpstreamPool, timeoutMs: number, logger: Logger): ProxyHandler {
+  const handler: ProxyHandler = createProxyMiddleware<IncomingMessage, ServerResponse>({
+    target: pool.urls[0],
+    router: (req) => {
+      const r = req as ProxiedRequest;
+      r.upstreamTried ??= new Set();
+      const target = pool.pick(r.upstreamTried) ?? pool.urls[0];
+      r.upstreamTried.add(target);
+      r.upstreamTarget = target;
+      return target;
+    },
     changeOrigin: false,
     xfwd: false,
     proxyTimeout: timeoutMs,
@@ -47,11 +109,37 @@ export function createServiceProxy(service: ServiceName, target: string, timeout
         proxyReq.setHeader('x-forwarded-for', r.ip ?? r.socket.remoteAddress ?? '');
         proxyReq.setHeader('x-forwarded-proto', r.protocol);
         proxyReq.setHeader('x-forwarded-host', r.headers.host ?? '');
+        (r as ProxiedRequest).upstreamReused = proxyReq.reusedSocket;
+        const body = (r as ProxiedRequest).bufferedBody;
+        if (body) {
+          // The incoming stream was read already: its (ended) pipe only ends proxyReq after this.
+          proxyReq.removeHeader('transfer-encoding');
+          proxyReq.setHeader('content-length', body.length);
+          if (body.length) proxyReq.write(body);
+        }
       },
       error: (err, req, res) => {
         const code = (err as NodeJS.ErrnoException).code;
+        const r = req as ProxiedRequest;
+        const bodyless = BODYLESS.has(r.method) && !r.headers['content-length'] && !r.headers['transfer-encoding'];
+        // Refused: the replica never saw the request. Reset on a kept-alive connection before any
+        // answer: the replica closed it as the request went out (it stopped or died); sent again
+        // only when reading it twice is harmless (GET, HEAD, OPTIONS).
+        const refused = code === 'ECONNREFUSED';
+        const staleSocket = code === 'ECONNRESET' && r.upstreamReused === true && bodyless && r.method !== 'DELETE';
+        if ((refused || staleSocket) && r.upstreamTarget && pool.size > 1) {
+          if (refused) pool.markDown(r.upstreamTarget);
+          const replayable = staleSocket || r.bufferedBody !== undefined || bodyless;
+          if (replayable && 'setHeader' in res && !res.headersSent && pool.pick(r.upstreamTried)) {
+            logger.info({ service, upstream: r.upstreamTarget, code, url: r.originalUrl, correlationId: r.correlationId }, 'upstream connection refused or reset; trying another replica');
+            void handler(r, res as unknown as import('express').Response, (e?: unknown) => {
+              if (e) sendError(res, 502, `The ${service} service answered badly. Please try again.`, 'bad_gateway');
+            });
+            return;
+          }
+        }
         const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout|socket hang up/i.test(err.message);
-        logger.warn({ service, err: err.message, code, url: (req as Request).originalUrl, correlationId: (req as Request).correlationId }, 'upstream failed');
+        logger.warn({ service, err: err.message, code, url: redactUrl((req as Request).originalUrl), correlationId: (req as Request).correlationId }, 'upstream failed');
         if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND')
           sendError(res, 503, `The ${service} service is unavailable. Please try again shortly.`, 'service_unavailable');
         else if (timedOut) sendError(res, 504, `The ${service} service took too long to answer. Please try again.`, 'upstream_timeout');
@@ -59,4 +147,5 @@ export function createServiceProxy(service: ServiceName, target: string, timeout
       },
     },
   });
+  return handler;
 }

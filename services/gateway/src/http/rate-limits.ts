@@ -192,5 +192,7 @@ export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Log
       (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`),
       new BatchedRedisStore(redis, `${cfg.REDIS_PREFIX}rl:api:`, logger, cfg.API_RATE_LIMIT_FLUSH_MS),
     ),
+    // Routes that may reach the payment provider: a small exact limit per user.
+    provider: make('provider', cfg.PROVIDER_RATE_LIMIT_PER_MINUTE, (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`)),
   };
 }

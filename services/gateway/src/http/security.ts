@@ -69,16 +69,22 @@ export function corsForWebOrigin(cfg: GatewayConfig): RequestHandler {
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Cookie-authenticated state changes (session, refresh, logout, local checkout forms) must
- * come from our own origin or WEB_ORIGIN. Requests without an Origin header (curl, server to
- * server, the Stripe webhook) are not browser CSRF and pass.
+ * Cookie-authenticated state changes (session, refresh, logout, local checkout forms) and every
+ * state change under /api/auth (cookie or not: a sign-in must not be started or finished from
+ * another site) must come from our own origin or WEB_ORIGIN. Requests without an Origin header
+ * (curl, server to server, the Stripe webhook) are not browser CSRF and pass, unless the browser
+ * says the request is cross-site (Sec-Fetch-Site).
  */
 export function originCheck(cfg: GatewayConfig): RequestHandler {
   return (req, _res, next) => {
-    if (!UNSAFE.has(req.method) || !req.headers.cookie) return next();
+    if (!UNSAFE.has(req.method)) return next();
+    const auth = req.originalUrl.startsWith('/api/auth/');
+    if (!auth && !req.headers.cookie) return next();
     const origin = req.headers.origin;
+    if (auth && req.headers['sec-fetch-site'] === 'cross-site' && (!cfg.WEB_ORIGIN || origin !== cfg.WEB_ORIGIN)) return next(AppError.forbidden('Cross-site request refused.', 'bad_origin'));
     if (!origin || origin === 'null') return origin === 'null' ? next(AppError.forbidden('Cross-site request refused.', 'bad_origin')) : next();
-    const host = req.headers['x-forwarded-host'] ?? req.headers.host;
+    // X-Forwarded-Host only from a proxy the gateway trusts; else the Host the client sent.
+    const host = (cfg.TRUST_PROXY !== false ? req.headers['x-forwarded-host'] : undefined) ?? req.headers.host;
     let ok = false;
     try {
       ok = new URL(origin).host === host || origin === cfg.WEB_ORIGIN;

@@ -19,6 +19,11 @@ export const users = identitySchema.table(
     country: text('country').$type<'US' | 'PR' | 'CA'>(),
     approved: boolean('approved').notNull().default(false),
     strikes: integer('strikes').notNull().default(0),
+    /** Testers: the assistive technology they use (PATCH /api/users/profile). */
+    assistiveTech: jsonb('assistive_tech').$type<string[]>().notNull().default([]),
+    /** Testers: sum and count of the stars of jobs' TesterRated events (rating_avg = sum / count). */
+    ratingSum: integer('rating_sum').notNull().default(0),
+    ratingCount: integer('rating_count').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -40,6 +45,14 @@ export const testerStrikes = identitySchema.table('tester_strikes', {
   reason: text('reason').notNull(),
   eventId: uuid('event_id').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Ratings reported by jobs (TesterRated), one row per rated job: a redelivery adds nothing twice. */
+export const testerRatings = identitySchema.table('tester_ratings', {
+  jobId: text('job_id').primaryKey(),
+  testerId: uuid('tester_id').notNull(),
+  stars: integer('stars').notNull(),
+  ratedAt: timestamp('rated_at', { withTimezone: true }).notNull(),
 });
 
 /** One-time sign-in handles (the `#session_id=`), stored as SHA-256 hashes. */

@@ -1,9 +1,11 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import { AppError, publishSessionRevocation } from '@htm/service-kit';
-import type { IdentityDeps } from '../app.js';
+import type { IdentityDeps } from '../deps.js';
 import { refreshFamilies, refreshTokens, signinSessions, users, type UserRow } from '../db/schema.js';
 import { mintAccessToken } from '../tokens/access-token.js';
-import { hashSecret, randomSecret, safeEqual, xsrfTokenFor } from './tokens.js';
+import { hashSecret, hmac, randomSecret, safeEqual, xsrfTokenFor } from './tokens.js';
+import { isAdminEmail } from './gmail-rule.js';
+import { reconcileAdminRole } from './admin-role.js';
 
 /** What the HTTP layer turns into cookies and a JSON answer. */
 export interface IssuedSession {
@@ -37,6 +39,26 @@ async function revokeAccessTokens(deps: IdentityDeps, familyId: string): Promise
   }
 }
 
+/** The pre-auth nonce cookie of a sign-in session id: HMAC(AUTH_SECRET, id), set with the redirect. */
+export function signinNonceFor(deps: Pick<IdentityDeps, 'config'>, sessionId: string): string {
+  return hmac(deps.config.AUTH_SECRET, 'signin-nonce', sessionId);
+}
+
+/**
+ * Ends every sign-in of a user (refresh families and their access tokens): after a change of
+ * role or approval, tokens carrying the old claims must not live on.
+ */
+export async function revokeUserSessions(deps: IdentityDeps, userIds: string[], reason: string, db: Pick<IdentityDeps['db'], 'update'> = deps.db): Promise<void> {
+  if (!userIds.length) return;
+  const families = await db
+    .update(refreshFamilies)
+    .set({ revokedAt: new Date(), revokedReason: reason })
+    .where(and(inArray(refreshFamilies.userId, userIds), isNull(refreshFamilies.revokedAt)))
+    .returning({ id: refreshFamilies.id });
+  for (const f of families) await revokeAccessTokens(deps, f.id);
+  if (families.length) deps.logger.info({ users: userIds.length, families: families.length, reason }, 'sessions revoked');
+}
+
 const invalidSession = () => AppError.unauthorized('This sign-in link has expired or was already used. Please sign in again.', 'invalid_session');
 const invalidRefresh = () => AppError.unauthorized('Your session has ended. Please sign in again.', 'invalid_refresh_token');
 
@@ -44,7 +66,11 @@ const invalidRefresh = () => AppError.unauthorized('Your session has ended. Plea
  * Trades the single-use session id from the sign-in redirect for an access token and a new
  * refresh-token family. The id works once, within its short lifetime.
  */
-export async function exchangeSession(deps: IdentityDeps, sessionId: string): Promise<IssuedSession> {
+export async function exchangeSession(deps: IdentityDeps, sessionId: string, nonce: string | undefined): Promise<IssuedSession> {
+  // Checked before the id is spent: a cross-site attempt with someone else's id changes nothing.
+  if (!safeEqual(nonce, signinNonceFor(deps, sessionId))) {
+    throw AppError.unauthorized('This sign-in was started in another browser. Please sign in again.', 'signin_not_bound');
+  }
   const refreshToken = randomSecret();
   const familyExpiresAt = new Date(Date.now() + deps.config.REFRESH_FAMILY_TTL_DAYS * 24 * 3600_000);
   const out = await deps.db.transaction(async (tx) => {
@@ -82,7 +108,7 @@ export async function rotateRefreshToken(
   if (!input.refreshToken) throw AppError.unauthorized('Please sign in.', 'missing_refresh_token');
   const tokenHash = hashSecret(input.refreshToken);
   const [found] = await deps.db
-    .select({ familyId: refreshTokens.familyId })
+    .select({ familyId: refreshTokens.familyId, issuedAt: refreshTokens.createdAt })
     .from(refreshTokens)
     .where(eq(refreshTokens.tokenHash, tokenHash));
   if (!found) throw invalidRefresh();
@@ -95,6 +121,11 @@ export async function rotateRefreshToken(
   const result = await deps.db.transaction(async (tx) => {
     const [family] = await tx.select().from(refreshFamilies).where(eq(refreshFamilies.id, found.familyId)).for('update');
     if (!family || family.revokedAt || family.expiresAt.getTime() <= Date.now()) return { kind: 'dead' as const };
+    // Idle timeout: the newest token of a family is the last time the browser was seen.
+    if (found.issuedAt.getTime() + deps.config.REFRESH_IDLE_TIMEOUT_DAYS * 24 * 3600_000 <= Date.now()) {
+      await tx.update(refreshFamilies).set({ revokedAt: new Date(), revokedReason: 'idle' }).where(eq(refreshFamilies.id, family.id));
+      return { kind: 'dead' as const };
+    }
     const [rotated] = await tx
       .update(refreshTokens)
       .set({ rotatedAt: new Date() })
@@ -108,12 +139,18 @@ export async function rotateRefreshToken(
     await tx.insert(refreshTokens).values({ familyId: family.id, tokenHash: hashSecret(next) });
     const [user] = await tx.select().from(users).where(eq(users.id, family.userId));
     if (!user) return { kind: 'dead' as const };
+    // The admin role follows ADMIN_EMAIL now, not the row as it was at sign-in.
+    if ((user.type === 'admin') !== isAdminEmail(user.email, deps.config.ADMIN_EMAIL)) return { kind: 'role_changed' as const, userId: user.id };
     return { kind: 'ok' as const, user, family };
   });
   if (result.kind === 'reused') {
     deps.logger.warn({ familyId: found.familyId }, 'refresh token reused: family revoked');
     await revokeAccessTokens(deps, found.familyId);
     throw AppError.unauthorized('This session was used elsewhere and has been ended. Please sign in again.', 'refresh_token_reused');
+  }
+  if (result.kind === 'role_changed') {
+    await reconcileAdminRole(deps);
+    throw invalidRefresh();
   }
   if (result.kind === 'dead') throw invalidRefresh();
   return {

@@ -1,8 +1,8 @@
 import { eq, lt, sql } from 'drizzle-orm';
 import { createEvent, type EventEnvelope } from '@htm/events';
 import { getCorrelationId, type Tx } from '@htm/service-kit';
-import type { AuthErrorCode, SignInIntent } from '@htm/contracts';
-import type { IdentityDeps } from '../app.js';
+import type { AssistiveTech, AuthErrorCode, SignInIntent } from '@htm/contracts';
+import type { IdentityDeps } from '../deps.js';
 import { preApprovedEmails, signinSessions, users, type UserRow } from '../db/schema.js';
 import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
 import { hashSecret, randomSecret } from './tokens.js';
@@ -41,7 +41,7 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
 
       if (!existing) {
         const type = admin ? 'admin' : intent === 'tester' && pre ? 'tester' : null;
-        if (intent === 'tester' && !type) return { ok: false, error: 'tester_not_approved' };
+        if (intent === 'tester' && !type) return { ok: false, error: 'tester_signup_needed' };
         const [row] = await tx
           .insert(users)
           .values({ googleSub: account.sub, email, name, type, approved: type !== null })
@@ -70,6 +70,9 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
         }
         next = { ...existing, ...patch };
         if (intent === 'tester' && next.type !== 'admin' && !(next.type === 'tester' && next.approved)) {
+          // Say what is true: a site owner, someone not signed up as a tester, or a tester not (or no longer) approved.
+          if (next.type === 'poster') return { ok: false, error: 'site_owner_account' };
+          if (next.type === null) return { ok: false, error: 'tester_signup_needed' };
           return { ok: false, error: releasedForStrikes(next, deps.config.TESTER_STRIKE_LIMIT) ? 'tester_released' : 'tester_not_approved' };
         }
         if (Object.keys(patch).length) {
@@ -125,7 +128,7 @@ export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'str
   return createEvent(
     'TesterApprovalChanged',
     user.id,
-    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, location: user.location ?? null, reason },
+    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, location: user.location ?? null, assistiveTech: user.assistiveTech as AssistiveTech[], reason },
     { correlationId },
   );
 }

@@ -1,4 +1,4 @@
-import type { TesterDto, UserCountry, UserDto, UserLocation } from '@htm/contracts';
+import { ratingAverage, type AssistiveTech, type TesterDto, type UserCountry, type UserDto, type UserLocation } from '@htm/contracts';
 import type { UserRow } from '../db/schema.js';
 
 /**
@@ -21,7 +21,13 @@ export function toUserDto(u: UserRow, strikeLimit: number): UserDto {
     approved: u.approved,
     released: releasedForStrikes(u, strikeLimit),
     created_at: u.createdAt.toISOString(),
+    ...(u.type === 'tester' ? testerStanding(u) : {}),
   };
+}
+
+/** A tester's assistive technology and rating (GET /api/me for testers, the admin's testers list). */
+function testerStanding(u: UserRow): Pick<TesterDto, 'assistive_tech' | 'rating_avg' | 'rating_count'> {
+  return { assistive_tech: u.assistiveTech as AssistiveTech[], rating_avg: ratingAverage(u.ratingSum, u.ratingCount), rating_count: u.ratingCount };
 }
 
 export function toTesterDto(u: UserRow): TesterDto {
@@ -34,6 +40,7 @@ export function toTesterDto(u: UserRow): TesterDto {
     location: u.location ?? null,
     strikes: u.strikes,
     created_at: u.createdAt.toISOString(),
+    ...testerStanding(u),
   };
 }
 

@@ -1,10 +1,11 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { AppError, getCorrelationId, type Tx } from '@htm/service-kit';
-import type { ApproveTesterBody, InitUserBody, UpdateProfileBody } from '@htm/contracts';
-import type { IdentityDeps } from '../app.js';
+import type { AdminTestersQuery, ApproveTesterBody, InitUserBody, UpdateProfileBody } from '@htm/contracts';
+import type { IdentityDeps } from '../deps.js';
 import { preApprovedEmails, users, type UserRow } from '../db/schema.js';
 import { approvalChanged, roleChosen } from './sign-in.js';
 import { needsRoleChoice, testerLocation } from './user-view.js';
+import { revokeUserSessions } from './sessions.js';
 
 const userGone = () => AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
 
@@ -52,14 +53,25 @@ export async function chooseRole(deps: IdentityDeps, userId: string, body: InitU
 
 /**
  * "Update Your Profile": a tester changes their country, and with it their location (the same
- * rule as the role choice). Jobs learns both through TesterApprovalChanged.
+ * rule as the role choice), and/or the assistive technology they use. Jobs learns all of it
+ * through TesterApprovalChanged.
  */
 export async function updateProfile(deps: IdentityDeps, userId: string, body: UpdateProfileBody): Promise<UserRow> {
   const user = await deps.db.transaction(async (tx) => {
     const [u] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
     if (!u) throw userGone();
     if (u.type !== 'tester') throw AppError.forbidden('Only testers have a country to update.', 'not_a_tester');
-    const [row] = await tx.update(users).set({ country: body.country, location: testerLocation(body.country, u.location), updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
+    const country = body.country ?? u.country;
+    const [row] = await tx
+      .update(users)
+      .set({
+        country,
+        location: testerLocation(country, u.location),
+        ...(body.assistive_tech !== undefined ? { assistiveTech: body.assistive_tech } : {}),
+        updatedAt: new Date(),
+      })
+      .where(eq(users.id, u.id))
+      .returning();
     await deps.events.record(tx as Tx, approvalChanged(row, 'profile', getCorrelationId()));
     return row;
   });
@@ -67,25 +79,33 @@ export async function updateProfile(deps: IdentityDeps, userId: string, body: Up
   return user;
 }
 
-export async function listTesters(deps: IdentityDeps, opts: { approvedOnly: boolean }): Promise<UserRow[]> {
-  const where = opts.approvedOnly ? and(eq(users.type, 'tester'), eq(users.approved, true)) : eq(users.type, 'tester');
+export async function listTesters(deps: IdentityDeps, opts: { approvedOnly: boolean } & AdminTestersQuery): Promise<UserRow[]> {
+  const where = and(
+    eq(users.type, 'tester'),
+    opts.approvedOnly ? eq(users.approved, true) : undefined,
+    opts.assistive_tech ? sql`${users.assistiveTech} @> ${JSON.stringify([opts.assistive_tech])}::jsonb` : undefined,
+  );
   return deps.db.select().from(users).where(where).orderBy(desc(users.createdAt));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The admin approves or unapproves a tester (TesterApprovalChanged, reason 'admin', when it changes). */
+/**
+ * The admin approves or unapproves a tester (TesterApprovalChanged, reason 'admin', when it
+ * changes). A change ends the tester's sign-ins: their tokens carry the old approval.
+ */
 export async function setTesterApproval(deps: IdentityDeps, testerId: string, body: ApproveTesterBody): Promise<UserRow> {
   const notFound = () => AppError.notFound('Tester not found.', 'tester_not_found');
   if (!UUID.test(testerId)) throw notFound();
-  const user = await deps.db.transaction(async (tx) => {
+  const { user, changed } = await deps.db.transaction(async (tx) => {
     const [u] = await tx.select().from(users).where(eq(users.id, testerId)).for('update');
     if (!u || u.type !== 'tester') throw notFound();
-    if (u.approved === body.approved) return u;
+    if (u.approved === body.approved) return { user: u, changed: false };
     const [row] = await tx.update(users).set({ approved: body.approved, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
     await deps.events.record(tx as Tx, approvalChanged(row, 'admin', getCorrelationId()));
-    return row;
+    return { user: row, changed: true };
   });
   deps.events.kick();
+  if (changed) await revokeUserSessions(deps, [user.id], 'approval_changed');
   return user;
 }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { approveTesterBodySchema } from '@htm/contracts';
+import { adminTestersQuerySchema, approveTesterBodySchema } from '@htm/contracts';
 import { parseOrThrow } from '@htm/service-kit';
-import type { IdentityDeps } from '../app.js';
+import type { IdentityDeps } from '../deps.js';
 import { toTesterDto } from '../domain/user-view.js';
 import { listTesters, setTesterApproval } from '../domain/users.js';
 
@@ -9,8 +9,11 @@ export function adminTesterRoutes(deps: IdentityDeps): Router {
   const r = Router();
   const adminOnly = [deps.auth.authenticate, deps.auth.requireRole('admin')];
 
-  r.get('/api/admin/testers', ...adminOnly, async (_req, res) => {
-    res.json({ testers: (await listTesters(deps, { approvedOnly: false })).map(toTesterDto) });
+  r.get('/api/admin/testers', ...adminOnly, async (req, res) => {
+    const q = parseOrThrow(adminTestersQuerySchema, req.query);
+    res.json({
+      testers: (await listTesters(deps, { approvedOnly: false, ...q })).map(toTesterDto),
+    });
   });
 
   r.get('/api/admin/available-testers', ...adminOnly, async (_req, res) => {

@@ -2,11 +2,20 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { z } from 'zod';
 import { emailSchema, sessionExchangeBodySchema, signInIntentSchema, type SignInIntent } from '@htm/contracts';
 import { AppError, parseOrThrow } from '@htm/service-kit';
-import type { IdentityDeps } from '../app.js';
-import { googleConfigured, webRedirect } from '../config.js';
+import type { IdentityDeps } from '../deps.js';
+import { devSignInEnabled, googleConfigured, webRedirect } from '../config.js';
 import { completeSignIn, type SignInAccount, type SignInResult } from '../domain/sign-in.js';
-import { exchangeSession, revokeRefreshFamily, rotateRefreshToken } from '../domain/sessions.js';
-import { clearSessionCookies, REFRESH_COOKIE, setSessionCookies, XSRF_COOKIE, XSRF_HEADER } from './cookies.js';
+import { exchangeSession, revokeRefreshFamily, rotateRefreshToken, signinNonceFor } from '../domain/sessions.js';
+import {
+  clearSessionCookies,
+  clearSigninNonceCookie,
+  REFRESH_COOKIE,
+  setSessionCookies,
+  setSigninNonceCookie,
+  SIGNIN_NONCE_COOKIE,
+  XSRF_COOKIE,
+  XSRF_HEADER,
+} from './cookies.js';
 import { DEV_PAGE_CSP, devSignInPage } from './dev-sign-in.page.js';
 import { createGooglePassport } from './google.js';
 import { authRateLimit } from './rate-limit.js';
@@ -27,12 +36,33 @@ function noStore(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
 }
 
-/** The browser lands on the web app with a single-use session id, or with an error code. */
+/**
+ * The browser lands on the web app with a single-use session id, or with an error code. With the
+ * id goes an httpOnly nonce cookie that POST /api/auth/session requires: an id works only in the
+ * browser this redirect went to (no login CSRF with someone else's id).
+ */
 function redirectAfterSignIn(deps: IdentityDeps, res: Response, result: SignInResult): void {
   noStore(res);
-  if (result.ok) res.redirect(302, webRedirect(deps.config, `session_id=${encodeURIComponent(result.sessionId)}`));
-  else res.redirect(302, webRedirect(deps.config, `auth_error=${result.error}`));
+  if (result.ok) {
+    setSigninNonceCookie(res, deps.config, signinNonceFor(deps, result.sessionId));
+    res.redirect(302, webRedirect(deps.config, `session_id=${encodeURIComponent(result.sessionId)}`));
+  } else res.redirect(302, webRedirect(deps.config, `auth_error=${result.error}`));
 }
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * /api/auth/* takes JSON only: a cross-site HTML form can send urlencoded, multipart or text
+ * bodies without a preflight, never application/json. (An empty body, as refresh and logout
+ * send, carries no type.)
+ */
+const jsonOnly = (req: Request, _res: Response, next: NextFunction) => {
+  if (!UNSAFE.has(req.method)) return next();
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody && !req.headers['content-type']) return next();
+  if (req.is('application/json')) return next();
+  next(new AppError('unsupported_type', 'Send JSON (Content-Type: application/json).', { code: 'json_required' }));
+};
 
 export function authRoutes(deps: IdentityDeps): Router {
   const r = Router();
@@ -41,11 +71,13 @@ export function authRoutes(deps: IdentityDeps): Router {
   const sessionLimit = authRateLimit(deps.redis, cfg, 'session');
   const refreshLimit = authRateLimit(deps.redis, cfg, 'refresh');
   const google = googleConfigured(cfg) ? createGooglePassport(cfg) : undefined;
+  const devSignIn = devSignInEnabled(cfg);
+  r.use('/api/auth', jsonOnly);
 
   r.get('/api/auth/google', signinLimit, (req: Request, res: Response, next: NextFunction) => {
     const { intent } = parseOrThrow(intentQuery, req.query);
     if (!google) {
-      if (cfg.NODE_ENV === 'production') throw new AppError('unavailable', 'Sign-in is not configured.', { code: 'signin_unavailable' });
+      if (!devSignIn) throw new AppError('unavailable', 'Sign-in is not configured.', { code: 'signin_unavailable' });
       noStore(res);
       res.setHeader('Content-Security-Policy', DEV_PAGE_CSP);
       res.type('html').send(devSignInPage(intent));
@@ -71,7 +103,7 @@ export function authRoutes(deps: IdentityDeps): Router {
     });
   }
 
-  if (cfg.NODE_ENV !== 'production') {
+  if (devSignIn) {
     /** Fixed contract (ARCHITECTURE.md): behaves exactly like a Google callback for that account. */
     r.get('/api/auth/dev/login', signinLimit, async (req, res) => {
       const q = parseOrThrow(devLoginQuery, req.query);
@@ -82,8 +114,9 @@ export function authRoutes(deps: IdentityDeps): Router {
 
   r.post('/api/auth/session', sessionLimit, async (req, res) => {
     const body = parseOrThrow(sessionExchangeBodySchema, req.body ?? {});
-    const issued = await exchangeSession(deps, body.session_id);
     noStore(res);
+    const issued = await exchangeSession(deps, body.session_id, cookie(req, SIGNIN_NONCE_COOKIE));
+    clearSigninNonceCookie(res, cfg);
     setSessionCookies(res, cfg, issued);
     res.json({ access_token: issued.accessToken });
   });

@@ -6,6 +6,8 @@ export const REFRESH_COOKIE = 'refresh_token';
 export const XSRF_COOKIE = 'XSRF-TOKEN';
 export const XSRF_HEADER = 'x-xsrf-token';
 export const OAUTH_STATE_COOKIE = 'oauth_state';
+/** Pre-auth nonce: binds the single-use session_id to the browser the sign-in redirect went to. */
+export const SIGNIN_NONCE_COOKIE = 'signin_nonce';
 export const REFRESH_COOKIE_PATH = '/api/auth';
 
 function base(cfg: IdentityConfig): CookieOptions {
@@ -26,4 +28,13 @@ export function clearSessionCookies(res: Response, cfg: IdentityConfig): void {
 
 export function stateCookieOptions(cfg: IdentityConfig): CookieOptions {
   return { ...base(cfg), httpOnly: true, path: '/api/auth/google', maxAge: 10 * 60_000 };
+}
+
+/** The sign-in nonce lives as long as the session_id it binds, and only travels to /api/auth. */
+export function setSigninNonceCookie(res: Response, cfg: IdentityConfig, nonce: string): void {
+  res.cookie(SIGNIN_NONCE_COOKIE, nonce, { ...base(cfg), httpOnly: true, path: REFRESH_COOKIE_PATH, maxAge: cfg.SIGNIN_SESSION_TTL_SECONDS * 1000 });
+}
+
+export function clearSigninNonceCookie(res: Response, cfg: IdentityConfig): void {
+  res.clearCookie(SIGNIN_NONCE_COOKIE, { ...base(cfg), httpOnly: true, path: REFRESH_COOKIE_PATH });
 }

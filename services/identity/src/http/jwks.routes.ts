@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { IdentityDeps } from '../app.js';
+import type { IdentityDeps } from '../deps.js';
 
 /** GET /internal/jwks: the public ES256 keys (current and recently retired) other services verify with. */
 export function jwksRoutes(deps: IdentityDeps): Router {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { initUserBodySchema, updateProfileBodySchema } from '@htm/contracts';
 import { callerOf, parseOrThrow } from '@htm/service-kit';
-import type { IdentityDeps } from '../app.js';
+import type { IdentityDeps } from '../deps.js';
 import { issueAccessToken } from '../domain/sessions.js';
 import { toUserDto } from '../domain/user-view.js';
 import { chooseRole, getUser, updateProfile } from '../domain/users.js';

@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
-import { files, jobs, outbox, submissions, users, type FileRow, type JobRow, type SubmissionRow, type UserRow } from './schema.js';
+import { files, jobs, outbox, ratings, submissions, users, type FileRow, type JobRow, type RatingRow, type SubmissionRow, type UserRow } from './schema.js';
 
 type Q = Db | Tx;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,12 +25,19 @@ export async function getJob(db: Q, id: string): Promise<JobRow> {
  */
 function hotStatements(db: Db) {
   const findUser = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('jobs_find_user');
-  const firstPage = availableJobsQuery(db, { geoRules: sql.placeholder('rules'), limit: sql.placeholder('limit') }).prepare('jobs_available_first');
+  const fit = {
+    assistiveTech: sql.placeholder('assistiveTech'),
+    testedSites: sql.placeholder('testedSites'),
+    windowRules: sql.placeholder('windowRules'),
+    windowCutoff: sql.placeholder('windowCutoff'),
+  };
+  const firstPage = availableJobsQuery(db, { geoRules: sql.placeholder('rules'), limit: sql.placeholder('limit'), ...fit }).prepare('jobs_available_first_v2');
   const nextPage = availableJobsQuery(db, {
     geoRules: sql.placeholder('rules'),
     limit: sql.placeholder('limit'),
     after: { createdAt: sql.placeholder('afterTs'), id: sql.placeholder('afterId') },
-  }).prepare('jobs_available_next');
+    ...fit,
+  }).prepare('jobs_available_next_v2');
   return { findUser, firstPage, nextPage };
 }
 const statements = new WeakMap<Db, ReturnType<typeof hotStatements>>();
@@ -73,6 +80,16 @@ export async function listJobs(db: Q, where: SQL | undefined, limit = 500): Prom
   return rows.map((r) => ({ ...r.job, posterInfo: { email: r.uEmail || r.job.posterEmail, name: r.uName || r.job.posterName } }));
 }
 
+/** Marks an open, unpaid, not yet deleted job deleted; false when it is none of these any more. */
+export async function markUnpaidJobDeleted(db: Q, id: string): Promise<boolean> {
+  const rows = await db
+    .update(jobs)
+    .set({ deletedAt: new Date() })
+    .where(and(eq(jobs.id, id), eq(jobs.paymentStatus, 'unpaid'), eq(jobs.status, 'open'), isNull(jobs.deletedAt)))
+    .returning({ id: jobs.id });
+  return rows.length > 0;
+}
+
 export const ACTIVE_CLAIM_STATUSES = ['claimed', 'revision_requested'] as const;
 
 export async function countActiveClaims(db: Q, testerId: string): Promise<number> {
@@ -88,16 +105,45 @@ export async function lockTester(tx: Tx, testerId: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`jobs:tester:${testerId}`}))`);
 }
 
+type ListParam = string[] | Placeholder;
+const listParam = (v: ListParam) => (Array.isArray(v) ? sql.param(v) : v);
+
+/**
+ * What decides, beyond geo, which open jobs one tester sees: the assistive technology they use,
+ * the poster sites they have tested (fresh eyes), and the priority window (jobs of `windowRules`
+ * paid after `windowCutoff` are hidden; empty rules: no window for this tester).
+ */
+export interface TesterFit {
+  assistiveTech: ListParam;
+  testedSites: ListParam;
+  windowRules: ListParam;
+  windowCutoff: string | Placeholder;
+}
+
+/** The SQL side of freshEyesBlocks (domain/fresh-eyes.ts): keep the two the same rule. */
+export function freshEyesFilter(testedSites: ListParam): SQL {
+  return sql`NOT (${jobs.freshEyes} AND (${jobs.posterId} || '|' || ${jobs.siteHost}) = ANY(${listParam(testedSites)}::text[]))`;
+}
+
 /**
  * Paid open jobs a tester may take, newest first, keyset-paginated. Served by the partial
  * index jobs_available_idx (created_at DESC, id DESC WHERE status='open' AND payment_status='paid').
  */
 export function availableJobsQuery(
   db: Q,
-  opts: { geoRules: string[] | Placeholder; limit: number | Placeholder; after?: { createdAt: string | Placeholder; id: string | Placeholder } },
+  opts: { geoRules: ListParam; limit: number | Placeholder; after?: { createdAt: string | Placeholder; id: string | Placeholder } } & Partial<TesterFit>,
 ) {
-  const rules = Array.isArray(opts.geoRules) ? sql.param(opts.geoRules) : opts.geoRules;
-  const conds: SQL[] = [eq(jobs.status, 'open'), eq(jobs.paymentStatus, 'paid'), sql`${jobs.geoRule} = ANY(${rules}::text[])`];
+  const fit: TesterFit = { assistiveTech: [], testedSites: [], windowRules: [], windowCutoff: new Date(0).toISOString(), ...opts };
+  const conds: SQL[] = [
+    eq(jobs.status, 'open'),
+    eq(jobs.paymentStatus, 'paid'),
+    sql`${jobs.geoRule} = ANY(${listParam(opts.geoRules)}::text[])`,
+    sql`(${jobs.assistiveTech} IS NULL OR ${jobs.assistiveTech} = ANY(${listParam(fit.assistiveTech)}::text[]))`,
+    freshEyesFilter(fit.testedSites),
+    sql`(${jobs.paidAt} IS NULL OR ${jobs.paidAt} <= ${fit.windowCutoff}::timestamptz OR NOT (${jobs.geoRule} = ANY(${listParam(fit.windowRules)}::text[])))`,
+    // Re-tests still held for their original tester are listed to that tester only (listReservedFor).
+    sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now())`,
+  ];
   if (opts.after) conds.push(sql`(${jobs.createdAt}, ${jobs.id}) < (${opts.after.createdAt}::timestamptz, ${opts.after.id}::uuid)`);
   return db
     .select({ job: jobs, cursorTs: sql<string>`${jobs.createdAt}::text` })
@@ -107,12 +153,96 @@ export function availableJobsQuery(
     .limit(opts.limit);
 }
 
+/** Paid open re-tests held for this tester right now (shown at the top of their first page). */
+export async function listReservedFor(db: Q, testerId: string, geoRules: string[]): Promise<JobRow[]> {
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.reservedTesterId, testerId),
+        eq(jobs.status, 'open'),
+        eq(jobs.paymentStatus, 'paid'),
+        inArray(jobs.geoRule, geoRules),
+        sql`${jobs.reservedUntil} > now()`,
+      ),
+    )
+    .orderBy(desc(jobs.createdAt), desc(jobs.id));
+}
+
 /** One page of availableJobsQuery through the prepared statements. */
-export async function listAvailableJobs(db: Db, opts: { geoRules: string[]; limit: number; after?: { createdAt: string; id: string } }) {
+export async function listAvailableJobs(
+  db: Db,
+  opts: { geoRules: string[]; limit: number; after?: { createdAt: string; id: string }; fit: { assistiveTech: string[]; testedSites: string[]; windowRules: string[]; windowCutoff: string } },
+) {
   const s = hot(db);
+  const fit = opts.fit;
   return opts.after
-    ? s.nextPage.execute({ rules: opts.geoRules, limit: opts.limit, afterTs: opts.after.createdAt, afterId: opts.after.id })
-    : s.firstPage.execute({ rules: opts.geoRules, limit: opts.limit });
+    ? s.nextPage.execute({ rules: opts.geoRules, limit: opts.limit, afterTs: opts.after.createdAt, afterId: opts.after.id, ...fit })
+    : s.firstPage.execute({ rules: opts.geoRules, limit: opts.limit, ...fit });
+}
+
+/** siteKey()s (poster|host) of every job this tester has submitted work on (fresh eyes). */
+export async function testedSites(db: Q, testerId: string): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ key: sql<string>`${jobs.posterId} || '|' || ${jobs.siteHost}` })
+    .from(submissions)
+    .innerJoin(jobs, eq(jobs.id, submissions.jobId))
+    .where(eq(submissions.testerId, testerId));
+  return rows.map((r) => r.key).sort();
+}
+
+/** The top-rated rule in SQL: rating_avg (one decimal, half up) >= 4.5 over at least 3 ratings. */
+export const TOP_RATED = { minCount: 3, minAvgTenths: 45 } as const;
+
+/** Countries of approved top-rated testers (the priority window opens only where one exists). */
+export async function topRatedCountries(db: Q): Promise<Array<string | null>> {
+  const rows = await db
+    .selectDistinct({ country: users.country })
+    .from(users)
+    .where(
+      and(
+        eq(users.type, 'tester'),
+        eq(users.approved, true),
+        sql`${users.ratingCount} >= ${TOP_RATED.minCount}`,
+        sql`round(${users.ratingSum} * 10.0 / ${users.ratingCount}) >= ${TOP_RATED.minAvgTenths}`,
+      ),
+    );
+  return rows.map((r) => r.country);
+}
+
+/** minutes_spent of the latest `recent` submissions that give one ("usually N minutes"). */
+export async function recentMinutes(db: Q, recent = 50): Promise<number[]> {
+  const rows = await db
+    .select({ m: submissions.minutesSpent })
+    .from(submissions)
+    .where(isNotNull(submissions.minutesSpent))
+    .orderBy(desc(submissions.submittedAt))
+    .limit(recent);
+  return rows.map((r) => r.m!);
+}
+
+export async function findRating(db: Q, jobId: string): Promise<RatingRow | undefined> {
+  const [row] = await db.select().from(ratings).where(eq(ratings.jobId, jobId)).limit(1);
+  return row;
+}
+
+/** Ratings of these jobs by job id. */
+export async function ratingsByJob(db: Q, jobIds: string[]): Promise<Map<string, RatingRow>> {
+  if (!jobIds.length) return new Map();
+  const rows = await db.select().from(ratings).where(inArray(ratings.jobId, jobIds));
+  return new Map(rows.map((r) => [r.jobId, r]));
+}
+
+/** Stores the one rating of a job and adds it to the tester's standing; undefined when already rated. */
+export async function insertRating(tx: Tx, r: { jobId: string; testerId: string; posterId: string; stars: number; comment: string | null; createdAt: Date }): Promise<RatingRow | undefined> {
+  const [row] = await tx.insert(ratings).values(r).onConflictDoNothing().returning();
+  if (!row) return undefined;
+  await tx
+    .insert(users)
+    .values({ id: r.testerId, type: 'tester', ratingSum: r.stars, ratingCount: 1 })
+    .onConflictDoUpdate({ target: users.id, set: { ratingSum: sql`${users.ratingSum} + ${r.stars}`, ratingCount: sql`${users.ratingCount} + 1`, updatedAt: new Date() } });
+  return row;
 }
 
 /**
@@ -145,4 +275,41 @@ export async function addStrike(tx: Tx, testerId: string): Promise<number> {
     })
     .returning({ strikes: users.strikes });
   return row.strikes;
+}
+
+/** A job whose state has a deadline: claimed, submitted (auto-accept) or revision_requested. */
+export interface TimedJob {
+  id: string;
+  status: string;
+  testerId: string | null;
+  currentSubmissionId: string | null;
+  claimDeadlineAt: Date | null;
+  autoAcceptAt: Date | null;
+  revisionDeadlineAt: Date | null;
+}
+
+/**
+ * One page (by id) of the jobs that must have a timer: the database is the source of truth the
+ * timer reconciler rebuilds BullMQ's delayed jobs from.
+ */
+export async function listTimedJobs(db: Q, after: string | undefined, limit: number): Promise<TimedJob[]> {
+  const due = sql`(
+    (${jobs.status} = 'claimed' AND ${jobs.claimDeadlineAt} IS NOT NULL)
+    OR (${jobs.status} = 'submitted' AND ${jobs.autoAcceptAt} IS NOT NULL AND ${jobs.currentSubmissionId} IS NOT NULL)
+    OR (${jobs.status} = 'revision_requested' AND ${jobs.revisionDeadlineAt} IS NOT NULL)
+  )`;
+  return db
+    .select({
+      id: jobs.id,
+      status: jobs.status,
+      testerId: jobs.testerId,
+      currentSubmissionId: jobs.currentSubmissionId,
+      claimDeadlineAt: jobs.claimDeadlineAt,
+      autoAcceptAt: jobs.autoAcceptAt,
+      revisionDeadlineAt: jobs.revisionDeadlineAt,
+    })
+    .from(jobs)
+    .where(after ? and(due, sql`${jobs.id} > ${after}`) : due)
+    .orderBy(jobs.id)
+    .limit(limit);
 }

@@ -49,6 +49,23 @@ export const jobs = jobsSchema.table(
     claimDeadlineAt: ts('claim_deadline_at'),
     autoAcceptAt: ts('auto_accept_at'),
     revisionDeadlineAt: ts('revision_deadline_at'),
+    /** Only testers who never submitted work on this poster's jobs for the same site (fresh-eyes.ts). */
+    freshEyes: boolean('fresh_eyes').notNull().default(true),
+    /** Only testers whose profile lists this assistive technology; null: anyone. */
+    assistiveTech: text('assistive_tech'),
+    /** The URL's host, lower-case, a leading `www.` removed (the fresh-eyes "same site"). */
+    siteHost: text('site_host').notNull().default(''),
+    /** A re-test (POST /api/jobs/:id/retest): the completed job it checks again. */
+    retestOf: uuid('retest_of'),
+    /** Re-tests: the original tester, who alone may see and claim it until reserved_until. */
+    reservedTesterId: text('reserved_tester_id'),
+    /** Set when a re-test is paid: paid_at + RETEST_RESERVE_MS. */
+    reservedUntil: ts('reserved_until'),
+    /**
+     * Set when the poster deletes an unpaid job: it leaves every list. Should its checkout
+     * still be paid (an old tab), JobPaid clears it again, so a payment always ends in a live job.
+     */
+    deletedAt: ts('deleted_at'),
   },
   (t) => [
     // Available jobs for testers: newest first, keyset pagination, only live jobs indexed.
@@ -57,6 +74,10 @@ export const jobs = jobsSchema.table(
       .where(sql`status = 'open' AND payment_status = 'paid'`),
     index('jobs_poster_idx').on(t.posterId, t.createdAt.desc()),
     index('jobs_tester_idx').on(t.testerId, t.status),
+    // Re-tests held for their original tester (the first page of that tester's available jobs).
+    index('jobs_reserved_idx')
+      .on(t.reservedTesterId)
+      .where(sql`reserved_tester_id IS NOT NULL AND status = 'open'`),
   ],
 );
 
@@ -77,13 +98,36 @@ export const submissions = jobsSchema.table(
     requirementResponses: jsonb('requirement_responses').$type<Array<{ requirement_index: number; response_text: string }>>().notNull(),
     generalFeedback: text('general_feedback'),
     previewFileId: uuid('preview_file_id'),
+    /** What the tester said the work took (1-240), or null. */
+    minutesSpent: integer('minutes_spent'),
+    /** Minutes from the claim to this submission, measured here. */
+    claimToSubmitMinutes: integer('claim_to_submit_minutes'),
     fileIds: jsonb('file_ids').$type<string[]>().notNull(),
     submittedAt: ts('submitted_at').notNull().defaultNow(),
     autoAcceptAt: ts('auto_accept_at'),
     acceptedAt: ts('accepted_at'),
     acceptedBy: text('accepted_by'),
   },
-  (t) => [index('submissions_job_idx').on(t.jobId, t.submittedAt.desc())],
+  (t) => [
+    index('submissions_job_idx').on(t.jobId, t.submittedAt.desc()),
+    index('submissions_tester_idx').on(t.testerId),
+    // "usually N minutes": the latest submissions that say how long they took.
+    index('submissions_minutes_idx').on(t.submittedAt.desc()).where(sql`minutes_spent IS NOT NULL`),
+  ],
+);
+
+/** The poster's rating of the tester of a completed job: one per job. */
+export const ratings = jobsSchema.table(
+  'ratings',
+  {
+    jobId: uuid('job_id').primaryKey(),
+    testerId: text('tester_id').notNull(),
+    posterId: text('poster_id').notNull(),
+    stars: integer('stars').notNull(),
+    comment: text('comment'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('ratings_tester_idx').on(t.testerId)],
 );
 
 export const files = jobsSchema.table(
@@ -113,6 +157,11 @@ export const users = jobsSchema.table('users', {
   country: text('country'),
   location: text('location'),
   strikes: integer('strikes').notNull().default(0),
+  /** From identity's TesterApprovalChanged (the tester's profile). */
+  assistiveTech: jsonb('assistive_tech').$type<string[]>().notNull().default([]),
+  /** Sum and count of the stars posters gave this tester (ratings here; the priority window). */
+  ratingSum: integer('rating_sum').notNull().default(0),
+  ratingCount: integer('rating_count').notNull().default(0),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
@@ -120,3 +169,4 @@ export type JobRow = typeof jobs.$inferSelect;
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
+export type RatingRow = typeof ratings.$inferSelect;

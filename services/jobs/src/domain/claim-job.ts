@@ -1,30 +1,62 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { jobs, type JobRow } from '../db/schema.js';
-import { countActiveClaims, findUser, getJob, lockTester } from '../db/job.repository.js';
-import { claimDeadline, decide, geoAllows } from './job-state.js';
+import { JOB_MESSAGES, type GeoRule } from '@htm/contracts';
+import { countActiveClaims, findUser, getJob, lockTester, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
+import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
+import { freshEyesBlocks } from './fresh-eyes.js';
 
-export interface TesterStanding {
-  id: string;
-  approved: boolean;
-  country: string | null;
+export type { TesterStanding };
+
+/** Whether a rating sum and count make a tester top-rated (the same rule as topRatedCountries). */
+export function isTopRated(sum: number, count: number): boolean {
+  return count >= TOP_RATED.minCount && Math.round((sum * 10) / count) >= TOP_RATED.minAvgTenths;
 }
 
 /**
  * A tester's approval and country: the jobs service's own projection (identity events) wins;
- * the token's claims are used only while the projection has no row for them yet.
+ * the token's claims are used only while the projection has no row for them yet. With them what
+ * decides which jobs they may take beyond geo (assistive tech, fresh eyes, priority window).
  */
-export async function testerStanding(deps: Pick<JobsDeps, 'db'>, caller: Caller): Promise<TesterStanding> {
-  const row = await findUser(deps.db, caller.id);
-  if (row && row.approved !== null) return { id: caller.id, approved: row.approved, country: row.country ?? caller.country };
-  return { id: caller.id, approved: caller.approved, country: row?.country ?? caller.country };
+export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, caller: Caller): Promise<TesterStanding> {
+  const [row, sites, topCountries] = await Promise.all([
+    findUser(deps.db, caller.id),
+    testedSites(deps.db, caller.id),
+    deps.config.PRIORITY_WINDOW_MS > 0 ? topRatedCountries(deps.db) : Promise.resolve([]),
+  ]);
+  const known = row && row.approved !== null;
+  return {
+    id: caller.id,
+    approved: known ? row.approved! : caller.approved,
+    country: row?.country ?? caller.country,
+    assistiveTech: row?.assistiveTech ?? [],
+    testedSites: sites,
+    topRated: row ? isTopRated(row.ratingSum, row.ratingCount) : false,
+    windowRules: (['us_pr', 'us_pr_ca', 'global_beta'] as const).filter((rule) => topCountries.some((c) => geoAllows(rule, c))),
+  };
+}
+
+/**
+ * The tester's standing through the jobs read cache (emptied on any change to jobs or users, in
+ * any process): the available-jobs list and a claim share it, so a claim right after a list read
+ * costs no standing queries.
+ */
+export function cachedStanding(deps: Pick<JobsDeps, 'db' | 'config' | 'readCache'>, caller: Caller): Promise<TesterStanding> {
+  return deps.readCache.standing(`${caller.id}|${caller.approved}|${caller.country}`, () => testerStanding(deps, caller));
+}
+
+/** Whether the priority window still hides a job from this tester at `now`. */
+export function inPriorityWindow(job: Pick<JobRow, 'paidAt' | 'geoRule'>, tester: Pick<TesterStanding, 'topRated' | 'windowRules'>, windowMs: number, now: Date): boolean {
+  if (windowMs <= 0 || tester.topRated || !job.paidAt) return false;
+  if (!tester.windowRules.includes(job.geoRule as GeoRule)) return false;
+  return job.paidAt.getTime() > now.getTime() - windowMs;
 }
 
 /** POST /api/jobs/:id/claim and /accept: the calling tester takes the job. */
 export async function claimJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<JobRow> {
-  const standing = await testerStanding(deps, caller);
+  const standing = await cachedStanding(deps, caller);
   if (!standing.approved) throw AppError.forbidden('Your tester account is not approved yet.', 'tester_not_approved');
   return takeJob(deps, jobId, standing, 'tester');
 }
@@ -35,31 +67,55 @@ export async function assignJob(deps: JobsDeps, jobId: string, testerId: string)
   const row = await findUser(deps.db, testerId);
   if (!row || row.type !== 'tester') throw AppError.notFound('Tester not found.', 'tester_not_found');
   if (!row.approved) throw AppError.conflict('This tester is not approved.', 'tester_not_approved');
-  return takeJob(deps, jobId, { id: row.id, approved: true, country: row.country }, 'admin');
+  // The admin's choice of tester is not held back by the priority window.
+  const standing: TesterStanding = {
+    id: row.id,
+    approved: true,
+    country: row.country,
+    assistiveTech: row.assistiveTech,
+    testedSites: await testedSites(deps.db, row.id),
+    topRated: true,
+    windowRules: [],
+  };
+  return takeJob(deps, jobId, standing, 'admin');
+}
+
+/** Assistive technology, fresh eyes and the priority window: 403 for a tester, 409 for the admin. */
+function assertTesterFits(job: JobRow, tester: TesterStanding, by: 'tester' | 'admin', windowMs: number): void {
+  const refuse = (detail: string, code: string) => (by === 'admin' ? AppError.conflict(detail, code) : AppError.forbidden(detail, code));
+  if (job.assistiveTech && !tester.assistiveTech.includes(job.assistiveTech)) {
+    throw refuse(by === 'admin' ? 'This job is for a tester who uses the assistive technology it names, and this tester does not.' : JOB_MESSAGES.assistiveTechRequired, 'assistive_tech_required');
+  }
+  if (freshEyesBlocks(job, tester.testedSites)) {
+    throw refuse(by === 'admin' ? 'This job asks for a tester new to this site, and this tester has tested it.' : JOB_MESSAGES.alreadyTestedSite, 'already_tested_site');
+  }
+  if (inPriorityWindow(job, tester, windowMs, new Date())) throw refuse(JOB_MESSAGES.priorityWindow, 'priority_window');
 }
 
 async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
   const action = by === 'admin' ? 'assign' : 'claim';
   const job = await getJob(deps.db, jobId);
   decide(job, action);
+  const holder = reservedFor(job);
+  if (by === 'tester' && holder && holder !== tester.id) {
+    throw AppError.forbidden('This re-test is reserved for the tester who did the first test.', 'reserved_for_original_tester');
+  }
   if (!geoAllows(job.geoRule, tester.country)) {
     throw by === 'admin'
       ? AppError.conflict("This tester's country cannot take this job.", 'geo_not_allowed')
       : AppError.forbidden('This job is not available in your country.', 'geo_not_allowed');
   }
+  // A re-test held for this tester is theirs: the priority window does not apply to it.
+  assertTesterFits(job, tester, by, holder === tester.id ? 0 : deps.config.PRIORITY_WINDOW_MS);
   const max = deps.config.MAX_ACTIVE_CLAIMS;
   const claimedAt = new Date();
   const deadlineAt = claimDeadline(claimedAt, job.expectedCompletionHours, deps.config.CLAIM_TIMEOUT_MS);
+  // Per claim: one job read (most losers of a storm stop there: the job is no longer open), then
+  // in one transaction the tester lock, the conditional UPDATE and, for its winner only, the
+  // active-claims count and the outbox row. A lost race answers 409 from the UPDATE's empty
+  // result: no second read of the job, no count.
   const taken = await deps.db.transaction(async (tx) => {
     await lockTester(tx, tester.id);
-    if ((await countActiveClaims(tx, tester.id)) >= max) {
-      throw AppError.conflict(
-        by === 'admin'
-          ? `This tester already holds ${max} active job${max === 1 ? '' : 's'}.`
-          : `You can work on ${max} job${max === 1 ? '' : 's'} at a time. Submit your current work first.`,
-        'too_many_claims',
-      );
-    }
     // The one conditional UPDATE: of any number of simultaneous claims exactly one matches.
     const [row] = await tx
       .update(jobs)
@@ -75,24 +131,37 @@ async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by
         lastReview: null,
         currentSubmissionId: null,
       })
-      .where(and(eq(jobs.id, jobId), eq(jobs.status, 'open'), eq(jobs.paymentStatus, 'paid')))
+      .where(
+        and(
+          eq(jobs.id, jobId),
+          eq(jobs.status, 'open'),
+          eq(jobs.paymentStatus, 'paid'),
+          // A re-test held for its original tester (checked again here against the clock).
+          by === 'tester' ? sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${tester.id})` : undefined,
+        ),
+      )
       .returning();
-    if (!row) return undefined;
+    if (!row) throw AppError.conflict('This job has already been taken by another tester.', 'job_taken');
+    // Counted after the UPDATE (this job included), under the tester lock: over the limit rolls it back.
+    if ((await countActiveClaims(tx, tester.id)) > max) {
+      throw AppError.conflict(
+        by === 'admin'
+          ? `This tester already holds ${max} active job${max === 1 ? '' : 's'}.`
+          : `You can work on ${max} job${max === 1 ? '' : 's'} at a time. Submit your current work first.`,
+        'too_many_claims',
+      );
+    }
     await deps.events.record(
       tx,
       createEvent(
         'JobClaimed',
         row.id,
-        { jobId: row.id, testerId: tester.id, claimedAt: claimedAt.toISOString(), deadlineAt: deadlineAt.toISOString(), by },
+        { jobId: row.id, testerId: tester.id, claimedAt: claimedAt.toISOString(), deadlineAt: deadlineAt.toISOString(), by, posterId: row.posterId, geoRule: row.geoRule as GeoRule },
         { correlationId: getCorrelationId() },
       ),
     );
     return row;
   });
-  if (!taken) {
-    decide(await getJob(deps.db, jobId), action); // explains what changed
-    throw AppError.conflict('This job has already been taken by another tester.', 'job_taken');
-  }
   deps.events.kick();
   return taken;
 }

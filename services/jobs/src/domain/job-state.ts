@@ -127,3 +127,23 @@ export function claimDeadline(claimedAt: Date, expectedCompletionHours: number, 
 export function addMs(at: Date, ms: number): Date {
   return new Date(at.getTime() + ms);
 }
+
+/** The tester a re-test is held for right now (RETEST_RESERVE_MS after payment), or null once open to all. */
+export function reservedFor(job: { reservedTesterId: string | null; reservedUntil: Date | null }, now: Date = new Date()): string | null {
+  return job.reservedTesterId && job.reservedUntil && job.reservedUntil.getTime() > now.getTime() ? job.reservedTesterId : null;
+}
+
+/** What decides which jobs a tester may take (loaded by claim-job.ts testerStanding, cached by read-cache.ts). */
+export interface TesterStanding {
+  id: string;
+  approved: boolean;
+  country: string | null;
+  /** Assistive technology the tester uses (identity's profile, through events). */
+  assistiveTech: string[];
+  /** siteKey()s of the poster sites the tester has submitted work on (fresh eyes). */
+  testedSites: string[];
+  /** Top-rated (rating_avg >= 4.5 over 3+ ratings): sees jobs in their priority window. */
+  topRated: boolean;
+  /** Geo rules for which a top-rated tester exists: their jobs have a priority window. */
+  windowRules: GeoRule[];
+}

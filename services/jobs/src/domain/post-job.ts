@@ -1,11 +1,12 @@
 import { eq, and, sql } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
-import type { CreateJobBody } from '@htm/contracts';
+import { JOB_LIMITS, type CreateJobBody, type GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import { jobs, type JobRow } from '../db/schema.js';
-import { getJob } from '../db/job.repository.js';
+import { getJob, markUnpaidJobDeleted } from '../db/job.repository.js';
 import { decide } from './job-state.js';
+import { siteHost } from './fresh-eyes.js';
 
 export interface CheckoutAnswer {
   checkout_url: string | null;
@@ -18,17 +19,72 @@ export const PAYMENT_DOWN = 'Payments are not answering right now. Your job is s
 
 /** Creates the job unpaid (JobCreated in the same transaction), then asks payments for a checkout session. */
 export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBody): Promise<CheckoutAnswer> {
+  const job = await insertJob(deps, caller, {
+    title: body.title,
+    url: body.url,
+    whatToTest: body.what_to_test,
+    expectedCompletionHours: body.expected_completion_hours,
+    geoRule: body.geo_rule,
+    requirements: body.requirements,
+    freshEyes: body.fresh_eyes,
+    assistiveTech: body.assistive_tech,
+  });
+  return requestCheckout(deps, job);
+}
+
+export const RETEST_TITLE_PREFIX = 'Re-test: ';
+
+/** The re-test's title: "Re-test: " + the original's (without stacking prefixes), within the title limit. */
+export function retestTitle(original: string): string {
+  const base = original.startsWith(RETEST_TITLE_PREFIX) ? original.slice(RETEST_TITLE_PREFIX.length) : original;
+  return (RETEST_TITLE_PREFIX + base).slice(0, JOB_LIMITS.titleMax);
+}
+
+/**
+ * POST /api/jobs/:id/retest: the poster of a completed job posts it again for the same tester
+ * (same url, what to test, requirements and geo rule); once paid it is reserved for that tester.
+ */
+export async function retestJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<CheckoutAnswer> {
+  const original = await getJob(deps.db, jobId);
+  if (original.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can ask for a re-test.', 'not_job_poster');
+  if (original.status !== 'completed') throw AppError.conflict('Only a completed job can be re-tested.', 'not_completed');
+  const job = await insertJob(deps, caller, {
+    title: retestTitle(original.title),
+    url: original.url,
+    whatToTest: original.whatToTest,
+    expectedCompletionHours: original.expectedCompletionHours,
+    geoRule: original.geoRule as GeoRule,
+    requirements: original.requirements,
+    // The same tester checks again: fresh-eyes rules do not apply to a re-test.
+    freshEyes: false,
+    assistiveTech: original.assistiveTech,
+    retestOf: original.id,
+    reservedTesterId: original.testerId,
+  });
+  return requestCheckout(deps, job);
+}
+
+interface NewJob {
+  title: string;
+  url: string;
+  whatToTest: string;
+  expectedCompletionHours: number;
+  geoRule: GeoRule;
+  requirements: string[];
+  freshEyes: boolean;
+  assistiveTech: string | null;
+  retestOf?: string;
+  reservedTesterId?: string | null;
+}
+
+async function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promise<JobRow> {
   const job = await deps.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(jobs)
       .values({
-        title: body.title,
-        url: body.url,
-        whatToTest: body.what_to_test,
+        ...fields,
         budgetCents: 100,
-        expectedCompletionHours: body.expected_completion_hours,
-        geoRule: body.geo_rule,
-        requirements: body.requirements,
+        siteHost: siteHost(fields.url),
         posterId: caller.id,
         posterEmail: caller.email,
         posterName: caller.name,
@@ -45,7 +101,7 @@ export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBod
           posterId: caller.id,
           title: row.title,
           url: row.url,
-          geoRule: body.geo_rule,
+          geoRule: fields.geoRule,
           budgetCents: 100,
           expectedCompletionHours: row.expectedCompletionHours,
         },
@@ -55,7 +111,7 @@ export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBod
     return row;
   });
   deps.events.kick();
-  return requestCheckout(deps, job);
+  return job;
 }
 
 /**
@@ -64,6 +120,7 @@ export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBod
  */
 export async function checkoutAgain(deps: JobsDeps, caller: Caller, jobId: string): Promise<CheckoutAnswer> {
   const job = await getJob(deps.db, jobId);
+  if (job.deletedAt) throw AppError.notFound('Job not found.', 'job_not_found');
   if (caller.type !== 'admin' && job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can pay for it.', 'not_job_poster');
   decide(job, 'checkout');
   return requestCheckout(deps, job);
@@ -96,4 +153,16 @@ async function requestCheckout(deps: JobsDeps, job: JobRow): Promise<CheckoutAns
     const fresh = (await deps.db.select().from(jobs).where(eq(jobs.id, job.id)))[0] ?? job;
     return { checkout_url: null, session_id: null, job: fresh, payment_error: PAYMENT_DOWN };
   }
+}
+
+/**
+ * The poster deletes a job that was never paid (open, unpaid): it leaves every list at once.
+ * Only the poster; a paid job is 409 `already_paid`. A checkout of it still open in another tab
+ * can be paid: JobPaid then restores the job, so a payment never lands on a deleted job.
+ */
+export async function deleteUnpaidJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<void> {
+  const job = await getJob(deps.db, jobId);
+  if (job.deletedAt) throw AppError.notFound('Job not found.', 'job_not_found');
+  if (job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can delete it.', 'not_job_poster');
+  if (!(await markUnpaidJobDeleted(deps.db, job.id))) throw AppError.conflict('This job has been paid for, so it can no longer be deleted.', 'already_paid');
 }

@@ -1,5 +1,5 @@
 import { AppError, type Caller } from '@htm/service-kit';
-import type { SubmissionView } from '@htm/contracts';
+import type { RetestComparisonView, SubmissionView } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { FileRow, JobRow, SubmissionRow } from '../db/schema.js';
 import { filesByIds, findFile, findJob, findSubmission, getJob } from '../db/job.repository.js';
@@ -24,6 +24,42 @@ export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: stri
   const locked = reader === 'poster' && !sub.acceptedAt;
   const fileRows = locked ? [] : await filesByIds(deps.db, sub.fileIds);
   return toSubmissionView(sub, fileRows, deps.links, locked);
+}
+
+/**
+ * GET /api/jobs/:id/before-after: a re-test's findings beside the original's. The poster of the
+ * re-test, the admin, and the tester holding it (or for whom it is held) may read it; the tester
+ * sees the earlier findings while re-testing, the poster sees "after" once the re-test is accepted.
+ */
+export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId: string): Promise<RetestComparisonView> {
+  const job = await getJob(deps.db, jobId);
+  const allowed =
+    caller.type === 'admin' ||
+    (caller.type === 'poster' && job.posterId === caller.id) ||
+    (caller.type === 'tester' && (job.testerId === caller.id || job.reservedTesterId === caller.id));
+  if (!allowed) throw AppError.forbidden('You cannot see the findings of this re-test.', 'not_allowed');
+  if (!job.retestOf) throw AppError.notFound('This job is not a re-test.', 'not_a_retest');
+  const original = await findJob(deps.db, job.retestOf);
+  const beforeSub = await findSubmission(deps.db, original?.currentSubmissionId ?? null);
+  const afterSub = await findSubmission(deps.db, job.currentSubmissionId);
+  const before = beforeSub ? toSubmissionView(beforeSub, await filesByIds(deps.db, beforeSub.fileIds), deps.links, false) : null;
+  const afterLocked = caller.type === 'poster' && !afterSub?.acceptedAt;
+  const after = afterSub ? toSubmissionView(afterSub, afterLocked ? [] : await filesByIds(deps.db, afterSub.fileIds), deps.links, afterLocked) : null;
+  const responseOf = (v: SubmissionView | null, i: number) => v?.requirement_responses?.find((r) => r.requirement_index === i)?.response_text ?? null;
+  const beforeFindings = before?.human_preview.key_findings_bullets ?? [];
+  const afterFindings = after?.human_preview.key_findings_bullets ?? [];
+  return {
+    job_id: job.id,
+    retest_of: job.retestOf,
+    before,
+    after,
+    requirements: job.requirements.map((requirement, i) => ({ requirement_index: i, requirement, before: responseOf(before, i), after: responseOf(after, i) })),
+    key_findings: Array.from({ length: Math.max(beforeFindings.length, afterFindings.length) }, (_, i) => ({
+      index: i,
+      before: beforeFindings[i] ?? null,
+      after: afterFindings[i] ?? null,
+    })),
+  };
 }
 
 /**

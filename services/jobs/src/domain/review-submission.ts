@@ -52,7 +52,7 @@ export async function reviewSubmission(deps: JobsDeps, caller: Caller, jobId: st
       createEvent(
         'RevisionRequested',
         row.id,
-        { jobId: row.id, testerId: row.testerId!, reason, requestedAt: requestedAt.toISOString(), deadlineAt: deadlineAt.toISOString() },
+        { jobId: row.id, testerId: row.testerId!, reason, requestedAt: requestedAt.toISOString(), deadlineAt: deadlineAt.toISOString(), posterId: row.posterId },
         { correlationId: getCorrelationId() },
       ),
     );
@@ -109,13 +109,17 @@ export async function applyAccept(
     .where(and(eq(jobs.id, a.jobId), eq(jobs.status, 'submitted'), eq(jobs.currentSubmissionId, a.submissionId)))
     .returning();
   if (!row) return undefined;
-  await tx.update(submissions).set({ acceptedAt: a.at, acceptedBy: a.by }).where(eq(submissions.id, a.submissionId));
+  const [sub] = await tx
+    .update(submissions)
+    .set({ acceptedAt: a.at, acceptedBy: a.by })
+    .where(eq(submissions.id, a.submissionId))
+    .returning({ minutesSpent: submissions.minutesSpent });
   await deps.events.record(
     tx,
     createEvent(
       'SubmissionAccepted',
       row.id,
-      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString() },
+      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString(), minutesSpent: sub?.minutesSpent ?? null },
       { correlationId: getCorrelationId() },
     ),
   );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Request } from 'express';
 import sharp from 'sharp';
@@ -19,9 +20,12 @@ interface NormalisedSubmission {
   generalFeedback: string | null;
   deviceUsed: string | null;
   browserUsed: string | null;
+  minutesSpent: number | null;
 }
 
 const PREVIEW_MAX = 480;
+/** Largest image decoded (width × height): 40 megapixels covers a full-page 4K screenshot. */
+export const MAX_IMAGE_PIXELS = 40_000_000;
 
 export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }> = {
   claim_timeout: { detail: JOB_MESSAGES.claimExpired, code: 'claim_expired' },
@@ -52,6 +56,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
     allowVideo: variant === 'poster_flow',
     maxFiles: variant === 'dashboard' ? 1 : JOB_LIMITS.maxFiles,
     tooManyFilesMessage: variant === 'dashboard' ? 'Please attach one screenshot only' : undefined,
+    idleTimeoutMs: deps.config.UPLOAD_IDLE_TIMEOUT_MS,
   });
   const stored: string[] = [];
   try {
@@ -59,6 +64,8 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
     const images = form.files.filter((f) => f.kind === 'image');
     const allowVideo = variant === 'poster_flow';
     for (const img of images) await assertDecodable(img, allowVideo);
+    // Stored originals carry no EXIF/GPS/XMP metadata (videos are stored as uploaded).
+    for (const img of images) await stripMetadata(img, allowVideo);
     const preview = images[0] ? await makePreview(images[0], allowVideo) : undefined;
 
     // Everything is valid: store the files under generated names.
@@ -112,6 +119,8 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
           requirementResponses: data.requirementResponses,
           generalFeedback: data.generalFeedback,
           previewFileId: previewRow?.id ?? null,
+          minutesSpent: data.minutesSpent,
+          claimToSubmitMinutes: job.claimedAt ? Math.max(0, Math.round((submittedAt.getTime() - job.claimedAt.getTime()) / 60_000)) : null,
           fileIds: fileRows.map((f) => f.id),
           submittedAt,
           autoAcceptAt,
@@ -122,7 +131,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
         createEvent(
           'WorkSubmitted',
           job.id,
-          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString() },
+          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString(), posterId: job.posterId },
           { correlationId: getCorrelationId() },
         ),
       );
@@ -144,7 +153,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
 function validateFields(fields: Record<string, string>, variant: SubmitVariant, job: JobRow): NormalisedSubmission {
   if (variant === 'dashboard') {
     const v = parseOrThrow(submitWorkDashboardSchema, fields);
-    return { keyFindings: v.key_findings, requirementResponses: [], generalFeedback: v.feedback_text, deviceUsed: null, browserUsed: null };
+    return { keyFindings: v.key_findings, requirementResponses: [], generalFeedback: v.feedback_text, deviceUsed: null, browserUsed: null, minutesSpent: v.minutes_spent };
   }
   let responses: unknown = undefined;
   if (fields.requirement_responses !== undefined && fields.requirement_responses.trim() !== '') {
@@ -169,14 +178,46 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
     generalFeedback: v.general_feedback,
     deviceUsed: v.device_used,
     browserUsed: v.browser_used,
+    minutesSpent: v.minutes_spent,
   };
 }
 
 async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<void> {
+  let pixels = 0;
   try {
     const meta = await sharp(img.tmpPath).metadata();
     if (!meta.width || !meta.height) throw new Error('no size');
+    pixels = meta.width * (meta.pageHeight ?? meta.height);
   } catch {
+    throw unsupportedFile(allowVideo);
+  }
+  if (pixels > MAX_IMAGE_PIXELS) {
+    throw new AppError('too_large', `Images may be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels.`, { code: 'image_too_many_pixels' });
+  }
+}
+
+/**
+ * Re-encodes an uploaded image in its own format without its metadata (EXIF with GPS, XMP, IPTC,
+ * comments); the EXIF orientation is applied to the pixels first, so the picture looks the same.
+ * Animated GIF/WebP keep their frames. The temporary file is replaced in place.
+ */
+async function stripMetadata(img: UploadedFile, allowVideo: boolean): Promise<void> {
+  const clean = `${img.tmpPath}.clean`;
+  try {
+    const meta = await sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS }).metadata();
+    const animated = (meta.pages ?? 1) > 1;
+    let pipeline = sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS, animated });
+    if (!animated) pipeline = pipeline.rotate();
+    if (meta.format === 'jpeg') pipeline = pipeline.jpeg({ quality: 92 });
+    else if (meta.format === 'png') pipeline = pipeline.png();
+    else if (meta.format === 'webp') pipeline = pipeline.webp({ quality: 92 });
+    else if (meta.format === 'gif') pipeline = pipeline.gif();
+    else throw new Error(`unexpected image format ${meta.format}`);
+    const info = await pipeline.toFile(clean);
+    await rename(clean, img.tmpPath);
+    img.size = info.size;
+  } catch {
+    await rm(clean, { force: true });
     throw unsupportedFile(allowVideo);
   }
 }
@@ -184,7 +225,7 @@ async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<
 /** A small WebP of the first image, re-encoded (so no metadata such as GPS survives). */
 async function makePreview(img: UploadedFile, allowVideo: boolean): Promise<Buffer> {
   try {
-    return await sharp(img.tmpPath, { limitInputPixels: 100_000_000 })
+    return await sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS })
       .rotate()
       .resize({ width: PREVIEW_MAX, height: PREVIEW_MAX, fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 70 })

@@ -1,5 +1,6 @@
-import { and, eq, isNull, ne } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import { createEvent, type EventHandlers } from '@htm/events';
+import type { GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import { jobs, users } from '../db/schema.js';
 import { isUuid } from '../db/job.repository.js';
@@ -8,7 +9,7 @@ import { isUuid } from '../db/job.repository.js';
  * What the jobs service consumes (each runs once per event id, in a transaction with the
  * handled-id record, so a redelivered event changes nothing twice).
  */
-export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events'>): EventHandlers {
+export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'>): EventHandlers {
   return {
     // identity: a projection of users (poster e-mail/name for the admin, tester approval and country)
     UserSignedUp: async (e, tx) => {
@@ -35,6 +36,7 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events'>): EventHa
         country: d.country,
         // Events written before identity sent the location leave the projection's as it was.
         ...(d.location !== undefined ? { location: d.location } : {}),
+        ...(d.assistiveTech !== undefined ? { assistiveTech: d.assistiveTech } : {}),
         updatedAt: new Date(),
       };
       await tx.insert(users).values({ id: d.userId, ...set }).onConflictDoUpdate({ target: users.id, set });
@@ -44,19 +46,40 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events'>): EventHa
           .update(jobs)
           .set({ status: 'open', testerId: null, claimedAt: null, claimDeadlineAt: null })
           .where(and(eq(jobs.testerId, d.userId), eq(jobs.status, 'claimed')))
-          .returning({ id: jobs.id });
+          .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
         for (const r of released) {
-          await deps().events.record(tx, createEvent('JobReleased', r.id, { jobId: r.id, testerId: d.userId, reason: 'tester_unapproved' }, { correlationId: e.correlationId }));
+          await deps().events.record(
+            tx,
+            createEvent('JobReleased', r.id, { jobId: r.id, testerId: d.userId, reason: 'tester_unapproved', posterId: r.posterId, geoRule: r.geoRule as GeoRule }, { correlationId: e.correlationId }),
+          );
         }
       }
     },
     // payments
     JobPaid: async (e, tx) => {
       if (!isUuid(e.data.jobId)) return;
-      await tx
+      const paidAt = new Date(e.data.paidAt);
+      // A re-test is held for the original tester for RETEST_RESERVE_MS from its payment.
+      const reservedUntil = new Date(paidAt.getTime() + deps().config.RETEST_RESERVE_MS);
+      const [published] = await tx
         .update(jobs)
-        .set({ paymentStatus: 'paid', paidAt: new Date(e.data.paidAt), checkoutSessionId: e.data.sessionId })
-        .where(and(eq(jobs.id, e.data.jobId), ne(jobs.paymentStatus, 'paid')));
+        // A paid job is live even if its poster deleted it meanwhile (a checkout paid in an old tab).
+        .set({
+          paymentStatus: 'paid',
+          paidAt,
+          checkoutSessionId: e.data.sessionId,
+          deletedAt: null,
+          reservedUntil: sql`CASE WHEN ${jobs.retestOf} IS NOT NULL AND ${jobs.reservedTesterId} IS NOT NULL THEN ${reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
+        })
+        .where(and(eq(jobs.id, e.data.jobId), ne(jobs.paymentStatus, 'paid')))
+        .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+      // Testers learn of the job from this (the live channel): only once the job is claimable here.
+      if (published) {
+        await deps().events.record(
+          tx,
+          createEvent('JobPublished', published.id, { jobId: published.id, posterId: published.posterId, geoRule: published.geoRule as GeoRule, paidAt: e.data.paidAt }, { correlationId: e.correlationId }),
+        );
+      }
     },
     CheckoutCancelled: async (e, tx) => {
       if (!isUuid(e.data.jobId)) return;

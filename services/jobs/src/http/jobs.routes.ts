@@ -1,17 +1,19 @@
 import { Router, type Request } from 'express';
-import { and, eq, inArray } from 'drizzle-orm';
-import { AVAILABLE_JOBS_QUERY_MESSAGES, availableJobsQuerySchema, createJobBodySchema } from '@htm/contracts';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage } from '@htm/contracts';
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { jobs } from '../db/schema.js';
-import { listAvailableJobs, listJobs } from '../db/job.repository.js';
-import { postJob, checkoutAgain, type CheckoutAnswer } from '../domain/post-job.js';
-import { assignJob, claimJob, testerStanding } from '../domain/claim-job.js';
+import { listAvailableJobs, listJobs, listReservedFor, ratingsByJob, recentMinutes } from '../db/job.repository.js';
+import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
+import { assignJob, cachedStanding, claimJob } from '../domain/claim-job.js';
 import { submitWork } from '../domain/submit-work.js';
-import { readSubmission } from '../domain/read-submission.js';
+import { readRetestComparison, readSubmission } from '../domain/read-submission.js';
 import { completeJob, reviewSubmission } from '../domain/review-submission.js';
+import { rateJob } from '../domain/rate-job.js';
 import { geoRulesFor } from '../domain/job-state.js';
-import { toJobView } from './views.js';
+import { toJobView, toRatingView } from './views.js';
 
 const checkoutJson = (a: CheckoutAnswer) => ({
   checkout_url: a.checkout_url,
@@ -44,6 +46,14 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.status(201).json(checkoutJson(await postJob(deps, callerOf(req), body)));
   });
 
+  r.post('/api/jobs/:id/retest', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+    res.status(201).json(checkoutJson(await retestJob(deps, callerOf(req), idParam(req))));
+  });
+
+  r.get('/api/jobs/:id/before-after', authenticate, async (req, res) => {
+    res.json(await readRetestComparison(deps, callerOf(req), idParam(req)));
+  });
+
   r.post('/api/jobs/:id/checkout', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     res.json(checkoutJson(await checkoutAgain(deps, callerOf(req), idParam(req))));
   });
@@ -51,29 +61,59 @@ export function jobsRoutes(deps: JobsDeps): Router {
   r.get('/api/jobs', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const caller = callerOf(req);
     if (caller.type === 'admin') {
-      const rows = await listJobs(deps.db, undefined, 1000);
-      res.json({ jobs: rows.map((j) => toJobView(j, j.posterInfo)) });
+      const rows = await listJobs(deps.db, isNull(jobs.deletedAt), 1000);
+      const rated = await ratingsByJob(deps.db, rows.filter((j) => j.status === 'completed').map((j) => j.id));
+      res.json({ jobs: rows.map((j) => toJobView(j, j.posterInfo, rated.get(j.id) ?? null)) });
       return;
     }
-    const rows = await listJobs(deps.db, eq(jobs.posterId, caller.id), 1000);
-    res.json({ jobs: rows.map((j) => toJobView(j)) });
+    const rows = await listJobs(deps.db, and(eq(jobs.posterId, caller.id), isNull(jobs.deletedAt)), 1000);
+    const rated = await ratingsByJob(deps.db, rows.filter((j) => j.status === 'completed').map((j) => j.id));
+    res.json({ jobs: rows.map((j) => toJobView(j, undefined, rated.get(j.id) ?? null)) });
+  });
+
+  r.delete('/api/jobs/:id', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+    await deleteUnpaidJob(deps, callerOf(req), idParam(req));
+    res.status(204).end();
   });
 
   r.get('/api/tester/available-jobs', authenticate, requireRole('tester'), async (req, res) => {
     const q = parseOrThrow(availableJobsQuerySchema, req.query);
     const caller = callerOf(req);
     // Keyed by the token's claims too: they decide the standing until the projection knows the tester.
-    const standing = await deps.readCache.standing(`${caller.id}|${caller.approved}|${caller.country}`, () => testerStanding(deps, caller));
+    const standing = await cachedStanding(deps, caller);
     if (!standing.approved) throw AppError.forbidden('Your tester account is not approved yet.', 'tester_not_approved');
     const geoRules = geoRulesFor(standing.country);
     const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const body = await deps.readCache.page(`${geoRules.join(',')}|${q.limit}|${after ? `${after.createdAt}|${after.id}` : ''}`, async () => {
-      const rows = await listAvailableJobs(deps.db, { geoRules, limit: q.limit + 1, after });
+    const windowMs = deps.config.PRIORITY_WINDOW_MS;
+    const fit = {
+      assistiveTech: [...standing.assistiveTech].sort(),
+      testedSites: standing.testedSites,
+      windowRules: windowMs > 0 && !standing.topRated ? standing.windowRules : [],
+      windowCutoff: new Date(Date.now() - windowMs).toISOString(),
+    };
+    // Testers with the same geo rules, assistive tech, tested sites and window share pages. A page
+    // hiding jobs in their priority window may show them up to READ_CACHE_TTL_MS late (never early).
+    const fitKey = createHash('sha1').update(JSON.stringify([fit.assistiveTech, fit.testedSites, fit.windowRules])).digest('base64url');
+    const body = await deps.readCache.page(`${geoRules.join(',')}|${fitKey}|${q.limit}|${after ? `${after.createdAt}|${after.id}` : ''}`, async () => {
+      const [rows, minutes] = await Promise.all([listAvailableJobs(deps.db, { geoRules, limit: q.limit + 1, after, fit }), recentMinutes(deps.db)]);
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return Buffer.from(JSON.stringify({ jobs: page.map((p) => toJobView(p.job)), next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null }));
+      const usual = median(minutes);
+      const answer: AvailableJobsPage = {
+        jobs: page.map((p) => toJobView(p.job)),
+        next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null,
+        usual_minutes: usual === null ? null : Math.round(usual),
+      };
+      return Buffer.from(JSON.stringify(answer));
     });
-    res.type('application/json').send(body);
+    // Re-tests held for this tester (RETEST_RESERVE_MS) head their first page; never cached (per tester).
+    const held = after ? [] : await listReservedFor(deps.db, caller.id, geoRules);
+    if (!held.length) {
+      res.type('application/json').send(body);
+      return;
+    }
+    const shared = JSON.parse(body.toString('utf8')) as { jobs: unknown[]; next_cursor: string | null };
+    res.json({ jobs: [...held.map((j) => toJobView(j)), ...shared.jobs], next_cursor: shared.next_cursor });
   });
 
   r.get('/api/tester/my-jobs', authenticate, requireRole('tester'), async (req, res) => {
@@ -86,7 +126,14 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.json({ job: toJobView(await claimJob(deps, callerOf(req), idParam(req))) });
   };
   r.post('/api/jobs/:id/claim', authenticate, requireRole('tester'), claim);
-  r.post('/api/jobs/:id/accept', authenticate, requireRole('tester'), claim);
+  // The spec: "an admin accepts or assigns". A tester accepts for herself; the admin names the tester.
+  r.post('/api/jobs/:id/accept', authenticate, requireRole('tester', 'admin'), async (req, res) => {
+    const caller = callerOf(req);
+    if (caller.type !== 'admin') return claim(req, res);
+    const body = parseOrThrow(acceptJobBodySchema, req.body ?? {});
+    if (!body.tester_id) throw AppError.invalid(`${ACCEPT_JOB_MESSAGES.testerRequired}.`, { tester_id: [ACCEPT_JOB_MESSAGES.testerRequired] });
+    res.json({ job: toJobView(await assignJob(deps, idParam(req), body.tester_id)) });
+  });
 
   r.post('/api/admin/assign/:jobId/:testerId', authenticate, requireRole('admin'), async (req, res) => {
     res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'))) });
@@ -110,6 +157,11 @@ export function jobsRoutes(deps: JobsDeps): Router {
   r.post('/api/jobs/:id/review', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const out = await reviewSubmission(deps, callerOf(req), idParam(req), req.body);
     res.json({ payment_processed: out.payment_processed, revision_count: out.revision_count, job: toJobView(out.job) });
+  });
+
+  r.post('/api/jobs/:id/rating', authenticate, async (req, res) => {
+    const rating = await rateJob(deps, callerOf(req), idParam(req), req.body);
+    res.status(201).json({ rating: toRatingView(rating) });
   });
 
   r.patch('/api/jobs/:id/complete', authenticate, requireRole('admin'), async (req, res) => {

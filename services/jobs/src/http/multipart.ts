@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Request } from 'express';
 import busboy from 'busboy';
@@ -40,7 +40,12 @@ export interface MultipartOptions {
   videoMaxBytes?: number;
   /** Message when more than maxFiles files arrive. */
   tooManyFilesMessage?: string;
+  /** An upload that sends nothing for this long is abandoned (default 60 s). */
+  idleTimeoutMs?: number;
 }
+
+/** Temporary upload files end in this; a sweep at start-up removes the ones a crash left behind. */
+export const TMP_SUFFIX = '.part';
 
 /** The 415 of an upload route: its message names what that route accepts. */
 export const unsupportedFile = (allowVideo: boolean) =>
@@ -92,6 +97,8 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
 
   let failure: Error | undefined;
   const pending: Array<Promise<void>> = [];
+  /** File streams being read: ended by force when the upload fails (unpiped, they would never end). */
+  const streams = new Set<NodeJS.ReadableStream & { destroy(err?: Error): void }>();
 
   const handleFile = async (field: string, stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void }) => {
     if (failure) {
@@ -121,7 +128,7 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
         ext = VIDEO_TYPES[ft.mime];
       } else throw unsupportedFile(opts.allowVideo);
       contentType = ft.mime;
-      tmpPath = path.join(opts.tmpDir, `${randomUUID()}.part`);
+      tmpPath = path.join(opts.tmpDir, `${randomUUID()}${TMP_SUFFIX}`);
       tmpPaths.push(tmpPath);
       ws = createWriteStream(tmpPath);
       await writeChunk(ws, buf);
@@ -163,18 +170,45 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       if (settled) return;
       settled = true;
       failure = err instanceof Error ? err : new Error(String(err));
+      clearTimeout(idle);
       // Stop handing data to busboy; what is left of the body is discarded, never stored.
       req.unpipe(bb);
       bb.removeAllListeners('file');
+      // The file streams get no more data now: end them, so their loops finish, close their
+      // files and let cleanup delete them (else each would hold a file and a handle forever).
+      for (const s of streams) s.destroy(failure);
       req.resume();
       reject(failure);
     };
+    // An upload that stops sending (a client gone without closing, a stalled network) is
+    // abandoned after idleTimeoutMs: the request ends with an error and the temporary files go.
+    const idleMs = opts.idleTimeoutMs ?? 60_000;
+    let idle: NodeJS.Timeout | undefined;
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        fail(AppError.invalid('The upload stalled and was stopped. Please try again.', undefined, 'upload_stalled'));
+        // Nothing more will be read: once the answer is out, close the connection.
+        const res = (req as Request & { res?: import('express').Response }).res;
+        if (res) res.once('finish', () => req.destroy());
+        else req.destroy();
+      }, idleMs);
+      idle.unref();
+    };
+    touch();
+    req.on('data', touch);
+    req.once('end', () => clearTimeout(idle));
     bb.on('field', (name, value, info) => {
       if (info.valueTruncated) return fail(AppError.invalid(`The field ${name.slice(0, 40)} is too long.`, { [name.slice(0, 40)]: ['Too long'] }));
       if (name.length <= 64) fields[name] = value;
     });
     bb.on('file', (name, stream) => {
-      pending.push(handleFile(name, stream).catch((err) => fail(err)));
+      streams.add(stream);
+      pending.push(
+        handleFile(name, stream)
+          .catch((err) => fail(err))
+          .finally(() => streams.delete(stream)),
+      );
     });
     bb.on('filesLimit', () => {
       const msg = opts.tooManyFilesMessage ?? JOB_MESSAGES.tooManyFiles;
@@ -184,6 +218,7 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
     bb.on('fieldsLimit', () => fail(AppError.invalid('The form has too many fields.', undefined, 'too_many_fields')));
     bb.on('error', (err) => fail(AppError.invalid('The form could not be read.', undefined, (err as Error)?.message ? 'malformed_multipart' : 'malformed_multipart')));
     bb.on('close', () => {
+      clearTimeout(idle);
       void Promise.all(pending).then(() => {
         if (!settled) {
           settled = true;
@@ -192,6 +227,9 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       });
     });
     req.on('aborted', () => fail(AppError.invalid('The upload was interrupted.', undefined, 'upload_aborted')));
+    req.once('close', () => {
+      if (!req.complete) fail(AppError.invalid('The upload was interrupted.', undefined, 'upload_aborted'));
+    });
     req.pipe(bb);
   }).catch(async (err) => {
     await Promise.allSettled(pending);
@@ -200,4 +238,32 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
   });
 
   return { fields, files, cleanup };
+}
+
+/**
+ * Deletes temporary upload files nobody is writing any more (older than `olderThanMs`): what a
+ * crash or a kill left behind. Runs at start-up. Returns how many were removed.
+ */
+export async function sweepUploadTmp(tmpDir: string, olderThanMs: number): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(tmpDir);
+  } catch {
+    return 0; // no tmp dir yet
+  }
+  const cutoff = Date.now() - olderThanMs;
+  let removed = 0;
+  for (const name of names) {
+    if (!name.endsWith(TMP_SUFFIX)) continue;
+    const p = path.join(tmpDir, name);
+    try {
+      if ((await stat(p)).mtimeMs < cutoff) {
+        await rm(p, { force: true });
+        removed++;
+      }
+    } catch {
+      /* gone already */
+    }
+  }
+  return removed;
 }

@@ -1,11 +1,18 @@
-import type { GeoRule, JobStatus, JobView, SubmissionView } from '@htm/contracts';
-import type { FileRow, JobRow, SubmissionRow } from '../db/schema.js';
+import type { AssistiveTech, GeoRule, JobStatus, JobView, RatingView, SubmissionView } from '@htm/contracts';
+import type { FileRow, JobRow, RatingRow, SubmissionRow } from '../db/schema.js';
 import type { FileLinkSigner } from '../storage/file-links.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
-/** The job object of docs/api-contracts.md; poster_info only when given (admin). */
-export function toJobView(job: JobRow, posterInfo?: { email: string; name: string }): JobView {
+export function toRatingView(r: RatingRow): RatingView {
+  return { stars: r.stars, comment: r.comment, created_at: r.createdAt.toISOString() };
+}
+
+/**
+ * The job object of docs/api-contracts.md; poster_info only when given (admin); `rating` only
+ * in the poster's and the admin's lists (null until rated).
+ */
+export function toJobView(job: JobRow, posterInfo?: { email: string; name: string }, rating?: RatingRow | null): JobView {
   const view: JobView = {
     id: job.id,
     title: job.title,
@@ -28,8 +35,13 @@ export function toJobView(job: JobRow, posterInfo?: { email: string; name: strin
     claim_deadline_at: iso(job.claimDeadlineAt),
     auto_accept_at: iso(job.autoAcceptAt),
     revision_deadline_at: iso(job.revisionDeadlineAt),
+    fresh_eyes: job.freshEyes,
+    assistive_tech: (job.assistiveTech as AssistiveTech | null) ?? null,
+    retest_of: job.retestOf,
+    reserved_until: iso(job.reservedUntil),
   };
   if (posterInfo) view.poster_info = posterInfo;
+  if (rating !== undefined) view.rating = rating ? toRatingView(rating) : null;
   return view;
 }
 
@@ -53,5 +65,7 @@ export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links:
     requirement_responses: locked ? null : sub.requirementResponses,
     general_feedback: locked ? null : sub.generalFeedback,
     file_urls: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => links.url(id)),
+    minutes_spent: sub.minutesSpent ?? null,
+    claim_to_submit_minutes: sub.claimToSubmitMinutes ?? null,
   };
 }

@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import { createEvent, ServiceEvents, type EventBus, type EventEnvelope, type Subscription } from '@htm/events';
 import { createBlockingRedis, createRedis, type Db } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
+import type { GeoRule } from '@htm/contracts';
 import type { JobsConfig } from '../config.js';
 import { handledEvents, jobs, outbox } from '../db/schema.js';
-import { addStrike } from '../db/job.repository.js';
+import { addStrike, listTimedJobs, type TimedJob } from '../db/job.repository.js';
 import { applyAccept } from '../domain/review-submission.js';
 
 /** Queue, timer and consumer-group names: published names, never rename (stranded jobs). */
@@ -88,13 +89,13 @@ export async function runTimer(deps: TimerDeps, name: string, data: unknown): Pr
               : and(eq(jobs.status, 'revision_requested'), eq(jobs.revisionDeadlineAt, new Date(d.deadlineAt))),
           ),
         )
-        .returning({ id: jobs.id });
+        .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
       if (!row) return false;
       const reason = claim ? 'claim_timeout' : 'revision_expired';
       const strikes = await addStrike(tx, d.testerId);
       await deps.events.record(
         tx,
-        createEvent('JobReleased', d.jobId, { jobId: d.jobId, testerId: d.testerId, reason }),
+        createEvent('JobReleased', d.jobId, { jobId: d.jobId, testerId: d.testerId, reason, posterId: row.posterId, geoRule: row.geoRule as GeoRule }),
         createEvent('TesterStrikeRecorded', d.testerId, {
           testerId: d.testerId,
           jobId: d.jobId,
@@ -126,6 +127,8 @@ export interface JobsWorker {
   worker: Worker;
   /** Schedules the timer an event asks for (exposed for tests). */
   schedule(event: EventEnvelope): Promise<void>;
+  /** Re-creates every timer the database says is due (missing ones fire; existing ones are left alone). */
+  reconcile(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -184,6 +187,50 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
     }
   };
 
+  /**
+   * The database is the source of truth for timers: Redis may lose them (restart without
+   * persistence, failover to an empty replica, eviction, a wipe). At start-up and every
+   * TIMER_RECONCILE_MS this adds a delayed job for every deadline in jobs.jobs under the same
+   * deterministic id the event path uses: an existing timer makes the add a no-op, a missing
+   * one is re-created, an overdue one fires at once. Firing twice is harmless anyway (each
+   * timer re-checks the job in one conditional UPDATE).
+   */
+  const timerFor = (j: TimedJob): { name: TimerName; data: ClaimTimeoutData | AutoAcceptData | RevisionWindowData; jobId: string; at: Date } | undefined => {
+    if (j.status === 'claimed' && j.claimDeadlineAt && j.testerId) {
+      const deadlineAt = j.claimDeadlineAt.toISOString();
+      return { name: TIMERS.claimTimeout, data: { jobId: j.id, testerId: j.testerId, deadlineAt }, jobId: timerIds.claimTimeout(j.id, deadlineAt), at: j.claimDeadlineAt };
+    }
+    if (j.status === 'submitted' && j.autoAcceptAt && j.currentSubmissionId) {
+      return { name: TIMERS.autoAccept, data: { jobId: j.id, submissionId: j.currentSubmissionId }, jobId: timerIds.autoAccept(j.id, j.currentSubmissionId), at: j.autoAcceptAt };
+    }
+    if (j.status === 'revision_requested' && j.revisionDeadlineAt && j.testerId) {
+      const deadlineAt = j.revisionDeadlineAt.toISOString();
+      return { name: TIMERS.revisionWindow, data: { jobId: j.id, testerId: j.testerId, deadlineAt }, jobId: timerIds.revisionWindow(j.id, deadlineAt), at: j.revisionDeadlineAt };
+    }
+    return undefined;
+  };
+  let reconciling: Promise<number> | undefined;
+  const reconcile = (): Promise<number> =>
+    (reconciling ??= (async () => {
+      let after: string | undefined;
+      let n = 0;
+      for (;;) {
+        const page = await listTimedJobs(deps.db, after, 500);
+        if (!page.length) break;
+        const timers = page.map(timerFor).filter((t) => !!t);
+        await queue.addBulk(timers.map((t) => ({ name: t.name, data: t.data, opts: { jobId: t.jobId, delay: Math.max(0, t.at.getTime() - Date.now()) } })));
+        n += timers.length;
+        after = page[page.length - 1].id;
+      }
+      logger.debug({ timers: n }, 'timers reconciled from the database');
+      return n;
+    })().finally(() => (reconciling = undefined)));
+  const reconcileQuietly = () =>
+    reconcile().catch((err: Error) => logger.warn({ err: err.message }, 'timer reconciliation failed; retried at the next interval'));
+  await reconcileQuietly();
+  const reconcileTimer = setInterval(() => void reconcileQuietly(), config.TIMER_RECONCILE_MS);
+  reconcileTimer.unref();
+
   const sub: Subscription = await deps.bus.subscribe({
     group: WORKER_GROUP,
     sources: ['jobs'],
@@ -198,8 +245,11 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
     queue,
     worker,
     schedule,
+    reconcile,
     stop: () =>
       (stopping ??= (async () => {
+        clearInterval(reconcileTimer);
+        await reconciling?.catch(() => undefined);
         await sub.stop();
         await worker.close();
         await queue.close();

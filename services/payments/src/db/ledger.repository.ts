@@ -22,6 +22,7 @@ export interface TesterEarningRow {
   title: string | null;
   amount_cents: number;
   accepted_by: string | null;
+  minutes_spent: number | null;
   occurred_at: Date | string;
   payout_id: string | null;
 }
@@ -29,7 +30,7 @@ export interface TesterEarningRow {
 /** A tester's earnings, each with its payout entry (if any), newest first. */
 export async function listTesterEarnings(db: Exec, testerId: string): Promise<TesterEarningRow[]> {
   const r = await db.execute(sql`
-    SELECT e.id, e.job_id, e.title, e.amount_cents, e.accepted_by, e.occurred_at, p.id AS payout_id
+    SELECT e.id, e.job_id, e.title, e.amount_cents, e.accepted_by, e.minutes_spent, e.occurred_at, p.id AS payout_id
     FROM payments.ledger_entries e
     LEFT JOIN payments.ledger_entries p ON p.kind = 'payout' AND p.earning_id = e.id
     WHERE e.kind = 'tester_earning' AND e.tester_id = ${testerId}

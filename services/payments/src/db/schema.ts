@@ -36,6 +36,25 @@ export const checkoutSessions = paymentsSchema.table(
   ],
 );
 
+/**
+ * A paid checkout whose amount or currency differs from the session we created (a forged or
+ * tampered webhook, or a provider-side change): nothing is booked, the admin sees it here.
+ */
+export const paymentMismatches = paymentsSchema.table(
+  'payment_mismatches',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    sessionId: text('session_id').notNull(),
+    jobId: text('job_id').notNull(),
+    expectedCents: integer('expected_cents').notNull(),
+    expectedCurrency: text('expected_currency').notNull(),
+    receivedCents: integer('received_cents'),
+    receivedCurrency: text('received_currency'),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('payment_mismatches_once').on(t.sessionId, t.receivedCents, t.receivedCurrency)],
+);
+
 /** Provider (Stripe or local) webhook event ids already handled: each is applied once. */
 export const providerEvents = paymentsSchema.table('provider_events', {
   id: text('id').primaryKey(),
@@ -66,6 +85,8 @@ export const ledgerEntries = paymentsSchema.table(
     /** payment: the checkout session; earning: how it was accepted (poster | admin | auto). */
     sessionId: text('session_id'),
     acceptedBy: text('accepted_by'),
+    /** tester_earning: minutes the tester said the accepted work took (SubmissionAccepted), or null. */
+    minutesSpent: integer('minutes_spent'),
     /** payout: the earning it pays and the provider transfer. */
     earningId: uuid('earning_id'),
     transferId: text('transfer_id'),

@@ -2,9 +2,10 @@ import type Stripe from 'stripe';
 import { and, eq, ne } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Tx } from '@htm/service-kit';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { checkoutSessions, ledgerEntries, providerEvents } from '../db/schema.js';
 import { appendOnce } from '../db/ledger.repository.js';
+import { recordMismatch } from '../db/mismatch.repository.js';
 import { toProviderSession } from '../providers/stripe.provider.js';
 import { refundDuplicatePayment } from './refund-duplicate.js';
 import type { ProviderCheckoutSession } from '../providers/provider.js';
@@ -87,11 +88,28 @@ export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: Provide
     deps.logger.warn({ sessionId: session.id }, 'paid checkout session is not one of ours; ignored');
     return false;
   }
+  // Book only what we asked for: a webhook or provider answer with another amount or currency
+  // (forged, tampered, or changed at the provider) pays nothing and is shown to the admin.
+  if (session.amountTotal !== row.amountCents || (session.currency ?? '').toLowerCase() !== row.currency.toLowerCase()) {
+    await recordMismatch(tx, {
+      sessionId: row.id,
+      jobId: row.jobId,
+      expectedCents: row.amountCents,
+      expectedCurrency: row.currency,
+      receivedCents: session.amountTotal,
+      receivedCurrency: session.currency,
+    });
+    deps.logger.error(
+      { sessionId: row.id, jobId: row.jobId, expectedCents: row.amountCents, expectedCurrency: row.currency, receivedCents: session.amountTotal, receivedCurrency: session.currency },
+      'paid amount does not match the checkout session: not booked',
+    );
+    return false;
+  }
   const paidAt = new Date();
-  const amount = session.amountTotal ?? row.amountCents;
+  const amount = row.amountCents;
   /** This session's money as a ledger entry: the job's payment, or a duplicate to give back. */
   const received = (kind: 'payment' | 'duplicate_payment') =>
-    appendOnce(tx, { kind, jobId: row.jobId, amountCents: amount, currency: session.currency ?? row.currency, posterId: row.posterId, title: row.title, sessionId: row.id, occurredAt: paidAt });
+    appendOnce(tx, { kind, jobId: row.jobId, amountCents: amount, currency: row.currency, posterId: row.posterId, title: row.title, sessionId: row.id, occurredAt: paidAt });
   const entry = await received('payment');
   await tx
     .update(checkoutSessions)
@@ -126,7 +144,7 @@ export async function closeSession(deps: PaymentsDeps, tx: Tx, sessionId: string
   if (!row) return false;
   await deps.events.record(
     tx,
-    createEvent('CheckoutCancelled', row.jobId, { jobId: row.jobId, sessionId: row.id, reason }, { correlationId: getCorrelationId() }),
+    createEvent('CheckoutCancelled', row.jobId, { jobId: row.jobId, sessionId: row.id, reason, posterId: row.posterId }, { correlationId: getCorrelationId() }),
   );
   return true;
 }

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { AppError, type Caller } from '@htm/service-kit';
 import type { CheckoutStatusResponse } from '@htm/contracts';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { checkoutSessions } from '../db/schema.js';
 import { reconcileSession } from './apply-provider-event.js';
 import { refundDuplicatePayment, refundStateOf } from './refund-duplicate.js';
@@ -42,7 +42,7 @@ export async function getCheckoutStatus(deps: PaymentsDeps, caller: Caller, sess
   if (row.status === 'paid') return answer(deps, row);
 
   try {
-    const remote = await deps.provider.retrieveCheckoutSession(sessionId);
+    const remote = await deps.lookups.get(`session:${sessionId}`, () => deps.provider.retrieveCheckoutSession(sessionId));
     if (await reconcileSession(deps, remote)) deps.logger.info({ sessionId, jobId: row.jobId }, 'checkout reconciled from the provider (webhook not received)');
   } catch (err) {
     // The provider is unreachable: answer what we know; the webhook or the next poll settles it.

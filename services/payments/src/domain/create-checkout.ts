@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { AppError } from '@htm/service-kit';
 import type { CreateCheckoutSessionBody, CreateCheckoutSessionResponse } from '@htm/contracts';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { absoluteWebBase } from '../config.js';
 import { checkoutSessions, ledgerEntries } from '../db/schema.js';
 import { JOB_CURRENCY } from '../providers/provider.js';

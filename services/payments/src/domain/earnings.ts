@@ -1,6 +1,7 @@
-import type { EarningsResponse, FinancialOverview } from '@htm/contracts';
-import type { PaymentsDeps } from '../app.js';
+import { median, type EarningsResponse, type FinancialOverview } from '@htm/contracts';
+import type { PaymentsDeps } from '../deps.js';
 import { listTesterEarnings, overviewTotals, testerTotals } from '../db/ledger.repository.js';
+import { listMismatches } from '../db/mismatch.repository.js';
 import { centsToDollars } from './money.js';
 
 /** A tester's earnings; every figure comes from the ledger (integer cents, shown as dollars). */
@@ -12,6 +13,7 @@ export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, no
     last_30_days: centsToDollars(totals.last_30_days_cents),
     completed_jobs: totals.completed_jobs,
     pending_jobs: totals.pending_jobs,
+    ...timeOnTask(rows),
     jobs: rows.map((r) => ({
       job_id: r.job_id,
       title: r.title ?? '',
@@ -22,9 +24,22 @@ export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, no
   };
 }
 
+/**
+ * The effective hourly rate: what the tester earned on accepted jobs that say how long they took,
+ * per hour of those minutes (USD, two decimals), and the median of those minutes.
+ */
+export function timeOnTask(rows: Array<{ amount_cents: number; minutes_spent: number | null }>): { effective_hourly_rate: number | null; median_minutes: number | null } {
+  const timed = rows.filter((r) => r.minutes_spent !== null && r.minutes_spent !== undefined && Number(r.minutes_spent) > 0);
+  if (!timed.length) return { effective_hourly_rate: null, median_minutes: null };
+  const cents = timed.reduce((sum, r) => sum + Number(r.amount_cents), 0);
+  const minutes = timed.map((r) => Number(r.minutes_spent));
+  const totalMinutes = minutes.reduce((a, b) => a + b, 0);
+  return { effective_hourly_rate: Math.round((cents * 60) / totalMinutes) / 100, median_minutes: median(minutes) };
+}
+
 /** The admin's financial overview: sums and counts over the ledger. */
 export async function getFinancialOverview(deps: PaymentsDeps): Promise<FinancialOverview> {
-  const t = await overviewTotals(deps.db);
+  const [t, mismatches] = await Promise.all([overviewTotals(deps.db), listMismatches(deps.db)]);
   return {
     total_payments: centsToDollars(t.payments_cents),
     total_payouts: centsToDollars(t.payouts_cents),
@@ -33,5 +48,14 @@ export async function getFinancialOverview(deps: PaymentsDeps): Promise<Financia
     completed_jobs_count: t.completed_jobs_count,
     total_refunds: centsToDollars(t.refunds_cents),
     pending_refunds_count: t.pending_refunds_count,
+    amount_mismatches: mismatches.map((m) => ({
+      session_id: m.sessionId,
+      job_id: m.jobId,
+      expected_cents: m.expectedCents,
+      expected_currency: m.expectedCurrency,
+      received_cents: m.receivedCents,
+      received_currency: m.receivedCurrency,
+      recorded_at: m.recordedAt.toISOString(),
+    })),
   };
 }

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { AppError, type Caller } from '@htm/service-kit';
 import type { PayoutAccountResponse } from '@htm/contracts';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { payoutAccounts } from '../db/schema.js';
 
 type AccountRow = typeof payoutAccounts.$inferSelect;
@@ -14,7 +14,7 @@ async function findAccount(deps: PaymentsDeps, testerId: string): Promise<Accoun
 export async function refreshAccount(deps: PaymentsDeps, row: AccountRow): Promise<AccountRow> {
   if (row.status === 'ready') return row;
   try {
-    if (!(await deps.provider.accountReady(row.accountId))) return row;
+    if (!(await deps.lookups.get(`account:${row.accountId}`, () => deps.provider.accountReady(row.accountId)))) return row;
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message, accountId: row.accountId }, 'could not read a connected account');
     return row;
@@ -37,6 +37,8 @@ export async function getPayoutAccount(deps: PaymentsDeps, caller: Caller): Prom
  * is unfinished, answers a fresh onboarding link.
  */
 export async function connectPayoutAccount(deps: PaymentsDeps, caller: Caller): Promise<PayoutAccountResponse> {
+  // Only an approved tester can be paid: nobody else gets a provider account made for them.
+  if (!caller.approved) throw AppError.forbidden('Only approved testers can set up payouts.', 'tester_not_approved');
   let row = await findAccount(deps, caller.id);
   if (!row) {
     let created;

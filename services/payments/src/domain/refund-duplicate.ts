@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { ledgerEntries } from '../db/schema.js';
 import { appendOnce } from '../db/ledger.repository.js';
 

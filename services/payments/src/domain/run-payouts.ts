@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { getCorrelationId } from '@htm/service-kit';
 import type { PayoutRunResponse } from '@htm/contracts';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { payoutAccounts, payoutAttempts } from '../db/schema.js';
 import { appendOnce, listPendingEarnings } from '../db/ledger.repository.js';
 import { JOB_CURRENCY, TransferRefusedError } from '../providers/provider.js';

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@htm/events';
+import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit';
 import { appendOnce } from '../db/ledger.repository.js';
 import { PLATFORM_FEE_CENTS, TESTER_SHARE_CENTS } from '../domain/money.js';
@@ -8,10 +8,14 @@ import { PLATFORM_FEE_CENTS, TESTER_SHARE_CENTS } from '../domain/money.js';
  * (pending until paid out) and the platform keeps 18, once per job (unique (kind, job_id)),
  * in the transaction that records the event id as handled.
  */
-export async function recordEarning(tx: Tx, event: EventEnvelope<'SubmissionAccepted'>): Promise<void> {
+export async function recordEarning(
+  tx: Tx,
+  event: EventEnvelope<'SubmissionAccepted'>,
+  events?: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> },
+): Promise<void> {
   const d = event.data;
   const occurredAt = new Date(d.acceptedAt);
-  await appendOnce(tx, {
+  const earning = await appendOnce(tx, {
     kind: 'tester_earning',
     jobId: d.jobId,
     amountCents: TESTER_SHARE_CENTS,
@@ -19,6 +23,7 @@ export async function recordEarning(tx: Tx, event: EventEnvelope<'SubmissionAcce
     posterId: d.posterId,
     title: d.title,
     acceptedBy: d.acceptedBy,
+    minutesSpent: d.minutesSpent ?? null,
     occurredAt,
   });
   await appendOnce(tx, {
@@ -29,4 +34,11 @@ export async function recordEarning(tx: Tx, event: EventEnvelope<'SubmissionAcce
     title: d.title,
     occurredAt,
   });
+  // Told once the ledger has it (the live channel refreshes the tester's earnings on this).
+  if (earning && events) {
+    await events.record(
+      tx,
+      createEvent('EarningRecorded', d.jobId, { jobId: d.jobId, testerId: d.testerId, amountCents: earning.amountCents, acceptedBy: d.acceptedBy }, { correlationId: event.correlationId }),
+    );
+  }
 }

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { checkoutSessionIdSchema, createCheckoutSessionBodySchema } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow, requireServiceToken, serviceTokenSecrets } from '@htm/service-kit';
-import type { PaymentsDeps } from '../app.js';
+import { AppError, callerOf, parseOrThrow, requireServiceToken } from '@htm/service-kit';
+import type { PaymentsDeps } from '../deps.js';
+import { paymentsServiceKeys } from '../config.js';
 import { createCheckout } from '../domain/create-checkout.js';
 import { getCheckoutStatus } from '../domain/checkout-status.js';
 
@@ -9,7 +10,7 @@ export function checkoutRoutes(deps: PaymentsDeps): Router {
   const r = Router();
 
   // jobs asks for a $1 checkout when a job is posted (service token, never proxied).
-  r.post('/internal/checkout-sessions', requireServiceToken(serviceTokenSecrets(deps.config), ['jobs']), async (req, res) => {
+  r.post('/internal/checkout-sessions', requireServiceToken(paymentsServiceKeys(deps.config), ['jobs']), async (req, res) => {
     const body = parseOrThrow(createCheckoutSessionBodySchema, req.body);
     res.json(await createCheckout(deps, body));
   });

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { checkoutSessionIdSchema } from '@htm/contracts';
 import { AppError } from '@htm/service-kit';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { redirectBase } from '../config.js';
 import { CHECKOUT_STYLE_HASH, deliverLocalEvent, renderCheckoutPage } from '../domain/local-checkout.js';
 import { LocalProvider } from '../providers/local.provider.js';
@@ -48,7 +48,9 @@ export function localCheckoutRoutes(deps: PaymentsDeps): Router {
     const session = await load(req.params.session_id);
     const completed = await provider.complete(session.id);
     if (completed) await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.completed', completed);
-    else if (session.paymentStatus !== 'paid') return res.redirect(303, `${webBase}/payment/cancel`);
+    // Someone else closed it first (a double-click on Pay, or Pay racing Cancel): the redirect
+    // follows the session as it is now, not as it was read before complete().
+    else if ((await provider.findSession(session.id))?.paymentStatus !== 'paid') return res.redirect(303, `${webBase}/payment/cancel`);
     res.redirect(303, `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`);
   });
 
@@ -56,7 +58,7 @@ export function localCheckoutRoutes(deps: PaymentsDeps): Router {
     const session = await load(req.params.session_id);
     const cancelled = await provider.cancel(session.id);
     if (cancelled) await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.expired', cancelled);
-    else if (session.paymentStatus === 'paid') return res.redirect(303, `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`);
+    else if ((await provider.findSession(session.id))?.paymentStatus === 'paid') return res.redirect(303, `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`);
     res.redirect(303, `${webBase}/payment/cancel`);
   });
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { callerOf } from '@htm/service-kit';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { connectPayoutAccount, getPayoutAccount } from '../domain/payout-account.js';
 import { runPayouts } from '../domain/run-payouts.js';
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import Stripe from 'stripe';
 import { AppError } from '@htm/service-kit';
-import type { PaymentsDeps } from '../app.js';
+import type { PaymentsDeps } from '../deps.js';
 import { applyProviderEvent } from '../domain/apply-provider-event.js';
 
 /** Signatures older than this (seconds) are refused, as Stripe recommends. */

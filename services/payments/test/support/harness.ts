@@ -32,6 +32,8 @@ export async function startHarness(label: string, mode: 'local' | 'stripe', extr
     SERVICE_TOKEN_SECRET: SERVICE_SECRET,
     PUBLIC_URL: 'http://localhost:8080',
     PAYMENTS_PROVIDER: mode,
+    // These tests change the stand-in Stripe's answers between calls: no reuse of look-ups.
+    PROVIDER_CACHE_MS: '0',
     ...(stripe
       ? {
           STRIPE_SECRET_KEY: 'sk_test_standin',

@@ -1,4 +1,4 @@
-import { identityMessages } from '@htm/contracts/identity';
+import { identityMessages } from '@htm/contracts/identity-messages';
 
 /** Messages for `#auth_error=CODE` after a failed Google sign-in. */
 export const AUTH_ERROR_MESSAGES: Record<string, string> = {
@@ -6,8 +6,20 @@ export const AUTH_ERROR_MESSAGES: Record<string, string> = {
   tester_not_approved:
     'Your tester account is not approved yet. We will e-mail you once an admin approves your signup.',
   tester_released: identityMessages.testerReleased,
+  tester_signup_needed:
+    'This is the tester entrance, and this Google account is not signed up as a tester yet. Sign up to test first; we will e-mail you once an admin approves you.',
+  site_owner_account:
+    'This is the tester entrance, and this Google account is a site owner account. Sign in as a site owner to post jobs and read your results.',
   google_failed: 'Google authentication failed',
 };
+
+/** The refusals that belong on the Secure Tester Login page (intent=tester). */
+export const TESTER_ENTRANCE_CODES = [
+  'tester_not_approved',
+  'tester_released',
+  'tester_signup_needed',
+  'site_owner_account',
+];
 
 export const SESSION_EXPIRED = 'Session expired. Please log in again.';
 

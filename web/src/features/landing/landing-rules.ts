@@ -1,4 +1,4 @@
-import { isPublicWebUrl } from '@htm/contracts/common';
+import { LOCAL_URL_MESSAGE, webUrlProblem } from '@htm/contracts/common';
 import { isEmail } from '../../lib/format';
 
 export const TESTER_ROLES = [
@@ -17,11 +17,19 @@ export const SITE_OWNER_ROLE = 'Site owner';
 export const MSG = {
   roleRequired: 'Please choose a role',
   urlInvalid: 'Please enter a valid URL (starting with http:// or https://)',
+  urlLocal: LOCAL_URL_MESSAGE,
   urlRequired: 'Website URL is required',
   needsRequired: 'Please describe your testing needs',
   noteTooLong: 'Note must be 2000 characters or less',
   thoughtsRequired: 'Please share your thoughts',
   fillAllFields: 'Please fill in all fields',
+  nameRequired: 'Name is required',
+  nameTooShort: 'Name must be at least 2 characters',
+  emailRequired: 'Email is required',
+  emailInvalid: 'Please enter a valid email address',
+  gmailOnly:
+    'Sign-in is through Google, so testers need a Gmail address for now. No Gmail? Join the waitlist below and we will tell you when your provider works.',
+  thoughtsTooLong: 'Your message must be 5000 characters or less',
   waitlistSuccess:
     "Successfully joined waitlist! We'll notify you when we support all email providers.",
   waitlistFailure: 'Failed to join waitlist',
@@ -30,19 +38,46 @@ export const MSG = {
   signupFallback: 'Failed to sign up',
   signupOk: "You're signed up! We'll e-mail you as soon as an admin approves your tester account.",
   signInFirst: 'Please sign in first',
+  signInToContinue: 'Sign in with Google to continue',
+  draftKept:
+    "Your request is kept: after you sign in, Post New Job opens with it, ready to pay $1.",
   jobRequestFailure: 'Failed to create job. Please try again.',
   jobRequestOk: "Job request received! We'll follow up by e-mail within 24 hours.",
   failure: 'Something went wrong. Please try again.',
   leadOk: "Thanks! We'll reply by e-mail within one business day.",
 } as const;
 
-/** Tester waitlist (name, email): name min 2, email required, else 'Please fill in all fields'. */
+/** Tester waitlist (name, email): submit needs both filled. */
 export function canSubmitWaitlist(name: string, email: string): boolean {
   return Boolean(name.trim() && email.trim());
 }
-export function validateWaitlist(name: string, email: string): string | null {
-  if (name.trim().length < 2 || !email.trim() || !isEmail(email)) return MSG.fillAllFields;
+/** Tester waitlist: what is wrong with each field (name at least 2 characters, a valid e-mail). */
+export function validateWaitlist(name: string, email: string): Record<string, string> {
+  const e: Record<string, string> = {};
+  if (!name.trim()) e.name = MSG.nameRequired;
+  else if (name.trim().length < 2) e.name = MSG.nameTooShort;
+  const mail = emailProblem(email);
+  if (mail) e.email = mail;
+  return e;
+}
+
+function emailProblem(email: string): string | null {
+  if (!email.trim()) return MSG.emailRequired;
+  if (!isEmail(email)) return MSG.emailInvalid;
   return null;
+}
+
+function urlProblem(url: string): string | null {
+  const problem = webUrlProblem(url.trim());
+  if (problem === 'local') return MSG.urlLocal;
+  if (problem) return MSG.urlInvalid;
+  return null;
+}
+
+/** The sign-in rule of identity: Gmail (gmail.com, googlemail.com) only. */
+export function isGmail(email: string): boolean {
+  const domain = email.trim().toLowerCase().split('@').pop();
+  return domain === 'gmail.com' || domain === 'googlemail.com';
 }
 
 export interface TesterSignup {
@@ -53,10 +88,12 @@ export interface TesterSignup {
 }
 export function validateTesterSignup(v: TesterSignup): Record<string, string> {
   const e: Record<string, string> = {};
-  if (!v.email.trim()) e.email = 'Email is required';
-  else if (!isEmail(v.email)) e.email = 'Please enter a valid email address';
+  const mail = emailProblem(v.email);
+  if (mail) e.email = mail;
+  else if (!isGmail(v.email)) e.email = MSG.gmailOnly;
   if (!(TESTER_ROLES as readonly string[]).includes(v.role)) e.role = MSG.roleRequired;
-  if (v.contact.trim() && !isPublicWebUrl(v.contact.trim())) e.contact = MSG.urlInvalid;
+  const contact = v.contact.trim() ? urlProblem(v.contact) : null;
+  if (contact) e.contact = contact;
   if (v.about.trim().length > 2000) e.about = MSG.noteTooLong;
   return e;
 }
@@ -68,18 +105,20 @@ export interface JobRequest {
 }
 export function validateJobRequest(v: JobRequest): Record<string, string> {
   const e: Record<string, string> = {};
-  if (!v.email.trim()) e.email = 'Email is required';
-  else if (!isEmail(v.email)) e.email = 'Please enter a valid email address';
-  if (!v.url.trim()) e.url = MSG.urlRequired;
-  else if (!isPublicWebUrl(v.url.trim())) e.url = MSG.urlInvalid;
+  const mail = emailProblem(v.email);
+  if (mail) e.email = mail;
+  const url = v.url.trim() ? urlProblem(v.url) : MSG.urlRequired;
+  if (url) e.url = url;
   if (!v.needs.trim()) e.needs = MSG.needsRequired;
+  else if (v.needs.trim().length > 2000) e.needs = MSG.noteTooLong;
   return e;
 }
 
 export function validateLead(email: string, thoughts: string): Record<string, string> {
   const e: Record<string, string> = {};
-  if (!email.trim()) e.email = 'Email is required';
-  else if (!isEmail(email)) e.email = 'Please enter a valid email address';
+  const mail = emailProblem(email);
+  if (mail) e.email = mail;
   if (!thoughts.trim()) e.thoughts = MSG.thoughtsRequired;
+  else if (thoughts.trim().length > 5000) e.thoughts = MSG.thoughtsTooLong;
   return e;
 }

@@ -3,6 +3,8 @@ export const PAYMENT_MESSAGES = {
   failed: 'Payment verification failed. Please contact support if payment was made.',
   cancelled: 'Payment cancelled. Your job was not published.',
   paid: 'Payment received! Your job is live and visible to testers.',
+  /** Back from checkout, but this browser cannot read the status (session lost, other browser). */
+  unreadable: 'Payment received — sign in to see your job',
 } as const;
 
 /** The success page's heading for each state of the check. */
@@ -11,6 +13,7 @@ export const PAYMENT_HEADINGS = {
   stalled: 'Payment still processing',
   paid: 'Your job is live',
   failed: 'Payment not confirmed',
+  unreadable: 'Payment received',
   refunded: 'This job was already paid',
 } as const;
 

@@ -1,12 +1,14 @@
 import { api } from '../../../lib/api';
 import type { Job } from '../../../lib/types';
 
+/** The admin "accepts or assigns" (spec): POST /api/jobs/{id}/accept naming the tester. */
 const assignApi = api.injectEndpoints({
   endpoints: (build) => ({
     assignJob: build.mutation<{ job: Job }, { jobId: string; testerId: string }>({
       query: ({ jobId, testerId }) => ({
-        url: `/admin/assign/${encodeURIComponent(jobId)}/${encodeURIComponent(testerId)}`,
+        url: `/jobs/${encodeURIComponent(jobId)}/accept`,
         method: 'POST',
+        body: { tester_id: testerId },
       }),
       invalidatesTags: ['AdminJob', 'Job'],
     }),

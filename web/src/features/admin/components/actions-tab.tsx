@@ -1,3 +1,4 @@
+import { ConfirmButton } from '../../../components/confirm-button';
 import { useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { Field } from '../../../components/field';
@@ -61,7 +62,7 @@ function Leads() {
 export function ActionsTab() {
   const [confirming, setConfirming] = useState(false);
   const [clearJobs, { isLoading: clearing }] = useClearJobsMutation();
-  const [runPayouts, { isLoading: paying }] = useRunPayoutsMutation();
+  const [runPayouts] = useRunPayoutsMutation();
   const { toast, status } = useNotify();
 
   const onClear = async () => {
@@ -123,14 +124,13 @@ export function ActionsTab() {
         <section className="card">
           <h3>Payouts</h3>
           <p className="muted">Pay every tester with pending earnings and a connected account.</p>
-          <button
-            type="button"
-            className="btn btn--primary btn--sm"
-            onClick={onPayouts}
-            disabled={paying}
-          >
-            {paying ? 'Running…' : 'Run payouts'}
-          </button>
+          <ConfirmButton
+            label="Run payouts"
+            question="Send every pending payout now?"
+            confirmLabel="Yes, run payouts"
+            busyLabel="Running…"
+            onConfirm={onPayouts}
+          />
         </section>
         <section className="card card--danger">
           <h3>Danger zone</h3>

@@ -222,19 +222,72 @@ describe('Admin dashboard', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Assign' }));
     await waitFor(() =>
       expect(
-        calls.some((c) => c.url === '/api/admin/assign/open00001/tst1' && c.method === 'POST'),
+        calls.some(
+          (c) =>
+            c.url === '/api/jobs/open00001/accept' &&
+            c.method === 'POST' &&
+            (c.body as { tester_id?: string }).tester_id === 'tst1',
+        ),
       ).toBe(true),
     );
   });
 
-  it("toasts 'Failed to assign job'", async () => {
-    backend((c) => (c.url.startsWith('/api/admin/assign') ? { status: 500, body: '' } : undefined));
+  it("shows testers' ratings and assistive technology in Manage, filters by it, and shows job ratings", async () => {
+    const reader = {
+      id: 'tst2',
+      email: 'r@gmail.com',
+      name: 'Rae Reader',
+      approved: true,
+      country: 'US',
+      strikes: 0,
+      assistive_tech: ['screen_reader'],
+      rating_avg: 4.7,
+      rating_count: 3,
+    };
+    const { calls } = backend((c) => {
+      if (c.url === '/api/admin/testers?assistive_tech=screen_reader')
+        return { body: { testers: [reader] } };
+      if (c.url === '/api/jobs')
+        return {
+          body: {
+            jobs: [
+              job('done00001', 'completed', {
+                assistive_tech: 'screen_reader',
+                rating: { stars: 5, comment: 'Great notes', created_at: '2026-01-01T00:00:00Z' },
+              }),
+            ],
+          },
+        };
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    expect(await screen.findByText('Rated 5/5: “Great notes”')).toBeTruthy();
+    const approvals = await screen.findByRole('region', { name: 'Tester approvals' });
+    expect(await within(approvals).findByText(/no ratings yet/)).toBeTruthy();
+    await userEvent.selectOptions(
+      within(approvals).getByLabelText('Assistive technology'),
+      'screen_reader',
+    );
+    expect(await within(approvals).findByText('Rae Reader')).toBeTruthy();
+    expect(within(approvals).getByText(/rating 4\.7 \(3\)/)).toBeTruthy();
+    expect(within(approvals).getByText('Assistive technology: a screen reader')).toBeTruthy();
+    expect(within(approvals).queryByText('Tess')).toBeNull();
+    expect(calls.some((c) => c.url === '/api/admin/testers?assistive_tech=screen_reader')).toBe(
+      true,
+    );
+  });
+
+  it("toasts the spec's fallback 'Failed to accept job'", async () => {
+    backend((c) =>
+      c.url === '/api/jobs/open00001/accept' ? { status: 500, body: '' } : undefined,
+    );
     renderWithStore(<AdminDashboard user={admin} />);
     await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
     await screen.findByRole('option', { name: 'Tess (US)' });
     await userEvent.selectOptions(screen.getByLabelText('Assign job open0000 to tester'), 'tst1');
     await userEvent.click(screen.getByRole('button', { name: 'Assign' }));
-    expect((await screen.findByText('Failed to assign job')).closest('.toast')).toBeTruthy();
+    expect((await screen.findByText('Failed to accept job')).closest('.toast')).toBeTruthy();
   });
 
   it("toggles a signup's approval and toasts 'Failed to update approval status' on failure", async () => {
@@ -250,6 +303,51 @@ describe('Admin dashboard', () => {
       url: '/api/admin/waitlist/w1',
       body: { approved: true },
     });
+  });
+
+  it('shows one approval state for a signup that became a tester account, and a switch in either list changes it', async () => {
+    let approved = true;
+    const { calls } = backend((c) => {
+      if (c.url === '/api/admin/testers')
+        return {
+          body: {
+            testers: [
+              {
+                id: 'tst1',
+                email: 's@gmail.com',
+                name: 'Sam',
+                approved,
+                country: 'US',
+                strikes: 0,
+              },
+            ],
+          },
+        };
+      if (c.url === '/api/admin/approve-tester/tst1') {
+        approved = (c.body as { approved: boolean }).approved;
+        return { body: { user: { id: 'tst1', approved } } };
+      }
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const signups = await screen.findByRole('region', { name: 'Tester signups' });
+    const testers = screen.getByRole('region', { name: 'Tester approvals' });
+    // The signup's own flag says false, the tester account says approved: one state, approved.
+    const signupSwitch = (await within(signups).findByLabelText(/Approved/)) as HTMLInputElement;
+    await waitFor(() => expect(signupSwitch.checked).toBe(true));
+    // Un-approving in Tester approvals unticks the signup too.
+    await userEvent.click(await within(testers).findByLabelText('Approved'));
+    await waitFor(() => expect(signupSwitch.checked).toBe(false));
+    expect(calls.filter((c) => c.method === 'PATCH').map((c) => c.url)).toEqual([
+      '/api/admin/approve-tester/tst1',
+    ]);
+    // And the signup's switch approves the tester account itself.
+    await userEvent.click(signupSwitch);
+    await waitFor(() => expect(approved).toBe(true));
+    await waitFor(() =>
+      expect((within(testers).getByLabelText('Approved') as HTMLInputElement).checked).toBe(true),
+    );
   });
 
   it("says 'Couldn't load waitlist — retry' and retries", async () => {
@@ -268,16 +366,29 @@ describe('Admin dashboard', () => {
     expect(await within(signups).findByText('s@gmail.com')).toBeTruthy();
   });
 
-  it('accepts and completes a submitted job', async () => {
+  it('accepts and completes a submitted job after a confirmation, with one request for a double-click', async () => {
     const { calls } = backend();
     renderWithStore(<AdminDashboard user={admin} />);
     await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
     await userEvent.click(await screen.findByRole('button', { name: 'Accept & complete' }));
-    await waitFor(() =>
-      expect(
-        calls.some((c) => c.url === '/api/jobs/subm00001/complete' && c.method === 'PATCH'),
-      ).toBe(true),
-    );
+    const completes = () =>
+      calls.filter((c) => c.url === '/api/jobs/subm00001/complete' && c.method === 'PATCH');
+    expect(completes()).toHaveLength(0);
+    expect(screen.getByRole('group', { name: /Accept the work on #subm0000/ })).toBeTruthy();
+    await userEvent.dblClick(screen.getByRole('button', { name: 'Yes, accept & complete' }));
+    await waitFor(() => expect(completes()).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(completes()).toHaveLength(1);
+  });
+
+  it('sends nothing when the admin cancels Accept & complete', async () => {
+    const { calls } = backend();
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Accept & complete' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(calls.some((c) => c.url.endsWith('/complete'))).toBe(false);
+    expect(screen.getByRole('button', { name: 'Accept & complete' })).toBeTruthy();
   });
 
   it('opens the Review Submission modal from All jobs, shows the work and requests a revision as admin', async () => {
@@ -401,8 +512,12 @@ describe('Admin dashboard', () => {
     renderWithStore(<AdminDashboard user={admin} />);
     await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
     await userEvent.click(screen.getByRole('button', { name: 'Run payouts' }));
+    expect(calls.some((c) => c.url === '/api/admin/payouts/run')).toBe(false);
+    await userEvent.dblClick(screen.getByRole('button', { name: 'Yes, run payouts' }));
     expect(await screen.findByText(/1 paid, 0 failed, 1 skipped/)).toBeTruthy();
-    expect(calls.find((c) => c.url === '/api/admin/payouts/run')?.method).toBe('POST');
+    expect(calls.filter((c) => c.url === '/api/admin/payouts/run').map((c) => c.method)).toEqual([
+      'POST',
+    ]);
   });
 
   it('shows completed and revision_requested jobs in History, 10 at first', async () => {

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
 import { Field } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { ReviewModal } from '../../../components/review-modal';
@@ -9,11 +10,17 @@ import { useNotify } from '../../../lib/hooks';
 import type { Job } from '../../../lib/types';
 import { useApproveTesterMutation } from '../api/approve-tester';
 import { useAssignJobMutation } from '../api/assign-job';
+import { ConfirmButton } from '../../../components/confirm-button';
 import { useCompleteJobMutation } from '../api/complete-job';
 import { useListAvailableTestersQuery, useListTestersQuery } from '../api/list-testers';
 import { useListWaitlistQuery, useUpdateWaitlistEntryMutation } from '../api/list-waitlist';
 
 /** Checkbox state that flips at once and falls back if the server refuses. */
+/**
+ * Switches flip at once and fall back if the server refuses. Once the list has been fetched
+ * again after a success the override goes, so the same approval shown in another list (and
+ * changed there) shows the same here.
+ */
 function useOptimisticToggles() {
   const [overrides, setOverrides] = useState<Record<string, boolean>>({});
   const set = (id: string, v: boolean | undefined) =>
@@ -34,7 +41,7 @@ function AssignControl({ job }: { job: Job }) {
   const onAssign = async () => {
     if (!testerId) return;
     const res = await assign({ jobId: job.id, testerId });
-    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to assign job'));
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to accept job'));
     else status(`Job #${shortId(job.id)} assigned.`);
   };
   return (
@@ -96,6 +103,16 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
               {j.payment_status !== 'paid' ? (
                 <span className="badge badge--unpaid">unpaid</span>
               ) : null}
+              {j.assistive_tech ? (
+                <span className="badge badge--assistive">
+                  {ASSISTIVE_TECH_LABELS[j.assistive_tech]}
+                </span>
+              ) : null}
+              {j.rating ? (
+                <div className="muted">
+                  Rated {j.rating.stars}/5{j.rating.comment ? `: “${j.rating.comment}”` : ''}
+                </div>
+              ) : null}
             </td>
             <td>
               {j.status === 'open' && j.payment_status === 'paid' ? (
@@ -110,13 +127,13 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
                   >
                     Review submission
                   </button>{' '}
-                  <button
-                    type="button"
-                    className="btn btn--primary btn--sm"
-                    onClick={() => onComplete(j)}
-                  >
-                    Accept &amp; complete
-                  </button>
+                  <ConfirmButton
+                    label="Accept & complete"
+                    question={`Accept the work on #${shortId(j.id)} and pay the tester?`}
+                    confirmLabel="Yes, accept & complete"
+                    busyLabel="Completing…"
+                    onConfirm={() => onComplete(j)}
+                  />
                 </>
               ) : null}
             </td>
@@ -153,15 +170,27 @@ function WaitlistSection({
     q: search || undefined,
   });
   const [update] = useUpdateWaitlistEntryMutation();
+  const [approveTester] = useApproveTesterMutation();
+  // One approval state: once a signup has become a tester account, its switch is that
+  // account's approval (the same as in Tester approvals), not the signup's own flag.
+  const { data: testers = [], refetch: refetchTesters } = useListTestersQuery(undefined, {
+    skip: kind === 'job_request',
+  });
+  const testerByEmail = new Map(testers.map((t) => [t.email.toLowerCase(), t]));
   const { toast } = useNotify();
   const pages = data ? Math.max(1, Math.ceil(data.total / pageSize)) : 1;
   const optimistic = useOptimisticToggles();
-  const toggle = async (id: string, approved: boolean) => {
+  const toggle = async (id: string, approved: boolean, testerId?: string) => {
     optimistic.set(id, approved);
-    const res = await update({ id, approved });
+    const res = testerId
+      ? await approveTester({ id: testerId, approved })
+      : await update({ id, approved });
     if ('error' in res && res.error) {
       optimistic.set(id, undefined); // back to what the server says
       toast(errorMessage(res.error, 'Failed to update approval status'));
+    } else if (testerId) {
+      await refetchTesters();
+      optimistic.set(id, undefined); // the tester account's approval, as in Tester approvals
     }
   };
   return (
@@ -208,15 +237,23 @@ function WaitlistSection({
               ) : null}
               {e.note ? <div className="prewrap muted">{e.note}</div> : null}
               <div className="muted">{formatDate(e.created_at)}</div>
+              {testerByEmail.has(e.email.toLowerCase()) ? (
+                <div className="muted">Has a tester account: its approval is shown here.</div>
+              ) : null}
             </div>
-            <label className="switch">
-              <input
-                type="checkbox"
-                checked={optimistic.value(e.id, e.approved)}
-                onChange={(ev) => toggle(e.id, ev.target.checked)}
-              />
-              <span>Approved</span>
-            </label>
+            {(() => {
+              const account = testerByEmail.get(e.email.toLowerCase());
+              return (
+                <label className="switch">
+                  <input
+                    type="checkbox"
+                    checked={optimistic.value(e.id, account ? account.approved : e.approved)}
+                    onChange={(ev) => toggle(e.id, ev.target.checked, account?.id)}
+                  />
+                  <span>Approved</span>
+                </label>
+              );
+            })()}
           </li>
         ))}
       </ul>
@@ -248,7 +285,13 @@ function WaitlistSection({
 }
 
 function TesterApprovals() {
-  const { data: testers = [], error, isLoading, refetch } = useListTestersQuery();
+  const [tech, setTech] = useState<AssistiveTech | ''>('');
+  const {
+    data: testers = [],
+    error,
+    isLoading,
+    refetch,
+  } = useListTestersQuery(tech ? { assistive_tech: tech } : undefined);
   const [approve] = useApproveTesterMutation();
   const { toast } = useNotify();
   const optimistic = useOptimisticToggles();
@@ -258,11 +301,24 @@ function TesterApprovals() {
     if ('error' in res && res.error) {
       optimistic.set(id, undefined); // back to what the server says
       toast(errorMessage(res.error, 'Failed to update approval status'));
+    } else {
+      await refetch();
+      optimistic.set(id, undefined); // what the server says, as the signup list shows it
     }
   };
   return (
     <section className="panel" aria-label="Tester approvals">
       <h3>Tester approvals</h3>
+      <Field label="Assistive technology">
+        <select value={tech} onChange={(e) => setTech(e.target.value as AssistiveTech | '')}>
+          <option value="">All testers</option>
+          {ASSISTIVE_TECH.map((t) => (
+            <option key={t} value={t}>
+              Uses {ASSISTIVE_TECH_LABELS[t]}
+            </option>
+          ))}
+        </select>
+      </Field>
       {isLoading ? <Loading /> : null}
       {error ? (
         <p className="form-msg form-msg--error" role="alert">
@@ -272,15 +328,26 @@ function TesterApprovals() {
           </button>
         </p>
       ) : null}
-      {!isLoading && !testers.length ? <p className="empty">No testers yet.</p> : null}
+      {!isLoading && !testers.length ? (
+        <p className="empty">{tech ? 'No testers use this.' : 'No testers yet.'}</p>
+      ) : null}
       <ul className="entry-list">
         {testers.map((t) => (
           <li key={t.id} className="entry">
             <div>
               <strong>{t.name || t.email}</strong> <span className="muted">{t.email}</span>
               <div className="muted">
-                {t.country ?? '—'} · strikes {t.strikes ?? 0}
+                {t.country ?? '—'} · strikes {t.strikes ?? 0} ·{' '}
+                {t.rating_count
+                  ? `rating ${t.rating_avg?.toFixed(1)} (${t.rating_count})`
+                  : 'no ratings yet'}
               </div>
+              {t.assistive_tech?.length ? (
+                <div className="muted">
+                  Assistive technology:{' '}
+                  {t.assistive_tech.map((a) => ASSISTIVE_TECH_LABELS[a]).join(', ')}
+                </div>
+              ) : null}
             </div>
             <label className="switch">
               <input

@@ -48,6 +48,7 @@ describe('Choose Your Role', () => {
     await userEvent.click(screen.getByLabelText(/Tester/));
     await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
     await userEvent.selectOptions(screen.getByLabelText('Country'), 'CA');
+    // Canada is neither location: the one chosen stays.
     await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
     await waitFor(() => expect(done).toBe(true));
     expect(calls[0].url).toBe('/api/users/init');
@@ -63,5 +64,36 @@ describe('Choose Your Role', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Initialization failed');
     expect(calls[0].body).toEqual({ type: 'poster', location: 'USA' });
+  });
+
+  it('shows every field error at once, the country too', async () => {
+    const { calls } = mockFetch(() => ({ body: {} }));
+    renderWithStore(<ChooseRole />);
+    await userEvent.click(screen.getByLabelText(/Tester/));
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByText('Please choose a location')).toBeTruthy();
+    expect(screen.getByText('Please choose a country')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('makes the location follow a US or PR country, and refuses a contradiction', async () => {
+    const { calls } = mockFetch(() => ({ body: { user: { id: 'u' }, access_token: 'x' } }));
+    renderWithStore(<ChooseRole />);
+    await userEvent.click(screen.getByLabelText(/Tester/));
+    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
+    await userEvent.selectOptions(screen.getByLabelText('Country'), 'PR');
+    expect((screen.getByLabelText('Location') as HTMLSelectElement).value).toBe('PR');
+    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByText('Location must match your country (US is USA, PR is PR)')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('offers a way out: Logout', async () => {
+    mockFetch(() => ({ body: {} }));
+    let out = 0;
+    renderWithStore(<ChooseRole onLogout={() => void out++} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Logout' }));
+    expect(out).toBe(1);
   });
 });

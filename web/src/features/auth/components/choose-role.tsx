@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { initUserBodySchema } from '@htm/contracts/identity';
 import { Field, FormMessage } from '../../../components/field';
-import { errorMessage } from '../../../lib/error-message';
+import { formErrorMessage } from '../../../lib/error-message';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useInitUserMutation, type InitUserBody } from '../api/init-user';
 
@@ -11,18 +11,44 @@ export interface RoleChoice {
   country: string;
 }
 
-/** Role choice rules (spec 5, shared schema): role and location required; country for testers. */
+/** A tester's location follows the country where it can (identity's rule): US is USA, PR is PR. */
+export function locationForCountry(country: string): string | null {
+  if (country === 'US') return 'USA';
+  if (country === 'PR') return 'PR';
+  return null;
+}
+
+export const LOCATION_MISMATCH = 'Location must match your country (US is USA, PR is PR)';
+
+/**
+ * Role choice rules (spec 5, shared schema): role and location required; country for testers,
+ * and a tester's location must agree with the country. Every field's error at once.
+ */
 export function validateRoleChoice(v: RoleChoice): Record<string, string> {
   const parsed = initUserBodySchema.safeParse({
     type: v.role || undefined,
     location: v.location || undefined,
     country: v.role === 'tester' ? v.country || undefined : undefined,
   });
-  return parsed.success ? {} : issuesByField(parsed.error.issues);
+  const errors = parsed.success ? {} : issuesByField(parsed.error.issues);
+  // The schema's tester rule runs only once the rest is valid: say it now too.
+  if (v.role === 'tester' && !v.country && !errors.country)
+    errors.country = 'Please choose a country';
+  const expected = v.role === 'tester' ? locationForCountry(v.country) : null;
+  if (expected && v.location && v.location !== expected) errors.location = LOCATION_MISMATCH;
+  return errors;
 }
 
-/** 'Choose Your Role' for a signed-in user without a type. */
-export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => void }) {
+/** 'Choose Your Role' for a signed-in user without a type (with a way out: Logout). */
+export function ChooseRole({
+  name,
+  onDone,
+  onLogout,
+}: {
+  name?: string;
+  onDone?: () => void;
+  onLogout?: () => void;
+}) {
   const [v, setV] = useState<RoleChoice>({ role: '', location: '', country: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
@@ -45,7 +71,8 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
     };
     if (v.role === 'tester') body.country = v.country as InitUserBody['country'];
     const res = await initUser(body);
-    if ('error' in res && res.error) setFormError(errorMessage(res.error, 'Initialization failed'));
+    if ('error' in res && res.error)
+      setFormError(formErrorMessage(res.error, 'Initialization failed'));
     else onDone?.();
   };
 
@@ -102,7 +129,13 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
           >
             <select
               value={v.country}
-              onChange={(e) => change({ country: e.target.value }, 'country')}
+              onChange={(e) => {
+                const country = e.target.value;
+                // US and PR decide the location; Canada keeps the one chosen above.
+                const location = locationForCountry(country) ?? v.location;
+                setV({ ...v, country, location });
+                setErrors((er) => ({ ...er, country: '', location: '' }));
+              }}
             >
               <option value="">Select…</option>
               <option value="US">United States (US)</option>
@@ -115,6 +148,11 @@ export function ChooseRole({ name, onDone }: { name?: string; onDone?: () => voi
         <button className="btn btn--primary btn--block" type="submit" disabled={isLoading}>
           {isLoading ? 'Saving…' : 'Continue'}
         </button>
+        {onLogout ? (
+          <button type="button" className="btn btn--ghost btn--block" onClick={onLogout}>
+            Logout
+          </button>
+        ) : null}
       </form>
     </main>
   );

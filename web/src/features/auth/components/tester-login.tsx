@@ -1,7 +1,10 @@
 import { Link } from 'react-router';
 
-/** 'Secure Tester Login': only approved testers get in through here. */
-export function TesterLogin({ notice }: { notice?: string | null }) {
+/**
+ * 'Secure Tester Login': only approved testers get in through here. A refused sign-in says what
+ * is true and where to go: the tester signup (not signed up yet) or the site owner sign-in.
+ */
+export function TesterLogin({ notice, code }: { notice?: string | null; code?: string | null }) {
   return (
     <main className="auth-page" id="main">
       <div className="auth-card">
@@ -16,6 +19,16 @@ export function TesterLogin({ notice }: { notice?: string | null }) {
           <p className="form-msg form-msg--error" role="alert">
             {notice}
           </p>
+        ) : null}
+        {code === 'tester_signup_needed' ? (
+          <a className="btn btn--primary btn--block" href="/#tester-signup">
+            Sign up to test
+          </a>
+        ) : null}
+        {code === 'site_owner_account' ? (
+          <a className="btn btn--primary btn--block" href="/api/auth/google?intent=poster">
+            Sign in as a site owner
+          </a>
         ) : null}
         <a className="btn btn--google btn--block" href="/api/auth/google?intent=tester">
           Continue with Google

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
 import { SUPPORT_EMAIL } from '../../../lib/config';
+import { formErrorMessage } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useSendLeadMutation } from '../api/send-lead';
 import { MSG, validateLead } from '../landing-rules';
@@ -14,7 +15,7 @@ export function DeveloperLeadForm() {
     validate: () => validateLead(email, thoughts),
     send: async () => {
       const res = await send({ email: email.trim().toLowerCase(), message: thoughts.trim() });
-      if ('error' in res && res.error) return { error: MSG.failure };
+      if ('error' in res && res.error) return { error: formErrorMessage(res.error, MSG.failure) };
       setEmail('');
       setThoughts('');
       return { success: MSG.leadOk };
@@ -40,6 +41,7 @@ export function DeveloperLeadForm() {
         <Field label="Your thoughts" error={errors.thoughts}>
           <textarea
             rows={3}
+            dir="auto"
             value={thoughts}
             onChange={(e) => setThoughts(e.target.value)}
             placeholder="What do you need built or fixed?"

@@ -10,6 +10,7 @@ import { mockFetch, resetStorage } from '../../../test/setup';
 import { MSG, TESTER_ROLES } from '../landing-rules';
 import { DeveloperLeadForm } from './developer-lead-form';
 import { JobRequestForm } from './job-request-form';
+import { LandingPage } from './landing-page';
 import { TesterSignupForm } from './tester-signup-form';
 import { WaitlistForm } from './waitlist-form';
 
@@ -27,13 +28,16 @@ describe('landing messages', () => {
       'jobRequestFailure',
       'roleRequired',
       'urlInvalid',
+      'urlLocal',
       'urlRequired',
+      'nameTooShort',
       'needsRequired',
     ] as const) {
       expect(MSG[k]).toBe(WAITLIST_MESSAGES[k]);
     }
     expect(MSG.thoughtsRequired).toBe(LEAD_MESSAGES.thoughtsRequired);
     expect(MSG.failure).toBe(LEAD_MESSAGES.failure);
+    expect(MSG.thoughtsTooLong).toBe(LEAD_MESSAGES.thoughtsTooLong);
     expect([...TESTER_ROLES]).toEqual([...TESTER_SIGNUP_ROLES]);
   });
 });
@@ -52,13 +56,15 @@ describe('waitlist form', () => {
     expect((button as HTMLButtonElement).disabled).toBe(false);
   });
 
-  it("says 'Please fill in all fields' for a one-letter name and sends nothing", async () => {
+  it('says what is wrong with each field (a one-letter name, an e-mail without a domain) and sends nothing', async () => {
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
     renderWithStore(<WaitlistForm />);
-    await userEvent.type(screen.getByLabelText('Name'), 'A');
-    await userEvent.type(screen.getByLabelText('Email'), 'a@yahoo.com');
+    await userEvent.type(screen.getByLabelText('Name'), 'J');
+    await userEvent.type(screen.getByLabelText('Email'), 'jo@outlook');
     await userEvent.click(screen.getByRole('button', { name: 'Join Waitlist' }));
-    expect(screen.getByRole('alert').textContent).toBe('Please fill in all fields');
+    expect(screen.getByText('Name must be at least 2 characters')).toBeTruthy();
+    expect(screen.getByText('Please enter a valid email address')).toBeTruthy();
+    expect(screen.queryByText('Please fill in all fields')).toBeNull();
     expect(calls).toHaveLength(0);
   });
 
@@ -152,14 +158,34 @@ describe('tester signup form', () => {
     );
   });
 
-  it("answers a network failure with 'Failed to sign up. Please try again.'", async () => {
+  it("answers a network failure with 'Can't reach HumanTest — your draft is kept'", async () => {
     mockFetch(() => 'network-error');
     renderWithStore(<TesterSignupForm />);
     await fill();
     await userEvent.click(screen.getByRole('button', { name: 'Sign Up to Test' }));
     expect((await screen.findByRole('alert')).textContent).toBe(
-      'Failed to sign up. Please try again.',
+      "Can't reach HumanTest — your draft is kept; try again in a moment",
     );
+    expect((screen.getByLabelText('Gmail address') as HTMLInputElement).value).toBe(
+      'tess@gmail.com',
+    );
+  });
+
+  it('refuses a non-Gmail address (she could never sign in) and offers the waitlist with it', async () => {
+    const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
+    renderWithStore(<TesterSignupForm />);
+    await fill('tina@yahoo.com');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign Up to Test' }));
+    expect(screen.getByText(MSG.gmailOnly)).toBeTruthy();
+    expect(calls).toHaveLength(0);
+    const waitlist = screen.getByRole('form', { name: 'Join the waitlist' });
+    expect((within(waitlist).getByLabelText('Email') as HTMLInputElement).value).toBe(
+      'tina@yahoo.com',
+    );
+    await userEvent.type(within(waitlist).getByLabelText('Name'), 'Tina');
+    await userEvent.click(within(waitlist).getByRole('button', { name: 'Join Waitlist' }));
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0].body).toMatchObject({ email: 'tina@yahoo.com', role: 'tester', name: 'Tina' });
   });
 });
 
@@ -173,27 +199,44 @@ describe('job request form', () => {
     );
   };
 
-  it("requires sign-in: 'Please sign in first'", async () => {
+  it('keeps a signed-out request as the Post New Job draft and offers "Sign in with Google to continue"', async () => {
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
     renderWithStore(<JobRequestForm />);
     await fill();
     await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
-    expect(screen.getByRole('alert').textContent).toBe('Please sign in first');
+    const link = screen.getByRole('link', { name: 'Sign in with Google to continue' });
+    expect(link.getAttribute('href')).toBe('/api/auth/google?intent=poster');
+    expect(screen.queryByText('Please sign in first')).toBeNull();
     expect(calls).toHaveLength(0);
+    expect(JSON.parse(sessionStorage.getItem('draft:post-job')!)).toEqual({
+      title: 'Test shop.example',
+      url: 'https://shop.example',
+      what_to_test: 'Checkout on mobile',
+      requirements: ['Checkout on mobile'],
+    });
+    expect(sessionStorage.getItem('draft:post-job-after-sign-in')).toBe('true');
+    expect((screen.getByLabelText('Website URL') as HTMLInputElement).value).toBe(
+      'https://shop.example',
+    );
   });
 
   it('refuses a site no tester could open, like Post New Job does', async () => {
     setToken('t');
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
     renderWithStore(<JobRequestForm />);
-    for (const url of ['http://localhost:3000', 'https://exa mple.com', 'http://a']) {
+    for (const [url, message] of [
+      ['http://localhost:3000', MSG.urlLocal],
+      ['https://exa mple.com', MSG.urlInvalid],
+      ['http://a', MSG.urlLocal],
+    ]) {
       await userEvent.clear(screen.getByLabelText('Website URL'));
       await userEvent.type(screen.getByLabelText('Website URL'), url);
       await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
-      expect(
-        screen.getByText('Please enter a valid URL (starting with http:// or https://)'),
-      ).toBeTruthy();
+      expect(screen.getByText(message)).toBeTruthy();
     }
+    expect(MSG.urlLocal).toBe(
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    );
     expect(calls).toHaveLength(0);
   });
 
@@ -227,14 +270,21 @@ describe('job request form', () => {
     expect(calls[0].headers.Authorization).toBe('Bearer t');
   });
 
-  it("shows 'Failed to create job. Please try again.' on failure", async () => {
+  it("shows the server's reason, and 'Failed to create job. Please try again.' only without one", async () => {
     setToken('t');
-    mockFetch(() => ({ status: 500, body: { detail: 'x', code: 'internal' } }));
+    let answer: { status: number; body: unknown } = {
+      status: 409,
+      body: { detail: 'Already signed up!', code: 'already_signed_up' },
+    };
+    mockFetch(() => answer);
     renderWithStore(<JobRequestForm />);
     await fill();
     await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
-    expect((await screen.findByRole('alert')).textContent).toBe(
-      'Failed to create job. Please try again.',
+    expect((await screen.findByRole('alert')).textContent).toBe('Already signed up!');
+    answer = { status: 500, body: '' };
+    await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
+    await waitFor(() =>
+      expect(screen.getByRole('alert').textContent).toBe('Failed to create job. Please try again.'),
     );
   });
 });
@@ -261,6 +311,29 @@ describe('developer lead form', () => {
     );
     expect(calls[0].url).toBe('/api/leads');
     expect(calls[0].body).toEqual({ email: 'dev@gmail.com', message: 'Need a Shopify fix' });
+  });
+
+  it('says a message over 5,000 characters is too long instead of "Something went wrong"', async () => {
+    const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
+    renderWithStore(<DeveloperLeadForm />);
+    await userEvent.type(screen.getByLabelText('Your email'), 'dev@gmail.com');
+    await userEvent.click(screen.getByLabelText('Your thoughts'));
+    await userEvent.paste('x'.repeat(5001));
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect(screen.getByText('Your message must be 5000 characters or less')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it("shows the server's reason when it refuses the lead", async () => {
+    mockFetch(() => ({
+      status: 400,
+      body: { detail: 'Invalid', code: 'validation_error', errors: { message: ['Too spammy'] } },
+    }));
+    renderWithStore(<DeveloperLeadForm />);
+    await userEvent.type(screen.getByLabelText('Your email'), 'dev@gmail.com');
+    await userEvent.type(screen.getByLabelText('Your thoughts'), 'Need a Shopify fix');
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('Too spammy');
   });
 });
 
@@ -300,5 +373,54 @@ describe('feedback form', () => {
     await userEvent.type(screen.getByLabelText('Feedback'), 'Hi');
     await userEvent.click(screen.getByRole('button', { name: 'Send Feedback' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Too many requests, slow down');
+  });
+});
+
+describe('landing page: assistive-technology testers', () => {
+  it('says site owners can ask for a tester who uses a screen reader, on the page and in the FAQ', () => {
+    mockFetch(() => ({ status: 200, body: {} }));
+    renderWithStore(<LandingPage signedIn={false} />);
+    expect(screen.getByText(/Ask for a test by someone who\s+uses a screen reader/)).toBeTruthy();
+    expect(screen.getByText('Can someone who uses a screen reader test my site?')).toBeTruthy();
+    expect(screen.getByText(/choose 'Tested by someone who uses a screen reader'/)).toBeTruthy();
+  });
+});
+
+describe('every landing form when the server cannot be reached', () => {
+  const CANT_REACH = "Can't reach HumanTest — your draft is kept; try again in a moment";
+
+  it('says so in the feedback, lead, waitlist and (signed-in) job request forms, keeping what was typed', async () => {
+    mockFetch(() => 'network-error');
+    setToken('t');
+    const feedback = renderWithStore(<FeedbackForm />);
+    await userEvent.type(screen.getByLabelText('Your email'), 'me@gmail.com');
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The menu is hard to find');
+    await userEvent.click(screen.getByRole('button', { name: 'Send Feedback' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(CANT_REACH);
+    expect((screen.getByLabelText('Feedback') as HTMLTextAreaElement).value).toBe(
+      'The menu is hard to find',
+    );
+    feedback.unmount();
+
+    const lead = renderWithStore(<DeveloperLeadForm />);
+    await userEvent.type(screen.getByLabelText('Your email'), 'dev@gmail.com');
+    await userEvent.type(screen.getByLabelText('Your thoughts'), 'Need a Shopify fix');
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(CANT_REACH);
+    lead.unmount();
+
+    const waitlist = renderWithStore(<WaitlistForm />);
+    await userEvent.type(screen.getByLabelText('Name'), 'Ann');
+    await userEvent.type(screen.getByLabelText('Email'), 'ann@yahoo.com');
+    await userEvent.click(screen.getByRole('button', { name: 'Join Waitlist' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(CANT_REACH);
+    waitlist.unmount();
+
+    renderWithStore(<JobRequestForm />);
+    await userEvent.type(screen.getByLabelText('Your email'), 'owner@gmail.com');
+    await userEvent.type(screen.getByLabelText('Website URL'), 'https://shop.example');
+    await userEvent.type(screen.getByLabelText('What should testers look at?'), 'Checkout');
+    await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(CANT_REACH);
   });
 });

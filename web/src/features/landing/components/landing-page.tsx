@@ -78,6 +78,14 @@ const FAQ = [
     a: 'Every job includes one free revision: ask the tester for more detail and they have 48 hours to resubmit. Testers who repeatedly fail are released from the platform.',
   },
   {
+    q: 'Can someone who uses a screen reader test my site?',
+    a: "Yes. When you post a job, choose 'Tested by someone who uses a screen reader' (or a keyboard only, a screen magnifier, voice control, switch access or captions). Only testers who use it every day can take the job, for the same $1.",
+  },
+  {
+    q: 'Will I get fresh eyes every time?',
+    a: "By default, yes: 'A tester who has not seen my site before' keeps testers who already tested your site away from your new job. Turn it off if you want someone who knows it.",
+  },
+  {
     q: 'Do testers fix bugs or write code?',
     a: 'No. Testers only observe and report what a real user would notice. They do not fix, code or do formal QA.',
   },
@@ -312,6 +320,12 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               Students, employed builders, experimenters, beginners, indie founders, agencies,
               disabled creators and people worldwide. Testers earn $0.82 per job for 5-10 minutes of
               honest observation. They observe and report; they don't fix or code.
+            </p>
+            <p className="section__lead">
+              Need to know your site works with assistive technology? Ask for a test by someone who
+              uses a screen reader, only a keyboard, a screen magnifier, voice control, switch
+              access or captions, still for $1. Top-rated testers see new jobs first, and you can
+              ask for a tester who has never seen your site before.
             </p>
           </div>
         </section>

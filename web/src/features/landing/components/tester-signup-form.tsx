@@ -1,17 +1,24 @@
 import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
-import { errorMessage, errorStatus } from '../../../lib/error-message';
+import { CANT_REACH, errorMessage, errorStatus, isUnreachable } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
-import { MSG, TESTER_ROLES, validateTesterSignup, type TesterSignup } from '../landing-rules';
+import {
+  MSG,
+  TESTER_ROLES,
+  isGmail,
+  validateTesterSignup,
+  type TesterSignup,
+} from '../landing-rules';
+import { WaitlistForm } from './waitlist-form';
 
 const empty: TesterSignup = { email: '', role: '', contact: '', about: '' };
 
-/** 409: already signed up; no network or a timeout: try again; else the server's reason. */
+/** 409: already signed up; no network or a timeout: can't reach us; else the server's reason. */
 function signupError(error: unknown): string {
   const status = errorStatus(error);
   if (status === 409) return MSG.alreadySignedUp;
-  if (status === 'FETCH_ERROR' || status === 'TIMEOUT_ERROR') return MSG.signupFailure;
+  if (isUnreachable(error)) return CANT_REACH;
   return errorMessage(error, MSG.signupFallback);
 }
 
@@ -33,50 +40,65 @@ export function TesterSignupForm() {
     },
   });
 
+  // Sign-in is Google only: someone without Gmail could never log in, so offer the waitlist.
+  const noGmail = errors.email === MSG.gmailOnly && !isGmail(v.email);
   return (
-    <form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
-      <Field
-        label="Gmail address"
-        error={errors.email}
-        hint="Sign-in is through Google, so use your Gmail address."
-      >
-        <input
-          type="email"
-          autoComplete="email"
-          value={v.email}
-          onChange={(e) => setV({ ...v, email: e.target.value })}
-        />
-      </Field>
-      <Field label="Which describes you?" error={errors.role}>
-        <select value={v.role} onChange={(e) => setV({ ...v, role: e.target.value })}>
-          <option value="">Select…</option>
-          {TESTER_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Contact info (LinkedIn, portfolio or site URL)" optional error={errors.contact}>
-        <input
-          type="url"
-          inputMode="url"
-          placeholder="https://"
-          value={v.contact}
-          onChange={(e) => setV({ ...v, contact: e.target.value })}
-        />
-      </Field>
-      <Field label="About you" optional error={errors.about}>
-        <textarea
-          rows={3}
-          value={v.about}
-          onChange={(e) => setV({ ...v, about: e.target.value })}
-        />
-      </Field>
-      <FormMessage error={result.error} success={result.success} />
-      <button className="btn btn--primary" type="submit" disabled={isLoading}>
-        {isLoading ? 'Signing up…' : 'Sign Up to Test'}
-      </button>
-    </form>
+    <>
+      <form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
+        <Field
+          label="Gmail address"
+          error={errors.email}
+          hint="Sign-in is through Google, so use your Gmail address."
+        >
+          <input
+            type="email"
+            autoComplete="email"
+            value={v.email}
+            onChange={(e) => setV({ ...v, email: e.target.value })}
+          />
+        </Field>
+        <Field label="Which describes you?" error={errors.role}>
+          <select value={v.role} onChange={(e) => setV({ ...v, role: e.target.value })}>
+            <option value="">Select…</option>
+            {TESTER_ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field
+          label="Contact info (LinkedIn, portfolio or site URL)"
+          optional
+          error={errors.contact}
+        >
+          <input
+            type="url"
+            inputMode="url"
+            placeholder="https://"
+            value={v.contact}
+            onChange={(e) => setV({ ...v, contact: e.target.value })}
+          />
+        </Field>
+        <Field label="About you" optional error={errors.about}>
+          <textarea
+            rows={3}
+            dir="auto"
+            value={v.about}
+            onChange={(e) => setV({ ...v, about: e.target.value })}
+          />
+        </Field>
+        <FormMessage error={result.error} success={result.success} />
+        <button className="btn btn--primary" type="submit" disabled={isLoading}>
+          {isLoading ? 'Signing up…' : 'Sign Up to Test'}
+        </button>
+      </form>
+      {noGmail ? (
+        <section className="card card--soft" aria-label="Waitlist for other e-mail providers">
+          <h3>Join the waitlist</h3>
+          <WaitlistForm initialEmail={v.email.trim()} />
+        </section>
+      ) : null}
+    </>
   );
 }

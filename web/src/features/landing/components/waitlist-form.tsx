@@ -1,16 +1,16 @@
 import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
-import { errorMessage } from '../../../lib/error-message';
+import { formErrorMessage } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
 
 /** Waitlist for people without Gmail: name + email → POST /api/waitlist (role 'tester'). */
-export function WaitlistForm() {
+export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
   const [name, setName] = useState('');
-  const [email, setEmail] = useState('');
+  const [email, setEmail] = useState(initialEmail);
   const [join, { isLoading }] = useJoinWaitlistMutation();
-  const { result, onSubmit } = useFormSubmit({
+  const { errors, result, onSubmit } = useFormSubmit({
     validate: () => validateWaitlist(name, email),
     send: async () => {
       const res = await join({
@@ -23,7 +23,7 @@ export function WaitlistForm() {
         return {
           error:
             'error' in res && res.error
-              ? errorMessage(res.error, MSG.waitlistFailure)
+              ? formErrorMessage(res.error, MSG.waitlistFailure)
               : MSG.waitlistFailure,
         };
       setName('');
@@ -39,10 +39,10 @@ export function WaitlistForm() {
       noValidate
       aria-label="Join the waitlist"
     >
-      <Field label="Name">
+      <Field label="Name" error={errors.name}>
         <input autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
       </Field>
-      <Field label="Email">
+      <Field label="Email" error={errors.email}>
         <input
           type="email"
           autoComplete="email"

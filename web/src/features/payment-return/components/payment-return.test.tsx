@@ -40,17 +40,36 @@ describe('payment return pages', () => {
     expect(calls.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('says verification failed when the status call fails', async () => {
+  it("says 'Payment received — sign in to see your job' when a signed-out browser cannot read the status", async () => {
+    resetStorage();
+    mockFetch(() => ({
+      status: 401,
+      body: { detail: 'Authentication required.', code: 'unauthorized' },
+    }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_elsewhere' });
+    expect(await screen.findByText('Payment received — sign in to see your job')).toBeTruthy();
+    expect(screen.queryByText(/verification failed/)).toBeNull();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Payment received');
+    expect(screen.getByRole('link', { name: 'Sign in to see your job' }).getAttribute('href')).toBe(
+      '/api/auth/google?intent=poster',
+    );
+  });
+
+  it('says the payment was received when the status call fails for a signed-in poster too', async () => {
     mockFetch(() => ({
       status: 404,
       body: { detail: 'Unknown checkout session.', code: 'not_found' },
     }));
     renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_bad' });
-    expect((await screen.findByRole('alert')).textContent).toBe(
-      'Payment verification failed. Please contact support if payment was made.',
-    );
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Payment not confirmed');
-    expect(screen.queryByText('Checking your payment')).toBeNull();
+    expect(await screen.findByText('Payment received — sign in to see your job')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it("says 'still processing' (not failed) for an expired checkout", async () => {
+    mockFetch(() => ({ body: { payment_status: 'expired', job_id: 'j' } }));
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_old' });
+    expect(await screen.findByText('Payment is still processing. Please wait...')).toBeTruthy();
+    expect(screen.queryByText(/verification failed/)).toBeNull();
   });
 
   it('says verification failed, under a matching heading, without a session id', () => {

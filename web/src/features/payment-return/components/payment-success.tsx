@@ -30,14 +30,16 @@ export default function PaymentSuccess() {
     return () => clearTimeout(t);
   }, [sessionId, paid, refunded, error, gaveUp, isFetching, data, refetch]);
 
-  // What the page says: 'failed' when the status cannot be read (no session, unknown session,
-  // network) or the checkout expired; 'paid' once paid; 'refunded' for a second payment of a
-  // job already paid (refunded, or being refunded: polling goes on until it is); any other
-  // status (unpaid, or one this page does not know) is still processing, as the spec says
-  // ('stalled' once polling stops).
-  const state: keyof typeof PAYMENT_HEADINGS =
-    !sessionId || error || data?.payment_status === 'expired'
-      ? 'failed'
+  // What the page says: 'failed' only without a session id; 'unreadable' when the status
+  // cannot be read (session lost, another browser, another account, network: the checkout
+  // only sends people here after paying); 'paid' once paid; 'refunded' for a second payment of
+  // a job already paid (refunded, or being refunded: polling goes on until it is); any other
+  // status (unpaid, expired, or one this page does not know) is still processing, as the spec
+  // says ('stalled' once polling stops).
+  const state: keyof typeof PAYMENT_HEADINGS = !sessionId
+    ? 'failed'
+    : error
+      ? 'unreadable'
       : paid
         ? 'paid'
         : refunded || data?.payment_status === 'refund_pending'
@@ -45,12 +47,19 @@ export default function PaymentSuccess() {
           : gaveUp
             ? 'stalled'
             : 'processing';
+  const signedIn = Boolean(getToken());
 
   let body;
   if (state === 'failed') {
     body = (
       <p className="form-msg form-msg--error" role="alert">
         {PAYMENT_MESSAGES.failed}
+      </p>
+    );
+  } else if (state === 'unreadable') {
+    body = (
+      <p className="form-msg form-msg--success" role="status">
+        {PAYMENT_MESSAGES.unreadable}
       </p>
     );
   } else if (state === 'paid') {
@@ -82,9 +91,15 @@ export default function PaymentSuccess() {
       <div className="auth-card">
         <h1>{PAYMENT_HEADINGS[state]}</h1>
         {body}
-        <Link className="btn btn--primary btn--block" to={getToken() ? '/dashboard' : '/'}>
-          {getToken() ? 'Go to Dashboard' : 'Back to Home'}
-        </Link>
+        {state === 'unreadable' && !signedIn ? (
+          <a className="btn btn--primary btn--block" href="/api/auth/google?intent=poster">
+            Sign in to see your job
+          </a>
+        ) : (
+          <Link className="btn btn--primary btn--block" to={signedIn ? '/dashboard' : '/'}>
+            {signedIn ? 'Go to Dashboard' : 'Back to Home'}
+          </Link>
+        )}
       </div>
     </main>
   );

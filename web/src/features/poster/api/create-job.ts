@@ -1,3 +1,4 @@
+import type { AssistiveTech } from '@htm/contracts/identity';
 import { api } from '../../../lib/api';
 import type { GeoRule, Job } from '../../../lib/types';
 
@@ -9,6 +10,8 @@ export interface CreateJobBody {
   expected_completion_hours: number;
   geo_rule: GeoRule;
   requirements: string[];
+  fresh_eyes: boolean;
+  assistive_tech: AssistiveTech | null;
 }
 export interface CheckoutAnswer {
   checkout_url: string | null;

@@ -7,6 +7,8 @@ import { pendingTelemetry, resetTelemetry } from '../../../lib/telemetry';
 import { setToken } from '../../../lib/tokens';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage } from '../../../test/setup';
+import { keepJobRequestForAfterSignIn } from '../../../lib/drafts';
+import PostJobLauncher from './post-job-launcher';
 import { POSTING_FAILED, PostJobModal } from './post-job-modal';
 
 const realAssign = browser.assign;
@@ -106,8 +108,36 @@ describe('Post New Job modal', () => {
       budget: 1,
       expected_completion_hours: 48,
       geo_rule: 'us_pr_ca',
+      fresh_eyes: true,
+      assistive_tech: null,
     });
     expect(pendingTelemetry().map((e) => e.name)).toEqual(['post_job_attempt', 'post_job_success']);
+  });
+
+  it('sends the fresh-eyes switch (on by default) and the assistive technology the poster asks for', async () => {
+    const { calls } = mockFetch(() => ({
+      status: 201,
+      body: {
+        checkout_url: '/api/payments/local/checkout/cs_local_2',
+        session_id: 'cs_local_2',
+        job: { id: 'j2' },
+      },
+    }));
+    open();
+    await fillBasics();
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Read the menu aloud');
+    const fresh = screen.getByLabelText(
+      'A tester who has not seen my site before',
+    ) as HTMLInputElement;
+    expect(fresh.checked).toBe(true);
+    await userEvent.click(fresh);
+    await userEvent.selectOptions(
+      screen.getByLabelText('Assistive technology'),
+      'Tested by someone who uses a screen reader',
+    );
+    await submit();
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0].body).toMatchObject({ fresh_eyes: false, assistive_tech: 'screen_reader' });
   });
 
   it("shows 'Failed to create job: {reason}' with the server's reason", async () => {
@@ -130,29 +160,34 @@ describe('Post New Job modal', () => {
     expect(pendingTelemetry().map((e) => e.name)).toEqual(['post_job_attempt', 'post_job_failure']);
   });
 
+  const LOCAL_MESSAGE =
+    'Local addresses cannot be tested: enter an address testers can open on the internet';
   it.each([
-    'https://exa mple.com',
-    'example.com',
-    'ftp://example.com',
-    'javascript:alert(1)',
-    'http://localhost',
-    'http://app.localhost:3000',
-    'http://a',
-    'http://192.168.1.1',
-    'http://127.0.0.1:8080',
-    'http://169.254.169.254',
-  ])('shows the URL message under the Website URL field for %s and sends nothing', async (url) => {
-    const { calls } = mockFetch(() => ({ status: 201, body: {} }));
-    open();
-    await userEvent.type(screen.getByLabelText('Job title'), 'Test my bakery');
-    await userEvent.type(screen.getByLabelText('Website URL'), url);
-    await userEvent.type(screen.getByLabelText('What to test'), 'Ordering a cake');
-    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
-    await submit();
-    expect(urlFieldError()).toBe(URL_MESSAGE);
-    expect(screen.queryByRole('alert')).toBeNull();
-    expect(calls).toHaveLength(0);
-  });
+    ['https://exa mple.com', URL_MESSAGE],
+    ['example.com', URL_MESSAGE],
+    ['ftp://example.com', URL_MESSAGE],
+    ['javascript:alert(1)', URL_MESSAGE],
+    ['http://localhost', LOCAL_MESSAGE],
+    ['http://app.localhost:3000', LOCAL_MESSAGE],
+    ['http://a', LOCAL_MESSAGE],
+    ['http://192.168.1.1', LOCAL_MESSAGE],
+    ['http://127.0.0.1:8080', LOCAL_MESSAGE],
+    ['http://169.254.169.254', LOCAL_MESSAGE],
+  ])(
+    'says what is wrong with %s under the Website URL field and sends nothing',
+    async (url, message) => {
+      const { calls } = mockFetch(() => ({ status: 201, body: {} }));
+      open();
+      await userEvent.type(screen.getByLabelText('Job title'), 'Test my bakery');
+      await userEvent.type(screen.getByLabelText('Website URL'), url);
+      await userEvent.type(screen.getByLabelText('What to test'), 'Ordering a cake');
+      await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
+      await submit();
+      expect(urlFieldError()).toBe(message);
+      expect(screen.queryByRole('alert')).toBeNull();
+      expect(calls).toHaveLength(0);
+    },
+  );
 
   it("shows the server's url error under the Website URL field, not at the bottom", async () => {
     mockFetch(() => ({
@@ -169,13 +204,109 @@ describe('Post New Job modal', () => {
     expect(assigned).toEqual([]);
   });
 
-  it('asks to retry once and then re-login when the session cannot be refreshed or the network fails', async () => {
+  it("says the server cannot be reached (not 're-login') and keeps the draft when the network fails", async () => {
     mockFetch(() => 'network-error');
+    open();
+    await fillBasics();
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
+    await submit();
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      "Can't reach HumanTest — your draft is kept; try again in a moment",
+    );
+    expect(JSON.parse(sessionStorage.getItem('draft:post-job')!)).toMatchObject({
+      title: 'Test my bakery',
+      requirements: ['Price'],
+    });
+  });
+
+  it('asks to retry once and then re-login when the session cannot be refreshed', async () => {
+    mockFetch(() => ({ status: 401, body: { detail: 'Token expired', code: 'unauthorized' } }));
     open();
     await fillBasics();
     await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
     await submit();
     expect((await screen.findByRole('alert')).textContent).toBe(POSTING_FAILED);
     expect(POSTING_FAILED).toBe('Posting failed. Please retry once; if it fails again, re-login.');
+  });
+});
+
+describe('Post New Job drafts', () => {
+  it('asks before Esc or Cancel throws a typed form away; Keep editing keeps it', async () => {
+    mockFetch(() => ({ status: 201, body: {} }));
+    let closed = 0;
+    renderWithStore(<PostJobModal onClose={() => void closed++} />);
+    await userEvent.type(screen.getByLabelText('Job title'), 'Bakery');
+    await userEvent.keyboard('{Escape}');
+    expect(closed).toBe(0);
+    expect(screen.getByRole('alertdialog', { name: 'Discard your draft?' })).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Keep editing' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect((screen.getByLabelText('Job title') as HTMLInputElement).value).toBe('Bakery');
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Discard draft' }));
+    expect(closed).toBe(1);
+    expect(sessionStorage.getItem('draft:post-job')).toBeNull();
+  });
+
+  it('closes an empty form at once', async () => {
+    mockFetch(() => ({ status: 201, body: {} }));
+    let closed = 0;
+    renderWithStore(<PostJobModal onClose={() => void closed++} />);
+    await userEvent.keyboard('{Escape}');
+    expect(closed).toBe(1);
+  });
+
+  it('reopens with the draft of this tab and forgets it once the job is posted', async () => {
+    mockFetch(() => ({
+      status: 201,
+      body: { checkout_url: '/checkout/1', session_id: 's1', job: {} },
+    }));
+    const first = open();
+    await fillBasics();
+    first.unmount();
+    open();
+    expect((screen.getByLabelText('Job title') as HTMLInputElement).value).toBe('Test my bakery');
+    expect((screen.getByLabelText('What to test') as HTMLTextAreaElement).value).toBe(
+      'Ordering a cake',
+    );
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Price');
+    await submit();
+    await waitFor(() => expect(assigned).toEqual(['/checkout/1']));
+    expect(sessionStorage.getItem('draft:post-job')).toBeNull();
+  });
+});
+
+describe('after a signed-out job request on the landing page', () => {
+  it('opens Post New Job by itself once, prefilled with the URL and text, ready to pay', async () => {
+    const { calls } = mockFetch(() => ({
+      status: 201,
+      body: { checkout_url: '/checkout/2', session_id: 's2', job: {} },
+    }));
+    keepJobRequestForAfterSignIn(
+      'https://www.bakery.example/order',
+      'Order a cake\nFind the opening hours',
+    );
+    const first = renderWithStore(<PostJobLauncher />);
+    expect(screen.getByRole('dialog', { name: 'Post New Job' })).toBeTruthy();
+    expect((screen.getByLabelText('Job title') as HTMLInputElement).value).toBe(
+      'Test bakery.example',
+    );
+    expect((screen.getByLabelText('Website URL') as HTMLInputElement).value).toBe(
+      'https://www.bakery.example/order',
+    );
+    expect((screen.getByLabelText('Thing to check 2') as HTMLInputElement).value).toBe(
+      'Find the opening hours',
+    );
+    await submit();
+    await waitFor(() => expect(assigned).toEqual(['/checkout/2']));
+    expect(calls[0].body).toMatchObject({
+      title: 'Test bakery.example',
+      url: 'https://www.bakery.example/order',
+      what_to_test: 'Order a cake\nFind the opening hours',
+      requirements: ['Order a cake', 'Find the opening hours'],
+    });
+    first.unmount();
+    renderWithStore(<PostJobLauncher />);
+    expect(screen.queryByRole('dialog')).toBeNull();
   });
 });

@@ -1,11 +1,16 @@
 import { useState, type FormEvent } from 'react';
-import { GEO_RULES, JOB_LIMITS, createJobBodySchema } from '@htm/contracts/jobs';
+import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
+import { GEO_RULES, JOB_LIMITS, JOB_MESSAGES, createJobBodySchema } from '@htm/contracts/jobs';
+import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import { browser } from '../../../lib/browser';
+import { DRAFT_KEYS, hasText, useDraft } from '../../../lib/drafts';
 import {
+  CANT_REACH,
   errorMessage,
   errorStatus,
+  isUnreachable,
   logRequestFailure,
   serverFieldErrors,
 } from '../../../lib/error-message';
@@ -30,6 +35,9 @@ interface FormState {
   requirements: string[];
   geo_rule: GeoRule;
   expected_completion_hours: string;
+  fresh_eyes: boolean;
+  /** '' = anyone */
+  assistive_tech: AssistiveTech | '';
 }
 
 const initial: FormState = {
@@ -39,6 +47,8 @@ const initial: FormState = {
   requirements: [''],
   geo_rule: 'us_pr',
   expected_completion_hours: '48',
+  fresh_eyes: true,
+  assistive_tech: '',
 };
 
 const FORM_FIELDS = new Set([
@@ -48,7 +58,12 @@ const FORM_FIELDS = new Set([
   'requirements',
   'geo_rule',
   'expected_completion_hours',
+  'fresh_eyes',
+  'assistive_tech',
 ]);
+
+/** The user typed something (the preset geo rule and hours do not count). */
+const typedIn = (v: FormState) => hasText([v.title, v.url, v.what_to_test, v.requirements]);
 
 /** True when the form shows an error for this server field key ('requirements.2' too). */
 function isFormField(key: string, requirementCount: number): boolean {
@@ -56,9 +71,15 @@ function isFormField(key: string, requirementCount: number): boolean {
   return m ? Number(m[1]) < requirementCount : FORM_FIELDS.has(key);
 }
 
-/** 'Post New Job': on success the browser goes to the checkout page ($1). */
+/**
+ * 'Post New Job': on success the browser goes to the checkout page ($1). What is typed is kept
+ * as a draft in sessionStorage (also what the landing page's job request leaves for a visitor
+ * who signed in to continue); closing a form with text asks first.
+ */
 export function PostJobModal({ onClose }: { onClose: () => void }) {
-  const [v, setV] = useState<FormState>(initial);
+  const [v, setV, clearDraft] = useDraft<FormState>(DRAFT_KEYS.postJob, initial, typedIn);
+  const dirty = typedIn(v);
+  const { requestClose, prompt } = useDiscardGuard(dirty, onClose, clearDraft);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [createJob, { isLoading }] = useCreateJobMutation();
@@ -80,6 +101,7 @@ export function PostJobModal({ onClose }: { onClose: () => void }) {
       ...v,
       budget: 1,
       expected_completion_hours: v.expected_completion_hours || undefined,
+      assistive_tech: v.assistive_tech || null,
     });
     if (!parsed.success) {
       setErrors(issuesByField(parsed.error.issues));
@@ -92,7 +114,11 @@ export function PostJobModal({ onClose }: { onClose: () => void }) {
       const st = errorStatus(res.error);
       track('post_job_failure', { status: String(st) });
       logRequestFailure('post_job', res.error);
-      if (st === 401 || st === 'FETCH_ERROR' || st === 'TIMEOUT_ERROR') {
+      if (isUnreachable(res.error)) {
+        setFormError(CANT_REACH);
+        return;
+      }
+      if (st === 401) {
         setFormError(POSTING_FAILED);
         return;
       }
@@ -111,6 +137,7 @@ export function PostJobModal({ onClose }: { onClose: () => void }) {
       return;
     }
     track('post_job_success');
+    clearDraft();
     const answer = res.data;
     if (answer?.checkout_url) {
       status('Job created. Redirecting to checkout…');
@@ -126,7 +153,7 @@ export function PostJobModal({ onClose }: { onClose: () => void }) {
 
   const count = v.requirements.length;
   return (
-    <Modal title="Post New Job" onClose={onClose} size="lg">
+    <Modal title="Post New Job" onClose={requestClose} size="lg" banner={prompt}>
       <form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
         <p className="muted">Every job costs $1 and is paid at checkout. Testers earn $0.82.</p>
         <Field label="Job title" error={errors.title}>
@@ -222,9 +249,30 @@ export function PostJobModal({ onClose }: { onClose: () => void }) {
             />
           </Field>
         </div>
+        <label className="switch">
+          <input
+            type="checkbox"
+            checked={v.fresh_eyes}
+            onChange={(e) => setV({ ...v, fresh_eyes: e.target.checked })}
+          />
+          <span>{JOB_MESSAGES.freshEyesLabel}</span>
+        </label>
+        <Field label="Assistive technology" error={errors.assistive_tech}>
+          <select
+            value={v.assistive_tech}
+            onChange={(e) => setV({ ...v, assistive_tech: e.target.value as AssistiveTech | '' })}
+          >
+            <option value="">Any tester</option>
+            {ASSISTIVE_TECH.map((t) => (
+              <option key={t} value={t}>
+                Tested by someone who uses {ASSISTIVE_TECH_LABELS[t]}
+              </option>
+            ))}
+          </select>
+        </Field>
         <FormMessage error={formError} />
         <div className="form__actions">
-          <button type="button" className="btn btn--ghost" onClick={onClose}>
+          <button type="button" className="btn btn--ghost" onClick={requestClose}>
             Cancel
           </button>
           <button type="submit" className="btn btn--primary" disabled={isLoading}>

@@ -1,18 +1,26 @@
 import { useEffect, useState } from 'react';
 import { Loading } from '../../../components/loading';
+import { BeforeAfter } from '../../../components/before-after';
+import { Modal } from '../../../components/modal';
 import { ReviewModal } from '../../../components/review-modal';
 import { browser } from '../../../lib/browser';
-import { errorMessage } from '../../../lib/error-message';
+import { errorMessage, formErrorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import type { Job, User } from '../../../lib/types';
 import { useCheckoutJobMutation } from '../api/checkout-job';
+import { useDeleteJobMutation } from '../api/delete-job';
 import { useListJobsQuery } from '../api/list-jobs';
+import { useRetestJobMutation } from '../api/retest-job';
 import PostJobLauncher from './post-job-launcher';
+import { RateTester } from './rate-tester';
 
+/** The dashboard counts: unpaid jobs apart from open (live) ones. */
 export function countJobs(jobs: Job[]) {
+  const unpaid = (j: Job) => j.payment_status !== 'paid';
   return {
-    open: jobs.filter((j) => j.status === 'open').length,
+    unpaid: jobs.filter((j) => j.status === 'open' && unpaid(j)).length,
+    open: jobs.filter((j) => j.status === 'open' && !unpaid(j)).length,
     inProgress: jobs.filter((j) =>
       ['claimed', 'in_progress', 'revision_requested'].includes(j.status),
     ).length,
@@ -25,10 +33,41 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge--${status}`}>{statusLabel(status)}</span>;
 }
 
-function JobRow({ job, onReview }: { job: Job; onReview: (j: Job) => void }) {
+function JobRow({
+  job,
+  onReview,
+  onCompare,
+}: {
+  job: Job;
+  onReview: (j: Job) => void;
+  onCompare: (j: Job) => void;
+}) {
   const [checkout, { isLoading }] = useCheckoutJobMutation();
-  const { toast } = useNotify();
+  const [remove, { isLoading: deleting }] = useDeleteJobMutation();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const { toast, status } = useNotify();
+  const [retest, { isLoading: retesting }] = useRetestJobMutation();
+  /** 'Re-test': the same tester checks the fixes; pay for it like a new job. */
+  const askRetest = async () => {
+    const res = await retest(job.id);
+    if ('data' in res && res.data?.checkout_url) browser.assign(res.data.checkout_url);
+    else if ('data' in res && res.data?.payment_error) toast(res.data.payment_error);
+    else
+      toast(
+        errorMessage(
+          'error' in res ? res.error : null,
+          'The re-test could not be created. Please try again.',
+        ),
+      );
+  };
   const unpaid = job.payment_status !== 'paid';
+  const deletable = unpaid && job.status === 'open';
+  const onDelete = async () => {
+    const res = await remove(job.id);
+    setConfirmDelete(false);
+    if ('error' in res && res.error) toast(formErrorMessage(res.error, 'Failed to delete job'));
+    else status('Job deleted.');
+  };
   const pay = async () => {
     const res = await checkout(job.id);
     if ('data' in res && res.data?.checkout_url) browser.assign(res.data.checkout_url);
@@ -51,6 +90,28 @@ function JobRow({ job, onReview }: { job: Job; onReview: (j: Job) => void }) {
           </a>
         </p>
         <p className="job-card__meta muted">Posted {formatDate(job.created_at)}</p>
+        {job.retest_of ? (
+          <p className="job-card__meta">
+            Re-test of <span className="mono">#{shortId(job.retest_of)}</span>
+            {job.reserved_until &&
+            job.status === 'open' &&
+            Date.parse(job.reserved_until) > Date.now()
+              ? ` · held for the same tester until ${formatDate(job.reserved_until)}`
+              : null}
+          </p>
+        ) : null}
+        {job.requirements?.length ? (
+          <div className="job-card__checks">
+            <span className="muted">Things to check:</span>
+            <ul className="reqs-list">
+              {job.requirements.map((r, i) => (
+                <li key={i} dir="auto">
+                  {r}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
         {job.status === 'open' && !unpaid ? (
           <p className="job-card__live">Live — waiting for a tester to claim it.</p>
         ) : null}
@@ -71,6 +132,35 @@ function JobRow({ job, onReview }: { job: Job; onReview: (j: Job) => void }) {
             {isLoading ? 'Opening…' : 'Pay now'}
           </button>
         ) : null}
+        {deletable && !confirmDelete ? (
+          <button
+            type="button"
+            className="btn btn--ghost btn--sm"
+            onClick={() => setConfirmDelete(true)}
+          >
+            Delete
+          </button>
+        ) : null}
+        {deletable && confirmDelete ? (
+          <div className="confirm-inline" role="group" aria-label="Delete this unpaid job?">
+            <span>Delete this unpaid job?</span>
+            <button
+              type="button"
+              className="btn btn--danger btn--sm"
+              onClick={onDelete}
+              disabled={deleting}
+            >
+              {deleting ? 'Deleting…' : 'Yes, delete'}
+            </button>
+            <button
+              type="button"
+              className="btn btn--ghost btn--sm"
+              onClick={() => setConfirmDelete(false)}
+            >
+              Keep it
+            </button>
+          </div>
+        ) : null}
         {job.status === 'submitted' ? (
           <button type="button" className="btn btn--primary btn--sm" onClick={() => onReview(job)}>
             Review Submission
@@ -85,6 +175,25 @@ function JobRow({ job, onReview }: { job: Job; onReview: (j: Job) => void }) {
             View Results
           </button>
         ) : null}
+        {job.retest_of && (job.status === 'submitted' || job.status === 'completed') ? (
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={() => onCompare(job)}
+          >
+            Before / after
+          </button>
+        ) : null}
+        {job.status === 'completed' ? (
+          <button
+            type="button"
+            className="btn btn--ghost btn--sm"
+            onClick={askRetest}
+            disabled={retesting}
+          >
+            {retesting ? 'Opening…' : 'Re-test'}
+          </button>
+        ) : null}
       </div>
     </li>
   );
@@ -94,6 +203,7 @@ function JobRow({ job, onReview }: { job: Job; onReview: (j: Job) => void }) {
 export default function PosterDashboard({ user }: { user: User }) {
   const { data: jobs = [], error, isLoading, refetch } = useListJobsQuery();
   const [reviewing, setReviewing] = useState<Job | null>(null);
+  const [comparing, setComparing] = useState<Job | null>(null);
   const { toast } = useNotify();
   useEffect(() => {
     if (error) toast(errorMessage(error, 'Failed to load jobs'));
@@ -113,6 +223,9 @@ export default function PosterDashboard({ user }: { user: User }) {
         <PostJobLauncher />
       </div>
       <ul className="stats" aria-label="Job counts">
+        <li className="stat">
+          <span className="stat__n">{c.unpaid}</span> Unpaid
+        </li>
         <li className="stat">
           <span className="stat__n">{c.open}</span> Open
         </li>
@@ -144,11 +257,20 @@ export default function PosterDashboard({ user }: { user: User }) {
         ) : null}
         <ul className="job-list">
           {jobs.map((j) => (
-            <JobRow key={j.id} job={j} onReview={setReviewing} />
+            <JobRow key={j.id} job={j} onReview={setReviewing} onCompare={setComparing} />
           ))}
         </ul>
       </section>
-      {current ? <ReviewModal job={current} onClose={() => setReviewing(null)} /> : null}
+      {current ? (
+        <ReviewModal job={current} onClose={() => setReviewing(null)}>
+          {current.status === 'completed' ? <RateTester job={current} /> : null}
+        </ReviewModal>
+      ) : null}
+      {comparing ? (
+        <Modal title={`Before / after: ${comparing.title}`} onClose={() => setComparing(null)}>
+          <BeforeAfter jobId={comparing.id} />
+        </Modal>
+      ) : null}
     </div>
   );
 }

@@ -4,7 +4,7 @@ import type { Job } from '../../../lib/types';
 const availableApi = api.injectEndpoints({
   endpoints: (build) => ({
     listAvailableJobs: build.query<
-      { jobs: Job[]; next_cursor: string | null },
+      { jobs: Job[]; next_cursor: string | null; usual_minutes?: number | null },
       { cursor?: string } | void
     >({
       query: (a) => ({ url: '/tester/available-jobs', params: { limit: 20, cursor: a?.cursor } }),

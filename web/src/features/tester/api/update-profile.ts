@@ -1,13 +1,11 @@
 import { api } from '../../../lib/api';
 import { setToken } from '../../../lib/tokens';
+import type { UpdateProfileBody } from '@htm/contracts/identity';
 import type { User } from '../../../lib/types';
 
 const profileApi = api.injectEndpoints({
   endpoints: (build) => ({
-    updateProfile: build.mutation<
-      { user: User; access_token: string },
-      { country: 'US' | 'PR' | 'CA' }
-    >({
+    updateProfile: build.mutation<{ user: User; access_token: string }, UpdateProfileBody>({
       query: (body) => ({ url: '/users/profile', method: 'PATCH', body }),
       async onQueryStarted(_a, { queryFulfilled }) {
         try {

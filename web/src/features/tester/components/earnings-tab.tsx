@@ -34,6 +34,18 @@ export function EarningsTab() {
     <div>
       <ul className="stats" aria-label="Earnings summary">
         <Stat value={usd(data?.total_usd)} label="Total earned" />
+        <Stat
+          value={
+            data?.effective_hourly_rate === null || data?.effective_hourly_rate === undefined
+              ? '—'
+              : `${usd(data.effective_hourly_rate)}/h`
+          }
+          label={
+            data?.median_minutes
+              ? `Effective hourly rate (median ${Math.round(data.median_minutes)} min a job)`
+              : 'Effective hourly rate (add your minutes when you submit)'
+          }
+        />
         <Stat value={usd(data?.pending_usd)} label="Pending payout" />
         <Stat value={usd(data?.last_30_days)} label="Last 30 days" />
         <Stat value={data?.completed_jobs ?? 0} label="Completed jobs" />
@@ -67,7 +79,9 @@ export function EarningsTab() {
               </td>
               <td>{usd(j.amount)}</td>
               <td>{formatDate(j.completed_at)}</td>
-              <td>{statusLabel(j.status)}</td>
+              <td>
+                <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>
+              </td>
             </tr>
           ))}
         </Table>

@@ -28,6 +28,7 @@ export function KeyFindingFields({
       hint={`${v.length}/${max}`}
     >
       <input
+        dir="auto"
         value={v}
         onChange={(e) => onChange(values.map((x, j) => (j === i ? e.target.value : x)))}
       />

@@ -1,31 +1,47 @@
 import { useState, type FormEvent } from 'react';
-import { updateProfileBodySchema } from '@htm/contracts/identity';
+import {
+  ASSISTIVE_TECH,
+  ASSISTIVE_TECH_LABELS,
+  updateProfileBodySchema,
+  type AssistiveTech,
+} from '@htm/contracts/identity';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
-import { errorMessage } from '../../../lib/error-message';
+import { formErrorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import type { User } from '../../../lib/types';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useUpdateProfileMutation } from '../api/update-profile';
 
-/** 'Update Your Profile' (country). The answer carries a fresh token, which is stored. */
+/**
+ * 'Update Your Profile' (country, and the assistive technology the tester uses). The answer
+ * carries a fresh token, which is stored.
+ */
 export function ProfileModal({ user, onClose }: { user: User; onClose: () => void }) {
   const [country, setCountry] = useState<string>(user.country ?? '');
+  const [tech, setTech] = useState<AssistiveTech[]>(user.assistive_tech ?? []);
+  const toggleTech = (t: AssistiveTech, on: boolean) =>
+    setTech((list) => (on ? [...list.filter((x) => x !== t), t] : list.filter((x) => x !== t)));
   const [error, setError] = useState<string | null>(null);
   const [update, { isLoading }] = useUpdateProfileMutation();
   const { status } = useNotify();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const parsed = updateProfileBodySchema.safeParse({ country: country || undefined });
+    if (!country) {
+      setError('Please choose a country');
+      return;
+    }
+    const parsed = updateProfileBodySchema.safeParse({ country, assistive_tech: tech });
     if (!parsed.success) {
-      setError(issuesByField(parsed.error.issues).country ?? 'Please choose a country');
+      const byField = issuesByField(parsed.error.issues);
+      setError(byField.country ?? byField.assistive_tech ?? 'Please check your profile');
       return;
     }
     setError(null);
     const res = await update(parsed.data);
     if ('error' in res && res.error) {
-      setError(errorMessage(res.error, 'Failed to update profile'));
+      setError(formErrorMessage(res.error, 'Failed to update profile'));
       return;
     }
     status('Profile updated.');
@@ -43,6 +59,22 @@ export function ProfileModal({ user, onClose }: { user: User; onClose: () => voi
             <option value="CA">Canada (CA)</option>
           </select>
         </Field>
+        <fieldset className="choice-group">
+          <legend>Assistive technology you use</legend>
+          <p className="muted">
+            Some site owners ask for a tester who uses one of these. Only you and the admin see it.
+          </p>
+          {ASSISTIVE_TECH.map((t) => (
+            <label className="switch" key={t}>
+              <input
+                type="checkbox"
+                checked={tech.includes(t)}
+                onChange={(e) => toggleTech(t, e.target.checked)}
+              />
+              <span>I use {ASSISTIVE_TECH_LABELS[t]}</span>
+            </label>
+          ))}
+        </fieldset>
         <FormMessage error={error} />
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={onClose}>

@@ -1,26 +1,83 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { JOB_LIMITS, submitWorkPosterFlowSchema } from '@htm/contracts/jobs';
+import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
+import { DRAFT_KEYS, hasText, useDraft } from '../../../lib/drafts';
+import { useGetSubmissionQuery } from '../../../lib/submission-api';
 import type { Job } from '../../../lib/types';
 import { issuesByField } from '../../../lib/zod-errors';
 import { postSubmission } from '../api/submit-work';
 import { checkResultFiles } from '../file-rules';
 import { KeyFindingFields } from './key-finding-fields';
+import { MinutesField } from './minutes-field';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
 
-/** Submit Work (poster-flow variant): a response per requirement, device, browser, 3 key findings, files. */
+export const DETAILED_REPORT = 'Detailed report';
+export const DETAILED_REPORT_LINE =
+  'An answer for each thing to check, your device and browser, 3 key findings and files.';
+
+interface DetailedDraft {
+  responses: string[];
+  general: string;
+  device: string;
+  browserUsed: string;
+  bullets: string[];
+}
+
+/**
+ * 'Detailed report' (poster-flow variant, POST /submissions): a response per requirement,
+ * device, browser, 3 key findings, files. Kept as a draft per job; a resubmission after a
+ * revision request starts from the previous answers.
+ */
 export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => void }) {
   const reqs = job.requirements?.length ? job.requirements : [job.what_to_test];
-  const [responses, setResponses] = useState<string[]>(() => reqs.map(() => ''));
-  const [general, setGeneral] = useState('');
-  const [device, setDevice] = useState('');
-  const [browserUsed, setBrowserUsed] = useState('');
-  const [bullets, setBullets] = useState(['', '', '']);
+  const resubmit = job.status === 'revision_requested';
+  const [draft, setDraft, clearDraft] = useDraft<DetailedDraft>(DRAFT_KEYS.submitReport(job.id), {
+    responses: reqs.map(() => ''),
+    general: '',
+    device: '',
+    browserUsed: '',
+    bullets: ['', '', ''],
+  });
+  const responses = reqs.map((_, i) => draft.responses[i] ?? '');
+  const { general, device, browserUsed, bullets } = draft;
+  const set = (patch: Partial<DetailedDraft>) => setDraft({ ...draft, ...patch });
+  const setResponses = (next: string[]) => set({ responses: next });
+  const setGeneral = (general: string) => set({ general });
+  const setDevice = (device: string) => set({ device });
+  const setBrowserUsed = (browserUsed: string) => set({ browserUsed });
+  const setBullets = (bullets: string[]) => set({ bullets });
+  const previous = useGetSubmissionQuery(job.id, { skip: !resubmit }).data;
+  useEffect(() => {
+    if (!previous || hasText(draft)) return;
+    const p = previous.human_preview;
+    setDraft({
+      responses: reqs.map(
+        (_, i) =>
+          previous.requirement_responses?.find((r) => r.requirement_index === i)?.response_text ??
+          '',
+      ),
+      general: previous.general_feedback ?? '',
+      device: p?.device_used ?? '',
+      browserUsed: p?.browser_used ?? '',
+      bullets: [0, 1, 2].map((i) => p?.key_findings_bullets?.[i] ?? ''),
+    });
+    // Only when the previous submission arrives.
+  }, [previous]);
   const [files, setFiles] = useState<File[]>([]);
+  const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(onClose);
+  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
+    clearDraft();
+    onClose();
+  });
+  const { requestClose, prompt } = useDiscardGuard(
+    hasText(draft) || files.length > 0,
+    onClose,
+    clearDraft,
+  );
 
   // Refused files stay selected with their error, so Submit stays blocked until the tester
   // picks others or clears them: evidence is never dropped silently.
@@ -52,6 +109,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
       key_findings_bullet_1: bullets[0],
       key_findings_bullet_2: bullets[1],
       key_findings_bullet_3: bullets[2],
+      minutes_spent: minutes,
     });
     const errs = parsed.success ? {} : issuesByField(parsed.error.issues);
     const fileProblem = checkResultFiles(files);
@@ -64,6 +122,8 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
     form.append('device_used', device.trim());
     form.append('browser_used', browserUsed.trim());
     bullets.forEach((b, i) => form.append(`key_findings_bullet_${i + 1}`, b.trim()));
+    if (parsed.data.minutes_spent !== null)
+      form.append('minutes_spent', String(parsed.data.minutes_spent));
     for (const f of files) form.append('files', f);
     await upload(
       (onProgress) => postSubmission(job.id, form, onProgress),
@@ -72,8 +132,14 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   };
 
   return (
-    <Modal title="Submit Work" onClose={onClose} size="lg">
+    <Modal
+      title={resubmit ? `Resubmit: ${DETAILED_REPORT}` : DETAILED_REPORT}
+      onClose={requestClose}
+      size="lg"
+      banner={prompt}
+    >
       <form className="form" onSubmit={submit} noValidate aria-label="Submit detailed report">
+        <p className="muted">{DETAILED_REPORT_LINE}</p>
         <p className="muted">
           <strong>{job.title}</strong> · answer each thing the poster asked you to check.
         </p>
@@ -91,6 +157,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
           >
             <textarea
               rows={2}
+              dir="auto"
               value={responses[i]}
               onChange={(e) => {
                 setResponses(responses.map((x, j) => (j === i ? e.target.value : x)));
@@ -102,6 +169,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
         <Field label="General feedback" optional error={errors.general_feedback}>
           <textarea
             rows={3}
+            dir="auto"
             value={general}
             onChange={(e) => {
               setGeneral(e.target.value);
@@ -151,14 +219,22 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
             onChange={(e) => onFiles(e.target.files)}
           />
         </Field>
+        <MinutesField
+          value={minutes}
+          error={errors.minutes_spent}
+          onChange={(v) => {
+            setMinutes(v);
+            clearError('minutes_spent');
+          }}
+        />
         <UploadProgress percent={progress} />
         <FormMessage error={formError} />
         <div className="form__actions">
-          <button type="button" className="btn btn--ghost" onClick={onClose}>
+          <button type="button" className="btn btn--ghost" onClick={requestClose}>
             Cancel
           </button>
           <button type="submit" className="btn btn--primary" disabled={progress !== null}>
-            Submit Work
+            {resubmit ? 'Resubmit Work' : 'Submit Work'}
           </button>
         </div>
       </form>

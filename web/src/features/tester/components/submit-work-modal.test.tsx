@@ -54,7 +54,9 @@ describe('Submit Work modal (tester dashboard)', () => {
     await userEvent.paste('k'.repeat(121));
     await submit();
     expect(screen.getByText('Feedback must be less than 1000 characters')).toBeTruthy();
-    expect(screen.getByText('Key finding must be less than 120 characters')).toBeTruthy();
+    expect(
+      screen.getByText('Key finding 2 needs 5–120 characters (or leave it empty)'),
+    ).toBeTruthy();
   });
 
   it('accepts only images for the screenshot, up to 10MB', async () => {
@@ -98,9 +100,13 @@ describe('Submit Work modal (tester dashboard)', () => {
     await submit();
     const field = screen.getByLabelText(/Key finding 2/);
     expect(field.getAttribute('aria-invalid')).toBe('true');
+    // Its own rule, not the first finding's message.
     expect(
-      screen.getByText('At least one key finding (min 5 characters) is required'),
+      screen.getByText('Key finding 2 needs 5–120 characters (or leave it empty)'),
     ).toBeTruthy();
+    expect(
+      screen.queryByText('At least one key finding (min 5 characters) is required'),
+    ).toBeNull();
     expect(calls).toHaveLength(0);
   });
 
@@ -168,6 +174,22 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect((calls[0].form.get('screenshot') as File).name).toBe('shot.png');
   });
 
+  it('sends the minutes spent when given, and refuses minutes outside 1-240', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: { submission: {}, job: {} } }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    await userEvent.type(screen.getByLabelText(/Minutes spent/), '300');
+    await submit();
+    expect(screen.getByText('Minutes spent must be a whole number from 1 to 240')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+    await userEvent.clear(screen.getByLabelText(/Minutes spent/));
+    await userEvent.type(screen.getByLabelText(/Minutes spent/), '14');
+    await submit();
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0].form.get('minutes_spent')).toBe('14');
+  });
+
   it("shows the server's detail, else 'Failed to submit work'", async () => {
     mockXhr(() => ({
       status: 409,
@@ -180,7 +202,7 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('This job is no longer yours');
   });
 
-  it("titles itself 'Resubmit Work' and shows the revision reason and deadline", () => {
+  it("titles itself 'Resubmit: Quick report' and shows the revision reason and deadline", () => {
     mockXhr(() => ({ status: 201 }));
     renderWithStore(
       <SubmitWorkModal
@@ -193,7 +215,7 @@ describe('Submit Work modal (tester dashboard)', () => {
         onClose={() => undefined}
       />,
     );
-    expect(screen.getByRole('heading', { name: 'Resubmit Work' })).toBeTruthy();
+    expect(screen.getByRole('heading', { name: 'Resubmit: Quick report' })).toBeTruthy();
     expect(screen.getByText('Check mobile')).toBeTruthy();
     expect(screen.getByText(/Resubmit by/)).toBeTruthy();
   });
@@ -222,5 +244,80 @@ describe('Submit Work modal (tester dashboard)', () => {
       'Checkout button not tested',
       'No screenshot of the cart',
     ]);
+  });
+});
+
+describe('Quick report drafts', () => {
+  const revision: Job = {
+    ...job,
+    status: 'revision_requested',
+    last_review: { decision: 'request_revision', reason: 'Check mobile', at: '' },
+    revision_deadline_at: '2030-01-01T00:00:00Z',
+  };
+
+  it('keeps the draft per job when closed with Esc and asked "Keep editing", and after a reopen', async () => {
+    mockXhr(() => ({ status: 201 }));
+    let closed = 0;
+    const first = renderWithStore(<SubmitWorkModal job={job} onClose={() => void closed++} />);
+    expect(screen.getByRole('heading', { name: 'Quick report' })).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart icon lags');
+    await userEvent.keyboard('{Escape}');
+    expect(closed).toBe(0);
+    await userEvent.click(screen.getByRole('button', { name: 'Keep editing' }));
+    expect((screen.getByLabelText('Feedback') as HTMLTextAreaElement).value).toBe(
+      'The cart icon lags',
+    );
+    first.unmount();
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    expect((screen.getByLabelText('Feedback') as HTMLTextAreaElement).value).toBe(
+      'The cart icon lags',
+    );
+    expect(sessionStorage.getItem('draft:submit-work:job-1')).toContain('The cart icon lags');
+    expect(sessionStorage.getItem('draft:submit-work:job-2')).toBeNull();
+  });
+
+  it('starts a resubmission from the previous answers', async () => {
+    mockXhr(() => ({ status: 201 }));
+    mockFetch((c) =>
+      c.url === '/api/jobs/job-1/submission'
+        ? {
+            body: {
+              id: 's1',
+              job_id: 'job-1',
+              revision: 0,
+              submitted_at: '2030-01-01T00:00:00Z',
+              locked: false,
+              auto_accept_at: null,
+              submitted_by_snapshot: { name: 'Tess', location: 'USA' },
+              human_preview: {
+                device_used: null,
+                browser_used: null,
+                key_findings_bullets: ['Cart lags', 'Price hidden'],
+                small_image_url: null,
+              },
+              requirement_responses: [],
+              general_feedback: 'The cart icon lags behind',
+              file_urls: [],
+            },
+          }
+        : { body: { jobs: [] } },
+    );
+    renderWithStore(<SubmitWorkModal job={revision} onClose={() => undefined} />);
+    await waitFor(() =>
+      expect((screen.getByLabelText('Feedback') as HTMLTextAreaElement).value).toBe(
+        'The cart icon lags behind',
+      ),
+    );
+    expect((screen.getByLabelText(/Key finding 2/) as HTMLInputElement).value).toBe('Price hidden');
+  });
+
+  it('forgets the draft once the work is submitted', async () => {
+    mockXhr(() => ({ status: 201, body: {} }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart icon lags behind');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart lags');
+    expect(sessionStorage.getItem('draft:submit-work:job-1')).not.toBeNull();
+    await submit();
+    await waitFor(() => expect(sessionStorage.getItem('draft:submit-work:job-1')).toBeNull());
   });
 });

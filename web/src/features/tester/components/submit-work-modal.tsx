@@ -1,25 +1,66 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { JOB_LIMITS, submitWorkDashboardSchema } from '@htm/contracts/jobs';
+import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
+import { DRAFT_KEYS, hasText, useDraft } from '../../../lib/drafts';
 import { formatDate } from '../../../lib/format';
+import { useGetSubmissionQuery } from '../../../lib/submission-api';
 import type { Job } from '../../../lib/types';
 import { issuesByField } from '../../../lib/zod-errors';
 import { postSubmitWork } from '../api/submit-work';
 import { checkScreenshot } from '../file-rules';
 import { KeyFindingFields } from './key-finding-fields';
+import { MinutesField } from './minutes-field';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
 
-/** Submit Work (tester dashboard variant): feedback, 1-3 key findings, optional screenshot. */
+export const QUICK_REPORT = 'Quick report';
+export const QUICK_REPORT_LINE =
+  'Your feedback in your own words, up to 3 key findings and a screenshot.';
+
+interface QuickDraft {
+  feedback: string;
+  findings: string[];
+}
+
+/**
+ * 'Quick report' (tester dashboard variant, POST /submit-work): feedback, 1-3 key findings,
+ * optional screenshot. The text is kept as a draft per job; a resubmission after a revision
+ * request starts from the previous answers.
+ */
 export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => void }) {
-  const [feedback, setFeedback] = useState('');
-  const [findings, setFindings] = useState(['', '', '']);
-  const [file, setFile] = useState<File | null>(null);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(onClose);
   const resubmit = job.status === 'revision_requested';
+  const [draft, setDraft, clearDraft] = useDraft<QuickDraft>(DRAFT_KEYS.submitWork(job.id), {
+    feedback: '',
+    findings: ['', '', ''],
+  });
+  const { feedback, findings } = draft;
+  const setFeedback = (text: string) => setDraft({ ...draft, feedback: text });
+  const setFindings = (next: string[]) => setDraft({ ...draft, findings: next });
+  const previous = useGetSubmissionQuery(job.id, { skip: !resubmit }).data;
+  useEffect(() => {
+    if (!previous || hasText(draft)) return;
+    const bullets = previous.human_preview?.key_findings_bullets ?? [];
+    setDraft({
+      feedback: previous.general_feedback ?? '',
+      findings: [0, 1, 2].map((i) => bullets[i] ?? ''),
+    });
+    // Only when the previous submission arrives.
+  }, [previous]);
+  const [file, setFile] = useState<File | null>(null);
+  const [minutes, setMinutes] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
+    clearDraft();
+    onClose();
+  });
+  const { requestClose, prompt } = useDiscardGuard(
+    hasText(draft) || file !== null,
+    onClose,
+    clearDraft,
+  );
 
   // A refused file stays selected with its error, so Submit stays blocked until the tester
   // picks another one or clears it: evidence is never dropped silently.
@@ -42,6 +83,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
       key_finding_1: findings[0],
       key_finding_2: findings[1],
       key_finding_3: findings[2],
+      minutes_spent: minutes,
     });
     const errs = parsed.success ? {} : issuesByField(parsed.error.issues);
     const fileProblem = checkScreenshot(file);
@@ -51,6 +93,8 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     const form = new FormData();
     form.append('feedback_text', feedback.trim());
     findings.forEach((f, i) => form.append(`key_finding_${i + 1}`, f.trim()));
+    if (parsed.data.minutes_spent !== null)
+      form.append('minutes_spent', String(parsed.data.minutes_spent));
     if (file) form.append('screenshot', file);
     await upload(
       (onProgress) => postSubmitWork(job.id, form, onProgress),
@@ -59,13 +103,19 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   };
 
   return (
-    <Modal title={resubmit ? 'Resubmit Work' : 'Submit Work'} onClose={onClose} size="lg">
+    <Modal
+      title={resubmit ? `Resubmit: ${QUICK_REPORT}` : QUICK_REPORT}
+      onClose={requestClose}
+      size="lg"
+      banner={prompt}
+    >
       <form
         className="form"
         onSubmit={submit}
         noValidate
         aria-label={resubmit ? 'Resubmit Work' : 'Submit Work'}
       >
+        <p className="muted">{QUICK_REPORT_LINE}</p>
         <p className="muted">
           <strong>{job.title}</strong> ·{' '}
           <a href={job.url} target="_blank" rel="noreferrer">
@@ -102,6 +152,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
           <textarea
             data-autofocus
             rows={5}
+            dir="auto"
             value={feedback}
             onChange={(e) => {
               setFeedback(e.target.value);
@@ -129,10 +180,18 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             onChange={(e) => onFile(e.target.files?.[0] ?? null)}
           />
         </Field>
+        <MinutesField
+          value={minutes}
+          error={errors.minutes_spent}
+          onChange={(v) => {
+            setMinutes(v);
+            clearError('minutes_spent');
+          }}
+        />
         <UploadProgress percent={progress} />
         <FormMessage error={formError} />
         <div className="form__actions">
-          <button type="button" className="btn btn--ghost" onClick={onClose}>
+          <button type="button" className="btn btn--ghost" onClick={requestClose}>
             Cancel
           </button>
           <button type="submit" className="btn btn--primary" disabled={progress !== null}>

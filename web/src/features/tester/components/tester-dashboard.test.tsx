@@ -45,6 +45,9 @@ describe('Tester dashboard', () => {
       screen.getByRole('heading', { name: 'Your tester account is pending approval' }),
     ).toBeTruthy();
     expect(screen.queryByRole('tab')).toBeNull();
+    // True for a new signup and for a tester the admin un-approved alike: no "Thanks for signing up".
+    expect(screen.queryByText(/Thanks for signing up/)).toBeNull();
+    expect(screen.getByText(/not approved at the moment/)).toBeTruthy();
   });
 
   it('tells a tester paused by missed deadlines so, instead of "pending approval"', () => {
@@ -90,7 +93,7 @@ describe('Tester dashboard', () => {
     expect((await screen.findByRole('alert')).textContent).toContain('Failed to claim job');
   });
 
-  it("shows 'Resubmit Work' with the revision reason in My Jobs", async () => {
+  it('offers both ways to resubmit, with the revision reason, in My Jobs', async () => {
     mockFetch((c) => {
       if (c.url === '/api/tester/my-jobs')
         return {
@@ -114,7 +117,8 @@ describe('Tester dashboard', () => {
     });
     renderWithStore(<TesterDashboard user={tester} />);
     await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
-    expect(await screen.findByRole('button', { name: 'Resubmit Work' })).toBeTruthy();
+    expect(await screen.findByRole('button', { name: 'Resubmit: Quick report' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Resubmit: Detailed report' })).toBeTruthy();
     expect(screen.getByText('Try on mobile')).toBeTruthy();
     expect(screen.getByText('Menu not opened on a phone').tagName).toBe('LI');
   });
@@ -127,8 +131,17 @@ describe('Tester dashboard', () => {
     });
     renderWithStore(<TesterDashboard user={tester} />);
     await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
-    await screen.findByRole('button', { name: 'Submit Work' });
+    const quick = await screen.findByRole('button', { name: 'Quick report' });
     expect(screen.getByText('Order a cake')).toBeTruthy();
+    // Each way to report says in one line what it asks for.
+    expect(quick.getAttribute('aria-describedby')).toBeTruthy();
+    expect(document.getElementById(quick.getAttribute('aria-describedby')!)!.textContent).toBe(
+      'Your feedback in your own words, up to 3 key findings and a screenshot.',
+    );
+    const detailed = screen.getByRole('button', { name: 'Detailed report' });
+    expect(document.getElementById(detailed.getAttribute('aria-describedby')!)!.textContent).toBe(
+      'An answer for each thing to check, your device and browser, 3 key findings and files.',
+    );
   });
 
   it('shows earnings totals, the last 30 days and rows', async () => {
@@ -160,7 +173,8 @@ describe('Tester dashboard', () => {
     await userEvent.click(screen.getByRole('tab', { name: 'Earnings' }));
     expect(await screen.findByText('Last 30 days')).toBeTruthy();
     expect(screen.getAllByText('$1.64')).toHaveLength(2);
-    expect(screen.getByText('auto accepted')).toBeTruthy();
+    // The same status badge as everywhere else.
+    expect(screen.getByText('auto accepted').className).toBe('badge badge--auto_accepted');
     expect(screen.getByRole('button', { name: 'Connect payout account' })).toBeTruthy();
   });
 
@@ -185,7 +199,77 @@ describe('Tester dashboard', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(getToken()).toBe('newer'));
     expect(calls.find((c) => c.url === '/api/users/profile')?.method).toBe('PATCH');
-    expect(calls.find((c) => c.url === '/api/users/profile')?.body).toEqual({ country: 'CA' });
+    expect(calls.find((c) => c.url === '/api/users/profile')?.body).toEqual({
+      country: 'CA',
+      assistive_tech: [],
+    });
+  });
+
+  it('saves the assistive technology the tester uses with their profile', async () => {
+    const { calls } = mockFetch((c) =>
+      c.url === '/api/users/profile'
+        ? {
+            body: { user: { ...tester, assistive_tech: ['screen_reader'] }, access_token: 'newer' },
+          }
+        : { body: { jobs: [], next_cursor: null } },
+    );
+    renderWithStore(<TesterDashboard user={{ ...tester, assistive_tech: ['captions'] }} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Update Your Profile' }));
+    expect((screen.getByLabelText('I use captions') as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(screen.getByLabelText('I use a screen reader'));
+    await userEvent.click(screen.getByLabelText('I use captions'));
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(getToken()).toBe('newer'));
+    expect(calls.find((c) => c.url === '/api/users/profile')?.body).toEqual({
+      country: 'US',
+      assistive_tech: ['screen_reader'],
+    });
+  });
+
+  it("shows the assistive-technology badge, how long jobs usually take and the tester's rating", async () => {
+    mockFetch((c) =>
+      c.url.startsWith('/api/tester/available-jobs')
+        ? {
+            body: {
+              jobs: [{ ...openJob, assistive_tech: 'screen_reader' }],
+              next_cursor: null,
+              usual_minutes: 12,
+            },
+          }
+        : { body: { jobs: [] } },
+    );
+    renderWithStore(<TesterDashboard user={{ ...tester, rating_avg: 4.7, rating_count: 3 }} />);
+    expect(await screen.findByText('For someone who uses a screen reader')).toBeTruthy();
+    expect(
+      await screen.findByText('Each job pays $0.82 and usually takes 12 minutes.'),
+    ).toBeTruthy();
+    expect(screen.getByText('Your rating: 4.7 ★ from 3 ratings')).toBeTruthy();
+  });
+
+  it('shows the effective hourly rate next to the total on the Earnings tab', async () => {
+    mockFetch((c) =>
+      c.url === '/api/tester/my-earnings'
+        ? {
+            body: {
+              total_usd: 1.64,
+              pending_usd: 1.64,
+              last_30_days: 1.64,
+              completed_jobs: 2,
+              pending_jobs: 2,
+              effective_hourly_rate: 4.92,
+              median_minutes: 10,
+              jobs: [],
+            },
+          }
+        : c.url === '/api/tester/payout-account'
+          ? { body: { connected: false, account_id: null, onboarding_url: null } }
+          : { body: { jobs: [], next_cursor: null } },
+    );
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Earnings' }));
+    expect(await screen.findByText('$4.92/h')).toBeTruthy();
+    expect(screen.getByText('Effective hourly rate (median 10 min a job)')).toBeTruthy();
+    expect(screen.getAllByText('$1.64').length).toBeGreaterThan(0);
   });
 });
 
@@ -208,8 +292,8 @@ describe('My Jobs deadlines', () => {
     renderWithStore(<TesterDashboard user={tester} />);
     await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
     expect(await screen.findByText('Time left to submit: less than a minute.')).toBeTruthy();
-    expect(screen.getByRole('button', { name: 'Submit Work' })).toBeTruthy();
-    expect(screen.getByRole('button', { name: 'Detailed Report' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Quick report' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Detailed report' })).toBeTruthy();
   });
 
   it('turns the card into "claim expired" when the deadline passes, without submit buttons, and asks the server again', async () => {
@@ -221,7 +305,7 @@ describe('My Jobs deadlines', () => {
     );
     renderWithStore(<TesterDashboard user={tester} />);
     await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
-    expect(await screen.findByRole('button', { name: 'Submit Work' })).toBeTruthy();
+    expect(await screen.findByRole('button', { name: 'Quick report' })).toBeTruthy();
     expect(myJobsCalls(calls)).toBe(1);
     expect(
       await screen.findByText(
@@ -230,8 +314,8 @@ describe('My Jobs deadlines', () => {
         { timeout: 4000 },
       ),
     ).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Submit Work' })).toBeNull();
-    expect(screen.queryByRole('button', { name: 'Detailed Report' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Quick report' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Detailed report' })).toBeNull();
     expect(screen.queryByText(/Time left to submit/)).toBeNull();
     await waitFor(() => expect(myJobsCalls(calls)).toBe(2));
     // The server no longer lists the job: the notice stays until the tester dismisses it.
@@ -258,7 +342,7 @@ describe('My Jobs deadlines', () => {
     });
     renderWithStore(<TesterDashboard user={tester} />);
     await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
-    await userEvent.click(await screen.findByRole('button', { name: 'Submit Work' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Quick report' }));
     const dialog = screen.getByRole('dialog');
     await userEvent.type(within(dialog).getByLabelText('Feedback'), 'The cart badge lags behind.');
     await userEvent.type(within(dialog).getByLabelText('Key finding 1'), 'Cart badge lags');

@@ -1,6 +1,7 @@
-import { identityMessages } from '@htm/contracts/identity';
+import { ASSISTIVE_TECH_LABELS, identityMessages } from '@htm/contracts/identity';
 import { JOB_MESSAGES } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
+import { BeforeAfter } from '../../../components/before-after';
 import { Loading } from '../../../components/loading';
 import { Tabs } from '../../../components/tabs';
 import { featureFlags } from '../../../lib/config';
@@ -14,8 +15,8 @@ import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { EarningsTab } from './earnings-tab';
 import { ProfileModal } from './profile-modal';
 import { RevisionRequest } from './revision-request';
-import { SubmitReportModal } from './submit-report-modal';
-import { SubmitWorkModal } from './submit-work-modal';
+import { DETAILED_REPORT, DETAILED_REPORT_LINE, SubmitReportModal } from './submit-report-modal';
+import { QUICK_REPORT, QUICK_REPORT_LINE, SubmitWorkModal } from './submit-work-modal';
 
 const GEO: Record<string, string> = {
   us_pr: 'US & PR',
@@ -50,10 +51,20 @@ function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps)
           <li className="job-card" key={j.id}>
             <div className="job-card__main">
               <h3 className="job-card__title">{j.title}</h3>
+              {j.retest_of && j.reserved_until && Date.parse(j.reserved_until) > Date.now() ? (
+                <p className="job-card__live">Held for you: you did the first test of this site.</p>
+              ) : null}
               <p className="job-card__meta">
                 <span className="mono">#{shortId(j.id)}</span> · {GEO[j.geo_rule] ?? j.geo_rule} ·{' '}
                 {j.expected_completion_hours} h
               </p>
+              {j.assistive_tech ? (
+                <p>
+                  <span className="badge badge--assistive">
+                    For someone who uses {ASSISTIVE_TECH_LABELS[j.assistive_tech]}
+                  </span>
+                </p>
+              ) : null}
               <p className="prewrap">{j.what_to_test}</p>
               {j.requirements?.length ? (
                 <ul className="reqs-list">
@@ -92,7 +103,7 @@ function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps)
 
 function AvailableJobs() {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const { refetch, isFetching } = useListAvailableJobsQuery();
+  const { data, refetch, isFetching } = useListAvailableJobsQuery();
   const [claim] = useClaimJobMutation();
   const [claiming, setClaiming] = useState<string | null>(null);
   const { toast, status } = useNotify();
@@ -106,7 +117,11 @@ function AvailableJobs() {
   return (
     <div>
       <div className="row-between">
-        <p className="muted">Each job pays $0.82 and takes 5-10 minutes.</p>
+        <p className="muted">
+          {data?.usual_minutes
+            ? `Each job pays $0.82 and usually takes ${data.usual_minutes} minutes.`
+            : 'Each job pays $0.82 and takes 5-10 minutes.'}
+        </p>
         <button
           type="button"
           className="btn btn--ghost btn--sm"
@@ -222,6 +237,12 @@ function MyJobs() {
                       : JOB_MESSAGES.claimExpired}
                   </p>
                 ) : null}
+                {j.retest_of && (working || revision) ? (
+                  <details className="earlier-findings">
+                    <summary>Re-test: your earlier findings</summary>
+                    <BeforeAfter jobId={j.id} />
+                  </details>
+                ) : null}
                 {revision ? (
                   <div className="notice">
                     <RevisionRequest review={j.last_review} />
@@ -233,32 +254,31 @@ function MyJobs() {
                 <span className={`badge badge--${lapsed ? 'expired' : j.status}`}>
                   {lapsed ? 'expired' : statusLabel(j.status)}
                 </span>
-                {working ? (
-                  <>
+                {working || revision ? (
+                  <div className="report-choice">
                     <button
                       type="button"
                       className="btn btn--primary btn--sm"
+                      aria-describedby={`quick-${j.id}`}
                       onClick={() => setModal({ job: j, variant: 'work' })}
                     >
-                      Submit Work
+                      {revision ? `Resubmit: ${QUICK_REPORT}` : QUICK_REPORT}
                     </button>
+                    <span className="muted report-choice__line" id={`quick-${j.id}`}>
+                      {QUICK_REPORT_LINE}
+                    </span>
                     <button
                       type="button"
                       className="btn btn--secondary btn--sm"
+                      aria-describedby={`detailed-${j.id}`}
                       onClick={() => setModal({ job: j, variant: 'report' })}
                     >
-                      Detailed Report
+                      {revision ? `Resubmit: ${DETAILED_REPORT}` : DETAILED_REPORT}
                     </button>
-                  </>
-                ) : null}
-                {revision ? (
-                  <button
-                    type="button"
-                    className="btn btn--primary btn--sm"
-                    onClick={() => setModal({ job: j, variant: 'work' })}
-                  >
-                    Resubmit Work
-                  </button>
+                    <span className="muted report-choice__line" id={`detailed-${j.id}`}>
+                      {DETAILED_REPORT_LINE}
+                    </span>
+                  </div>
                 ) : null}
                 {gone.includes(j) ? (
                   <button
@@ -304,8 +324,8 @@ export default function TesterDashboard({ user }: { user: User }) {
           <>
             <h1>Your tester account is pending approval</h1>
             <p>
-              Thanks for signing up! An admin reviews every tester before their first job. We'll
-              e-mail you once you're approved.
+              Only testers an admin has approved can take jobs, and yours is not approved at the
+              moment. We'll e-mail you as soon as an admin approves it.
             </p>
           </>
         )}
@@ -324,6 +344,11 @@ export default function TesterDashboard({ user }: { user: User }) {
           <h1>Tester dashboard</h1>
           <p className="muted">
             Country: {user.country ?? 'not set'} · earn $0.82 per accepted job
+          </p>
+          <p className="muted" aria-label="Your rating">
+            {user.rating_count
+              ? `Your rating: ${user.rating_avg?.toFixed(1)} ★ from ${user.rating_count} rating${user.rating_count === 1 ? '' : 's'}`
+              : 'Your rating: no ratings yet'}
           </p>
         </div>
         <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>

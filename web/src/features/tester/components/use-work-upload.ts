@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
 import { useDispatch } from 'react-redux';
-import { errorMessage } from '../../../lib/error-message';
+import { CANT_REACH, errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import type { UploadResult } from '../../../lib/transfer';
 import {
@@ -39,7 +39,7 @@ export function useWorkUpload(onClose: () => void) {
     if (jobMovedOn(res.status)) dispatch(invalidateAfterRefusedSubmit());
     setFormError(
       res.status === 0
-        ? 'Failed to submit work'
+        ? CANT_REACH
         : errorMessage({ status: res.status, data: res.data }, 'Failed to submit work'),
     );
   };

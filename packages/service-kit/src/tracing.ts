@@ -1,0 +1,229 @@
+/**
+ * One trace per request (OpenTelemetry, W3C `traceparent`): the gateway starts it, every service
+ * continues it from the incoming header, outgoing calls and events carry it on, consumers pick it
+ * up from the event envelope.
+ *
+ * Off unless switched on: with OTEL_EXPORTER_OTLP_ENDPOINT set, `startTracingFromEnv` registers a
+ * tracer provider that batches spans to that OTLP/HTTP endpoint; tests call `startTracing` with
+ * their own exporter. While off nothing is registered: `tracingEnabled()` is false, the HTTP layer
+ * adds no middleware, and the helpers below return at once (the gateway's hot path pays nothing).
+ */
+import type { RequestHandler } from 'express';
+import {
+  ROOT_CONTEXT,
+  context,
+  propagation,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+
+export { SpanKind, SpanStatusCode, type Span };
+/** For tests: collect finished spans in memory (`startTracing({ exporter: new InMemorySpanExporter(), simple: true })`). */
+export { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
+export const TRACEPARENT_HEADER = 'traceparent';
+
+let provider: BasicTracerProvider | undefined;
+
+/** True once a tracer provider is registered in this process. */
+export function tracingEnabled(): boolean {
+  return provider !== undefined;
+}
+
+export interface StartTracingOptions {
+  /** `service.name` of every span from this process (one process may host several services). */
+  serviceName: string;
+  exporter: SpanExporter;
+  /** Export each span as it ends (tests) instead of in batches. */
+  simple?: boolean;
+}
+
+/**
+ * Registers the process-wide tracer provider, W3C propagator and AsyncLocalStorage context.
+ * The first call wins; later calls return the same handle.
+ */
+export function startTracing(opts: StartTracingOptions): TracingHandle {
+  if (!provider) {
+    const processor: SpanProcessor = opts.simple
+      ? new SimpleSpanProcessor(opts.exporter)
+      : new BatchSpanProcessor(opts.exporter);
+    provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
+      spanProcessors: [processor],
+    });
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(provider);
+  }
+  return handle(provider);
+}
+
+export interface TracingHandle {
+  /** Exports what is pending and switches tracing off. */
+  shutdown(): Promise<void>;
+}
+
+function handle(p: BasicTracerProvider): TracingHandle {
+  return {
+    async shutdown() {
+      await p.shutdown();
+      if (provider === p) {
+        trace.disable();
+        propagation.disable();
+        context.disable();
+        provider = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * Switches tracing on when OTEL_EXPORTER_OTLP_ENDPOINT is set (OTLP over HTTP; the exporter reads
+ * the standard OTEL_EXPORTER_OTLP_* variables itself), else leaves it off. Safe to call from every
+ * service a process starts.
+ */
+export async function startTracingFromEnv(
+  serviceName: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<TracingHandle | undefined> {
+  if (provider) return handle(provider);
+  // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the full URL; OTEL_EXPORTER_OTLP_ENDPOINT the base of all signals.
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (!url || env.OTEL_SDK_DISABLED === 'true') return undefined;
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+  return startTracing({
+    serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
+    exporter: new OTLPTraceExporter({ url }),
+  });
+}
+
+/** Exports the spans still waiting in a batch (call when a service stops); no-op while off. */
+export async function flushTracing(): Promise<void> {
+  await provider?.forceFlush().catch(() => undefined);
+}
+
+/** The tracer a service names its spans with (its instrumentation scope). */
+export function tracer(service: string): Tracer {
+  return trace.getTracer(`htm.${service}`);
+}
+
+/** The context a W3C `traceparent` value names (`base`, by default the root context, when it is missing or bad). */
+export function contextFromTraceparent(
+  traceparent: string | null | undefined,
+  base: Context = ROOT_CONTEXT,
+): Context {
+  if (!traceparent) return base;
+  return propagation.extract(base, { [TRACEPARENT_HEADER]: traceparent });
+}
+
+/** The `traceparent` of the active span (or of `ctx`), or undefined when tracing is off or no span is active. */
+export function currentTraceparent(ctx?: Context): string | undefined {
+  if (!provider) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx ?? context.active(), carrier);
+  return carrier[TRACEPARENT_HEADER];
+}
+
+/** The `traceparent` naming `span` (to hand on to whoever continues its trace). */
+export function traceparentOfSpan(span: Span): string | undefined {
+  return currentTraceparent(trace.setSpan(ROOT_CONTEXT, span));
+}
+
+/** Adds `traceparent` for the active span to outgoing HTTP headers (no-op while tracing is off). */
+export function injectTraceHeaders<H extends Record<string, string>>(headers: H): H {
+  const tp = currentTraceparent();
+  if (tp) (headers as Record<string, string>)[TRACEPARENT_HEADER] = tp;
+  return headers;
+}
+
+/**
+ * Runs fn inside a new span (child of `parent`, else of the active context) and ends it when fn
+ * settles, recording a thrown error. With tracing off it only calls fn.
+ */
+export async function inSpan<T>(
+  service: string,
+  name: string,
+  opts: {
+    kind?: SpanKind;
+    parent?: Context;
+    attributes?: Record<string, string | number | boolean>;
+  },
+  fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!provider) return fn(undefined);
+  const parent = opts.parent ?? context.active();
+  const span = tracer(service).startSpan(
+    name,
+    { kind: opts.kind, attributes: opts.attributes },
+    parent,
+  );
+  try {
+    return await context.with(trace.setSpan(parent, span), () => fn(span));
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * Express middleware: one SERVER span per request, continuing the caller's `traceparent` (or
+ * starting a trace), active while the request is handled. The request's `traceparent` header is
+ * replaced by this span's, so a proxy that forwards the request's headers (the gateway) makes the
+ * upstream's span a child of this one.
+ */
+export function traceRequests(service: string): RequestHandler {
+  const t = tracer(service);
+  return (req, res, next) => {
+    // Probes and scrapes would be most of the traces and tell nothing.
+    if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return next();
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const span = t.startSpan(
+      `${req.method} ${req.path}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': req.method,
+          'url.path': req.path,
+          'htm.service': service,
+          'htm.correlation_id': req.correlationId ?? '',
+        },
+      },
+      parent,
+    );
+    const ctx = trace.setSpan(parent, span);
+    const tp = currentTraceparent(ctx);
+    if (tp) req.headers[TRACEPARENT_HEADER] = tp;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      if (req.route?.path) span.updateName(`${req.method} ${req.baseUrl}${String(req.route.path)}`);
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    };
+    res.once('finish', end);
+    res.once('close', end);
+    context.with(ctx, next);
+  };
+}

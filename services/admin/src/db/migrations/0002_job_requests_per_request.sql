@@ -1,0 +1,2 @@
+DROP INDEX "admin"."waitlist_entries_email_role_uq";--> statement-breakpoint
+CREATE UNIQUE INDEX "waitlist_entries_email_role_uq" ON "admin"."waitlist_entries" USING btree ("email","role") WHERE "admin"."waitlist_entries"."kind" <> 'job_request';

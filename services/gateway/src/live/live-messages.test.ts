@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import { createEvent } from '@htm/events';
+import { testersAdmittedBy, toLiveMessages } from './live-messages.js';
+
+const JOB = '3f2a9c1e-0000-4000-8000-000000000001';
+const POSTER = 'poster-1';
+const TESTER = 'tester-1';
+const at = new Date().toISOString();
+
+describe('live messages from events', () => {
+  it('admits the testers of each geo rule', () => {
+    expect(testersAdmittedBy('us_pr')).toEqual(['US', 'PR']);
+    expect(testersAdmittedBy('us_pr_ca')).toEqual(['US', 'PR', 'CA']);
+    expect(testersAdmittedBy('global_beta')).toBe('any');
+  });
+
+  it('tells the poster, the tester and admins of a claim, and removes the job for the geo rule\'s testers', () => {
+    const msgs = toLiveMessages(createEvent('JobClaimed', JOB, { jobId: JOB, testerId: TESTER, claimedAt: at, deadlineAt: at, by: 'tester', posterId: POSTER, geoRule: 'us_pr' }));
+    expect(msgs).toEqual([
+      { event: 'job', data: { job_id: JOB, status: 'claimed', payment_status: 'paid', event: 'JobClaimed' }, to: { users: [POSTER, TESTER], admins: true } },
+      { event: 'available', data: { job_id: JOB, action: 'removed' }, to: { users: [], testers: ['US', 'PR'] } },
+    ]);
+  });
+
+  it('offers a released job again and tells the tester it was taken from', () => {
+    const [job, available] = toLiveMessages(createEvent('JobReleased', JOB, { jobId: JOB, testerId: TESTER, reason: 'claim_timeout', posterId: POSTER, geoRule: 'us_pr_ca' }));
+    expect(job).toMatchObject({ data: { status: 'open', event: 'JobReleased' }, to: { users: [POSTER, TESTER] } });
+    expect(available).toEqual({ event: 'available', data: { job_id: JOB, action: 'added' }, to: { users: [], testers: ['US', 'PR', 'CA'] } });
+  });
+
+  it('still tells the tester and admins about an older event without the poster', () => {
+    const [job] = toLiveMessages(createEvent('WorkSubmitted', JOB, { jobId: JOB, testerId: TESTER, submissionId: 's1', revision: 0, submittedAt: at, autoAcceptAt: at }));
+    expect(job.to).toEqual({ users: [TESTER], admins: true });
+  });
+
+  it('says how a job was accepted, and sends earnings only once the ledger has them', () => {
+    const accepted = toLiveMessages(createEvent('SubmissionAccepted', JOB, { jobId: JOB, testerId: TESTER, posterId: POSTER, title: 't', acceptedBy: 'auto', acceptedAt: at }));
+    expect(accepted).toEqual([expect.objectContaining({ event: 'job', data: expect.objectContaining({ status: 'completed', accepted_by: 'auto' }) })]);
+    expect(toLiveMessages(createEvent('EarningRecorded', JOB, { jobId: JOB, testerId: TESTER, amountCents: 82, acceptedBy: 'auto' }))).toEqual([
+      { event: 'earnings', data: { job_id: JOB, action: 'earned', amount_cents: 82 }, to: { users: [TESTER] } },
+    ]);
+  });
+
+  it("refreshes the admin's lists of testers, signups and leads, and ignores what nobody watches live", () => {
+    expect(toLiveMessages(createEvent('LeadReceived', 'l1', { leadId: 'l1', email: 'a@b.c' }))).toEqual([{ event: 'admin', data: { list: 'leads' }, to: { users: [], admins: true } }]);
+    expect(toLiveMessages(createEvent('TesterApprovalChanged', 'u1', { userId: 'u1', email: 'a@b.c', name: 'A', approved: true, country: 'US', reason: 'admin' }))[0].data).toEqual({ list: 'testers' });
+    expect(toLiveMessages(createEvent('ClientTelemetry', 'u1', { userId: null, events: [] }))).toEqual([]);
+    expect(toLiveMessages(createEvent('UserSignedUp', 'u1', { userId: 'u1', email: 'a@b.c', name: 'A' }))).toEqual([]);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * What the live channel tells whom: one event from the bus becomes zero or more messages, each
+ * with its audience. Pure: no I/O (the feed stores the result, each replica's hub delivers it).
+ */
+import type { EventEnvelope, EventType } from '@htm/events';
+
+export const LIVE_EVENT_NAMES = ['job', 'available', 'earnings', 'admin'] as const;
+export type LiveEventName = (typeof LIVE_EVENT_NAMES)[number];
+
+export type TesterCountry = 'US' | 'PR' | 'CA';
+
+/** Who receives a message: named users, every admin, and/or approved testers of some countries. */
+export interface Audience {
+  users: string[];
+  admins?: boolean;
+  /** Approved testers whose country is listed, or every approved tester ('any'). */
+  testers?: TesterCountry[] | 'any';
+}
+
+export interface LiveMessage {
+  event: LiveEventName;
+  data: Record<string, unknown>;
+  to: Audience;
+}
+
+/** Testers a job's geo rule admits (mirrors the jobs service's rule; 'any' for global_beta or an unknown rule). */
+export function testersAdmittedBy(geoRule: string | null | undefined): TesterCountry[] | 'any' {
+  if (geoRule === 'us_pr') return ['US', 'PR'];
+  if (geoRule === 'us_pr_ca') return ['US', 'PR', 'CA'];
+  return 'any';
+}
+
+/** The job's status and payment status after each event the channel reports. */
+const JOB_STATE: Partial<Record<EventType, { status: string; payment_status: string }>> = {
+  JobPaid: { status: 'open', payment_status: 'paid' },
+  JobPublished: { status: 'open', payment_status: 'paid' },
+  CheckoutCancelled: { status: 'open', payment_status: 'unpaid' },
+  JobClaimed: { status: 'claimed', payment_status: 'paid' },
+  WorkSubmitted: { status: 'submitted', payment_status: 'paid' },
+  RevisionRequested: { status: 'revision_requested', payment_status: 'paid' },
+  SubmissionAccepted: { status: 'completed', payment_status: 'paid' },
+  JobReleased: { status: 'open', payment_status: 'paid' },
+};
+
+const present = (...ids: Array<string | null | undefined>): string[] => [...new Set(ids.filter((x): x is string => !!x))];
+
+/** The messages one event produces (none for events nobody watches live). */
+export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
+  const state = JOB_STATE[e.type];
+  const job = (jobId: string, users: string[], extra: Record<string, unknown> = {}): LiveMessage => ({
+    event: 'job',
+    data: { job_id: jobId, ...state, event: e.type, ...extra },
+    to: { users, admins: true },
+  });
+  switch (e.type) {
+    case 'JobPaid': {
+      const d = (e as EventEnvelope<'JobPaid'>).data;
+      return [job(d.jobId, present(d.posterId))];
+    }
+    case 'JobPublished': {
+      const d = (e as EventEnvelope<'JobPublished'>).data;
+      return [job(d.jobId, present(d.posterId)), { event: 'available', data: { job_id: d.jobId, action: 'added' }, to: { users: [], testers: testersAdmittedBy(d.geoRule) } }];
+    }
+    case 'CheckoutCancelled': {
+      const d = (e as EventEnvelope<'CheckoutCancelled'>).data;
+      return [job(d.jobId, present(d.posterId))];
+    }
+    case 'JobClaimed': {
+      const d = (e as EventEnvelope<'JobClaimed'>).data;
+      return [
+        job(d.jobId, present(d.posterId, d.testerId)),
+        { event: 'available', data: { job_id: d.jobId, action: 'removed' }, to: { users: [], testers: testersAdmittedBy(d.geoRule) } },
+      ];
+    }
+    case 'WorkSubmitted':
+    case 'RevisionRequested': {
+      const d = (e as EventEnvelope<'WorkSubmitted' | 'RevisionRequested'>).data;
+      return [job(d.jobId, present(d.posterId, d.testerId))];
+    }
+    case 'SubmissionAccepted': {
+      const d = (e as EventEnvelope<'SubmissionAccepted'>).data;
+      return [job(d.jobId, present(d.posterId, d.testerId), { accepted_by: d.acceptedBy })];
+    }
+    case 'EarningRecorded': {
+      // From payments once the ledger has it, so the tester's refetch already sees it.
+      const d = (e as EventEnvelope<'EarningRecorded'>).data;
+      return [{ event: 'earnings', data: { job_id: d.jobId, action: 'earned', amount_cents: d.amountCents }, to: { users: [d.testerId] } }];
+    }
+    case 'JobReleased': {
+      const d = (e as EventEnvelope<'JobReleased'>).data;
+      return [
+        job(d.jobId, present(d.posterId, d.testerId)),
+        { event: 'available', data: { job_id: d.jobId, action: 'added' }, to: { users: [], testers: testersAdmittedBy(d.geoRule) } },
+      ];
+    }
+    case 'TesterPaid': {
+      const d = (e as EventEnvelope<'TesterPaid'>).data;
+      return [{ event: 'earnings', data: { action: 'paid', amount_cents: d.amountCents, job_ids: d.jobIds }, to: { users: [d.testerId] } }];
+    }
+    // The admin's lists of people and messages.
+    case 'UserRoleChosen':
+    case 'TesterApprovalChanged':
+      return [adminList('testers')];
+    case 'WaitlistJoined':
+    case 'SignupApproved':
+      return [adminList('waitlist')];
+    case 'LeadReceived':
+      return [adminList('leads')];
+    case 'FeedbackReceived':
+      return [adminList('feedback')];
+    default:
+      return [];
+  }
+}
+
+/** `event: admin`: one of the admin's lists changed. */
+const adminList = (list: 'testers' | 'waitlist' | 'leads' | 'feedback'): LiveMessage => ({ event: 'admin', data: { list }, to: { users: [], admins: true } });
+
+/** The sources whose events the live channel turns into messages. */
+export const LIVE_SOURCES = ['jobs', 'payments', 'identity', 'admin'] as const;

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import {
+  baseConfigSchema,
+  loadConfig,
+  assertProductionSecrets,
+  ConfigError,
+} from '@htm/service-kit';
+
+const ms = (def: number) => z.coerce.number().int().min(1).default(def);
+
+export const notificationsConfigSchema = baseConfigSchema.extend({
+  PORT: z.coerce.number().int().min(0).default(8086),
+  /** SMTP server (nodemailer URL, e.g. smtps://user:pass@smtp.example.com). Unset: each message is written as an .eml under MAIL_DIR. */
+  SMTP_URL: z.string().url().optional(),
+  /** Where .eml files go without SMTP_URL (default DATA_DIR/mail). */
+  MAIL_DIR: z.string().optional(),
+  MAIL_FROM: z.string().min(3).default('Human Website Testing <no-reply@localhost>'),
+  /** The address people open the product at: links and the unsubscribe URL in e-mails start with it. */
+  PUBLIC_URL: z.string().url().default('http://localhost:8080'),
+  /** HMAC secret of unsubscribe tokens (default derived from SERVICE_TOKEN_SECRET). */
+  UNSUBSCRIBE_SECRET: z.string().min(32).optional(),
+  /** Sender: how often it looks for due messages, first retry delay (doubles per attempt) and the longest delay. */
+  MAIL_POLL_MS: ms(1000),
+  MAIL_RETRY_BASE_MS: ms(5000),
+  MAIL_RETRY_MAX_MS: ms(3600_000),
+  /** Events older than this queue no e-mail (projections still apply): the first start replays the streams from their beginning. */
+  MAIL_MAX_EVENT_AGE_MS: ms(48 * 3600_000),
+  /** Attempts before a message whose recipient's address never arrived is given up (suppressed, logged). */
+  MAIL_UNKNOWN_RECIPIENT_ATTEMPTS: z.coerce.number().int().min(1).default(12),
+});
+export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;
+
+export function loadNotificationsConfig(
+  env: Record<string, string | undefined> = process.env,
+): NotificationsConfig {
+  const cfg = loadConfig('notifications', notificationsConfigSchema, env);
+  assertProductionSecrets(cfg, 'notifications');
+  if (cfg.NODE_ENV === 'production' && !cfg.SMTP_URL)
+    throw new ConfigError('notifications', ['SMTP_URL: must be set in production']);
+  return cfg;
+}

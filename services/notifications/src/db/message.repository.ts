@@ -1,0 +1,122 @@
+import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@htm/service-kit/db';
+import { messages, preferences, type MessageRow } from './schema.js';
+
+type Q = Db | Tx;
+
+/** Queues one e-mail; a second call for the same event, kind and user adds nothing. */
+export async function enqueueMessage(
+  db: Q,
+  m: {
+    eventId: string;
+    kind: string;
+    userId: string;
+    data: Record<string, unknown>;
+    correlationId?: string;
+  },
+): Promise<void> {
+  await db
+    .insert(messages)
+    .values(m)
+    .onConflictDoNothing({ target: [messages.eventId, messages.kind, messages.userId] });
+}
+
+/**
+ * Takes up to `limit` due messages for sending: their next attempt moves `leaseMs` ahead, so
+ * another sender (replica) does not take them meanwhile, and a sender that dies mid-send leaves
+ * them to be retried after the lease.
+ */
+export async function leaseDueMessages(
+  db: Db,
+  limit: number,
+  leaseMs: number,
+): Promise<MessageRow[]> {
+  return db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: messages.id })
+      .from(messages)
+      .where(and(eq(messages.status, 'pending'), lte(messages.nextAttemptAt, sql`now()`)))
+      .orderBy(messages.nextAttemptAt)
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    if (!due.length) return [];
+    return tx
+      .update(messages)
+      .set({ nextAttemptAt: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+      .where(
+        inArray(
+          messages.id,
+          due.map((d) => d.id),
+        ),
+      )
+      .returning();
+  });
+}
+
+export async function markSent(
+  db: Db,
+  id: string,
+  sent: { toEmail: string; subject: string; text: string },
+): Promise<void> {
+  await db
+    .update(messages)
+    .set({ ...sent, status: 'sent', sentAt: new Date(), lastError: null })
+    .where(eq(messages.id, id));
+}
+
+export async function markSuppressed(db: Db, id: string, why: string): Promise<void> {
+  await db
+    .update(messages)
+    .set({ status: 'suppressed', lastError: why })
+    .where(eq(messages.id, id));
+}
+
+export async function markFailed(
+  db: Db,
+  id: string,
+  error: string,
+  retryInMs: number,
+): Promise<void> {
+  await db
+    .update(messages)
+    .set({
+      attempts: sql`${messages.attempts} + 1`,
+      lastError: error.slice(0, 500),
+      nextAttemptAt: new Date(Date.now() + retryInMs),
+    })
+    .where(eq(messages.id, id));
+}
+
+export async function pendingCount(db: Db): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(messages)
+    .where(eq(messages.status, 'pending'));
+  return Number(r?.n ?? 0);
+}
+
+/** Sent messages to one address, newest first (GET /api/dev/mail). */
+export async function sentTo(db: Db, email: string, limit = 100): Promise<MessageRow[]> {
+  return db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.toEmail, email.toLowerCase()), eq(messages.status, 'sent')))
+    .orderBy(desc(messages.sentAt))
+    .limit(limit);
+}
+
+export async function disabledKinds(db: Q, userId: string): Promise<string[]> {
+  const [row] = await db
+    .select({ disabled: preferences.disabled })
+    .from(preferences)
+    .where(eq(preferences.userId, userId))
+    .limit(1);
+  return row?.disabled ?? [];
+}
+
+export async function setDisabledKinds(db: Q, userId: string, disabled: string[]): Promise<void> {
+  await db
+    .insert(preferences)
+    .values({ userId, disabled })
+    .onConflictDoUpdate({ target: preferences.userId, set: { disabled, updatedAt: new Date() } });
+}

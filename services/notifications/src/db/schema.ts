@@ -1,0 +1,82 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { handledEventsTable, outboxTable } from '@htm/events/outbox';
+
+export const notificationsSchema = pgSchema('notifications');
+/** Unused (this service publishes nothing), but every hosted service has one. */
+export const outbox = outboxTable(notificationsSchema);
+export const handledEvents = handledEventsTable(notificationsSchema);
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Projection of identity's users: where to write to. */
+export const users = notificationsSchema.table('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull(),
+  name: text('name').notNull().default(''),
+  /** Tester approval as last announced (the approval e-mail goes out when it turns true). */
+  approved: boolean('approved'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** Projection of jobs' JobCreated: who posted a job and its title. */
+export const jobs = notificationsSchema.table('jobs', {
+  id: text('id').primaryKey(),
+  posterId: text('poster_id').notNull(),
+  title: text('title').notNull(),
+});
+
+/** Kinds a user switched off (absent row: everything on). */
+export const preferences = notificationsSchema.table('preferences', {
+  userId: text('user_id').primaryKey(),
+  disabled: jsonb('disabled').$type<string[]>().notNull().default([]),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * One row per e-mail to send: written by the event handlers in the transaction that records the
+ * event as handled (so a redelivered event adds none), sent and retried by the mail sender.
+ * status: pending -> sent, or suppressed (the user switched the kind off / no address known yet
+ * is retried, not suppressed).
+ */
+export const messages = notificationsSchema.table(
+  'messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    eventId: uuid('event_id').notNull(),
+    kind: text('kind').notNull(),
+    userId: text('user_id').notNull(),
+    /** What the template needs (job id and title, amount...). */
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** Of the event that caused it: carried into the sender's log lines. */
+    correlationId: text('correlation_id'),
+    status: text('status').notNull().default('pending'),
+    toEmail: text('to_email'),
+    subject: text('subject'),
+    text: text('text'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    sentAt: ts('sent_at'),
+  },
+  (t) => [
+    uniqueIndex('messages_event_kind_user_uq').on(t.eventId, t.kind, t.userId),
+    index('messages_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
+    index('messages_to_idx').on(t.toEmail, t.sentAt.desc()),
+  ],
+);
+
+export type MessageRow = typeof messages.$inferSelect;

@@ -1,0 +1,9 @@
+import type { ServiceContext } from '@htm/events';
+import type { NotificationsConfig } from './config.js';
+import type { MailSender } from './mail/sender.js';
+
+/** Everything the notifications routes and use cases need (built once in main.ts). */
+export interface NotificationsDeps extends ServiceContext<NotificationsConfig> {
+  unsubscribeSecret: string;
+  sender: MailSender;
+}

@@ -1,0 +1,1 @@
+export { startNotifications, type NotificationsService } from './main.js';

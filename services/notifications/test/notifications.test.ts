@@ -1,0 +1,356 @@
+/** E-mails from the event stream, observed in a real SMTP session (smtp-server in this process). */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import type { ParsedMail } from 'mailparser';
+import {
+  knownUser,
+  startHarness,
+  startInbox,
+  waitFor,
+  type Harness,
+  type Inbox,
+} from './support.js';
+
+let inbox: Inbox;
+let h: Harness;
+
+beforeAll(async () => {
+  inbox = await startInbox();
+  h = await startHarness('notif_smtp', {
+    SMTP_URL: `smtp://127.0.0.1:${inbox.port}`,
+    MAIL_UNKNOWN_RECIPIENT_ATTEMPTS: '3',
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await inbox?.close();
+});
+
+const now = () => new Date().toISOString();
+/** A header's raw value as sent. */
+const header = (m: ParsedMail, name: string) =>
+  m.headerLines.find((l) => l.key === name)?.line.replace(/^[^:]+:\s*/, '');
+const unsubscribeLink = (m: ParsedMail) =>
+  /<(http[^>]+)>/.exec(header(m, 'list-unsubscribe') ?? '')?.[1];
+
+async function mailsTo(email: string, n: number, what: string): Promise<ParsedMail[]> {
+  return waitFor(() => (inbox.to(email).length >= n ? inbox.to(email) : undefined), what);
+}
+
+async function postedJob(poster: { id: string }, title: string): Promise<string> {
+  const jobId = randomUUID();
+  await h.publish('JobCreated', jobId, {
+    jobId,
+    posterId: poster.id,
+    title,
+    url: 'https://bakery.example',
+    geoRule: 'us_pr',
+    budgetCents: 100,
+    expectedCompletionHours: 48,
+  });
+  return jobId;
+}
+
+describe('each kind of e-mail', () => {
+  it('tells the poster and the tester what happened, in text and HTML, with a link and one-click unsubscribe', async () => {
+    const poster = await knownUser(h, 'kinds.poster@gmail.com', 'Pat');
+    const tester = await knownUser(h, 'kinds.tester@gmail.com', 'Tess');
+    await h.publish('TesterApprovalChanged', tester.id, {
+      userId: tester.id,
+      email: tester.email,
+      name: 'Tess',
+      approved: true,
+      country: 'US',
+      location: 'USA',
+      reason: 'admin',
+    });
+    const jobId = await postedJob(poster, 'Check my bakery site');
+    await h.publish('JobClaimed', jobId, {
+      jobId,
+      testerId: tester.id,
+      claimedAt: now(),
+      deadlineAt: now(),
+      by: 'tester',
+    });
+    await h.publish('WorkSubmitted', jobId, {
+      jobId,
+      testerId: tester.id,
+      submissionId: randomUUID(),
+      revision: 0,
+      submittedAt: now(),
+      autoAcceptAt: now(),
+    });
+    await h.publish('RevisionRequested', jobId, {
+      jobId,
+      testerId: tester.id,
+      reason: 'Please check checkout too',
+      requestedAt: now(),
+      deadlineAt: now(),
+    });
+    await h.publish('SubmissionAccepted', jobId, {
+      jobId,
+      testerId: tester.id,
+      posterId: poster.id,
+      title: 'Check my bakery site',
+      acceptedBy: 'auto',
+      acceptedAt: now(),
+    });
+    await h.publish('TesterPaid', tester.id, {
+      testerId: tester.id,
+      payoutId: randomUUID(),
+      amountCents: 82,
+      jobIds: [jobId],
+      paidAt: now(),
+    });
+
+    const posterMails = await mailsTo(poster.email, 3, 'three mails to the poster');
+    const testerMails = await mailsTo(tester.email, 4, 'four mails to the tester');
+    expect(posterMails.map((m) => m.subject).sort()).toEqual(
+      [
+        'A tester is on your job',
+        'Your results are ready',
+        'Your results were accepted automatically',
+      ].sort(),
+    );
+    expect(testerMails.map((m) => m.subject).sort()).toEqual(
+      [
+        'The poster asked for a revision',
+        "You're approved to test",
+        'You earned $0.82',
+        'You were paid $0.82',
+      ].sort(),
+    );
+
+    for (const m of [...posterMails, ...testerMails]) {
+      expect(m.text).toContain('http://app.example/dashboard');
+      expect(m.html).toContain('href="http://app.example/dashboard');
+      expect(unsubscribeLink(m)).toMatch(
+        /^http:\/\/app\.example\/api\/notifications\/unsubscribe\?token=/,
+      );
+      expect(header(m, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+      expect(m.text).toContain(unsubscribeLink(m));
+    }
+    const claimed = posterMails.find((m) => m.subject === 'A tester is on your job')!;
+    expect(claimed.text).toContain('Hi Pat,');
+    expect(claimed.text).toContain(`http://app.example/dashboard?job=${jobId}`);
+    expect(
+      testerMails.find((m) => m.subject === 'The poster asked for a revision')!.text,
+    ).toContain('Please check checkout too');
+  });
+});
+
+describe('redelivery', () => {
+  it('sends one e-mail however often the same event arrives', async () => {
+    const poster = await knownUser(h, 'redelivery.poster@gmail.com');
+    const jobId = await postedJob(poster, 'Redelivered job');
+    const claimed = await h.publish('JobClaimed', jobId, {
+      jobId,
+      testerId: randomUUID(),
+      claimedAt: now(),
+      deadlineAt: now(),
+      by: 'tester',
+    });
+    await h.bus.publish([claimed, claimed]);
+    // A later event of the same job (same stream partition, handled in order) marks the end.
+    await h.publish('WorkSubmitted', jobId, {
+      jobId,
+      testerId: randomUUID(),
+      submissionId: randomUUID(),
+      revision: 0,
+      submittedAt: now(),
+      autoAcceptAt: now(),
+    });
+    const mails = await mailsTo(poster.email, 2, 'the claim and the results mails');
+    expect(mails.map((m) => m.subject).sort()).toEqual([
+      'A tester is on your job',
+      'Your results are ready',
+    ]);
+    const rows = await h.sql<{ n: number }>(
+      'SELECT count(*)::int AS n FROM notifications.messages WHERE event_id = $1',
+      [claimed.id],
+    );
+    expect(rows[0].n).toBe(1);
+  });
+});
+
+describe('old events', () => {
+  it('queue no e-mail about events older than MAIL_MAX_EVENT_AGE_MS, and a never-known address is given up', async () => {
+    const poster = await knownUser(h, 'old.poster@gmail.com');
+    const jobId = await postedJob(poster, 'Old job');
+    const old = await h.publish(
+      'JobClaimed',
+      jobId,
+      { jobId, testerId: randomUUID(), claimedAt: now(), deadlineAt: now(), by: 'tester' },
+      { occurredAt: new Date(Date.now() - 49 * 3600_000) },
+    );
+    const stranger = randomUUID(); // identity never announced this account
+    const paid = await h.publish('TesterPaid', stranger, {
+      testerId: stranger,
+      payoutId: randomUUID(),
+      amountCents: 82,
+      jobIds: [],
+      paidAt: now(),
+    });
+    await h.publish('WorkSubmitted', jobId, {
+      jobId,
+      testerId: randomUUID(),
+      submissionId: randomUUID(),
+      revision: 0,
+      submittedAt: now(),
+      autoAcceptAt: now(),
+    });
+    await mailsTo(poster.email, 1, 'the results mail');
+    expect(inbox.to(poster.email).map((m) => m.subject)).toEqual(['Your results are ready']);
+    expect(
+      await h.sql('SELECT 1 FROM notifications.messages WHERE event_id = $1', [old.id]),
+    ).toEqual([]);
+    const given = await waitFor(async () => {
+      const [row] = await h.sql<{ status: string; attempts: number }>(
+        'SELECT status, attempts FROM notifications.messages WHERE event_id = $1',
+        [paid.id],
+      );
+      return row?.status === 'suppressed' ? row : undefined;
+    }, 'the message to the unknown address given up');
+    expect(given.attempts).toBe(2);
+  });
+});
+
+describe('SMTP down', () => {
+  it('keeps the e-mail, retries with growing delays, and sends it once SMTP is back', async () => {
+    const tester = await knownUser(h, 'down.tester@gmail.com');
+    await inbox.down();
+    try {
+      const paid = await h.publish('TesterPaid', tester.id, {
+        testerId: tester.id,
+        payoutId: randomUUID(),
+        amountCents: 164,
+        jobIds: [],
+        paidAt: now(),
+      });
+      const failing = await waitFor(async () => {
+        const [row] = await h.sql<{ attempts: number; status: string; last_error: string }>(
+          'SELECT attempts, status, last_error FROM notifications.messages WHERE event_id = $1',
+          [paid.id],
+        );
+        return row && row.attempts >= 3 ? row : undefined;
+      }, 'three failed attempts');
+      expect(failing.status).toBe('pending');
+      expect(failing.last_error).toMatch(/ECONNREFUSED|connect/i);
+    } finally {
+      await inbox.up();
+    }
+    const [mail] = await mailsTo(tester.email, 1, 'the mail after SMTP came back');
+    expect(mail.subject).toBe('You were paid $1.64');
+    expect(inbox.to(tester.email)).toHaveLength(1);
+  });
+});
+
+describe('unsubscribed user', () => {
+  it('gets no e-mail of a kind switched off with the one-click link, and the profile shows it off', async () => {
+    const poster = await knownUser(h, 'unsub.poster@gmail.com');
+    const jobId = await postedJob(poster, 'First job');
+    await h.publish('JobClaimed', jobId, {
+      jobId,
+      testerId: randomUUID(),
+      claimedAt: now(),
+      deadlineAt: now(),
+      by: 'tester',
+    });
+    const [first] = await mailsTo(poster.email, 1, 'the first claim mail');
+
+    // RFC 8058: the mail client POSTs to the List-Unsubscribe URL (here straight to the service).
+    const link = new URL(unsubscribeLink(first)!);
+    const one = await fetch(`${h.url}${link.pathname}${link.search}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(one.status).toBe(200);
+    expect(await one.json()).toEqual({ unsubscribed: true, kind: 'job_claimed' });
+    const page = await fetch(`${h.url}${link.pathname}${link.search}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('You are unsubscribed');
+
+    const token = await h.issuer.mint({ id: poster.id, email: poster.email, type: 'poster' });
+    const prefs = await fetch(`${h.url}/api/notifications/preferences`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect((await prefs.json()) as unknown).toMatchObject({
+      preferences: { job_claimed: false, work_submitted: true },
+    });
+
+    const second = await postedJob(poster, 'Second job');
+    const claimed = await h.publish('JobClaimed', second, {
+      jobId: second,
+      testerId: randomUUID(),
+      claimedAt: now(),
+      deadlineAt: now(),
+      by: 'tester',
+    });
+    await h.publish('WorkSubmitted', second, {
+      jobId: second,
+      testerId: randomUUID(),
+      submissionId: randomUUID(),
+      revision: 0,
+      submittedAt: now(),
+      autoAcceptAt: now(),
+    });
+    await mailsTo(poster.email, 2, 'the results mail');
+    await waitFor(
+      async () =>
+        (
+          await h.sql<{ status: string }>(
+            'SELECT status FROM notifications.messages WHERE event_id = $1',
+            [claimed.id],
+          )
+        )[0]?.status === 'suppressed',
+      'the claim mail suppressed',
+    );
+    expect(inbox.to(poster.email).map((m) => m.subject)).toEqual([
+      'A tester is on your job',
+      'Your results are ready',
+    ]);
+  });
+
+  it('refuses a forged unsubscribe token and changes nothing', async () => {
+    const poster = await knownUser(h, 'forged.poster@gmail.com');
+    const forged = `${Buffer.from(`${poster.id}|work_submitted`).toString('base64url')}.AAAA`;
+    const r = await fetch(`${h.url}/api/notifications/unsubscribe?token=${forged}`);
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({
+      code: 'invalid_token',
+      detail: 'This unsubscribe link is not valid.',
+    });
+    expect(
+      await h.sql('SELECT * FROM notifications.preferences WHERE user_id = $1', [poster.id]),
+    ).toEqual([]);
+  });
+});
+
+describe('preferences', () => {
+  it('switches kinds on and off per user and refuses unknown kinds with 400', async () => {
+    const token = await h.issuer.mint({ type: 'tester' });
+    const call = (method: string, body?: unknown) =>
+      fetch(`${h.url}/api/notifications/preferences`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const off = await call('PATCH', { tester_paid: false });
+    expect(off.status).toBe(200);
+    expect(
+      ((await off.json()) as { preferences: Record<string, boolean> }).preferences,
+    ).toMatchObject({ tester_paid: false, submission_accepted: true });
+    const bad = await call('PATCH', { tester_paid: 'no', newsletter: true });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({
+      code: 'validation_error',
+      errors: { tester_paid: ['Must be true or false'] },
+    });
+    const on = await call('PATCH', { tester_paid: true });
+    expect(
+      ((await on.json()) as { preferences: Record<string, boolean> }).preferences.tester_paid,
+    ).toBe(true);
+    expect((await fetch(`${h.url}/api/notifications/preferences`)).status).toBe(401);
+  });
+});

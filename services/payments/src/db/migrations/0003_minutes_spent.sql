@@ -1,0 +1,1 @@
+ALTER TABLE "payments"."ledger_entries" ADD COLUMN "minutes_spent" integer;

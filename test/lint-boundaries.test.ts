@@ -1,0 +1,71 @@
+/**
+ * The import boundaries in eslint.config.js (issue #18): `npm run lint` fails when a service
+ * imports another service, when a web feature imports another feature, and when the shared web
+ * folders import a feature, and when a service file other than main.ts imports app.ts. Each rule is shown failing on a deliberate bad import (and staying
+ * quiet on the good imports next to it), through ESLint's Node API with the repository's config.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const eslint = new ESLint({ cwd: root });
+
+/** The no-restricted-imports messages ESLint reports for `import { x } from '<source>'` in filePath. */
+async function boundaryErrors(filePath: string, source: string): Promise<string[]> {
+  const code = `import { x } from '${source}';\nexport { x };\n`;
+  const [result] = await eslint.lintText(code, { filePath: `${root}${filePath}` });
+  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('service boundaries', () => {
+  it('refuses a service importing another service by package name', async () => {
+    const errors = await boundaryErrors('services/jobs/src/domain/bad.ts', '@htm/payments');
+    expect(errors).toEqual([expect.stringContaining('A service must not import another service')]);
+    expect(await boundaryErrors('services/admin/src/http/bad.ts', '@htm/identity/testing')).toHaveLength(1);
+  });
+
+  it('refuses a service reaching into another service by relative path', async () => {
+    expect(await boundaryErrors('services/jobs/src/domain/bad.ts', '../../../payments/src/domain/earnings.js')).toEqual([
+      expect.stringContaining('A service must not import another service'),
+    ]);
+    expect(await boundaryErrors('services/jobs/test/bad.test.ts', '../../identity/src/testing.js')).toHaveLength(1);
+  });
+
+  it('refuses app.ts imported anywhere in a service but main.ts (the Deps type lives in deps.ts)', async () => {
+    expect(await boundaryErrors('services/payments/src/domain/bad.ts', '../app.js')).toEqual([expect.stringContaining('Only main.ts imports app.ts')]);
+    expect(await boundaryErrors('services/admin/src/bad.ts', './app.js')).toHaveLength(1);
+    expect(await boundaryErrors('services/payments/src/main.ts', './app.js')).toEqual([]);
+    expect(await boundaryErrors('services/payments/src/domain/good.ts', '../deps.js')).toEqual([]);
+  });
+
+  it('lets a service import its own files and the shared packages', async () => {
+    expect(await boundaryErrors('services/jobs/src/domain/good.ts', '../db/job.repository.js')).toEqual([]);
+    expect(await boundaryErrors('services/jobs/src/domain/good.ts', '@htm/contracts')).toEqual([]);
+    expect(await boundaryErrors('services/jobs/src/domain/good.ts', '@htm/service-kit')).toEqual([]);
+  });
+});
+
+describe('web feature boundaries', () => {
+  it('refuses a feature importing another feature, from any depth', async () => {
+    expect(await boundaryErrors('web/src/features/tester/components/bad.tsx', '../../poster/api/poster-api')).toEqual([
+      expect.stringContaining('A web feature must not import another feature'),
+    ]);
+    expect(await boundaryErrors('web/src/features/landing/bad.ts', '../poster/api/poster-api')).toHaveLength(1);
+    expect(await boundaryErrors('web/src/features/admin/components/bad.tsx', '../../../features/tester/file-rules')).toHaveLength(1);
+  });
+
+  it('lets a feature import its own files and the shared folders', async () => {
+    expect(await boundaryErrors('web/src/features/tester/components/good.tsx', '../api/tester-api')).toEqual([]);
+    expect(await boundaryErrors('web/src/features/tester/components/good.tsx', '../../../lib/format')).toEqual([]);
+    expect(await boundaryErrors('web/src/features/landing/good.ts', '../../components/button')).toEqual([]);
+  });
+
+  it('refuses lib and components importing a feature, but lets the router (app) do so', async () => {
+    expect(await boundaryErrors('web/src/lib/bad.ts', '../features/poster/api/poster-api')).toEqual([
+      expect.stringContaining('must not import a feature'),
+    ]);
+    expect(await boundaryErrors('web/src/components/bad.tsx', '../features/tester/file-rules')).toHaveLength(1);
+    expect(await boundaryErrors('web/src/app/good.tsx', '../features/poster/components/poster-page')).toEqual([]);
+  });
+});

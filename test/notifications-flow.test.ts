@@ -1,0 +1,130 @@
+/**
+ * E-mail through the whole product: every service real, events on real Redis, the
+ * notifications service sending to a real SMTP server in this process. Each kind of message
+ * is caused by an ordinary action through the gateway.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import sharp from 'sharp';
+import { startInbox, type Inbox } from '../services/notifications/test/support.js';
+import {
+  client,
+  postAndPay,
+  signInAdmin,
+  signInPoster,
+  signInTester,
+  startStack,
+  waitFor,
+  type Actor,
+  type Stack,
+} from './support/stack.js';
+
+let inbox: Inbox;
+let stack: Stack;
+let admin: Actor;
+let poster: Actor;
+let tester: Actor;
+
+beforeAll(async () => {
+  inbox = await startInbox();
+  stack = await startStack({
+    label: 'mailflow',
+    env: {
+      SMTP_URL: `smtp://127.0.0.1:${inbox.port}`,
+      MAIL_POLL_MS: '100',
+      AUTO_ACCEPT_AFTER_MS: '4000',
+      PUBLIC_URL: 'http://app.example',
+    },
+  });
+  admin = await signInAdmin(stack);
+  poster = await signInPoster(stack, 'mailflow.poster@gmail.com');
+  tester = await signInTester(stack, 'mailflow.tester@gmail.com', { admin });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await inbox?.close();
+});
+
+async function submit(jobId: string) {
+  const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#336699' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.set('feedback_text', 'The order button is hard to find on a phone.');
+  form.set('key_finding_1', 'Order button below the fold');
+  form.set('screenshot', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'shot.png');
+  const res = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tester.token}` },
+    body: form,
+  });
+  expect(res.status).toBe(201);
+}
+
+const subjects = (email: string) => inbox.to(email).map((m) => m.subject);
+const until = (email: string, subject: string) =>
+  waitFor(() => subjects(email).includes(subject), `"${subject}" to ${email}`);
+
+describe('e-mail from ordinary actions', () => {
+  it('tells the tester they are approved', async () => {
+    await until(tester.email, "You're approved to test");
+  });
+
+  it('tells the poster a tester took the job and the results are in; the tester about the revision and the $0.82', async () => {
+    const { jobId } = await postAndPay(stack, poster);
+    expect((await client(stack, tester.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(200);
+    await until(poster.email, 'A tester is on your job');
+    // Each review right after its submission (the review window here is only AUTO_ACCEPT_AFTER_MS).
+    await submit(jobId);
+    expect(
+      (
+        await client(stack, poster.token).post(`/api/jobs/${jobId}/review`, {
+          decision: 'request_revision',
+          reason: 'Check the cart too',
+        })
+      ).status,
+    ).toBe(200);
+    await until(poster.email, 'Your results are ready');
+    await until(tester.email, 'The poster asked for a revision');
+    await submit(jobId);
+    expect(
+      (await client(stack, poster.token).post(`/api/jobs/${jobId}/review`, { decision: 'accept' }))
+        .status,
+    ).toBe(200);
+    await until(tester.email, 'You earned $0.82');
+    const mail = inbox.to(poster.email).find((m) => m.subject === 'A tester is on your job')!;
+    expect(mail.text).toContain(`http://app.example/dashboard?job=${jobId}`);
+  });
+
+  it('tells the poster when results were accepted automatically', async () => {
+    const { jobId } = await postAndPay(stack, poster, {
+      title: 'Second site',
+      url: 'https://second.example',
+      what_to_test: 'Sign up',
+      requirements: ['Sign up works'],
+    });
+    expect((await client(stack, tester.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(200);
+    await submit(jobId);
+    await until(poster.email, 'Your results were accepted automatically');
+  });
+
+  it('tells the tester about each payout, once', async () => {
+    expect(
+      (await client(stack, tester.token).post('/api/tester/payout-account')).status,
+    ).toBeLessThan(300);
+    // Both earnings recorded by payments (the automatic acceptance reaches it as an event).
+    await waitFor(
+      async () =>
+        (await client(stack, tester.token).get('/api/tester/my-earnings')).body.jobs?.length === 2,
+      'both earnings',
+    );
+    const run = await client(stack, admin.token).post('/api/admin/payouts/run');
+    expect(run.status).toBe(200);
+    expect(run.body.paid).toHaveLength(2); // one payout per earning
+    await waitFor(
+      () => subjects(tester.email).filter((x) => x === 'You were paid $0.82').length === 2,
+      'two payout e-mails',
+    );
+    expect(subjects(tester.email).filter((s) => s === 'You earned $0.82')).toHaveLength(2);
+    expect(subjects(poster.email).filter((s) => s === 'Your results are ready')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,49 @@
+import { useEffect, useRef, useState } from 'react';
+
+export const DISCARD_QUESTION = 'Discard your draft?';
+
+/**
+ * Closing a form that holds text asks first (a stray click outside the modal, Esc, × or
+ * Cancel): "Keep editing" returns to the form, "Discard draft" forgets it and closes.
+ * `requestClose` goes to the Modal's onClose and the Cancel button; `prompt` is rendered
+ * inside the modal (Modal's `banner`).
+ */
+export function useDiscardGuard(dirty: boolean, onClose: () => void, onDiscard: () => void) {
+  const [asking, setAsking] = useState(false);
+  const requestClose = () => {
+    if (asking) setAsking(false);
+    else if (dirty) setAsking(true);
+    else onClose();
+  };
+  const prompt = asking ? (
+    <DiscardPrompt
+      onKeep={() => setAsking(false)}
+      onDiscard={() => {
+        setAsking(false);
+        onDiscard();
+        onClose();
+      }}
+    />
+  ) : null;
+  return { requestClose, prompt };
+}
+
+function DiscardPrompt({ onKeep, onDiscard }: { onKeep: () => void; onDiscard: () => void }) {
+  const keep = useRef<HTMLButtonElement>(null);
+  useEffect(() => keep.current?.focus(), []);
+  return (
+    <div className="discard-prompt" role="alertdialog" aria-label={DISCARD_QUESTION}>
+      <p>
+        <strong>{DISCARD_QUESTION}</strong> What you typed will be lost.
+      </p>
+      <div className="discard-prompt__actions">
+        <button ref={keep} type="button" className="btn btn--primary btn--sm" onClick={onKeep}>
+          Keep editing
+        </button>
+        <button type="button" className="btn btn--danger btn--sm" onClick={onDiscard}>
+          Discard draft
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+import '../../../test/setup';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { setToken } from '../../../lib/tokens';
+import type { Job, User } from '../../../lib/types';
+import { renderWithStore } from '../../../test/render';
+import { mockFetch, resetStorage, type Call } from '../../../test/setup';
+import PosterDashboard from './poster-dashboard';
+
+const poster = {
+  id: 'p1',
+  email: 'pat@gmail.com',
+  name: 'Pat Poster',
+  type: 'poster',
+  location: 'USA',
+  country: null,
+  approved: true,
+} as User;
+
+const base: Job = {
+  id: 'aaaaaaaa-0000-0000-0000-000000000001',
+  title: 'Bakery',
+  url: 'https://bakery.example',
+  what_to_test: 'Order a cake',
+  budget: 1,
+  expected_completion_hours: 48,
+  geo_rule: 'us_pr',
+  requirements: ['Find the price', 'Order a cake'],
+  status: 'open',
+  payment_status: 'unpaid',
+  poster_id: 'p1',
+  tester_id: null,
+  created_at: '2030-01-01T00:00:00Z',
+} as Job;
+const live = {
+  ...base,
+  id: 'aaaaaaaa-0000-0000-0000-000000000002',
+  title: 'Shop',
+  payment_status: 'paid',
+} as Job;
+
+function backend(jobs: Job[], onDelete?: (c: Call) => { status: number; body?: unknown }) {
+  let list = jobs;
+  return mockFetch((c) => {
+    if (c.method === 'DELETE') {
+      const answer = onDelete?.(c) ?? { status: 204 };
+      if (answer.status === 204) list = list.filter((j) => !c.url.endsWith(j.id));
+      return answer;
+    }
+    if (c.url === '/api/jobs') return { body: { jobs: list } };
+    return { body: {} };
+  });
+}
+
+const stat = (label: string) =>
+  within(screen.getByRole('list', { name: 'Job counts' }))
+    .getByText(label)
+    .closest('li')!
+    .querySelector('.stat__n')!.textContent;
+
+beforeEach(() => {
+  resetStorage();
+  setToken('t');
+});
+
+describe('poster dashboard', () => {
+  it('counts unpaid jobs apart from open (live) ones', async () => {
+    backend([base, live]);
+    renderWithStore(<PosterDashboard user={poster} />);
+    await screen.findByText('Shop');
+    expect(stat('Unpaid')).toBe('1');
+    expect(stat('Open')).toBe('1');
+  });
+
+  it('shows the things to check the poster asked for on the job card', async () => {
+    backend([live]);
+    renderWithStore(<PosterDashboard user={poster} />);
+    const card = (await screen.findByText('Shop')).closest('li')!;
+    expect(within(card as HTMLElement).getByText('Find the price')).toBeTruthy();
+    expect(within(card as HTMLElement).getByText('Order a cake')).toBeTruthy();
+  });
+
+  it('deletes an unpaid job after a confirmation; a paid job offers no Delete', async () => {
+    const { calls } = backend([base, live]);
+    renderWithStore(<PosterDashboard user={poster} />);
+    const shop = (await screen.findByText('Shop')).closest('li') as HTMLElement;
+    expect(within(shop).queryByRole('button', { name: 'Delete' })).toBeNull();
+    const bakery = screen.getByText('Bakery').closest('li') as HTMLElement;
+    await userEvent.click(within(bakery).getByRole('button', { name: 'Delete' }));
+    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    await userEvent.click(within(bakery).getByRole('button', { name: 'Yes, delete' }));
+    await waitFor(() => expect(screen.queryByText('Bakery')).toBeNull());
+    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.url)).toEqual([
+      `/api/jobs/${base.id}`,
+    ]);
+    expect(stat('Unpaid')).toBe('0');
+  });
+
+  it("shows the server's reason when the delete is refused", async () => {
+    backend([base], () => ({
+      status: 409,
+      body: {
+        detail: 'This job has been paid for, so it can no longer be deleted.',
+        code: 'already_paid',
+      },
+    }));
+    renderWithStore(<PosterDashboard user={poster} />);
+    const bakery = (await screen.findByText('Bakery')).closest('li') as HTMLElement;
+    await userEvent.click(within(bakery).getByRole('button', { name: 'Delete' }));
+    await userEvent.click(within(bakery).getByRole('button', { name: 'Yes, delete' }));
+    expect(
+      await screen.findByText('This job has been paid for, so it can no longer be deleted.'),
+    ).toBeTruthy();
+  });
+});
