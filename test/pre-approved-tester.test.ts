@@ -59,4 +59,26 @@ describe('a tester approved through her landing-page signup', () => {
     const mine = await tina.get('/api/tester/my-jobs');
     expect(mine.body.jobs.map((j) => j.id)).toContain(jobId);
   });
+
+  it('shows one approval state: un-approving her in the Testers list un-ticks her signup, approving ticks it again', async () => {
+    const email = 'una.tester@gmail.com';
+    await client(stack).post('/api/waitlist', { email, role: 'Tester (student)', name: 'Una' });
+    const signupOf = async () =>
+      (
+        (await client(stack, admin.token).get('/api/admin/waitlist?kind=signup')).body as unknown as { entries: Array<{ id: string; email: string; approved: boolean }> }
+      ).entries.find((e) => e.email === email)!;
+    expect((await client(stack, admin.token).patch(`/api/admin/waitlist/${(await signupOf()).id}`, { approved: true })).status).toBe(200);
+    const session = await waitFor(() => devSignIn(stack.url, email, { name: 'Una', intent: 'tester' }).catch(() => undefined), 'the tester sign-in to be allowed');
+    const me = (await client(stack, session.token).get('/api/me')).body as unknown as { id: string };
+
+    // Testers list: un-approve. The signup follows; nothing loops back (she stays un-approved).
+    expect((await client(stack, admin.token).patch(`/api/admin/approve-tester/${me.id}`, { approved: false })).status).toBe(200);
+    await waitFor(async () => (await signupOf()).approved === false, 'the signup to show not approved');
+    const testers = (await client(stack, admin.token).get('/api/admin/testers')).body as unknown as { testers: Array<{ id: string; approved: boolean }> };
+    expect(testers.testers.find((t) => t.id === me.id)?.approved).toBe(false);
+
+    // And back: approving in the Testers list ticks the signup again.
+    expect((await client(stack, admin.token).patch(`/api/admin/approve-tester/${me.id}`, { approved: true })).status).toBe(200);
+    await waitFor(async () => (await signupOf()).approved === true, 'the signup to show approved');
+  });
 });

@@ -4,6 +4,7 @@ import { runMain } from '@htm/service-kit';
 import { loadAdminConfig, type AdminConfig } from './config.js';
 import { mountAdmin } from './app.js';
 import { handledEvents, outbox } from './db/schema.js';
+import { adminEventHandlers } from './events/handlers.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -18,6 +19,7 @@ export async function startAdmin(env: Record<string, string | undefined> = proce
     port: opts.port,
     setup: (ctx) => ({
       app: (createHttp) => createHttp((app) => mountAdmin(app, ctx)),
+      handlers: adminEventHandlers(),
     }),
   });
 }

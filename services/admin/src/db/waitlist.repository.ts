@@ -85,3 +85,24 @@ export async function deleteWaitlistEntriesOfKind(tx: Tx | Db, kind: WaitlistKin
   const rows = await tx.delete(waitlistEntries).where(eq(waitlistEntries.kind, kind)).returning({ id: waitlistEntries.id });
   return rows.length;
 }
+
+/**
+ * Follows a tester's approval as identity decides it (the admin's Testers list, strikes, a
+ * signup approval): the tester signups of that e-mail show the same state. Answers how many
+ * entries changed.
+ */
+export async function followTesterApproval(tx: Tx | Db, email: string, approved: boolean): Promise<number> {
+  const rows = await tx
+    .update(waitlistEntries)
+    .set({ approved, updatedAt: new Date() })
+    .where(
+      and(
+        sql`lower(${waitlistEntries.email}) = lower(${email})`,
+        eq(waitlistEntries.kind, 'signup'),
+        sql`${waitlistEntries.role} LIKE 'Tester%'`,
+        sql`${waitlistEntries.approved} IS DISTINCT FROM ${approved}`,
+      ),
+    )
+    .returning({ id: waitlistEntries.id });
+  return rows.length;
+}
