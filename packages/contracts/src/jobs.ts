@@ -422,6 +422,8 @@ export interface SubmissionView {
   requirement_responses: Array<{ requirement_index: number; response_text: string }> | null;
   general_feedback: string | null;
   file_urls: string[] | null;
+  /** Each file's own name as uploaded (sanitised), in file_urls' order; null where unknown. */
+  file_names: Array<string | null> | null;
   /** What the tester said they spent (1-240), or null. */
   minutes_spent: number | null;
   /** Minutes from the claim to this submission, measured by the server. */

@@ -216,6 +216,7 @@ describe('submit work (poster-flow variant)', () => {
       general_feedback: 'Overall smooth.',
     });
     expect(r.body.submission.file_urls).toHaveLength(3);
+    expect(r.body.submission.file_names).toEqual(['one.png', 'clip.webm', 'two.gif']);
     const types = await h.svc.ctx.dbHandle.query<{ content_type: string }>(`SELECT content_type FROM jobs.files WHERE job_id = $1 AND kind = 'original' ORDER BY content_type`, [job.id]);
     expect(types.map((x) => x.content_type)).toEqual(['image/gif', 'image/png', 'video/webm']);
   });
@@ -238,6 +239,24 @@ describe('submit work (poster-flow variant)', () => {
     expect(r.status).toBe(400);
     expect(r.body.detail).toBe('Please upload at most 5 files');
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe('result file names', () => {
+  it("keeps the tester's own file name, sanitised, with the extension its content has", async () => {
+    const { job, t } = await claimedJob();
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [
+      { data: png, name: 'C:\\fakepath\\Página de pago.jpg' },
+      { data: png, name: '../../=cmd|calc.png' },
+      { data: png, name: '....png' },
+    ]));
+    expect(r.status).toBe(201);
+    expect(r.body.submission.file_names).toEqual(['Página de pago.png', 'cmd_calc.png', null]);
+    // Non-ASCII names go in filename* with an ASCII fallback.
+    const d = await fetch(`${h.svc.url}${r.body.submission.file_urls![0]}&download=1`);
+    expect(d.headers.get('content-disposition')).toMatch(/^attachment; filename="file-[0-9a-f]{8}\.png"; filename\*=UTF-8''P%C3%A1gina%20de%20pago\.png$/);
+    const third = await fetch(`${h.svc.url}${r.body.submission.file_urls![2]}`);
+    expect(third.headers.get('content-disposition')).toMatch(/^inline; filename="file-[0-9a-f]{8}\.png"$/);
   });
 });
 
@@ -295,7 +314,8 @@ describe('reading submissions and files', () => {
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await r.arrayBuffer()).equals(png)).toBe(true);
     const d = await fetch(`${h.svc.url}${url}&download=1`);
-    expect(d.headers.get('content-disposition')).toMatch(/^attachment; filename="file-[0-9a-f]{8}\.png"$/);
+    // Saved under the tester's own file name.
+    expect(d.headers.get('content-disposition')).toBe('attachment; filename="one.png"');
   });
 
   it('refuses expired and tampered signed links', async () => {

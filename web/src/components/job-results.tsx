@@ -17,18 +17,20 @@ const EXT_BY_TYPE: Record<string, string> = {
 };
 
 /**
- * The name a result file is shown and saved under: the file name in its link when it has one
- * (sanitised), else 'Screenshot N' (the stored files carry generated ids, not names).
+ * The name a result file is shown and saved under: the tester's own file name as the server
+ * stored it (sanitised there), else a file name in its link, else 'Screenshot N'.
  */
-export function fileLabel(url: string, i: number): string {
+export function fileLabel(url: string, i: number, name?: string | null): string {
+  const own = name?.replace(/[^\p{L}\p{N} ._-]+/gu, '_').slice(0, 100);
+  if (own && /^[^.].*\.[a-z0-9]{2,5}$/i.test(own)) return own;
   const last = decodeURIComponent(url.split('?')[0].split('/').pop() ?? '');
   const clean = last.replace(/[^\w.\- ]+/g, '_').slice(0, 100);
   return /^[\w\- ]+\.[a-z0-9]{2,5}$/i.test(clean) ? clean : `Screenshot ${i + 1}`;
 }
 
 /** The saved file's name: the label with the extension the downloaded file's type calls for. */
-export function downloadName(url: string, i: number, type: string): string {
-  const label = fileLabel(url, i);
+export function downloadName(url: string, i: number, type: string, name?: string | null): string {
+  const label = fileLabel(url, i, name);
   if (/\.[a-z0-9]{2,5}$/i.test(label)) return label;
   const ext = EXT_BY_TYPE[type.split(';')[0].trim()];
   return `${label.replace(/ /g, '-').toLowerCase()}${ext ? `.${ext}` : ''}`;
@@ -84,7 +86,7 @@ export function FullResults({ job, submission }: { job: Job; submission: Submiss
   const { toast } = useNotify();
   const download = async (url: string, i: number) => {
     const res = await downloadBlob(withDownloadFlag(url), (blob) =>
-      downloadName(url, i, blob.type),
+      downloadName(url, i, blob.type, submission.file_names?.[i]),
     );
     if (res.error) toast(errorMessage(res.error, 'Download failed'));
   };
@@ -133,7 +135,7 @@ export function FullResults({ job, submission }: { job: Job; submission: Submiss
             {submission.file_urls.map((u, i) => (
               <li key={u}>
                 <a href={u} target="_blank" rel="noreferrer">
-                  {fileLabel(u, i)}
+                  {fileLabel(u, i, submission.file_names?.[i])}
                 </a>
                 <button
                   type="button"

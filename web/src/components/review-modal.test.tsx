@@ -44,6 +44,7 @@ const submission = (locked: boolean) => ({
     : [{ requirement_index: 0, response_text: 'It is in the footer' }],
   general_feedback: locked ? null : 'Nice shop overall',
   file_urls: locked ? null : ['/api/files/f1?sig=x'],
+  file_names: locked ? null : [null],
 });
 
 function backend(locked = true) {
@@ -236,5 +237,13 @@ describe('result file names', () => {
     expect(fileLabel('/files/cart%20page.png', 1)).toBe('cart page.png');
     expect(fileLabel('/files/..%2F..%2Fetc.png', 1)).toBe('Screenshot 2');
     expect(downloadName('/api/files/9f1c2?sig=x', 2, 'image/jpeg')).toBe('screenshot-3.jpg');
+  });
+
+  it("prefers the tester's own file name the server kept, and saves under it", async () => {
+    const { fileLabel, downloadName } = await import('./job-results');
+    expect(fileLabel('/api/files/9f1c2?sig=x', 0, 'Checkout – step 2.png')).toBe('Checkout _ step 2.png');
+    expect(fileLabel('/api/files/9f1c2?sig=x', 0, 'Café menü.jpg')).toBe('Café menü.jpg');
+    expect(fileLabel('/api/files/9f1c2?sig=x', 1, null)).toBe('Screenshot 2');
+    expect(downloadName('/api/files/9f1c2?sig=x', 0, 'image/png', 'cart.png')).toBe('cart.png');
   });
 });

@@ -142,6 +142,8 @@ export const files = jobsSchema.table(
     contentType: text('content_type').notNull(),
     ext: text('ext').notNull(),
     size: bigint('size', { mode: 'number' }).notNull(),
+    /** The uploaded file's own name, sanitised (null for previews and older files). */
+    originalName: text('original_name'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('files_job_idx').on(t.jobId), uniqueIndex('files_storage_key_idx').on(t.storageKey)],

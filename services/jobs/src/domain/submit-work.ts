@@ -79,6 +79,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
       contentType: f.contentType,
       ext: f.ext,
       size: f.size,
+      originalName: f.name,
     }));
     for (const [i, f] of form.files.entries()) {
       await deps.storage.putFile(fileRows[i].storageKey, f.tmpPath, f.contentType);
@@ -86,7 +87,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
     }
     let previewRow: (typeof fileRows)[number] | undefined;
     if (preview) {
-      previewRow = { id: randomUUID(), jobId: job.id, submissionId, kind: 'preview', storageKey: `${job.id}/${randomUUID()}.webp`, contentType: 'image/webp', ext: 'webp', size: preview.length };
+      previewRow = { id: randomUUID(), jobId: job.id, submissionId, kind: 'preview', storageKey: `${job.id}/${randomUUID()}.webp`, contentType: 'image/webp', ext: 'webp', size: preview.length, originalName: null };
       await deps.storage.putBuffer(previewRow.storageKey, preview, 'image/webp');
       stored.push(previewRow.storageKey);
     }

@@ -15,8 +15,13 @@ export function filesRoutes(deps: JobsDeps): Router {
     res.setHeader('Cache-Control', 'private, max-age=300');
     res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'");
     if (size !== undefined) res.setHeader('Content-Length', String(size));
-    const name = `${file.kind === 'preview' ? 'preview' : 'file'}-${file.id.slice(0, 8)}.${file.ext}`;
-    res.setHeader('Content-Disposition', `${req.query.download === '1' ? 'attachment' : 'inline'}; filename="${name}"`);
+    const fallback = `${file.kind === 'preview' ? 'preview' : 'file'}-${file.id.slice(0, 8)}.${file.ext}`;
+    // Stored names are sanitised at upload (letters, digits, space . _ -): quoting is safe; other
+    // than ASCII goes in filename* (RFC 6266), with the generated name as the ASCII fallback.
+    const name = file.originalName ?? fallback;
+    const ascii = /^[\x20-\x7e]+$/.test(name) ? name : fallback;
+    const disposition = req.query.download === '1' ? 'attachment' : 'inline';
+    res.setHeader('Content-Disposition', `${disposition}; filename="${ascii}"${ascii === name ? '' : `; filename*=UTF-8''${encodeURIComponent(name)}`}`);
     await pipeline(stream, res);
   });
   return r;

@@ -21,6 +21,24 @@ export interface UploadedFile {
   contentType: string;
   ext: string;
   kind: 'image' | 'video';
+  /** The name the tester's browser gave the file, sanitised (see displayFileName), or null. */
+  name: string | null;
+}
+
+/**
+ * A file name fit to show and to save under: the base name only (no path), letters, digits,
+ * spaces, dots, dashes and underscores (others become '_'), at most 100 characters, and ending in
+ * the extension the content was recognised as. Null when nothing usable is left.
+ */
+export function displayFileName(raw: string | undefined, ext: string): string | null {
+  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  const stem = base
+    .replace(/\.[^.]*$/, '')
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N} ._-]+/gu, '_')
+    .replace(/^[ ._]+|[ ._]+$/g, '')
+    .slice(0, 90);
+  return stem && /[\p{L}\p{N}]/u.test(stem) ? `${stem}.${ext}` : null;
 }
 
 export interface MultipartResult {
@@ -89,6 +107,8 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
   try {
     bb = busboy({
       headers: req.headers,
+      // Browsers send file names as UTF-8 (busboy would read them as latin1).
+      defParamCharset: 'utf8',
       limits: { files: opts.maxFiles, fileSize: hardMax + 1, fields: 40, fieldSize: 64 * 1024, parts: 60 },
     });
   } catch {
@@ -100,7 +120,7 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
   /** File streams being read: ended by force when the upload fails (unpiped, they would never end). */
   const streams = new Set<NodeJS.ReadableStream & { destroy(err?: Error): void }>();
 
-  const handleFile = async (field: string, stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void }) => {
+  const handleFile = async (field: string, stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void }, filename?: string) => {
     if (failure) {
       stream.resume();
       return;
@@ -156,7 +176,7 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       }
       if (stream.truncated || size > (kind === 'video' ? videoMax : imageMax)) throw tooLarge(kind!);
       if (ws) await closeStream(ws);
-      files.push({ field, tmpPath, size, contentType, ext, kind: kind! });
+      files.push({ field, tmpPath, size, contentType, ext, kind: kind!, name: displayFileName(filename, ext) });
     } catch (err) {
       ws?.destroy();
       stream.resume();
@@ -202,10 +222,10 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       if (info.valueTruncated) return fail(AppError.invalid(`The field ${name.slice(0, 40)} is too long.`, { [name.slice(0, 40)]: ['Too long'] }));
       if (name.length <= 64) fields[name] = value;
     });
-    bb.on('file', (name, stream) => {
+    bb.on('file', (name, stream, info) => {
       streams.add(stream);
       pending.push(
-        handleFile(name, stream)
+        handleFile(name, stream, info?.filename)
           .catch((err) => fail(err))
           .finally(() => streams.delete(stream)),
       );

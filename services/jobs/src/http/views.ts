@@ -65,6 +65,7 @@ export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links:
     requirement_responses: locked ? null : sub.requirementResponses,
     general_feedback: locked ? null : sub.generalFeedback,
     file_urls: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => links.url(id)),
+    file_names: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => byId.get(id)!.originalName ?? null),
     minutes_spent: sub.minutesSpent ?? null,
     claim_to_submit_minutes: sub.claimToSubmitMinutes ?? null,
   };

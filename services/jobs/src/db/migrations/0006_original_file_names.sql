@@ -1,0 +1,1 @@
+ALTER TABLE "jobs"."files" ADD COLUMN "original_name" text;
