@@ -225,6 +225,14 @@ export const createJobBodySchema = z.object({
 export type CreateJobBody = z.infer<typeof createJobBodySchema>;
 
 /** POST /api/jobs/:id/submit-work (tester dashboard Submit Work modal), text fields. */
+export const requirementResponseSchema = z.object({
+  requirement_index: z.coerce.number({ error: JOB_MESSAGES.responsesInvalid }).int({ error: JOB_MESSAGES.responsesInvalid }).min(0, { error: JOB_MESSAGES.responsesInvalid }),
+  response_text: z
+    .string({ error: JOB_MESSAGES.responsesInvalid })
+    .trim()
+    .max(JOB_LIMITS.responseMax, { error: JOB_MESSAGES.responseTooLong }),
+});
+
 export const submitWorkDashboardSchema = z
   .object({
     feedback_text: z
@@ -236,6 +244,8 @@ export const submitWorkDashboardSchema = z
     key_finding_2: keyFinding(2),
     key_finding_3: keyFinding(3),
     minutes_spent: minutesSpentSchema,
+    /** Optional answers to the job's checklist (the service parses the multipart JSON string first). */
+    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesInvalid }).max(50, { error: JOB_MESSAGES.responsesInvalid }).optional(),
   })
   .superRefine((v, ctx) => {
     // Each non-empty finding is already 5+ characters; at least one must be given.
@@ -247,16 +257,10 @@ export const submitWorkDashboardSchema = z
     feedback_text: v.feedback_text,
     key_findings: [v.key_finding_1, v.key_finding_2, v.key_finding_3].filter((f): f is string => !!f),
     minutes_spent: v.minutes_spent,
+    requirement_responses: v.requirement_responses ?? [],
   }));
 export type SubmitWorkDashboard = z.infer<typeof submitWorkDashboardSchema>;
 
-export const requirementResponseSchema = z.object({
-  requirement_index: z.coerce.number({ error: JOB_MESSAGES.responsesInvalid }).int({ error: JOB_MESSAGES.responsesInvalid }).min(0, { error: JOB_MESSAGES.responsesInvalid }),
-  response_text: z
-    .string({ error: JOB_MESSAGES.responsesInvalid })
-    .trim()
-    .max(JOB_LIMITS.responseMax, { error: JOB_MESSAGES.responseTooLong }),
-});
 
 const bullet = (n: number) =>
   z

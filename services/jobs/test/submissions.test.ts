@@ -155,6 +155,26 @@ describe('submit work (tester dashboard variant)', () => {
     expect(r.body.submission.human_preview.small_image_url).toBeNull();
   });
 
+  it('takes optional checklist answers in the Quick report and keeps only the answered items', async () => {
+    const { job, t } = await claimedJob();
+    expect(job.requirements.length).toBeGreaterThanOrEqual(2);
+    const bad = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({ requirement_responses: JSON.stringify([{ requirement_index: 9, response_text: 'Yes' }]) }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.requirement_responses).toEqual(['Each response must answer a different requirement of this job.']);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({
+      requirement_responses: JSON.stringify([
+        { requirement_index: 0, response_text: '' },
+        { requirement_index: 1, response_text: 'Yes, it took two clicks.' },
+      ]),
+    }));
+    expect(r.status).toBe(201);
+    expect(r.body.submission.requirement_responses).toEqual([{ requirement_index: 1, response_text: 'Yes, it took two clicks.' }]);
+    // Without answers the Quick report stores none (the poster sees no empty rows).
+    const other = await claimedJob();
+    const plain = await api(h, 'POST', `/api/jobs/${other.job.id}/submit-work`, other.t.token, dashboardForm());
+    expect(plain.body.submission.requirement_responses).toEqual([]);
+  });
+
   it('lets only the tester holding the job submit, only while claimed', async () => {
     const { job, t } = await claimedJob();
     const other = await tester(h);

@@ -152,35 +152,50 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
 }
 
 function validateFields(fields: Record<string, string>, variant: SubmitVariant, job: JobRow): NormalisedSubmission {
-  if (variant === 'dashboard') {
-    const v = parseOrThrow(submitWorkDashboardSchema, fields);
-    return { keyFindings: v.key_findings, requirementResponses: [], generalFeedback: v.feedback_text, deviceUsed: null, browserUsed: null, minutesSpent: v.minutes_spent };
-  }
-  let responses: unknown = undefined;
+  // requirement_responses arrives as a JSON string in multipart: the Detailed report's checklist,
+  // or the Quick report's optional answers to it.
+  let responses: unknown = [];
   if (fields.requirement_responses !== undefined && fields.requirement_responses.trim() !== '') {
     try {
       responses = JSON.parse(fields.requirement_responses);
     } catch {
       throw AppError.invalid(JOB_MESSAGES.responsesInvalid, { requirement_responses: [JOB_MESSAGES.responsesInvalid] });
     }
-  } else responses = [];
+  }
+  if (variant === 'dashboard') {
+    const v = parseOrThrow(submitWorkDashboardSchema, { ...fields, requirement_responses: responses });
+    return {
+      keyFindings: v.key_findings,
+      // Only the items the tester answered: the poster sees no empty rows.
+      requirementResponses: checkResponses(v.requirement_responses, job).filter((r) => r.response_text !== ''),
+      generalFeedback: v.feedback_text,
+      deviceUsed: null,
+      browserUsed: null,
+      minutesSpent: v.minutes_spent,
+    };
+  }
   const v = parseOrThrow(submitWorkPosterFlowSchema, { ...fields, requirement_responses: responses });
+  return {
+    keyFindings: v.key_findings,
+    requirementResponses: checkResponses(v.requirement_responses, job),
+    generalFeedback: v.general_feedback,
+    deviceUsed: v.device_used,
+    browserUsed: v.browser_used,
+    minutesSpent: v.minutes_spent,
+  };
+}
+
+/** Each response answers a different item of this job's checklist. */
+function checkResponses<R extends { requirement_index: number }>(responses: R[], job: JobRow): R[] {
   const seen = new Set<number>();
-  for (const r of v.requirement_responses) {
+  for (const r of responses) {
     if (r.requirement_index >= job.requirements.length || seen.has(r.requirement_index)) {
       const msg = 'Each response must answer a different requirement of this job.';
       throw AppError.invalid(msg, { requirement_responses: [msg] });
     }
     seen.add(r.requirement_index);
   }
-  return {
-    keyFindings: v.key_findings,
-    requirementResponses: v.requirement_responses,
-    generalFeedback: v.general_feedback,
-    deviceUsed: v.device_used,
-    browserUsed: v.browser_used,
-    minutesSpent: v.minutes_spent,
-  };
+  return responses;
 }
 
 async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<void> {

@@ -172,6 +172,28 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect(calls[0].form.get('key_finding_1')).toBe('Cart badge lags');
     expect(calls[0].form.get('key_finding_2')).toBe('');
     expect((calls[0].form.get('screenshot') as File).name).toBe('shot.png');
+    // Nothing of the checklist answered: nothing of it sent.
+    expect(calls[0].form.get('requirement_responses')).toBeNull();
+  });
+
+  it('lets the tester answer any of the things to check, and sends only those answers', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: { submission: {}, job: {} } }));
+    renderWithStore(
+      <SubmitWorkModal
+        job={{ ...job, requirements: ['Find the price', 'Pay with a test card'] }}
+        onClose={() => undefined}
+      />,
+    );
+    const group = screen.getByRole('group', { name: 'Answers to the checklist (optional)' });
+    expect(group.querySelectorAll('textarea')).toHaveLength(2);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    await userEvent.type(screen.getByLabelText(/2\. Pay with a test card/), 'Paid with 4242, receipt came.');
+    await submit();
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(JSON.parse(calls[0].form.get('requirement_responses') as string)).toEqual([
+      { requirement_index: 1, response_text: 'Paid with 4242, receipt came.' },
+    ]);
   });
 
   it('sends the minutes spent when given, and refuses minutes outside 1-240', async () => {

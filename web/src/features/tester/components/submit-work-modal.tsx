@@ -19,10 +19,14 @@ import { useWorkUpload } from './use-work-upload';
 export const QUICK_REPORT = 'Quick report';
 export const QUICK_REPORT_LINE =
   'Your feedback in your own words, up to 3 key findings and a screenshot.';
+export const QUICK_CHECKLIST_HINT =
+  'Optional: answer any of the things to check. The poster sees only what you answer.';
 
 interface QuickDraft {
   feedback: string;
   findings: string[];
+  /** Optional answers to the job's checklist, one per item ('' = not answered). */
+  answers?: string[];
 }
 
 /**
@@ -37,8 +41,12 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     findings: ['', '', ''],
   });
   const { feedback, findings } = draft;
+  const reqs = job.requirements ?? [];
+  const answers = reqs.map((_, i) => draft.answers?.[i] ?? '');
   const setFeedback = (text: string) => setDraft({ ...draft, feedback: text });
   const setFindings = (next: string[]) => setDraft({ ...draft, findings: next });
+  const setAnswer = (i: number, text: string) =>
+    setDraft({ ...draft, answers: answers.map((a, j) => (j === i ? text : a)) });
   const previous = useGetSubmissionQuery(job.id, { skip: !resubmit }).data;
   useEffect(() => {
     if (!previous || hasText(draft)) return;
@@ -46,6 +54,11 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     setDraft({
       feedback: previous.general_feedback ?? '',
       findings: [0, 1, 2].map((i) => bullets[i] ?? ''),
+      answers: reqs.map(
+        (_, i) =>
+          previous.requirement_responses?.find((r) => r.requirement_index === i)?.response_text ??
+          '',
+      ),
     });
     // Only when the previous submission arrives.
   }, [previous]);
@@ -84,6 +97,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
       key_finding_2: findings[1],
       key_finding_3: findings[2],
       minutes_spent: minutes,
+      requirement_responses: answers.map((t, i) => ({ requirement_index: i, response_text: t })),
     });
     const errs = parsed.success ? {} : issuesByField(parsed.error.issues);
     const fileProblem = checkScreenshot(file);
@@ -95,6 +109,8 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     findings.forEach((f, i) => form.append(`key_finding_${i + 1}`, f.trim()));
     if (parsed.data.minutes_spent !== null)
       form.append('minutes_spent', String(parsed.data.minutes_spent));
+    const answered = parsed.data.requirement_responses.filter((r) => r.response_text);
+    if (answered.length) form.append('requirement_responses', JSON.stringify(answered));
     if (file) form.append('screenshot', file);
     await upload(
       (onProgress) => postSubmitWork(job.id, form, onProgress),
@@ -168,6 +184,31 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
           max={JOB_LIMITS.keyFindingMax}
           optionalAfterFirst
         />
+        {reqs.length ? (
+          <fieldset className="checklist-answers">
+            <legend>Answers to the checklist (optional)</legend>
+            <p className="muted">{QUICK_CHECKLIST_HINT}</p>
+            {reqs.map((r, i) => (
+              <Field
+                key={i}
+                label={`${i + 1}. ${r}`}
+                optional
+                error={errors[`requirement_responses.${i}`]}
+                hint={answers[i] ? `${answers[i].length}/${JOB_LIMITS.responseMax}` : undefined}
+              >
+                <textarea
+                  rows={2}
+                  dir="auto"
+                  value={answers[i]}
+                  onChange={(e) => {
+                    setAnswer(i, e.target.value);
+                    clearError(`requirement_responses.${i}`);
+                  }}
+                />
+              </Field>
+            ))}
+          </fieldset>
+        ) : null}
         <Field
           label="Screenshot"
           optional
