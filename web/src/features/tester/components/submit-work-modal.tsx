@@ -20,7 +20,7 @@ export const QUICK_REPORT = 'Quick report';
 export const QUICK_REPORT_LINE =
   'Your feedback in your own words, up to 3 key findings and a screenshot.';
 export const QUICK_CHECKLIST_HINT =
-  'Optional: answer any of the things to check. The poster sees only what you answer.';
+  'Answer any of the things to check. The poster sees only what you answer.';
 
 interface QuickDraft {
   feedback: string;
@@ -192,7 +192,6 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
               <Field
                 key={i}
                 label={`${i + 1}. ${r}`}
-                optional
                 error={errors[`requirement_responses.${i}`]}
                 hint={answers[i] ? `${answers[i].length}/${JOB_LIMITS.responseMax}` : undefined}
               >
