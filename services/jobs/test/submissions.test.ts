@@ -175,6 +175,16 @@ describe('submit work (tester dashboard variant)', () => {
     expect(plain.body.submission.requirement_responses).toEqual([]);
   });
 
+  it("tells the poster a Canadian tester is in Canada, whatever location the role screen kept", async () => {
+    const p = await poster(h);
+    const t = await tester(h, { country: 'CA', name: 'Cam Canuck' });
+    const job = await paidJob(h, p, { geo_rule: 'us_pr_ca' });
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)).status).toBe(200);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm());
+    expect(r.status).toBe(201);
+    expect(r.body.submission.submitted_by_snapshot).toEqual({ name: 'Cam Canuck', location: 'Canada' });
+  });
+
   it('lets only the tester holding the job submit, only while claimed', async () => {
     const { job, t } = await claimedJob();
     const other = await tester(h);

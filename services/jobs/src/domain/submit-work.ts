@@ -113,7 +113,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
           revision: job.revisionCount,
           variant,
           submittedByName: profile?.name || caller.name,
-          submittedByLocation: profile?.location ?? caller.location,
+          submittedByLocation: testerPlace(profile?.country ?? caller.country ?? null, profile?.location ?? caller.location ?? null),
           deviceUsed: data.deviceUsed,
           browserUsed: data.browserUsed,
           keyFindings: data.keyFindings,
@@ -183,6 +183,17 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
     browserUsed: v.browser_used,
     minutesSpent: v.minutes_spent,
   };
+}
+
+/**
+ * Where the poster is told the tester is: the country decides it (the role screen's locations
+ * are USA and PR only, so a Canadian tester's chosen location would say USA or PR).
+ */
+export function testerPlace(country: string | null, location: string | null): string | null {
+  if (country === 'CA') return 'Canada';
+  if (country === 'PR') return 'PR';
+  if (country === 'US') return 'USA';
+  return location;
 }
 
 /** Each response answers a different item of this job's checklist. */
