@@ -3,17 +3,32 @@ import { takePostJobAfterSignIn } from '../../../lib/drafts';
 import { PostJobModal } from './post-job-modal';
 
 /**
+ * Whether Post New Job should open by itself on this page load: taken from the session once
+ * per page, and kept until the poster closes the modal, so a dashboard that mounts twice while
+ * signing in (loading, then the signed-in user) still opens it.
+ */
+let openAfterSignIn: boolean | undefined;
+function shouldOpenAfterSignIn(): boolean {
+  openAfterSignIn ??= takePostJobAfterSignIn();
+  return openAfterSignIn;
+}
+
+/**
  * The 'Post New Job' button and its modal (also shown to the admin). Opens by itself once after
  * a signed-out visitor's job request on the landing page led them through sign-in.
  */
 export default function PostJobLauncher() {
-  const [open, setOpen] = useState(takePostJobAfterSignIn);
+  const [open, setOpen] = useState(shouldOpenAfterSignIn);
+  const close = () => {
+    openAfterSignIn = false;
+    setOpen(false);
+  };
   return (
     <>
       <button type="button" className="btn btn--primary" onClick={() => setOpen(true)}>
         Post New Job
       </button>
-      {open ? <PostJobModal onClose={() => setOpen(false)} /> : null}
+      {open ? <PostJobModal onClose={close} onPosted={() => (openAfterSignIn = false)} /> : null}
     </>
   );
 }

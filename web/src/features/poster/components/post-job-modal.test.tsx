@@ -286,6 +286,8 @@ describe('after a signed-out job request on the landing page', () => {
       'https://www.bakery.example/order',
       'Order a cake\nFind the opening hours',
     );
+    // Signing in mounts the dashboard twice (loading, then the signed-in user): it still opens.
+    renderWithStore(<PostJobLauncher />).unmount();
     const first = renderWithStore(<PostJobLauncher />);
     expect(screen.getByRole('dialog', { name: 'Post New Job' })).toBeTruthy();
     expect((screen.getByLabelText('Job title') as HTMLInputElement).value).toBe(

@@ -76,7 +76,13 @@ function isFormField(key: string, requirementCount: number): boolean {
  * as a draft in sessionStorage (also what the landing page's job request leaves for a visitor
  * who signed in to continue); closing a form with text asks first.
  */
-export function PostJobModal({ onClose }: { onClose: () => void }) {
+export function PostJobModal({
+  onClose,
+  onPosted,
+}: {
+  onClose: () => void;
+  onPosted?: () => void;
+}) {
   const [v, setV, clearDraft] = useDraft<FormState>(DRAFT_KEYS.postJob, initial, typedIn);
   const dirty = typedIn(v);
   const { requestClose, prompt } = useDiscardGuard(dirty, onClose, clearDraft);
@@ -138,6 +144,7 @@ export function PostJobModal({ onClose }: { onClose: () => void }) {
     }
     track('post_job_success');
     clearDraft();
+    onPosted?.();
     const answer = res.data;
     if (answer?.checkout_url) {
       status('Job created. Redirecting to checkout…');
