@@ -11,8 +11,8 @@
  * 1, 2); --port=<n> (gateway, default PORT or 8080); --no-build (use the bundles already in dist/).
  */
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { DEFAULT_REPLICAS, ROLES, ROOT, startCluster, type Cluster, type Role } from './cluster/cluster.js';
+import { redisAnswers } from './redis-probe.js';
 
 const say = (msg: string) => process.stdout.write(`[cluster] ${msg}\n`);
 
@@ -38,19 +38,6 @@ export function parseArgs(argv: string[]): { replicas: Record<Role, number>; por
     } else throw new Error(`unknown option --${key}; known: ${ROLES.map((r) => `--${r}=N`).join(' ')} --port=N --no-build`);
   }
   return { replicas, port, build };
-}
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
-  r.on('error', () => undefined);
-  try {
-    await r.connect();
-    return (await r.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
 }
 
 async function main() {

@@ -8,9 +8,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { freePort } from '@htm/service-kit';
 import { DEV_SIGN_IN_WARNING, embeddedEnv, gatewayEnv } from './start-env.js';
+import { redisAnswers } from './redis-probe.js';
 
 const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 process.chdir(root);
@@ -56,19 +56,6 @@ async function stopOwnRedis(): Promise<void> {
   for (let i = 0; i < 100 && isRedisServer(r.pid); i++) await new Promise((res) => setTimeout(res, 50));
   if (isRedisServer(r.pid)) signalPid(r.pid, 'SIGKILL');
   rmSync(r.stateFile, { force: true });
-}
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
-  r.on('error', () => undefined);
-  try {
-    await r.connect();
-    return (await r.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
 }
 
 function which(cmd: string): string | undefined {
