@@ -67,9 +67,31 @@ export class ServiceEvents {
     });
   }
 
+  /** Transactions that recorded an event: the relay is woken once each of them commits. */
+  private readonly recordedIn = new WeakSet<object>();
+
   /** Writes events to the outbox in the caller's transaction. */
   async record(tx: Tx | Db, ...events: EventEnvelope[]): Promise<void> {
     await writeOutbox(tx, this.opts.outbox, events);
+    if (events.length) this.recordedIn.add(tx);
+  }
+
+  /**
+   * Write in one transaction with its events, then wake the relay: the one way a use case changes
+   * state and announces it. Events recorded with `record(tx, ...)` inside `fn` leave right after
+   * the commit (not at the next poll); nothing leaves if `fn` throws (the transaction rolls back).
+   */
+  async inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    let used: Tx | undefined;
+    const result = await this.opts.db.transaction(async (tx) => {
+      used = tx;
+      return fn(tx);
+    });
+    if (used && this.recordedIn.has(used)) {
+      this.recordedIn.delete(used);
+      this.kick();
+    }
+    return result;
   }
 
   /** Wakes the relay after a commit so events leave at once rather than at the next poll. */

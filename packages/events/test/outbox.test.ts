@@ -3,7 +3,7 @@ import { integer, pgSchema, text } from 'drizzle-orm/pg-core';
 import { createTestDatabase, testRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
 import { openDatabase, type DbHandle } from '@htm/service-kit';
 import { sql } from 'drizzle-orm';
-import { createEvent, handledEventsTable, handleOnce, OutboxRelay, outboxTable, RedisStreamsBus, writeOutbox, type EventEnvelope } from '../src/index.js';
+import { createEvent, handledEventsTable, handleOnce, OutboxRelay, outboxTable, RedisStreamsBus, ServiceEvents, writeOutbox, type EventEnvelope } from '../src/index.js';
 import { waitFor } from './bus-contract.js';
 import { fileURLToPath } from 'node:url';
 
@@ -169,6 +169,40 @@ describe('transactional outbox and idempotent consumer', () => {
     await waitFor(() => events.every((e) => seen.includes(e.id)), 'all 40 events');
     await new Promise((r) => setTimeout(r, 300));
     for (const e of events) expect(seen.filter((id) => id === e.id)).toHaveLength(1);
+  });
+});
+
+describe('ServiceEvents.inTransaction', () => {
+  it('sends the events of a committed transaction at once, and none of a rolled-back one', async () => {
+    const bus = mkBus(testRedisPrefix('ob-intx'));
+    const seen: string[] = [];
+    await consumer(bus, seen);
+    // The relay polls once a minute: only the wake-up after the commit can deliver within the wait.
+    const events = new ServiceEvents({ service: 'admin', db: h.db, outbox: outboxA, handled: handledB, bus, pollMs: 60_000 });
+    await events.start({ consumers: false });
+    try {
+      await new Promise((r) => setTimeout(r, 200)); // the relay's first pass is over; it now sleeps
+      const e = createEvent('LeadReceived', 'intx-1', { leadId: 'intx-1', email: 'intx-1@gmail.com' });
+      const id = await events.inTransaction(async (tx) => {
+        await tx.insert(leadsA).values({ id: 'intx-1' });
+        await events.record(tx, e);
+        return 'intx-1';
+      });
+      expect(id).toBe('intx-1');
+      await waitFor(async () => (await applied('intx-1')) === 1, 'the effect of the committed event', 5_000);
+
+      const bad = createEvent('LeadReceived', 'intx-2', { leadId: 'intx-2', email: 'intx-2@gmail.com' });
+      await expect(events.inTransaction(async (tx) => {
+        await tx.insert(leadsA).values({ id: 'intx-2' });
+        await events.record(tx, bad);
+        throw new Error('rolled back');
+      })).rejects.toThrow('rolled back');
+      const rows = await h.query('SELECT 1 FROM svc_a.outbox WHERE id = $1', [bad.id]);
+      expect(rows).toHaveLength(0);
+      expect(await h.query('SELECT 1 FROM svc_a.leads WHERE id = $1', ['intx-2'])).toHaveLength(0);
+    } finally {
+      await events.stop();
+    }
   });
 });
 
