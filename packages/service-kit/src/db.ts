@@ -17,10 +17,11 @@ export interface DbHandle {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   ping(): Promise<void>;
   /**
-   * LISTENs on a channel. `onChange` runs for every notification and also whenever the
-   * listening connection is lost or re-established (notifications may have been missed).
+   * LISTENs on a channel. `onChange` runs for every notification, with its payload, and also
+   * whenever the listening connection is lost or re-established, without one (notifications may
+   * have been missed: treat a call without a payload as "anything may have changed").
    */
-  listen(channel: string, onChange: () => void): Promise<DbListener>;
+  listen(channel: string, onChange: (payload?: string) => void): Promise<DbListener>;
   close(): Promise<void>;
 }
 
@@ -132,7 +133,7 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
     },
     async listen(channel, onChange) {
       if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
-      const unsubscribe = await c.listen(channel, () => onChange());
+      const unsubscribe = await c.listen(channel, (payload) => onChange(payload || undefined));
       return { live: true, close: () => unsubscribe() };
     },
     close: async () => {
@@ -149,7 +150,7 @@ async function pgListener(
   Client: typeof import('pg').Client,
   connectionString: string,
   channel: string,
-  onChange: () => void,
+  onChange: (payload?: string) => void,
   logger?: Logger,
 ): Promise<DbListener> {
   if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
@@ -176,7 +177,7 @@ async function pgListener(
     const c = new Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true });
     client = c;
     c.on('notification', (m) => {
-      if (m.channel === channel) onChange();
+      if (m.channel === channel) onChange(m.payload || undefined);
     });
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));

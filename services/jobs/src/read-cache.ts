@@ -11,15 +11,17 @@ type CounterChild = ReturnType<ReturnType<Metrics['counter']>['labels']>;
  * The hottest read, testers' list of available jobs, answered from memory while nothing has
  * changed: pages (already serialised) by geo rules, limit and cursor, and each tester's standing.
  *
- * Correct across processes: a Postgres trigger NOTIFYs on any write to jobs.jobs or jobs.users
- * (any replica, the timer worker, raw SQL), and this cache empties on every notification. While
+ * Correct across processes: a Postgres trigger NOTIFYs on any write to jobs.jobs, jobs.users or
+ * jobs.submissions (any replica, the timer worker, raw SQL) with the table's name, and this cache
+ * empties what that table's change may alter (invalidate). While
  * the listening connection is down nothing is cached (every read goes to the database), and it
  * empties again when the connection comes back. Writes through this process also empty it when
  * their request ends. A read that started before a change never stores its answer
  * (generation check), and entries expire after `ttlMs` whatever happens.
  */
 export class JobsReadCache {
-  private generation = 0;
+  /** Bumped by every change that may alter pages / standings: a load started before one is not stored. */
+  private readonly generation = { page: 0, standing: 0 };
   private listener: DbListener | undefined;
   private readonly pages: LRUCache<string, Buffer> | undefined;
   private readonly standings: LRUCache<string, TesterStanding> | undefined;
@@ -40,7 +42,7 @@ export class JobsReadCache {
   /** Starts listening for changes; without it the cache stays off. */
   async start(db: DbHandle): Promise<void> {
     if (!this.pages) return;
-    this.listener = await db.listen(JOBS_CHANGED_CHANNEL, () => this.invalidate());
+    this.listener = await db.listen(JOBS_CHANGED_CHANNEL, (table) => this.invalidate(table));
   }
 
   async stop(): Promise<void> {
@@ -53,9 +55,16 @@ export class JobsReadCache {
     return !!this.pages && !!this.listener?.live;
   }
 
-  invalidate(): void {
-    this.generation++;
+  /**
+   * Empties what a change to `table` may have altered: a change to jobs alone (a claim, a payment,
+   * a review) empties the pages; a tester's standing is built from users and submissions only, so
+   * standings stay. Without a table (a lost listener, an unknown payload) everything goes.
+   */
+  invalidate(table?: string): void {
+    this.generation.page++;
     this.pages?.clear();
+    if (table === 'jobs') return;
+    this.generation.standing++;
     this.standings?.clear();
   }
 
@@ -76,9 +85,9 @@ export class JobsReadCache {
       return hit;
     }
     this.counts[kind].miss?.inc();
-    const generation = this.generation;
+    const generation = this.generation[kind];
     const value = await load();
-    if (generation === this.generation && this.active) store.set(key, value);
+    if (generation === this.generation[kind] && this.active) store.set(key, value);
     return value;
   }
 }

@@ -46,6 +46,25 @@ describe('the available-jobs read cache', () => {
     await waitFor(async () => (await api(h, 'GET', '/api/tester/available-jobs', t.token)).status === 403, 'the unapproved tester to be refused', 2000);
   });
 
+  it("keeps testers' standings when only jobs change, and empties them when submissions change", async () => {
+    const t = await tester(h);
+    const job = await paidJob(h, await poster(h));
+    await listIds(t.token);
+    const first = await hits('standing');
+    // Another process claims the job: the list changes, the tester's standing is still served from memory.
+    await sql(`UPDATE jobs.jobs SET status = 'claimed', tester_id = 'someone-else' WHERE id = $1`, [job.id]);
+    await waitFor(async () => !(await listIds(t.token)).includes(job.id), 'the claimed job to leave the list', 2000);
+    expect(await hits('standing')).toBeGreaterThan(first);
+
+    // A change to submissions (the sites a tester has tested) empties standings: the next read loads it again.
+    await sql('UPDATE jobs.submissions SET tester_id = tester_id WHERE false');
+    await waitFor(async () => {
+      const before = await hits('standing');
+      await listIds(t.token);
+      return (await hits('standing')) === before;
+    }, "the standing to be loaded again after the submissions' notification", 2000);
+  });
+
   it('reads from the database while its listening connection is down, then caches again', async () => {
     const t = await tester(h);
     const job = await paidJob(h, await poster(h));
