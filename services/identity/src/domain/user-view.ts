@@ -1,5 +1,5 @@
 import { ratingAverage, type AssistiveTech, type TesterDto, type UserCountry, type UserDto, type UserLocation } from '@htm/contracts';
-import type { UserRow } from '../db/schema.js';
+import type { UserRow } from '../db/user.repository.js';
 
 /**
  * Unapproved by the strike rule: a tester with the limit of strikes (missed claim or revision
