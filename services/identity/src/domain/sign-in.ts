@@ -6,7 +6,7 @@ import { createSigninSession } from '../db/session.repository.js';
 import { insertUser, isPreApproved, lockUserByGoogleSub, setRole, updateAccount, type UserRow } from '../db/user.repository.js';
 import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
 import { hashSecret, randomSecret } from './tokens.js';
-import { releasedForStrikes } from './user-view.js';
+import { releasedForStrikes } from './user-rules.js';
 
 /** What Google (or the dev sign-in) told us about the person. */
 export interface SignInAccount {
