@@ -1,7 +1,6 @@
-import { and, eq, ne, or, isNull } from 'drizzle-orm';
-import { getCorrelationId, type Tx } from '@htm/service-kit';
+import { getCorrelationId } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
-import { users } from '../db/schema.js';
+import { lockAdminMismatches, setRole } from '../db/user.repository.js';
 import { roleChosen } from './sign-in.js';
 import { revokeUserSessions } from './sessions.js';
 
@@ -13,24 +12,16 @@ import { revokeUserSessions } from './sessions.js';
 export async function reconcileAdminRole(deps: IdentityDeps): Promise<string[]> {
   const adminEmail = deps.config.ADMIN_EMAIL;
   const correlationId = getCorrelationId();
-  const changed = await deps.db.transaction(async (tx) => {
-    const demoted = await tx
-      .update(users)
-      .set({ type: null, approved: false, updatedAt: new Date() })
-      .where(and(eq(users.type, 'admin'), adminEmail ? ne(users.email, adminEmail) : undefined))
-      .returning({ id: users.id });
-    const promoted = adminEmail
-      ? await tx
-          .update(users)
-          .set({ type: 'admin', approved: true, updatedAt: new Date() })
-          .where(and(eq(users.email, adminEmail), or(isNull(users.type), ne(users.type, 'admin'))))
-          .returning()
-      : [];
-    for (const u of promoted) await deps.events.record(tx as Tx, roleChosen(u, correlationId));
-    return [...demoted.map((u) => u.id), ...promoted.map((u) => u.id)];
+  const changed = await deps.events.inTransaction(async (tx) => {
+    const { demote, promote } = await lockAdminMismatches(tx, adminEmail);
+    for (const u of demote) await setRole(tx, u.id, { type: null, approved: false });
+    for (const u of promote) {
+      const row = await setRole(tx, u.id, { type: 'admin', approved: true });
+      await deps.events.record(tx, roleChosen(row, correlationId));
+    }
+    return [...demote.map((u) => u.id), ...promote.map((u) => u.id)];
   });
   if (changed.length) {
-    deps.events.kick();
     deps.logger.warn({ users: changed }, 'admin role recomputed from ADMIN_EMAIL: sessions of the changed accounts revoked');
     await revokeUserSessions(deps, changed, 'role_changed');
   }

@@ -1,7 +1,16 @@
-import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import { AppError, publishSessionRevocation } from '@htm/service-kit';
+import type { Db, Tx } from '@htm/service-kit/db';
 import type { IdentityDeps } from '../deps.js';
-import { refreshFamilies, refreshTokens, signinSessions, users, type UserRow } from '../db/schema.js';
+import {
+  createRefreshFamily,
+  findRefreshToken,
+  insertRefreshToken,
+  lockRefreshFamily,
+  markRefreshTokenRotated,
+  revokeRefreshFamilies,
+  spendSigninSession,
+} from '../db/session.repository.js';
+import { findUser, type UserRow } from '../db/user.repository.js';
 import { mintAccessToken } from '../tokens/access-token.js';
 import { hashSecret, hmac, randomSecret, safeEqual, xsrfTokenFor } from './tokens.js';
 import { isAdminEmail } from './gmail-rule.js';
@@ -48,14 +57,10 @@ export function signinNonceFor(deps: Pick<IdentityDeps, 'config'>, sessionId: st
  * Ends every sign-in of a user (refresh families and their access tokens): after a change of
  * role or approval, tokens carrying the old claims must not live on.
  */
-export async function revokeUserSessions(deps: IdentityDeps, userIds: string[], reason: string, db: Pick<IdentityDeps['db'], 'update'> = deps.db): Promise<void> {
+export async function revokeUserSessions(deps: IdentityDeps, userIds: string[], reason: string, db: Db | Tx = deps.db): Promise<void> {
   if (!userIds.length) return;
-  const families = await db
-    .update(refreshFamilies)
-    .set({ revokedAt: new Date(), revokedReason: reason })
-    .where(and(inArray(refreshFamilies.userId, userIds), isNull(refreshFamilies.revokedAt)))
-    .returning({ id: refreshFamilies.id });
-  for (const f of families) await revokeAccessTokens(deps, f.id);
+  const families = await revokeRefreshFamilies(db, { userIds }, reason);
+  for (const id of families) await revokeAccessTokens(deps, id);
   if (families.length) deps.logger.info({ users: userIds.length, families: families.length, reason }, 'sessions revoked');
 }
 
@@ -73,18 +78,14 @@ export async function exchangeSession(deps: IdentityDeps, sessionId: string, non
   }
   const refreshToken = randomSecret();
   const familyExpiresAt = new Date(Date.now() + deps.config.REFRESH_FAMILY_TTL_DAYS * 24 * 3600_000);
-  const out = await deps.db.transaction(async (tx) => {
-    const [used] = await tx
-      .update(signinSessions)
-      .set({ usedAt: new Date() })
-      .where(and(eq(signinSessions.idHash, hashSecret(sessionId)), isNull(signinSessions.usedAt), gt(signinSessions.expiresAt, new Date())))
-      .returning({ userId: signinSessions.userId });
-    if (!used) return undefined;
-    const [user] = await tx.select().from(users).where(eq(users.id, used.userId));
+  const out = await deps.events.inTransaction(async (tx) => {
+    const userId = await spendSigninSession(tx, hashSecret(sessionId));
+    if (!userId) return undefined;
+    const user = await findUser(tx, userId);
     if (!user) return undefined;
-    const [family] = await tx.insert(refreshFamilies).values({ userId: user.id, expiresAt: familyExpiresAt }).returning({ id: refreshFamilies.id });
-    await tx.insert(refreshTokens).values({ familyId: family.id, tokenHash: hashSecret(refreshToken) });
-    return { user, familyId: family.id };
+    const familyId = await createRefreshFamily(tx, user.id, familyExpiresAt);
+    await insertRefreshToken(tx, familyId, hashSecret(refreshToken));
+    return { user, familyId };
   });
   if (!out) throw invalidSession();
   return {
@@ -107,10 +108,7 @@ export async function rotateRefreshToken(
 ): Promise<IssuedSession> {
   if (!input.refreshToken) throw AppError.unauthorized('Please sign in.', 'missing_refresh_token');
   const tokenHash = hashSecret(input.refreshToken);
-  const [found] = await deps.db
-    .select({ familyId: refreshTokens.familyId, issuedAt: refreshTokens.createdAt })
-    .from(refreshTokens)
-    .where(eq(refreshTokens.tokenHash, tokenHash));
+  const found = await findRefreshToken(deps.db, tokenHash);
   if (!found) throw invalidRefresh();
   const expectedXsrf = xsrfTokenFor(deps.config.AUTH_SECRET, found.familyId);
   if (!safeEqual(input.xsrfHeader, input.xsrfCookie) || !safeEqual(input.xsrfHeader, expectedXsrf)) {
@@ -118,26 +116,21 @@ export async function rotateRefreshToken(
   }
 
   const next = randomSecret();
-  const result = await deps.db.transaction(async (tx) => {
-    const [family] = await tx.select().from(refreshFamilies).where(eq(refreshFamilies.id, found.familyId)).for('update');
+  const result = await deps.events.inTransaction(async (tx) => {
+    const family = await lockRefreshFamily(tx, found.familyId);
     if (!family || family.revokedAt || family.expiresAt.getTime() <= Date.now()) return { kind: 'dead' as const };
     // Idle timeout: the newest token of a family is the last time the browser was seen.
     if (found.issuedAt.getTime() + deps.config.REFRESH_IDLE_TIMEOUT_DAYS * 24 * 3600_000 <= Date.now()) {
-      await tx.update(refreshFamilies).set({ revokedAt: new Date(), revokedReason: 'idle' }).where(eq(refreshFamilies.id, family.id));
+      await revokeRefreshFamilies(tx, { familyId: family.id }, 'idle');
       return { kind: 'dead' as const };
     }
-    const [rotated] = await tx
-      .update(refreshTokens)
-      .set({ rotatedAt: new Date() })
-      .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.rotatedAt)))
-      .returning({ id: refreshTokens.id });
-    if (!rotated) {
+    if (!(await markRefreshTokenRotated(tx, tokenHash))) {
       // A rotated token came back: someone else holds a copy. End the whole sign-in.
-      await tx.update(refreshFamilies).set({ revokedAt: new Date(), revokedReason: 'reuse' }).where(eq(refreshFamilies.id, family.id));
+      await revokeRefreshFamilies(tx, { familyId: family.id }, 'reuse');
       return { kind: 'reused' as const };
     }
-    await tx.insert(refreshTokens).values({ familyId: family.id, tokenHash: hashSecret(next) });
-    const [user] = await tx.select().from(users).where(eq(users.id, family.userId));
+    await insertRefreshToken(tx, family.id, hashSecret(next));
+    const user = await findUser(tx, family.userId);
     if (!user) return { kind: 'dead' as const };
     // The admin role follows ADMIN_EMAIL now, not the row as it was at sign-in.
     if ((user.type === 'admin') !== isAdminEmail(user.email, deps.config.ADMIN_EMAIL)) return { kind: 'role_changed' as const, userId: user.id };
@@ -165,15 +158,9 @@ export async function rotateRefreshToken(
 /** Ends the sign-in the refresh cookie belongs to, its access tokens included (no cookie: nothing to do). */
 export async function revokeRefreshFamily(deps: IdentityDeps, refreshToken: string | undefined): Promise<void> {
   if (!refreshToken) return;
-  const [found] = await deps.db
-    .select({ familyId: refreshTokens.familyId })
-    .from(refreshTokens)
-    .where(eq(refreshTokens.tokenHash, hashSecret(refreshToken)));
+  const found = await findRefreshToken(deps.db, hashSecret(refreshToken));
   if (!found) return;
-  await deps.db
-    .update(refreshFamilies)
-    .set({ revokedAt: new Date(), revokedReason: 'logout' })
-    .where(and(eq(refreshFamilies.id, found.familyId), isNull(refreshFamilies.revokedAt)));
+  await revokeRefreshFamilies(deps.db, { familyId: found.familyId }, 'logout');
   // Also when the family was revoked before: announcing it again is harmless.
   await revokeAccessTokens(deps, found.familyId);
 }

@@ -1,12 +1,12 @@
-import { eq, lt, sql } from 'drizzle-orm';
 import { createEvent, type EventEnvelope } from '@htm/events';
-import { getCorrelationId, type Tx } from '@htm/service-kit';
+import { getCorrelationId } from '@htm/service-kit';
 import type { AssistiveTech, AuthErrorCode, SignInIntent } from '@htm/contracts';
 import type { IdentityDeps } from '../deps.js';
-import { preApprovedEmails, signinSessions, users, type UserRow } from '../db/schema.js';
+import { createSigninSession } from '../db/session.repository.js';
+import { insertUser, isPreApproved, lockUserByGoogleSub, setRole, updateAccount, type UserRow } from '../db/user.repository.js';
 import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
 import { hashSecret, randomSecret } from './tokens.js';
-import { releasedForStrikes } from './user-view.js';
+import { releasedForStrikes } from './user-rules.js';
 
 /** What Google (or the dev sign-in) told us about the person. */
 export interface SignInAccount {
@@ -18,7 +18,8 @@ export interface SignInAccount {
 
 export type SignInResult = { ok: true; sessionId: string; user: UserRow } | { ok: false; error: AuthErrorCode };
 
-type Patch = Partial<Pick<UserRow, 'email' | 'name' | 'type' | 'approved'>>;
+type Patch = Partial<Pick<UserRow, 'email' | 'name'>>;
+type RoleChange = Pick<UserRow, 'type' | 'approved'>;
 
 /**
  * The one sign-in path (Google callback and dev sign-in): Gmail rule, admin rule, approval
@@ -33,20 +34,16 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
   const correlationId = getCorrelationId();
 
   const attempt = () =>
-    deps.db.transaction(async (tx): Promise<SignInResult | 'retry'> => {
-      const [existing] = await tx.select().from(users).where(eq(users.googleSub, account.sub)).for('update');
-      const [pre] = await tx.select().from(preApprovedEmails).where(eq(preApprovedEmails.email, email));
+    deps.events.inTransaction(async (tx): Promise<SignInResult | 'retry'> => {
+      const existing = await lockUserByGoogleSub(tx, account.sub);
+      const pre = await isPreApproved(tx, email);
       const events: EventEnvelope[] = [];
       let user: UserRow;
 
       if (!existing) {
         const type = admin ? 'admin' : intent === 'tester' && pre ? 'tester' : null;
         if (intent === 'tester' && !type) return { ok: false, error: 'tester_signup_needed' };
-        const [row] = await tx
-          .insert(users)
-          .values({ googleSub: account.sub, email, name, type, approved: type !== null })
-          .onConflictDoNothing({ target: users.googleSub })
-          .returning();
+        const row = await insertUser(tx, { googleSub: account.sub, email, name, type, approved: type !== null });
         if (!row) return 'retry';
         user = row;
         events.push(createEvent('UserSignedUp', user.id, { userId: user.id, email, name }, { correlationId }));
@@ -56,54 +53,44 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
         const patch: Patch = {};
         if (existing.email !== email) patch.email = email;
         if (existing.name !== name) patch.name = name;
-        let next = { ...existing, ...patch };
+        let role: RoleChange | undefined;
         if (admin && existing.type !== 'admin') {
-          patch.type = 'admin';
-          patch.approved = true;
+          role = { type: 'admin', approved: true };
         } else if (!admin && existing.type === 'admin') {
           // ADMIN_EMAIL now names someone else: this account chooses a role again.
-          patch.type = null;
-          patch.approved = false;
+          role = { type: null, approved: false };
         } else if (intent === 'tester' && existing.type === null && pre) {
-          patch.type = 'tester';
-          patch.approved = true;
+          role = { type: 'tester', approved: true };
         }
-        next = { ...existing, ...patch };
+        const next = { ...existing, ...patch, ...role };
         if (intent === 'tester' && next.type !== 'admin' && !(next.type === 'tester' && next.approved)) {
           // Say what is true: a site owner, someone not signed up as a tester, or a tester not (or no longer) approved.
           if (next.type === 'poster') return { ok: false, error: 'site_owner_account' };
           if (next.type === null) return { ok: false, error: 'tester_signup_needed' };
           return { ok: false, error: releasedForStrikes(next, deps.config.TESTER_STRIKE_LIMIT) ? 'tester_released' : 'tester_not_approved' };
         }
-        if (Object.keys(patch).length) {
-          const [row] = await tx
-            .update(users)
-            .set({ ...patch, updatedAt: new Date() })
-            .where(eq(users.id, existing.id))
-            .returning();
-          user = row;
-          if (patch.type === 'admin') events.push(roleChosen(user, correlationId));
-          if (patch.type === 'tester') events.push(approvalChanged(user, 'signup', correlationId));
-        } else {
-          user = existing;
+        user = existing;
+        if (Object.keys(patch).length) user = await updateAccount(tx, existing.id, patch);
+        if (role) {
+          user = await setRole(tx, existing.id, role);
+          if (role.type === 'admin') events.push(roleChosen(user, correlationId));
+          if (role.type === 'tester') events.push(approvalChanged(user, 'signup', correlationId));
         }
       }
 
       const sessionId = randomSecret();
-      await tx.insert(signinSessions).values({
+      await createSigninSession(tx, {
         idHash: hashSecret(sessionId),
         userId: user.id,
         expiresAt: new Date(Date.now() + deps.config.SIGNIN_SESSION_TTL_SECONDS * 1000),
       });
-      await tx.delete(signinSessions).where(lt(signinSessions.expiresAt, sql`now() - interval '1 hour'`));
-      await deps.events.record(tx as Tx, ...events);
+      await deps.events.record(tx, ...events);
       return { ok: true, sessionId, user };
     });
 
   let result = await attempt();
   if (result === 'retry') result = await attempt();
   if (result === 'retry') throw new Error('could not create the user');
-  if (result.ok) deps.events.kick();
   return result;
 }
 

@@ -1,16 +1,16 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
-import { AppError, getCorrelationId, type Tx } from '@htm/service-kit';
+import { AppError, getCorrelationId } from '@htm/service-kit';
 import type { AdminTestersQuery, ApproveTesterBody, InitUserBody, UpdateProfileBody } from '@htm/contracts';
 import type { IdentityDeps } from '../deps.js';
-import { preApprovedEmails, users, type UserRow } from '../db/schema.js';
+import * as usersDb from '../db/user.repository.js';
+import type { UserRow } from '../db/user.repository.js';
 import { approvalChanged, roleChosen } from './sign-in.js';
-import { needsRoleChoice, testerLocation } from './user-view.js';
+import { needsRoleChoice, testerLocation } from './user-rules.js';
 import { revokeUserSessions } from './sessions.js';
 
 const userGone = () => AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
 
 export async function getUser(deps: IdentityDeps, id: string): Promise<UserRow> {
-  const [u] = await deps.db.select().from(users).where(eq(users.id, id));
+  const u = await usersDb.findUser(deps.db, id);
   if (!u) throw userGone();
   return u;
 }
@@ -22,33 +22,23 @@ export async function getUser(deps: IdentityDeps, id: string): Promise<UserRow> 
  */
 export async function chooseRole(deps: IdentityDeps, userId: string, body: InitUserBody): Promise<UserRow> {
   const correlationId = getCorrelationId();
-  const user = await deps.db.transaction(async (tx) => {
-    const [u] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+  return deps.events.inTransaction(async (tx) => {
+    const u = await usersDb.lockUser(tx, userId);
     if (!u) throw userGone();
     if (!needsRoleChoice(u) || (u.type !== null && u.type !== body.type)) {
       throw AppError.conflict('Your role has already been chosen.', 'role_already_chosen');
     }
     let approved = false;
-    if (body.type === 'tester') {
-      const [pre] = await tx.select().from(preApprovedEmails).where(eq(preApprovedEmails.email, u.email));
-      approved = u.approved || Boolean(pre);
-    }
-    const [row] = await tx
-      .update(users)
-      .set({
-        type: body.type,
-        location: body.type === 'tester' ? testerLocation(body.country, body.location) : body.location,
-        country: body.type === 'tester' ? (body.country ?? null) : null,
-        approved,
-        updatedAt: new Date(),
-      })
-      .where(eq(users.id, u.id))
-      .returning();
-    await deps.events.record(tx as Tx, roleChosen(row, correlationId));
+    if (body.type === 'tester') approved = u.approved || (await usersDb.isPreApproved(tx, u.email));
+    const row = await usersDb.setRole(tx, u.id, {
+      type: body.type,
+      location: body.type === 'tester' ? testerLocation(body.country, body.location) : body.location,
+      country: body.type === 'tester' ? (body.country ?? null) : null,
+      approved,
+    });
+    await deps.events.record(tx, roleChosen(row, correlationId));
     return row;
   });
-  deps.events.kick();
-  return user;
 }
 
 /**
@@ -57,35 +47,23 @@ export async function chooseRole(deps: IdentityDeps, userId: string, body: InitU
  * through TesterApprovalChanged.
  */
 export async function updateProfile(deps: IdentityDeps, userId: string, body: UpdateProfileBody): Promise<UserRow> {
-  const user = await deps.db.transaction(async (tx) => {
-    const [u] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+  return deps.events.inTransaction(async (tx) => {
+    const u = await usersDb.lockUser(tx, userId);
     if (!u) throw userGone();
     if (u.type !== 'tester') throw AppError.forbidden('Only testers have a country to update.', 'not_a_tester');
     const country = body.country ?? u.country;
-    const [row] = await tx
-      .update(users)
-      .set({
-        country,
-        location: testerLocation(country, u.location),
-        ...(body.assistive_tech !== undefined ? { assistiveTech: body.assistive_tech } : {}),
-        updatedAt: new Date(),
-      })
-      .where(eq(users.id, u.id))
-      .returning();
-    await deps.events.record(tx as Tx, approvalChanged(row, 'profile', getCorrelationId()));
+    const row = await usersDb.updateTesterProfile(tx, u.id, {
+      country,
+      location: testerLocation(country, u.location),
+      assistiveTech: body.assistive_tech,
+    });
+    await deps.events.record(tx, approvalChanged(row, 'profile', getCorrelationId()));
     return row;
   });
-  deps.events.kick();
-  return user;
 }
 
-export async function listTesters(deps: IdentityDeps, opts: { approvedOnly: boolean } & AdminTestersQuery): Promise<UserRow[]> {
-  const where = and(
-    eq(users.type, 'tester'),
-    opts.approvedOnly ? eq(users.approved, true) : undefined,
-    opts.assistive_tech ? sql`${users.assistiveTech} @> ${JSON.stringify([opts.assistive_tech])}::jsonb` : undefined,
-  );
-  return deps.db.select().from(users).where(where).orderBy(desc(users.createdAt));
+export function listTesters(deps: IdentityDeps, opts: { approvedOnly: boolean } & AdminTestersQuery): Promise<UserRow[]> {
+  return usersDb.listTesters(deps.db, { approvedOnly: opts.approvedOnly, assistiveTech: opts.assistive_tech });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -97,15 +75,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function setTesterApproval(deps: IdentityDeps, testerId: string, body: ApproveTesterBody): Promise<UserRow> {
   const notFound = () => AppError.notFound('Tester not found.', 'tester_not_found');
   if (!UUID.test(testerId)) throw notFound();
-  const { user, changed } = await deps.db.transaction(async (tx) => {
-    const [u] = await tx.select().from(users).where(eq(users.id, testerId)).for('update');
+  const { user, changed } = await deps.events.inTransaction(async (tx) => {
+    const u = await usersDb.lockUser(tx, testerId);
     if (!u || u.type !== 'tester') throw notFound();
     if (u.approved === body.approved) return { user: u, changed: false };
-    const [row] = await tx.update(users).set({ approved: body.approved, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
-    await deps.events.record(tx as Tx, approvalChanged(row, 'admin', getCorrelationId()));
+    const row = await usersDb.setApproval(tx, u.id, body.approved);
+    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId()));
     return { user: row, changed: true };
   });
-  deps.events.kick();
   if (changed) await revokeUserSessions(deps, [user.id], 'approval_changed');
   return user;
 }

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { adminTestersQuerySchema, approveTesterBodySchema } from '@htm/contracts';
 import { parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
-import { toTesterDto } from '../domain/user-view.js';
+import { toTesterDto } from './user.view.js';
 import { listTesters, setTesterApproval } from '../domain/users.js';
 
 export function adminTesterRoutes(deps: IdentityDeps): Router {

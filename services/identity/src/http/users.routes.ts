@@ -3,7 +3,7 @@ import { initUserBodySchema, updateProfileBodySchema } from '@htm/contracts';
 import { callerOf, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { issueAccessToken } from '../domain/sessions.js';
-import { toUserDto } from '../domain/user-view.js';
+import { toUserDto } from './user.view.js';
 import { chooseRole, getUser, updateProfile } from '../domain/users.js';
 
 export function userRoutes(deps: IdentityDeps): Router {

@@ -1,8 +1,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { and, desc, gt, isNull, or, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, type JWK, type JWTVerifyGetKey } from 'jose';
 import { ConfigError, type Db } from '@htm/service-kit';
-import { signingKeys } from '../db/schema.js';
+import type { Tx } from '@htm/service-kit/db';
+import { findCurrentSigningKey, insertSigningKey, listPublishedSigningKeys, lockSigningKeys, retireSigningKeys } from '../db/signing-key.repository.js';
 
 /** How long a retired key stays published (well beyond the 15-minute access token). */
 export const RETIRED_KEY_GRACE_MS = 24 * 3600_000;
@@ -88,7 +88,7 @@ export class KeyStore {
       const pub = await published(publicJwkOf(privateKey));
       this.current = { kid: pub.kid, privateKey };
       // Generated keys used before switching to an env key stay published for the grace period.
-      await this.db.update(signingKeys).set({ retiredAt: new Date() }).where(isNull(signingKeys.retiredAt));
+      await retireSigningKeys(this.db);
     } else {
       this.current = await this.ensureGeneratedKey();
     }
@@ -98,17 +98,12 @@ export class KeyStore {
   private async ensureGeneratedKey(): Promise<SigningKey> {
     return this.db.transaction(async (tx) => {
       // Replicas starting together agree on one key.
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('identity:signing-key'))`);
-      const [row] = await tx
-        .select()
-        .from(signingKeys)
-        .where(isNull(signingKeys.retiredAt))
-        .orderBy(desc(signingKeys.createdAt))
-        .limit(1);
+      await lockSigningKeys(tx);
+      const row = await findCurrentSigningKey(tx);
       if (row?.privateJwk) {
         return { kid: row.kid, privateKey: createPrivateKey({ key: row.privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' }) };
       }
-      return insertGeneratedKey(tx as unknown as Db);
+      return insertGeneratedKey(tx);
     });
   }
 
@@ -116,9 +111,9 @@ export class KeyStore {
   async rotate(): Promise<string> {
     if (this.opts.privateKey) throw new Error('JWT_PRIVATE_KEY is set: rotate by changing it and listing the old public key in JWT_PREVIOUS_PUBLIC_KEYS');
     this.current = await this.db.transaction(async (tx) => {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('identity:signing-key'))`);
-      await tx.update(signingKeys).set({ retiredAt: new Date() }).where(isNull(signingKeys.retiredAt));
-      return insertGeneratedKey(tx as unknown as Db);
+      await lockSigningKeys(tx);
+      await retireSigningKeys(tx);
+      return insertGeneratedKey(tx);
     });
     await this.reload();
     return this.current.kid;
@@ -131,10 +126,7 @@ export class KeyStore {
       const cur = await published(publicJwkOf(this.current.privateKey), this.current.kid);
       keys.set(cur.kid, cur);
     }
-    const rows = await this.db
-      .select({ kid: signingKeys.kid, publicJwk: signingKeys.publicJwk })
-      .from(signingKeys)
-      .where(or(isNull(signingKeys.retiredAt), and(gt(signingKeys.retiredAt, new Date(Date.now() - RETIRED_KEY_GRACE_MS)))));
+    const rows = await listPublishedSigningKeys(this.db, new Date(Date.now() - RETIRED_KEY_GRACE_MS));
     for (const r of rows) if (!keys.has(r.kid)) keys.set(r.kid, await published(r.publicJwk as JWK, r.kid));
     for (const jwk of parsePreviousKeys(this.opts.previousPublicKeys)) {
       const p = await published(jwk, typeof jwk.kid === 'string' ? jwk.kid : undefined);
@@ -165,11 +157,11 @@ export class KeyStore {
   };
 }
 
-async function insertGeneratedKey(db: Db): Promise<SigningKey> {
+async function insertGeneratedKey(db: Db | Tx): Promise<SigningKey> {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const pub = publicJwkOf(privateKey);
   const kid = await calculateJwkThumbprint(pub);
-  await db.insert(signingKeys).values({
+  await insertSigningKey(db, {
     kid,
     privateJwk: privateKey.export({ format: 'jwk' }) as Record<string, unknown>,
     publicJwk: pub as Record<string, unknown>,

@@ -1,0 +1,85 @@
+import { and, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@htm/service-kit/db';
+import { refreshFamilies, refreshTokens, signinSessions } from './schema.js';
+
+/**
+ * All SQL about sign-ins: the single-use sign-in handles (`#session_id=`), refresh-token families
+ * (one browser sign-in each) and their refresh tokens. Secrets arrive here already hashed.
+ */
+
+export type RefreshFamily = typeof refreshFamilies.$inferSelect;
+
+// ---- sign-in handles ----
+
+/** Stores a new sign-in handle and drops handles that expired more than an hour ago. */
+export async function createSigninSession(tx: Db | Tx, handle: { idHash: string; userId: string; expiresAt: Date }): Promise<void> {
+  await tx.insert(signinSessions).values(handle);
+  await tx.delete(signinSessions).where(lt(signinSessions.expiresAt, sql`now() - interval '1 hour'`));
+}
+
+/** Marks an unused, unexpired handle used; answers its user, or undefined (unknown, used or expired). */
+export async function spendSigninSession(tx: Db | Tx, idHash: string): Promise<string | undefined> {
+  const [used] = await tx
+    .update(signinSessions)
+    .set({ usedAt: new Date() })
+    .where(and(eq(signinSessions.idHash, idHash), isNull(signinSessions.usedAt), gt(signinSessions.expiresAt, new Date())))
+    .returning({ userId: signinSessions.userId });
+  return used?.userId;
+}
+
+// ---- refresh families ----
+
+/** A new sign-in (refresh family) with its absolute expiry; answers the family id. */
+export async function createRefreshFamily(tx: Db | Tx, userId: string, expiresAt: Date): Promise<string> {
+  const [family] = await tx.insert(refreshFamilies).values({ userId, expiresAt }).returning({ id: refreshFamilies.id });
+  return family.id;
+}
+
+/** The family's row, locked until the transaction ends. */
+export async function lockRefreshFamily(tx: Tx, id: string): Promise<RefreshFamily | undefined> {
+  const [family] = await tx.select().from(refreshFamilies).where(eq(refreshFamilies.id, id)).for('update');
+  return family;
+}
+
+/**
+ * Ends sign-ins that are not ended yet (one family, or every family of some users) with a reason
+ * (`logout`, `idle`, `reuse`, `approval_changed`, `role_changed`); answers the ids it revoked.
+ */
+export async function revokeRefreshFamilies(tx: Db | Tx, which: { familyId: string } | { userIds: string[] }, reason: string): Promise<string[]> {
+  const rows = await tx
+    .update(refreshFamilies)
+    .set({ revokedAt: new Date(), revokedReason: reason })
+    .where(
+      and(
+        'familyId' in which ? eq(refreshFamilies.id, which.familyId) : inArray(refreshFamilies.userId, which.userIds),
+        isNull(refreshFamilies.revokedAt),
+      ),
+    )
+    .returning({ id: refreshFamilies.id });
+  return rows.map((r) => r.id);
+}
+
+// ---- refresh tokens ----
+
+export async function insertRefreshToken(tx: Db | Tx, familyId: string, tokenHash: string): Promise<void> {
+  await tx.insert(refreshTokens).values({ familyId, tokenHash });
+}
+
+/** The family of a refresh token and when the token was issued (rotated or not). */
+export async function findRefreshToken(db: Db | Tx, tokenHash: string): Promise<{ familyId: string; issuedAt: Date } | undefined> {
+  const [found] = await db
+    .select({ familyId: refreshTokens.familyId, issuedAt: refreshTokens.createdAt })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, tokenHash));
+  return found;
+}
+
+/** Marks a token rotated; false when it was rotated before (a reused token). */
+export async function markRefreshTokenRotated(tx: Db | Tx, tokenHash: string): Promise<boolean> {
+  const [rotated] = await tx
+    .update(refreshTokens)
+    .set({ rotatedAt: new Date() })
+    .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.rotatedAt)))
+    .returning({ id: refreshTokens.id });
+  return Boolean(rotated);
+}
