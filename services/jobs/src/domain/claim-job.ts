@@ -1,10 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { jobs, type JobRow } from '../db/schema.js';
+import type { JobRow } from '../db/schema.js';
 import { JOB_MESSAGES, type GeoRule } from '@htm/contracts';
-import { countActiveClaims, findUser, getJob, lockTester, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
+import { claimJob as applyClaim, countActiveClaims, findUser, getJob, lockTester, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
 import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
 import { freshEyesBlocks } from './fresh-eyes.js';
 
@@ -114,33 +113,11 @@ async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by
   // in one transaction the tester lock, the conditional UPDATE and, for its winner only, the
   // active-claims count and the outbox row. A lost race answers 409 from the UPDATE's empty
   // result: no second read of the job, no count.
-  const taken = await deps.db.transaction(async (tx) => {
+  return deps.events.inTransaction(async (tx) => {
     await lockTester(tx, tester.id);
     // The one conditional UPDATE: of any number of simultaneous claims exactly one matches.
-    const [row] = await tx
-      .update(jobs)
-      .set({
-        status: 'claimed',
-        testerId: tester.id,
-        claimedAt,
-        claimDeadlineAt: deadlineAt,
-        submittedAt: null,
-        autoAcceptAt: null,
-        revisionDeadlineAt: null,
-        revisionCount: 0,
-        lastReview: null,
-        currentSubmissionId: null,
-      })
-      .where(
-        and(
-          eq(jobs.id, jobId),
-          eq(jobs.status, 'open'),
-          eq(jobs.paymentStatus, 'paid'),
-          // A re-test held for its original tester (checked again here against the clock).
-          by === 'tester' ? sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${tester.id})` : undefined,
-        ),
-      )
-      .returning();
+    // A re-test held for its original tester is checked again there against the clock.
+    const row = await applyClaim(tx, { jobId, testerId: tester.id, claimedAt, deadlineAt, holdReserved: by === 'tester' });
     if (!row) throw AppError.conflict('This job has already been taken by another tester.', 'job_taken');
     // Counted after the UPDATE (this job included), under the tester lock: over the limit rolls it back.
     if ((await countActiveClaims(tx, tester.id)) > max) {
@@ -162,6 +139,4 @@ async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by
     );
     return row;
   });
-  deps.events.kick();
-  return taken;
 }
