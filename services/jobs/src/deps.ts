@@ -1,15 +1,17 @@
 import type { ServiceContext } from '@htm/events';
-import type { InternalClient, ServiceKeyring } from '@htm/service-kit';
+import type { ServiceKeyring } from '@htm/service-kit';
 import type { JobsConfig } from './config.js';
 import type { FileStorage } from './storage/file-storage.js';
 import type { FileLinkSigner } from './storage/file-links.js';
 import type { JobsReadCache } from './read-cache.js';
+import type { PaymentsClient } from './clients/payments.client.js';
 
 /** Everything the jobs routes and use cases need (built once in main.ts). */
 export interface JobsDeps extends ServiceContext<JobsConfig> {
   storage: FileStorage;
   links: FileLinkSigner;
-  payments: Pick<InternalClient, 'post'>;
+  /** payments' internal checkout route, answers checked against the contracts schema. */
+  payments: PaymentsClient;
   /** Signs jobs' calls to payments; verifies admin's calls to /internal/jobs/clear. */
   serviceKeys: ServiceKeyring;
   /** Available-jobs pages and tester standings, emptied by every change (read-cache.ts). */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostService, type HostedService } from '@htm/events';
-import { InternalClient, runMain } from '@htm/service-kit';
+import { runMain } from '@htm/service-kit';
 import { jobsServiceKeys, loadJobsConfig, type JobsConfig } from './config.js';
 import { mountJobs } from './app.js';
 import type { JobsDeps } from './deps.js';
@@ -12,6 +12,7 @@ import { FileLinkSigner } from './storage/file-links.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
 import { JobsReadCache } from './read-cache.js';
 import { sweepUploadTmp } from './http/multipart.js';
+import { createPaymentsClient, paymentsTransport } from './clients/payments.client.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -21,13 +22,15 @@ export interface StartJobsOptions {
   withWorker?: boolean;
   /** Share a PGlite instance. */
   pglite?: unknown;
+  /** The configuration, when the caller parsed it already (the process entry): `env` is then not read again. */
+  config?: JobsConfig;
 }
 
 export type JobsService = HostedService<JobsConfig> & { deps: JobsDeps; worker?: JobsWorker };
 
 /** Starts the jobs service (PORT 0 = any free port). Used by main, `npm start` and tests. */
 export async function startJobs(env: Record<string, string | undefined> = process.env, opts: StartJobsOptions = {}): Promise<JobsService> {
-  const config = loadJobsConfig(env);
+  const config = opts.config ?? loadJobsConfig(env);
   const serviceKeys = jobsServiceKeys(config);
   let deps!: JobsDeps;
   let worker: JobsWorker | undefined;
@@ -43,8 +46,10 @@ export async function startJobs(env: Record<string, string | undefined> = proces
         storage: createFileStorage(config),
         links: FileLinkSigner.fromConfig(config),
         serviceKeys,
-        // Checkout sessions are idempotent per (job, attempt): a call cut by a stopping payments replica is sent again.
-        payments: new InternalClient({ baseUrl: config.PAYMENTS_URL, keys: serviceKeys, timeoutMs: config.PAYMENTS_TIMEOUT_MS, retryConnectionErrors: true }),
+        payments: createPaymentsClient({
+          transport: paymentsTransport({ baseUrl: config.PAYMENTS_URL, keys: serviceKeys, timeoutMs: config.PAYMENTS_TIMEOUT_MS }),
+          logger: ctx.logger.child({ client: 'payments' }),
+        }),
         tmpDir: path.join(uploadRoot(config), 'tmp'),
         readCache: new JobsReadCache({ ttlMs: config.READ_CACHE_TTL_MS, metrics: ctx.metrics }),
       });
@@ -69,5 +74,9 @@ export async function startJobs(env: Record<string, string | undefined> = proces
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await runMain('jobs', () => startJobs(process.env, { withWorker: loadJobsConfig(process.env).JOBS_WITH_WORKER }));
+  await runMain('jobs', () => {
+    // The configuration is parsed once, here (a bad key is a fatal start-up error), and passed down.
+    const config = loadJobsConfig(process.env);
+    return startJobs(process.env, { config, withWorker: config.JOBS_WITH_WORKER });
+  });
 }

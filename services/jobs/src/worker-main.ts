@@ -6,15 +6,15 @@
 import { fileURLToPath } from 'node:url';
 import { createEventBus } from '@htm/events';
 import { createHttpApp, createLogger, listen, Metrics, openDatabase, type RunningServer, runMain } from '@htm/service-kit';
-import { loadJobsConfig } from './config.js';
+import { loadJobsConfig, type JobsConfig } from './config.js';
 import { migrationsFolder } from './main.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
 
 export async function startWorkerProcess(
   env: Record<string, string | undefined> = process.env,
-  opts: { port?: number } = {},
+  opts: { port?: number; config?: JobsConfig } = {},
 ): Promise<{ worker: JobsWorker; health: RunningServer; stop(): Promise<void> }> {
-  const config = loadJobsConfig(env);
+  const config = opts.config ?? loadJobsConfig(env);
   const logger = createLogger('jobs-worker', config.LOG_LEVEL);
   if (!config.DATABASE_URL) logger.warn('no DATABASE_URL: this worker opens its own PGlite; do not run it beside a jobs API using the same DATA_DIR');
   const dbHandle = await openDatabase({ schema: 'jobs', migrationsFolder, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
@@ -54,5 +54,6 @@ export async function startWorkerProcess(
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await runMain('jobs-worker', () => startWorkerProcess());
+  // The configuration is parsed once, here (a bad key is a fatal start-up error), and passed down.
+  await runMain('jobs-worker', () => startWorkerProcess(process.env, { config: loadJobsConfig(process.env) }));
 }

@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray, isNotNull, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
-import { files, jobs, outbox, ratings, submissions, users, type FileRow, type JobRow, type RatingRow, type SubmissionRow, type UserRow } from './schema.js';
+import { jobs, outbox, ratings, submissions, users, type JobRow, type LastReview, type RatingRow, type UserRow } from './schema.js';
 
 type Q = Db | Tx;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,23 +49,6 @@ function hot(db: Db) {
 export async function findUser(db: Db, id: string): Promise<UserRow | undefined> {
   const [row] = await hot(db).findUser.execute({ id });
   return row;
-}
-
-export async function findSubmission(db: Q, id: string | null): Promise<SubmissionRow | undefined> {
-  if (!id) return undefined;
-  const [row] = await db.select().from(submissions).where(eq(submissions.id, id)).limit(1);
-  return row;
-}
-
-export async function findFile(db: Q, id: string): Promise<FileRow | undefined> {
-  if (!isUuid(id)) return undefined;
-  const [row] = await db.select().from(files).where(eq(files.id, id)).limit(1);
-  return row;
-}
-
-export async function filesByIds(db: Q, ids: string[]): Promise<FileRow[]> {
-  if (!ids.length) return [];
-  return db.select().from(files).where(inArray(files.id, ids));
 }
 
 /** Jobs with the poster's e-mail and name (users projection first, else what the token said at creation). */
@@ -312,4 +295,232 @@ export async function listTimedJobs(db: Q, after: string | undefined, limit: num
     .where(after ? and(due, sql`${jobs.id} > ${after}`) : due)
     .orderBy(jobs.id)
     .limit(limit);
+}
+
+// ---------------------------------------------------------------------------------------------
+// State changes. Each is ONE conditional UPDATE (its WHERE repeats the precondition domain/
+// job-state.ts decided on), so a race ends with `undefined` (no row), never a double change.
+// The domain use cases, the timer worker and the event handlers all call these.
+// ---------------------------------------------------------------------------------------------
+
+export type NewJob = typeof jobs.$inferInsert;
+
+/** Inserts a new (unpaid, open) job. */
+export async function insertJob(tx: Tx, values: NewJob): Promise<JobRow> {
+  const [row] = await tx.insert(jobs).values(values).returning();
+  return row;
+}
+
+/** Counts one more checkout attempt of a job; the attempt's number (payments' sessions are idempotent per attempt). */
+export async function countCheckoutAttempt(db: Q, jobId: string): Promise<number> {
+  const [counted] = await db
+    .update(jobs)
+    .set({ checkoutAttempts: sql`${jobs.checkoutAttempts} + 1` })
+    .where(eq(jobs.id, jobId))
+    .returning({ attempt: jobs.checkoutAttempts });
+  return counted.attempt;
+}
+
+/** Remembers the job's latest checkout session. */
+export async function setCheckoutSession(db: Q, jobId: string, sessionId: string): Promise<JobRow | undefined> {
+  const [row] = await db.update(jobs).set({ checkoutSessionId: sessionId }).where(eq(jobs.id, jobId)).returning();
+  return row;
+}
+
+/**
+ * payments' JobPaid: the job becomes paid (and live, even if its poster deleted it meanwhile: a
+ * checkout paid in an old tab). A re-test is held for its original tester until `reservedUntil`.
+ * Undefined when it was paid already.
+ */
+export async function markJobPaid(
+  tx: Tx,
+  p: { jobId: string; paidAt: Date; sessionId: string; reservedUntil: Date },
+): Promise<Pick<JobRow, 'id' | 'posterId' | 'geoRule'> | undefined> {
+  const [row] = await tx
+    .update(jobs)
+    .set({
+      paymentStatus: 'paid',
+      paidAt: p.paidAt,
+      checkoutSessionId: p.sessionId,
+      deletedAt: null,
+      reservedUntil: sql`CASE WHEN ${jobs.retestOf} IS NOT NULL AND ${jobs.reservedTesterId} IS NOT NULL THEN ${p.reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
+    })
+    .where(and(eq(jobs.id, p.jobId), ne(jobs.paymentStatus, 'paid')))
+    .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+  return row;
+}
+
+/** payments' CheckoutCancelled: an unpaid job stays unpublished; the first cancellation time is noted. */
+export async function noteCheckoutCancelled(tx: Tx, jobId: string, at: Date): Promise<void> {
+  await tx
+    .update(jobs)
+    .set({ checkoutCancelledAt: at })
+    .where(and(eq(jobs.id, jobId), ne(jobs.paymentStatus, 'paid'), isNull(jobs.checkoutCancelledAt)));
+}
+
+/**
+ * open + paid → claimed (a tester's claim or the admin's assign). The one conditional UPDATE: of
+ * any number of simultaneous claims exactly one gets the row; the others get undefined (409
+ * job_taken), without a second read. `holdReserved`: a re-test held for its original tester
+ * stays theirs (checked here against the database clock); the admin's assign passes false.
+ */
+export async function claimJob(
+  tx: Tx,
+  c: { jobId: string; testerId: string; claimedAt: Date; deadlineAt: Date; holdReserved: boolean },
+): Promise<JobRow | undefined> {
+  const [row] = await tx
+    .update(jobs)
+    .set({
+      status: 'claimed',
+      testerId: c.testerId,
+      claimedAt: c.claimedAt,
+      claimDeadlineAt: c.deadlineAt,
+      submittedAt: null,
+      autoAcceptAt: null,
+      revisionDeadlineAt: null,
+      revisionCount: 0,
+      lastReview: null,
+      currentSubmissionId: null,
+    })
+    .where(
+      and(
+        eq(jobs.id, c.jobId),
+        eq(jobs.status, 'open'),
+        eq(jobs.paymentStatus, 'paid'),
+        c.holdReserved ? sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${c.testerId})` : undefined,
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/** Which held jobs a release takes back (all of them go to `open` for the next tester). */
+export type ReleaseMatch =
+  /** Claim timeout: the claim the timer was set for (same tester, same deadline). */
+  | { reason: 'claim_timeout'; jobId: string; testerId: string; deadlineAt: Date }
+  /** Revision window expired: the revision the timer was set for. */
+  | { reason: 'revision_expired'; jobId: string; testerId: string; deadlineAt: Date }
+  /** The tester was unapproved: every job they hold claimed (submitted work stays). */
+  | { reason: 'tester_unapproved'; testerId: string };
+
+export type ReleasedJob = Pick<JobRow, 'id' | 'posterId' | 'geoRule'>;
+
+/**
+ * claimed / revision_requested → open, reset for the next tester (no tester, no submission,
+ * revision count 0; old submission rows and files stay for the record). One UPDATE; the jobs it
+ * released (none when the job moved on: a stale timer).
+ */
+export async function releaseJob(tx: Tx, m: ReleaseMatch): Promise<ReleasedJob[]> {
+  const which =
+    m.reason === 'claim_timeout'
+      ? and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'claimed'), eq(jobs.claimDeadlineAt, m.deadlineAt))
+      : m.reason === 'revision_expired'
+        ? and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'revision_requested'), eq(jobs.revisionDeadlineAt, m.deadlineAt))
+        : and(eq(jobs.testerId, m.testerId), eq(jobs.status, 'claimed'));
+  return tx
+    .update(jobs)
+    .set({
+      status: 'open',
+      testerId: null,
+      claimedAt: null,
+      claimDeadlineAt: null,
+      submittedAt: null,
+      autoAcceptAt: null,
+      revisionDeadlineAt: null,
+      currentSubmissionId: null,
+      revisionCount: 0,
+    })
+    .where(which)
+    .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+}
+
+/**
+ * claimed / revision_requested → submitted, by the tester holding it, with the revision count
+ * the submission was made for. Undefined when the job moved on meanwhile.
+ */
+export async function markSubmitted(
+  tx: Tx,
+  s: { jobId: string; testerId: string; revisionCount: number; submissionId: string; submittedAt: Date; autoAcceptAt: Date },
+): Promise<JobRow | undefined> {
+  const [row] = await tx
+    .update(jobs)
+    .set({ status: 'submitted', submittedAt: s.submittedAt, autoAcceptAt: s.autoAcceptAt, currentSubmissionId: s.submissionId, claimDeadlineAt: null, revisionDeadlineAt: null })
+    .where(and(eq(jobs.id, s.jobId), eq(jobs.testerId, s.testerId), inArray(jobs.status, ['claimed', 'revision_requested']), eq(jobs.revisionCount, s.revisionCount)))
+    .returning();
+  return row;
+}
+
+/** submitted → revision_requested while fewer than `maxRevisions` were asked for. Undefined when the job moved on. */
+export async function requestRevision(
+  tx: Tx,
+  r: { jobId: string; deadlineAt: Date; review: LastReview; maxRevisions: number },
+): Promise<JobRow | undefined> {
+  const [row] = await tx
+    .update(jobs)
+    .set({
+      status: 'revision_requested',
+      revisionCount: sql`${jobs.revisionCount} + 1`,
+      revisionDeadlineAt: r.deadlineAt,
+      autoAcceptAt: null,
+      lastReview: r.review,
+    })
+    .where(and(eq(jobs.id, r.jobId), eq(jobs.status, 'submitted'), lt(jobs.revisionCount, r.maxRevisions)))
+    .returning();
+  return row;
+}
+
+/**
+ * submitted → completed for the job's current submission `submissionId` (poster, admin or the
+ * auto-accept timer), and the submission marked accepted. Undefined when the job moved on.
+ */
+export async function acceptSubmission(
+  tx: Tx,
+  a: { jobId: string; submissionId: string; by: 'poster' | 'admin' | 'auto'; at: Date; reason: string | null },
+): Promise<{ job: JobRow; minutesSpent: number | null } | undefined> {
+  const [row] = await tx
+    .update(jobs)
+    .set({
+      status: 'completed',
+      completedAt: a.at,
+      acceptedBy: a.by,
+      autoAcceptAt: null,
+      lastReview: { decision: 'accept', reason: a.reason, at: a.at.toISOString() },
+    })
+    .where(and(eq(jobs.id, a.jobId), eq(jobs.status, 'submitted'), eq(jobs.currentSubmissionId, a.submissionId)))
+    .returning();
+  if (!row) return undefined;
+  const [sub] = await tx
+    .update(submissions)
+    .set({ acceptedAt: a.at, acceptedBy: a.by })
+    .where(eq(submissions.id, a.submissionId))
+    .returning({ minutesSpent: submissions.minutesSpent });
+  return { job: row, minutesSpent: sub?.minutesSpent ?? null };
+}
+
+/** Deletes every job (clear-all); how many. Files and submissions: deleteAllSubmissions. */
+export async function deleteAllJobs(tx: Tx): Promise<number> {
+  const js = await tx.delete(jobs).returning({ id: jobs.id });
+  return js.length;
+}
+
+/** Fields of the users projection an identity event sets. */
+export type UserProjection = Partial<Pick<UserRow, 'email' | 'name' | 'type' | 'approved' | 'country' | 'location' | 'assistiveTech'>>;
+
+/** Creates or updates a user of the projection (identity's events). */
+export async function saveUser(tx: Tx, id: string, fields: UserProjection): Promise<void> {
+  const updatedAt = new Date();
+  await tx
+    .insert(users)
+    .values({ id, ...fields, updatedAt })
+    .onConflictDoUpdate({ target: users.id, set: { ...fields, updatedAt } });
+}
+
+/** The poster's jobs (or all jobs: posterId undefined, the admin) that are not deleted, newest first. */
+export function listPostedJobs(db: Q, posterId: string | undefined, limit: number) {
+  return listJobs(db, posterId === undefined ? isNull(jobs.deletedAt) : and(eq(jobs.posterId, posterId), isNull(jobs.deletedAt)), limit);
+}
+
+/** A tester's jobs (claimed, submitted, revision_requested, completed), newest first. */
+export function listTesterJobs(db: Q, testerId: string, limit: number) {
+  return listJobs(db, and(eq(jobs.testerId, testerId), inArray(jobs.status, ['claimed', 'submitted', 'revision_requested', 'completed'])), limit);
 }

@@ -1,10 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { jobs, type JobRow } from '../db/schema.js';
+import type { JobRow } from '../db/schema.js';
 import { JOB_MESSAGES, type GeoRule } from '@htm/contracts';
-import { countActiveClaims, findUser, getJob, lockTester, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
+import { claimJob as applyClaim, countActiveClaims, findUser, getJob, lockTester, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
 import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
 import { freshEyesBlocks } from './fresh-eyes.js';
 
@@ -81,7 +80,7 @@ export async function assignJob(deps: JobsDeps, jobId: string, testerId: string)
 }
 
 /** Assistive technology, fresh eyes and the priority window: 403 for a tester, 409 for the admin. */
-function assertTesterFits(job: JobRow, tester: TesterStanding, by: 'tester' | 'admin', windowMs: number): void {
+function assertTesterFits(job: ClaimableJob, tester: TesterStanding, by: 'tester' | 'admin', windowMs: number, now: Date): void {
   const refuse = (detail: string, code: string) => (by === 'admin' ? AppError.conflict(detail, code) : AppError.forbidden(detail, code));
   if (job.assistiveTech && !tester.assistiveTech.includes(job.assistiveTech)) {
     throw refuse(by === 'admin' ? 'This job is for a tester who uses the assistive technology it names, and this tester does not.' : JOB_MESSAGES.assistiveTechRequired, 'assistive_tech_required');
@@ -89,14 +88,25 @@ function assertTesterFits(job: JobRow, tester: TesterStanding, by: 'tester' | 'a
   if (freshEyesBlocks(job, tester.testedSites)) {
     throw refuse(by === 'admin' ? 'This job asks for a tester new to this site, and this tester has tested it.' : JOB_MESSAGES.alreadyTestedSite, 'already_tested_site');
   }
-  if (inPriorityWindow(job, tester, windowMs, new Date())) throw refuse(JOB_MESSAGES.priorityWindow, 'priority_window');
+  if (inPriorityWindow(job, tester, windowMs, now)) throw refuse(JOB_MESSAGES.priorityWindow, 'priority_window');
 }
 
-async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
-  const action = by === 'admin' ? 'assign' : 'claim';
-  const job = await getJob(deps.db, jobId);
-  decide(job, action);
-  const holder = reservedFor(job);
+/** What of a job decides whether a tester may take it. */
+export type ClaimableJob = Pick<
+  JobRow,
+  'status' | 'paymentStatus' | 'revisionCount' | 'geoRule' | 'assistiveTech' | 'freshEyes' | 'posterId' | 'siteHost' | 'paidAt' | 'reservedTesterId' | 'reservedUntil'
+>;
+
+/**
+ * Whether this tester may take this job now (pure: no database). The job's state first (409:
+ * not paid, taken, completed), then a re-test held for its original tester (403, tester claims
+ * only), geo, assistive technology, fresh eyes and the priority window (403 for a tester, 409 for
+ * the admin; the priority window never holds back the admin's choice or a re-test held for this
+ * tester). Throws the refusal; returns nothing when the tester fits.
+ */
+export function checkClaimEligibility(job: ClaimableJob, tester: TesterStanding, by: 'tester' | 'admin', priorityWindowMs: number, now: Date = new Date()): void {
+  decide(job, by === 'admin' ? 'assign' : 'claim');
+  const holder = reservedFor(job, now);
   if (by === 'tester' && holder && holder !== tester.id) {
     throw AppError.forbidden('This re-test is reserved for the tester who did the first test.', 'reserved_for_original_tester');
   }
@@ -106,7 +116,12 @@ async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by
       : AppError.forbidden('This job is not available in your country.', 'geo_not_allowed');
   }
   // A re-test held for this tester is theirs: the priority window does not apply to it.
-  assertTesterFits(job, tester, by, holder === tester.id ? 0 : deps.config.PRIORITY_WINDOW_MS);
+  assertTesterFits(job, tester, by, holder === tester.id ? 0 : priorityWindowMs, now);
+}
+
+async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
+  const job = await getJob(deps.db, jobId);
+  checkClaimEligibility(job, tester, by, deps.config.PRIORITY_WINDOW_MS);
   const max = deps.config.MAX_ACTIVE_CLAIMS;
   const claimedAt = new Date();
   const deadlineAt = claimDeadline(claimedAt, job.expectedCompletionHours, deps.config.CLAIM_TIMEOUT_MS);
@@ -114,33 +129,11 @@ async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by
   // in one transaction the tester lock, the conditional UPDATE and, for its winner only, the
   // active-claims count and the outbox row. A lost race answers 409 from the UPDATE's empty
   // result: no second read of the job, no count.
-  const taken = await deps.db.transaction(async (tx) => {
+  return deps.events.inTransaction(async (tx) => {
     await lockTester(tx, tester.id);
     // The one conditional UPDATE: of any number of simultaneous claims exactly one matches.
-    const [row] = await tx
-      .update(jobs)
-      .set({
-        status: 'claimed',
-        testerId: tester.id,
-        claimedAt,
-        claimDeadlineAt: deadlineAt,
-        submittedAt: null,
-        autoAcceptAt: null,
-        revisionDeadlineAt: null,
-        revisionCount: 0,
-        lastReview: null,
-        currentSubmissionId: null,
-      })
-      .where(
-        and(
-          eq(jobs.id, jobId),
-          eq(jobs.status, 'open'),
-          eq(jobs.paymentStatus, 'paid'),
-          // A re-test held for its original tester (checked again here against the clock).
-          by === 'tester' ? sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${tester.id})` : undefined,
-        ),
-      )
-      .returning();
+    // A re-test held for its original tester is checked again there against the clock.
+    const row = await applyClaim(tx, { jobId, testerId: tester.id, claimedAt, deadlineAt, holdReserved: by === 'tester' });
     if (!row) throw AppError.conflict('This job has already been taken by another tester.', 'job_taken');
     // Counted after the UPDATE (this job included), under the tester lock: over the limit rolls it back.
     if ((await countActiveClaims(tx, tester.id)) > max) {
@@ -162,6 +155,4 @@ async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by
     );
     return row;
   });
-  deps.events.kick();
-  return taken;
 }

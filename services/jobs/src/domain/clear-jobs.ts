@@ -1,22 +1,21 @@
 import { createEvent } from '@htm/events';
 import { getCorrelationId } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { files, jobs, submissions } from '../db/schema.js';
+import { deleteAllJobs } from '../db/job.repository.js';
+import { deleteAllSubmissions } from '../db/submission.repository.js';
 
 /** POST /internal/jobs/clear (admin service): deletes every job, submission and file. */
 export async function clearJobs(deps: JobsDeps): Promise<{ jobs_deleted: number; submissions_deleted: number }> {
-  const { result, keys } = await deps.db.transaction(async (tx) => {
-    const removed = await tx.delete(files).returning({ key: files.storageKey });
-    const subs = await tx.delete(submissions).returning({ id: submissions.id });
-    const js = await tx.delete(jobs).returning({ id: jobs.id });
-    const r = { jobs_deleted: js.length, submissions_deleted: subs.length };
+  const { result, keys } = await deps.events.inTransaction(async (tx) => {
+    const { storageKeys, submissionsDeleted } = await deleteAllSubmissions(tx);
+    const jobsDeleted = await deleteAllJobs(tx);
+    const r = { jobs_deleted: jobsDeleted, submissions_deleted: submissionsDeleted };
     await deps.events.record(
       tx,
       createEvent('JobsCleared', 'all-jobs', { jobsDeleted: r.jobs_deleted, submissionsDeleted: r.submissions_deleted }, { correlationId: getCorrelationId() }),
     );
-    return { result: r, keys: removed.map((f) => f.key) };
+    return { result: r, keys: storageKeys };
   });
-  deps.events.kick();
   for (const k of keys) await deps.storage.delete(k).catch((err) => deps.logger.warn({ err: (err as Error).message, key: k }, 'could not delete file'));
   return result;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '@htm/service-kit/errors';
-import { claimDeadline, decide, geoAllows, geoRulesFor, normalizeStatus, type JobAction } from './job-state.js';
+import { addMs, claimDeadline, decide, geoAllows, geoRulesFor, MAX_REVISIONS, normalizeStatus, reservedFor, type JobAction } from './job-state.js';
 
 const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({ status, paymentStatus, revisionCount });
 
@@ -110,5 +110,33 @@ describe('claim deadline', () => {
   });
   it('uses CLAIM_TIMEOUT_MS when set', () => {
     expect(claimDeadline(at, 48, 300).toISOString()).toBe('2026-01-01T00:00:00.300Z');
+  });
+});
+
+describe('other deadlines', () => {
+  const at = new Date('2026-01-01T00:00:00.000Z');
+  it('puts the auto-accept and the revision window deadlines AUTO_ACCEPT_AFTER_MS / REVISION_WINDOW_MS after the event', () => {
+    expect(addMs(at, 96 * 3600_000).toISOString()).toBe('2026-01-05T00:00:00.000Z');
+    expect(addMs(at, 48 * 3600_000).toISOString()).toBe('2026-01-03T00:00:00.000Z');
+  });
+});
+
+describe('revision limit', () => {
+  it('allows MAX_REVISIONS (one) revision, then only accepting', () => {
+    expect(MAX_REVISIONS).toBe(1);
+    expect(decide(job('submitted', 'paid', MAX_REVISIONS - 1), 'request_revision')).toBe('revision_requested');
+    expect(refusal(() => decide(job('submitted', 'paid', MAX_REVISIONS), 'request_revision')).code).toBe('revision_limit');
+    expect(decide(job('submitted', 'paid', MAX_REVISIONS), 'accept')).toBe('completed');
+    expect(decide(job('revision_requested', 'paid', MAX_REVISIONS), 'submit')).toBe('submitted');
+  });
+});
+
+describe('re-test hold', () => {
+  const now = new Date('2026-01-01T12:00:00.000Z');
+  it('holds a re-test for its original tester until reserved_until, then for nobody', () => {
+    expect(reservedFor({ reservedTesterId: 't1', reservedUntil: new Date(now.getTime() + 1) }, now)).toBe('t1');
+    expect(reservedFor({ reservedTesterId: 't1', reservedUntil: now }, now)).toBeNull();
+    expect(reservedFor({ reservedTesterId: 't1', reservedUntil: null }, now)).toBeNull();
+    expect(reservedFor({ reservedTesterId: null, reservedUntil: new Date(now.getTime() + 1) }, now)).toBeNull();
   });
 });

@@ -1,10 +1,9 @@
-import { eq, and, sql } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import { JOB_LIMITS, type CreateJobBody, type GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import { jobs, type JobRow } from '../db/schema.js';
-import { getJob, markUnpaidJobDeleted } from '../db/job.repository.js';
+import type { JobRow } from '../db/schema.js';
+import { countCheckoutAttempt, findJob, getJob, insertJob as insertJobRow, markUnpaidJobDeleted, setCheckoutSession } from '../db/job.repository.js';
 import { decide } from './job-state.js';
 import { siteHost } from './fresh-eyes.js';
 
@@ -78,19 +77,16 @@ interface NewJob {
 }
 
 async function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promise<JobRow> {
-  const job = await deps.db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(jobs)
-      .values({
-        ...fields,
-        budgetCents: 100,
-        siteHost: siteHost(fields.url),
-        posterId: caller.id,
-        posterEmail: caller.email,
-        posterName: caller.name,
-        createdAt: new Date(),
-      })
-      .returning();
+  return deps.events.inTransaction(async (tx) => {
+    const row = await insertJobRow(tx, {
+      ...fields,
+      budgetCents: 100,
+      siteHost: siteHost(fields.url),
+      posterId: caller.id,
+      posterEmail: caller.email,
+      posterName: caller.name,
+      createdAt: new Date(),
+    });
     await deps.events.record(
       tx,
       createEvent(
@@ -110,8 +106,6 @@ async function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promis
     );
     return row;
   });
-  deps.events.kick();
-  return job;
 }
 
 /**
@@ -127,30 +121,17 @@ export async function checkoutAgain(deps: JobsDeps, caller: Caller, jobId: strin
 }
 
 async function requestCheckout(deps: JobsDeps, job: JobRow): Promise<CheckoutAnswer> {
-  const [counted] = await deps.db
-    .update(jobs)
-    .set({ checkoutAttempts: sql`${jobs.checkoutAttempts} + 1` })
-    .where(eq(jobs.id, job.id))
-    .returning({ attempt: jobs.checkoutAttempts });
+  const attempt = await countCheckoutAttempt(deps.db, job.id);
   try {
-    const r = await deps.payments.post<{ checkout_url: string; session_id: string }>('/internal/checkout-sessions', {
-      job_id: job.id,
-      poster_id: job.posterId,
-      title: job.title,
-      attempt: counted.attempt,
-    });
-    if (!r || typeof r.checkout_url !== 'string' || typeof r.session_id !== 'string') throw new Error('payments answered without a session');
-    const [updated] = await deps.db
-      .update(jobs)
-      .set({ checkoutSessionId: r.session_id })
-      .where(and(eq(jobs.id, job.id)))
-      .returning();
+    const r = await deps.payments.createCheckoutSession({ job_id: job.id, poster_id: job.posterId, title: job.title, attempt });
+    const updated = await setCheckoutSession(deps.db, job.id, r.session_id);
     return { checkout_url: r.checkout_url, session_id: r.session_id, job: updated ?? job };
   } catch (err) {
     // Payments knows the job is paid before its JobPaid reached us: the same 409 as decide().
-    if (err instanceof AppError && err.code === 'already_paid') throw AppError.conflict('This job has already been paid for.', 'already_paid');
-    deps.logger.warn({ err: (err as Error).message, jobId: job.id }, 'checkout session could not be created');
-    const fresh = (await deps.db.select().from(jobs).where(eq(jobs.id, job.id)))[0] ?? job;
+    if (err instanceof AppError && err.code === 'already_paid') throw err;
+    // Payments is down or answered nonsense (the client logged that): the job stays saved, unpaid.
+    if (!(err instanceof AppError && err.code === 'payments_unavailable')) deps.logger.warn({ err: (err as Error).message, jobId: job.id }, 'checkout session could not be created');
+    const fresh = (await findJob(deps.db, job.id)) ?? job;
     return { checkout_url: null, session_id: null, job: fresh, payment_error: PAYMENT_DOWN };
   }
 }

@@ -26,7 +26,7 @@ export async function rateJob(
     throw AppError.conflict(JOB_MESSAGES.alreadyRated, 'already_rated');
   const testerId = job.testerId;
   const createdAt = new Date();
-  const rating = await deps.db.transaction(async (tx) => {
+  const rating = await deps.events.inTransaction(async (tx) => {
     const row = await insertRating(tx, {
       jobId: job.id,
       testerId,
@@ -55,6 +55,5 @@ export async function rateJob(
     return row;
   });
   if (!rating) throw AppError.conflict(JOB_MESSAGES.alreadyRated, 'already_rated');
-  deps.events.kick();
   return rating;
 }

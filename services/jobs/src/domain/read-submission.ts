@@ -1,9 +1,23 @@
 import { AppError, type Caller } from '@htm/service-kit';
-import type { RetestComparisonView, SubmissionView } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { FileRow, JobRow, SubmissionRow } from '../db/schema.js';
-import { filesByIds, findFile, findJob, findSubmission, getJob } from '../db/job.repository.js';
-import { toSubmissionView } from '../http/views.js';
+import { findJob, getJob } from '../db/job.repository.js';
+import { filesByIds, findFile, findSubmission } from '../db/submission.repository.js';
+
+/** A submission as one reader may see it: `locked` (the poster before accepting) hides all but the preview. */
+export interface SubmissionRead {
+  submission: SubmissionRow;
+  files: FileRow[];
+  locked: boolean;
+}
+
+/** A re-test beside its original: the original's accepted submission (before) and the re-test's (after). */
+export interface RetestComparison {
+  job: JobRow;
+  retestOf: string;
+  before: SubmissionRead | null;
+  after: SubmissionRead | null;
+}
 
 type Reader = 'admin' | 'poster' | 'tester';
 
@@ -15,7 +29,7 @@ function readerOf(caller: Caller, job: JobRow, sub: SubmissionRow | undefined): 
 }
 
 /** GET /api/jobs/:id/submission: the poster (locked until accepted), the tester who made it, the admin. */
-export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: string): Promise<SubmissionView> {
+export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: string): Promise<SubmissionRead> {
   const job = await getJob(deps.db, jobId);
   const sub = await findSubmission(deps.db, job.currentSubmissionId);
   const reader = readerOf(caller, job, sub);
@@ -23,7 +37,7 @@ export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: stri
   if (!sub) throw AppError.notFound('No work has been submitted for this job yet.', 'no_submission');
   const locked = reader === 'poster' && !sub.acceptedAt;
   const fileRows = locked ? [] : await filesByIds(deps.db, sub.fileIds);
-  return toSubmissionView(sub, fileRows, deps.links, locked);
+  return { submission: sub, files: fileRows, locked };
 }
 
 /**
@@ -31,7 +45,7 @@ export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: stri
  * re-test, the admin, and the tester holding it (or for whom it is held) may read it; the tester
  * sees the earlier findings while re-testing, the poster sees "after" once the re-test is accepted.
  */
-export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId: string): Promise<RetestComparisonView> {
+export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId: string): Promise<RetestComparison> {
   const job = await getJob(deps.db, jobId);
   const allowed =
     caller.type === 'admin' ||
@@ -42,24 +56,10 @@ export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId
   const original = await findJob(deps.db, job.retestOf);
   const beforeSub = await findSubmission(deps.db, original?.currentSubmissionId ?? null);
   const afterSub = await findSubmission(deps.db, job.currentSubmissionId);
-  const before = beforeSub ? toSubmissionView(beforeSub, await filesByIds(deps.db, beforeSub.fileIds), deps.links, false) : null;
+  const before = beforeSub ? { submission: beforeSub, files: await filesByIds(deps.db, beforeSub.fileIds), locked: false } : null;
   const afterLocked = caller.type === 'poster' && !afterSub?.acceptedAt;
-  const after = afterSub ? toSubmissionView(afterSub, afterLocked ? [] : await filesByIds(deps.db, afterSub.fileIds), deps.links, afterLocked) : null;
-  const responseOf = (v: SubmissionView | null, i: number) => v?.requirement_responses?.find((r) => r.requirement_index === i)?.response_text ?? null;
-  const beforeFindings = before?.human_preview.key_findings_bullets ?? [];
-  const afterFindings = after?.human_preview.key_findings_bullets ?? [];
-  return {
-    job_id: job.id,
-    retest_of: job.retestOf,
-    before,
-    after,
-    requirements: job.requirements.map((requirement, i) => ({ requirement_index: i, requirement, before: responseOf(before, i), after: responseOf(after, i) })),
-    key_findings: Array.from({ length: Math.max(beforeFindings.length, afterFindings.length) }, (_, i) => ({
-      index: i,
-      before: beforeFindings[i] ?? null,
-      after: afterFindings[i] ?? null,
-    })),
-  };
+  const after = afterSub ? { submission: afterSub, files: afterLocked ? [] : await filesByIds(deps.db, afterSub.fileIds), locked: afterLocked } : null;
+  return { job, retestOf: job.retestOf, before, after };
 }
 
 /**

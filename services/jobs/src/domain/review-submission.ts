@@ -1,11 +1,10 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
 import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit/db';
 import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
 import { reviewBodySchema } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import { jobs, submissions, type JobRow } from '../db/schema.js';
-import { getJob } from '../db/job.repository.js';
+import type { JobRow } from '../db/schema.js';
+import { acceptSubmission as applyAcceptRow, getJob, requestRevision } from '../db/job.repository.js';
 import { addMs, decide, MAX_REVISIONS } from './job-state.js';
 
 export interface ReviewAnswer {
@@ -28,24 +27,19 @@ export async function reviewSubmission(deps: JobsDeps, caller: Caller, jobId: st
   const job = await getJob(deps.db, jobId);
   const by = assertReviewer(caller, job);
   const body = parseOrThrow(reviewBodySchema, rawBody ?? {});
-  if (body.decision === 'accept') return acceptSubmission(deps, job, by, body.reason ?? null);
+  if (body.decision === 'accept') return acceptReviewed(deps, job, by, body.reason ?? null);
   if (body.decision !== 'request_revision') throw AppError.invalid('Please choose a decision');
   decide(job, 'request_revision');
   const requestedAt = new Date();
   const deadlineAt = addMs(requestedAt, deps.config.REVISION_WINDOW_MS);
   const reason = body.reason ?? '';
-  const updated = await deps.db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(jobs)
-      .set({
-        status: 'revision_requested',
-        revisionCount: sql`${jobs.revisionCount} + 1`,
-        revisionDeadlineAt: deadlineAt,
-        autoAcceptAt: null,
-        lastReview: { decision: 'request_revision', reason, specific_issues: body.specific_issues, at: requestedAt.toISOString() },
-      })
-      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'submitted'), lt(jobs.revisionCount, MAX_REVISIONS)))
-      .returning();
+  const updated = await deps.events.inTransaction(async (tx) => {
+    const row = await requestRevision(tx, {
+      jobId: job.id,
+      deadlineAt,
+      review: { decision: 'request_revision', reason, specific_issues: body.specific_issues, at: requestedAt.toISOString() },
+      maxRevisions: MAX_REVISIONS,
+    });
     if (!row) return undefined;
     await deps.events.record(
       tx,
@@ -62,34 +56,32 @@ export async function reviewSubmission(deps: JobsDeps, caller: Caller, jobId: st
     decide(await getJob(deps.db, job.id), 'request_revision');
     throw AppError.conflict('This job changed while you were reviewing. Please reload.', 'job_changed');
   }
-  deps.events.kick();
   return { payment_processed: false, revision_count: updated.revisionCount, job: updated };
 }
 
 /** PATCH /api/jobs/:id/complete: the admin accepts on the poster's behalf. */
 export async function completeJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<ReviewAnswer> {
   if (caller.type !== 'admin') throw AppError.forbidden('Only the admin can complete a job.', 'wrong_role');
-  return acceptSubmission(deps, await getJob(deps.db, jobId), 'admin', null);
+  return acceptReviewed(deps, await getJob(deps.db, jobId), 'admin', null);
 }
 
-async function acceptSubmission(deps: JobsDeps, job: JobRow, by: 'poster' | 'admin', reason: string | null): Promise<ReviewAnswer> {
+async function acceptReviewed(deps: JobsDeps, job: JobRow, by: 'poster' | 'admin', reason: string | null): Promise<ReviewAnswer> {
   decide(job, 'accept');
   const acceptedAt = new Date();
-  const updated = await deps.db.transaction((tx) =>
+  const updated = await deps.events.inTransaction((tx) =>
     applyAccept(tx, deps, { jobId: job.id, submissionId: job.currentSubmissionId, by, at: acceptedAt, reason }),
   );
   if (!updated) {
     decide(await getJob(deps.db, job.id), 'accept');
     throw AppError.conflict('This job changed while you were reviewing. Please reload.', 'job_changed');
   }
-  deps.events.kick();
   return { payment_processed: true, revision_count: updated.revisionCount, job: updated };
 }
 
 /**
- * Completes a submitted job whose current submission is `submissionId` (one conditional
- * UPDATE) and records SubmissionAccepted. Returns undefined when the job moved on.
- * Shared by the poster/admin review and the auto-accept timer.
+ * Completes a submitted job whose current submission is `submissionId` (acceptSubmission in the
+ * repository: one conditional UPDATE) and records SubmissionAccepted. Returns undefined when the
+ * job moved on. Shared by the poster/admin review and the auto-accept timer.
  */
 export async function applyAccept(
   tx: Tx,
@@ -97,29 +89,15 @@ export async function applyAccept(
   a: { jobId: string; submissionId: string | null; by: 'poster' | 'admin' | 'auto'; at: Date; reason: string | null },
 ): Promise<JobRow | undefined> {
   if (!a.submissionId) return undefined;
-  const [row] = await tx
-    .update(jobs)
-    .set({
-      status: 'completed',
-      completedAt: a.at,
-      acceptedBy: a.by,
-      autoAcceptAt: null,
-      lastReview: { decision: 'accept', reason: a.reason, at: a.at.toISOString() },
-    })
-    .where(and(eq(jobs.id, a.jobId), eq(jobs.status, 'submitted'), eq(jobs.currentSubmissionId, a.submissionId)))
-    .returning();
-  if (!row) return undefined;
-  const [sub] = await tx
-    .update(submissions)
-    .set({ acceptedAt: a.at, acceptedBy: a.by })
-    .where(eq(submissions.id, a.submissionId))
-    .returning({ minutesSpent: submissions.minutesSpent });
+  const accepted = await applyAcceptRow(tx, { jobId: a.jobId, submissionId: a.submissionId, by: a.by, at: a.at, reason: a.reason });
+  if (!accepted) return undefined;
+  const row = accepted.job;
   await deps.events.record(
     tx,
     createEvent(
       'SubmissionAccepted',
       row.id,
-      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString(), minutesSpent: sub?.minutesSpent ?? null },
+      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString(), minutesSpent: accepted.minutesSpent },
       { correlationId: getCorrelationId() },
     ),
   );

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Request } from 'express';
 import sharp from 'sharp';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
-import { JOB_LIMITS, JOB_MESSAGES, submitWorkDashboardSchema, submitWorkPosterFlowSchema } from '@htm/contracts';
+import { JOB_MESSAGES, submitWorkDashboardSchema, submitWorkPosterFlowSchema } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import { files, jobs, submissions, type JobRow, type SubmissionRow } from '../db/schema.js';
-import { findUser, getJob, lastReleaseReason } from '../db/job.repository.js';
-import { parseMultipart, unsupportedFile, type UploadedFile } from '../http/multipart.js';
+import type { JobRow, SubmissionRow } from '../db/schema.js';
+import { findUser, getJob, lastReleaseReason, markSubmitted } from '../db/job.repository.js';
+import { insertSubmission } from '../db/submission.repository.js';
 import { addMs, decide } from './job-state.js';
+import { unsupportedFile, type SubmissionForm, type SubmitVariant, type UploadedFile } from './uploads.js';
 
-export type SubmitVariant = 'dashboard' | 'poster_flow';
+export type { SubmitVariant };
 
 interface NormalisedSubmission {
   keyFindings: string[];
@@ -40,24 +39,24 @@ async function notYourJob(deps: JobsDeps, jobId: string, testerId: string): Prom
 }
 
 /**
- * Submit work, both variants (spec section 5). Order: rights and state (before reading the
- * body), then the whole multipart body to temporary files (type by content, size limits), then
- * field validation, then images decoded and previewed; only then are files stored and the
- * submission written with WorkSubmitted in one transaction. Any refusal leaves no row and no file.
+ * Submit work, step 1, before the route reads the body: only the tester holding the job, and
+ * only while it waits for work (a stranger gets 403 whatever they send). Returns the job.
  */
-export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, variant: SubmitVariant, req: Request): Promise<{ submission: SubmissionRow; job: JobRow }> {
+export async function prepareSubmission(deps: JobsDeps, caller: Caller, jobId: string): Promise<JobRow> {
   const job = await getJob(deps.db, jobId);
   if (job.testerId !== caller.id) throw await notYourJob(deps, job.id, caller.id);
   decide(job, 'submit');
+  return job;
+}
 
-  const form = await parseMultipart(req, {
-    tmpDir: deps.tmpDir,
-    fileFields: variant === 'dashboard' ? ['screenshot'] : ['files', 'files[]', 'file', 'screenshot'],
-    allowVideo: variant === 'poster_flow',
-    maxFiles: variant === 'dashboard' ? 1 : JOB_LIMITS.maxFiles,
-    tooManyFilesMessage: variant === 'dashboard' ? 'Please attach one screenshot only' : undefined,
-    idleTimeoutMs: deps.config.UPLOAD_IDLE_TIMEOUT_MS,
-  });
+/**
+ * Submit work, both variants (spec section 5), step 2: the route has streamed the whole
+ * multipart body to temporary files (type by content, size limits; http/multipart.ts) for the
+ * job prepareSubmission returned. Then field validation, then images decoded and previewed; only
+ * then are files stored and the submission written with WorkSubmitted in one transaction. Any
+ * refusal leaves no row and no stored file (the route deletes the temporary files).
+ */
+export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, variant: SubmitVariant, form: SubmissionForm): Promise<{ submission: SubmissionRow; job: JobRow }> {
   const stored: string[] = [];
   try {
     const data = validateFields(form.fields, variant, job);
@@ -95,18 +94,12 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
     const profile = await findUser(deps.db, caller.id);
     const submittedAt = new Date();
     const autoAcceptAt = addMs(submittedAt, deps.config.AUTO_ACCEPT_AFTER_MS);
-    const result = await deps.db.transaction(async (tx) => {
-      const [updated] = await tx
-        .update(jobs)
-        .set({ status: 'submitted', submittedAt, autoAcceptAt, currentSubmissionId: submissionId, claimDeadlineAt: null, revisionDeadlineAt: null })
-        .where(and(eq(jobs.id, job.id), eq(jobs.testerId, caller.id), inArray(jobs.status, ['claimed', 'revision_requested']), eq(jobs.revisionCount, job.revisionCount)))
-        .returning();
+    const result = await deps.events.inTransaction(async (tx) => {
+      const updated = await markSubmitted(tx, { jobId: job.id, testerId: caller.id, revisionCount: job.revisionCount, submissionId, submittedAt, autoAcceptAt });
       if (!updated) return undefined;
-      const allFiles = previewRow ? [...fileRows, previewRow] : fileRows;
-      if (allFiles.length) await tx.insert(files).values(allFiles);
-      const [sub] = await tx
-        .insert(submissions)
-        .values({
+      const sub = await insertSubmission(
+        tx,
+        {
           id: submissionId,
           jobId: job.id,
           testerId: caller.id,
@@ -125,8 +118,9 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
           fileIds: fileRows.map((f) => f.id),
           submittedAt,
           autoAcceptAt,
-        })
-        .returning();
+        },
+        previewRow ? [...fileRows, previewRow] : fileRows,
+      );
       await deps.events.record(
         tx,
         createEvent(
@@ -143,10 +137,8 @@ export async function submitWork(deps: JobsDeps, caller: Caller, jobId: string, 
       throw AppError.conflict('This job changed while you were submitting. Please reload.', 'job_changed');
     }
     stored.length = 0; // committed: keep the files
-    deps.events.kick();
     return result;
   } finally {
-    await form.cleanup();
     await Promise.all(stored.map((k) => deps.storage.delete(k).catch(() => undefined)));
   }
 }

@@ -1,34 +1,29 @@
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import { createEvent, type EventHandlers } from '@htm/events';
 import type { GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import { jobs, users } from '../db/schema.js';
-import { isUuid } from '../db/job.repository.js';
+import { isUuid, markJobPaid, noteCheckoutCancelled, releaseJob, saveUser } from '../db/job.repository.js';
 
 /**
  * What the jobs service consumes (each runs once per event id, in a transaction with the
- * handled-id record, so a redelivered event changes nothing twice).
+ * handled-id record, so a redelivered event changes nothing twice). The state changes are the
+ * repository's (db/job.repository.ts), the same functions the use cases and the timers call.
  */
 export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'>): EventHandlers {
   return {
     // identity: a projection of users (poster e-mail/name for the admin, tester approval and country)
     UserSignedUp: async (e, tx) => {
-      await tx
-        .insert(users)
-        .values({ id: e.data.userId, email: e.data.email, name: e.data.name })
-        .onConflictDoUpdate({ target: users.id, set: { email: e.data.email, name: e.data.name, updatedAt: new Date() } });
+      await saveUser(tx, e.data.userId, { email: e.data.email, name: e.data.name });
     },
     UserRoleChosen: async (e, tx) => {
       const d = e.data;
-      const set = { email: d.email, name: d.name, type: d.type, location: d.location, country: d.country, approved: d.approved, updatedAt: new Date() };
-      await tx.insert(users).values({ id: d.userId, ...set }).onConflictDoUpdate({ target: users.id, set });
+      await saveUser(tx, d.userId, { email: d.email, name: d.name, type: d.type, location: d.location, country: d.country, approved: d.approved });
     },
     TesterApprovalChanged: async (e, tx) => {
       const d = e.data;
       // Identity announces this only for testers, and for a tester pre-approved through her
       // landing-page signup it is the only event that says so (she never sees the role screen,
       // so no UserRoleChosen follows her UserSignedUp): the row must become a tester here too.
-      const set = {
+      await saveUser(tx, d.userId, {
         email: d.email,
         name: d.name,
         type: 'tester',
@@ -37,16 +32,10 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
         // Events written before identity sent the location leave the projection's as it was.
         ...(d.location !== undefined ? { location: d.location } : {}),
         ...(d.assistiveTech !== undefined ? { assistiveTech: d.assistiveTech } : {}),
-        updatedAt: new Date(),
-      };
-      await tx.insert(users).values({ id: d.userId, ...set }).onConflictDoUpdate({ target: users.id, set });
+      });
       if (!d.approved) {
         // An unapproved tester keeps nothing they have not submitted yet.
-        const released = await tx
-          .update(jobs)
-          .set({ status: 'open', testerId: null, claimedAt: null, claimDeadlineAt: null })
-          .where(and(eq(jobs.testerId, d.userId), eq(jobs.status, 'claimed')))
-          .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+        const released = await releaseJob(tx, { reason: 'tester_unapproved', testerId: d.userId });
         for (const r of released) {
           await deps().events.record(
             tx,
@@ -61,18 +50,7 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
       const paidAt = new Date(e.data.paidAt);
       // A re-test is held for the original tester for RETEST_RESERVE_MS from its payment.
       const reservedUntil = new Date(paidAt.getTime() + deps().config.RETEST_RESERVE_MS);
-      const [published] = await tx
-        .update(jobs)
-        // A paid job is live even if its poster deleted it meanwhile (a checkout paid in an old tab).
-        .set({
-          paymentStatus: 'paid',
-          paidAt,
-          checkoutSessionId: e.data.sessionId,
-          deletedAt: null,
-          reservedUntil: sql`CASE WHEN ${jobs.retestOf} IS NOT NULL AND ${jobs.reservedTesterId} IS NOT NULL THEN ${reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
-        })
-        .where(and(eq(jobs.id, e.data.jobId), ne(jobs.paymentStatus, 'paid')))
-        .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+      const published = await markJobPaid(tx, { jobId: e.data.jobId, paidAt, sessionId: e.data.sessionId, reservedUntil });
       // Testers learn of the job from this (the live channel): only once the job is claimable here.
       if (published) {
         await deps().events.record(
@@ -84,10 +62,7 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
     CheckoutCancelled: async (e, tx) => {
       if (!isUuid(e.data.jobId)) return;
       // The job stays unpublished (unpaid); remember the cancellation for support.
-      await tx
-        .update(jobs)
-        .set({ checkoutCancelledAt: new Date(e.occurredAt) })
-        .where(and(eq(jobs.id, e.data.jobId), ne(jobs.paymentStatus, 'paid'), isNull(jobs.checkoutCancelledAt)));
+      await noteCheckoutCancelled(tx, e.data.jobId, new Date(e.occurredAt));
     },
   };
 }

@@ -1,19 +1,19 @@
-import { Router, type Request } from 'express';
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { Router, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
 import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage } from '@htm/contracts';
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { jobs } from '../db/schema.js';
-import { listAvailableJobs, listJobs, listReservedFor, ratingsByJob, recentMinutes } from '../db/job.repository.js';
 import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
 import { assignJob, cachedStanding, claimJob } from '../domain/claim-job.js';
-import { submitWork } from '../domain/submit-work.js';
+import { prepareSubmission, submitWork } from '../domain/submit-work.js';
+import { uploadRules, type SubmitVariant } from '../domain/uploads.js';
 import { readRetestComparison, readSubmission } from '../domain/read-submission.js';
 import { completeJob, reviewSubmission } from '../domain/review-submission.js';
 import { rateJob } from '../domain/rate-job.js';
+import { availableJobsPage, heldForTester, listPostedJobs, listTesterJobs } from '../domain/list-jobs.js';
 import { geoRulesFor } from '../domain/job-state.js';
-import { toJobView, toRatingView } from './views.js';
+import { parseMultipart } from './multipart.js';
+import { toJobView, toRatingView, toRetestComparisonView, toSubmissionReadView } from './views.js';
 
 const checkoutJson = (a: CheckoutAnswer) => ({
   checkout_url: a.checkout_url,
@@ -51,7 +51,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
   });
 
   r.get('/api/jobs/:id/before-after', authenticate, async (req, res) => {
-    res.json(await readRetestComparison(deps, callerOf(req), idParam(req)));
+    res.json(toRetestComparisonView(await readRetestComparison(deps, callerOf(req), idParam(req)), deps.links));
   });
 
   r.post('/api/jobs/:id/checkout', authenticate, requireRole('poster', 'admin'), async (req, res) => {
@@ -60,15 +60,9 @@ export function jobsRoutes(deps: JobsDeps): Router {
 
   r.get('/api/jobs', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const caller = callerOf(req);
-    if (caller.type === 'admin') {
-      const rows = await listJobs(deps.db, isNull(jobs.deletedAt), 1000);
-      const rated = await ratingsByJob(deps.db, rows.filter((j) => j.status === 'completed').map((j) => j.id));
-      res.json({ jobs: rows.map((j) => toJobView(j, j.posterInfo, rated.get(j.id) ?? null)) });
-      return;
-    }
-    const rows = await listJobs(deps.db, and(eq(jobs.posterId, caller.id), isNull(jobs.deletedAt)), 1000);
-    const rated = await ratingsByJob(deps.db, rows.filter((j) => j.status === 'completed').map((j) => j.id));
-    res.json({ jobs: rows.map((j) => toJobView(j, undefined, rated.get(j.id) ?? null)) });
+    const { jobs, ratings } = await listPostedJobs(deps, caller);
+    // The admin sees every job with its poster's e-mail and name.
+    res.json({ jobs: jobs.map((j) => toJobView(j, caller.type === 'admin' ? j.posterInfo : undefined, ratings.get(j.id) ?? null)) });
   });
 
   r.delete('/api/jobs/:id', authenticate, requireRole('poster', 'admin'), async (req, res) => {
@@ -95,7 +89,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
     // hiding jobs in their priority window may show them up to READ_CACHE_TTL_MS late (never early).
     const fitKey = createHash('sha1').update(JSON.stringify([fit.assistiveTech, fit.testedSites, fit.windowRules])).digest('base64url');
     const body = await deps.readCache.page(`${geoRules.join(',')}|${fitKey}|${q.limit}|${after ? `${after.createdAt}|${after.id}` : ''}`, async () => {
-      const [rows, minutes] = await Promise.all([listAvailableJobs(deps.db, { geoRules, limit: q.limit + 1, after, fit }), recentMinutes(deps.db)]);
+      const { rows, minutes } = await availableJobsPage(deps, { geoRules, limit: q.limit + 1, after, fit });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       const usual = median(minutes);
@@ -107,7 +101,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
       return Buffer.from(JSON.stringify(answer));
     });
     // Re-tests held for this tester (RETEST_RESERVE_MS) head their first page; never cached (per tester).
-    const held = after ? [] : await listReservedFor(deps.db, caller.id, geoRules);
+    const held = after ? [] : await heldForTester(deps, caller.id, geoRules);
     if (!held.length) {
       res.type('application/json').send(body);
       return;
@@ -118,11 +112,10 @@ export function jobsRoutes(deps: JobsDeps): Router {
 
   r.get('/api/tester/my-jobs', authenticate, requireRole('tester'), async (req, res) => {
     const caller = callerOf(req);
-    const rows = await listJobs(deps.db, and(eq(jobs.testerId, caller.id), inArray(jobs.status, ['claimed', 'submitted', 'revision_requested', 'completed'])), 1000);
-    res.json({ jobs: rows.map((j) => toJobView(j)) });
+    res.json({ jobs: (await listTesterJobs(deps, caller)).map((j) => toJobView(j)) });
   });
 
-  const claim = async (req: Request, res: import('express').Response) => {
+  const claim = async (req: Request, res: Response) => {
     res.json({ job: toJobView(await claimJob(deps, callerOf(req), idParam(req))) });
   };
   r.post('/api/jobs/:id/claim', authenticate, requireRole('tester'), claim);
@@ -139,19 +132,25 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'))) });
   });
 
-  r.post('/api/jobs/:id/submit-work', authenticate, requireRole('tester'), async (req, res) => {
+  // Rights and job state are checked before the body is read; then the multipart body is streamed
+  // to temporary files (deleted whatever happens) and handed to the use case already parsed.
+  const submit = (variant: SubmitVariant) => async (req: Request, res: Response) => {
     const caller = callerOf(req);
-    const out = await submitWork(deps, caller, idParam(req), 'dashboard', req);
-    res.status(201).json({ submission: await readSubmission(deps, caller, out.job.id), job: toJobView(out.job) });
-  });
-  r.post('/api/jobs/:id/submissions', authenticate, requireRole('tester'), async (req, res) => {
-    const caller = callerOf(req);
-    const out = await submitWork(deps, caller, idParam(req), 'poster_flow', req);
-    res.status(201).json({ submission: await readSubmission(deps, caller, out.job.id), job: toJobView(out.job) });
-  });
+    const job = await prepareSubmission(deps, caller, idParam(req));
+    const form = await parseMultipart(req, { tmpDir: deps.tmpDir, ...uploadRules(variant), idleTimeoutMs: deps.config.UPLOAD_IDLE_TIMEOUT_MS });
+    let out: Awaited<ReturnType<typeof submitWork>>;
+    try {
+      out = await submitWork(deps, caller, job, variant, { fields: form.fields, files: form.files });
+    } finally {
+      await form.cleanup();
+    }
+    res.status(201).json({ submission: toSubmissionReadView(await readSubmission(deps, caller, out.job.id), deps.links), job: toJobView(out.job) });
+  };
+  r.post('/api/jobs/:id/submit-work', authenticate, requireRole('tester'), submit('dashboard'));
+  r.post('/api/jobs/:id/submissions', authenticate, requireRole('tester'), submit('poster_flow'));
 
   r.get('/api/jobs/:id/submission', authenticate, async (req, res) => {
-    res.json(await readSubmission(deps, callerOf(req), idParam(req)));
+    res.json(toSubmissionReadView(await readSubmission(deps, callerOf(req), idParam(req)), deps.links));
   });
 
   r.post('/api/jobs/:id/review', authenticate, requireRole('poster', 'admin'), async (req, res) => {

@@ -7,23 +7,15 @@ import busboy from 'busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError } from '@htm/service-kit/errors';
 import { JOB_LIMITS, JOB_MESSAGES } from '@htm/contracts';
+import { unsupportedFile, type UploadedFile } from '../domain/uploads.js';
+
+export { unsupportedFile, type UploadedFile };
 
 /** Content types we accept, decided by the file's bytes (magic numbers), never its name. */
 const IMAGE_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
 const VIDEO_TYPES: Record<string, string> = { 'video/mp4': 'mp4', 'video/webm': 'webm' };
 /** file-type reads at most this many bytes to decide. */
 const SNIFF_BYTES = 4100;
-
-export interface UploadedFile {
-  field: string;
-  tmpPath: string;
-  size: number;
-  contentType: string;
-  ext: string;
-  kind: 'image' | 'video';
-  /** The name the tester's browser gave the file, sanitised (see displayFileName), or null. */
-  name: string | null;
-}
 
 /**
  * A file name fit to show and to save under: the base name only (no path), letters, digits,
@@ -65,9 +57,6 @@ export interface MultipartOptions {
 /** Temporary upload files end in this; a sweep at start-up removes the ones a crash left behind. */
 export const TMP_SUFFIX = '.part';
 
-/** The 415 of an upload route: its message names what that route accepts. */
-export const unsupportedFile = (allowVideo: boolean) =>
-  new AppError('unsupported_type', allowVideo ? JOB_MESSAGES.imageOrVideoOnly : JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
 const tooLarge = (kind: 'image' | 'video') =>
   new AppError('too_large', kind === 'video' ? JOB_MESSAGES.videoTooLarge : JOB_MESSAGES.imageTooLarge, { code: 'file_too_large' });
 

@@ -1,6 +1,7 @@
-import type { AssistiveTech, GeoRule, JobStatus, JobView, RatingView, SubmissionView } from '@htm/contracts';
+import type { AssistiveTech, GeoRule, JobStatus, JobView, RatingView, RetestComparisonView, SubmissionView } from '@htm/contracts';
 import type { FileRow, JobRow, RatingRow, SubmissionRow } from '../db/schema.js';
 import type { FileLinkSigner } from '../storage/file-links.js';
+import type { RetestComparison, SubmissionRead } from '../domain/read-submission.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -68,5 +69,31 @@ export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links:
     file_names: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => byId.get(id)!.originalName ?? null),
     minutes_spent: sub.minutesSpent ?? null,
     claim_to_submit_minutes: sub.claimToSubmitMinutes ?? null,
+  };
+}
+
+/** A submission as its reader may see it (readSubmission). */
+export function toSubmissionReadView(r: SubmissionRead, links: FileLinkSigner): SubmissionView {
+  return toSubmissionView(r.submission, r.files, links, r.locked);
+}
+
+/** GET /api/jobs/:id/before-after: rows pair requirement responses by index and key findings by position. */
+export function toRetestComparisonView(c: RetestComparison, links: FileLinkSigner): RetestComparisonView {
+  const before = c.before ? toSubmissionReadView(c.before, links) : null;
+  const after = c.after ? toSubmissionReadView(c.after, links) : null;
+  const responseOf = (v: SubmissionView | null, i: number) => v?.requirement_responses?.find((r) => r.requirement_index === i)?.response_text ?? null;
+  const beforeFindings = before?.human_preview.key_findings_bullets ?? [];
+  const afterFindings = after?.human_preview.key_findings_bullets ?? [];
+  return {
+    job_id: c.job.id,
+    retest_of: c.retestOf,
+    before,
+    after,
+    requirements: c.job.requirements.map((requirement, i) => ({ requirement_index: i, requirement, before: responseOf(before, i), after: responseOf(after, i) })),
+    key_findings: Array.from({ length: Math.max(beforeFindings.length, afterFindings.length) }, (_, i) => ({
+      index: i,
+      before: beforeFindings[i] ?? null,
+      after: afterFindings[i] ?? null,
+    })),
   };
 }

@@ -1,14 +1,13 @@
-import { and, eq } from 'drizzle-orm';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
-import { createEvent, ServiceEvents, type EventBus, type EventEnvelope, type Subscription } from '@htm/events';
+import { ServiceEvents, type EventBus, type EventEnvelope, type Subscription } from '@htm/events';
 import { createBlockingRedis, createRedis, type Db } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
-import type { GeoRule } from '@htm/contracts';
 import type { JobsConfig } from '../config.js';
-import { handledEvents, jobs, outbox } from '../db/schema.js';
-import { addStrike, listTimedJobs, type TimedJob } from '../db/job.repository.js';
+import { handledEvents, outbox } from '../db/schema.js';
+import { listTimedJobs, type TimedJob } from '../db/job.repository.js';
 import { applyAccept } from '../domain/review-submission.js';
+import { expireHold } from '../domain/release-job.js';
 
 /** Queue, timer and consumer-group names: published names, never rename (stranded jobs). */
 export const TIMER_QUEUE = 'jobs-timers';
@@ -42,73 +41,34 @@ export const timerIds = {
   revisionWindow: (jobId: string, deadlineAt: string) => `${TIMERS.revisionWindow}-${jobId}-${Date.parse(deadlineAt)}`,
 };
 
-interface Recorder {
-  record(tx: Tx | Db, ...events: EventEnvelope[]): Promise<void>;
-  kick(): void;
-}
+/** The worker's event plumbing: ServiceEvents (record in a transaction, wake the relay after the commit). */
+export type TimerEvents = Pick<ServiceEvents, 'record' | 'inTransaction'>;
 
 export interface TimerDeps {
-  db: Db;
-  events: Recorder;
+  events: TimerEvents;
   logger: Logger;
 }
 
 /**
- * Runs one timer. Each re-checks the job in one conditional UPDATE and does nothing when the
- * job moved on (submitted in time, accepted, reclaimed...). Returns what happened.
+ * Runs one timer. Each re-checks the job in one conditional UPDATE (the repository's
+ * acceptSubmission / releaseJob, the same the API uses) and does nothing when the job moved on
+ * (submitted in time, accepted, reclaimed...). Returns what happened.
  */
 export async function runTimer(deps: TimerDeps, name: string, data: unknown): Promise<'applied' | 'stale'> {
   const at = new Date();
-  const applied = await deps.db.transaction(async (tx) => {
+  const applied = await deps.events.inTransaction(async (tx: Tx) => {
     if (name === TIMERS.autoAccept) {
       const d = data as AutoAcceptData;
       return !!(await applyAccept(tx, deps, { jobId: d.jobId, submissionId: d.submissionId, by: 'auto', at, reason: null }));
     }
     if (name === TIMERS.claimTimeout || name === TIMERS.revisionWindow) {
       const d = data as ClaimTimeoutData;
-      const claim = name === TIMERS.claimTimeout;
-      const [row] = await tx
-        .update(jobs)
-        .set({
-          status: 'open',
-          testerId: null,
-          claimedAt: null,
-          claimDeadlineAt: null,
-          submittedAt: null,
-          autoAcceptAt: null,
-          revisionDeadlineAt: null,
-          currentSubmissionId: null,
-          revisionCount: 0,
-        })
-        .where(
-          and(
-            eq(jobs.id, d.jobId),
-            eq(jobs.testerId, d.testerId),
-            claim
-              ? and(eq(jobs.status, 'claimed'), eq(jobs.claimDeadlineAt, new Date(d.deadlineAt)))
-              : and(eq(jobs.status, 'revision_requested'), eq(jobs.revisionDeadlineAt, new Date(d.deadlineAt))),
-          ),
-        )
-        .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
-      if (!row) return false;
-      const reason = claim ? 'claim_timeout' : 'revision_expired';
-      const strikes = await addStrike(tx, d.testerId);
-      await deps.events.record(
-        tx,
-        createEvent('JobReleased', d.jobId, { jobId: d.jobId, testerId: d.testerId, reason, posterId: row.posterId, geoRule: row.geoRule as GeoRule }),
-        createEvent('TesterStrikeRecorded', d.testerId, {
-          testerId: d.testerId,
-          jobId: d.jobId,
-          strikes,
-          reason: claim ? 'The claim ran out before work was submitted.' : 'The revision was not resubmitted in time.',
-        }),
-      );
-      return true;
+      const reason = name === TIMERS.claimTimeout ? 'claim_timeout' : 'revision_expired';
+      return expireHold(tx, deps, { reason, jobId: d.jobId, testerId: d.testerId, deadlineAt: new Date(d.deadlineAt) });
     }
     deps.logger.error({ name }, 'unknown timer');
     return false;
   });
-  if (applied) deps.events.kick();
   deps.logger.info({ timer: name, data, applied }, 'timer fired');
   return applied ? 'applied' : 'stale';
 }
@@ -161,7 +121,7 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
       removeOnFail: { age: 30 * 24 * 3600 },
     },
   });
-  const timerDeps: TimerDeps = { db: deps.db, events, logger };
+  const timerDeps: TimerDeps = { events, logger };
   const worker = new Worker(TIMER_QUEUE, async (job: BullJob) => runTimer(timerDeps, job.name, job.data), {
     connection: workerConn,
     prefix,

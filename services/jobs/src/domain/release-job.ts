@@ -1,0 +1,32 @@
+import { createEvent, type EventEnvelope } from '@htm/events';
+import type { Tx } from '@htm/service-kit/db';
+import type { GeoRule } from '@htm/contracts';
+import { addStrike, releaseJob } from '../db/job.repository.js';
+
+/**
+ * A timer took the job back: the claim ran out before work was submitted (claim_timeout), or a
+ * requested revision was not resubmitted in time (revision_expired). The job goes back to `open`
+ * for the next tester (releaseJob: one conditional UPDATE on the same tester and deadline), the
+ * tester gets a strike, and JobReleased + TesterStrikeRecorded are recorded. False when the job
+ * moved on (a stale timer): nothing changes.
+ */
+export async function expireHold(
+  tx: Tx,
+  deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
+  t: { reason: 'claim_timeout' | 'revision_expired'; jobId: string; testerId: string; deadlineAt: Date },
+): Promise<boolean> {
+  const [row] = await releaseJob(tx, t);
+  if (!row) return false;
+  const strikes = await addStrike(tx, t.testerId);
+  await deps.events.record(
+    tx,
+    createEvent('JobReleased', t.jobId, { jobId: t.jobId, testerId: t.testerId, reason: t.reason, posterId: row.posterId, geoRule: row.geoRule as GeoRule }),
+    createEvent('TesterStrikeRecorded', t.testerId, {
+      testerId: t.testerId,
+      jobId: t.jobId,
+      strikes,
+      reason: t.reason === 'claim_timeout' ? 'The claim ran out before work was submitted.' : 'The revision was not resubmitted in time.',
+    }),
+  );
+  return true;
+}

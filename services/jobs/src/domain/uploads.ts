@@ -1,0 +1,33 @@
+import { AppError } from '@htm/service-kit/errors';
+import { JOB_LIMITS, JOB_MESSAGES } from '@htm/contracts';
+
+/** One uploaded file, already typed by its bytes and counted (http/multipart.ts streams it to a temporary file). */
+export interface UploadedFile {
+  field: string;
+  tmpPath: string;
+  size: number;
+  contentType: string;
+  ext: string;
+  kind: 'image' | 'video';
+  /** The name the tester's browser gave the file, sanitised (see displayFileName), or null. */
+  name: string | null;
+}
+
+/** A submission form as the route parsed it: its text fields and its files (temporary; the route deletes them after). */
+export interface SubmissionForm {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+}
+
+export type SubmitVariant = 'dashboard' | 'poster_flow';
+
+/** What each submission variant accepts: the dashboard one screenshot; the poster flow up to 5 images or videos. */
+export function uploadRules(variant: SubmitVariant): { fileFields: string[]; allowVideo: boolean; maxFiles: number; tooManyFilesMessage?: string } {
+  return variant === 'dashboard'
+    ? { fileFields: ['screenshot'], allowVideo: false, maxFiles: 1, tooManyFilesMessage: 'Please attach one screenshot only' }
+    : { fileFields: ['files', 'files[]', 'file', 'screenshot'], allowVideo: true, maxFiles: JOB_LIMITS.maxFiles, tooManyFilesMessage: undefined };
+}
+
+/** The 415 of an upload route: its message names what that route accepts. */
+export const unsupportedFile = (allowVideo: boolean) =>
+  new AppError('unsupported_type', allowVideo ? JOB_MESSAGES.imageOrVideoOnly : JOB_MESSAGES.imageOnly, { code: 'unsupported_file_type' });
