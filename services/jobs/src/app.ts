@@ -9,9 +9,10 @@ export type { JobsDeps };
 /** The jobs service's routes (health, errors and 404 come from createHttp). */
 export function mountJobs(app: Express, deps: JobsDeps): void {
   // A write through this process empties the read cache when it ends (other processes' writes
-  // reach it through the database's notifications).
+  // reach it through the database's notifications): all of it, unless the route named the one
+  // table it changes (res.locals.changedTable, e.g. 'jobs' for a claim).
   app.use((req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') res.once('finish', () => deps.readCache.invalidate());
+    if (req.method !== 'GET' && req.method !== 'HEAD') res.once('finish', () => deps.readCache.invalidate(res.locals.changedTable as string | undefined));
     next();
   });
   app.use(jobsRoutes(deps));

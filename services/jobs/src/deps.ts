@@ -5,6 +5,7 @@ import type { FileStorage } from './storage/file-storage.js';
 import type { FileLinkSigner } from './storage/file-links.js';
 import type { JobsReadCache } from './read-cache.js';
 import type { PaymentsClient } from './clients/payments.client.js';
+import type { ClaimGate } from './domain/claim-gate.js';
 
 /** Everything the jobs routes and use cases need (built once in main.ts). */
 export interface JobsDeps extends ServiceContext<JobsConfig> {
@@ -14,8 +15,10 @@ export interface JobsDeps extends ServiceContext<JobsConfig> {
   payments: PaymentsClient;
   /** Signs jobs' calls to payments; verifies admin's calls to /internal/jobs/clear. */
   serviceKeys: ServiceKeyring;
-  /** Available-jobs pages and tester standings, emptied by every change (read-cache.ts). */
+  /** Available-jobs pages and tester standings, emptied by the changes that alter them (read-cache.ts). */
   readCache: JobsReadCache;
+  /** Claims of one job take turns in this process; those that overlapped a winner lose at once. */
+  claimGate: ClaimGate;
   /** Temporary upload area (same disk as local storage, so files move by rename). */
   tmpDir: string;
 }

@@ -10,6 +10,7 @@ import { jobsEventHandlers } from './events/handlers.js';
 import { createFileStorage, uploadRoot } from './storage/file-storage.js';
 import { FileLinkSigner } from './storage/file-links.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
+import { ClaimGate } from './domain/claim-gate.js';
 import { JobsReadCache } from './read-cache.js';
 import { sweepUploadTmp } from './http/multipart.js';
 import { createPaymentsClient, paymentsTransport } from './clients/payments.client.js';
@@ -42,6 +43,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
     port: opts.port,
     pglite: opts.pglite,
     setup: (ctx) => {
+      const claimsLostInMemory = ctx.metrics.counter('jobs_claims_lost_in_memory_total', 'Claims answered 409 job_taken without a database read: they overlapped a winning claim of the same job in this process');
       deps = Object.assign(Object.create(ctx) as JobsDeps, {
         storage: createFileStorage(config),
         links: FileLinkSigner.fromConfig(config),
@@ -52,6 +54,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
         }),
         tmpDir: path.join(uploadRoot(config), 'tmp'),
         readCache: new JobsReadCache({ ttlMs: config.READ_CACHE_TTL_MS, metrics: ctx.metrics }),
+        claimGate: new ClaimGate(() => claimsLostInMemory.inc()),
       });
       return {
         app: (createHttp) => createHttp((app) => mountJobs(app, deps)),

@@ -11,18 +11,30 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** Claims the service refused without a database read (its Prometheus counter). */
+async function lostInMemory(): Promise<number> {
+  const text = await (await fetch(`${h.svc.url}/metrics`)).text();
+  const m = /^jobs_claims_lost_in_memory_total(?:\{[^}]*\})? (\d+)/m.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
 describe('claiming', () => {
   it('gives exactly one of 50 simultaneous claims on one job a 200, the other 49 a 409', async () => {
     const p = await poster(h);
     const job = await paidJob(h, p);
     const testers = await Promise.all(Array.from({ length: 50 }, () => tester(h)));
+    const lostBefore = await lostInMemory();
     const answers = await Promise.all(testers.map((t) => api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(49);
     const winner = testers[statuses.indexOf(200)];
     expect(answers[statuses.indexOf(200)].body.job).toMatchObject({ status: 'claimed', tester_id: winner.id });
-    expect(answers.find((a) => a.status === 409)!.body.detail).toBe('This job has already been taken by another tester.');
+    for (const a of answers.filter((x) => x.status === 409)) {
+      expect(a.body).toEqual({ detail: 'This job has already been taken by another tester.', code: 'job_taken' });
+    }
+    // Claims that overlapped the winner were answered without reading the job (ClaimGate).
+    expect(await lostInMemory()).toBeGreaterThan(lostBefore);
     const claimed = await outboxEvents(h, 'JobClaimed', job.id);
     expect(claimed).toHaveLength(1);
     expect(claimed[0].data).toMatchObject({ jobId: job.id, testerId: winner.id, by: 'tester' });

@@ -12,6 +12,9 @@ export class ClaimGate {
   /** The last claim queued for each job: the next one waits for it. */
   private readonly tails = new Map<string, Promise<boolean>>();
 
+  /** `onLost` runs for each claim refused here without a database read (a metric in main.ts). */
+  constructor(private readonly onLost?: () => void) {}
+
   /**
    * Runs `attempt` for `jobId` after the claims already queued for it. If one of them won while
    * this one waited, `lost()` is thrown instead (the attempt never runs).
@@ -26,6 +29,7 @@ export class ClaimGate {
     try {
       if (before && (await before)) {
         settle(true);
+        this.onLost?.();
         throw lost();
       }
       let won = false;

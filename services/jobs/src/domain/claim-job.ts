@@ -119,7 +119,17 @@ export function checkClaimEligibility(job: ClaimableJob, tester: TesterStanding,
   assertTesterFits(job, tester, by, holder === tester.id ? 0 : priorityWindowMs, now);
 }
 
-async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
+const jobTaken = () => AppError.conflict('This job has already been taken by another tester.', 'job_taken');
+
+/**
+ * Claims of one job take turns in this process (ClaimGate): in a storm only the first claim of
+ * each job reaches the database, and those that were waiting behind a winner answer 409 at once.
+ */
+function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
+  return deps.claimGate.run(jobId, () => attemptClaim(deps, jobId, tester, by), jobTaken);
+}
+
+async function attemptClaim(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
   const job = await getJob(deps.db, jobId);
   checkClaimEligibility(job, tester, by, deps.config.PRIORITY_WINDOW_MS);
   const max = deps.config.MAX_ACTIVE_CLAIMS;
@@ -134,7 +144,7 @@ async function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by
     // The one conditional UPDATE: of any number of simultaneous claims exactly one matches.
     // A re-test held for its original tester is checked again there against the clock.
     const row = await applyClaim(tx, { jobId, testerId: tester.id, claimedAt, deadlineAt, holdReserved: by === 'tester' });
-    if (!row) throw AppError.conflict('This job has already been taken by another tester.', 'job_taken');
+    if (!row) throw jobTaken();
     // Counted after the UPDATE (this job included), under the tester lock: over the limit rolls it back.
     if ((await countActiveClaims(tx, tester.id)) > max) {
       throw AppError.conflict(

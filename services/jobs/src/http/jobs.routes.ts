@@ -115,7 +115,10 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.json({ jobs: (await listTesterJobs(deps, caller)).map((j) => toJobView(j)) });
   });
 
+  // A claim or an assignment changes jobs.jobs alone: when it ends, the read cache drops its
+  // pages and keeps testers' standings (app.ts), so a storm of claims does not reload them.
   const claim = async (req: Request, res: Response) => {
+    res.locals.changedTable = 'jobs';
     res.json({ job: toJobView(await claimJob(deps, callerOf(req), idParam(req))) });
   };
   r.post('/api/jobs/:id/claim', authenticate, requireRole('tester'), claim);
@@ -123,12 +126,14 @@ export function jobsRoutes(deps: JobsDeps): Router {
   r.post('/api/jobs/:id/accept', authenticate, requireRole('tester', 'admin'), async (req, res) => {
     const caller = callerOf(req);
     if (caller.type !== 'admin') return claim(req, res);
+    res.locals.changedTable = 'jobs';
     const body = parseOrThrow(acceptJobBodySchema, req.body ?? {});
     if (!body.tester_id) throw AppError.invalid(`${ACCEPT_JOB_MESSAGES.testerRequired}.`, { tester_id: [ACCEPT_JOB_MESSAGES.testerRequired] });
     res.json({ job: toJobView(await assignJob(deps, idParam(req), body.tester_id)) });
   });
 
   r.post('/api/admin/assign/:jobId/:testerId', authenticate, requireRole('admin'), async (req, res) => {
+    res.locals.changedTable = 'jobs';
     res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'))) });
   });
 
