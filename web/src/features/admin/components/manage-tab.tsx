@@ -7,7 +7,7 @@ import { Table } from '../../../components/table';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { useApproveTesterMutation } from '../api/approve-tester';
 import { useAssignJobMutation } from '../api/assign-job';
 import { ConfirmButton } from '../../../components/confirm-button';

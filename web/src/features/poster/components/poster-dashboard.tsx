@@ -1,3 +1,4 @@
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { BeforeAfter } from '../../../components/before-after';
@@ -7,7 +8,7 @@ import { browser } from '../../../lib/browser';
 import { errorMessage, formErrorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { Job, User } from '../../../lib/types';
+import type { User } from '../../../lib/types';
 import { useCheckoutJobMutation } from '../api/checkout-job';
 import { useDeleteJobMutation } from '../api/delete-job';
 import { useListJobsQuery } from '../api/list-jobs';
@@ -21,11 +22,10 @@ export function countJobs(jobs: Job[]) {
   return {
     unpaid: jobs.filter((j) => j.status === 'open' && unpaid(j)).length,
     open: jobs.filter((j) => j.status === 'open' && !unpaid(j)).length,
-    inProgress: jobs.filter((j) =>
-      ['claimed', 'in_progress', 'revision_requested'].includes(j.status),
-    ).length,
+    inProgress: jobs.filter((j) => j.status === 'claimed' || j.status === 'revision_requested')
+      .length,
     submitted: jobs.filter((j) => j.status === 'submitted').length,
-    completed: jobs.filter((j) => j.status === 'completed' || j.status === 'closed').length,
+    completed: jobs.filter((j) => j.status === 'completed').length,
   };
 }
 

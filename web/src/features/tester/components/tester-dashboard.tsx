@@ -1,5 +1,5 @@
 import { ASSISTIVE_TECH_LABELS, identityMessages } from '@htm/contracts/identity';
-import { JOB_MESSAGES } from '@htm/contracts/jobs';
+import { JOB_MESSAGES, type JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
 import { BeforeAfter } from '../../../components/before-after';
 import { Loading } from '../../../components/loading';
@@ -8,7 +8,7 @@ import { featureFlags } from '../../../lib/config';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel, timeLeft } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { Job, User } from '../../../lib/types';
+import type { User } from '../../../lib/types';
 import { useClaimJobMutation } from '../api/claim-job';
 import { useListAvailableJobsQuery } from '../api/list-available-jobs';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
@@ -165,7 +165,7 @@ const EXPIRED_REFETCH_MS = 10_000;
 
 /** The deadline a job of My Jobs runs against: the claim's, or the revision window's. */
 function deadlineOf(j: Job): string | null | undefined {
-  if (j.status === 'claimed' || j.status === 'in_progress') return j.claim_deadline_at;
+  if (j.status === 'claimed') return j.claim_deadline_at;
   if (j.status === 'revision_requested') return j.revision_deadline_at;
   return undefined;
 }
@@ -213,7 +213,7 @@ function MyJobs() {
       <ul className="job-list">
         {shown.map((j) => {
           const lapsed = expired.includes(j) || gone.includes(j);
-          const working = (j.status === 'claimed' || j.status === 'in_progress') && !lapsed;
+          const working = j.status === 'claimed' && !lapsed;
           const revision = j.status === 'revision_requested' && !lapsed;
           const due = timeLeft(deadlineOf(j), now);
           return (
