@@ -2,6 +2,7 @@ import type { JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { BeforeAfter } from '../../../components/before-after';
+import { BusyButton } from '../../../components/busy-button';
 import { Modal } from '../../../components/modal';
 import { ReviewModal } from '../../../components/review-modal';
 import { browser } from '../../../lib/browser';
@@ -123,14 +124,14 @@ function JobRow({
         <StatusBadge status={job.status} />
         {unpaid ? <span className="badge badge--unpaid">unpaid</span> : null}
         {unpaid ? (
-          <button
-            type="button"
+          <BusyButton
             className="btn btn--primary btn--sm"
             onClick={pay}
-            disabled={isLoading}
+            busy={isLoading}
+            busyLabel="Opening…"
           >
-            {isLoading ? 'Opening…' : 'Pay now'}
-          </button>
+            Pay now
+          </BusyButton>
         ) : null}
         {deletable && !confirmDelete ? (
           <button
@@ -144,14 +145,14 @@ function JobRow({
         {deletable && confirmDelete ? (
           <div className="confirm-inline" role="group" aria-label="Delete this unpaid job?">
             <span>Delete this unpaid job?</span>
-            <button
-              type="button"
+            <BusyButton
               className="btn btn--danger btn--sm"
               onClick={onDelete}
-              disabled={deleting}
+              busy={deleting}
+              busyLabel="Deleting…"
             >
-              {deleting ? 'Deleting…' : 'Yes, delete'}
-            </button>
+              Yes, delete
+            </BusyButton>
             <button
               type="button"
               className="btn btn--ghost btn--sm"
@@ -185,14 +186,14 @@ function JobRow({
           </button>
         ) : null}
         {job.status === 'completed' ? (
-          <button
-            type="button"
+          <BusyButton
             className="btn btn--ghost btn--sm"
             onClick={askRetest}
-            disabled={retesting}
+            busy={retesting}
+            busyLabel="Opening…"
           >
-            {retesting ? 'Opening…' : 'Re-test'}
-          </button>
+            Re-test
+          </BusyButton>
         ) : null}
       </div>
     </li>
