@@ -5,6 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { useNotify } from '../lib/hooks';
 import { renderWithStore } from '../test/render';
+import { BusyButton } from './busy-button';
 import { ErrorBoundary } from './error-boundary';
 import { Modal } from './modal';
 import { StatusBar } from './status-bar';
@@ -147,5 +148,26 @@ describe('Table', () => {
       'Job',
       'Status',
     ]);
+  });
+});
+
+describe('BusyButton', () => {
+  it('says its busy label and is disabled while busy, its label and enabled otherwise', () => {
+    const { rerender } = render(
+      <BusyButton className="btn" busy={false} busyLabel="Opening…">
+        Pay now
+      </BusyButton>,
+    );
+    const button = screen.getByRole('button') as HTMLButtonElement;
+    expect(button.textContent).toBe('Pay now');
+    expect(button.disabled).toBe(false);
+    expect(button.type).toBe('button');
+    rerender(
+      <BusyButton className="btn" busy busyLabel="Opening…">
+        Pay now
+      </BusyButton>,
+    );
+    expect(button.textContent).toBe('Opening…');
+    expect(button.disabled).toBe(true);
   });
 });

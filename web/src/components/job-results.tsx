@@ -4,7 +4,7 @@ import { errorMessage } from '../lib/error-message';
 import { formatDate } from '../lib/format';
 import { useNotify } from '../lib/hooks';
 import { downloadBlob, withDownloadFlag } from '../lib/transfer';
-import type { Job } from '../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 
 const EXT_BY_TYPE: Record<string, string> = {
   'image/png': 'png',

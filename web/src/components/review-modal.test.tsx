@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../lib/tokens';
-import type { Job } from '../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { renderWithStore } from '../test/render';
 import { mockFetch, resetStorage, type Call } from '../test/setup';
 import { ReviewModal } from './review-modal';
@@ -23,6 +23,15 @@ const job: Job = {
   tester_id: 't',
   revision_count: 0,
   auto_accept_at: new Date(Date.now() + 50 * 3600_000).toISOString(),
+  last_review: null,
+  created_at: '2030-01-01T00:00:00Z',
+  claimed_at: null,
+  submitted_at: null,
+  completed_at: null,
+  claim_deadline_at: null,
+  revision_deadline_at: null,
+  fresh_eyes: false,
+  assistive_tech: null,
 };
 
 const submission = (locked: boolean) => ({

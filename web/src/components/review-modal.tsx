@@ -6,7 +6,7 @@ import { Modal } from './modal';
 import { errorMessage, formErrorMessage } from '../lib/error-message';
 import { timeLeft } from '../lib/format';
 import { useNotify } from '../lib/hooks';
-import type { Job } from '../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../lib/zod-errors';
 import { useGetSubmissionQuery } from '../lib/submission-api';
 import { useReviewJobMutation } from '../lib/review-api';

@@ -3,6 +3,7 @@
  * session or the sign-in redirect does not throw away what was typed. Keys are per form and,
  * for the submission forms, per job.
  */
+import type { CreateJobBody } from '@htm/contracts/jobs';
 import { useEffect, useRef, useState } from 'react';
 
 const PREFIX = 'draft:';
@@ -85,12 +86,7 @@ export function useDraft<T extends object>(
 }
 
 /** The Post New Job draft fields the landing page's job request can fill. */
-export interface PostJobDraft {
-  title: string;
-  url: string;
-  what_to_test: string;
-  requirements: string[];
-}
+export type PostJobDraft = Pick<CreateJobBody, 'title' | 'url' | 'what_to_test' | 'requirements'>;
 
 /**
  * A signed-out visitor's job request becomes the Post New Job draft: the URL, the text as

@@ -1,5 +1,5 @@
 import { api } from './api';
-import type { Job } from './types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 
 export interface ReviewArgs {
   jobId: string;

@@ -1,5 +1,5 @@
 import { api } from '../../../lib/api';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 
 /** The admin "accepts or assigns" (spec): POST /api/jobs/{id}/accept naming the tester. */
 const assignApi = api.injectEndpoints({

@@ -1,5 +1,5 @@
 import { api } from '../../../lib/api';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 
 const completeApi = api.injectEndpoints({
   endpoints: (build) => ({

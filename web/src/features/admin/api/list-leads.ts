@@ -11,9 +11,9 @@ const leadsApi = api.injectEndpoints({
   endpoints: (build) => ({
     listLeads: build.query<
       { leads: Lead[]; total: number; page: number; page_size: number },
-      { q?: string; page: number }
+      { q?: string; page: number; page_size: number }
     >({
-      query: (params) => ({ url: '/admin/leads', params: { ...params, page_size: 10 } }),
+      query: (params) => ({ url: '/admin/leads', params }),
       providesTags: ['Lead'],
     }),
   }),

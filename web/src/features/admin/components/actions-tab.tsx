@@ -10,24 +10,24 @@ import { downloadBlob } from '../../../lib/transfer';
 import { useClearJobsMutation } from '../api/clear-jobs';
 import { useListLeadsQuery } from '../api/list-leads';
 import { useRunPayoutsMutation } from '../api/run-payouts';
+import { usePagedSearch } from './use-paged-search';
+
+const LEADS_PAGE_SIZE = 10;
 
 function Leads() {
-  const [q, setQ] = useState('');
-  const [page, setPage] = useState(1);
-  const { data, error, isLoading, refetch } = useListLeadsQuery({ q: q.trim() || undefined, page });
+  const paged = usePagedSearch(LEADS_PAGE_SIZE);
+  const { page } = paged;
+  const { data, error, isLoading, refetch } = useListLeadsQuery({
+    q: paged.search || undefined,
+    page,
+    page_size: LEADS_PAGE_SIZE,
+  });
   const status = errorStatus(error);
   return (
     <section className="panel" aria-labelledby="leads-title">
       <h3 id="leads-title">Developer leads</h3>
       <Field label="Search leads">
-        <input
-          type="search"
-          value={q}
-          onChange={(e) => {
-            setQ(e.target.value);
-            setPage(1);
-          }}
-        />
+        <input {...paged.input} />
       </Field>
       {isLoading ? <Loading /> : null}
       {error ? (
@@ -50,8 +50,12 @@ function Leads() {
           </li>
         ))}
       </ul>
-      {data && data.total > page * data.page_size ? (
-        <button type="button" className="btn btn--ghost btn--sm" onClick={() => setPage(page + 1)}>
+      {data && page < paged.pagesOf(data.total) ? (
+        <button
+          type="button"
+          className="btn btn--ghost btn--sm"
+          onClick={() => paged.setPage(page + 1)}
+        >
           Next page
         </button>
       ) : null}

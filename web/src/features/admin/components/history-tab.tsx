@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Table } from '../../../components/table';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 
 /** Completed and revision_requested jobs, 10 by default. */
 export function HistoryTab({ jobs }: { jobs: Job[] }) {

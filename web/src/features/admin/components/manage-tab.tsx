@@ -7,13 +7,15 @@ import { Table } from '../../../components/table';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { useApproveTesterMutation } from '../api/approve-tester';
 import { useAssignJobMutation } from '../api/assign-job';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { useCompleteJobMutation } from '../api/complete-job';
 import { useListAvailableTestersQuery, useListTestersQuery } from '../api/list-testers';
 import { useListWaitlistQuery, useUpdateWaitlistEntryMutation } from '../api/list-waitlist';
+import { Pager } from './pager';
+import { usePagedSearch } from './use-paged-search';
 
 /** Checkbox state that flips at once and falls back if the server refuses. */
 /**
@@ -160,12 +162,11 @@ function WaitlistSection({
   title: string;
   searchLabel?: string;
 }) {
-  const [page, setPage] = useState(1);
-  const [q, setQ] = useState('');
-  const search = q.trim();
+  const paged = usePagedSearch(pageSize);
+  const { search } = paged;
   const { data, error, isLoading, refetch } = useListWaitlistQuery({
     kind,
-    page,
+    page: paged.page,
     page_size: pageSize,
     q: search || undefined,
   });
@@ -178,7 +179,6 @@ function WaitlistSection({
   });
   const testerByEmail = new Map(testers.map((t) => [t.email.toLowerCase(), t]));
   const { toast } = useNotify();
-  const pages = data ? Math.max(1, Math.ceil(data.total / pageSize)) : 1;
   const optimistic = useOptimisticToggles();
   const toggle = async (id: string, approved: boolean, testerId?: string) => {
     optimistic.set(id, approved);
@@ -200,14 +200,7 @@ function WaitlistSection({
       </h3>
       {searchLabel ? (
         <Field label={searchLabel}>
-          <input
-            type="search"
-            value={q}
-            onChange={(e) => {
-              setQ(e.target.value);
-              setPage(1);
-            }}
-          />
+          <input {...paged.input} />
         </Field>
       ) : null}
       {isLoading ? <Loading /> : null}
@@ -257,29 +250,7 @@ function WaitlistSection({
           </li>
         ))}
       </ul>
-      {pages > 1 ? (
-        <div className="pager">
-          <button
-            type="button"
-            className="btn btn--ghost btn--sm"
-            disabled={page <= 1}
-            onClick={() => setPage(page - 1)}
-          >
-            Previous
-          </button>
-          <span>
-            Page {page} of {pages}
-          </span>
-          <button
-            type="button"
-            className="btn btn--ghost btn--sm"
-            disabled={page >= pages}
-            onClick={() => setPage(page + 1)}
-          >
-            Next
-          </button>
-        </div>
-      ) : null}
+      <Pager page={paged.page} pages={paged.pagesOf(data?.total)} onPage={paged.setPage} />
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { Stat } from '../../../components/stat';
 import { errorMessage } from '../../../lib/error-message';
 import { usd } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { useGetFinancialOverviewQuery } from '../api/get-financial-overview';
 
 export function OverviewTab({ jobs }: { jobs: Job[] }) {
@@ -33,7 +33,7 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
       <ul className="stats" aria-label="Job counts">
         <Stat value={jobs.length} label="All" />
         <Stat value={count(['open'])} label="Open" />
-        <Stat value={count(['claimed', 'in_progress', 'revision_requested'])} label="In Progress" />
+        <Stat value={count(['claimed', 'revision_requested'])} label="In Progress" />
         <Stat value={count(['submitted'])} label="Submitted" />
         <Stat value={count(['completed'])} label="Completed" />
         <Stat value={jobs.filter((j) => j.payment_status !== 'paid').length} label="Unpaid" />

@@ -1,27 +1,16 @@
-import type { AssistiveTech } from '@htm/contracts/identity';
+import type { CreateJobBody, JobView } from '@htm/contracts/jobs';
 import { api } from '../../../lib/api';
-import type { GeoRule, Job } from '../../../lib/types';
 
-export interface CreateJobBody {
-  title: string;
-  url: string;
-  what_to_test: string;
-  budget: 1;
-  expected_completion_hours: number;
-  geo_rule: GeoRule;
-  requirements: string[];
-  fresh_eyes: boolean;
-  assistive_tech: AssistiveTech | null;
-}
 export interface CheckoutAnswer {
   checkout_url: string | null;
   session_id: string | null;
-  job: Job;
+  job: JobView;
   payment_error?: string;
 }
 
 const createJobApi = api.injectEndpoints({
   endpoints: (build) => ({
+    /** POST /api/jobs with the Post New Job form as the contracts schema parsed it. */
     createJob: build.mutation<CheckoutAnswer, CreateJobBody>({
       query: (body) => ({ url: '/jobs', method: 'POST', body }),
       invalidatesTags: ['Job'],

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
-import { GEO_RULES, JOB_LIMITS, JOB_MESSAGES, createJobBodySchema } from '@htm/contracts/jobs';
+import { GEO_RULES, JOB_LIMITS, JOB_MESSAGES, createJobBodySchema, type GeoRule } from '@htm/contracts/jobs';
 import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
@@ -16,7 +16,6 @@ import {
 } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import { track } from '../../../lib/telemetry';
-import type { GeoRule } from '../../../lib/types';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useCreateJobMutation } from '../api/create-job';
 

@@ -1,13 +1,15 @@
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { BeforeAfter } from '../../../components/before-after';
+import { BusyButton } from '../../../components/busy-button';
 import { Modal } from '../../../components/modal';
 import { ReviewModal } from '../../../components/review-modal';
 import { browser } from '../../../lib/browser';
 import { errorMessage, formErrorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { Job, User } from '../../../lib/types';
+import type { User } from '../../../lib/types';
 import { useCheckoutJobMutation } from '../api/checkout-job';
 import { useDeleteJobMutation } from '../api/delete-job';
 import { useListJobsQuery } from '../api/list-jobs';
@@ -21,11 +23,10 @@ export function countJobs(jobs: Job[]) {
   return {
     unpaid: jobs.filter((j) => j.status === 'open' && unpaid(j)).length,
     open: jobs.filter((j) => j.status === 'open' && !unpaid(j)).length,
-    inProgress: jobs.filter((j) =>
-      ['claimed', 'in_progress', 'revision_requested'].includes(j.status),
-    ).length,
+    inProgress: jobs.filter((j) => j.status === 'claimed' || j.status === 'revision_requested')
+      .length,
     submitted: jobs.filter((j) => j.status === 'submitted').length,
-    completed: jobs.filter((j) => j.status === 'completed' || j.status === 'closed').length,
+    completed: jobs.filter((j) => j.status === 'completed').length,
   };
 }
 
@@ -123,14 +124,14 @@ function JobRow({
         <StatusBadge status={job.status} />
         {unpaid ? <span className="badge badge--unpaid">unpaid</span> : null}
         {unpaid ? (
-          <button
-            type="button"
+          <BusyButton
             className="btn btn--primary btn--sm"
             onClick={pay}
-            disabled={isLoading}
+            busy={isLoading}
+            busyLabel="Opening…"
           >
-            {isLoading ? 'Opening…' : 'Pay now'}
-          </button>
+            Pay now
+          </BusyButton>
         ) : null}
         {deletable && !confirmDelete ? (
           <button
@@ -144,14 +145,14 @@ function JobRow({
         {deletable && confirmDelete ? (
           <div className="confirm-inline" role="group" aria-label="Delete this unpaid job?">
             <span>Delete this unpaid job?</span>
-            <button
-              type="button"
+            <BusyButton
               className="btn btn--danger btn--sm"
               onClick={onDelete}
-              disabled={deleting}
+              busy={deleting}
+              busyLabel="Deleting…"
             >
-              {deleting ? 'Deleting…' : 'Yes, delete'}
-            </button>
+              Yes, delete
+            </BusyButton>
             <button
               type="button"
               className="btn btn--ghost btn--sm"
@@ -185,14 +186,14 @@ function JobRow({
           </button>
         ) : null}
         {job.status === 'completed' ? (
-          <button
-            type="button"
+          <BusyButton
             className="btn btn--ghost btn--sm"
             onClick={askRetest}
-            disabled={retesting}
+            busy={retesting}
+            busyLabel="Opening…"
           >
-            {retesting ? 'Opening…' : 'Re-test'}
-          </button>
+            Re-test
+          </BusyButton>
         ) : null}
       </div>
     </li>

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage } from '../../../test/setup';
 import { RateTester } from './rate-tester';

@@ -3,7 +3,7 @@ import { JOB_LIMITS, rateJobBodySchema } from '@htm/contracts/jobs';
 import { Field, FormMessage } from '../../../components/field';
 import { errorMessage, errorStatus, serverFieldErrors } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useRateJobMutation } from '../api/rate-job';
 

@@ -1,4 +1,4 @@
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 
 /** What the poster asked to change: the reason, then the specific issues as a list. */
 export function RevisionRequest({ review }: { review: Job['last_review'] }) {

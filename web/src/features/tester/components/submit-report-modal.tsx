@@ -5,7 +5,7 @@ import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import { DRAFT_KEYS, hasText, useDraft } from '../../../lib/drafts';
 import { useGetSubmissionQuery } from '../../../lib/submission-api';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { postSubmission } from '../api/submit-work';
 import { checkResultFiles } from '../file-rules';

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { renderWithStore } from '../../../test/render';
 import { fileOf, mockFetch, mockXhr, resetStorage } from '../../../test/setup';
 import { SubmitWorkModal } from './submit-work-modal';
@@ -21,6 +21,17 @@ const job: Job = {
   payment_status: 'paid',
   poster_id: 'p',
   tester_id: 't',
+  last_review: null,
+  revision_count: 0,
+  created_at: '2030-01-01T00:00:00Z',
+  claimed_at: null,
+  submitted_at: null,
+  completed_at: null,
+  claim_deadline_at: null,
+  auto_accept_at: null,
+  revision_deadline_at: null,
+  fresh_eyes: false,
+  assistive_tech: null,
 };
 
 beforeEach(() => {

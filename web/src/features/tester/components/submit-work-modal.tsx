@@ -6,7 +6,7 @@ import { Modal } from '../../../components/modal';
 import { DRAFT_KEYS, hasText, useDraft } from '../../../lib/drafts';
 import { formatDate } from '../../../lib/format';
 import { useGetSubmissionQuery } from '../../../lib/submission-api';
-import type { Job } from '../../../lib/types';
+import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { postSubmitWork } from '../api/submit-work';
 import { checkScreenshot } from '../file-rules';

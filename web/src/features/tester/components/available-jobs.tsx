@@ -1,0 +1,140 @@
+import { ASSISTIVE_TECH_LABELS } from '@htm/contracts/identity';
+import type { JobView as Job } from '@htm/contracts/jobs';
+import { useEffect, useState } from 'react';
+import { Loading } from '../../../components/loading';
+import { errorMessage } from '../../../lib/error-message';
+import { shortId } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import { useClaimJobMutation } from '../api/claim-job';
+import { useListAvailableJobsQuery } from '../api/list-available-jobs';
+
+const GEO: Record<string, string> = {
+  us_pr: 'US & PR',
+  us_pr_ca: 'US, PR & CA',
+  global_beta: 'Global',
+};
+
+interface PageProps {
+  cursor: string | undefined;
+  isLast: boolean;
+  onMore: (cursor: string) => void;
+  onClaim: (job: Job) => void;
+  claiming: string | null;
+}
+
+/** One page of available jobs (cursor pagination: "Load more" asks for the next page). */
+function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps) {
+  const { data, error, isLoading } = useListAvailableJobsQuery(cursor ? { cursor } : undefined);
+  const { toast } = useNotify();
+  useEffect(() => {
+    if (error) toast(errorMessage(error, 'Failed to load available jobs'));
+  }, [error, toast]);
+  if (isLoading) return <Loading label="Loading available jobs…" />;
+  const jobs = data?.jobs ?? [];
+  return (
+    <>
+      {!cursor && !jobs.length && !error ? (
+        <p className="empty">No jobs available right now. Check back soon.</p>
+      ) : null}
+      <ul className="job-list">
+        {jobs.map((j) => (
+          <li className="job-card" key={j.id}>
+            <div className="job-card__main">
+              <h3 className="job-card__title">{j.title}</h3>
+              {j.retest_of && j.reserved_until && Date.parse(j.reserved_until) > Date.now() ? (
+                <p className="job-card__live">Held for you: you did the first test of this site.</p>
+              ) : null}
+              <p className="job-card__meta">
+                <span className="mono">#{shortId(j.id)}</span> · {GEO[j.geo_rule] ?? j.geo_rule} ·{' '}
+                {j.expected_completion_hours} h
+              </p>
+              {j.assistive_tech ? (
+                <p>
+                  <span className="badge badge--assistive">
+                    For someone who uses {ASSISTIVE_TECH_LABELS[j.assistive_tech]}
+                  </span>
+                </p>
+              ) : null}
+              <p className="prewrap">{j.what_to_test}</p>
+              {j.requirements?.length ? (
+                <ul className="reqs-list">
+                  {j.requirements.map((r, i) => (
+                    <li key={i}>{r}</li>
+                  ))}
+                </ul>
+              ) : null}
+            </div>
+            <div className="job-card__side">
+              <span className="price">$0.82</span>
+              <button
+                type="button"
+                className="btn btn--primary btn--sm"
+                onClick={() => onClaim(j)}
+                disabled={claiming === j.id}
+              >
+                {claiming === j.id ? 'Claiming…' : 'Claim'}
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {isLast && data?.next_cursor ? (
+        <button
+          type="button"
+          className="btn btn--secondary btn--sm load-more"
+          onClick={() => onMore(data.next_cursor as string)}
+        >
+          Load more jobs
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+/** The Available Jobs tab: the pages loaded so far, Refresh, and Claim on each card. */
+export function AvailableJobs() {
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const { data, refetch, isFetching } = useListAvailableJobsQuery();
+  const [claim] = useClaimJobMutation();
+  const [claiming, setClaiming] = useState<string | null>(null);
+  const { toast, status } = useNotify();
+  const onClaim = async (job: Job) => {
+    setClaiming(job.id);
+    const res = await claim(job.id);
+    setClaiming(null);
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to claim job'));
+    else status(`Claimed "${job.title}". Find it under My Jobs.`);
+  };
+  return (
+    <div>
+      <div className="row-between">
+        <p className="muted">
+          {data?.usual_minutes
+            ? `Each job pays $0.82 and usually takes ${data.usual_minutes} minutes.`
+            : 'Each job pays $0.82 and takes 5-10 minutes.'}
+        </p>
+        <button
+          type="button"
+          className="btn btn--ghost btn--sm"
+          onClick={() => {
+            setCursors([undefined]);
+            void refetch();
+          }}
+          disabled={isFetching}
+        >
+          Refresh
+        </button>
+      </div>
+      {cursors.map((c, i) => (
+        <AvailablePage
+          key={c ?? 'first'}
+          cursor={c}
+          isLast={i === cursors.length - 1}
+          onMore={(next) => setCursors((cs) => (cs.includes(next) ? cs : [...cs, next]))}
+          onClaim={onClaim}
+          claiming={claiming}
+        />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,160 @@
+import { JOB_MESSAGES, type JobView as Job } from '@htm/contracts/jobs';
+import { useEffect, useState } from 'react';
+import { BeforeAfter } from '../../../components/before-after';
+import { Loading } from '../../../components/loading';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate, shortId, statusLabel, timeLeft } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import { useListMyJobsQuery } from '../api/list-my-jobs';
+import { RevisionRequest } from './revision-request';
+import { DETAILED_REPORT, DETAILED_REPORT_LINE, SubmitReportModal } from './submit-report-modal';
+import { QUICK_REPORT, QUICK_REPORT_LINE, SubmitWorkModal } from './submit-work-modal';
+import { useNow } from './use-now';
+
+/** How often an expired card asks the server again (its timer releases the job shortly after). */
+const EXPIRED_REFETCH_MS = 10_000;
+
+/** The deadline a job of My Jobs runs against: the claim's, or the revision window's. */
+function deadlineOf(j: Job): string | null | undefined {
+  if (j.status === 'claimed') return j.claim_deadline_at;
+  if (j.status === 'revision_requested') return j.revision_deadline_at;
+  return undefined;
+}
+
+/**
+ * The My Jobs tab: claimed and revision jobs with their deadline counting down; a card whose
+ * deadline passed stays, marked expired, until the tester dismisses it.
+ */
+export function MyJobs() {
+  const { data: jobs = [], error, isLoading, refetch } = useListMyJobsQuery();
+  const [modal, setModal] = useState<{ job: Job; variant: 'work' | 'report' } | null>(null);
+  const { toast } = useNotify();
+  const now = useNow(
+    1000,
+    jobs.some((j) => deadlineOf(j)),
+  );
+  const expired = jobs.filter((j) => {
+    const at = deadlineOf(j);
+    return at ? new Date(at).getTime() <= now : false;
+  });
+  const expiredKey = expired.map((j) => j.id).join(',');
+  // Expired cards are kept after the server has let the job go (the refetch below removes it
+  // at once), so the tester reads why it left, until they dismiss the notice.
+  const [kept, setKept] = useState<Job[]>([]);
+  useEffect(() => {
+    setKept((prev) => {
+      const added = expired.filter((j) => !prev.some((p) => p.id === j.id));
+      return added.length ? [...prev, ...added] : prev;
+    });
+  }, [expired]);
+  const gone = kept.filter((k) => !jobs.some((j) => j.id === k.id));
+  const shown = [...jobs, ...gone];
+  useEffect(() => {
+    if (error) toast(errorMessage(error, 'Failed to load my jobs'));
+  }, [error, toast]);
+  useEffect(() => {
+    // A deadline passed: the server releases the job; ask again until the card is gone.
+    if (!expiredKey) return undefined;
+    void refetch();
+    const id = window.setInterval(() => void refetch(), EXPIRED_REFETCH_MS);
+    return () => window.clearInterval(id);
+  }, [expiredKey, refetch]);
+  if (isLoading) return <Loading label="Loading your jobs…" />;
+  return (
+    <div>
+      {!shown.length ? (
+        <p className="empty">You have no jobs yet. Claim one from Available Jobs.</p>
+      ) : null}
+      <ul className="job-list">
+        {shown.map((j) => {
+          const lapsed = expired.includes(j) || gone.includes(j);
+          const working = j.status === 'claimed' && !lapsed;
+          const revision = j.status === 'revision_requested' && !lapsed;
+          const due = timeLeft(deadlineOf(j), now);
+          return (
+            <li className="job-card" key={j.id}>
+              <div className="job-card__main">
+                <h3 className="job-card__title">{j.title}</h3>
+                <p className="job-card__meta">
+                  <span className="mono">#{shortId(j.id)}</span> ·{' '}
+                  <a href={j.url} target="_blank" rel="noreferrer">
+                    {j.url}
+                  </a>
+                </p>
+                <p className="prewrap job-card__brief" title={j.what_to_test}>
+                  {j.what_to_test}
+                </p>
+                {working && due ? <p className="muted">Time left to submit: {due}.</p> : null}
+                {lapsed ? (
+                  <p className="notice" role="status">
+                    {j.status === 'revision_requested'
+                      ? JOB_MESSAGES.revisionExpired
+                      : JOB_MESSAGES.claimExpired}
+                  </p>
+                ) : null}
+                {j.retest_of && (working || revision) ? (
+                  <details className="earlier-findings">
+                    <summary>Re-test: your earlier findings</summary>
+                    <BeforeAfter jobId={j.id} />
+                  </details>
+                ) : null}
+                {revision ? (
+                  <div className="notice">
+                    <RevisionRequest review={j.last_review} />
+                    <div>Deadline: {formatDate(j.revision_deadline_at)}</div>
+                  </div>
+                ) : null}
+              </div>
+              <div className="job-card__side">
+                <span className={`badge badge--${lapsed ? 'expired' : j.status}`}>
+                  {lapsed ? 'expired' : statusLabel(j.status)}
+                </span>
+                {working || revision ? (
+                  <div className="report-choice">
+                    <button
+                      type="button"
+                      className="btn btn--primary btn--sm"
+                      aria-describedby={`quick-${j.id}`}
+                      onClick={() => setModal({ job: j, variant: 'work' })}
+                    >
+                      {revision ? `Resubmit: ${QUICK_REPORT}` : QUICK_REPORT}
+                    </button>
+                    <span className="muted report-choice__line" id={`quick-${j.id}`}>
+                      {QUICK_REPORT_LINE}
+                    </span>
+                    <button
+                      type="button"
+                      className="btn btn--secondary btn--sm"
+                      aria-describedby={`detailed-${j.id}`}
+                      onClick={() => setModal({ job: j, variant: 'report' })}
+                    >
+                      {revision ? `Resubmit: ${DETAILED_REPORT}` : DETAILED_REPORT}
+                    </button>
+                    <span className="muted report-choice__line" id={`detailed-${j.id}`}>
+                      {DETAILED_REPORT_LINE}
+                    </span>
+                  </div>
+                ) : null}
+                {gone.includes(j) ? (
+                  <button
+                    type="button"
+                    className="btn btn--secondary btn--sm"
+                    onClick={() => setKept((prev) => prev.filter((p) => p.id !== j.id))}
+                  >
+                    Dismiss
+                  </button>
+                ) : null}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {modal?.variant === 'work' ? (
+        <SubmitWorkModal job={modal.job} onClose={() => setModal(null)} />
+      ) : null}
+      {modal?.variant === 'report' ? (
+        <SubmitReportModal job={modal.job} onClose={() => setModal(null)} />
+      ) : null}
+    </div>
+  );
+}
