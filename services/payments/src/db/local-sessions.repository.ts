@@ -1,6 +1,6 @@
 import { and, eq, ne, or } from 'drizzle-orm';
 import type { Db } from '@htm/service-kit/db';
-import { checkoutSessions, localProviderSessions } from './schema.js';
+import { checkoutSessions, localProviderRefunds, localProviderSessions, localProviderTransfers } from './schema.js';
 
 /** The local provider's own sessions (it plays Stripe's part with its own tables). */
 export type LocalSessionRow = typeof localProviderSessions.$inferSelect;
@@ -45,6 +45,18 @@ export async function cancelLocalSession(db: Db, id: string): Promise<LocalSessi
     .where(and(eq(localProviderSessions.id, id), eq(localProviderSessions.status, 'open')))
     .returning();
   return row;
+}
+
+/** Stores a simulated refund unless one exists with its idempotency key; answers the key's refund id. */
+export async function createLocalRefund(db: Db, values: typeof localProviderRefunds.$inferInsert): Promise<string> {
+  await db.insert(localProviderRefunds).values(values).onConflictDoNothing({ target: localProviderRefunds.idempotencyKey });
+  const [row] = await db.select({ id: localProviderRefunds.id }).from(localProviderRefunds).where(eq(localProviderRefunds.idempotencyKey, values.idempotencyKey));
+  return row.id;
+}
+
+/** Stores a simulated transfer once (its id is derived from its idempotency key). */
+export async function createLocalTransfer(db: Db, values: typeof localProviderTransfers.$inferInsert): Promise<void> {
+  await db.insert(localProviderTransfers).values(values).onConflictDoNothing();
 }
 
 /**

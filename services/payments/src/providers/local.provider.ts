@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Db } from '@htm/service-kit';
-import { localProviderRefunds, localProviderTransfers } from '../db/schema.js';
 import {
   cancelLocalSession,
   completeLocalSession,
+  createLocalRefund,
+  createLocalTransfer,
   createLocalSession,
   expireLocalSession,
   findLocalSession,
@@ -104,12 +104,14 @@ export class LocalProvider implements PaymentProvider {
   async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
     const session = await this.findSession(input.sessionId);
     if (!session || session.paymentStatus !== 'paid') throw new Error(`Checkout session ${input.sessionId} has no payment to refund`);
-    await this.db
-      .insert(localProviderRefunds)
-      .values({ id: randomId('re_local_'), idempotencyKey: input.idempotencyKey, sessionId: input.sessionId, amountCents: input.amountCents, reason: input.metadata.reason ?? null })
-      .onConflictDoNothing({ target: localProviderRefunds.idempotencyKey });
-    const [row] = await this.db.select({ id: localProviderRefunds.id }).from(localProviderRefunds).where(eq(localProviderRefunds.idempotencyKey, input.idempotencyKey));
-    return { id: row.id };
+    const id = await createLocalRefund(this.db, {
+      id: randomId('re_local_'),
+      idempotencyKey: input.idempotencyKey,
+      sessionId: input.sessionId,
+      amountCents: input.amountCents,
+      reason: input.metadata.reason ?? null,
+    });
+    return { id };
   }
 
   /** The payer clicked Pay: the session completes (only an open one). */
@@ -142,10 +144,7 @@ export class LocalProvider implements PaymentProvider {
   /** A simulated transfer, idempotent by key: the same key always answers the same transfer. */
   async transfer(input: TransferInput): Promise<{ id: string }> {
     const id = `tr_local_${createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24)}`;
-    await this.db
-      .insert(localProviderTransfers)
-      .values({ id, idempotencyKey: input.idempotencyKey, accountId: input.accountId, amountCents: input.amountCents, transferGroup: input.transferGroup })
-      .onConflictDoNothing();
+    await createLocalTransfer(this.db, { id, idempotencyKey: input.idempotencyKey, accountId: input.accountId, amountCents: input.amountCents, transferGroup: input.transferGroup });
     return { id };
   }
 }
