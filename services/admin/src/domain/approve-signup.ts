@@ -9,7 +9,7 @@ import { setWaitlistApproval, type WaitlistEntry } from '../db/waitlist.reposito
  * a job request's flag only marks it handled, so no tester approval follows from it.
  */
 export async function approveSignup(deps: AdminDeps, id: string, approved: boolean): Promise<WaitlistEntry> {
-  const entry = await deps.db.transaction(async (tx) => {
+  const entry = await deps.events.inTransaction(async (tx) => {
     const row = await setWaitlistApproval(tx, id, approved);
     if (!row) return undefined;
     if (row.kind !== 'job_request') {
@@ -21,6 +21,5 @@ export async function approveSignup(deps: AdminDeps, id: string, approved: boole
     return row;
   });
   if (!entry) throw AppError.notFound('Waitlist entry not found.', 'waitlist_entry_not_found');
-  deps.events.kick();
   return entry;
 }

@@ -12,7 +12,7 @@ import { insertWaitlistEntry, type WaitlistEntry } from '../db/waitlist.reposito
 export async function joinWaitlist(deps: AdminDeps, body: WaitlistBody, caller: Caller | null): Promise<WaitlistEntry> {
   const kind = waitlistKindOf(body.role);
   if (kind === 'job_request' && !caller) throw AppError.unauthorized(WAITLIST_MESSAGES.signInFirst, 'sign_in_required');
-  const entry = await deps.db.transaction(async (tx) => {
+  const entry = await deps.events.inTransaction(async (tx) => {
     const row = await insertWaitlistEntry(tx, {
       email: body.email,
       role: body.role,
@@ -30,6 +30,5 @@ export async function joinWaitlist(deps: AdminDeps, body: WaitlistBody, caller: 
     return row;
   });
   if (!entry) throw AppError.conflict(WAITLIST_MESSAGES.alreadySignedUp, 'already_signed_up');
-  deps.events.kick();
   return entry;
 }

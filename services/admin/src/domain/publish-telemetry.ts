@@ -14,7 +14,8 @@ export async function publishTelemetry(deps: AdminDeps, body: TelemetryBody, use
     .filter((e) => isTelemetryEventName(e.name))
     .map((e) => ({ name: e.name, at: e.at ?? now.toISOString(), ...(e.props ? { props: e.props } : {}) }));
   if (!events.length) return { accepted: 0 };
-  await deps.events.record(deps.db, createEvent('ClientTelemetry', userId ?? randomUUID(), { userId, events }, { correlationId: getCorrelationId() }));
-  deps.events.kick();
+  await deps.events.inTransaction((tx) =>
+    deps.events.record(tx, createEvent('ClientTelemetry', userId ?? randomUUID(), { userId, events }, { correlationId: getCorrelationId() })),
+  );
   return { accepted: events.length };
 }

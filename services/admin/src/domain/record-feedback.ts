@@ -6,7 +6,7 @@ import { insertFeedback } from '../db/feedback.repository.js';
 
 /** Stores a feedback message and announces it (FeedbackReceived) in the same transaction. */
 export async function recordFeedback(deps: AdminDeps, body: FeedbackBody): Promise<{ id: string }> {
-  const id = await deps.db.transaction(async (tx) => {
+  const id = await deps.events.inTransaction(async (tx) => {
     const row = await insertFeedback(tx, { email: body.email, message: body.message, pageUrl: body.page_url ?? null });
     await deps.events.record(
       tx,
@@ -14,6 +14,5 @@ export async function recordFeedback(deps: AdminDeps, body: FeedbackBody): Promi
     );
     return row.id;
   });
-  deps.events.kick();
   return { id };
 }

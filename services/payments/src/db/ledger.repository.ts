@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit';
 import { ledgerEntries } from './schema.js';
 
@@ -10,6 +10,23 @@ export type NewLedgerEntry = typeof ledgerEntries.$inferInsert;
 export async function appendOnce(tx: Exec, entry: NewLedgerEntry): Promise<LedgerEntry | undefined> {
   const [row] = await tx.insert(ledgerEntries).values(entry).onConflictDoNothing().returning();
   return row;
+}
+
+/** The job's payment entry (one per job), with the session that paid it. */
+export async function findJobPayment(db: Exec, jobId: string): Promise<{ id: string; sessionId: string | null } | undefined> {
+  const [row] = await db
+    .select({ id: ledgerEntries.id, sessionId: ledgerEntries.sessionId })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, jobId)));
+  return row;
+}
+
+/** A session's duplicate_payment entry (money to give back) and its refund entry, those that exist. */
+export async function listDuplicateAndRefund(db: Exec, sessionId: string): Promise<LedgerEntry[]> {
+  return db
+    .select()
+    .from(ledgerEntries)
+    .where(and(inArray(ledgerEntries.kind, ['duplicate_payment', 'refund']), eq(ledgerEntries.sessionId, sessionId)));
 }
 
 function rowsOf<T>(r: unknown): T[] {

@@ -1,14 +1,12 @@
-import type Stripe from 'stripe';
-import { and, eq, ne } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Tx } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
-import { checkoutSessions, ledgerEntries, providerEvents } from '../db/schema.js';
-import { appendOnce } from '../db/ledger.repository.js';
+import { closeOpenCheckoutSession, findCheckoutSession, markCheckoutSessionPaid, recordProviderEvent } from '../db/checkout-session.repository.js';
+import { appendOnce, findJobPayment } from '../db/ledger.repository.js';
 import { recordMismatch } from '../db/mismatch.repository.js';
-import { toProviderSession } from '../providers/stripe.provider.js';
 import { refundDuplicatePayment } from './refund-duplicate.js';
-import type { ProviderCheckoutSession } from '../providers/provider.js';
+import { paidAsAsked } from './money.js';
+import type { ProviderCheckoutSession, ProviderEvent } from '../providers/provider.js';
 
 export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
 
@@ -17,17 +15,12 @@ export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
  * transaction as the effect, so duplicates and redeliveries do nothing; out-of-order events
  * are harmless because every effect is conditional (a paid session stays paid).
  */
-export async function applyProviderEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<EventOutcome> {
-  const object = event.data?.object as { id?: string; object?: string } | undefined;
-  const outcome = await deps.db.transaction(async (tx): Promise<EventOutcome> => {
-    const stored = await tx
-      .insert(providerEvents)
-      .values({ id: event.id, type: event.type, objectId: typeof object?.id === 'string' ? object.id : null })
-      .onConflictDoNothing()
-      .returning({ id: providerEvents.id });
-    if (!stored.length) return 'duplicate';
-    if (object?.object !== 'checkout.session') return 'ignored';
-    const session = toProviderSession(object as Stripe.Checkout.Session);
+export async function applyProviderEvent(deps: PaymentsDeps, event: ProviderEvent): Promise<EventOutcome> {
+  // The relay is woken after the commit when an event was recorded (only an applied effect records one).
+  const outcome = await deps.events.inTransaction(async (tx): Promise<EventOutcome> => {
+    if (!(await recordProviderEvent(tx, { id: event.id, type: event.type, objectId: event.objectId }))) return 'duplicate';
+    const session = event.session;
+    if (!session) return 'ignored';
     switch (event.type) {
       case 'checkout.session.completed':
       case 'checkout.session.async_payment_succeeded':
@@ -42,9 +35,8 @@ export async function applyProviderEvent(deps: PaymentsDeps, event: Stripe.Event
         return 'ignored';
     }
   });
-  if (outcome === 'applied') deps.events.kick();
   deps.logger.info({ eventId: event.id, type: event.type, outcome }, 'provider event handled');
-  if (object?.object === 'checkout.session' && typeof object.id === 'string') await refundOrAskForRedelivery(deps, object.id);
+  if (event.session && event.objectId !== null) await refundOrAskForRedelivery(deps, event.objectId);
   return outcome;
 }
 
@@ -64,12 +56,11 @@ async function refundOrAskForRedelivery(deps: PaymentsDeps, sessionId: string): 
 
 /** Brings our state in line with what the provider says about a session (lost webhook). */
 export async function reconcileSession(deps: PaymentsDeps, session: ProviderCheckoutSession): Promise<boolean> {
-  const applied = await deps.db.transaction(async (tx) => {
+  const applied = await deps.events.inTransaction(async (tx) => {
     if (session.paymentStatus === 'paid') return settlePayment(deps, tx, session);
     if (session.status === 'expired') return closeSession(deps, tx, session.id, session.cancelledByUser ? 'cancelled' : 'expired');
     return false;
   });
-  if (applied) deps.events.kick();
   if (session.paymentStatus === 'paid') {
     await refundDuplicatePayment(deps, session.id).catch((err: Error) =>
       deps.logger.error({ err: err.message, sessionId: session.id }, 'refund of a duplicate payment failed; it stays pending'),
@@ -83,14 +74,14 @@ export async function reconcileSession(deps: PaymentsDeps, session: ProviderChec
  * caller's transaction, once per job (unique (kind, job_id)) however many events arrive.
  */
 export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: ProviderCheckoutSession): Promise<boolean> {
-  const [row] = await tx.select().from(checkoutSessions).where(eq(checkoutSessions.id, session.id));
+  const row = await findCheckoutSession(tx, session.id);
   if (!row) {
     deps.logger.warn({ sessionId: session.id }, 'paid checkout session is not one of ours; ignored');
     return false;
   }
   // Book only what we asked for: a webhook or provider answer with another amount or currency
   // (forged, tampered, or changed at the provider) pays nothing and is shown to the admin.
-  if (session.amountTotal !== row.amountCents || (session.currency ?? '').toLowerCase() !== row.currency.toLowerCase()) {
+  if (!paidAsAsked(row, session)) {
     await recordMismatch(tx, {
       sessionId: row.id,
       jobId: row.jobId,
@@ -111,17 +102,11 @@ export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: Provide
   const received = (kind: 'payment' | 'duplicate_payment') =>
     appendOnce(tx, { kind, jobId: row.jobId, amountCents: amount, currency: row.currency, posterId: row.posterId, title: row.title, sessionId: row.id, occurredAt: paidAt });
   const entry = await received('payment');
-  await tx
-    .update(checkoutSessions)
-    .set({ status: 'paid', paidAt })
-    .where(and(eq(checkoutSessions.id, row.id), ne(checkoutSessions.status, 'paid')));
+  await markCheckoutSessionPaid(tx, row.id, paidAt);
   if (!entry) {
     // The job is paid already: by this session (a redelivery, or completed then
     // async_payment_succeeded), or by another one, which makes this payment a duplicate to give back.
-    const [first] = await tx
-      .select({ sessionId: ledgerEntries.sessionId })
-      .from(ledgerEntries)
-      .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, row.jobId)));
+    const first = await findJobPayment(tx, row.jobId);
     if (!first || first.sessionId === row.id) return false;
     const duplicate = await received('duplicate_payment');
     if (duplicate) deps.logger.warn({ jobId: row.jobId, sessionId: row.id, firstSessionId: first.sessionId, amountCents: amount }, 'job paid twice: this session will be refunded');
@@ -136,11 +121,7 @@ export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: Provide
 
 /** An unpaid session that expired or was cancelled: CheckoutCancelled, once. */
 export async function closeSession(deps: PaymentsDeps, tx: Tx, sessionId: string, reason: 'cancelled' | 'expired'): Promise<boolean> {
-  const [row] = await tx
-    .update(checkoutSessions)
-    .set({ status: reason, closedAt: new Date() })
-    .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.status, 'open')))
-    .returning();
+  const row = await closeOpenCheckoutSession(tx, sessionId, reason);
   if (!row) return false;
   await deps.events.record(
     tx,

@@ -1,18 +1,15 @@
-import { eq } from 'drizzle-orm';
 import { AppError, type Caller } from '@htm/service-kit';
 import type { CheckoutStatusResponse } from '@htm/contracts';
 import type { PaymentsDeps } from '../deps.js';
-import { checkoutSessions } from '../db/schema.js';
+import { findCheckoutSession, type CheckoutSessionRow } from '../db/checkout-session.repository.js';
 import { reconcileSession } from './apply-provider-event.js';
 import { refundDuplicatePayment, refundStateOf } from './refund-duplicate.js';
-
-type SessionRow = typeof checkoutSessions.$inferSelect;
 
 /**
  * A paid session whose job had already been paid through another session is not "paid": its
  * money is (being) given back, and the poster's page must say so.
  */
-async function answer(deps: PaymentsDeps, row: SessionRow): Promise<CheckoutStatusResponse> {
+async function answer(deps: PaymentsDeps, row: CheckoutSessionRow): Promise<CheckoutStatusResponse> {
   if (row.status !== 'paid') return { payment_status: row.status === 'open' ? 'unpaid' : 'expired', job_id: row.jobId };
   let refund = await refundStateOf(deps, row.id);
   if (refund === 'pending') {
@@ -33,7 +30,7 @@ async function answer(deps: PaymentsDeps, row: SessionRow): Promise<CheckoutStat
  * 'refund_pending' while the provider has not confirmed the refund).
  */
 export async function getCheckoutStatus(deps: PaymentsDeps, caller: Caller, sessionId: string): Promise<CheckoutStatusResponse> {
-  const find = async () => (await deps.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId)))[0];
+  const find = () => findCheckoutSession(deps.db, sessionId);
   const row = await find();
   if (!row) throw AppError.notFound('No such checkout session.', 'session_not_found');
   if (caller.type !== 'admin' && row.posterId !== caller.id) throw AppError.forbidden('This checkout belongs to another account.', 'not_your_session');

@@ -1,31 +1,29 @@
-import { and, eq } from 'drizzle-orm';
 import { AppError } from '@htm/service-kit';
 import type { CreateCheckoutSessionBody, CreateCheckoutSessionResponse } from '@htm/contracts';
 import type { PaymentsDeps } from '../deps.js';
 import { absoluteWebBase } from '../config.js';
-import { checkoutSessions, ledgerEntries } from '../db/schema.js';
+import {
+  findCheckoutSession,
+  findOpenCheckoutSession,
+  insertOpenCheckoutSession,
+  insertSurplusCheckoutSession,
+  type CheckoutSessionRow,
+} from '../db/checkout-session.repository.js';
+import { findJobPayment } from '../db/ledger.repository.js';
 import { JOB_CURRENCY } from '../providers/provider.js';
 import { reconcileSession } from './apply-provider-event.js';
 import { JOB_PRICE_CENTS } from './money.js';
 
-type SessionRow = typeof checkoutSessions.$inferSelect;
+type SessionRow = CheckoutSessionRow;
 
 const alreadyPaid = () => AppError.conflict('This job is already paid.', 'already_paid');
 
 async function assertUnpaid(deps: PaymentsDeps, jobId: string): Promise<void> {
-  const [paid] = await deps.db
-    .select({ id: ledgerEntries.id })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, jobId)));
-  if (paid) throw alreadyPaid();
+  if (await findJobPayment(deps.db, jobId)) throw alreadyPaid();
 }
 
-async function openSessionOf(deps: PaymentsDeps, jobId: string): Promise<SessionRow | undefined> {
-  const [row] = await deps.db
-    .select()
-    .from(checkoutSessions)
-    .where(and(eq(checkoutSessions.jobId, jobId), eq(checkoutSessions.status, 'open')));
-  return row;
+function openSessionOf(deps: PaymentsDeps, jobId: string): Promise<SessionRow | undefined> {
+  return findOpenCheckoutSession(deps.db, jobId);
 }
 
 /**
@@ -100,8 +98,8 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
     checkoutUrl: created.url,
   };
   // Conflicts on the id (the same attempt asked again) or on "one open session per job".
-  await deps.db.insert(checkoutSessions).values(values).onConflictDoNothing();
-  const [row] = await deps.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, created.id));
+  await insertOpenCheckoutSession(deps.db, values);
+  const row = await findCheckoutSession(deps.db, created.id);
   if (row) {
     if (row.jobId !== body.job_id) throw AppError.conflict('This checkout session belongs to another job.', 'session_conflict');
     if (row.status === 'open') return answer(row);
@@ -114,10 +112,7 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
 
   // Another request opened a session for this job first. Keep a record of ours (closed), so a
   // payment that still reaches it is recognised and refunded, then close it at the provider.
-  await deps.db
-    .insert(checkoutSessions)
-    .values({ ...values, status: 'expired', closedAt: new Date() })
-    .onConflictDoNothing();
+  await insertSurplusCheckoutSession(deps.db, values);
   try {
     await deps.provider.expireCheckoutSession(created.id);
   } catch (err) {

@@ -3,6 +3,7 @@ import type { PaymentsDeps } from '../deps.js';
 import { listTesterEarnings, overviewTotals, testerTotals } from '../db/ledger.repository.js';
 import { listMismatches } from '../db/mismatch.repository.js';
 import { centsToDollars } from './money.js';
+import { earningStatus } from './payout-rules.js';
 
 /** A tester's earnings; every figure comes from the ledger (integer cents, shown as dollars). */
 export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, now = new Date()): Promise<EarningsResponse> {
@@ -19,7 +20,7 @@ export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, no
       title: r.title ?? '',
       amount: centsToDollars(r.amount_cents),
       completed_at: new Date(r.occurred_at).toISOString(),
-      status: r.payout_id ? 'paid' : r.accepted_by === 'auto' ? 'auto_accepted' : 'accepted',
+      status: earningStatus(r),
     })),
   };
 }

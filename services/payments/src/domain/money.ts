@@ -9,3 +9,12 @@ export function centsToDollars(cents: number | string | bigint | null | undefine
   if (!Number.isSafeInteger(n)) throw new Error(`not an integer amount of cents: ${String(cents)}`);
   return n / 100;
 }
+
+/**
+ * Whether a provider's paid amount is what the checkout session asked for: the same cents and
+ * the same currency (compared case-insensitively). Anything else is booked as a mismatch, never
+ * as a payment.
+ */
+export function paidAsAsked(asked: { amountCents: number; currency: string }, paid: { amountTotal: number | null; currency: string | null }): boolean {
+  return paid.amountTotal === asked.amountCents && (paid.currency ?? '').toLowerCase() === asked.currency.toLowerCase();
+}

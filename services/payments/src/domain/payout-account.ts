@@ -1,13 +1,12 @@
-import { eq } from 'drizzle-orm';
 import { AppError, type Caller } from '@htm/service-kit';
 import type { PayoutAccountResponse } from '@htm/contracts';
 import type { PaymentsDeps } from '../deps.js';
-import { payoutAccounts } from '../db/schema.js';
+import { findPayoutAccount, insertPayoutAccount, markPayoutAccountReady, type PayoutAccountRow } from '../db/payout.repository.js';
 
-type AccountRow = typeof payoutAccounts.$inferSelect;
+type AccountRow = PayoutAccountRow;
 
-async function findAccount(deps: PaymentsDeps, testerId: string): Promise<AccountRow | undefined> {
-  return (await deps.db.select().from(payoutAccounts).where(eq(payoutAccounts.testerId, testerId)))[0];
+function findAccount(deps: PaymentsDeps, testerId: string): Promise<AccountRow | undefined> {
+  return findPayoutAccount(deps.db, testerId);
 }
 
 /** Re-reads a not-yet-ready account at the provider (Stripe onboarding finishes outside our app). */
@@ -19,7 +18,7 @@ export async function refreshAccount(deps: PaymentsDeps, row: AccountRow): Promi
     deps.logger.warn({ err: (err as Error).message, accountId: row.accountId }, 'could not read a connected account');
     return row;
   }
-  const [updated] = await deps.db.update(payoutAccounts).set({ status: 'ready', updatedAt: new Date() }).where(eq(payoutAccounts.testerId, row.testerId)).returning();
+  const updated = await markPayoutAccountReady(deps.db, row.testerId);
   return updated ?? row;
 }
 
@@ -48,10 +47,7 @@ export async function connectPayoutAccount(deps: PaymentsDeps, caller: Caller): 
       deps.logger.error({ err }, 'payment provider refused to create a connected account');
       throw new AppError('bad_gateway', 'The payment provider is not answering. Please try again.', { code: 'provider_unavailable' });
     }
-    await deps.db
-      .insert(payoutAccounts)
-      .values({ testerId: caller.id, provider: deps.provider.kind, accountId: created.accountId, status: created.ready ? 'ready' : 'pending' })
-      .onConflictDoNothing({ target: payoutAccounts.testerId });
+    await insertPayoutAccount(deps.db, { testerId: caller.id, provider: deps.provider.kind, accountId: created.accountId, ready: created.ready });
     row = (await findAccount(deps, caller.id))!;
   }
   row = await refreshAccount(deps, row);

@@ -1,16 +1,11 @@
-import { and, eq, inArray } from 'drizzle-orm';
 import type { PaymentsDeps } from '../deps.js';
-import { ledgerEntries } from '../db/schema.js';
-import { appendOnce } from '../db/ledger.repository.js';
+import { appendOnce, listDuplicateAndRefund } from '../db/ledger.repository.js';
 
 export type RefundState = 'none' | 'pending' | 'refunded';
 
 /** Whether a session's payment was a duplicate, and if so whether it has been given back yet. */
 export async function refundStateOf(deps: PaymentsDeps, sessionId: string): Promise<RefundState> {
-  const rows = await deps.db
-    .select({ kind: ledgerEntries.kind })
-    .from(ledgerEntries)
-    .where(and(inArray(ledgerEntries.kind, ['duplicate_payment', 'refund']), eq(ledgerEntries.sessionId, sessionId)));
+  const rows = await listDuplicateAndRefund(deps.db, sessionId);
   if (rows.some((r) => r.kind === 'refund')) return 'refunded';
   return rows.length ? 'pending' : 'none';
 }
@@ -25,10 +20,7 @@ export async function refundStateOf(deps: PaymentsDeps, sessionId: string): Prom
  * call retries.
  */
 export async function refundDuplicatePayment(deps: PaymentsDeps, sessionId: string): Promise<RefundState> {
-  const rows = await deps.db
-    .select()
-    .from(ledgerEntries)
-    .where(and(inArray(ledgerEntries.kind, ['duplicate_payment', 'refund']), eq(ledgerEntries.sessionId, sessionId)));
+  const rows = await listDuplicateAndRefund(deps.db, sessionId);
   const duplicate = rows.find((r) => r.kind === 'duplicate_payment');
   if (!duplicate) return 'none';
   if (rows.some((r) => r.kind === 'refund')) return 'refunded';

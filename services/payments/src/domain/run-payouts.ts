@@ -1,19 +1,13 @@
-import { eq, sql } from 'drizzle-orm';
 import { createEvent } from '@htm/events';
 import { getCorrelationId } from '@htm/service-kit';
 import type { PayoutRunResponse } from '@htm/contracts';
 import type { PaymentsDeps } from '../deps.js';
-import { payoutAccounts, payoutAttempts } from '../db/schema.js';
+import { failPayoutAttempt, findPayoutAccount, startPayoutAttempt, succeedPayoutAttempt } from '../db/payout.repository.js';
 import { appendOnce, listPendingEarnings } from '../db/ledger.repository.js';
 import { JOB_CURRENCY, TransferRefusedError } from '../providers/provider.js';
 import { refreshAccount } from './payout-account.js';
 import { centsToDollars } from './money.js';
-
-/** The idempotency key of an earning's transfer: the same for every retry and re-run. */
-export const payoutKey = (earningId: string) => `payout-${earningId}`;
-
-/** Stripe keeps idempotency keys for at least 24 hours; look transfers up well before that. */
-const KEY_LIFETIME_MS = 20 * 3600_000;
+import { mustLookForTransfer, nextPayoutKey, payoutKey } from './payout-rules.js';
 
 /**
  * Pays every pending earning of testers with a ready payout account, one transfer per
@@ -29,7 +23,7 @@ export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse>
 
   const ready = new Map<string, string>(); // tester -> account
   for (const testerId of new Set(pending.filter((e) => e.account_id).map((e) => e.tester_id))) {
-    const [row] = await deps.db.select().from(payoutAccounts).where(eq(payoutAccounts.testerId, testerId));
+    const row = await findPayoutAccount(deps.db, testerId);
     const fresh = row && (await refreshAccount(deps, row));
     if (fresh?.status === 'ready') ready.set(testerId, fresh.accountId);
   }
@@ -40,28 +34,20 @@ export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse>
       result.skipped_unconnected++;
       continue;
     }
-    const [attempt] = await deps.db
-      .insert(payoutAttempts)
-      .values({
-        earningId: earning.id,
-        testerId: earning.tester_id,
-        jobId: earning.job_id,
-        amountCents: earning.amount_cents,
-        accountId,
-        idempotencyKey: payoutKey(earning.id),
-      })
-      .onConflictDoUpdate({
-        target: payoutAttempts.earningId,
-        set: { status: 'started', tries: sql`${payoutAttempts.tries} + 1`, updatedAt: new Date() },
-      })
-      .returning();
+    const attempt = await startPayoutAttempt(deps.db, {
+      earningId: earning.id,
+      testerId: earning.tester_id,
+      jobId: earning.job_id,
+      amountCents: earning.amount_cents,
+      accountId,
+      idempotencyKey: payoutKey(earning.id),
+    });
 
     let transferId: string;
     try {
       // Stripe forgets idempotency keys after 24 h: an older unfinished attempt first looks for
       // a transfer it may have made (same transfer group, same earning in metadata).
-      const old = attempt.tries > 1 && Date.now() - attempt.keyCreatedAt.getTime() > KEY_LIFETIME_MS;
-      const found = old ? await deps.provider.findTransfer({ transferGroup: `job_${attempt.jobId}`, earningId: earning.id }) : null;
+      const found = mustLookForTransfer(attempt) ? await deps.provider.findTransfer({ transferGroup: `job_${attempt.jobId}`, earningId: earning.id }) : null;
       // A retry sends exactly the first attempt's parameters with its key.
       const t = found ?? await deps.provider.transfer({
         accountId: attempt.accountId,
@@ -76,17 +62,15 @@ export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse>
       const message = (err as Error).message?.slice(0, 500) || 'transfer failed';
       deps.logger.warn({ err: message, earningId: earning.id, testerId: earning.tester_id }, 'payout transfer failed; earning stays pending');
       // A certain refusal may retry with a fresh key; an unknown outcome must reuse this one.
-      const nextKey = err instanceof TransferRefusedError ? `${payoutKey(earning.id)}-r${attempt.tries}` : attempt.idempotencyKey;
-      await deps.db
-        .update(payoutAttempts)
-        .set({ status: 'failed', lastError: message, idempotencyKey: nextKey, ...(nextKey !== attempt.idempotencyKey ? { keyCreatedAt: new Date() } : {}), updatedAt: new Date() })
-        .where(eq(payoutAttempts.id, attempt.id));
+      const nextKey = nextPayoutKey(earning.id, attempt, err instanceof TransferRefusedError);
+      await failPayoutAttempt(deps.db, attempt, message, nextKey);
       result.failed.push({ tester_id: earning.tester_id, amount: centsToDollars(attempt.amountCents), error: message, job_id: attempt.jobId });
       continue;
     }
 
     const paidAt = new Date();
-    const entry = await deps.db.transaction(async (tx) => {
+    // TesterPaid leaves as soon as its transaction commits (inTransaction wakes the relay).
+    const entry = await deps.events.inTransaction(async (tx) => {
       const row = await appendOnce(tx, {
         kind: 'payout',
         jobId: attempt.jobId,
@@ -96,7 +80,7 @@ export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse>
         transferId,
         occurredAt: paidAt,
       });
-      await tx.update(payoutAttempts).set({ status: 'succeeded', transferId, lastError: null, updatedAt: paidAt }).where(eq(payoutAttempts.id, attempt.id));
+      await succeedPayoutAttempt(tx, attempt.id, transferId, paidAt);
       if (row) {
         await deps.events.record(
           tx,
@@ -112,7 +96,6 @@ export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse>
     });
     if (entry) result.paid.push({ tester_id: attempt.testerId, amount: centsToDollars(attempt.amountCents), payout_id: entry.id, job_id: attempt.jobId, transfer_id: transferId });
   }
-  if (result.paid.length) deps.events.kick();
   deps.logger.info({ paid: result.paid.length, failed: result.failed.length, skipped: result.skipped_unconnected }, 'payout run finished');
   return result;
 }

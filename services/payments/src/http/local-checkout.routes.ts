@@ -3,7 +3,8 @@ import { checkoutSessionIdSchema } from '@htm/contracts';
 import { AppError } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { redirectBase } from '../config.js';
-import { CHECKOUT_STYLE_HASH, deliverLocalEvent, renderCheckoutPage } from '../domain/local-checkout.js';
+import { deliverLocalEvent } from '../providers/local-webhook.js';
+import { CHECKOUT_STYLE_HASH, renderCheckoutPage } from './local-checkout.page.js';
 import { LocalProvider } from '../providers/local.provider.js';
 
 /**

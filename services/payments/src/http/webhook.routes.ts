@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { AppError } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { applyProviderEvent } from '../domain/apply-provider-event.js';
+import { toProviderEvent } from '../providers/stripe.provider.js';
 
 /** Signatures older than this (seconds) are refused, as Stripe recommends. */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -25,7 +26,7 @@ export function webhookRoutes(deps: PaymentsDeps): Router {
       throw AppError.invalid('Webhook signature verification failed.', undefined, 'invalid_signature');
     }
     if (typeof event?.id !== 'string' || typeof event.type !== 'string') throw AppError.invalid('Not a provider event.', undefined, 'invalid_payload');
-    const outcome = await applyProviderEvent(deps, event);
+    const outcome = await applyProviderEvent(deps, toProviderEvent(event));
     res.json({ received: true, outcome });
   });
   return r;

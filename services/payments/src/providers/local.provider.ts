@@ -1,7 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '@htm/service-kit';
-import { localProviderRefunds, localProviderSessions, localProviderTransfers } from '../db/schema.js';
+import {
+  cancelLocalSession,
+  completeLocalSession,
+  createLocalRefund,
+  createLocalTransfer,
+  createLocalSession,
+  expireLocalSession,
+  findLocalSession,
+  type LocalSessionRow,
+} from '../db/local-sessions.repository.js';
 import type { ConnectedAccount, CreateCheckoutInput, PaymentProvider, ProviderCheckoutSession, RefundInput, TransferInput } from './provider.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -16,7 +24,7 @@ export function randomId(prefix: string, length = 24): string {
   return `${prefix}${out}`;
 }
 
-type LocalSessionRow = typeof localProviderSessions.$inferSelect;
+export type { LocalSessionRow };
 
 /** The Stripe checkout session object the local provider shows in its webhook events. */
 export function localSessionObject(s: LocalSessionRow) {
@@ -53,29 +61,22 @@ export class LocalProvider implements PaymentProvider {
   ) {}
 
   async createCheckoutSession(input: CreateCheckoutInput): Promise<{ id: string; url: string }> {
-    const id = randomId('cs_local_');
-    await this.db
-      .insert(localProviderSessions)
-      .values({
-        id,
-        idempotencyKey: input.idempotencyKey,
-        jobId: input.jobId,
-        posterId: input.posterId,
-        title: input.title,
-        amountCents: input.amountCents,
-        currency: input.currency,
-        successUrl: input.successUrl,
-        cancelUrl: input.cancelUrl,
-      })
-      .onConflictDoNothing({ target: localProviderSessions.idempotencyKey });
-    // Same idempotency key -> the session created the first time (as Stripe answers).
-    const [row] = await this.db.select().from(localProviderSessions).where(eq(localProviderSessions.idempotencyKey, input.idempotencyKey));
+    const row = await createLocalSession(this.db, {
+      id: randomId('cs_local_'),
+      idempotencyKey: input.idempotencyKey,
+      jobId: input.jobId,
+      posterId: input.posterId,
+      title: input.title,
+      amountCents: input.amountCents,
+      currency: input.currency,
+      successUrl: input.successUrl,
+      cancelUrl: input.cancelUrl,
+    });
     return { id: row.id, url: `/api/payments/local/checkout/${row.id}` };
   }
 
   async findSession(id: string): Promise<LocalSessionRow | undefined> {
-    const [row] = await this.db.select().from(localProviderSessions).where(eq(localProviderSessions.id, id));
-    return row;
+    return findLocalSession(this.db, id);
   }
 
   async retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
@@ -95,10 +96,7 @@ export class LocalProvider implements PaymentProvider {
 
   /** Like Stripe's expire: an open session closes and can no longer be paid; others are left as they are. */
   async expireCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
-    await this.db
-      .update(localProviderSessions)
-      .set({ status: 'expired' })
-      .where(and(eq(localProviderSessions.id, id), eq(localProviderSessions.status, 'open')));
+    await expireLocalSession(this.db, id);
     return this.retrieveCheckoutSession(id);
   }
 
@@ -106,32 +104,24 @@ export class LocalProvider implements PaymentProvider {
   async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
     const session = await this.findSession(input.sessionId);
     if (!session || session.paymentStatus !== 'paid') throw new Error(`Checkout session ${input.sessionId} has no payment to refund`);
-    await this.db
-      .insert(localProviderRefunds)
-      .values({ id: randomId('re_local_'), idempotencyKey: input.idempotencyKey, sessionId: input.sessionId, amountCents: input.amountCents, reason: input.metadata.reason ?? null })
-      .onConflictDoNothing({ target: localProviderRefunds.idempotencyKey });
-    const [row] = await this.db.select({ id: localProviderRefunds.id }).from(localProviderRefunds).where(eq(localProviderRefunds.idempotencyKey, input.idempotencyKey));
-    return { id: row.id };
+    const id = await createLocalRefund(this.db, {
+      id: randomId('re_local_'),
+      idempotencyKey: input.idempotencyKey,
+      sessionId: input.sessionId,
+      amountCents: input.amountCents,
+      reason: input.metadata.reason ?? null,
+    });
+    return { id };
   }
 
   /** The payer clicked Pay: the session completes (only an open one). */
   async complete(id: string): Promise<LocalSessionRow | undefined> {
-    const [row] = await this.db
-      .update(localProviderSessions)
-      .set({ status: 'complete', paymentStatus: 'paid' })
-      .where(and(eq(localProviderSessions.id, id), eq(localProviderSessions.status, 'open')))
-      .returning();
-    return row;
+    return completeLocalSession(this.db, id);
   }
 
   /** The payer clicked Cancel: the session expires at once (only an open one). */
   async cancel(id: string): Promise<LocalSessionRow | undefined> {
-    const [row] = await this.db
-      .update(localProviderSessions)
-      .set({ status: 'expired', cancelledByUser: 'poster' })
-      .where(and(eq(localProviderSessions.id, id), eq(localProviderSessions.status, 'open')))
-      .returning();
-    return row;
+    return cancelLocalSession(this.db, id);
   }
 
   async createConnectedAccount(): Promise<ConnectedAccount> {
@@ -154,10 +144,7 @@ export class LocalProvider implements PaymentProvider {
   /** A simulated transfer, idempotent by key: the same key always answers the same transfer. */
   async transfer(input: TransferInput): Promise<{ id: string }> {
     const id = `tr_local_${createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24)}`;
-    await this.db
-      .insert(localProviderTransfers)
-      .values({ id, idempotencyKey: input.idempotencyKey, accountId: input.accountId, amountCents: input.amountCents, transferGroup: input.transferGroup })
-      .onConflictDoNothing();
+    await createLocalTransfer(this.db, { id, idempotencyKey: input.idempotencyKey, accountId: input.accountId, amountCents: input.amountCents, transferGroup: input.transferGroup });
     return { id };
   }
 }

@@ -29,6 +29,18 @@ export interface ProviderCheckoutSession {
   cancelledByUser: boolean;
 }
 
+/**
+ * A verified provider event (a webhook), in the provider-neutral shape the domain applies:
+ * its id and type, the id of the object it is about, and that object when it is a checkout
+ * session (null for any other object).
+ */
+export interface ProviderEvent {
+  id: string;
+  type: string;
+  objectId: string | null;
+  session: ProviderCheckoutSession | null;
+}
+
 export interface RefundInput {
   /** The paid checkout session whose payment is given back. */
   sessionId: string;

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { StripePaymentsConfig } from '../config.js';
 import { absoluteWebBase } from '../config.js';
-import { TransferRefusedError, type ConnectedAccount, type CreateCheckoutInput, type PaymentProvider, type ProviderCheckoutSession, type RefundInput, type TransferInput } from './provider.js';
+import { TransferRefusedError, type ConnectedAccount, type CreateCheckoutInput, type PaymentProvider, type ProviderCheckoutSession, type ProviderEvent, type RefundInput, type TransferInput } from './provider.js';
 
 /** Session fields the service relies on, from a Stripe checkout session object. */
 export function toProviderSession(s: Stripe.Checkout.Session): ProviderCheckoutSession {
@@ -14,6 +14,17 @@ export function toProviderSession(s: Stripe.Checkout.Session): ProviderCheckoutS
     amountTotal: s.amount_total ?? null,
     currency: s.currency ?? null,
     cancelledByUser: s.metadata?.cancelled_by === 'poster',
+  };
+}
+
+/** A verified Stripe event (or the local provider's, signed the same way) as the domain applies it. */
+export function toProviderEvent(event: Stripe.Event): ProviderEvent {
+  const object = event.data?.object as { id?: string; object?: string } | undefined;
+  return {
+    id: event.id,
+    type: event.type,
+    objectId: typeof object?.id === 'string' ? object.id : null,
+    session: object?.object === 'checkout.session' ? toProviderSession(object as Stripe.Checkout.Session) : null,
   };
 }
 
