@@ -1,1 +1,2 @@
 export { startPayments } from './main.js';
+export { loadPaymentsConfig, type PaymentsConfig } from './config.js';
