@@ -7,7 +7,8 @@ import globals from 'globals';
  * events), a web feature never imports another feature, and the shared web folders (lib,
  * components) never import a feature (web/src/app is the router and may); inside a service only
  * main.ts imports app.ts; a service's domain/ imports no drizzle-orm, express, stripe, pg, ioredis,
- * bullmq or http/ (it may call its db/*.repository.ts). One block per file
+ * bullmq or http/ (it may call its db/*.repository.ts); the bench and the root tests import a
+ * service only through its entry or its ./testing (package exports allow nothing else). One block per file
  * group, because a later no-restricted-imports setting replaces an earlier one for the same file.
  * test/lint-boundaries.test.ts proves each rule fails on a deliberate bad import.
  */
@@ -96,6 +97,21 @@ const sharedWebBoundaries = {
   },
 };
 
+/** The bench and the root tests use each service as its users do: its entry and its ./testing. */
+const PUBLIC_ENTRY_MESSAGE =
+  "Import a service through its entry (@htm/<service>) or @htm/<service>/testing: re-export what you need from its src/index.ts or src/testing.ts.";
+const publicEntries = {
+  files: ['bench/**/*.{ts,mjs}', 'test/**/*.ts'],
+  rules: {
+    'no-restricted-imports': ['error', {
+      patterns: [
+        { regex: `^@htm/(${SERVICES.join('|')})/(?!testing$)`, message: PUBLIC_ENTRY_MESSAGE },
+        { regex: `(^|/)services/(${SERVICES.join('|')})/(src|test)(/|$)`, message: PUBLIC_ENTRY_MESSAGE },
+      ],
+    }],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'test-results/**', '**/migrations/**'] },
   js.configs.recommended,
@@ -110,4 +126,5 @@ export default tseslint.config(
   ...serviceBoundaries,
   ...featureBoundaries,
   sharedWebBoundaries,
+  publicEntries,
 );

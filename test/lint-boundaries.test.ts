@@ -2,7 +2,8 @@
  * The import boundaries in eslint.config.js (issue #18): `npm run lint` fails when a service
  * imports another service, when a web feature imports another feature, when the shared web
  * folders import a feature, when a service file other than main.ts imports app.ts, and when a
- * service's domain code imports drizzle-orm, express, a provider SDK, a driver, a queue or http/.
+ * service's domain code imports drizzle-orm, express, a provider SDK, a driver, a queue or http/,
+ * and when the bench or a root test reaches past a service's entry and ./testing.
  * Each rule is shown failing on a deliberate bad import (and staying
  * quiet on the good imports next to it), through ESLint's Node API with the repository's config.
  */
@@ -88,6 +89,21 @@ describe('domain boundaries', () => {
     // drizzle is fine outside domain/: the repositories are where SQL lives.
     expect(await boundaryErrors('services/admin/src/db/good.repository.ts', 'drizzle-orm')).toEqual([]);
     expect(await boundaryErrors('services/admin/src/http/good.routes.ts', 'express')).toEqual([]);
+  });
+});
+
+describe('bench and root tests', () => {
+  it('refuse a deep import of a service: only its entry and ./testing are public', async () => {
+    expect(await boundaryErrors('bench/bad.ts', '../services/jobs/src/db/job.repository.js')).toEqual([expect.stringContaining('Import a service through its entry')]);
+    expect(await boundaryErrors('test/resilience/bad.test.ts', '@htm/payments/providers/local.provider')).toHaveLength(1);
+    expect(await boundaryErrors('test/bad.test.ts', '../services/notifications/test/support.js')).toHaveLength(1);
+  });
+
+  it('let them import a service entry and its testing entry', async () => {
+    expect(await boundaryErrors('bench/good.ts', '@htm/jobs/testing')).toEqual([]);
+    expect(await boundaryErrors('test/good.test.ts', '@htm/payments')).toEqual([]);
+    expect(await boundaryErrors('test/support/good.ts', '@htm/identity/testing')).toEqual([]);
+    expect(await boundaryErrors('test/good.test.ts', '@htm/service-kit/testing')).toEqual([]);
   });
 });
 
