@@ -6,7 +6,9 @@ import globals from 'globals';
  * Boundaries (issue #18 item 7): a service never imports another service (they talk over HTTP and
  * events), a web feature never imports another feature, and the shared web folders (lib,
  * components) never import a feature (web/src/app is the router and may); inside a service only
- * main.ts imports app.ts. One block per file
+ * main.ts imports app.ts; a service's domain/ imports no drizzle-orm, express, stripe, pg, ioredis,
+ * bullmq or http/ (it may call its db/*.repository.ts); the bench and the root tests import a
+ * service only through its entry or its ./testing (package exports allow nothing else). One block per file
  * group, because a later no-restricted-imports setting replaces an earlier one for the same file.
  * test/lint-boundaries.test.ts proves each rule fails on a deliberate bad import.
  */
@@ -16,18 +18,58 @@ const SERVICE_MESSAGE = 'A service must not import another service: call it over
 const APP_MESSAGE = 'Only main.ts imports app.ts: take the Deps type from deps.ts (no import circles).';
 /** Still importing IdentityDeps from app.ts (identity's auth files are being changed by #15): move to deps.ts, then drop. */
 
+const DOMAIN_MESSAGE =
+  'Domain code is pure rules and use cases: no drizzle-orm, express, provider SDK, driver or queue here. SQL goes in db/*.repository.ts, HTTP in http/, providers behind providers/.';
+const DOMAIN_HTTP_MESSAGE = 'Domain code must not import http/: the route parses the request and calls the use case, never the other way round.';
+/** Packages a domain file must not import (their subpaths included). */
+const DOMAIN_FORBIDDEN = ['drizzle-orm', 'express', 'stripe', 'pg', 'ioredis', 'bullmq'];
+const domainPatterns = [
+  { group: DOMAIN_FORBIDDEN.flatMap((name) => [name, `${name}/*`]), message: DOMAIN_MESSAGE },
+  { regex: '^(\\.\\./)+http(/|$)', message: DOMAIN_HTTP_MESSAGE },
+];
+/**
+ * TEMPORARY until the #18 repositories land: domain files that still import drizzle-orm, express,
+ * stripe or http/ today (identity, jobs and payments are being moved to repositories in parallel).
+ * They keep the service and app.ts rules; remove each line as its file is fixed.
+ */
+const DOMAIN_PENDING = [
+  'services/identity/src/domain/admin-role.ts',
+  'services/identity/src/domain/sessions.ts',
+  'services/identity/src/domain/sign-in.ts',
+  'services/identity/src/domain/users.ts',
+  'services/jobs/src/domain/claim-job.ts',
+  'services/jobs/src/domain/post-job.ts',
+  'services/jobs/src/domain/read-submission.ts',
+  'services/jobs/src/domain/review-submission.ts',
+  'services/jobs/src/domain/submit-work.ts',
+  'services/payments/src/domain/apply-provider-event.ts',
+  'services/payments/src/domain/checkout-status.ts',
+  'services/payments/src/domain/create-checkout.ts',
+  'services/payments/src/domain/local-checkout.ts',
+  'services/payments/src/domain/payout-account.ts',
+  'services/payments/src/domain/refund-duplicate.ts',
+  'services/payments/src/domain/run-payouts.ts',
+];
+
 const serviceBoundaries = SERVICES.flatMap((service) => {
   const others = SERVICES.filter((other) => other !== service);
   const patterns = [
     { group: others.flatMap((other) => [`@htm/${other}`, `@htm/${other}/*`]), message: SERVICE_MESSAGE },
     { regex: `(^|/)(services/)?(${others.join('|')})/(src|test)(/|$)`, message: SERVICE_MESSAGE },
   ];
+  const srcPatterns = [...patterns, { regex: '^\\.{1,2}/(\\.\\./)*app(\\.js)?$', message: APP_MESSAGE }];
   return [
     { files: [`services/${service}/**/*.{ts,tsx,js,mjs}`], rules: { 'no-restricted-imports': ['error', { patterns }] } },
     {
       files: [`services/${service}/src/**/*.ts`],
       ignores: [`services/${service}/src/main.ts`],
-      rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, { regex: '^\\.{1,2}/(\\.\\./)*app(\\.js)?$', message: APP_MESSAGE }] }] },
+      rules: { 'no-restricted-imports': ['error', { patterns: srcPatterns }] },
+    },
+    {
+      // Repeats the rules above: a later no-restricted-imports setting replaces the earlier one.
+      files: [`services/${service}/src/domain/**/*.ts`],
+      ignores: DOMAIN_PENDING,
+      rules: { 'no-restricted-imports': ['error', { patterns: [...srcPatterns, ...domainPatterns] }] },
     },
   ];
 });
@@ -55,6 +97,21 @@ const sharedWebBoundaries = {
   },
 };
 
+/** The bench and the root tests use each service as its users do: its entry and its ./testing. */
+const PUBLIC_ENTRY_MESSAGE =
+  "Import a service through its entry (@htm/<service>) or @htm/<service>/testing: re-export what you need from its src/index.ts or src/testing.ts.";
+const publicEntries = {
+  files: ['bench/**/*.{ts,mjs}', 'test/**/*.ts'],
+  rules: {
+    'no-restricted-imports': ['error', {
+      patterns: [
+        { regex: `^@htm/(${SERVICES.join('|')})/(?!testing$)`, message: PUBLIC_ENTRY_MESSAGE },
+        { regex: `(^|/)services/(${SERVICES.join('|')})/(src|test)(/|$)`, message: PUBLIC_ENTRY_MESSAGE },
+      ],
+    }],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'test-results/**', '**/migrations/**'] },
   js.configs.recommended,
@@ -69,4 +126,5 @@ export default tseslint.config(
   ...serviceBoundaries,
   ...featureBoundaries,
   sharedWebBoundaries,
+  publicEntries,
 );

@@ -5,7 +5,7 @@
  * repository's listing query, which reads the partial index jobs_available_idx. The cached
  * figures are printed as well.
  */
-import { availableJobsQuery } from '../services/jobs/src/db/job.repository.js';
+import { availableJobsQuery } from '@htm/jobs/testing';
 import { cannon, figure, isMain, note, runAlone, seedOpenJobs, sequentialLatency, step, type Stack } from './support.js';
 import { signInTester } from '../test/support/stack.js';
 

@@ -1,6 +1,6 @@
 /**
  * Generates .env.example from the services' zod config schemas (services/<name>/src/config.ts,
- * `<name>ConfigSchema`) and the shared baseConfigSchema: every key, which services read it, its
+ * `<name>ConfigSchema`) and the shared baseConfigSchema and eventBusConfigSchema: every key, which services read it, its
  * default, and the doc comment written above it in the config file.
  *
  *   npm run env:example            # rewrites .env.example
@@ -40,6 +40,7 @@ function shapesOf(
   if (d.type === 'object') return [{ shape: d.shape as Record<string, unknown>, when }];
   if (d.type === 'pipe')
     return d.in && defOf(d.in).type !== 'transform' ? shapesOf(d.in, when) : shapesOf(d.out, when);
+  if (d.type === 'intersection') return [...shapesOf(d.left, when), ...shapesOf(d.right, when)];
   if (d.type === 'union') {
     const disc = d.discriminator as string | undefined;
     return (d.options as unknown[]).flatMap((o) => {
@@ -61,7 +62,10 @@ function fieldInfo(field: unknown): { defaultValue?: string; required: boolean; 
     const d = defOf(cur);
     if (d.type === 'default' || d.type === 'prefault') {
       const v = typeof d.defaultValue === 'function' ? d.defaultValue() : d.defaultValue;
-      return { defaultValue: v === undefined ? undefined : String(v), required: false };
+      // A discriminator's default branch (EVENT_BUS: z.literal('redis').default('redis')).
+      const inner = d.innerType ? defOf(d.innerType) : undefined;
+      const literal = inner?.type === 'literal' ? String((inner.values as unknown[])[0]) : undefined;
+      return { defaultValue: v === undefined ? undefined : String(v), required: false, literal };
     }
     if (d.type === 'optional' || d.type === 'nullable') return { required: false };
     if (d.type === 'literal')
@@ -186,10 +190,12 @@ function defaultOf(k: KeyInfo): { single?: string; perService?: string } {
 
 export async function renderEnvExample(): Promise<string> {
   const keys = await collectKeys();
+  const kit = await import('@htm/service-kit');
   const base = new Set(
-    Object.keys((await import('@htm/service-kit')).baseConfigSchema.shape).filter((k) =>
-      keys.find((x) => x.key === k),
-    ),
+    [
+      ...Object.keys(kit.baseConfigSchema.shape),
+      ...shapesOf(kit.eventBusConfigSchema).flatMap(({ shape }) => Object.keys(shape)),
+    ].filter((k) => keys.find((x) => x.key === k)),
   );
   const out: string[] = [
     '# Every environment variable the services read, generated from their zod config schemas',

@@ -22,6 +22,7 @@ import {
   type EventBus,
   type EventSource,
 } from '@htm/events';
+import { eventBusConfigSchema } from '@htm/service-kit';
 
 export const USAGE = `usage:
   npm run events -- tail <source> [--from-start] [--count N]
@@ -71,15 +72,15 @@ function intFlag(p: Parsed, name: string, def: number): number {
 
 class UsageError extends Error {}
 
+/** The bus settings, parsed with the services' own EVENT_BUS union (kafka needs KAFKA_BROKERS). */
 function busConfig(env: Record<string, string | undefined>) {
-  const kind = env.EVENT_BUS ?? 'redis';
-  if (kind !== 'redis' && kind !== 'kafka')
-    throw new UsageError(`EVENT_BUS must be redis or kafka, not ${kind}`);
+  const bus = eventBusConfigSchema.safeParse(env);
+  if (!bus.success)
+    throw new UsageError(bus.error.issues.map((i) => `${i.path.join('.') || 'EVENT_BUS'}: ${i.message}`).join('; '));
   return {
-    EVENT_BUS: kind as 'redis' | 'kafka',
+    ...bus.data,
     REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: env.REDIS_PREFIX ?? 'htm:',
-    KAFKA_BROKERS: env.KAFKA_BROKERS,
   };
 }
 

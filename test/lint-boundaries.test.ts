@@ -1,7 +1,10 @@
 /**
  * The import boundaries in eslint.config.js (issue #18): `npm run lint` fails when a service
- * imports another service, when a web feature imports another feature, and when the shared web
- * folders import a feature, and when a service file other than main.ts imports app.ts. Each rule is shown failing on a deliberate bad import (and staying
+ * imports another service, when a web feature imports another feature, when the shared web
+ * folders import a feature, when a service file other than main.ts imports app.ts, and when a
+ * service's domain code imports drizzle-orm, express, a provider SDK, a driver, a queue or http/,
+ * and when the bench or a root test reaches past a service's entry and ./testing.
+ * Each rule is shown failing on a deliberate bad import (and staying
  * quiet on the good imports next to it), through ESLint's Node API with the repository's config.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -43,6 +46,64 @@ describe('service boundaries', () => {
     expect(await boundaryErrors('services/jobs/src/domain/good.ts', '../db/job.repository.js')).toEqual([]);
     expect(await boundaryErrors('services/jobs/src/domain/good.ts', '@htm/contracts')).toEqual([]);
     expect(await boundaryErrors('services/jobs/src/domain/good.ts', '@htm/service-kit')).toEqual([]);
+  });
+});
+
+describe('domain boundaries', () => {
+  /** Every no-restricted-imports message ESLint reports for `code` in filePath. */
+  async function errorsIn(filePath: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath: `${root}${filePath}` });
+    return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  }
+
+  it('refuses a domain file importing drizzle-orm and express', async () => {
+    const code = [
+      "import { and, eq } from 'drizzle-orm';",
+      "import type { Request } from 'express';",
+      'export const bad = (req: Request) => and(eq(req.body, 1));',
+      '',
+    ].join('\n');
+    const errors = await errorsIn('services/admin/src/domain/bad.ts', code);
+    expect(errors).toEqual([
+      expect.stringMatching(/^'drizzle-orm' import is restricted.*Domain code is pure rules/),
+      expect.stringMatching(/^'express' import is restricted.*Domain code is pure rules/),
+    ]);
+  });
+
+  it('refuses drizzle subpaths, provider SDKs, drivers, queues, http/ and app.ts in domain code', async () => {
+    for (const source of ['drizzle-orm/pg-core', 'stripe', 'pg', 'ioredis', 'bullmq', 'express']) {
+      expect([source, await boundaryErrors('services/jobs/src/domain/bad.ts', source)]).toEqual([source, [expect.stringContaining('Domain code is pure rules')]]);
+    }
+    expect(await boundaryErrors('services/admin/src/domain/bad.ts', '../http/views.js')).toEqual([expect.stringContaining('Domain code must not import http/')]);
+    expect(await boundaryErrors('services/admin/src/domain/nested/bad.ts', '../../http/views.js')).toHaveLength(1);
+    // The service and app.ts rules still hold in domain files.
+    expect(await boundaryErrors('services/admin/src/domain/bad.ts', '../app.js')).toEqual([expect.stringContaining('Only main.ts imports app.ts')]);
+    expect(await boundaryErrors('services/admin/src/domain/bad.ts', '@htm/jobs')).toEqual([expect.stringContaining('A service must not import another service')]);
+  });
+
+  it('lets domain code call its repositories, its own rules and the shared packages', async () => {
+    expect(await boundaryErrors('services/admin/src/domain/good.ts', '../db/waitlist.repository.js')).toEqual([]);
+    expect(await boundaryErrors('services/admin/src/domain/good.ts', './csv-cell.js')).toEqual([]);
+    expect(await boundaryErrors('services/admin/src/domain/good.ts', '@htm/contracts')).toEqual([]);
+    expect(await boundaryErrors('services/admin/src/domain/good.ts', '@htm/events')).toEqual([]);
+    // drizzle is fine outside domain/: the repositories are where SQL lives.
+    expect(await boundaryErrors('services/admin/src/db/good.repository.ts', 'drizzle-orm')).toEqual([]);
+    expect(await boundaryErrors('services/admin/src/http/good.routes.ts', 'express')).toEqual([]);
+  });
+});
+
+describe('bench and root tests', () => {
+  it('refuse a deep import of a service: only its entry and ./testing are public', async () => {
+    expect(await boundaryErrors('bench/bad.ts', '../services/jobs/src/db/job.repository.js')).toEqual([expect.stringContaining('Import a service through its entry')]);
+    expect(await boundaryErrors('test/resilience/bad.test.ts', '@htm/payments/providers/local.provider')).toHaveLength(1);
+    expect(await boundaryErrors('test/bad.test.ts', '../services/notifications/test/support.js')).toHaveLength(1);
+  });
+
+  it('let them import a service entry and its testing entry', async () => {
+    expect(await boundaryErrors('bench/good.ts', '@htm/jobs/testing')).toEqual([]);
+    expect(await boundaryErrors('test/good.test.ts', '@htm/payments')).toEqual([]);
+    expect(await boundaryErrors('test/support/good.ts', '@htm/identity/testing')).toEqual([]);
+    expect(await boundaryErrors('test/good.test.ts', '@htm/service-kit/testing')).toEqual([]);
   });
 });
 

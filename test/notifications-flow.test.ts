@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
-import { startInbox, type Inbox } from '../services/notifications/test/support.js';
+import { startInbox, type Inbox } from '@htm/notifications/testing';
 import {
   client,
   postAndPay,

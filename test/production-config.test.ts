@@ -10,10 +10,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, PUBLIC_SECRETS, productionSecretProblems } from '@htm/service-kit';
-import { loadIdentityConfig } from '../services/identity/src/config.js';
-import { loadJobsConfig } from '../services/jobs/src/config.js';
-import { loadPaymentsConfig } from '../services/payments/src/config.js';
-import { loadAdminConfig } from '../services/admin/src/config.js';
+import { loadIdentityConfig } from '@htm/identity';
+import { loadJobsConfig } from '@htm/jobs';
+import { loadPaymentsConfig } from '@htm/payments';
+import { loadAdminConfig } from '@htm/admin';
 import { embeddedEnv, gatewayEnv } from '../scripts/start-env.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startPayments } from '@htm/payments';
-import type { LocalProvider } from '@htm/payments/providers/local.provider';
+import type { LocalProvider } from '@htm/payments';
 import { client, signInPoster, startStack, waitFor, JOB, type Actor, type Stack } from '../support/stack.js';
 import { count } from './helpers.js';
 

@@ -1,8 +1,7 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import { runWithCorrelation } from '@htm/service-kit/context';
 import type { EventSource } from './catalogue.js';
-import { retryDecision } from './retry.js';
+import { runWithRetry } from './retry.js';
 import { parseEnvelope, type EventEnvelope } from './envelope.js';
 import type { DeadLetter, EventBus, SubscribeOptions, Subscription } from './bus.js';
 
@@ -131,23 +130,18 @@ export class KafkaBus implements EventBus {
           return;
         }
         // Transient errors are retried for minutes, others maxAttempts times (retry.ts).
-        const firstFailureAt = Date.now();
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await runWithCorrelation(event.correlationId ?? undefined, () => opts.handler(event));
-            return;
-          } catch (err) {
-            const decision = retryDecision({ maxAttempts, baseDelayMs: this.opts.retryBackoffMs }, err, attempt, firstFailureAt);
-            if (!decision.retry) {
-              await this.deadLetter(opts.group, topic, raw, err as Error, attempt);
-              return;
-            }
+        await runWithRetry(opts.handler, event, {
+          policy: { maxAttempts, baseDelayMs: this.opts.retryBackoffMs },
+          deadLetter: (err, attempts) => this.deadLetter(opts.group, topic, raw, err, attempts),
+          onRetry: (err) => {
             // Stopping: leave the message uncommitted; the group's next owner handles it.
             if (!running) throw err;
-            await sleep(decision.delayMs);
+          },
+          sleep: async (delayMs) => {
+            await sleep(delayMs);
             await heartbeat().catch(() => undefined); // a long retry must not cost the group membership
-          }
-        }
+          },
+        });
       },
     });
     this.consumers.add(consumer);

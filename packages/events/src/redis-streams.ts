@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { runWithCorrelation } from '@htm/service-kit/context';
 import { EVENT_SOURCES, type EventSource } from './catalogue.js';
 import { parseEnvelope, type EventEnvelope } from './envelope.js';
-import { retryDecision, type RetryPolicy } from './retry.js';
+import { runWithRetry, type RetryPolicy } from './retry.js';
 import { partitionOf, type DeadLetter, type EventBus, type SubscribeOptions, type Subscription } from './bus.js';
 
 export interface RedisStreamsOptions {
@@ -294,29 +293,30 @@ class StreamConsumer {
       await this.deadLetter(stream, id, raw, err as Error, deliveries);
       return;
     }
-    let attempt = deliveries;
-    const firstFailureAt = Date.now();
-    for (;;) {
-      try {
-        await runWithCorrelation(event.correlationId ?? undefined, () => this.opts.handler(event));
+    // The acknowledgement is part of the attempt: an XACK that fails is retried with the handler.
+    await runWithRetry(
+      async (e) => {
+        await this.opts.handler(e);
         await this.redis.xack(stream, this.opts.group, id);
-        return;
-      } catch (err) {
-        const decision = retryDecision(this.retryPolicy, err, attempt, firstFailureAt);
-        if (!decision.retry) {
-          await this.deadLetter(stream, id, raw, err as Error, attempt);
-          return;
-        }
-        this.log?.warn({ err: (err as Error).message, eventId: event.id, type: event.type, attempt, retryInMs: decision.delayMs }, 'event handler failed; will retry');
-        if (!this.running) return; // stays pending; the next owner retries it
-        // Never sleep past a third of the lease: the partition stays ours while we retry.
-        await sleep(Math.min(decision.delayMs, this.leaseMs / 3));
-        attempt++;
-        if (!this.running) return;
-        await this.renewLeases();
-        if (!this.owned.has(stream)) return;
-      }
-    }
+      },
+      event,
+      {
+        policy: this.retryPolicy,
+        firstAttempt: deliveries,
+        deadLetter: (err, attempts) => this.deadLetter(stream, id, raw, err, attempts),
+        onRetry: (err, attempt, retryInMs) => {
+          this.log?.warn({ err: (err as Error).message, eventId: event.id, type: event.type, attempt, retryInMs }, 'event handler failed; will retry');
+          return this.running; // stopping: stays pending; the next owner retries it
+        },
+        sleep: async (delayMs) => {
+          // Never sleep past a third of the lease: the partition stays ours while we retry.
+          await sleep(Math.min(delayMs, this.leaseMs / 3));
+          if (!this.running) return false;
+          await this.renewLeases();
+          return this.owned.has(stream);
+        },
+      },
+    );
   }
 
   private get retryPolicy(): RetryPolicy {

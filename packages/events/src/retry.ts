@@ -1,4 +1,5 @@
-import { PermanentEventError } from './envelope.js';
+import { runWithCorrelation } from '@htm/service-kit/context';
+import { PermanentEventError, type EventEnvelope } from './envelope.js';
 
 /**
  * How a consumer retries a failing handler, shared by every transport.
@@ -51,4 +52,57 @@ export function retryDecision(policy: RetryPolicy, err: unknown, attempt: number
   }
   if (attempt >= (policy.maxAttempts ?? 5)) return { retry: false, reason: 'attempts' };
   return { retry: true, delayMs };
+}
+
+/** How one transport runs the shared retry loop: its policy, its dead letter, its own waiting. */
+export interface RetryLoop {
+  policy: RetryPolicy;
+  /** Number of the first attempt (a redelivered entry counts its earlier deliveries; default 1). */
+  firstAttempt?: number;
+  /** Stores the event as a dead letter after its last failed attempt (`attempts` counts them). */
+  deadLetter(err: Error, attempts: number): Promise<void>;
+  /**
+   * Called after a failed attempt that will be retried, before the wait. Return false to stop
+   * here and leave the event unacknowledged (the transport's next owner handles it); throw to
+   * pass an error on to the transport.
+   */
+  onRetry?(err: unknown, attempt: number, delayMs: number): boolean | void | Promise<boolean | void>;
+  /**
+   * Waits before the next attempt (default: `delayMs` on a timer). A transport caps the wait
+   * (Redis: a third of its lease) or keeps its membership alive (Kafka: heartbeat) here. Return
+   * false to stop without another attempt, leaving the event unacknowledged.
+   */
+  sleep?(delayMs: number): Promise<boolean | void>;
+  /** Clock (tests). */
+  now?(): number;
+}
+
+/** What became of one event: handled, dead-lettered, or left unacknowledged for the next owner. */
+export type RetryOutcome = 'handled' | 'dead-lettered' | 'stopped';
+
+const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * The one retry -> dead-letter loop of every transport: runs `handler(event)` (in the event's
+ * correlation context) until it succeeds; a PermanentEventError goes to dead letter at once;
+ * other failures are retried as `retryDecision` says (transient ones for a time budget, the
+ * rest `maxAttempts` times) and dead-lettered when it says stop.
+ */
+export async function runWithRetry(handler: (event: EventEnvelope) => Promise<void>, event: EventEnvelope, loop: RetryLoop): Promise<RetryOutcome> {
+  const now = loop.now ?? Date.now;
+  const firstFailureAt = now();
+  for (let attempt = loop.firstAttempt ?? 1; ; attempt++) {
+    try {
+      await runWithCorrelation(event.correlationId ?? undefined, () => handler(event));
+      return 'handled';
+    } catch (err) {
+      const decision = retryDecision(loop.policy, err, attempt, firstFailureAt, now());
+      if (!decision.retry) {
+        await loop.deadLetter(err as Error, attempt);
+        return 'dead-lettered';
+      }
+      if ((await loop.onRetry?.(err, attempt, decision.delayMs)) === false) return 'stopped';
+      if ((await (loop.sleep ? loop.sleep(decision.delayMs) : wait(decision.delayMs))) === false) return 'stopped';
+    }
+  }
 }

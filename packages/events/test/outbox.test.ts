@@ -93,8 +93,10 @@ describe('transactional outbox and idempotent consumer', () => {
     const e = await createLead('committed-1');
     await waitFor(async () => (await applied('committed-1')) === 1, 'the effect in svc_b');
     expect(seen).toContain(e.id);
-    const [row] = await h.query<{ published: boolean }>('SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1', [e.id]);
-    expect(row.published).toBe(true);
+    // The relay marks the row after the publish, so the consumer may finish first: wait for the mark.
+    const published = async () => (await h.query<{ published: boolean }>('SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1', [e.id]))[0]?.published;
+    await waitFor(async () => (await published()) === true, 'the outbox row marked published').catch(() => undefined);
+    expect(await published()).toBe(true);
   });
 
   it('publishes nothing for a rolled-back transaction', async () => {

@@ -12,8 +12,9 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses `env` with a zod schema once at boot; fails fast listing every bad key, including the
- * rules across keys of the shared settings (crossKeyProblems), so one boot names all of them.
+ * Parses `env` with a zod schema once at boot; fails fast listing every bad key. A service's
+ * schema is `baseConfigSchema.extend({...}).and(eventBusConfigSchema)`, so rules between keys
+ * (EVENT_BUS=kafka needs KAFKA_BROKERS) are zod issues reported in the same list as the rest.
  */
 export function loadConfig<S extends z.ZodType>(
   service: string,
@@ -21,22 +22,13 @@ export function loadConfig<S extends z.ZodType>(
   env: Record<string, string | undefined> = process.env,
 ): z.infer<S> {
   const parsed = schema.safeParse(env);
-  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-  problems.push(...crossKeyProblems(env));
-  if (problems.length || !parsed.success) throw new ConfigError(service, problems);
+  if (!parsed.success) {
+    throw new ConfigError(
+      service,
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+    );
+  }
   return parsed.data;
-}
-
-/**
- * Rules between keys of baseConfigSchema, checked on the raw environment (they hold whatever
- * else is wrong, so they are reported in the same list as every other bad key):
- * EVENT_BUS=kafka needs KAFKA_BROKERS.
- */
-export function crossKeyProblems(env: Record<string, string | undefined>): string[] {
-  const problems: string[] = [];
-  if (env.EVENT_BUS === 'kafka' && !env.KAFKA_BROKERS?.trim())
-    problems.push('KAFKA_BROKERS: must be set when EVENT_BUS=kafka (comma-separated host:port list)');
-  return problems;
 }
 
 const bool = z
@@ -53,14 +45,6 @@ export const baseConfigSchema = z.object({
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Prefix for every Redis key (streams, queues, rate limits): lets tests share one Redis. */
   REDIS_PREFIX: z.string().default('htm:'),
-  EVENT_BUS: z.enum(['redis', 'kafka']).default('redis'),
-  KAFKA_BROKERS: z.string().optional(),
-  /** Kafka consumers: longest a fetch waits on an idle partition, ms (kafkajs default 5000). */
-  KAFKA_MAX_WAIT_MS: z.coerce.number().int().positive().optional(),
-  /** Kafka consumers: a member silent this long leaves its group, ms (kafkajs default 30000). */
-  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  /** Kafka consumers: heartbeat interval, ms (kafkajs default 3000; below the session timeout). */
-  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().optional(),
   /** OpenTelemetry: OTLP/HTTP collector URL; set, every request is traced (docs/operations.md). Unset: off. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /**
@@ -86,7 +70,48 @@ export const baseConfigSchema = z.object({
   /** On SIGTERM, how long /readyz answers 503 while requests are still served, before the server stops (ms). */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(9000).default(0),
 });
-export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/** Settings of Kafka consumers, read with either transport (unset keys keep kafkajs' defaults). */
+const kafkaTiming = {
+  /** Kafka consumers: longest a fetch waits on an idle partition, ms (kafkajs default 5000). */
+  KAFKA_MAX_WAIT_MS: z.coerce.number().int().positive().optional(),
+  /** Kafka consumers: a member silent this long leaves its group, ms (kafkajs default 30000). */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  /** Kafka consumers: heartbeat interval, ms (kafkajs default 3000; below the session timeout). */
+  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().optional(),
+};
+
+const KAFKA_BROKERS_REQUIRED = 'must be set when EVENT_BUS=kafka (comma-separated host:port list)';
+
+/**
+ * The event transport, EVENT_BUS=redis|kafka (default redis), as a discriminated union: kafka
+ * requires KAFKA_BROKERS. Every service's schema includes it (`.and(eventBusConfigSchema)`), so a
+ * missing broker list is reported at boot with the other bad keys, and a parsed config's type
+ * says that a Kafka bus has its brokers.
+ */
+export const eventBusConfigSchema = z.discriminatedUnion(
+  'EVENT_BUS',
+  [
+    z.object({
+      /** redis (Redis Streams, default) or kafka (needs KAFKA_BROKERS). */
+      EVENT_BUS: z.literal('redis').default('redis'),
+      KAFKA_BROKERS: z.string().optional(),
+      ...kafkaTiming,
+    }),
+    z.object({
+      EVENT_BUS: z.literal('kafka'),
+      KAFKA_BROKERS: z
+        .string({ error: KAFKA_BROKERS_REQUIRED })
+        .refine((v) => v.trim() !== '', { error: KAFKA_BROKERS_REQUIRED }),
+      ...kafkaTiming,
+    }),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? 'Invalid option: expected one of "redis"|"kafka"' : undefined) },
+);
+export type EventBusConfig = z.infer<typeof eventBusConfigSchema>;
+
+/** The shared settings: baseConfigSchema's keys and the event transport. */
+export type BaseConfig = z.infer<typeof baseConfigSchema> & EventBusConfig;
 
 /**
  * Every secret value written down anywhere in this repository (code defaults, docker-compose,

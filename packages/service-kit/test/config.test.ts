@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { baseConfigSchema, ConfigError, loadConfig } from '../src/config.js';
+import { baseConfigSchema, ConfigError, eventBusConfigSchema, loadConfig } from '../src/config.js';
 
-const serviceSchema = baseConfigSchema.extend({ PORT: z.coerce.number().int().min(0).default(8080) });
+/** Built as every service builds its schema: the shared keys, its own, and the EVENT_BUS union. */
+const serviceSchema = baseConfigSchema.extend({ PORT: z.coerce.number().int().min(0).default(8080) }).and(eventBusConfigSchema);
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
   try {
@@ -40,5 +41,17 @@ describe('loadConfig', () => {
     const kafka = loadConfig('jobs', serviceSchema, { EVENT_BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092' });
     expect(kafka).toMatchObject({ EVENT_BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092', PORT: 8080 });
     expect(loadConfig('jobs', serviceSchema, {})).toMatchObject({ EVENT_BUS: 'redis' });
+  });
+
+  it('reports an unknown EVENT_BUS as a bad key of the same list', () => {
+    expect(problemsOf({ EVENT_BUS: 'rabbit', PORT: '-1' }).map((p) => p.split(':')[0]).sort()).toEqual(['EVENT_BUS', 'PORT']);
+  });
+
+  it('types a kafka config as carrying its brokers (the union narrows on EVENT_BUS)', () => {
+    const cfg = loadConfig('jobs', serviceSchema, { EVENT_BUS: 'kafka', KAFKA_BROKERS: 'a:9092,b:9092', KAFKA_MAX_WAIT_MS: '250' });
+    if (cfg.EVENT_BUS !== 'kafka') throw new Error('expected the kafka branch');
+    const brokers: string = cfg.KAFKA_BROKERS; // a compile error if the union did not narrow
+    expect(brokers.split(',')).toEqual(['a:9092', 'b:9092']);
+    expect(cfg.KAFKA_MAX_WAIT_MS).toBe(250);
   });
 });

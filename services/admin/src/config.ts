@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig, assertProductionSecrets, ServiceKeyring } from '@htm/service-kit';
+import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, ServiceKeyring } from '@htm/service-kit';
 
 export const adminConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).default(8084),
   JOBS_URL: z.string().url().default('http://127.0.0.1:8082'),
-});
+}).and(eventBusConfigSchema);
 export type AdminConfig = z.infer<typeof adminConfigSchema>;
 
 export function loadAdminConfig(env: Record<string, string | undefined> = process.env): AdminConfig {

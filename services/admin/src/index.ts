@@ -1,1 +1,2 @@
 export { startAdmin } from './main.js';
+export { loadAdminConfig, type AdminConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig } from '@htm/service-kit';
+import { baseConfigSchema, eventBusConfigSchema, loadConfig } from '@htm/service-kit';
 import { fileURLToPath } from 'node:url';
 import { parseUpstreamList } from './http/upstreams.js';
 
@@ -78,7 +78,7 @@ export const gatewayConfigSchema = baseConfigSchema.omit({ SERVICE_TOKEN_SECRET:
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
-});
+}).and(eventBusConfigSchema);
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {

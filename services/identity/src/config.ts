@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assertProductionSecrets, baseConfigSchema, ConfigError, envBool, loadConfig } from '@htm/service-kit';
+import { assertProductionSecrets, baseConfigSchema, ConfigError, envBool, eventBusConfigSchema, loadConfig } from '@htm/service-kit';
 
 const optionalString = z
   .string()
@@ -43,7 +43,7 @@ export const identityConfigSchema = baseConfigSchema.extend({
   AUTH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
   /** Strikes at which a tester is unapproved. */
   TESTER_STRIKE_LIMIT: z.coerce.number().int().min(1).default(3),
-});
+}).and(eventBusConfigSchema);
 export type IdentityConfig = z.infer<typeof identityConfigSchema> & { ADMIN_EMAIL?: string };
 
 export function loadIdentityConfig(env: Record<string, string | undefined> = process.env): IdentityConfig {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring } from '@htm/service-kit';
+import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring } from '@htm/service-kit';
 
 const HOUR = 3600_000;
 const ms = (def: number) => z.coerce.number().int().min(1).default(def);
@@ -44,7 +44,7 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   UPLOAD_IDLE_TIMEOUT_MS: ms(60_000),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
-});
+}).and(eventBusConfigSchema);
 export type JobsConfig = z.infer<typeof jobsConfigSchema>;
 
 export function loadJobsConfig(env: Record<string, string | undefined> = process.env): JobsConfig {

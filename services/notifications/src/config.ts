@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   baseConfigSchema,
+  eventBusConfigSchema,
   loadConfig,
   assertProductionSecrets,
   ConfigError,
@@ -27,7 +28,7 @@ export const notificationsConfigSchema = baseConfigSchema.extend({
   MAIL_MAX_EVENT_AGE_MS: ms(48 * 3600_000),
   /** Attempts before a message whose recipient's address never arrived is given up (suppressed, logged). */
   MAIL_UNKNOWN_RECIPIENT_ATTEMPTS: z.coerce.number().int().min(1).default(12),
-});
+}).and(eventBusConfigSchema);
 export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;
 
 export function loadNotificationsConfig(

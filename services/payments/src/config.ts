@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring } from '@htm/service-kit';
+import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring } from '@htm/service-kit';
 
 /** The development webhook secret of the local provider (never accepted in production). */
 export const DEV_LOCAL_WEBHOOK_SECRET = 'whsec_dev_only_local_payments_secret';
@@ -42,7 +42,7 @@ export const paymentsConfigSchema = z.preprocess(
     return e;
   },
   z.discriminatedUnion('PAYMENTS_PROVIDER', [localSchema, stripeSchema]),
-);
+).and(eventBusConfigSchema);
 export type PaymentsConfig = z.infer<typeof paymentsConfigSchema>;
 export type LocalPaymentsConfig = Extract<PaymentsConfig, { PAYMENTS_PROVIDER: 'local' }>;
 export type StripePaymentsConfig = Extract<PaymentsConfig, { PAYMENTS_PROVIDER: 'stripe' }>;

@@ -1,1 +1,3 @@
 export { startPayments } from './main.js';
+export { loadPaymentsConfig, type PaymentsConfig } from './config.js';
+export type { LocalProvider } from './providers/local.provider.js';
