@@ -27,30 +27,6 @@ const domainPatterns = [
   { group: DOMAIN_FORBIDDEN.flatMap((name) => [name, `${name}/*`]), message: DOMAIN_MESSAGE },
   { regex: '^(\\.\\./)+http(/|$)', message: DOMAIN_HTTP_MESSAGE },
 ];
-/**
- * TEMPORARY until the #18 repositories land: domain files that still import drizzle-orm, express,
- * stripe or http/ today (identity, jobs and payments are being moved to repositories in parallel).
- * They keep the service and app.ts rules; remove each line as its file is fixed.
- */
-const DOMAIN_PENDING = [
-  'services/identity/src/domain/admin-role.ts',
-  'services/identity/src/domain/sessions.ts',
-  'services/identity/src/domain/sign-in.ts',
-  'services/identity/src/domain/users.ts',
-  'services/jobs/src/domain/claim-job.ts',
-  'services/jobs/src/domain/post-job.ts',
-  'services/jobs/src/domain/read-submission.ts',
-  'services/jobs/src/domain/review-submission.ts',
-  'services/jobs/src/domain/submit-work.ts',
-  'services/payments/src/domain/apply-provider-event.ts',
-  'services/payments/src/domain/checkout-status.ts',
-  'services/payments/src/domain/create-checkout.ts',
-  'services/payments/src/domain/local-checkout.ts',
-  'services/payments/src/domain/payout-account.ts',
-  'services/payments/src/domain/refund-duplicate.ts',
-  'services/payments/src/domain/run-payouts.ts',
-];
-
 const serviceBoundaries = SERVICES.flatMap((service) => {
   const others = SERVICES.filter((other) => other !== service);
   const patterns = [
@@ -68,7 +44,6 @@ const serviceBoundaries = SERVICES.flatMap((service) => {
     {
       // Repeats the rules above: a later no-restricted-imports setting replaces the earlier one.
       files: [`services/${service}/src/domain/**/*.ts`],
-      ignores: DOMAIN_PENDING,
       rules: { 'no-restricted-imports': ['error', { patterns: [...srcPatterns, ...domainPatterns] }] },
     },
   ];
