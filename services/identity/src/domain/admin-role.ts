@@ -2,7 +2,7 @@ import { getCorrelationId } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { lockAdminMismatches, setRole } from '../db/user.repository.js';
 import { roleChosen } from './sign-in.js';
-import { revokeUserSessions } from './sessions.js';
+import { revokeUserSessions } from './revoke-sessions.js';
 
 /**
  * Makes the admin role follow ADMIN_EMAIL (at start-up and whenever a refresh meets a row that

@@ -1,5 +1,4 @@
-import { AppError, publishSessionRevocation } from '@htm/service-kit';
-import type { Db, Tx } from '@htm/service-kit/db';
+import { AppError } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import {
   createRefreshFamily,
@@ -15,6 +14,7 @@ import { mintAccessToken } from '../tokens/access-token.js';
 import { hashSecret, hmac, randomSecret, safeEqual, xsrfTokenFor } from './tokens.js';
 import { isAdminEmail } from './gmail-rule.js';
 import { reconcileAdminRole } from './admin-role.js';
+import { revokeAccessTokens } from './revoke-sessions.js';
 
 /** What the HTTP layer turns into cookies and a JSON answer. */
 export interface IssuedSession {
@@ -35,33 +35,9 @@ export function issueAccessToken(deps: IdentityDeps, user: UserRow, sid: string 
   });
 }
 
-/**
- * Tells every service that the access tokens of a revoked family are refused from now on (for
- * one access-token lifetime, after which they have expired anyway). Redis down: the refresh
- * token is revoked all the same; the access tokens then live out their 15 minutes (logged).
- */
-async function revokeAccessTokens(deps: IdentityDeps, familyId: string): Promise<void> {
-  try {
-    await publishSessionRevocation(deps.redis, deps.config.REDIS_PREFIX, familyId, deps.config.ACCESS_TOKEN_TTL_SECONDS);
-  } catch (err) {
-    deps.logger.warn({ familyId, err: (err as Error).message }, 'could not publish the session revocation: its access tokens stay valid until they expire');
-  }
-}
-
 /** The pre-auth nonce cookie of a sign-in session id: HMAC(AUTH_SECRET, id), set with the redirect. */
 export function signinNonceFor(deps: Pick<IdentityDeps, 'config'>, sessionId: string): string {
   return hmac(deps.config.AUTH_SECRET, 'signin-nonce', sessionId);
-}
-
-/**
- * Ends every sign-in of a user (refresh families and their access tokens): after a change of
- * role or approval, tokens carrying the old claims must not live on.
- */
-export async function revokeUserSessions(deps: IdentityDeps, userIds: string[], reason: string, db: Db | Tx = deps.db): Promise<void> {
-  if (!userIds.length) return;
-  const families = await revokeRefreshFamilies(db, { userIds }, reason);
-  for (const id of families) await revokeAccessTokens(deps, id);
-  if (families.length) deps.logger.info({ users: userIds.length, families: families.length, reason }, 'sessions revoked');
 }
 
 const invalidSession = () => AppError.unauthorized('This sign-in link has expired or was already used. Please sign in again.', 'invalid_session');

@@ -5,7 +5,7 @@ import * as usersDb from '../db/user.repository.js';
 import type { UserRow } from '../db/user.repository.js';
 import { approvalChanged, roleChosen } from './sign-in.js';
 import { needsRoleChoice, testerLocation } from './user-rules.js';
-import { revokeUserSessions } from './sessions.js';
+import { revokeUserSessions } from './revoke-sessions.js';
 
 const userGone = () => AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
 

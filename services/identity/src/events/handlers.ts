@@ -15,7 +15,7 @@ import {
 } from '../db/user.repository.js';
 import { normaliseEmail } from '../domain/gmail-rule.js';
 import { approvalChanged } from '../domain/sign-in.js';
-import { revokeUserSessions } from '../domain/sessions.js';
+import { revokeUserSessions } from '../domain/revoke-sessions.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
