@@ -195,6 +195,8 @@ interface Scores {
   lcpMs: number;
   cls: number;
   failing: string[];
+  /** Lighthouse's measure of the host's CPU speed during the run (lower: slower or busier). */
+  benchmarkIndex: number;
   /** Every script the page fetched during the run (no user action): bytes over the wire. */
   scripts: Array<{ url: string; transfer: number }>;
 }
@@ -248,6 +250,7 @@ async function lighthouseScores(
       lcpMs: lhr.audits['largest-contentful-paint']?.numericValue ?? Infinity,
       cls: lhr.audits['cumulative-layout-shift']?.numericValue ?? Infinity,
       failing,
+      benchmarkIndex: lhr.environment?.benchmarkIndex ?? 0,
       scripts: (
         (lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ??
         []
@@ -418,6 +421,10 @@ async function main() {
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')}`,
       `  audits below 0.9: ${s.failing.length ? s.failing.join('; ') : 'none'}`,
+      `  host: Lighthouse benchmarkIndex ${Math.round(s.benchmarkIndex)}, load average ${os
+        .loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' / ')} (1 / 5 / 15 min, ${os.cpus().length} CPUs)`,
       `  JS fetched without user action (gateway gzip, not a target): ${kb(s.scripts.reduce((n, r) => n + r.transfer, 0))} in ${s.scripts.length} files` +
         ` (${s.scripts.map((r) => `${r.url.replace(/^\/assets\//, '')} ${kb(r.transfer)}`).join(', ')})`,
     );
