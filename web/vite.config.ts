@@ -23,6 +23,8 @@ export default defineConfig(({ mode }) => ({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: false,
+    // Read by scripts/prerender.mjs (then deleted): the app chunk index.html preloads.
+    manifest: true,
   },
   server: {
     proxy: {

@@ -5,6 +5,7 @@ import { Loading } from '../components/loading';
 import { Toaster } from '../components/toaster';
 import { useSharedSelector } from '../lib/hooks';
 import { LandingPage } from '../features/landing/components/landing-page';
+import { useHydrated } from '../features/landing/use-hydrated';
 import { SignIn } from '../features/auth/components/sign-in';
 import { TesterLogin } from '../features/auth/components/tester-login';
 import { useSessionBootstrap } from './session-bootstrap';
@@ -32,13 +33,16 @@ function NotFound() {
 function AppRoutes() {
   const { authError, exchanging } = useSessionBootstrap();
   const session = useSharedSelector((s) => s.session);
+  // The prerendered landing page is the signed-out one: hydrate it as such, then show a
+  // signed-in visitor's "Go to Dashboard" (one re-render right after hydration).
+  const hydrated = useHydrated();
   if (exchanging) return <Loading label="Signing you in…" />;
   return (
     <Suspense fallback={<Loading />}>
       <Routes>
         <Route
           path="/"
-          element={<LandingPage signedIn={session.signedIn} authError={authError} />}
+          element={<LandingPage signedIn={hydrated && session.signedIn} authError={authError} />}
         />
         <Route
           path="/login"
@@ -78,12 +82,21 @@ function AppRoutes() {
   );
 }
 
+/** The routes and toasts, inside a router: BrowserRouter here, StaticRouter in src/prerender.tsx. */
+export function AppContent() {
+  return (
+    <>
+      <AppRoutes />
+      <Toaster />
+    </>
+  );
+}
+
 export function App({ store }: { store: AppStore }) {
   return (
     <Provider store={store}>
       <BrowserRouter>
-        <AppRoutes />
-        <Toaster />
+        <AppContent />
       </BrowserRouter>
     </Provider>
   );

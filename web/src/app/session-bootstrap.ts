@@ -40,7 +40,10 @@ export function useSessionBootstrap() {
   const dispatch = useDispatch();
   const navigate = useNavigate();
   const [authError, setAuthError] = useState<AuthErrorInfo | null>(null);
-  const [exchanging, setExchanging] = useState(() => /session_id=/.test(window.location.hash));
+  // (No window when the landing page is prerendered: nothing to exchange there.)
+  const [exchanging, setExchanging] = useState(
+    () => typeof window !== 'undefined' && /session_id=/.test(window.location.hash),
+  );
 
   const started = useRef(false);
 

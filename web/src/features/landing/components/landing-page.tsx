@@ -1,5 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
+import { scrollToSection } from '../scroll-to-section';
 import { Link } from 'react-router';
+import { useHydrated } from '../use-hydrated';
 
 // The forms (and the API layer they use) load right after first paint, keeping the
 // landing page's initial JavaScript small.
@@ -19,25 +21,21 @@ const FeedbackForm = lazy(() =>
   import('../../../components/feedback-form').then((m) => ({ default: m.FeedbackForm })),
 );
 
-function Deferred({ children }: { children: ReactNode }) {
-  return (
-    <Suspense
-      fallback={
-        <div className="form-placeholder" aria-busy="true">
-          Loading form…
-        </div>
-      }
-    >
-      {children}
-    </Suspense>
-  );
-}
+const formPlaceholder = (
+  <div className="form-placeholder" aria-busy="true">
+    Loading form…
+  </div>
+);
 
-function scrollToSection(id: string) {
-  const el = document.getElementById(id);
-  if (!el) return;
-  el.scrollIntoView({ behavior: 'smooth', block: 'start' });
-  el.focus({ preventScroll: true });
+/**
+ * A form loaded on demand. The prerendered page and the hydrating client render show the
+ * placeholder itself (no Suspense boundary the server left unfinished, which React would report
+ * as a hydration error); the form's chunk starts loading once the page is hydrated.
+ */
+function Deferred({ children }: { children: ReactNode }) {
+  const hydrated = useHydrated();
+  if (!hydrated) return formPlaceholder;
+  return <Suspense fallback={formPlaceholder}>{children}</Suspense>;
 }
 
 const SAMPLES = [
@@ -128,6 +126,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <button
               type="button"
               className="btn btn--ghost"
+              data-scroll-to="samples"
               onClick={() => scrollToSection('samples')}
             >
               See Samples
@@ -135,6 +134,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <button
               type="button"
               className="btn btn--ghost"
+              data-scroll-to="tester-signup"
               onClick={() => scrollToSection('tester-signup')}
             >
               Start Testing &amp; Earning
@@ -142,6 +142,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <button
               type="button"
               className="btn btn--secondary"
+              data-scroll-to="job-request"
               onClick={() => scrollToSection('job-request')}
             >
               Get Your Site Tested
@@ -190,6 +191,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 <button
                   type="button"
                   className="btn btn--primary btn--lg"
+                  data-scroll-to="job-request"
                   onClick={() => scrollToSection('job-request')}
                 >
                   Get Your Site Tested
@@ -197,6 +199,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 <button
                   type="button"
                   className="btn btn--secondary btn--lg"
+                  data-scroll-to="samples"
                   onClick={() => scrollToSection('samples')}
                 >
                   See Samples
@@ -229,6 +232,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               <button
                 type="button"
                 className="btn btn--primary btn--block"
+                data-scroll-to="job-request"
                 onClick={() => scrollToSection('job-request')}
               >
                 Start for $1
