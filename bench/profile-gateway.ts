@@ -131,7 +131,8 @@ export async function profileGateway(stack: Stack, seconds: number): Promise<Rec
       process.kill(pid, 'SIGUSR2');
       step(NAME, `${name}: profiling while loading ${url} for ${seconds} s`);
       const r = await cannon(url, { connections: 10, seconds, headers: h });
-      if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+      // A profile is a tool, not a figure: a stray failed request (a loaded machine) is reported, not fatal.
+      if (r.non2xx || r.errors) console.warn(`  ${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors of ${r.total}`);
       process.kill(pid, 'SIGUSR2');
       for (let i = 0; i < 50 && !existsSync(out(name)); i++) await sleep(100);
       const profile = JSON.parse(readFileSync(out(name), 'utf8')) as Profile;
