@@ -34,6 +34,13 @@ export interface HttpAppOptions {
    * AsyncLocalStorage adds a hook to every promise, a cost the gateway pays on every request.
    */
   correlationContext?: boolean;
+  /**
+   * Runs on every request right after the correlation id and metrics, before /healthz and the
+   * routes of `mount` (the gateway's security headers and proxied calls). In the same express
+   * layer as the correlation id when no tracing or request logging has to come in between: each
+   * express 5 layer costs several µs per request.
+   */
+  first?: RequestHandler;
 }
 
 declare module 'express-serve-static-core' {
@@ -89,6 +96,10 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
   const metrics = opts.metrics ?? new Metrics(opts.service);
   const context = opts.correlationContext !== false;
   // One layer for what every request needs first (each express layer costs a few µs per request).
+  const tracing = tracingEnabled();
+  const requestLogging = opts.requestLogging !== false && opts.logger.level !== 'silent';
+  // Folded into the first layer only when nothing else must run between the two.
+  const folded = opts.first && !context && !tracing && !requestLogging ? opts.first : undefined;
   app.use((req, res, next) => {
     const id = sanitizeCorrelationId(req.headers[CORRELATION_HEADER]);
     req.correlationId = id;
@@ -98,11 +109,12 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
     if (draining) res.setHeader('Connection', 'close');
     metrics.track(req, res);
     if (context) runWithCorrelation(id, next);
+    else if (folded) callHandler(folded, req, res, next);
     else next();
   });
   // Only when tracing is on (decided at start): off, requests pay nothing for it.
-  if (tracingEnabled()) app.use(traceRequests(opts.service));
-  if (opts.requestLogging !== false && opts.logger.level !== 'silent') {
+  if (tracing) app.use(traceRequests(opts.service));
+  if (requestLogging) {
     app.use(
       pinoHttp({
         logger: opts.logger,
@@ -120,6 +132,8 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
       }),
     );
   }
+
+  if (opts.first && !folded) app.use(opts.first);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: opts.service });
@@ -172,20 +186,26 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
   return app;
 }
 
+/** Calls one middleware as express would: a throw or a rejected promise goes to `next`. */
+function callHandler(h: RequestHandler, req: Request, res: import('express').Response, next: import('express').NextFunction): void {
+  try {
+    const ret: unknown = h(req, res, next);
+    if (ret instanceof Promise) ret.catch((e: unknown) => next(e ?? new Error('Rejected promise')));
+  } catch (e) {
+    next(e);
+  }
+}
+
 /** Middlewares run one after another as one express layer (an error skips the rest). */
 export function series(...handlers: RequestHandler[]): RequestHandler {
+  if (handlers.length === 1) return handlers[0];
   return (req, res, next) => {
     let i = 0;
     const step = (err?: unknown): void => {
       if (err !== undefined && err !== null) return next(err);
       const h = handlers[i++];
       if (!h) return next();
-      try {
-        const ret: unknown = h(req, res, step);
-        if (ret instanceof Promise) ret.catch((e: unknown) => next(e ?? new Error('Rejected promise')));
-      } catch (e) {
-        next(e);
-      }
+      callHandler(h, req, res, step);
     };
     step();
   };

@@ -67,11 +67,12 @@ export class Metrics {
    * 'unmatched'.
    */
   track(req: Request, res: Response): void {
-    const start = process.hrtime.bigint();
-    res.once('finish', () => {
+    // performance.now() rather than hrtime.bigint(): no BigInt per request; 'finish' is emitted once.
+    const start = performance.now();
+    res.on('finish', () => {
       const named = res.locals.route as string | undefined;
       const route = named ?? (req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
-      this.observeRequest(req.method, route, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
+      this.observeRequest(req.method, route, res.statusCode, (performance.now() - start) / 1e3);
     });
   }
 

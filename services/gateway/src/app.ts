@@ -115,6 +115,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     pipelines.get(rule)!(req, res, next);
   };
 
+  // Security headers (+ CORS for WEB_ORIGIN) on every answer, then every proxied call: run in the
+  // same express layer as the correlation id and metrics (createHttpApp's `first`).
+  const first = series(securityHeaders(config), ...(config.WEB_ORIGIN ? [corsForWebOrigin(config)] : []), api);
   return createHttpApp(
     {
       service: 'gateway',
@@ -124,10 +127,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       bodyParsing: false,
       exposeMetrics: false,
       correlationContext: false,
+      first,
     },
     (app) => {
-      app.use(series(securityHeaders(config), corsForWebOrigin(config)));
-      app.use(api);
       if (deps.live) {
         const ticketGuards = [refuseCrossSite, auth.authenticate, ...(limiters ? [limiters.api] : [])];
         mountLiveRoutes(app, { ...deps.live, ticketGuards });

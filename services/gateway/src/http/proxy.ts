@@ -1,7 +1,8 @@
-import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Options, type Plugin } from 'http-proxy-middleware';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parse as parseUrl } from 'node:url';
 import type { Socket } from 'node:net';
-import type { Request } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { redactUrl } from '@htm/service-kit';
 import type { ServiceName } from './route-table.js';
@@ -81,17 +82,11 @@ const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSocke
  * the connection (stopped, restarting, crashed) never saw the request, so the request is sent to
  * the next replica when it can be sent again: no body, or a body kept by bufferBody.
  */
-export function createServiceProxy(service: ServiceName, pool: UpstreamPool, timeoutMs: number, logger: Logger): ProxyHandler {
-  const handler: ProxyHandler = createProxyMiddleware<IncomingMessage, ServerResponse>({
+export function createServiceProxy(service: ServiceName, pool: UpstreamPool, timeoutMs: number, logger: Logger): RequestHandler {
+  /** http-proxy's server inside http-proxy-middleware, with the middleware's plugins and our events on it. */
+  let server: Parameters<Plugin<IncomingMessage, ServerResponse>>[0] | undefined;
+  const options = {
     target: pool.urls[0],
-    router: (req) => {
-      const r = req as ProxiedRequest;
-      r.upstreamTried ??= new Set();
-      const target = pool.pick(r.upstreamTried) ?? pool.urls[0];
-      r.upstreamTried.add(target);
-      r.upstreamTarget = target;
-      return target;
-    },
     changeOrigin: false,
     xfwd: false,
     proxyTimeout: timeoutMs,
@@ -101,7 +96,7 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
     // The default plugins minus the logger, which builds a URL for every answer only to hand it
     // to a logger that discards it; failures are logged by our error handler below.
     ejectPlugins: true,
-    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, (proxyServer) => void (server = proxyServer)] as Array<Plugin<IncomingMessage, ServerResponse>>,
     on: {
       proxyReq: (proxyReq, req) => {
         const r = req as Request;
@@ -132,7 +127,7 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
           const replayable = staleSocket || r.bufferedBody !== undefined || bodyless;
           if (replayable && 'setHeader' in res && !res.headersSent && pool.pick(r.upstreamTried)) {
             logger.info({ service, upstream: r.upstreamTarget, code, url: r.originalUrl, correlationId: r.correlationId }, 'upstream connection refused or reset; trying another replica');
-            void handler(r, res as unknown as import('express').Response, (e?: unknown) => {
+            handler(r, res as unknown as Response, (e?: unknown) => {
               if (e) sendError(res, 502, `The ${service} service answered badly. Please try again.`, 'bad_gateway');
             });
             return;
@@ -146,6 +141,34 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
         else sendError(res, 502, `The ${service} service answered badly. Please try again.`, 'bad_gateway');
       },
     },
-  });
+  } satisfies Options<IncomingMessage, ServerResponse>;
+  createProxyMiddleware<IncomingMessage, ServerResponse>(options);
+  if (!server) throw new Error('http-proxy-middleware did not hand its proxy server to the plugin');
+  const proxyServer = server;
+  // Each replica's options with its address parsed once (http-proxy parses a string target on every
+  // request, as http-proxy-middleware hands it one), like http-proxy itself parses it (url.parse).
+  const perTarget = new Map(pool.urls.map((url) => [url, { target: parseUrl(url), changeOrigin: options.changeOrigin, xfwd: options.xfwd, proxyTimeout: options.proxyTimeout, agent: options.agent }]));
+  const single = pool.size <= 1 ? perTarget.get(pool.urls[0])! : undefined;
+  /**
+   * The middleware's own request path, minus its per-request work the gateway does not use (an
+   * async function, the options copied, the target parsed again): http-proxy's server called at once.
+   * With several replicas, each request goes to the next ready one, never twice to the same.
+   */
+  const handler: RequestHandler = (req, res, next) => {
+    let opts = single;
+    if (!opts) {
+      const r = req as ProxiedRequest;
+      r.upstreamTried ??= new Set();
+      const target = pool.pick(r.upstreamTried) ?? pool.urls[0];
+      r.upstreamTried.add(target);
+      r.upstreamTarget = target;
+      opts = perTarget.get(target)!;
+    }
+    try {
+      proxyServer.web(req, res, opts);
+    } catch (err) {
+      next(err);
+    }
+  };
   return handler;
 }

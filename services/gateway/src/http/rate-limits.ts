@@ -1,8 +1,8 @@
-import { rateLimit, type ClientRateLimitInfo, type Options, type RateLimitRequestHandler, type Store } from 'express-rate-limit';
+import { rateLimit, type ClientRateLimitInfo, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Request } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { toErrorBody, AppError } from '@htm/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { RateClass } from './route-table.js';
@@ -95,10 +95,15 @@ export class BatchedRedisStore implements Store {
   }
 
   increment(key: string): ClientRateLimitInfo {
+    return this.info(this.hit(key));
+  }
+
+  /** increment() without building its answer: the hits so far in this window are `remote + pending`. */
+  hit(key: string): { readonly window: number; readonly remote: number; readonly pending: number } {
     const e = this.entry(key);
     e.pending++;
     this.schedule(this.flushMs);
-    return this.info(e);
+    return e;
   }
 
   decrement(key: string): void {
@@ -156,12 +161,40 @@ export class BatchedRedisStore implements Store {
   }
 }
 
+/** What express-rate-limit answers past a limit: 429 in the JSON error shape, Retry-After of one window. */
+const tooMany = (res: Response, windowMs: number) => {
+  res.setHeader('Retry-After', String(Math.ceil(windowMs / 1000)));
+  res.status(429).json(toErrorBody(new AppError('rate_limited', 'Too many requests. Please wait a minute and try again.', { code: 'rate_limited' })));
+};
+
+/**
+ * The per-user API limit, hit by every proxied call: the same counting and answers as
+ * express-rate-limit with `standardHeaders: 'draft-7'` over the batched store, done in one
+ * synchronous step (express-rate-limit awaits five times per request, even for a store that
+ * answers at once).
+ */
+export function batchedLimiter(store: BatchedRedisStore, windowMs: number, limit: number, key: (req: Request) => string): RequestHandler {
+  store.init({ windowMs } as Options);
+  const policy = `${limit};w=${Math.ceil(windowMs / 1000)}`;
+  return (req, res, next) => {
+    const e = store.hit(key(req));
+    const used = e.remote + e.pending;
+    if (!res.headersSent) {
+      const reset = Math.max(0, Math.ceil(((e.window + 1) * windowMs - Date.now()) / 1000));
+      res.setHeader('RateLimit-Policy', policy);
+      res.setHeader('RateLimit', `limit=${limit}, remaining=${Math.max(limit - used, 0)}, reset=${reset}`);
+    }
+    if (used > limit) return tooMany(res, windowMs);
+    next();
+  };
+}
+
 /**
  * Redis-backed per-client limits (shared by every gateway replica). If Redis is down the
  * sign-in and form limiters let requests through rather than taking the site down with it;
  * the API limiter goes on counting on each replica.
  */
-export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Logger): Record<Exclude<RateClass, 'none'>, RateLimitRequestHandler> {
+export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Logger): Record<Exclude<RateClass, 'none'>, RequestHandler> {
   const make = (name: string, limit: number, key: (req: Request) => string, store: Store = new ResilientRedisStore(redis, `${cfg.REDIS_PREFIX}rl:${name}:`, logger)) =>
     rateLimit({
       windowMs: cfg.RATE_LIMIT_WINDOW_MS,
@@ -172,13 +205,7 @@ export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Log
       keyGenerator: key,
       validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
       store,
-      handler: (_req, res, _next, options) => {
-        const retryAfter = Math.ceil(options.windowMs / 1000);
-        res.setHeader('Retry-After', String(retryAfter));
-        res
-          .status(429)
-          .json(toErrorBody(new AppError('rate_limited', 'Too many requests. Please wait a minute and try again.', { code: 'rate_limited' })));
-      },
+      handler: (_req, res, _next, options) => tooMany(res, options.windowMs),
     });
   const ip = (req: Request) => req.ip ?? 'unknown';
   return {
@@ -186,11 +213,11 @@ export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Log
     form: make('form', cfg.FORM_RATE_LIMIT_PER_MINUTE, ip),
     // Sign-in and form limits are small and must be exact: one Redis increment per request.
     // The API limit is large and hit on every call: counted in batches.
-    api: make(
-      'api',
+    api: batchedLimiter(
+      new BatchedRedisStore(redis, `${cfg.REDIS_PREFIX}rl:api:`, logger, cfg.API_RATE_LIMIT_FLUSH_MS),
+      cfg.RATE_LIMIT_WINDOW_MS,
       cfg.API_RATE_LIMIT_PER_MINUTE,
       (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`),
-      new BatchedRedisStore(redis, `${cfg.REDIS_PREFIX}rl:api:`, logger, cfg.API_RATE_LIMIT_FLUSH_MS),
     ),
     // Routes that may reach the payment provider: a small exact limit per user.
     provider: make('provider', cfg.PROVIDER_RATE_LIMIT_PER_MINUTE, (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`)),
