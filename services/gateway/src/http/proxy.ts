@@ -2,6 +2,7 @@ import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type 
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parse as parseUrl } from 'node:url';
 import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { redactUrl } from '@htm/service-kit';
@@ -70,6 +71,25 @@ function sendError(res: ServerResponse | Socket, status: number, detail: string,
   res.end(JSON.stringify({ detail, code }));
 }
 
+/**
+ * Sets what the service is told about the request on the request itself, before http-proxy copies
+ * its headers: our correlation id and the client's address (never the client's own
+ * X-Forwarded-*), and for a body read already, its exact length. Returns that body.
+ */
+function forwardHeaders(r: ProxiedRequest): Buffer | undefined {
+  const h = r.headers;
+  h['x-correlation-id'] = r.correlationId;
+  h['x-forwarded-for'] = r.ip ?? r.socket.remoteAddress ?? '';
+  h['x-forwarded-proto'] = r.protocol;
+  h['x-forwarded-host'] = h.host ?? '';
+  const body = r.bufferedBody;
+  if (body) {
+    delete h['transfer-encoding'];
+    h['content-length'] = String(body.length);
+  }
+  return body;
+}
+
 /** Keep-alive connections to the services (idle sockets follow the services' Keep-Alive timeout hint). */
 const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
 
@@ -98,20 +118,12 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, (proxyServer) => void (server = proxyServer)] as Array<Plugin<IncomingMessage, ServerResponse>>,
     on: {
+      // Only read here: the forwarded headers are set on the request before it is proxied
+      // (forwardHeaders). http-proxy emits proxyReq when the upstream socket arrives, which under
+      // load (connections queued in the agent) is after Node has already sent the headers of a
+      // body-less request: a setHeader here then threw and took the gateway down.
       proxyReq: (proxyReq, req) => {
-        const r = req as Request;
-        proxyReq.setHeader('x-correlation-id', r.correlationId);
-        proxyReq.setHeader('x-forwarded-for', r.ip ?? r.socket.remoteAddress ?? '');
-        proxyReq.setHeader('x-forwarded-proto', r.protocol);
-        proxyReq.setHeader('x-forwarded-host', r.headers.host ?? '');
-        (r as ProxiedRequest).upstreamReused = proxyReq.reusedSocket;
-        const body = (r as ProxiedRequest).bufferedBody;
-        if (body) {
-          // The incoming stream was read already: its (ended) pipe only ends proxyReq after this.
-          proxyReq.removeHeader('transfer-encoding');
-          proxyReq.setHeader('content-length', body.length);
-          if (body.length) proxyReq.write(body);
-        }
+        (req as ProxiedRequest).upstreamReused = proxyReq.reusedSocket;
       },
       error: (err, req, res) => {
         const code = (err as NodeJS.ErrnoException).code;
@@ -165,7 +177,9 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
       opts = perTarget.get(target)!;
     }
     try {
-      proxyServer.web(req, res, opts);
+      const body = forwardHeaders(req as ProxiedRequest);
+      // A body read already (bufferBody) is streamed from memory; http-proxy pipes it instead of the request.
+      proxyServer.web(req, res, body ? { ...opts, buffer: Readable.from([body]) } : opts);
     } catch (err) {
       next(err);
     }
