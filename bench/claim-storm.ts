@@ -1,12 +1,16 @@
 /**
- * 3. Claim storm: 200 approved testers fire 5 claims each (1,000 at once, through the gateway)
+ * 3. Claim storm: 200 approved testers fire 5 claims each (1,000 at once, through the gateway,
+ * from a second process)
  * at 50 paid open jobs. Exactly 50 claims win, every other answer is a 409, and the database
  * shows no job claimed twice and no tester holding more than MAX_ACTIVE_CLAIMS (1).
  * The baseline, in the same run: the same 200 testers first read their available jobs 5 times
  * each, 1,000 reads at once (what they do before claiming). Targets (#22 part 3): claim
  * throughput >= 0.5x that read throughput, claim p99 <= 2 s.
  */
-import { client, signInAdmin, signInTester, type Actor } from '../test/support/stack.js';
+import { spawn } from 'node:child_process';
+import { text } from 'node:stream/consumers';
+import { fileURLToPath } from 'node:url';
+import { signInAdmin, signInTester, type Actor } from '../test/support/stack.js';
 import { figure, isMain, pct, runAlone, step, type Stack } from './support.js';
 
 const NAME = 'claim-storm';
@@ -33,21 +37,19 @@ export async function run(stack: Stack): Promise<void> {
     )
   ).map((r) => r.id);
 
-  /** Fires `shots` at once; answers with latencies, and the wall time of the whole storm. */
-  const storm = async <S>(list: S[], send: (shot: S) => Promise<{ status: number; body?: { code?: string } }>) => {
-    const t0 = performance.now();
-    const answers = await Promise.all(
-      list.map(async (shot) => {
-        const s = performance.now();
-        const r = await send(shot);
-        return { status: r.status, ms: performance.now() - s, code: r.body?.code as string | undefined };
-      }),
-    );
-    return { answers, wall: performance.now() - t0 };
+  /**
+   * Fires `shots` at once from a second process (bench/storm-client.mjs), as testers on their own
+   * machines would: this process only serves. Answers with latencies, and the storm's wall time.
+   */
+  const storm = async (list: Array<{ method: 'GET' | 'POST'; path: string; token: string }>) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./storm-client.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin.end(JSON.stringify({ base: stack.url, shots: list }));
+    const out = await text(child.stdout);
+    return JSON.parse(out) as { wall: number; answers: Array<{ status: number; ms: number; code?: string }> };
   };
 
   step(NAME, `baseline: ${TESTERS * PER_TESTER} available-jobs reads at once`);
-  const reads = await storm(testers.flatMap((t) => Array.from({ length: PER_TESTER }, () => t)), (t) => client(stack, t.token).get('/api/tester/available-jobs?limit=20'));
+  const reads = await storm(testers.flatMap((t) => Array.from({ length: PER_TESTER }, () => ({ method: 'GET' as const, path: '/api/tester/available-jobs?limit=20', token: t.token }))));
   const readOk = reads.answers.filter((a) => a.status === 200).length;
   const readRate = (reads.answers.length / reads.wall) * 1000;
   const readMs = reads.answers.map((a) => a.ms).sort((a, b) => a - b);
@@ -58,7 +60,7 @@ export async function run(stack: Stack): Promise<void> {
     while (picks.size < PER_TESTER) picks.add(jobIds[Math.floor(Math.random() * JOBS)]);
     return [...picks].map((jobId) => ({ t, jobId }));
   });
-  const { answers, wall } = await storm(shots, ({ t, jobId }) => client(stack, t.token).post(`/api/jobs/${jobId}/claim`));
+  const { answers, wall } = await storm(shots.map(({ t, jobId }) => ({ method: 'POST' as const, path: `/api/jobs/${jobId}/claim`, token: t.token })));
   const claimRate = (answers.length / wall) * 1000;
   const wins = answers.filter((a) => a.status === 200).length;
   const conflicts = answers.filter((a) => a.status === 409).length;
