@@ -86,7 +86,8 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
   await mkdir(opts.tmpDir, { recursive: true });
 
   const fields: Record<string, string> = {};
-  const files: UploadedFile[] = [];
+  /** Indexed by the part's place in the form, so files keep the order they were sent in. */
+  const files: Array<UploadedFile | undefined> = [];
   const tmpPaths: string[] = [];
   const cleanup = async () => {
     await Promise.all(tmpPaths.map((p) => rm(p, { force: true })));
@@ -109,7 +110,7 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
   /** File streams being read: ended by force when the upload fails (unpiped, they would never end). */
   const streams = new Set<NodeJS.ReadableStream & { destroy(err?: Error): void }>();
 
-  const handleFile = async (field: string, stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void }, filename?: string) => {
+  const handleFile = async (slot: number, field: string, stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void }, filename?: string) => {
     if (failure) {
       stream.resume();
       return;
@@ -165,7 +166,8 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       }
       if (stream.truncated || size > (kind === 'video' ? videoMax : imageMax)) throw tooLarge(kind!);
       if (ws) await closeStream(ws);
-      files.push({ field, tmpPath, size, contentType, ext, kind: kind!, name: displayFileName(filename, ext) });
+      // Files finish writing in any order (a small one after a large one may finish first).
+      files[slot] = { field, tmpPath, size, contentType, ext, kind: kind!, name: displayFileName(filename, ext) };
     } catch (err) {
       ws?.destroy();
       stream.resume();
@@ -211,10 +213,11 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       if (info.valueTruncated) return fail(AppError.invalid(`The field ${name.slice(0, 40)} is too long.`, { [name.slice(0, 40)]: ['Too long'] }));
       if (name.length <= 64) fields[name] = value;
     });
+    let fileParts = 0;
     bb.on('file', (name, stream, info) => {
       streams.add(stream);
       pending.push(
-        handleFile(name, stream, info?.filename)
+        handleFile(fileParts++, name, stream, info?.filename)
           .catch((err) => fail(err))
           .finally(() => streams.delete(stream)),
       );
@@ -246,7 +249,7 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
     throw err;
   });
 
-  return { fields, files, cleanup };
+  return { fields, files: files.filter((f): f is UploadedFile => f !== undefined), cleanup };
 }
 
 /**
