@@ -70,6 +70,49 @@ describe('marketplace in the browser', () => {
     await p.context().close();
   }, 60_000);
 
+  it('fetches the app on a phone only when the visitor acts, and the form is ready where they land', async () => {
+    const ctx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const p = await ctx.newPage();
+    const scripts: string[] = [];
+    p.on('request', (r) => {
+      if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+    });
+    const errors: string[] = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.goto(`${run.product.baseUrl}/`, { waitUntil: 'load' });
+    await p.waitForTimeout(1500); // reading the hero, touching nothing (the idle fetch is at 4 s)
+    expect(scripts.filter((s) => s.includes('/boot-'))).toEqual([]);
+    expect(scripts).toHaveLength(1); // the entry alone
+    expect(await p.getByText('Loading form…').count()).toBeGreaterThan(0);
+    // A tap on the hero's "Get Your Site Tested": the page scrolls to the form, which is there.
+    await p.locator('.hero').getByRole('button', { name: 'Get Your Site Tested' }).click();
+    const form = p.getByRole('form', { name: 'Request a test' });
+    await form.getByLabel('Website URL').waitFor();
+    expect(scripts.some((s) => s.includes('/boot-'))).toBe(true);
+    expect(await form.isVisible()).toBe(true);
+    // Hydrated, not re-rendered: one banner, and the buttons are React's now.
+    expect(await p.locator('.promo-banner').count()).toBe(1);
+    await shot(p, 'landing-form-after-tap-390');
+    expect(errors).toEqual([]);
+    await ctx.close();
+  }, 60_000);
+
+  it('fetches the app again on the next tap when the network dropped it the first time', async () => {
+    const ctx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const p = await ctx.newPage();
+    let dropped = 0;
+    await p.route(/\/assets\/boot-[^/]+\.js$/, (route) => (dropped++ === 0 ? route.abort('internetdisconnected') : route.continue()));
+    await p.goto(`${run.product.baseUrl}/`, { waitUntil: 'load' });
+    await p.keyboard.press('Shift'); // the first act: its fetch is dropped
+    await p.waitForTimeout(500);
+    expect(dropped).toBe(1);
+    expect(await p.getByText('Loading form…').count()).toBeGreaterThan(0);
+    await p.locator('.hero').getByRole('button', { name: 'Get Your Site Tested' }).click(); // the next act
+    await p.getByRole('form', { name: 'Request a test' }).getByLabel('Website URL').waitFor();
+    expect(dropped).toBe(2);
+    await ctx.close();
+  }, 60_000);
+
   it('shows the landing page before any JavaScript runs, and only at /', async () => {
     // What a phone on a slow network paints first: the HTML alone.
     const ctx = await run.browser.newContext({
