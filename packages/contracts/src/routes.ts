@@ -47,6 +47,8 @@ export interface Operation {
   /** Success status (default 200). */
   status?: number;
   upload?: boolean;
+  /** Answers a file or an export a slow client may take long to read (proxied outside the gateway's pooled connections). */
+  download?: boolean;
 }
 
 const idParam = (name: string) => name;
@@ -83,7 +85,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/jobs/{id}/rating', service: 'jobs', access: 'user', rate: 'api', summary: "The poster rates the tester of a completed job, once (stars 1-5, optional comment)", body: rateJobBodySchema, roles: ['poster'], status: 201 },
   { method: 'get', path: '/api/tester/available-jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Paid open jobs the tester may take, newest first, keyset-paginated', query: availableJobsQuerySchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/my-jobs', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs", roles: ['tester'] },
-  { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'] },
+  { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'], download: true },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },
@@ -101,9 +103,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/feedback', service: 'admin', access: 'optional', rate: 'form', summary: 'Send feedback', body: feedbackBodySchema, status: 201 },
   { method: 'post', path: '/api/leads', service: 'admin', access: 'optional', rate: 'form', summary: "'Looking for a Developer?' lead", body: leadBodySchema, status: 201 },
   { method: 'post', path: '/api/telemetry', service: 'admin', access: 'optional', rate: 'api', summary: 'Client telemetry events (allow-listed), republished on the event stream', body: telemetryBodySchema, status: 202 },
-  { method: 'get', path: '/api/admin/waitlist', service: 'admin', access: 'user', rate: 'api', summary: 'Waitlist, signups and job requests (q, filters, pages, export=csv)', query: adminWaitlistQuerySchema, roles: ['admin'] },
+  { method: 'get', path: '/api/admin/waitlist', service: 'admin', access: 'user', rate: 'api', summary: 'Waitlist, signups and job requests (q, filters, pages, export=csv)', query: adminWaitlistQuerySchema, roles: ['admin'], download: true },
   { method: 'patch', path: '/api/admin/waitlist/{id}', service: 'admin', access: 'user', rate: 'api', summary: 'Approve or unapprove a signup', body: approveWaitlistBodySchema, roles: ['admin'] },
-  { method: 'get', path: '/api/admin/leads', service: 'admin', access: 'user', rate: 'api', summary: 'Developer leads (q, pages, export=csv)', query: adminListQuerySchema, roles: ['admin'] },
+  { method: 'get', path: '/api/admin/leads', service: 'admin', access: 'user', rate: 'api', summary: 'Developer leads (q, pages, export=csv)', query: adminListQuerySchema, roles: ['admin'], download: true },
   { method: 'get', path: '/api/admin/feedback', service: 'admin', access: 'user', rate: 'api', summary: 'Feedback messages', query: adminListQuerySchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/clear-jobs', service: 'admin', access: 'user', rate: 'api', summary: 'Delete every job, submission and file, and job requests', roles: ['admin'] },
   // notifications

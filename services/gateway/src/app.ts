@@ -72,11 +72,12 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     (Object.keys(targets) as ServiceName[]).map((s) => [
       s,
       {
-        normal: createServiceProxy(s, pools[s], config.UPSTREAM_TIMEOUT_MS, logger),
-        upload: createServiceProxy(s, pools[s], config.UPLOAD_TIMEOUT_MS, logger),
+        normal: createServiceProxy(s, pools[s], config.UPSTREAM_TIMEOUT_MS, logger, 'pooled'),
+        download: createServiceProxy(s, pools[s], config.UPSTREAM_TIMEOUT_MS, logger, 'streaming'),
+        upload: createServiceProxy(s, pools[s], config.UPLOAD_TIMEOUT_MS, logger, 'streaming'),
       },
     ]),
-  ) as unknown as Record<ServiceName, { normal: RequestHandler; upload: RequestHandler }>;
+  ) as unknown as Record<ServiceName, Record<'normal' | 'download' | 'upload', RequestHandler>>;
   const limiters = config.RATE_LIMIT_ENABLED ? createRateLimiters(config, deps.redis, logger) : undefined;
 
   const refuseCrossSite = originCheck(config);
@@ -87,9 +88,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     if (rule.access === 'user') steps.push(auth.authenticate);
     else if (rule.access === 'optional') steps.push(auth.optional);
     if (limiters && rule.rate !== 'none') steps.push(limiters[rule.rate]);
-    // Several replicas: keep the body so a request a replica refused can go to another one.
-    if (!rule.upload && pools[rule.service].size > 1) steps.push(keepBody);
-    steps.push(rule.upload ? proxies[rule.service].upload : proxies[rule.service].normal);
+    // The body is read before a pooled connection is taken (and can go to another replica).
+    if (!rule.upload) steps.push(keepBody);
+    steps.push(proxies[rule.service][rule.upload ? 'upload' : rule.download ? 'download' : 'normal']);
     return series(...steps);
   };
   /** Metrics label of each route, in express's form like the services' own (`/api/jobs/:id`). */

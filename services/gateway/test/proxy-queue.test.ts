@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, request, type Server } from 'node:http';
-import { createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestIssuer } from '@htm/service-kit/testing';
-import { startGateway, type RunningGateway } from '../src/main.js';
+import { createTestIssuer, type TestIssuer } from '@htm/service-kit/testing';
+import type { RunningGateway } from '../src/main.js';
+import { startGatewayInFrontOf } from './helpers.js';
 
 /**
  * Hundreds of body-less POSTs at once to a slow service. http-proxy hands the gateway the
@@ -38,21 +39,7 @@ beforeAll(async () => {
   slow.keepAliveTimeout = 10_000;
   await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
   slowUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
-  gw = await startGateway(
-    {
-      LOG_LEVEL: 'silent',
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: testRedisPrefix('gwq'),
-      IDENTITY_URL: slowUrl,
-      JOBS_URL: slowUrl,
-      PAYMENTS_URL: slowUrl,
-      ADMIN_URL: slowUrl,
-      IDENTITY_JWKS_URL: issuer.jwksUrl,
-      UPSTREAM_TIMEOUT_MS: '20000',
-      API_RATE_LIMIT_PER_MINUTE: '100000',
-    },
-    { port: 0, host: '127.0.0.1', metricsPort: 0 },
-  );
+  gw = await startGatewayInFrontOf(slowUrl, issuer, 'gwq');
 });
 afterAll(async () => {
   await gw?.stop();
