@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostService, type HostedService } from '@htm/events';
-import { runMain } from '@htm/service-kit';
+import { runMain, type DbListener } from '@htm/service-kit';
 import { jobsServiceKeys, loadJobsConfig, type JobsConfig } from './config.js';
 import { mountJobs } from './app.js';
 import type { JobsDeps } from './deps.js';
@@ -10,7 +10,7 @@ import { jobsEventHandlers } from './events/handlers.js';
 import { createFileStorage, uploadRoot } from './storage/file-storage.js';
 import { FileLinkSigner } from './storage/file-links.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
-import { ClaimGate } from './domain/claim-gate.js';
+import { ClaimGate, JOB_STATUS_CHANNEL } from './domain/claim-gate.js';
 import { JobsReadCache } from './read-cache.js';
 import { sweepUploadTmp } from './http/multipart.js';
 import { createPaymentsClient, paymentsTransport } from './clients/payments.client.js';
@@ -35,6 +35,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
   const serviceKeys = jobsServiceKeys(config);
   let deps!: JobsDeps;
   let worker: JobsWorker | undefined;
+  let statusNotices: DbListener | undefined;
   const svc = await hostService({
     name: 'jobs',
     config,
@@ -43,7 +44,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
     port: opts.port,
     pglite: opts.pglite,
     setup: (ctx) => {
-      const claimsLostInMemory = ctx.metrics.counter('jobs_claims_lost_in_memory_total', 'Claims answered 409 job_taken without a database read: they overlapped a winning claim of the same job in this process');
+      const claimsLostInMemory = ctx.metrics.counter('jobs_claims_lost_in_memory_total', 'Claims answered 409 job_taken without a database read: they overlapped a winning claim of the same job in this process, or the job is known to be claimed');
       deps = Object.assign(Object.create(ctx) as JobsDeps, {
         storage: createFileStorage(config),
         links: FileLinkSigner.fromConfig(config),
@@ -64,11 +65,18 @@ export async function startJobs(env: Record<string, string | undefined> = proces
           const swept = await sweepUploadTmp(deps.tmpDir, config.UPLOAD_IDLE_TIMEOUT_MS);
           if (swept) ctx.logger.info({ files: swept, dir: deps.tmpDir }, 'removed abandoned temporary uploads');
           await deps.readCache.start(ctx.dbHandle);
+          // Claimed jobs remembered from the job status notices (any process); off with the read cache.
+          if (config.READ_CACHE_TTL_MS > 0) {
+            const notices = (statusNotices = await ctx.dbHandle.listen(JOB_STATUS_CHANNEL, (payload) => deps.claimGate.statusNotice(payload)));
+            deps.claimGate.followStatusNotices(() => notices.live);
+          }
           if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events });
         },
         stop: async () => {
           await worker?.stop();
           await deps.readCache.stop();
+          deps.claimGate.followStatusNotices(() => false);
+          await statusNotices?.close();
         },
       };
     },

@@ -5,6 +5,9 @@ import type { TesterStanding } from './domain/job-state.js';
 /** The Postgres channel the jobs schema's triggers notify on every change to jobs or users. */
 export const JOBS_CHANGED_CHANNEL = 'jobs_changed';
 
+/** A load under way and the generation it started in. */
+type Loading = { generation: number; value: Promise<object> };
+
 type CounterChild = ReturnType<ReturnType<Metrics['counter']>['labels']>;
 
 /**
@@ -25,6 +28,8 @@ export class JobsReadCache {
   private listener: DbListener | undefined;
   private readonly pages: LRUCache<string, Buffer> | undefined;
   private readonly standings: LRUCache<string, TesterStanding> | undefined;
+  /** Loads under way, by kind and key, with the generation they started in (shared by reads that miss together). */
+  private readonly loading = { page: new Map<string, Loading>(), standing: new Map<string, Loading>() };
   /** Hit and miss counters by kind of entry, labelled once. */
   private readonly counts: Record<'page' | 'standing', { hit?: CounterChild; miss?: CounterChild }>;
 
@@ -77,17 +82,35 @@ export class JobsReadCache {
     return this.through(this.standings, 'standing', key, load);
   }
 
-  private async through<V extends object>(store: LRUCache<string, V> | undefined, kind: 'page' | 'standing', key: string, load: () => Promise<V>): Promise<V> {
+  /**
+   * A hit, or the value loaded once: reads of one key that miss together share one load (a storm
+   * of a tester's five claims, or a page everyone asks for, costs one set of queries), as long as
+   * no change has come between. Only a load that started after the last change is stored.
+   */
+  private through<V extends object>(store: LRUCache<string, V> | undefined, kind: 'page' | 'standing', key: string, load: () => Promise<V>): Promise<V> {
     if (!store || !this.active) return load();
     const hit = store.get(key);
     if (hit !== undefined) {
       this.counts[kind].hit?.inc();
-      return hit;
+      return Promise.resolve(hit);
+    }
+    const generation = this.generation[kind];
+    const loading = this.loading[kind].get(key);
+    if (loading && loading.generation === generation) {
+      this.counts[kind].hit?.inc();
+      return loading.value as Promise<V>;
     }
     this.counts[kind].miss?.inc();
-    const generation = this.generation[kind];
-    const value = await load();
-    if (generation === this.generation[kind] && this.active) store.set(key, value);
+    const value = load();
+    const entry = { generation, value };
+    this.loading[kind].set(key, entry);
+    const settle = () => {
+      if (this.loading[kind].get(key) === entry) this.loading[kind].delete(key);
+    };
+    value.then((v) => {
+      settle();
+      if (generation === this.generation[kind] && this.active) store.set(key, v);
+    }, settle);
     return value;
   }
 }

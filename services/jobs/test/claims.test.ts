@@ -42,6 +42,35 @@ describe('claiming', () => {
     expect(Date.parse(claimed[0].data.deadlineAt) - Date.parse(claimed[0].data.claimedAt)).toBe(48 * 3600_000);
   });
 
+  it('answers a claim of a job known to be claimed without reading it, and reads it again once its status moves on', async () => {
+    const p = await poster(h);
+    const job = await paidJob(h, p);
+    const [first, late] = await Promise.all([tester(h), tester(h)]);
+    const sql = (text: string) => h.svc.ctx.dbHandle.query(text, [job.id]);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, first.token)).status).toBe(200);
+    // A claim well after the winner's: the job is known to be claimed, so it is not read again.
+    let lost = await lostInMemory();
+    const taken = await api(h, 'POST', `/api/jobs/${job.id}/claim`, late.token);
+    expect(taken.status).toBe(409);
+    expect(taken.body).toEqual({ detail: 'This job has already been taken by another tester.', code: 'job_taken' });
+    expect(await lostInMemory()).toBe(lost + 1);
+    // Completed elsewhere (raw SQL, as another process would write it): the next claim reads it and says so.
+    await sql(`UPDATE jobs.jobs SET status = 'completed' WHERE id = $1`);
+    await waitFor(async () => (await api(h, 'POST', `/api/jobs/${job.id}/claim`, late.token)).body.code === 'job_completed', 'the claim sees the completed job');
+    // Reopened (a claim timeout in another process): a claim wins it.
+    await sql(`UPDATE jobs.jobs SET status = 'open', tester_id = NULL, claimed_at = NULL, claim_deadline_at = NULL WHERE id = $1`);
+    await waitFor(async () => (await api(h, 'POST', `/api/jobs/${job.id}/claim`, late.token)).status === 200, 'the reopened job is claimed');
+    // Claimed by another replica: this process learns it from the notice and refuses without a read.
+    await sql(`UPDATE jobs.jobs SET status = 'open', tester_id = NULL, claimed_at = NULL, claim_deadline_at = NULL WHERE id = $1`);
+    await sql(`UPDATE jobs.jobs SET status = 'claimed', tester_id = '${first.id}', claimed_at = now(), claim_deadline_at = now() + interval '1 hour' WHERE id = $1`);
+    lost = await lostInMemory();
+    await waitFor(async () => {
+      const answer = await api(h, 'POST', `/api/jobs/${job.id}/claim`, late.token);
+      expect(answer.body.code).toBe('job_taken');
+      return (await lostInMemory()) > lost;
+    }, 'a claim refused without a read');
+  });
+
   it('treats /accept as the same action as /claim and shows the job in my-jobs, not in available-jobs', async () => {
     const p = await poster(h);
     const job = await paidJob(h, p);

@@ -47,3 +47,27 @@ describe('startJobs(env, { withWorker: true }) on PGlite', () => {
     await waitFor(async () => !(await listed()).includes(posted[0]), 'the changed job to leave the list', 2000);
   });
 });
+
+describe('the claim gate on PGlite', () => {
+  // Its own service, without the short claim timeout above: nothing reopens the job but the test.
+  let m: Harness;
+  beforeAll(async () => {
+    m = await startHarness('embedded-gate', {}, { pglite: true });
+  });
+  afterAll(async () => {
+    await m?.close();
+  });
+
+  it("hears PGlite's job status notices: a claimed job is refused from memory until it is reopened", async () => {
+    const lostInMemory = async () => Number(/^jobs_claims_lost_in_memory_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${m.svc.url}/metrics`)).text())?.[1] ?? 0);
+    const job = await paidJob(m, await poster(m));
+    const [first, second] = await Promise.all([tester(m), tester(m)]);
+    expect((await api(m, 'POST', `/api/jobs/${job.id}/claim`, first.token)).status).toBe(200);
+    const before = await lostInMemory();
+    const refused = await api(m, 'POST', `/api/jobs/${job.id}/claim`, second.token);
+    expect(refused.body.code).toBe('job_taken');
+    expect(await lostInMemory()).toBe(before + 1);
+    await m.svc.ctx.dbHandle.query(`UPDATE jobs.jobs SET status = 'open', tester_id = NULL, claimed_at = NULL, claim_deadline_at = NULL WHERE id = $1`, [job.id]);
+    await waitFor(async () => (await api(m, 'POST', `/api/jobs/${job.id}/claim`, second.token)).status === 200, 'the reopened job claimed', 2000);
+  });
+});

@@ -16,6 +16,11 @@ async function hits(kind: 'page' | 'standing'): Promise<number> {
   const m = new RegExp(`^jobs_read_cache_hits_total\\{[^}]*cache="${kind}"[^}]*\\} (\\d+)`, 'm').exec(text);
   return m ? Number(m[1]) : 0;
 }
+async function misses(kind: 'page' | 'standing'): Promise<number> {
+  const text = await (await fetch(`${h.svc.url}/metrics`)).text();
+  const m = new RegExp(`^jobs_read_cache_misses_total\\{[^}]*cache="${kind}"[^}]*\\} (\\d+)`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
 const listIds = async (token: string) => {
   const r = await api<{ jobs: Array<{ id: string }> }>(h, 'GET', '/api/tester/available-jobs?limit=50', token);
   expect(r.status).toBe(200);
@@ -35,6 +40,20 @@ describe('the available-jobs read cache', () => {
 
     await sql(`UPDATE jobs.jobs SET status = 'claimed', tester_id = 'someone-else' WHERE id = $1`, [job.id]);
     await waitFor(async () => !(await listIds(t.token)).includes(job.id), 'the claimed job to leave the list', 2000);
+  });
+
+  it('loads a standing and a page once for reads that miss together', async () => {
+    const t = await tester(h);
+    await paidJob(h, await poster(h)); // a change: the next reads miss
+    await waitFor(async () => (await listIds(t.token)).length > 0, 'the list to show the job', 2000);
+    await sql('UPDATE jobs.users SET approved = approved WHERE id = $1', [t.id]); // standings and pages emptied
+    const other = await tester(h); // a standing nobody has loaded yet
+    const [pagesBefore, standingsBefore] = [await misses('page'), await misses('standing')];
+    const answers = await Promise.all(Array.from({ length: 10 }, () => api(h, 'GET', '/api/tester/available-jobs?limit=50', other.token)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    // One load each (two if the new tester's own projection change was announced in the middle), not ten.
+    expect(await misses('standing')).toBeLessThanOrEqual(standingsBefore + 2);
+    expect(await misses('page')).toBeLessThanOrEqual(pagesBefore + 2);
   });
 
   it("empties on a tester's standing changing in the projection", async () => {
