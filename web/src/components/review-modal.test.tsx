@@ -3,36 +3,17 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../lib/tokens';
-import type { JobView as Job } from '@htm/contracts/jobs';
+import { jobView } from '../test/job-view';
 import { renderWithStore } from '../test/render';
 import { mockFetch, resetStorage, type Call } from '../test/setup';
 import { ReviewModal } from './review-modal';
 
-const job: Job = {
+const job = jobView({
   id: 'abcdef12-3456-7890-aaaa-bbbbbbbbbbbb',
-  title: 'Bakery',
-  url: 'https://bakery.example',
-  what_to_test: 'Order a cake',
-  budget: 1,
-  expected_completion_hours: 48,
-  geo_rule: 'us_pr',
   requirements: ['Find the price', 'Order'],
   status: 'submitted',
-  payment_status: 'paid',
-  poster_id: 'p',
-  tester_id: 't',
-  revision_count: 0,
   auto_accept_at: new Date(Date.now() + 50 * 3600_000).toISOString(),
-  last_review: null,
-  created_at: '2030-01-01T00:00:00Z',
-  claimed_at: null,
-  submitted_at: null,
-  completed_at: null,
-  claim_deadline_at: null,
-  revision_deadline_at: null,
-  fresh_eyes: false,
-  assistive_tech: null,
-};
+});
 
 const submission = (locked: boolean) => ({
   id: 's1',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError } from '@htm/service-kit/errors';
+import { refusal } from '@htm/service-kit/testing';
 import { checkClaimEligibility, type ClaimableJob } from './claim-job.js';
 import type { TesterStanding } from './job-state.js';
 import { siteKey } from './fresh-eyes.js';
@@ -35,15 +35,6 @@ const tester = (over: Partial<TesterStanding> = {}): TesterStanding => ({
 
 const WINDOW = 600_000;
 
-function refusal(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 const refused = (j: ClaimableJob, t: TesterStanding, by: 'tester' | 'admin' = 'tester', windowMs = WINDOW) => {
   const err = refusal(() => checkClaimEligibility(j, t, by, windowMs, now));
   return { status: err.status, code: err.code };

@@ -1,18 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError } from '@htm/service-kit/errors';
+import { refusal } from '@htm/service-kit/testing';
 import { addMs, claimDeadline, decide, geoAllows, geoRulesFor, MAX_REVISIONS, normalizeStatus, reservedFor, type JobAction } from './job-state.js';
 
 const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({ status, paymentStatus, revisionCount });
-
-function refusal(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('job state machine: allowed transitions', () => {
   const allowed: Array<[string, JobAction, string, number?]> = [

@@ -1,4 +1,5 @@
 import type { NotificationKind } from '@htm/contracts';
+import { escapeHtml } from '@htm/service-kit/html';
 
 /** What a message template may use (stored with the message when the event is handled). */
 export interface MessageData {
@@ -15,12 +16,6 @@ export interface RenderedMessage {
 }
 
 const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
-
-const escapeHtml = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
 
 interface Body {
   subject: string;

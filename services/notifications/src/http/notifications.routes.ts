@@ -11,12 +11,7 @@ import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { NotificationsDeps } from '../deps.js';
 import { readPreferences, unsubscribe, updatePreferences } from '../domain/preferences.js';
 import { sentTo } from '../db/message.repository.js';
-
-const escapeHtml = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
+import { escapeHtml } from '@htm/service-kit/html';
 
 export function notificationsRoutes(deps: NotificationsDeps): Router {
   const r = Router();

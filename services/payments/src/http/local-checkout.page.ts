@@ -1,11 +1,7 @@
-import { createHash } from 'node:crypto';
+import { escapeHtml, standalonePage, styleHashSource } from '@htm/service-kit/html';
 import type { LocalSessionRow } from '../db/local-sessions.repository.js';
 
 /** The local provider's checkout page (PAYMENTS_PROVIDER=local), rendered at the HTTP edge. */
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function dollars(cents: number): string {
   return `$${(cents / 100).toFixed(2)}`;
@@ -20,7 +16,7 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:8px 16px;margin:0 0 24px}dt{c
 form{margin:0 0 12px}button{width:100%;padding:12px 16px;border-radius:10px;font:inherit;font-weight:700;cursor:pointer}
 .pay{background:#1e40af;color:#fff;border:0}.pay:hover,.pay:focus-visible{background:#1e3a8a}
 .cancel{background:#fff;color:#1e293b;border:1px solid #cbd5e1}button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`;
-export const CHECKOUT_STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+export const CHECKOUT_STYLE_HASH = styleHashSource(STYLE);
 
 /** The local checkout page: job title, price, Pay and Cancel as plain forms (no script). */
 export function renderCheckoutPage(session: LocalSessionRow): string {
@@ -32,17 +28,10 @@ export function renderCheckoutPage(session: LocalSessionRow): string {
     ? `<form method="post" action="/api/payments/local/checkout/${id}/pay"><button class="pay" type="submit">Pay ${dollars(session.amountCents)}</button></form>
     <form method="post" action="/api/payments/local/checkout/${id}/cancel"><button class="cancel" type="submit">Cancel</button></form>`
     : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
-  <title>Checkout: ${title}</title>
-  <style>${STYLE}</style>
-</head>
-<body>
-  <main>
+  return standalonePage({
+    title: `Checkout: ${title}`,
+    style: STYLE,
+    body: `  <main>
     <span class="badge">TEST MODE</span>
     <h1>Local test checkout</h1>
     <p class="note">Development payment page: no real money moves.</p>
@@ -52,7 +41,6 @@ export function renderCheckoutPage(session: LocalSessionRow): string {
     </dl>
     ${state}
     ${forms}
-  </main>
-</body>
-</html>`;
+  </main>`,
+  });
 }

@@ -1,5 +1,6 @@
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
+import { JobCardHead } from '../../../components/job-card-head';
 import { Loading } from '../../../components/loading';
 import { BeforeAfter } from '../../../components/before-after';
 import { BusyButton } from '../../../components/busy-button';
@@ -83,13 +84,7 @@ function JobRow({
   return (
     <li className="job-card">
       <div className="job-card__main">
-        <h3 className="job-card__title">{job.title}</h3>
-        <p className="job-card__meta">
-          <span className="mono">#{shortId(job.id)}</span> ·{' '}
-          <a href={job.url} target="_blank" rel="noreferrer">
-            {job.url}
-          </a>
-        </p>
+        <JobCardHead job={job} />
         <p className="job-card__meta muted">Posted {formatDate(job.created_at)}</p>
         {job.retest_of ? (
           <p className="job-card__meta">

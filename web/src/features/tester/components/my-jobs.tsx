@@ -1,9 +1,10 @@
 import { JOB_MESSAGES, type JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
 import { BeforeAfter } from '../../../components/before-after';
+import { JobCardHead } from '../../../components/job-card-head';
 import { Loading } from '../../../components/loading';
 import { errorMessage } from '../../../lib/error-message';
-import { formatDate, shortId, statusLabel, timeLeft } from '../../../lib/format';
+import { formatDate, statusLabel, timeLeft } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { RevisionRequest } from './revision-request';
@@ -74,13 +75,7 @@ export function MyJobs() {
           return (
             <li className="job-card" key={j.id}>
               <div className="job-card__main">
-                <h3 className="job-card__title">{j.title}</h3>
-                <p className="job-card__meta">
-                  <span className="mono">#{shortId(j.id)}</span> ·{' '}
-                  <a href={j.url} target="_blank" rel="noreferrer">
-                    {j.url}
-                  </a>
-                </p>
+                <JobCardHead job={j} />
                 <p className="prewrap job-card__brief" title={j.what_to_test}>
                   {j.what_to_test}
                 </p>

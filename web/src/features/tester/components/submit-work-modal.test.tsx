@@ -3,36 +3,12 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
-import type { JobView as Job } from '@htm/contracts/jobs';
+import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { fileOf, mockFetch, mockXhr, resetStorage } from '../../../test/setup';
 import { SubmitWorkModal } from './submit-work-modal';
 
-const job: Job = {
-  id: 'job-1',
-  title: 'Bakery',
-  url: 'https://bakery.example',
-  what_to_test: 'Order a cake',
-  budget: 1,
-  expected_completion_hours: 48,
-  geo_rule: 'us_pr',
-  requirements: ['Find the price'],
-  status: 'claimed',
-  payment_status: 'paid',
-  poster_id: 'p',
-  tester_id: 't',
-  last_review: null,
-  revision_count: 0,
-  created_at: '2030-01-01T00:00:00Z',
-  claimed_at: null,
-  submitted_at: null,
-  completed_at: null,
-  claim_deadline_at: null,
-  auto_accept_at: null,
-  revision_deadline_at: null,
-  fresh_eyes: false,
-  assistive_tech: null,
-};
+const job = jobView();
 
 beforeEach(() => {
   resetStorage();
@@ -281,12 +257,11 @@ describe('Submit Work modal (tester dashboard)', () => {
 });
 
 describe('Quick report drafts', () => {
-  const revision: Job = {
-    ...job,
+  const revision = jobView({
     status: 'revision_requested',
     last_review: { decision: 'request_revision', reason: 'Check mobile', at: '' },
     revision_deadline_at: '2030-01-01T00:00:00Z',
-  };
+  });
 
   it('keeps the draft per job when closed with Esc and asked "Keep editing", and after a reopen', async () => {
     mockXhr(() => ({ status: 201 }));
