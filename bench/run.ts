@@ -85,10 +85,10 @@ the **ratios**, not the absolute numbers.
 
 **Gateway read path, where the time goes.** On this 2-core machine autocannon, the gateway,
 jobs, Postgres and Redis share two cores. The targets (issue #22 part 2) compare our gateway with
-a bare express + http-proxy-middleware hop in front of a static upstream answering the same page:
-our gateway in front of that upstream against the bare hop, one process each, and the all-in-one
-process against the bare hop in that process, both >= 0.85 (the gateway's own work at most 15% of
-the hop). They are measured in 3 rounds that take turns (bare express opens each round and closes
+a bare express + http-proxy-middleware hop in front of the same upstream: our gateway in front of
+a static upstream answering the same page against the bare hop there, one process each, and the
+all-in-one process against a bare hop in front of that process's own jobs service, both >= 0.85
+(the gateway's own work at most 15% of the hop). They are measured in 3 rounds that take turns (bare express opens each round and closes
 the last; compared targets run next to each other, in reverse order every other round; the median
 of the rounds is reported), because the speed of this shared VM drifts during a run, and also by
 CPU time per request of the proxying process, net of what it burns idle, which hardly depends on
