@@ -5,6 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import type { User } from '../../../lib/types';
+import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage, type Call } from '../../../test/setup';
 import PosterDashboard from './poster-dashboard';
@@ -19,21 +20,14 @@ const poster = {
   approved: true,
 } as User;
 
-const base: Job = {
+const base: Job = jobView({
   id: 'aaaaaaaa-0000-0000-0000-000000000001',
-  title: 'Bakery',
-  url: 'https://bakery.example',
-  what_to_test: 'Order a cake',
-  budget: 1,
-  expected_completion_hours: 48,
-  geo_rule: 'us_pr',
   requirements: ['Find the price', 'Order a cake'],
   status: 'open',
   payment_status: 'unpaid',
   poster_id: 'p1',
   tester_id: null,
-  created_at: '2030-01-01T00:00:00Z',
-} as Job;
+});
 const live = {
   ...base,
   id: 'aaaaaaaa-0000-0000-0000-000000000002',

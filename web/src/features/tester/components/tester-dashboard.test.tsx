@@ -4,6 +4,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { getToken, setToken } from '../../../lib/tokens';
 import type { User } from '../../../lib/types';
+import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, mockXhr, resetStorage } from '../../../test/setup';
 import TesterDashboard from './tester-dashboard';
@@ -17,20 +18,7 @@ const tester: User = {
   country: 'US',
   approved: true,
 };
-const openJob = {
-  id: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
-  title: 'Bakery',
-  url: 'https://bakery.example',
-  what_to_test: 'Order a cake',
-  budget: 1,
-  expected_completion_hours: 48,
-  geo_rule: 'us_pr',
-  requirements: ['Find the price'],
-  status: 'open',
-  payment_status: 'paid',
-  poster_id: 'p',
-  tester_id: null,
-};
+const openJob = jobView({ id: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee', status: 'open', tester_id: null });
 
 beforeEach(() => {
   resetStorage();
