@@ -198,7 +198,7 @@ export async function signInTester(stack: Stack, email: string, opts: { country?
     const r = await client(stack, admin.token).patch(`/api/admin/approve-tester/${a.id}`, { approved: true });
     if (r.status !== 200) throw new Error(`approve-tester answered ${r.status}`);
     await waitFor(async () => (await stack.sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [a.id]).catch(() => []))[0]?.approved, 'jobs to learn the approval');
-    // The approval ended the tester's earlier sign-in (its tokens carried the old approval).
+    // The approval made the earlier tokens stale (they carry the old approval): sign in at the tester login.
     ({ token, jar } = await devSignIn(stack.url, email, { intent: 'tester' }));
   }
   return { ...a, token, jar };

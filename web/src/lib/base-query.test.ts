@@ -183,6 +183,42 @@ describe('base query with reauth', () => {
     expect(calls.filter((c) => c.url === '/api/jobs')).toHaveLength(2);
   });
 
+  it('answers 401 token_stale (the account changed) with one silent refresh and replays with the new token', async () => {
+    setToken('before-approval');
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/auth/refresh') return { body: { access_token: 'approved' } };
+      if (bearer(c.headers) === 'approved') return { body: { approved: true } };
+      return { status: 401, body: { detail: 'Your account changed', code: 'token_stale' } };
+    });
+    const res = await requestWithReauth({ url: '/me' });
+    expect(res.data).toEqual({ approved: true });
+    expect(calls.map((c) => c.url)).toEqual(['/api/me', '/api/auth/refresh', '/api/me']);
+    expect(getToken()).toBe('approved');
+    expect(expired).toBe(0);
+  });
+
+  it('keeps the session after token_stale when the refresh is lost to the network (and ends it when the refresh is refused)', async () => {
+    setToken('before-approval');
+    mockFetch((c) =>
+      c.url === '/api/auth/refresh'
+        ? 'network-error'
+        : { status: 401, body: { detail: 'Your account changed', code: 'token_stale' } },
+    );
+    const res = await requestWithReauth({ url: '/me' });
+    expect(res.error?.status).toBe(401);
+    expect(getToken()).toBe('before-approval');
+    expect(expired).toBe(0);
+
+    mockFetch((c) =>
+      c.url === '/api/auth/refresh'
+        ? { status: 401, body: { code: 'invalid_refresh_token' } }
+        : { status: 401, body: { code: 'token_stale' } },
+    );
+    await requestWithReauth({ url: '/me' });
+    expect(getToken()).toBeNull();
+    expect(expired).toBe(1);
+  });
+
   it('reports a network failure as FETCH_ERROR and a 4xx body as data', async () => {
     mockFetch(() => 'network-error');
     expect((await requestWithReauth({ url: '/x' })).error?.status).toBe('FETCH_ERROR');

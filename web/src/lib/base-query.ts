@@ -118,16 +118,37 @@ function isRefreshCall(args: RequestArgs): boolean {
   return args.url.replace(API_BASE, '').startsWith(REFRESH_PATH);
 }
 
+/** The 401 code of an access token issued before the user's claims changed (approval, role). */
+export const TOKEN_STALE = 'token_stale';
+
+function errorCode(result: QueryResult): string | undefined {
+  const data = result.error?.data;
+  return data && typeof data === 'object' ? ((data as { code?: unknown }).code as string) : undefined;
+}
+
+/**
+ * Tabs of one browser share the refresh cookie: a refresh in one while another's is in flight
+ * would present a rotated token (reuse, which ends the sign-in). A Web Lock shared by the tabs
+ * makes them take turns, each with the cookie the previous one left.
+ */
+function acrossTabs<T>(fn: () => Promise<T>): Promise<T> {
+  const locks = typeof navigator !== 'undefined' ? (navigator as Navigator & { locks?: LockManager }).locks : undefined;
+  return locks ? (locks.request('htm-refresh', fn) as Promise<T>) : fn();
+}
+
+/** Whether the last refresh failure was the server refusing the session (not a network or server fault). */
+let lastRefreshRefused = false;
+
 /**
  * POST /api/auth/refresh (5 s timeout). Returns the new token or null.
  * Must be called while holding the mutex.
  */
 async function doRefresh(): Promise<string | null> {
   track('api_refresh_attempt');
-  const res = await rawRequest(
-    { url: REFRESH_PATH, method: 'POST', timeoutMs: REFRESH_TIMEOUT_MS },
-    null,
+  const res = await acrossTabs(() =>
+    rawRequest({ url: REFRESH_PATH, method: 'POST', timeoutMs: REFRESH_TIMEOUT_MS }, null),
   );
+  lastRefreshRefused = typeof res.error?.status === 'number' && res.error.status < 500 && res.error.status !== 429;
   const token =
     res.data && typeof res.data === 'object'
       ? (res.data as { access_token?: unknown }).access_token
@@ -152,8 +173,14 @@ function expireSession(hadToken: boolean): void {
  * most once for all requests failing together: a request that failed with a
  * token that has since been replaced just replays with the new one.
  * Returns the token to replay with, or null when the session is gone.
+ * For `token_stale` (the account changed, the sign-in goes on) the session is
+ * cleared only when the refresh itself is refused; a refresh lost to the
+ * network leaves it for the next call.
  */
-export async function recoverFrom401(sentToken: string | null): Promise<string | null> {
+export async function recoverFrom401(
+  sentToken: string | null,
+  code?: string,
+): Promise<string | null> {
   if (mutex.isLocked()) await mutex.waitForUnlock();
   const current = getToken();
   if (current && current !== sentToken) return current; // someone else already refreshed
@@ -164,7 +191,8 @@ export async function recoverFrom401(sentToken: string | null): Promise<string |
     if (now && now !== sentToken) return now;
     if (sentToken && !now) return null;
     const fresh = await doRefresh();
-    if (!fresh) expireSession(Boolean(sentToken ?? now));
+    if (!fresh && (code !== TOKEN_STALE || lastRefreshRefused))
+      expireSession(Boolean(sentToken ?? now));
     return fresh;
   } finally {
     release();
@@ -177,7 +205,7 @@ export async function requestWithReauth(args: RequestArgs): Promise<QueryResult>
   const sent = getToken();
   const result = await rawRequest(args, sent);
   if (!result.error || result.error.status !== 401 || isRefreshCall(args)) return result;
-  const fresh = await recoverFrom401(sent);
+  const fresh = await recoverFrom401(sent, errorCode(result));
   if (!fresh) return result;
   return rawRequest(args, fresh);
 }

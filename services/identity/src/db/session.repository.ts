@@ -42,6 +42,25 @@ export async function lockRefreshFamily(tx: Tx, id: string): Promise<RefreshFami
 }
 
 /**
+ * The family if its sign-in is alive: not revoked, not past its absolute expiry, and refreshed
+ * within `idleMs` (its newest refresh token is the last time the browser was seen).
+ */
+export async function findLiveFamily(db: Db | Tx, id: string, idleMs: number): Promise<RefreshFamily | undefined> {
+  const [family] = await db
+    .select()
+    .from(refreshFamilies)
+    .where(
+      and(
+        eq(refreshFamilies.id, id),
+        isNull(refreshFamilies.revokedAt),
+        gt(refreshFamilies.expiresAt, new Date()),
+        sql`exists (select 1 from ${refreshTokens} where ${refreshTokens.familyId} = ${refreshFamilies.id} and ${refreshTokens.createdAt} > ${new Date(Date.now() - idleMs)})`,
+      ),
+    );
+  return family;
+}
+
+/**
  * Ends sign-ins that are not ended yet (one family, or every family of some users) with a reason
  * (`logout`, `idle`, `reuse`, `approval_changed`, `role_changed`); answers the ids it revoked.
  */
