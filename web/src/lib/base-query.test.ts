@@ -1,7 +1,7 @@
 import '../test/setup';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mockFetch, resetStorage } from '../test/setup';
-import { AUTH_EXPIRED_EVENT, requestWithReauth } from './base-query';
+import { AUTH_EXPIRED_EVENT, requestWithReauth, xsrfToken } from './base-query';
 import { flushTelemetry, pendingTelemetry, resetTelemetry, track } from './telemetry';
 import { getToken, setToken } from './tokens';
 
@@ -34,6 +34,13 @@ describe('base query with reauth', () => {
     expect(calls[0].headers['X-XSRF-TOKEN']).toBe('xsrf-abc');
     expect(calls[0].headers['X-Correlation-Id']).toMatch(/^[0-9a-f-]{36}$/);
     expect((fn.mock.calls[0][1] as RequestInit).credentials).toBe('include');
+  });
+
+  it('echoes the __Secure-XSRF-TOKEN cookie over https and XSRF-TOKEN over http, in the same X-XSRF-TOKEN header', () => {
+    expect(xsrfToken('a=1; __Secure-XSRF-TOKEN=secure-1')).toBe('secure-1');
+    expect(xsrfToken('XSRF-TOKEN=plain-1; __Secure-XSRF-TOKEN=secure-1')).toBe('secure-1');
+    expect(xsrfToken('XSRF-TOKEN=plain-1')).toBe('plain-1');
+    expect(xsrfToken('NOT-XSRF-TOKEN=x')).toBeNull();
   });
 
   it('sends telemetry with an X-Correlation-Id too', async () => {

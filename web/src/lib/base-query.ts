@@ -4,6 +4,7 @@ import {
   API_BASE,
   REFRESH_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
+  SECURE_XSRF_COOKIE,
   XSRF_COOKIE,
   XSRF_HEADER,
 } from './config';
@@ -44,10 +45,15 @@ export function buildUrl(url: string, params?: RequestArgs['params']): string {
   return s ? `${base}${base.includes('?') ? '&' : '?'}${s}` : base;
 }
 
+/** The XSRF token to echo: the `__Secure-` cookie over https, the plain one over http. */
+export function xsrfToken(cookies?: string): string | null {
+  return readCookie(SECURE_XSRF_COOKIE, cookies) ?? readCookie(XSRF_COOKIE, cookies);
+}
+
 /** Headers every call carries: correlation id, XSRF echo, bearer token when stored. */
 export function authHeaders(token: string | null = getToken()): Record<string, string> {
   const h: Record<string, string> = { 'X-Correlation-Id': correlationId() };
-  const xsrf = readCookie(XSRF_COOKIE);
+  const xsrf = xsrfToken();
   if (xsrf) h[XSRF_HEADER] = xsrf;
   if (token) h.Authorization = `Bearer ${token}`;
   return h;
@@ -213,7 +219,7 @@ export async function requestWithReauth(args: RequestArgs): Promise<QueryResult>
 /** Refresh at boot when a refresh cookie may exist but no access token is stored. */
 export async function trySilentRefresh(): Promise<string | null> {
   if (getToken()) return getToken();
-  if (!readCookie(XSRF_COOKIE)) return null;
+  if (!xsrfToken()) return null;
   const release = await mutex.acquire();
   try {
     return getToken() ?? (await doRefresh());

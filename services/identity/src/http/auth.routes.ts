@@ -9,11 +9,10 @@ import { exchangeSession, revokeRefreshFamily, rotateRefreshToken, signinNonceFo
 import {
   clearSessionCookies,
   clearSigninNonceCookie,
-  REFRESH_COOKIE,
+  sessionCookie,
   setSessionCookies,
   setSigninNonceCookie,
   SIGNIN_NONCE_COOKIE,
-  XSRF_COOKIE,
   XSRF_HEADER,
 } from './cookies.js';
 import { DEV_PAGE_CSP, devSignInPage } from './dev-sign-in.page.js';
@@ -125,9 +124,9 @@ export function authRoutes(deps: IdentityDeps): Router {
     noStore(res);
     try {
       const issued = await rotateRefreshToken(deps, {
-        refreshToken: cookie(req, REFRESH_COOKIE),
+        refreshToken: sessionCookie(req, cfg, 'refresh'),
         xsrfHeader: req.get(XSRF_HEADER),
-        xsrfCookie: cookie(req, XSRF_COOKIE),
+        xsrfCookie: sessionCookie(req, cfg, 'xsrf'),
       });
       setSessionCookies(res, cfg, issued);
       res.json({ access_token: issued.accessToken });
@@ -139,7 +138,7 @@ export function authRoutes(deps: IdentityDeps): Router {
   });
 
   r.post('/api/auth/logout', async (req, res) => {
-    await revokeRefreshFamily(deps, cookie(req, REFRESH_COOKIE));
+    await revokeRefreshFamily(deps, sessionCookie(req, cfg, 'refresh'));
     noStore(res);
     clearSessionCookies(res, cfg);
     res.json({ success: true });
