@@ -8,6 +8,7 @@ import { needsRoleChoice, testerLocation } from './user-rules.js';
 import { findLiveFamily } from '../db/session.repository.js';
 import { announceClaimsChanged } from './revoke-sessions.js';
 import { issueAccessToken } from './sessions.js';
+import { accessClaims } from '../tokens/access-token.js';
 
 const userGone = () => AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
 
@@ -34,10 +35,18 @@ async function assertSessionAlive(deps: IdentityDeps, caller: Caller): Promise<s
   return family.id;
 }
 
-/** After a claims change of the caller: announced (their other tokens go stale), then a token with the new claims. */
-async function withFreshToken(deps: IdentityDeps, user: UserRow, sid: string): Promise<UserWithToken> {
-  await announceClaimsChanged(deps, [user.id]);
-  return { user, accessToken: await issueAccessToken(deps, user, sid, Date.now()) };
+/** Whether a change touched what access tokens say about the user (not, say, assistive tech). */
+function claimsDiffer(before: UserRow, after: UserRow): boolean {
+  return JSON.stringify(accessClaims(before)) !== JSON.stringify(accessClaims(after));
+}
+
+/**
+ * After a change of the caller's row: when the token claims changed it is announced (their other
+ * tokens go stale), then a token with the new claims for this sign-in.
+ */
+async function withFreshToken(deps: IdentityDeps, { before, after }: { before: UserRow; after: UserRow }, sid: string): Promise<UserWithToken> {
+  if (claimsDiffer(before, after)) await announceClaimsChanged(deps, [after.id]);
+  return { user: after, accessToken: await issueAccessToken(deps, after, sid, Date.now()) };
 }
 
 /**
@@ -64,7 +73,7 @@ export async function chooseRole(deps: IdentityDeps, caller: Caller, body: InitU
       approved,
     });
     await deps.events.record(tx, roleChosen(row, correlationId));
-    return row;
+    return { before: u, after: row };
   });
   return withFreshToken(deps, user, sid);
 }
@@ -88,7 +97,7 @@ export async function updateProfile(deps: IdentityDeps, caller: Caller, body: Up
       assistiveTech: body.assistive_tech,
     });
     await deps.events.record(tx, approvalChanged(row, 'profile', getCorrelationId()));
-    return row;
+    return { before: u, after: row };
   });
   return withFreshToken(deps, user, sid);
 }
