@@ -21,7 +21,7 @@ export interface Fixture {
 }
 
 export interface MatrixRow {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: (f: Fixture) => string;
   body?: unknown;
   expect: Record<Caller, number>;
@@ -44,6 +44,10 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/auth/refresh', expect: all(401) },
   { method: 'POST', path: () => '/api/auth/session', body: { session_id: 'x' }, expect: all(401) },
   { method: 'GET', path: () => '/api/me', expect: all(200, { anon: 401 }) },
+  { method: 'GET', path: () => '/api/auth/sessions', expect: all(200, { anon: 401 }) },
+  // Nobody can end a sign-in that is not their own (an unknown id answers the same 404).
+  { method: 'DELETE', path: () => '/api/auth/sessions/00000000-0000-4000-8000-000000000000', expect: all(404, { anon: 401 }) },
+  { method: 'POST', path: () => '/api/auth/logout-all', expect: all(401) },
   { method: 'POST', path: () => '/api/users/init', body: { type: 'poster', location: 'USA' }, expect: all(409, { anon: 401, admin: 409 }) },
   // A body that changes nothing in the access token (a country change would make the caller's later tokens stale).
   { method: 'PATCH', path: () => '/api/users/profile', body: { assistive_tech: [] }, expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },

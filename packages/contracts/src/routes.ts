@@ -3,7 +3,9 @@ import {
   adminTestersQuerySchema,
   approveTesterBodySchema,
   initUserBodySchema,
+  logoutAllResponseSchema,
   sessionExchangeBodySchema,
+  signInsResponseSchema,
   updateProfileBodySchema,
 } from './identity.js';
 import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
@@ -62,6 +64,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/auth/session', service: 'identity', access: 'public', rate: 'auth', summary: 'Exchange a single-use session id for an access token; sets the refresh cookie', body: sessionExchangeBodySchema },
   { method: 'post', path: '/api/auth/refresh', service: 'identity', access: 'public', rate: 'auth', summary: 'Rotate the refresh cookie (X-XSRF-TOKEN required) and get a new access token' },
   { method: 'post', path: '/api/auth/logout', service: 'identity', access: 'public', rate: 'auth', summary: 'Revoke the refresh session and clear cookies' },
+  { method: 'post', path: '/api/auth/logout-all', service: 'identity', access: 'public', rate: 'auth', summary: 'Log out everywhere: end every sign-in of the refresh cookie\'s user (X-XSRF-TOKEN required) and clear cookies', response: logoutAllResponseSchema },
+  { method: 'get', path: '/api/auth/sessions', service: 'identity', access: 'user', rate: 'api', summary: "The caller's active sign-ins (device, last used), the current one marked", response: signInsResponseSchema, roles: ['poster', 'tester', 'admin'] },
+  { method: 'delete', path: '/api/auth/sessions/{id}', service: 'identity', access: 'user', rate: 'api', summary: 'End one of the caller\'s own sign-ins (404 session_not_found for any other)', roles: ['poster', 'tester', 'admin'] },
   { method: 'get', path: '/api/me', service: 'identity', access: 'user', rate: 'api', summary: 'The signed-in user', roles: ['poster', 'tester', 'admin'] },
   { method: 'post', path: '/api/users/init', service: 'identity', access: 'user', rate: 'api', summary: 'Choose role, location and (testers) country, once', body: initUserBodySchema },
   { method: 'patch', path: '/api/users/profile', service: 'identity', access: 'user', rate: 'api', summary: 'Update country and/or assistive_tech (testers)', body: updateProfileBodySchema, roles: ['poster', 'tester', 'admin'] },

@@ -7,6 +7,7 @@ import {
   lockRefreshFamily,
   markRefreshTokenRotated,
   revokeRefreshFamilies,
+  setFamilyUserAgent,
   spendSigninSession,
 } from '../db/session.repository.js';
 import { readUserForToken, type UserRow } from '../db/user.repository.js';
@@ -52,7 +53,7 @@ const invalidRefresh = () => AppError.unauthorized('Your session has ended. Plea
  * Trades the single-use session id from the sign-in redirect for an access token and a new
  * refresh-token family. The id works once, within its short lifetime.
  */
-export async function exchangeSession(deps: IdentityDeps, sessionId: string, nonce: string | undefined): Promise<IssuedSession> {
+export async function exchangeSession(deps: IdentityDeps, sessionId: string, nonce: string | undefined, userAgent?: string): Promise<IssuedSession> {
   // Checked before the id is spent: a cross-site attempt with someone else's id changes nothing.
   if (!safeEqual(nonce, signinNonceFor(deps, sessionId))) {
     throw AppError.unauthorized('This sign-in was started in another browser. Please sign in again.', 'signin_not_bound');
@@ -65,7 +66,7 @@ export async function exchangeSession(deps: IdentityDeps, sessionId: string, non
     if (!userId) return undefined;
     const user = await readUserForToken(tx, userId);
     if (!user) return undefined;
-    const familyId = await createRefreshFamily(tx, user.id, familyExpiresAt);
+    const familyId = await createRefreshFamily(tx, user.id, familyExpiresAt, userAgent);
     await insertRefreshToken(tx, familyId, hashSecret(refreshToken));
     return { user, familyId };
   });
@@ -86,7 +87,7 @@ export async function exchangeSession(deps: IdentityDeps, sessionId: string, non
  */
 export async function rotateRefreshToken(
   deps: IdentityDeps,
-  input: { refreshToken?: string; xsrfHeader?: string; xsrfCookie?: string },
+  input: { refreshToken?: string; xsrfHeader?: string; xsrfCookie?: string; userAgent?: string },
 ): Promise<IssuedSession> {
   if (!input.refreshToken) throw AppError.unauthorized('Please sign in.', 'missing_refresh_token');
   const tokenHash = hashSecret(input.refreshToken);
@@ -114,6 +115,7 @@ export async function rotateRefreshToken(
       return { kind: 'reused' as const };
     }
     await insertRefreshToken(tx, family.id, hashSecret(next));
+    await setFamilyUserAgent(tx, family.id, input.userAgent);
     const user = await readUserForToken(tx, family.userId);
     if (!user) return { kind: 'dead' as const };
     // The admin role follows ADMIN_EMAIL now, not the row as it was at sign-in.
