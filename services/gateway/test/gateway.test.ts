@@ -366,7 +366,12 @@ describe('API reference', () => {
     expect(html).toContain('/api/docs/assets/swagger-ui-bundle.js');
     expect(html).not.toMatch(/<script>[^<]/); // no inline script
     expect((await api('/api/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
+    expect((await api('/api/docs/assets/swagger-ui.css')).status).toBe(200);
     expect((await api('/api/docs/init.js')).status).toBe(200);
+    // Nothing else of swagger-ui-dist: its demo page, initializer, OAuth redirect page, source maps.
+    for (const other of ['index.html', 'swagger-initializer.js', 'oauth2-redirect.html', 'swagger-ui-bundle.js.map', 'package.json', '../package.json']) {
+      expect([other, (await api(`/api/docs/assets/${other}`)).status]).toEqual([other, 404]);
+    }
   });
   it('answers 405 for a known path with the wrong method', async () => {
     const res = await api('/api/me', { method: 'DELETE' });

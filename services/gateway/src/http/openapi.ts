@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
@@ -100,6 +100,8 @@ const DOCS_HTML = `<!doctype html>
 <body><div id="swagger-ui"></div>
 <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/api/docs/init.js"></script></body></html>`;
+/** The swagger-ui-dist files /api/docs loads; nothing else of the package is served. */
+export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js'] as const;
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
 
 /** /api/openapi.json and an interactive reference at /api/docs (assets served locally, no inline script). */
@@ -120,5 +122,11 @@ export function mountApiDocs(app: Express): void {
   app.get('/api/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(DOCS_INIT);
   });
-  app.use('/api/docs/assets', express.static(uiDir, { index: false, maxAge: '1d' }));
+  // Only the two files the page loads: not swagger-ui-dist's demo index.html, its initializer
+  // (which points at the petstore), oauth2-redirect.html or the source maps.
+  for (const file of DOCS_ASSETS) {
+    app.get(`/api/docs/assets/${file}`, (_req, res) => {
+      res.sendFile(path.join(uiDir, file), { maxAge: '1d' });
+    });
+  }
 }
