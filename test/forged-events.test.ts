@@ -20,7 +20,7 @@ const bus = () => stack.jobs.ctx.bus as unknown as RedisStreamsBus;
 const redis = (): Redis => bus().redis;
 
 /** XADDs a hand-written envelope onto `stream`'s stream, as anyone with plain Redis access could. */
-async function forge(stream: 'payments' | 'jobs' | 'admin', envelope: object & { subject: string }) {
+async function forge(stream: 'payments' | 'jobs' | 'admin', envelope: { subject: string; source: string }) {
   await redis().xadd(bus().streamKey(stream, partitionOf(envelope.subject, bus().partitions)), '*', 'e', JSON.stringify(envelope));
 }
 

@@ -205,7 +205,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       say(`Redis users not created (${(err as Error).message.split('\n')[0]}): every service uses REDIS_URL as given`);
     }
   }
-  const redisFor = (role: Role) => (busUsers ? { REDIS_URL: busUsers.urlFor(role === 'worker' ? 'jobs' : role) } : {});
+  const redisFor = (role: Role): Record<string, string> => (busUsers ? { REDIS_URL: busUsers.urlFor(role === 'worker' ? 'jobs' : role) } : {});
   const envFor = (role: Role, port: number): Record<string, string> => ({ ...envForRole(role, port), ...redisFor(role) });
   const envForRole = (role: Role, port: number): Record<string, string> => {
     if (role === 'gateway') {
