@@ -8,7 +8,7 @@
  * What is bundled: the service's own code and the workspace packages it imports (@htm/*,
  * TypeScript sources). npm packages stay external and are installed as ordinary production
  * dependencies next to the bundle: bundling them breaks packages that read their own files at
- * run time (swagger-ui-dist, PGlite's wasm, sharp's binaries) or patch another package's
+ * run time (redoc's standalone bundle, PGlite's wasm, sharp's binaries) or patch another package's
  * prototypes (zod-to-openapi on zod), and gains little on a server.
  *
  * Output per service:
@@ -59,7 +59,7 @@ export const NOT_INSTALLED = new Set([
   'cpu-features',
 ]);
 /** Packages a service reads files of at run time without importing them (require.resolve). */
-export const RUNTIME_FILE_PACKAGES: Record<string, string[]> = { gateway: ['swagger-ui-dist'] };
+export const RUNTIME_FILE_PACKAGES: Record<string, string[]> = { gateway: ['redoc'] };
 
 // ESM output still contains CommonJS dependencies that call require() or read __dirname.
 const BANNER = [

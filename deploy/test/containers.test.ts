@@ -134,7 +134,9 @@ describe('docker-compose.yml', () => {
       expect(env.EVENT_BUS).toBe('kafka');
       expect(env.KAFKA_BROKERS).toBe('kafka:9092');
       expect(env.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
-      expect(env.REDIS_URL).toBe('redis://redis:6379');
+      // Its own Redis user (deploy/redis/users.acl.template); the jobs worker is the jobs service.
+      const user = name === 'jobs-worker' ? 'jobs' : name;
+      expect(env.REDIS_URL).toBe(`redis://${user}:\${REDIS_PASSWORD_${user.toUpperCase()}:-compose-only-redis-${user}-0123456789}@redis:6379`);
       expect(env.HOST).toBe('0.0.0.0');
       expect(env).toMatchObject({
         IDENTITY_URL: 'http://identity:8081',

@@ -1,5 +1,5 @@
 import type { EventSource } from './catalogue.js';
-import type { EventEnvelope } from './envelope.js';
+import type { EventEnvelope, RejectReason } from './envelope.js';
 
 export type EventHandler = (event: EventEnvelope) => Promise<void>;
 
@@ -13,6 +13,8 @@ export interface SubscribeOptions {
   consumerName?: string;
   /** Attempts before an event goes to the dead-letter stream (default 5). */
   maxAttempts?: number;
+  /** Told of every event refused before its handler ran (bad envelope, forged source, wrong stream). */
+  onRejected?: (reason: RejectReason, error: string) => void;
 }
 
 export interface Subscription {
@@ -23,6 +25,8 @@ export interface Subscription {
 export interface DeadLetter {
   group: string;
   error: string;
+  /** Set when the event was refused without running its handler (see RejectedEventError). */
+  reason?: RejectReason;
   attempts: number;
   failedAt: string;
   event: unknown;

@@ -2,7 +2,7 @@ import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kaf
 import type { Logger } from 'pino';
 import type { EventSource } from './catalogue.js';
 import { runWithRetry } from './retry.js';
-import { parseEnvelope, type EventEnvelope } from './envelope.js';
+import { acceptEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
 import type { DeadLetter, EventBus, SubscribeOptions, Subscription } from './bus.js';
 
 export interface KafkaBusOptions {
@@ -61,6 +61,12 @@ export class KafkaBus implements EventBus {
 
   topic(source: EventSource): string {
     return `${this.prefix}events.${source}`;
+  }
+  /** The source whose topic this is (`<prefix>events.<source>`), if any. */
+  sourceOfTopic(topic: string): string | undefined {
+    if (!topic.startsWith(`${this.prefix}events.`)) return undefined;
+    const rest = topic.slice(`${this.prefix}events.`.length);
+    return /^[a-z]+$/.test(rest) ? rest : undefined;
   }
   dlqTopic(group: string): string {
     return `${this.prefix}events.dlq.${group.replace(/[^A-Za-z0-9._-]/g, '.')}`;
@@ -124,9 +130,11 @@ export class KafkaBus implements EventBus {
         const raw = message.value?.toString() ?? '';
         let event: EventEnvelope;
         try {
-          event = parseEnvelope(JSON.parse(raw));
+          event = acceptEnvelope(raw, this.sourceOfTopic(topic));
         } catch (err) {
-          await this.deadLetter(opts.group, topic, raw, err as Error, 1);
+          const rejected = err as RejectedEventError;
+          opts.onRejected?.(rejected.reason, rejected.message);
+          await this.deadLetter(opts.group, topic, raw, rejected, 1);
           return;
         }
         // Transient errors are retried for minutes, others maxAttempts times (retry.ts).
@@ -157,7 +165,7 @@ export class KafkaBus implements EventBus {
   private async deadLetter(group: string, topic: string, raw: string, err: Error, attempts: number) {
     this.opts.logger?.error({ err: err.message, topic, attempts, group }, 'event moved to dead letter');
     const p = await this.getProducer();
-    const letter: DeadLetter = { group, error: err.message.slice(0, 1000), attempts, failedAt: new Date().toISOString(), event: safeJson(raw) };
+    const letter: DeadLetter = { group, error: err.message.slice(0, 1000), ...(err instanceof RejectedEventError && { reason: err.reason }), attempts, failedAt: new Date().toISOString(), event: safeJson(raw) };
     await p.send({ topic: this.dlqTopic(group), messages: [{ key: group, value: JSON.stringify(letter) }] });
   }
 
