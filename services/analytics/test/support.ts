@@ -1,6 +1,13 @@
 /** The analytics service against real Postgres and Redis (or a Kafka broker), fed a scripted history. */
 import { randomUUID } from 'node:crypto';
-import { createEvent, createEventBus, type EventBus, type EventData, type EventEnvelope, type EventType } from '@htm/events';
+import {
+  createEvent,
+  createEventBus,
+  type EventBus,
+  type EventData,
+  type EventEnvelope,
+  type EventType,
+} from '@htm/events';
 import {
   createTestDatabase,
   createTestIssuer,
@@ -24,13 +31,22 @@ export interface Harness {
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   publish(...events: EventEnvelope[]): Promise<void>;
   /** GET /api/admin/insights as a caller of that role (answers status and body). */
-  insights(query: string, role?: 'admin' | 'poster' | 'tester' | null): Promise<{ status: number; body: InsightsResponse & { code?: string; errors?: Record<string, string[]> } }>;
+  insights(
+    query: string,
+    role?: 'admin' | 'poster' | 'tester' | null,
+  ): Promise<{
+    status: number;
+    body: InsightsResponse & { code?: string; errors?: Record<string, string[]> };
+  }>;
   /** How many events the service has handled. */
   handled(): Promise<number>;
   close(): Promise<void>;
 }
 
-export async function startHarness(label: string, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  label: string,
+  env: Record<string, string> = {},
+): Promise<Harness> {
   const db = await createTestDatabase(label);
   const issuer = await createTestIssuer();
   const prefix = testRedisPrefix(label);
@@ -55,12 +71,18 @@ export async function startHarness(label: string, env: Record<string, string> = 
     publish: (...events) => bus.publish(events),
     async insights(query, role = 'admin') {
       const headers: Record<string, string> = {};
-      if (role) headers.authorization = `Bearer ${await issuer.mint({ id: randomUUID(), type: role, approved: true, email: `${role}@gmail.com` })}`;
+      if (role)
+        headers.authorization = `Bearer ${await issuer.mint({ id: randomUUID(), type: role, approved: true, email: `${role}@gmail.com` })}`;
       const res = await fetch(`${svc.url}/api/admin/insights?${query}`, { headers });
-      return { status: res.status, body: await res.json() };
+      return {
+        status: res.status,
+        body: (await res.json()) as Awaited<ReturnType<Harness['insights']>>['body'],
+      };
     },
     async handled() {
-      const [row] = await svc.ctx.dbHandle.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM analytics.handled_events');
+      const [row] = await svc.ctx.dbHandle.query<{ n: number }>(
+        'SELECT COUNT(*)::int AS n FROM analytics.handled_events',
+      );
       return Number(row.n);
     },
     async close() {
@@ -73,6 +95,16 @@ export async function startHarness(label: string, env: Record<string, string> = 
 }
 
 /** An event at a given moment (occurredAt), with a fixed id when given (a redelivery reuses one). */
-export function ev<T extends EventType>(type: T, subject: string, data: EventData<T>, at: string | Date, id?: string): EventEnvelope<T> {
-  return createEvent(type, subject, data, { occurredAt: new Date(at), id: id ?? randomUUID(), correlationId: `test-${type}` });
+export function ev<T extends EventType>(
+  type: T,
+  subject: string,
+  data: EventData<T>,
+  at: string | Date,
+  id?: string,
+): EventEnvelope<T> {
+  return createEvent(type, subject, data, {
+    occurredAt: new Date(at),
+    id: id ?? randomUUID(),
+    correlationId: `test-${type}`,
+  });
 }
