@@ -29,14 +29,19 @@ export const insightsQuerySchema = z
   .object({ from: isoDaySchema, to: isoDaySchema })
   .superRefine((q, ctx) => {
     const n = daysInRange(q.from, q.to);
-    if (n < 1) ctx.addIssue({ code: 'custom', path: ['to'], message: INSIGHTS_MESSAGES.toBeforeFrom });
-    else if (n > INSIGHTS_MAX_DAYS) ctx.addIssue({ code: 'custom', path: ['to'], message: INSIGHTS_MESSAGES.tooLong });
+    if (n < 1)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: INSIGHTS_MESSAGES.toBeforeFrom });
+    else if (n > INSIGHTS_MAX_DAYS)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: INSIGHTS_MESSAGES.tooLong });
   });
 export type InsightsQuery = z.infer<typeof insightsQuerySchema>;
 
 const count = z.number().int().min(0);
 const cents = z.number().int();
-const percentiles = z.object({ p50: z.number().int().nullable(), p90: z.number().int().nullable() });
+const percentiles = z.object({
+  p50: z.number().int().nullable(),
+  p90: z.number().int().nullable(),
+});
 
 export const insightsDaySchema = z.object({
   date: z.string(),
@@ -57,7 +62,13 @@ export type InsightsDay = z.infer<typeof insightsDaySchema>;
 /** The answer of GET /api/admin/insights (issue "Analytics consumes the event stream"). */
 export const insightsResponseSchema = z.object({
   days: z.array(insightsDaySchema),
-  funnel: z.object({ posted: count, paid: count, claimed: count, submitted: count, completed: count }),
+  funnel: z.object({
+    posted: count,
+    paid: count,
+    claimed: count,
+    submitted: count,
+    completed: count,
+  }),
   /** Paid -> first claim, of the jobs first claimed in the range (milliseconds). */
   time_to_claim_ms: percentiles,
   /** Paid -> first result (first submission), of the jobs first submitted in the range. */
@@ -82,6 +93,12 @@ export const insightsResponseSchema = z.object({
   demand_by_country: z.record(z.string(), count),
   time_to_result_histogram: z.array(z.object({ upto_ms: z.number().int().nullable(), count })),
   /** Money in the range beyond the day rows: the platform's fee and refunds given back. */
-  totals: z.object({ revenue_cents: cents, earnings_cents: cents, platform_fee_cents: cents, payouts_cents: cents, refunds_cents: cents }),
+  totals: z.object({
+    revenue_cents: cents,
+    earnings_cents: cents,
+    platform_fee_cents: cents,
+    payouts_cents: cents,
+    refunds_cents: cents,
+  }),
 });
 export type InsightsResponse = z.infer<typeof insightsResponseSchema>;

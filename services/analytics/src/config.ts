@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { assertProductionSecrets, baseConfigSchema, eventBusConfigSchema, loadConfig } from '@htm/service-kit';
+import {
+  assertProductionSecrets,
+  baseConfigSchema,
+  eventBusConfigSchema,
+  loadConfig,
+} from '@htm/service-kit';
 
 export const analyticsConfigSchema = baseConfigSchema
   .extend({
@@ -8,7 +13,9 @@ export const analyticsConfigSchema = baseConfigSchema
   .and(eventBusConfigSchema);
 export type AnalyticsConfig = z.infer<typeof analyticsConfigSchema>;
 
-export function loadAnalyticsConfig(env: Record<string, string | undefined> = process.env): AnalyticsConfig {
+export function loadAnalyticsConfig(
+  env: Record<string, string | undefined> = process.env,
+): AnalyticsConfig {
   const cfg = loadConfig('analytics', analyticsConfigSchema, env);
   assertProductionSecrets(cfg, 'analytics');
   return cfg;

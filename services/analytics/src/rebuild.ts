@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import { catalogue, createEventBus, handleOnce, type EventEnvelope, type EventSource, type EventType } from '@htm/events';
+import {
+  catalogue,
+  createEventBus,
+  handleOnce,
+  type EventEnvelope,
+  type EventSource,
+  type EventType,
+} from '@htm/events';
 import { createLogger, openDatabase } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
 import { loadAnalyticsConfig } from './config.js';
@@ -27,14 +34,26 @@ export async function rebuildAnalytics(
 ): Promise<RebuildResult> {
   const config = loadAnalyticsConfig(env);
   const logger = opts.logger ?? createLogger('analytics-rebuild', config.LOG_LEVEL);
-  const db = await openDatabase({ schema: 'analytics', migrationsFolder, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+  const db = await openDatabase({
+    schema: 'analytics',
+    migrationsFolder,
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    logger,
+  });
   const bus = createEventBus(config, logger, { clientId: 'analytics-rebuild' });
   try {
-    if (!bus.readAll) throw new Error(`the ${bus.kind} event bus cannot read its streams from the beginning`);
+    if (!bus.readAll)
+      throw new Error(`the ${bus.kind} event bus cannot read its streams from the beginning`);
     const handlers = analyticsEventHandlers();
-    const sources = [...new Set((Object.keys(handlers) as EventType[]).map((t) => catalogue[t].source))] as EventSource[];
+    const sources = [
+      ...new Set((Object.keys(handlers) as EventType[]).map((t) => catalogue[t].source)),
+    ] as EventSource[];
     await dropProjection(db.db);
-    logger.info({ sources, bus: bus.kind }, 'analytics projection dropped; replaying the streams from the start');
+    logger.info(
+      { sources, bus: bus.kind },
+      'analytics projection dropped; replaying the streams from the start',
+    );
     let events = 0;
     let applied = 0;
     const started = Date.now();
@@ -42,9 +61,13 @@ export async function rebuildAnalytics(
       events++;
       const h = handlers[event.type] as ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
       if (h && (await handleOnce(db.db, handledEvents, event, (tx) => h(event, tx)))) applied++;
-      if (events % 5000 === 0) logger.info({ events, applied, elapsedMs: Date.now() - started }, 'replaying');
+      if (events % 5000 === 0)
+        logger.info({ events, applied, elapsedMs: Date.now() - started }, 'replaying');
     });
-    logger.info({ events, applied, skipped: r.skipped, elapsedMs: Date.now() - started }, 'analytics rebuilt');
+    logger.info(
+      { events, applied, skipped: r.skipped, elapsedMs: Date.now() - started },
+      'analytics rebuilt',
+    );
     return { events, applied, skipped: r.skipped };
   } finally {
     await bus.close();

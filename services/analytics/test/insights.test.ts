@@ -18,12 +18,21 @@ const transports: Array<{ bus: string; env: () => Promise<Record<string, string>
     bus: 'Kafka',
     env: async () => {
       kafka = await startKafkaMock();
-      return { EVENT_BUS: 'kafka', KAFKA_BROKERS: kafka.brokers, KAFKA_MAX_WAIT_MS: '250', KAFKA_SESSION_TIMEOUT_MS: '6000', KAFKA_HEARTBEAT_INTERVAL_MS: '500' };
+      return {
+        EVENT_BUS: 'kafka',
+        KAFKA_BROKERS: kafka.brokers,
+        KAFKA_MAX_WAIT_MS: '250',
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
+        KAFKA_HEARTBEAT_INTERVAL_MS: '500',
+      };
     },
   },
 ];
 
-function expectWithin5Percent(actual: { p50: number | null; p90: number | null }, expected: { p50: number; p90: number }) {
+function expectWithin5Percent(
+  actual: { p50: number | null; p90: number | null },
+  expected: { p50: number; p90: number },
+) {
   for (const k of ['p50', 'p90'] as const) {
     expect(actual[k]).not.toBeNull();
     expect(actual[k]!).toBeGreaterThanOrEqual(expected[k]);
@@ -54,7 +63,11 @@ describe.each(transports)('insights from a scripted history, events on $bus', ({
     h = await startHarness('analytics', await env());
     history = scriptedHistory();
     await h.publish(...history.events);
-    await waitFor(async () => (await h.handled()) === history.distinct, 'every distinct event handled', 60_000);
+    await waitFor(
+      async () => (await h.handled()) === history.distinct,
+      'every distinct event handled',
+      60_000,
+    );
   }, 600_000); // the Kafka run may first build librdkafka (test/support/kafka-mock.ts)
   afterAll(async () => {
     await h?.close();

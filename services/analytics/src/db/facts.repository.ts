@@ -1,11 +1,24 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { daily, dailyDemand, durations, handledEvents, jobs, testers, type DailyCounter, type JobFacts } from './schema.js';
+import {
+  daily,
+  dailyDemand,
+  durations,
+  handledEvents,
+  jobs,
+  testers,
+  type DailyCounter,
+  type JobFacts,
+} from './schema.js';
 
 type Q = Db | Tx;
 
 /** Adds to a day's counters (the row is created on first use). */
-export async function addToDay(tx: Q, day: string, add: Partial<Record<DailyCounter, number>>): Promise<void> {
+export async function addToDay(
+  tx: Q,
+  day: string,
+  add: Partial<Record<DailyCounter, number>>,
+): Promise<void> {
   const entries = Object.entries(add).filter(([, v]) => v) as Array<[DailyCounter, number]>;
   if (!entries.length) return;
   const set: Record<string, unknown> = {};
@@ -20,14 +33,25 @@ export async function addDemand(tx: Q, day: string, geoRule: string): Promise<vo
   await tx
     .insert(dailyDemand)
     .values({ day, geoRule, count: 1 })
-    .onConflictDoUpdate({ target: [dailyDemand.day, dailyDemand.geoRule], set: { count: sql`${dailyDemand.count} + 1` } });
+    .onConflictDoUpdate({
+      target: [dailyDemand.day, dailyDemand.geoRule],
+      set: { count: sql`${dailyDemand.count} + 1` },
+    });
 }
 
-export async function addDuration(tx: Q, day: string, metric: string, bucket: number): Promise<void> {
+export async function addDuration(
+  tx: Q,
+  day: string,
+  metric: string,
+  bucket: number,
+): Promise<void> {
   await tx
     .insert(durations)
     .values({ day, metric, bucket, count: 1 })
-    .onConflictDoUpdate({ target: [durations.day, durations.metric, durations.bucket], set: { count: sql`${durations.count} + 1` } });
+    .onConflictDoUpdate({
+      target: [durations.day, durations.metric, durations.bucket],
+      set: { count: sql`${durations.count} + 1` },
+    });
 }
 
 export interface JobPatch {
@@ -47,7 +71,11 @@ const latest = (a: Date | null, b: Date | undefined) => (b && (!a || b > a) ? b 
  * Folds what one event says into the job's row (locked for the rest of the transaction, so two
  * streams' events for one job apply one after the other); answers the row before and after.
  */
-export async function foldJob(tx: Tx, jobId: string, p: JobPatch): Promise<{ before: JobFacts; after: JobFacts }> {
+export async function foldJob(
+  tx: Tx,
+  jobId: string,
+  p: JobPatch,
+): Promise<{ before: JobFacts; after: JobFacts }> {
   await tx.insert(jobs).values({ jobId }).onConflictDoNothing();
   const [before] = await tx.select().from(jobs).where(eq(jobs.jobId, jobId)).for('update');
   const after: JobFacts = {
@@ -76,7 +104,10 @@ export async function clearJobs(tx: Q): Promise<void> {
 }
 
 /** A tester's approval and country, unless a later identity event already said otherwise. */
-export async function recordTesterApproval(tx: Q, t: { userId: string; approved: boolean; country: string | null; asOf: Date }): Promise<void> {
+export async function recordTesterApproval(
+  tx: Q,
+  t: { userId: string; approved: boolean; country: string | null; asOf: Date },
+): Promise<void> {
   await tx
     .insert(testers)
     .values({ userId: t.userId, approved: t.approved, country: t.country, approvalAsOf: t.asOf })
@@ -92,12 +123,17 @@ export async function recordTesterActivity(tx: Q, userId: string, at: Date): Pro
   await tx
     .insert(testers)
     .values({ userId, lastActiveAt: at })
-    .onConflictDoUpdate({ target: testers.userId, set: { lastActiveAt: sql`GREATEST(${testers.lastActiveAt}, excluded.last_active_at)` } });
+    .onConflictDoUpdate({
+      target: testers.userId,
+      set: { lastActiveAt: sql`GREATEST(${testers.lastActiveAt}, excluded.last_active_at)` },
+    });
 }
 
 /** Empties the projection and the handled event ids in one transaction (the rebuild's first step). */
 export async function dropProjection(db: Db): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.execute(sql`TRUNCATE ${daily}, ${dailyDemand}, ${durations}, ${jobs}, ${testers}, ${handledEvents}`);
+    await tx.execute(
+      sql`TRUNCATE ${daily}, ${dailyDemand}, ${durations}, ${jobs}, ${testers}, ${handledEvents}`,
+    );
   });
 }

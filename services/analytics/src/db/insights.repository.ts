@@ -8,11 +8,20 @@ function rowsOf<T>(r: unknown): T[] {
 
 /** The day rows that exist between two days (both included), oldest first. */
 export async function dayRows(db: Db, from: string, to: string): Promise<DailyRow[]> {
-  return db.select().from(daily).where(between(daily.day, from, to)).orderBy(daily.day);
+  return db
+    .select()
+    .from(daily)
+    .where(between(daily.day, from, to))
+    .orderBy(daily.day);
 }
 
 /** A duration metric's histogram over the days: [bucket, count]. */
-export async function histogram(db: Db, metric: string, from: string, to: string): Promise<Array<[number, number]>> {
+export async function histogram(
+  db: Db,
+  metric: string,
+  from: string,
+  to: string,
+): Promise<Array<[number, number]>> {
   const rows = await db
     .select({ bucket: durations.bucket, count: sql<number>`SUM(${durations.count})::int` })
     .from(durations)
@@ -22,7 +31,11 @@ export async function histogram(db: Db, metric: string, from: string, to: string
   return rows.map((r) => [r.bucket, Number(r.count)]);
 }
 
-export async function demandByGeoRule(db: Db, from: string, to: string): Promise<Record<string, number>> {
+export async function demandByGeoRule(
+  db: Db,
+  from: string,
+  to: string,
+): Promise<Record<string, number>> {
   const rows = await db
     .select({ geoRule: dailyDemand.geoRule, count: sql<number>`SUM(${dailyDemand.count})::int` })
     .from(dailyDemand)
@@ -35,7 +48,11 @@ export async function demandByGeoRule(db: Db, from: string, to: string): Promise
  * Paid, unfinished jobs nobody holds now (never claimed, or released after their last claim),
  * counted as waiting longer than each threshold (hours) since they were paid or last released.
  */
-export async function waitingCounts(db: Db, thresholdsHours: readonly number[], now: Date): Promise<number[]> {
+export async function waitingCounts(
+  db: Db,
+  thresholdsHours: readonly number[],
+  now: Date,
+): Promise<number[]> {
   const cols = thresholdsHours.map(
     (h, i) =>
       sql`COUNT(*) FILTER (WHERE GREATEST(${jobs.paidAt}, ${jobs.lastReleasedAt}) < ${new Date(now.getTime() - h * 3600_000).toISOString()}::timestamptz)::int AS ${sql.identifier(`c${i}`)}`,
@@ -51,7 +68,10 @@ export async function waitingCounts(db: Db, thresholdsHours: readonly number[], 
 
 export async function approvedTestersByCountry(db: Db): Promise<Record<string, number>> {
   const rows = await db
-    .select({ country: sql<string>`COALESCE(${testers.country}, 'unknown')`, count: sql<number>`COUNT(*)::int` })
+    .select({
+      country: sql<string>`COALESCE(${testers.country}, 'unknown')`,
+      count: sql<number>`COUNT(*)::int`,
+    })
     .from(testers)
     .where(eq(testers.approved, true))
     .groupBy(sql`1`);

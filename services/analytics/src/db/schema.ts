@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, date, index, integer, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const analyticsSchema = pgSchema('analytics');
@@ -87,7 +97,11 @@ export const jobs = analyticsSchema.table(
     resultRecorded: boolean('result_recorded').notNull().default(false),
   },
   // The waiting-jobs count reads only paid, unfinished jobs (a small set, however long the history).
-  (t) => [index('jobs_open_idx').on(t.paidAt).where(sql`completed_at IS NULL AND paid_at IS NOT NULL`)],
+  (t) => [
+    index('jobs_open_idx')
+      .on(t.paidAt)
+      .where(sql`completed_at IS NULL AND paid_at IS NOT NULL`),
+  ],
 );
 export type JobFacts = typeof jobs.$inferSelect;
 

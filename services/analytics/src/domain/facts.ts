@@ -53,14 +53,16 @@ export function countriesOf(geoRule: string): readonly string[] {
 /** Jobs per geo rule -> jobs each country's testers may take. */
 export function demandByCountry(byGeoRule: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(USER_COUNTRIES.map((c) => [c, 0]));
-  for (const [rule, n] of Object.entries(byGeoRule)) for (const c of countriesOf(rule)) out[c] = (out[c] ?? 0) + n;
+  for (const [rule, n] of Object.entries(byGeoRule))
+    for (const c of countriesOf(rule)) out[c] = (out[c] ?? 0) + n;
   return out;
 }
 
 /** Every UTC day from `from` to `to`, both included. */
 export function eachDay(from: string, to: string): string[] {
   const out: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000) out.push(dayOf(new Date(t)));
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000)
+    out.push(dayOf(new Date(t)));
   return out;
 }
 

@@ -18,7 +18,10 @@ export function bucketTop(b: number): number {
 }
 
 /** Nearest-rank percentile (p in 0..1) of a histogram [bucket, count][] sorted by bucket; null when empty. */
-export function percentile(hist: ReadonlyArray<readonly [number, number]>, p: number): number | null {
+export function percentile(
+  hist: ReadonlyArray<readonly [number, number]>,
+  p: number,
+): number | null {
   const total = hist.reduce((s, [, c]) => s + c, 0);
   if (!total) return null;
   const rank = Math.max(1, Math.ceil(p * total));
@@ -34,9 +37,15 @@ export function percentile(hist: ReadonlyArray<readonly [number, number]>, p: nu
 export const RESULT_BINS_HOURS = [1, 2, 4, 8, 12, 24, 48] as const;
 
 /** Folds a fine histogram into the chart's bins: [{upto_ms, count}], the last with upto_ms null. */
-export function coarseBins(hist: ReadonlyArray<readonly [number, number]>, binsHours: readonly number[] = RESULT_BINS_HOURS): Array<{ upto_ms: number | null; count: number }> {
+export function coarseBins(
+  hist: ReadonlyArray<readonly [number, number]>,
+  binsHours: readonly number[] = RESULT_BINS_HOURS,
+): Array<{ upto_ms: number | null; count: number }> {
   const tops = binsHours.map((h) => h * 3600_000);
-  const out: Array<{ upto_ms: number | null; count: number }> = [...tops.map((t) => ({ upto_ms: t as number | null, count: 0 })), { upto_ms: null, count: 0 }];
+  const out: Array<{ upto_ms: number | null; count: number }> = [
+    ...tops.map((t) => ({ upto_ms: t as number | null, count: 0 })),
+    { upto_ms: null, count: 0 },
+  ];
   for (const [b, c] of hist) {
     const top = bucketTop(b);
     const i = tops.findIndex((t) => top <= t);

@@ -1,6 +1,13 @@
 import type { InsightsQuery, InsightsResponse } from '@htm/contracts';
 import type { Db } from '@htm/service-kit/db';
-import { activeTesters, approvedTestersByCountry, dayRows, demandByGeoRule, histogram, waitingCounts } from '../db/insights.repository.js';
+import {
+  activeTesters,
+  approvedTestersByCountry,
+  dayRows,
+  demandByGeoRule,
+  histogram,
+  waitingCounts,
+} from '../db/insights.repository.js';
 import { demandByCountry, eachDay, rate } from './facts.js';
 import { coarseBins, percentile } from './histogram.js';
 
@@ -12,7 +19,11 @@ export const WAITING_THRESHOLDS_HOURS = [0, 1, 4, 12, 24, 48] as const;
  * time to claim and to a first result, and the state now (waiting jobs, testers). Every figure is
  * read from the per-day projection, so the cost grows with the days asked for, not the history.
  */
-export async function getInsights(db: Db, q: InsightsQuery, now = new Date()): Promise<InsightsResponse> {
+export async function getInsights(
+  db: Db,
+  q: InsightsQuery,
+  now = new Date(),
+): Promise<InsightsResponse> {
   const [rows, claimHist, resultHist, demand, waiting, approved, active] = await Promise.all([
     dayRows(db, q.from, q.to),
     histogram(db, 'claim', q.from, q.to),
@@ -51,8 +62,14 @@ export async function getInsights(db: Db, q: InsightsQuery, now = new Date()): P
     time_to_claim_ms: { p50: percentile(claimHist, 0.5), p90: percentile(claimHist, 0.9) },
     time_to_result_ms: { p50: percentile(resultHist, 0.5), p90: percentile(resultHist, 0.9) },
     acceptance_rate: rate(funnel.completed, funnel.submitted),
-    revision_rate: rate(sum((r) => r.revisions), funnel.submitted),
-    waiting_jobs: WAITING_THRESHOLDS_HOURS.map((h, i) => ({ older_than_hours: h, count: waiting[i] ?? 0 })),
+    revision_rate: rate(
+      sum((r) => r.revisions),
+      funnel.submitted,
+    ),
+    waiting_jobs: WAITING_THRESHOLDS_HOURS.map((h, i) => ({
+      older_than_hours: h,
+      count: waiting[i] ?? 0,
+    })),
     testers: { approved_by_country: approved, active_7d: active },
     demand_by_country: demandByCountry(demand),
     time_to_result_histogram: coarseBins(resultHist),

@@ -43,13 +43,26 @@ export function analyticsEventHandlers(): EventHandlers {
     // identity: supply
     UserRoleChosen: async (e, tx) => {
       if (e.data.type !== 'tester') return;
-      await recordTesterApproval(tx, { userId: e.data.userId, approved: e.data.approved, country: e.data.country, asOf: new Date(e.occurredAt) });
+      await recordTesterApproval(tx, {
+        userId: e.data.userId,
+        approved: e.data.approved,
+        country: e.data.country,
+        asOf: new Date(e.occurredAt),
+      });
     },
     TesterApprovalChanged: async (e, tx) =>
-      recordTesterApproval(tx, { userId: e.data.userId, approved: e.data.approved, country: e.data.country, asOf: new Date(e.occurredAt) }),
+      recordTesterApproval(tx, {
+        userId: e.data.userId,
+        approved: e.data.approved,
+        country: e.data.country,
+        asOf: new Date(e.occurredAt),
+      }),
     // jobs
     JobCreated: async (e, tx) => {
-      const before = await fold(tx, e.data.jobId, { postedAt: new Date(e.occurredAt), geoRule: e.data.geoRule });
+      const before = await fold(tx, e.data.jobId, {
+        postedAt: new Date(e.occurredAt),
+        geoRule: e.data.geoRule,
+      });
       if (!before.postedAt) await addToDay(tx, dayOf(e.occurredAt), { posted: 1 });
     },
     JobPublished: async (e, tx) => {
@@ -58,7 +71,10 @@ export function analyticsEventHandlers(): EventHandlers {
     },
     JobClaimed: async (e, tx) => {
       const at = new Date(e.data.claimedAt);
-      const before = await fold(tx, e.data.jobId, { claimedAt: at, geoRule: e.data.geoRule ?? undefined });
+      const before = await fold(tx, e.data.jobId, {
+        claimedAt: at,
+        geoRule: e.data.geoRule ?? undefined,
+      });
       if (!before.firstClaimedAt) await addToDay(tx, dayOf(at), { claimed: 1 });
       await recordTesterActivity(tx, e.data.testerId, at);
     },
@@ -69,7 +85,11 @@ export function analyticsEventHandlers(): EventHandlers {
     WorkSubmitted: async (e, tx) => {
       const at = new Date(e.data.submittedAt);
       const before = await fold(tx, e.data.jobId, { submittedAt: at });
-      await addToDay(tx, dayOf(at), before.firstSubmittedAt ? { resubmitted: 1 } : { submitted: 1 });
+      await addToDay(
+        tx,
+        dayOf(at),
+        before.firstSubmittedAt ? { resubmitted: 1 } : { submitted: 1 },
+      );
       await recordTesterActivity(tx, e.data.testerId, at);
     },
     RevisionRequested: async (e, tx) => addToDay(tx, dayOf(e.data.requestedAt), { revisions: 1 }),
@@ -78,7 +98,15 @@ export function analyticsEventHandlers(): EventHandlers {
       const before = await fold(tx, e.data.jobId, { completedAt: at });
       if (before.completedAt) return;
       const by = e.data.acceptedBy;
-      await addToDay(tx, dayOf(at), by === 'poster' ? { completedPoster: 1 } : by === 'admin' ? { completedAdmin: 1 } : { completedAuto: 1 });
+      await addToDay(
+        tx,
+        dayOf(at),
+        by === 'poster'
+          ? { completedPoster: 1 }
+          : by === 'admin'
+            ? { completedAdmin: 1 }
+            : { completedAuto: 1 },
+      );
     },
     JobsCleared: async (_e, tx) => clearJobs(tx),
     // payments: money, each amount as booked in the ledger (one event per ledger entry)
@@ -91,8 +119,10 @@ export function analyticsEventHandlers(): EventHandlers {
         earningsCents: e.data.amountCents,
         platformFeeCents: e.data.platformFeeCents ?? LEGACY_PLATFORM_FEE_CENTS,
       }),
-    TesterPaid: async (e, tx) => addToDay(tx, dayOf(e.data.paidAt), { payoutsCents: e.data.amountCents }),
-    PaymentRefunded: async (e, tx) => addToDay(tx, dayOf(e.data.refundedAt), { refunds: 1, refundsCents: e.data.amountCents }),
+    TesterPaid: async (e, tx) =>
+      addToDay(tx, dayOf(e.data.paidAt), { payoutsCents: e.data.amountCents }),
+    PaymentRefunded: async (e, tx) =>
+      addToDay(tx, dayOf(e.data.refundedAt), { refunds: 1, refundsCents: e.data.amountCents }),
     // admin: read so the group follows every stream (nothing to count yet)
     WaitlistJoined: async () => undefined,
   };

@@ -4,16 +4,53 @@
  * keyboard users and for anyone who wants the exact figures.
  */
 import { useId, type ReactElement, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import type { InsightsResponse } from '@htm/contracts/analytics';
 import { Table } from '../../../components/table';
 import { binLabel, hours } from './insights-format';
 
-const COLORS = { posted: '#526077', paid: '#1d3fbb', claimed: '#7a4b00', submitted: '#6b21a8', completed: '#0e7a4f', demand: '#b42318' };
+const COLORS = {
+  posted: '#526077',
+  paid: '#1d3fbb',
+  claimed: '#7a4b00',
+  submitted: '#6b21a8',
+  completed: '#0e7a4f',
+  demand: '#b42318',
+};
 const SERIES = ['posted', 'paid', 'claimed', 'submitted', 'completed'] as const;
-const LABELS: Record<(typeof SERIES)[number], string> = { posted: 'Posted', paid: 'Paid', claimed: 'Claimed', submitted: 'Submitted', completed: 'Completed' };
+const LABELS: Record<(typeof SERIES)[number], string> = {
+  posted: 'Posted',
+  paid: 'Paid',
+  claimed: 'Claimed',
+  submitted: 'Submitted',
+  completed: 'Completed',
+};
 
-function ChartFigure({ title, summary, chart, columns, rows }: { title: string; summary: string; chart: ReactNode; columns: string[]; rows: ReactNode[][] }) {
+function ChartFigure({
+  title,
+  summary,
+  chart,
+  columns,
+  rows,
+}: {
+  title: string;
+  summary: string;
+  chart: ReactNode;
+  columns: string[];
+  rows: ReactNode[][];
+}) {
   const id = useId();
   return (
     <figure className="insights__chart" aria-labelledby={id}>
@@ -45,7 +82,10 @@ function ChartFigure({ title, summary, chart, columns, rows }: { title: string; 
 export default function InsightsCharts({ data }: { data: InsightsResponse }) {
   const days = data.days.map((d) => ({ ...d, label: d.date.slice(5) }));
   const funnel = SERIES.map((k) => ({ step: LABELS[k], jobs: data.funnel[k] }));
-  const bins = data.time_to_result_histogram.map((b, i, all) => ({ bin: binLabel(b.upto_ms, all[i - 1]?.upto_ms), jobs: b.count }));
+  const bins = data.time_to_result_histogram.map((b, i, all) => ({
+    bin: binLabel(b.upto_ms, all[i - 1]?.upto_ms),
+    jobs: b.count,
+  }));
   const binOf = (ms: number | null) => {
     if (ms === null) return undefined;
     const i = data.time_to_result_histogram.findIndex((b) => b.upto_ms === null || ms <= b.upto_ms);
@@ -53,9 +93,21 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
   };
   const p50 = binOf(data.time_to_result_ms.p50);
   const p90 = binOf(data.time_to_result_ms.p90);
-  const countries = [...new Set([...Object.keys(data.testers.approved_by_country), ...Object.keys(data.demand_by_country)])].sort();
-  const supply = countries.map((c) => ({ country: c, testers: data.testers.approved_by_country[c] ?? 0, jobs: data.demand_by_country[c] ?? 0 }));
-  const waiting = data.waiting_jobs.map((w) => ({ age: w.older_than_hours ? `> ${w.older_than_hours} h` : 'all', jobs: w.count }));
+  const countries = [
+    ...new Set([
+      ...Object.keys(data.testers.approved_by_country),
+      ...Object.keys(data.demand_by_country),
+    ]),
+  ].sort();
+  const supply = countries.map((c) => ({
+    country: c,
+    testers: data.testers.approved_by_country[c] ?? 0,
+    jobs: data.demand_by_country[c] ?? 0,
+  }));
+  const waiting = data.waiting_jobs.map((w) => ({
+    age: w.older_than_hours ? `> ${w.older_than_hours} h` : 'all',
+    jobs: w.count,
+  }));
   const total = (k: (typeof SERIES)[number]) => data.funnel[k];
   return (
     <div className="insights__grid">
@@ -70,12 +122,29 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
             <Tooltip />
             <Legend />
             {SERIES.map((k) => (
-              <Line key={k} type="monotone" dataKey={k} name={LABELS[k]} stroke={COLORS[k]} dot={false} strokeWidth={2} isAnimationActive={false} />
+              <Line
+                key={k}
+                type="monotone"
+                dataKey={k}
+                name={LABELS[k]}
+                stroke={COLORS[k]}
+                dot={false}
+                strokeWidth={2}
+                isAnimationActive={false}
+              />
             ))}
           </LineChart>
         }
         columns={['Day', ...SERIES.map((k) => LABELS[k]), 'Paid in']}
-        rows={data.days.map((d) => [d.date, d.posted, d.paid, d.claimed, d.submitted, d.completed, `$${(d.revenue_cents / 100).toFixed(2)}`])}
+        rows={data.days.map((d) => [
+          d.date,
+          d.posted,
+          d.paid,
+          d.claimed,
+          d.submitted,
+          d.completed,
+          `$${(d.revenue_cents / 100).toFixed(2)}`,
+        ])}
       />
       <ChartFigure
         title="Funnel"
@@ -102,16 +171,49 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
             <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
             <Tooltip />
             <Bar dataKey="jobs" name="Jobs" fill={COLORS.completed} isAnimationActive={false} />
-            {p50 ? <ReferenceLine x={p50} stroke="#0f172a" strokeDasharray="4 2" label={{ value: `p50 ${hours(data.time_to_result_ms.p50)}`, position: 'top', fontSize: 12 }} /> : null}
-            {p90 ? <ReferenceLine x={p90} stroke="#b42318" strokeDasharray="4 2" label={{ value: `p90 ${hours(data.time_to_result_ms.p90)}`, position: 'insideTopRight', fontSize: 12 }} /> : null}
+            {p50 ? (
+              <ReferenceLine
+                x={p50}
+                stroke="#0f172a"
+                strokeDasharray="4 2"
+                label={{
+                  value: `p50 ${hours(data.time_to_result_ms.p50)}`,
+                  position: 'top',
+                  fontSize: 12,
+                }}
+              />
+            ) : null}
+            {p90 ? (
+              <ReferenceLine
+                x={p90}
+                stroke="#b42318"
+                strokeDasharray="4 2"
+                label={{
+                  value: `p90 ${hours(data.time_to_result_ms.p90)}`,
+                  position: 'insideTopRight',
+                  fontSize: 12,
+                }}
+              />
+            ) : null}
           </BarChart>
         }
         columns={['Time to first result', 'Jobs']}
-        rows={[...bins.map((b) => [b.bin, b.jobs]), ['p50', hours(data.time_to_result_ms.p50)], ['p90', hours(data.time_to_result_ms.p90)]]}
+        rows={[
+          ...bins.map((b) => [b.bin, b.jobs]),
+          ['p50', hours(data.time_to_result_ms.p50)],
+          ['p90', hours(data.time_to_result_ms.p90)],
+        ]}
       />
       <ChartFigure
         title="Supply vs demand by country"
-        summary={supply.map((s) => `${s.country}: ${s.testers} approved testers, ${s.jobs} paid jobs open to them`).join('; ') || 'No testers or jobs yet'}
+        summary={
+          supply
+            .map(
+              (s) =>
+                `${s.country}: ${s.testers} approved testers, ${s.jobs} paid jobs open to them`,
+            )
+            .join('; ') || 'No testers or jobs yet'
+        }
         chart={
           <BarChart data={supply} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="#dbe2ea" vertical={false} />
@@ -119,8 +221,18 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
             <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
             <Tooltip />
             <Legend />
-            <Bar dataKey="testers" name="Approved testers (now)" fill={COLORS.paid} isAnimationActive={false} />
-            <Bar dataKey="jobs" name="Paid jobs open to them (range)" fill={COLORS.demand} isAnimationActive={false} />
+            <Bar
+              dataKey="testers"
+              name="Approved testers (now)"
+              fill={COLORS.paid}
+              isAnimationActive={false}
+            />
+            <Bar
+              dataKey="jobs"
+              name="Paid jobs open to them (range)"
+              fill={COLORS.demand}
+              isAnimationActive={false}
+            />
           </BarChart>
         }
         columns={['Country', 'Approved testers (now)', 'Paid jobs open to them (range)']}
@@ -135,11 +247,19 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
             <XAxis dataKey="age" tick={{ fontSize: 12 }} />
             <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
             <Tooltip />
-            <Bar dataKey="jobs" name="Jobs waiting" fill={COLORS.claimed} isAnimationActive={false} />
+            <Bar
+              dataKey="jobs"
+              name="Jobs waiting"
+              fill={COLORS.claimed}
+              isAnimationActive={false}
+            />
           </BarChart>
         }
         columns={['Waiting', 'Jobs']}
-        rows={waiting.map((w) => [w.age === 'all' ? 'any time' : `more than ${w.age.slice(2)}`, w.jobs])}
+        rows={waiting.map((w) => [
+          w.age === 'all' ? 'any time' : `more than ${w.age.slice(2)}`,
+          w.jobs,
+        ])}
       />
     </div>
   );

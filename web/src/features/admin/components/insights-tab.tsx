@@ -24,7 +24,9 @@ export function InsightsTab() {
   const [days, setDays] = useState<number>(30);
   const [range] = useState(() => new Map<number, { from: string; to: string }>());
   if (!range.has(days)) range.set(days, rangeOf(days));
-  const { data, error, isLoading, isFetching } = useGetInsightsQuery(range.get(days)!, { pollingInterval: INSIGHTS_POLL_MS });
+  const { data, error, isLoading, isFetching } = useGetInsightsQuery(range.get(days)!, {
+    pollingInterval: INSIGHTS_POLL_MS,
+  });
   const { toast } = useNotify();
   useEffect(() => {
     if (error) toast(errorMessage(error, 'Failed to load insights'));
@@ -37,7 +39,13 @@ export function InsightsTab() {
         <h2>Insights</h2>
         <div role="group" aria-label="Range" className="btn-row">
           {RANGE_PRESETS.map((n) => (
-            <button key={n} type="button" className={`btn btn--sm ${n === days ? 'btn--primary' : 'btn--secondary'}`} aria-pressed={n === days} onClick={() => setDays(n)}>
+            <button
+              key={n}
+              type="button"
+              className={`btn btn--sm ${n === days ? 'btn--primary' : 'btn--secondary'}`}
+              aria-pressed={n === days}
+              onClick={() => setDays(n)}
+            >
               Last {n} days
             </button>
           ))}
