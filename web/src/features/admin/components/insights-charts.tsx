@@ -21,6 +21,8 @@ import type { InsightsResponse } from '@htm/contracts/analytics';
 import { Table } from '../../../components/table';
 import { binLabel, hours } from './insights-format';
 
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 const COLORS = {
   posted: '#526077',
   paid: '#1d3fbb',
@@ -93,6 +95,28 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
   };
   const p50 = binOf(data.time_to_result_ms.p50);
   const p90 = binOf(data.time_to_result_ms.p90);
+  // One marker per bin: p50 and p90 in the same bin share one line and label.
+  const markers: Array<{ bin: string; label: string; color: string }> = [];
+  if (p50 && p50 === p90)
+    markers.push({
+      bin: p50,
+      label: `p50 ${hours(data.time_to_result_ms.p50)} · p90 ${hours(data.time_to_result_ms.p90)}`,
+      color: '#0f172a',
+    });
+  else {
+    if (p50)
+      markers.push({
+        bin: p50,
+        label: `p50 ${hours(data.time_to_result_ms.p50)}`,
+        color: '#0f172a',
+      });
+    if (p90)
+      markers.push({
+        bin: p90,
+        label: `p90 ${hours(data.time_to_result_ms.p90)}`,
+        color: '#b42318',
+      });
+  }
   const countries = [
     ...new Set([
       ...Object.keys(data.testers.approved_by_country),
@@ -124,7 +148,7 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
             {SERIES.map((k) => (
               <Line
                 key={k}
-                type="monotone"
+                type="linear"
                 dataKey={k}
                 name={LABELS[k]}
                 stroke={COLORS[k]}
@@ -171,30 +195,15 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
             <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
             <Tooltip />
             <Bar dataKey="jobs" name="Jobs" fill={COLORS.completed} isAnimationActive={false} />
-            {p50 ? (
+            {markers.map((m) => (
               <ReferenceLine
-                x={p50}
-                stroke="#0f172a"
+                key={m.bin}
+                x={m.bin}
+                stroke={m.color}
                 strokeDasharray="4 2"
-                label={{
-                  value: `p50 ${hours(data.time_to_result_ms.p50)}`,
-                  position: 'top',
-                  fontSize: 12,
-                }}
+                label={{ value: m.label, position: 'top', fontSize: 12, fill: '#0f172a' }}
               />
-            ) : null}
-            {p90 ? (
-              <ReferenceLine
-                x={p90}
-                stroke="#b42318"
-                strokeDasharray="4 2"
-                label={{
-                  value: `p90 ${hours(data.time_to_result_ms.p90)}`,
-                  position: 'insideTopRight',
-                  fontSize: 12,
-                }}
-              />
-            ) : null}
+            ))}
           </BarChart>
         }
         columns={['Time to first result', 'Jobs']}
@@ -210,7 +219,7 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
           supply
             .map(
               (s) =>
-                `${s.country}: ${s.testers} approved testers, ${s.jobs} paid jobs open to them`,
+                `${s.country}: ${plural(s.testers, 'approved tester')}, ${plural(s.jobs, 'paid job')} open to them`,
             )
             .join('; ') || 'No testers or jobs yet'
         }
