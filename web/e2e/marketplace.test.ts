@@ -422,5 +422,17 @@ describe('marketplace in the browser', () => {
     expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       360,
     );
+    // The Insights tab, charts and an opened data table, on a phone and on a desktop.
+    await admin.getByRole('tab', { name: 'Insights' }).click();
+    const funnel = admin.getByRole('figure', { name: /Funnel/ });
+    await funnel.locator('svg.recharts-surface').first().waitFor();
+    await funnel.getByText('Show as a table').click();
+    expect(await audit(admin)).toEqual([]);
+    expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
+    await shot(admin, 'admin-insights-360');
+    await admin.setViewportSize({ width: 1280, height: 900 });
+    expect(await audit(admin)).toEqual([]);
   }, 90_000);
 });
