@@ -4,9 +4,14 @@
  * a broker that cannot start fails the suite, as in test/tracing.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { handleOnce, type EventEnvelope } from '@htm/events';
+import type { Tx } from '@htm/service-kit/db';
 import { rebuildAnalytics } from '../src/rebuild.js';
+import { analyticsEventHandlers } from '../src/events/handlers.js';
+import { handledEvents } from '../src/db/schema.js';
 import { startKafkaMock, type KafkaMock } from '../../../test/support/kafka-mock.js';
-import { startHarness, waitFor, type Harness } from './support.js';
+import { ev, startHarness, waitFor, type Harness } from './support.js';
 import { EXPECTED, scriptedHistory } from './history.js';
 
 const RANGE = 'from=2026-03-01&to=2026-03-03';
@@ -132,5 +137,81 @@ describe('who may read insights, and which ranges', () => {
     const res = await h.insights('from=2024-01-01&to=2024-12-31');
     expect(res.status).toBe(200);
     expect(res.body.days).toHaveLength(366);
+  });
+});
+
+describe('one job told in any order', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('analytics_order');
+  });
+  afterAll(async () => h?.close());
+
+  it('gives the same facts whichever of paid, claimed and submitted arrives first, and nothing twice', async () => {
+    const handlers = analyticsEventHandlers();
+    const apply = (e: EventEnvelope) => {
+      const fn = handlers[e.type] as (e: EventEnvelope, tx: Tx) => Promise<void>;
+      return handleOnce(h.svc.ctx.db, handledEvents, e, (tx) => fn(e, tx));
+    };
+    const H = 3600_000;
+    const paidAt = Date.parse('2026-04-01T10:00:00Z');
+    const iso = (ms: number) => new Date(ms).toISOString();
+    // Six jobs, each paid at 10:00, claimed 3 h later, first result 8 h after payment: every order of the three events.
+    const orders = [
+      [0, 1, 2],
+      [0, 2, 1],
+      [1, 0, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+      [2, 1, 0],
+    ];
+    for (const order of orders) {
+      const jobId = randomUUID();
+      const tester = randomUUID();
+      const events = [
+        ev(
+          'JobPaid',
+          jobId,
+          { jobId, sessionId: `cs_${jobId}`, posterId: 'p', amountCents: 100, paidAt: iso(paidAt) },
+          iso(paidAt),
+        ),
+        ev(
+          'JobClaimed',
+          jobId,
+          {
+            jobId,
+            testerId: tester,
+            claimedAt: iso(paidAt + 3 * H),
+            deadlineAt: iso(paidAt + 50 * H),
+            by: 'tester',
+          },
+          iso(paidAt + 3 * H),
+        ),
+        ev(
+          'WorkSubmitted',
+          jobId,
+          {
+            jobId,
+            testerId: tester,
+            submissionId: randomUUID(),
+            revision: 0,
+            submittedAt: iso(paidAt + 8 * H),
+            autoAcceptAt: iso(paidAt + 104 * H),
+          },
+          iso(paidAt + 8 * H),
+        ),
+      ];
+      for (const i of order) expect(await apply(events[i])).toBe(true);
+      for (const e of events) expect(await apply(e)).toBe(false); // redelivered: already handled
+    }
+    const res = await h.insights('from=2026-04-01&to=2026-04-01');
+    expect(res.body.funnel).toEqual({ posted: 0, paid: 6, claimed: 6, submitted: 6, completed: 0 });
+    expect(res.body.days[0].revenue_cents).toBe(600);
+    expectWithin5Percent(res.body.time_to_claim_ms, { p50: 3 * H, p90: 3 * H });
+    expectWithin5Percent(res.body.time_to_result_ms, { p50: 8 * H, p90: 8 * H });
+    const [durations] = await h.sql<{ n: number }>(
+      `SELECT SUM(count)::int AS n FROM analytics.durations`,
+    );
+    expect(durations.n).toBe(6 * 3);
   });
 });
