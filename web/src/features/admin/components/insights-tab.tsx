@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { Stat } from '../../../components/stat';
 import { errorMessage } from '../../../lib/error-message';
@@ -22,9 +22,9 @@ export function rangeOf(days: number, now = new Date()): { from: string; to: str
 
 export function InsightsTab() {
   const [days, setDays] = useState<number>(30);
-  const [range] = useState(() => new Map<number, { from: string; to: string }>());
-  if (!range.has(days)) range.set(days, rangeOf(days));
-  const { data, error, isLoading, isFetching } = useGetInsightsQuery(range.get(days)!, {
+  // Fixed per preset while the tab is open, so polling and live refetches ask for the same days.
+  const range = useMemo(() => rangeOf(days), [days]);
+  const { data, error, isLoading, isFetching } = useGetInsightsQuery(range, {
     pollingInterval: INSIGHTS_POLL_MS,
   });
   const { toast } = useNotify();
