@@ -10,7 +10,7 @@ import { collectKeys } from '../../scripts/env-example.js';
 import { TARGETS } from '../../scripts/build-services.js';
 import { dockerStages, readYamlDocs, ROOT, serviceTargets } from './helpers.js';
 
-const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications'];
+const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications', 'analytics'];
 const { args, stages } = dockerStages();
 const stage = (name: string) => stages.find((s) => s.name === name)!;
 
@@ -72,6 +72,7 @@ describe('Dockerfile', () => {
     expect(build).toContain('npm run build:services');
     expect(TARGETS.map((t) => t.service).sort()).toEqual([
       'admin',
+      'analytics',
       'gateway',
       'identity',
       'jobs',
@@ -154,7 +155,7 @@ describe('docker-compose.yml', () => {
       }
       if (name === 'gateway')
         expect(Object.keys(deps)).toEqual(
-          expect.arrayContaining(['identity', 'jobs', 'payments', 'admin', 'notifications']),
+          expect.arrayContaining(['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics']),
         );
       else
         expect(Object.keys(deps)).toEqual(expect.arrayContaining(['postgres', 'redis', 'kafka']));

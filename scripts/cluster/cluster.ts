@@ -18,12 +18,12 @@ import { createBusUsers, type BusUsers } from './redis-users.js';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Process kinds; `worker` is the jobs timer worker (dist/jobs/worker.js). */
-export const ROLES = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'worker', 'gateway'] as const;
+export const ROLES = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'analytics', 'worker', 'gateway'] as const;
 export type Role = (typeof ROLES)[number];
 export type ServiceRole = Exclude<Role, 'worker' | 'gateway'>;
-const SERVICES: ServiceRole[] = ['identity', 'payments', 'jobs', 'admin', 'notifications'];
+const SERVICES: ServiceRole[] = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'analytics'];
 
-export const DEFAULT_REPLICAS: Record<Role, number> = { gateway: 1, identity: 2, jobs: 2, payments: 2, admin: 1, notifications: 1, worker: 2 };
+export const DEFAULT_REPLICAS: Record<Role, number> = { gateway: 1, identity: 2, jobs: 2, payments: 2, admin: 1, notifications: 1, analytics: 1, worker: 2 };
 
 export interface ClusterOptions {
   replicas?: Partial<Record<Role, number>>;
@@ -189,6 +189,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     PAYMENTS_URL: urlOf.payments,
     ADMIN_URL: urlOf.admin,
     NOTIFICATIONS_URL: urlOf.notifications,
+    ANALYTICS_URL: urlOf.analytics,
     // The local provider's signed webhooks reach whichever payments replica is up.
     PAYMENTS_SELF_URL: urlOf.payments,
     SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1500),
@@ -220,6 +221,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         PAYMENTS_URL: listOf('payments'),
         ADMIN_URL: listOf('admin'),
         NOTIFICATIONS_URL: listOf('notifications'),
+        ANALYTICS_URL: listOf('analytics'),
         UPSTREAM_HEALTH_INTERVAL_MS: String(healthMs),
         WEB_DIST: opts.env.WEB_DIST ?? path.join(ROOT, 'web', 'dist'),
         PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}`,

@@ -41,6 +41,13 @@ export interface EventBus {
   deadLetters(group: string, limit?: number): Promise<Array<DeadLetter & { id: string }>>;
   /** Puts dead-lettered events back on their source streams and removes them from dead letter. */
   replayDeadLetters(group: string, ids?: string[]): Promise<number>;
+  /**
+   * Reads every event of these sources from the beginning of their streams/topics up to their
+   * end as of the call, in stream order per partition, without a consumer group (no group's
+   * position moves). For projections rebuilt from scratch (`npm run analytics:rebuild`). An entry
+   * that is not a valid envelope is skipped (and counted); answers how many events were handed over.
+   */
+  readAll?(sources: readonly EventSource[], handler: EventHandler): Promise<{ events: number; skipped: number }>;
   close(): Promise<void>;
 }
 

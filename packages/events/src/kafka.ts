@@ -219,6 +219,65 @@ export class KafkaBus implements EventBus {
     return replayable.length;
   }
 
+  async readAll(sources: readonly EventSource[], handler: (event: EventEnvelope) => Promise<void>): Promise<{ events: number; skipped: number }> {
+    let events = 0;
+    let skipped = 0;
+    const topics = sources.map((s) => this.topic(s));
+    const admin = this.kafka.admin();
+    await admin.connect();
+    // The end of every partition as of now (a topic nobody wrote yet has none).
+    const remaining = new Map<string, bigint>();
+    try {
+      const existing = new Set(await admin.listTopics());
+      for (const t of topics.filter((x) => existing.has(x))) {
+        for (const o of await admin.fetchTopicOffsets(t)) if (BigInt(o.high) > BigInt(o.low)) remaining.set(`${t}:${o.partition}`, BigInt(o.high));
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    if (!remaining.size) return { events, skipped };
+    const groupId = `${this.prefix}read-all-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const c = this.kafka.consumer({ groupId, ...this.opts.consumer });
+    await c.connect();
+    try {
+      await c.subscribe({ topics: [...new Set([...remaining.keys()].map((k) => k.slice(0, k.lastIndexOf(':'))))], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        void c
+          .run({
+            autoCommit: false,
+            eachMessage: async ({ topic, partition, message }) => {
+              const key = `${topic}:${partition}`;
+              const end = remaining.get(key);
+              if (end === undefined || BigInt(message.offset) >= end) return;
+              let event: EventEnvelope | undefined;
+              try {
+                event = parseEnvelope(JSON.parse(message.value?.toString() ?? ''));
+              } catch {
+                event = undefined;
+              }
+              if (event) {
+                try {
+                  await handler(event);
+                } catch (err) {
+                  reject(err as Error);
+                  throw err;
+                }
+                events++;
+              } else skipped++;
+              if (BigInt(message.offset) + 1n >= end) remaining.delete(key);
+              if (!remaining.size) resolve();
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await c.disconnect().catch(() => undefined);
+      const cleanup = this.kafka.admin();
+      await cleanup.connect().then(() => cleanup.deleteGroups([groupId])).catch(() => undefined).finally(() => cleanup.disconnect().catch(() => undefined));
+    }
+    return { events, skipped };
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();

@@ -156,6 +156,41 @@ export class RedisStreamsBus implements EventBus {
     return total;
   }
 
+  async readAll(sources: readonly EventSource[], handler: (event: EventEnvelope) => Promise<void>): Promise<{ events: number; skipped: number }> {
+    let events = 0;
+    let skipped = 0;
+    for (const stream of this.streamsOf(sources)) {
+      // The end as of now: entries appended later are the consumer group's business.
+      const last = (await this.pub.xrevrange(stream, '+', '-', 'COUNT', 1)) as Entry[];
+      const end = last[0]?.[0];
+      if (!end) continue;
+      let start = '-';
+      for (;;) {
+        const page = (await this.pub.xrange(stream, start, end, 'COUNT', 500)) as Entry[];
+        if (!page.length) break;
+        for (const [, fields] of page) {
+          const raw = fields ? toMap(fields).e : undefined;
+          let event: EventEnvelope | undefined;
+          try {
+            event = raw === undefined ? undefined : parseEnvelope(JSON.parse(raw));
+          } catch {
+            event = undefined;
+          }
+          if (!event) {
+            skipped++;
+            continue;
+          }
+          await handler(event);
+          events++;
+        }
+        const lastId = page[page.length - 1][0];
+        if (lastId === end) break;
+        start = `(${lastId}`;
+      }
+    }
+    return { events, skipped };
+  }
+
   get redis(): Redis {
     return this.pub;
   }

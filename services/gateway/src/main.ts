@@ -50,6 +50,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       payments: parseUpstreamList(config.PAYMENTS_URL),
       admin: parseUpstreamList(config.ADMIN_URL),
       notifications: parseUpstreamList(config.NOTIFICATIONS_URL),
+      analytics: parseUpstreamList(config.ANALYTICS_URL),
     },
     config.HEALTH_CACHE_MS,
   );

@@ -32,7 +32,7 @@ export async function recordEarning(
     minutesSpent: d.minutesSpent ?? null,
     occurredAt,
   });
-  await appendOnce(tx, {
+  const fee = await appendOnce(tx, {
     kind: 'platform_fee',
     jobId: d.jobId,
     amountCents: PLATFORM_FEE_CENTS,
@@ -44,7 +44,15 @@ export async function recordEarning(
   if (earning && events) {
     await events.record(
       tx,
-      createEvent('EarningRecorded', d.jobId, { jobId: d.jobId, testerId: d.testerId, amountCents: earning.amountCents, acceptedBy: d.acceptedBy }, { correlationId: event.correlationId }),
+      createEvent('EarningRecorded', d.jobId, {
+          jobId: d.jobId,
+          testerId: d.testerId,
+          amountCents: earning.amountCents,
+          acceptedBy: d.acceptedBy,
+          // For consumers that keep money per day (analytics): the fee booked with this earning, on the same day.
+          platformFeeCents: fee?.amountCents ?? 0,
+          acceptedAt: occurredAt.toISOString(),
+        }, { correlationId: event.correlationId }),
     );
   }
 }
