@@ -172,7 +172,8 @@ export class RedisStreamsBus implements EventBus {
           const raw = fields ? toMap(fields).e : undefined;
           let event: EventEnvelope | undefined;
           try {
-            event = raw === undefined ? undefined : parseEnvelope(JSON.parse(raw));
+            // Checked as the consumers check it: a forged or misplaced entry is skipped, never applied.
+            event = raw === undefined ? undefined : acceptEnvelope(raw, this.sourceOfStream(stream));
           } catch {
             event = undefined;
           }
