@@ -251,7 +251,7 @@ export class KafkaBus implements EventBus {
               if (end === undefined || BigInt(message.offset) >= end) return;
               let event: EventEnvelope | undefined;
               try {
-                // Checked as the consumers check it: a forged or misplaced message is skipped, never applied.
+                // The same origin check as the consumer loop: a forged message is skipped, never folded.
                 event = acceptEnvelope(message.value?.toString() ?? '', this.sourceOfTopic(topic));
               } catch {
                 event = undefined;

@@ -172,7 +172,7 @@ export class RedisStreamsBus implements EventBus {
           const raw = fields ? toMap(fields).e : undefined;
           let event: EventEnvelope | undefined;
           try {
-            // Checked as the consumers check it: a forged or misplaced entry is skipped, never applied.
+            // The same origin check as the consumer loop: a forged entry is skipped, never folded.
             event = raw === undefined ? undefined : acceptEnvelope(raw, this.sourceOfStream(stream));
           } catch {
             event = undefined;
