@@ -172,7 +172,8 @@ export class RedisStreamsBus implements EventBus {
           const raw = fields ? toMap(fields).e : undefined;
           let event: EventEnvelope | undefined;
           try {
-            event = raw === undefined ? undefined : parseEnvelope(JSON.parse(raw));
+            // Forged or misrouted events are left out of a replay as the consumers refuse them.
+            event = raw === undefined ? undefined : acceptEnvelope(raw, this.sourceOfStream(stream));
           } catch {
             event = undefined;
           }
