@@ -167,7 +167,7 @@ describe('the marketplace as a cluster of processes', () => {
         .split('\n')
         .map((l) => / user=(\S+)/.exec(l)?.[1]),
     );
-    for (const service of ['identity', 'jobs', 'payments', 'admin', 'notifications', 'gateway'] as const) {
+    for (const service of ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics', 'gateway'] as const) {
       expect([service, connected.has(users[service])]).toEqual([service, true]);
     }
   });
