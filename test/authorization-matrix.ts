@@ -87,6 +87,8 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/waitlist', body: { email: 'm@gmail.com', role: 'Site owner', url: 'https://m.example', note: 'check it' }, expect: all(201, { anon: 401 }) }, // every job request is stored (issue #19)
   { method: 'GET', path: () => '/api/admin/waitlist', expect: adminOnly() },
   { method: 'PATCH', path: () => '/api/admin/waitlist/00000000-0000-4000-8000-000000000000', body: { approved: true }, expect: adminOnly(404) },
+  // analytics
+  { method: 'GET', path: () => '/api/admin/insights?from=2026-03-01&to=2026-03-31', expect: adminOnly() },
   // notifications
   { method: 'GET', path: () => '/api/notifications/preferences', expect: all(200, { anon: 401 }) },
   { method: 'PATCH', path: () => '/api/notifications/preferences', body: {}, expect: all(200, { anon: 401 }) },

@@ -20,8 +20,9 @@ import {
   waitlistBodySchema,
 } from './admin.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
+import { insightsQuerySchema, insightsResponseSchema } from './analytics.js';
 
-export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications';
+export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications' | 'analytics';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 /**
  * public: no token needed; optional: a token is verified when sent (signed file links, forms that
@@ -119,6 +120,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/notifications/unsubscribe', service: 'notifications', access: 'public', rate: 'form', summary: 'One-click unsubscribe from one kind of e-mail (the link in every e-mail; answers a page)', query: unsubscribeQuerySchema },
   { method: 'post', path: '/api/notifications/unsubscribe', service: 'notifications', access: 'public', rate: 'form', summary: 'RFC 8058 one-click unsubscribe (List-Unsubscribe-Post from the mail client)', query: unsubscribeQuerySchema },
   { method: 'get', path: '/api/dev/mail', service: 'notifications', access: 'public', rate: 'api', summary: 'Development only: e-mails sent to an address, newest first (404 in production)', query: devMailQuerySchema },
+  // analytics
+  { method: 'get', path: '/api/admin/insights', service: 'analytics', access: 'user', rate: 'api', summary: 'Marketplace insights per day from the event stream (from/to: YYYY-MM-DD, at most 366 days)', query: insightsQuerySchema, response: insightsResponseSchema, roles: ['admin'] },
 ];
 
 /** A path template as a regex: `{x}` matches one path segment. */

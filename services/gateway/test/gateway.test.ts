@@ -385,14 +385,19 @@ describe('API reference', () => {
     const post = doc.paths['/api/jobs'].post as { requestBody: { content: Record<string, { schema: { required: string[] } }> } };
     expect(post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['title', 'url', 'what_to_test']));
   });
-  it('serves the interactive reference with its assets from this server', async () => {
+  it('serves the API reference (Redoc) with its one asset from this server', async () => {
     const page = await api('/api/docs');
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('/api/docs/assets/swagger-ui-bundle.js');
+    expect(html).toContain('/api/docs/assets/redoc.standalone.js');
     expect(html).not.toMatch(/<script>[^<]/); // no inline script
-    expect((await api('/api/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
-    expect((await api('/api/docs/init.js')).status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect((await api('/api/docs/assets/redoc.standalone.js')).status).toBe(200);
+    expect(await (await api('/api/docs/init.js')).text()).toContain("Redoc.init('/api/openapi.json'");
+    // Nothing else of the package: other bundles, source maps, its package.json.
+    for (const other of ['redoc.lib.js', 'redoc.standalone.js.map', 'package.json', 'swagger-ui-bundle.js']) {
+      expect([other, (await api(`/api/docs/assets/${other}`)).status]).toEqual([other, 404]);
+    }
   });
   it('answers 405 for a known path with the wrong method', async () => {
     const res = await api('/api/me', { method: 'DELETE' });
