@@ -50,7 +50,8 @@ export function uploadForm(
     const sent = getToken();
     const first = await send(sent);
     if (first.status !== 401) return first;
-    const fresh = await recoverFrom401(sent);
+    const code = (first.data as { code?: string } | null)?.code;
+    const fresh = await recoverFrom401(sent, code);
     return fresh ? send(fresh) : first;
   })();
 }

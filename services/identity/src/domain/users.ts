@@ -46,7 +46,10 @@ function claimsDiffer(before: UserRow, after: UserRow): boolean {
  */
 async function withFreshToken(deps: IdentityDeps, { before, after }: { before: UserRow; after: UserRow }, sid: string): Promise<UserWithToken> {
   if (claimsDiffer(before, after)) await announceClaimsChanged(deps, [after.id]);
-  return { user: after, accessToken: await issueAccessToken(deps, after, sid, Date.now()) };
+  // Read again, as a refresh does: a change someone else announced meanwhile is in the token too.
+  const claimsAt = Date.now();
+  const user = (await deps.events.inTransaction((tx) => usersDb.readUserForToken(tx, after.id))) ?? after;
+  return { user, accessToken: await issueAccessToken(deps, user, sid, claimsAt) };
 }
 
 /**
