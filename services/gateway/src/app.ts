@@ -128,6 +128,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       bodyParsing: false,
       exposeMetrics: false,
       correlationContext: false,
+      traceEdge: true,
       first,
     },
     (app) => {
