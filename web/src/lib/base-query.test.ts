@@ -190,7 +190,12 @@ describe('base query with reauth', () => {
       return bearer(c.headers) === 'new' ? { status: 201, body: { job: {} } } : { status: 401 };
     });
     const key = newIdempotencyKey();
-    const res = await requestWithReauth({ url: '/jobs', method: 'POST', body: { title: 't' }, idempotencyKey: key });
+    const res = await requestWithReauth({
+      url: '/jobs',
+      method: 'POST',
+      body: { title: 't' },
+      idempotencyKey: key,
+    });
     expect(res.data).toEqual({ job: {} });
     const posts = calls.filter((c) => c.url === '/api/jobs');
     expect(posts.map((c) => c.headers['Idempotency-Key'])).toEqual([key, key]);

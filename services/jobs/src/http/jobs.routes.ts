@@ -131,12 +131,12 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.locals.changedTable = 'jobs';
     const body = parseOrThrow(acceptJobBodySchema, req.body ?? {});
     if (!body.tester_id) throw AppError.invalid(`${ACCEPT_JOB_MESSAGES.testerRequired}.`, { tester_id: [ACCEPT_JOB_MESSAGES.testerRequired] });
-    res.json({ job: toJobView(await assignJob(deps, idParam(req), body.tester_id)) });
+    res.json({ job: toJobView(await assignJob(deps, idParam(req), body.tester_id, caller.id)) });
   });
 
   r.post('/api/admin/assign/:jobId/:testerId', authenticate, requireRole('admin'), async (req, res) => {
     res.locals.changedTable = 'jobs';
-    res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'))) });
+    res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'), callerOf(req).id)) });
   });
 
   // Rights and job state are checked before the body is read; then the multipart body is streamed

@@ -6,7 +6,11 @@ const checkoutApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** POST /api/jobs/:id/checkout: a new checkout session for an unpaid job ('Pay now'). */
     checkoutJob: build.mutation<CheckoutAnswer, string>({
-      query: (id) => ({ url: `/jobs/${encodeURIComponent(id)}/checkout`, method: 'POST', idempotencyKey: newIdempotencyKey() }),
+      query: (id) => ({
+        url: `/jobs/${encodeURIComponent(id)}/checkout`,
+        method: 'POST',
+        idempotencyKey: newIdempotencyKey(),
+      }),
     }),
   }),
 });

@@ -13,7 +13,12 @@ const createJobApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** POST /api/jobs with the Post New Job form as the contracts schema parsed it. */
     createJob: build.mutation<CheckoutAnswer, CreateJobBody>({
-      query: (body) => ({ url: '/jobs', method: 'POST', body, idempotencyKey: newIdempotencyKey() }),
+      query: (body) => ({
+        url: '/jobs',
+        method: 'POST',
+        body,
+        idempotencyKey: newIdempotencyKey(),
+      }),
       invalidatesTags: ['Job'],
     }),
   }),

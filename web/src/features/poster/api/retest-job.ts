@@ -6,7 +6,11 @@ const retestApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** POST /api/jobs/:id/retest: a re-test of a completed job by the same tester ('Re-test'). */
     retestJob: build.mutation<CheckoutAnswer, string>({
-      query: (id) => ({ url: `/jobs/${encodeURIComponent(id)}/retest`, method: 'POST', idempotencyKey: newIdempotencyKey() }),
+      query: (id) => ({
+        url: `/jobs/${encodeURIComponent(id)}/retest`,
+        method: 'POST',
+        idempotencyKey: newIdempotencyKey(),
+      }),
       invalidatesTags: ['Job'],
     }),
   }),
