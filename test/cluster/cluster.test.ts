@@ -204,7 +204,7 @@ describe('the marketplace as a cluster of processes', () => {
     expect(result.failures.map(describeCall)).toEqual([]);
     expect(result.cycles.length).toBeGreaterThanOrEqual(20);
     await expectEventsExactlyOnce(result);
-  }, 420_000);
+  }, 600_000);
 
   it('survives kill -9 of one jobs, one payments and one worker replica: only requests in flight fail, paid jobs visible, earnings and auto-accepts once', async () => {
     const clients = await clientsFor(10);
