@@ -39,8 +39,8 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
   redis = new Redis(TEST_REDIS_URL);
   cluster = await startCluster({
-    // Notifications stays at one here (it takes no requests; CPU on CI is scarce).
-    replicas: { gateway: 2, identity: 2, jobs: 2, payments: 2, admin: 2, notifications: 1, worker: 2 },
+    // Notifications and analytics stay at one here (not part of the traffic; CPU on CI is scarce).
+    replicas: { gateway: 2, identity: 2, jobs: 2, payments: 2, admin: 2, notifications: 1, analytics: 1, worker: 2 },
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
@@ -182,6 +182,16 @@ describe('the marketplace as a cluster of processes', () => {
     const health = (await (await fetch(`${cluster.metricsUrl}/healthz`)).json()) as { services: Record<string, { ready_replicas?: number }> };
     expect(health.services.jobs.ready_replicas).toBe(2);
     expect(health.services.payments.ready_replicas).toBe(2);
+    // Every process talked to Redis as its own service's user (scripts/redis-acl.ts).
+    const users = cluster.redisUsers!.names;
+    const connected = new Set(
+      String(await redis.call('CLIENT', 'LIST'))
+        .split('\n')
+        .map((l) => / user=(\S+)/.exec(l)?.[1]),
+    );
+    for (const service of ['identity', 'jobs', 'payments', 'admin', 'notifications', 'gateway'] as const) {
+      expect([service, connected.has(users[service])]).toEqual([service, true]);
+    }
   });
 
   it('restarts every replica in turn under 20 concurrent clients with 0 failed requests and every event applied once', async () => {

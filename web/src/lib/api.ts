@@ -24,6 +24,7 @@ export const api = createApi({
     'AdminJob',
     'Audit',
     'NotificationPreferences',
+    'SignIn',
   ],
   endpoints: () => ({}),
 });

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@htm/events';
+import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { appendOnce, findJobPaymentEntry, listDuplicateAndRefund } from '../db/ledger.repository.js';
@@ -12,7 +12,12 @@ import { appendOnce, findJobPaymentEntry, listDuplicateAndRefund } from '../db/l
  * of the ledger stays: money history outlives the jobs it was for. A provider failure throws, so
  * the event is retried.
  */
-export async function refundClearedJobs(deps: PaymentsDeps, tx: Tx, event: EventEnvelope<'JobsCleared'>): Promise<void> {
+export async function refundClearedJobs(
+  deps: PaymentsDeps,
+  tx: Tx,
+  event: EventEnvelope<'JobsCleared'>,
+  events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } = deps.events,
+): Promise<void> {
   for (const jobId of event.data.refundJobIds ?? []) {
     const payment = await findJobPaymentEntry(tx, jobId);
     if (!payment?.sessionId) {
@@ -27,7 +32,8 @@ export async function refundClearedJobs(deps: PaymentsDeps, tx: Tx, event: Event
       idempotencyKey: `refund-${sessionId}`,
       metadata: { reason: 'jobs_cleared', job_id: jobId, session_id: sessionId },
     });
-    await appendOnce(tx, {
+    const refundedAt = new Date();
+    const entry = await appendOnce(tx, {
       kind: 'refund',
       jobId,
       amountCents: -payment.amountCents,
@@ -36,8 +42,20 @@ export async function refundClearedJobs(deps: PaymentsDeps, tx: Tx, event: Event
       title: payment.title,
       sessionId,
       refundId: refund.id,
-      occurredAt: new Date(),
+      occurredAt: refundedAt,
     });
+    // Told once the ledger has it (analytics counts refunds from it).
+    if (entry) {
+      await events.record(
+        tx,
+        createEvent(
+          'PaymentRefunded',
+          jobId,
+          { jobId, sessionId, posterId: payment.posterId, amountCents: payment.amountCents, reason: 'jobs_cleared', refundedAt: refundedAt.toISOString() },
+          { correlationId: event.correlationId ?? undefined },
+        ),
+      );
+    }
     deps.logger.info({ jobId, sessionId, refundId: refund.id, amountCents: payment.amountCents }, 'cleared job refunded');
   }
 }
