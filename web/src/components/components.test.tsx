@@ -171,3 +171,29 @@ describe('BusyButton', () => {
     expect(button.disabled).toBe(true);
   });
 });
+
+describe('FindingsList (the poster’s results)', () => {
+  it('lists findings worst first with their steps and expected/actual', async () => {
+    const { FindingsList } = await import('./findings-list');
+    const none = { steps: null, expected: null, actual: null, at_ms: null };
+    render(
+      <FindingsList
+        findings={[
+          { text: 'Typo in footer', severity: 'cosmetic', ...none },
+          { text: 'No severity given', severity: null, ...none },
+          { text: 'Checkout fails', severity: 'blocker', ...none, steps: 'Pay with a card', expected: 'Receipt', actual: 'Error 500' },
+          { text: 'Slow search', severity: 'minor', ...none },
+        ]}
+      />,
+    );
+    const items = screen.getAllByRole('listitem').map((li) => li.textContent);
+    expect(items).toEqual([
+      expect.stringContaining('Checkout fails'),
+      expect.stringContaining('Slow search'),
+      expect.stringContaining('Typo in footer'),
+      expect.stringContaining('No severity given'),
+    ]);
+    expect(items[0]).toContain('Pay with a card');
+    expect(screen.getByText('Error 500')).toBeTruthy();
+  });
+});

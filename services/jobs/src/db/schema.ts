@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
+import type { FindingDetails } from '@htm/contracts';
 
 export const jobsSchema = pgSchema('jobs');
 export const outbox = outboxTable(jobsSchema);
@@ -95,6 +96,8 @@ export const submissions = jobsSchema.table(
     deviceUsed: text('device_used'),
     browserUsed: text('browser_used'),
     keyFindings: jsonb('key_findings').$type<string[]>().notNull(),
+    /** Each key finding's details (severity, steps, expected, actual, at_ms), in key_findings' order. */
+    findingDetails: jsonb('finding_details').$type<FindingDetails[]>().notNull().default([]),
     requirementResponses: jsonb('requirement_responses').$type<Array<{ requirement_index: number; response_text: string }>>().notNull(),
     generalFeedback: text('general_feedback'),
     previewFileId: uuid('preview_file_id'),

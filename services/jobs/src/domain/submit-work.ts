@@ -3,7 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
-import { JOB_MESSAGES, submitWorkDashboardSchema, submitWorkPosterFlowSchema } from '@htm/contracts';
+import { FINDING_MESSAGES, JOB_MESSAGES, findingDetailsSchema, findingFieldPrefix, hasFindingDetails, submitWorkDashboardSchema, submitWorkPosterFlowSchema, type FindingDetails } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow, SubmissionRow } from '../db/schema.js';
 import { findUser, getJob, lastReleaseReason, markSubmitted } from '../db/job.repository.js';
@@ -15,6 +15,8 @@ export type { SubmitVariant };
 
 interface NormalisedSubmission {
   keyFindings: string[];
+  /** One per key finding, same order. */
+  findingDetails: FindingDetails[];
   requirementResponses: Array<{ requirement_index: number; response_text: string }>;
   generalFeedback: string | null;
   deviceUsed: string | null;
@@ -110,6 +112,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
           deviceUsed: data.deviceUsed,
           browserUsed: data.browserUsed,
           keyFindings: data.keyFindings,
+          findingDetails: data.findingDetails,
           requirementResponses: data.requirementResponses,
           generalFeedback: data.generalFeedback,
           previewFileId: previewRow?.id ?? null,
@@ -154,10 +157,15 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
       throw AppError.invalid(JOB_MESSAGES.responsesInvalid, { requirement_responses: [JOB_MESSAGES.responsesInvalid] });
     }
   }
+  // The variant's own fields first (their messages as before), then the findings' details.
   if (variant === 'dashboard') {
     const v = parseOrThrow(submitWorkDashboardSchema, { ...fields, requirement_responses: responses });
+    const details = findingDetails(fields, variant);
+    // Empty findings 2 and 3 are dropped; their details must be empty too.
+    const given = [1, 2, 3].filter((n) => !!fields[`key_finding_${n}`]?.trim());
     return {
       keyFindings: v.key_findings,
+      findingDetails: given.map((n) => details[n - 1]),
       // Only the items the tester answered: the poster sees no empty rows.
       requirementResponses: checkResponses(v.requirement_responses, job).filter((r) => r.response_text !== ''),
       generalFeedback: v.feedback_text,
@@ -169,12 +177,29 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
   const v = parseOrThrow(submitWorkPosterFlowSchema, { ...fields, requirement_responses: responses });
   return {
     keyFindings: v.key_findings,
+    findingDetails: findingDetails(fields, variant),
     requirementResponses: checkResponses(v.requirement_responses, job),
     generalFeedback: v.general_feedback,
     deviceUsed: v.device_used,
     browserUsed: v.browser_used,
     minutesSpent: v.minutes_spent,
   };
+}
+
+/**
+ * The details of findings 1-3 (all optional): each bad value a 400 naming its field; details
+ * beside an empty finding are refused rather than silently dropped.
+ */
+function findingDetails(fields: Record<string, string>, variant: SubmitVariant): FindingDetails[] {
+  const details = parseOrThrow(findingDetailsSchema(variant), fields);
+  for (const [i, d] of details.entries()) {
+    const prefix = findingFieldPrefix(variant, i + 1);
+    if (hasFindingDetails(d) && !fields[prefix]?.trim()) {
+      const msg = FINDING_MESSAGES.detailsWithoutText(i + 1);
+      throw AppError.invalid(msg, { [prefix]: [msg] });
+    }
+  }
+  return details;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { EMPTY_FINDING_DETAILS, type FindingView } from '@htm/contracts';
 import type { AssistiveTech, GeoRule, JobStatus, JobView, RatingView, RetestComparisonView, SubmissionView } from '@htm/contracts';
 import type { FileRow, JobRow, RatingRow, SubmissionRow } from '../db/schema.js';
 import type { FileLinkSigner } from '../storage/file-links.js';
@@ -69,7 +70,14 @@ export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links:
     file_names: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => byId.get(id)!.originalName ?? null),
     minutes_spent: sub.minutesSpent ?? null,
     claim_to_submit_minutes: sub.claimToSubmitMinutes ?? null,
+    findings: toFindingViews(sub),
+    recording: null,
   };
+}
+
+/** The key findings with their details, in finding order (older submissions: details all null). */
+export function toFindingViews(sub: SubmissionRow): FindingView[] {
+  return sub.keyFindings.map((text, i) => ({ text, ...EMPTY_FINDING_DETAILS, ...(sub.findingDetails?.[i] ?? {}) }));
 }
 
 /** A submission as its reader may see it (readSubmission). */
