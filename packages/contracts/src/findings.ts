@@ -134,3 +134,17 @@ export interface RecordingView {
   duration_ms: number | null;
   size_bytes: number;
 }
+
+/** Screen recordings (tus uploads at /api/recordings): what the service answers and the web app shows. */
+export const RECORDING_MESSAGES = {
+  notYourJob: 'Only the tester holding this job can upload a recording for it.',
+  notYourUpload: 'This recording belongs to someone else.',
+  notFound: 'Recording not found.',
+  jobIdRequired: 'Upload-Metadata must name the job_id the recording is for.',
+  notVideo: 'Recordings must be videos (WebM or MP4).',
+  notVideoContent: 'This file is not a WebM or MP4 video, so it was deleted.',
+  tooLarge: (maxBytes: number) => `Recordings may be at most ${Math.round(maxBytes / (1024 * 1024))} MB.`,
+  unknownRecording: 'This recording is not one of yours for this job. Please record again.',
+  stillUploading: 'The recording is still uploading. Please wait until it has finished.',
+  cannotSee: 'You cannot see this recording.',
+} as const;

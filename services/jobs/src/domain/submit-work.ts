@@ -9,6 +9,7 @@ import type { JobRow, SubmissionRow } from '../db/schema.js';
 import { findUser, getJob, lastReleaseReason, markSubmitted } from '../db/job.repository.js';
 import { insertSubmission } from '../db/submission.repository.js';
 import { addMs, decide } from './job-state.js';
+import { recordingForSubmission } from './recordings.js';
 import { unsupportedFile, type SubmissionForm, type SubmitVariant, type UploadedFile } from './uploads.js';
 
 export type { SubmitVariant };
@@ -17,6 +18,8 @@ interface NormalisedSubmission {
   keyFindings: string[];
   /** One per key finding, same order. */
   findingDetails: FindingDetails[];
+  /** Findings 1-3's details by their number (moments are checked against the recording with it). */
+  findingDetailsByNumber: FindingDetails[];
   requirementResponses: Array<{ requirement_index: number; response_text: string }>;
   generalFeedback: string | null;
   deviceUsed: string | null;
@@ -62,6 +65,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
   const stored: string[] = [];
   try {
     const data = validateFields(form.fields, variant, job);
+    const recordingId = await recordingForSubmission(deps, caller, job.id, form.fields.recording_id, variant, data.findingDetailsByNumber);
     const images = form.files.filter((f) => f.kind === 'image');
     const allowVideo = variant === 'poster_flow';
     for (const img of images) await assertDecodable(img, allowVideo);
@@ -119,6 +123,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
           minutesSpent: data.minutesSpent,
           claimToSubmitMinutes: job.claimedAt ? Math.max(0, Math.round((submittedAt.getTime() - job.claimedAt.getTime()) / 60_000)) : null,
           fileIds: fileRows.map((f) => f.id),
+          recordingId,
           submittedAt,
           autoAcceptAt,
         },
@@ -129,7 +134,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
         createEvent(
           'WorkSubmitted',
           job.id,
-          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString(), posterId: job.posterId },
+          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString(), posterId: job.posterId, hasRecording: recordingId !== null },
           { correlationId: getCorrelationId() },
         ),
       );
@@ -166,6 +171,7 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
     return {
       keyFindings: v.key_findings,
       findingDetails: given.map((n) => details[n - 1]),
+      findingDetailsByNumber: details,
       // Only the items the tester answered: the poster sees no empty rows.
       requirementResponses: checkResponses(v.requirement_responses, job).filter((r) => r.response_text !== ''),
       generalFeedback: v.feedback_text,
@@ -175,9 +181,11 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
     };
   }
   const v = parseOrThrow(submitWorkPosterFlowSchema, { ...fields, requirement_responses: responses });
+  const bulletDetails = findingDetails(fields, variant);
   return {
     keyFindings: v.key_findings,
-    findingDetails: findingDetails(fields, variant),
+    findingDetails: bulletDetails,
+    findingDetailsByNumber: bulletDetails,
     requirementResponses: checkResponses(v.requirement_responses, job),
     generalFeedback: v.general_feedback,
     deviceUsed: v.device_used,
