@@ -1,6 +1,7 @@
 import type { SubmissionView } from '@htm/contracts/jobs';
 import { featureFlags } from '../lib/config';
 import { FindingsList } from './findings-list';
+import { RecordingPlayer } from './recording-player';
 import { errorMessage } from '../lib/error-message';
 import { formatDate } from '../lib/format';
 import { useNotify } from '../lib/hooks';
@@ -63,7 +64,9 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
         </dl>
       ) : null}
       <h3>Key findings</h3>
-      {submission.findings?.length ? (
+      {submission.recording ? (
+        <RecordingPlayer recording={submission.recording} findings={submission.findings ?? []} />
+      ) : submission.findings?.length ? (
         <FindingsList findings={submission.findings} />
       ) : (
         <ul className="findings">
