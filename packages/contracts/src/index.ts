@@ -6,4 +6,5 @@ export * from './jobs.js';
 export * from './findings.js';
 export * from './routes.js';
 export * from './notifications.js';
+export * from './analytics.js';
 export * from './live.js';
