@@ -50,6 +50,33 @@ afterAll(async () => {
 });
 
 describe('authorization matrix through the gateway', () => {
+  // Before the matrix (its last row clears every job). The gateway streams tus PATCHes (upload
+  // route flag) and passes tus and Range headers both ways.
+  it('carries a tus upload (creation, PATCH, HEAD) and a Range read of the recording through the gateway', async () => {
+    const webm = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.from('webm'), Buffer.alloc(20_000, 7)]);
+    const tusHeaders = { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${tokens.tester}` };
+    const created = await fetch(`${stack.url}/api/recordings`, {
+      method: 'POST',
+      headers: { ...tusHeaders, 'Upload-Length': String(webm.length), 'Upload-Metadata': `job_id ${Buffer.from(fixture.claimed).toString('base64')},filetype ${Buffer.from('video/webm').toString('base64')}` },
+    });
+    expect(created.status).toBe(201);
+    const loc = created.headers.get('location')!;
+    expect(loc).toMatch(/^\/api\/recordings\//);
+    const patch = (offset: number, body: Buffer) =>
+      fetch(`${stack.url}${loc}`, { method: 'PATCH', headers: { ...tusHeaders, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(body) });
+    expect((await patch(0, webm.subarray(0, 5000))).status).toBe(204);
+    const head = await fetch(`${stack.url}${loc}`, { method: 'HEAD', headers: tusHeaders });
+    expect(head.headers.get('upload-offset')).toBe('5000');
+    const last = await patch(5000, webm.subarray(5000));
+    expect(last.status).toBe(204);
+    const ranged = await fetch(`${stack.url}${loc}`, { headers: { authorization: `Bearer ${tokens.tester}`, Range: 'bytes=0-99' } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-range')).toBe(`bytes 0-99/${webm.length}`);
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(webm.subarray(0, 100))).toBe(true);
+    const stranger = await fetch(`${stack.url}${loc}`, { headers: { authorization: `Bearer ${tokens.otherPoster}`, Range: 'bytes=0-99' } });
+    expect(stranger.status).toBe(403);
+  });
+
   it('answers every route x caller cell as the matrix says', async () => {
     const wrong: string[] = [];
     let cells = 0;

@@ -75,6 +75,10 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/tester/my-jobs', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: (f) => f.fileUrl, expect: all(403, { anon: 401, tester: 200, admin: 200 }) },
   { method: 'POST', path: (f) => `/api/admin/assign/${f.open}/${f.unapprovedTesterId}`, expect: adminOnly(409) },
+  // Recordings (tus, issue #30): testers only; without Upload-Metadata's job_id a tester gets 400.
+  { method: 'POST', path: () => '/api/recordings', body: {}, expect: all(403, { anon: 401, unapprovedTester: 400, tester: 400 }) },
+  { method: 'PATCH', path: () => '/api/recordings/nosuchrecording', body: {}, expect: all(403, { anon: 401, unapprovedTester: 404, tester: 404 }) },
+  { method: 'GET', path: () => '/api/recordings/nosuchrecording', expect: all(404, { anon: 401 }) },
   // payments
   { method: 'GET', path: (f) => `/api/payments/checkout/status/${f.sessionId}`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
   { method: 'POST', path: () => '/api/payments/webhook', body: { id: 'evt_x' }, expect: all(400) },

@@ -3,6 +3,7 @@ export * from './admin.js';
 export * from './identity.js';
 export * from './payments.js';
 export * from './jobs.js';
+export * from './findings.js';
 export * from './routes.js';
 export * from './notifications.js';
 export * from './analytics.js';

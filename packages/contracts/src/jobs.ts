@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
+import type { FindingView, RecordingView } from './findings.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -432,6 +433,10 @@ export interface SubmissionView {
   minutes_spent: number | null;
   /** Minutes from the claim to this submission, measured by the server. */
   claim_to_submit_minutes: number | null;
+  /** The key findings with their details (severity, steps, expected/actual, moment), in finding order. */
+  findings: FindingView[];
+  /** The screen recording attached to the submission, or null. */
+  recording: RecordingView | null;
 }
 
 /** GET /api/jobs/{id}/before-after: a re-test's findings beside the original's, per checklist item and key finding. */

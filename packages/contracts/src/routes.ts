@@ -94,6 +94,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/tester/available-jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Paid open jobs the tester may take, newest first, keyset-paginated', query: availableJobsQuerySchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/my-jobs', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs", roles: ['tester'] },
   { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'], download: true },
+  // Screen recordings over tus 1.0 (issue #30): streamed, never buffered by the gateway. HEAD is answered like GET.
+  { method: 'post', path: '/api/recordings', service: 'jobs', access: 'user', rate: 'api', summary: 'tus 1.0 creation of a screen recording upload (Tus-Resumable, Upload-Length or Upload-Defer-Length: 1, Upload-Metadata job_id + filetype); 201 with Location', roles: ['tester'], status: 201, upload: true },
+  { method: 'patch', path: '/api/recordings/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'tus 1.0 PATCH: the next bytes of a recording at Upload-Offset (application/offset+octet-stream); 204', roles: ['tester'], status: 204, upload: true },
+  { method: 'get', path: '/api/recordings/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'A recording for the player (signed link or bearer token; Range answers 206); HEAD with a token is the tus offset of an upload', roles: ['poster', 'tester', 'admin'], download: true },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },

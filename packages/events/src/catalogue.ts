@@ -87,7 +87,17 @@ export const catalogue = {
     source: 'jobs',
     version: 1,
     description: 'The tester holding a job submitted (or resubmitted) their findings.',
-    data: z.object({ jobId: id, testerId: id, submissionId: id, revision: z.number().int(), submittedAt: iso, autoAcceptAt: iso, posterId }),
+    data: z.object({
+      jobId: id,
+      testerId: id,
+      submissionId: id,
+      revision: z.number().int(),
+      submittedAt: iso,
+      autoAcceptAt: iso,
+      posterId,
+      /** A screen recording is attached (issue #30; absent in events written before). */
+      hasRecording: z.boolean().optional(),
+    }),
   },
   RevisionRequested: {
     source: 'jobs',

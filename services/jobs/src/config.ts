@@ -42,6 +42,19 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   TIMER_RECONCILE_MS: ms(60_000),
   /** An upload that sends nothing for this long is abandoned: its request ends and its temporary file is deleted (ms). */
   UPLOAD_IDLE_TIMEOUT_MS: ms(60_000),
+  /** Screen recordings (tus uploads at /api/recordings): largest upload in bytes (default 500 MB). */
+  RECORDING_MAX_BYTES: z.coerce.number().int().min(1).default(500 * 1024 * 1024),
+  /** Longest recording the web app records before stopping itself (ms; default 10 minutes). */
+  RECORDING_MAX_MS: ms(10 * 60_000),
+  /** Recordings are deleted this many days after their job completes. */
+  RECORDING_RETENTION_DAYS: z.coerce.number().min(0).default(90),
+  /** An upload that received nothing for this long (and was never submitted) is deleted (ms). */
+  RECORDING_ABANDONED_MS: ms(24 * HOUR),
+  /** How often the worker sweeps abandoned and expired recordings (ms). */
+  RECORDING_SWEEP_MS: ms(HOUR),
+  /** ffmpeg / ffprobe used to make recordings seekable (remux, no re-encoding) and measure them. */
+  FFMPEG_PATH: z.string().default('ffmpeg'),
+  FFPROBE_PATH: z.string().default('ffprobe'),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
 }).and(eventBusConfigSchema);

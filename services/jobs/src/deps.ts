@@ -6,6 +6,8 @@ import type { FileLinkSigner } from './storage/file-links.js';
 import type { JobsReadCache } from './read-cache.js';
 import type { PaymentsClient } from './clients/payments.client.js';
 import type { ClaimGate } from './domain/claim-gate.js';
+import type { RecordingStore } from './storage/recording-store.js';
+import type { MediaTools } from './storage/media-tools.js';
 
 /** Everything the jobs routes and use cases need (built once in main.ts). */
 export interface JobsDeps extends ServiceContext<JobsConfig> {
@@ -21,4 +23,10 @@ export interface JobsDeps extends ServiceContext<JobsConfig> {
   claimGate: ClaimGate;
   /** Temporary upload area (same disk as local storage, so files move by rename). */
   tmpDir: string;
+  /** Screen recordings: the tus store (local FileStore or S3Store) and what is done with finished ones. */
+  recordingStore: Promise<RecordingStore>;
+  /** ffmpeg/ffprobe: remux recordings to seekable files and measure them. */
+  media: MediaTools;
+  /** Remuxes under way in this process (stop waits for them; tests wait on them). */
+  recordingWork: Set<Promise<void>>;
 }

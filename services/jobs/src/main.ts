@@ -9,6 +9,9 @@ import { handledEvents, outbox } from './db/schema.js';
 import { jobsEventHandlers } from './events/handlers.js';
 import { createFileStorage, uploadRoot } from './storage/file-storage.js';
 import { FileLinkSigner } from './storage/file-links.js';
+import { createRecordingStore } from './storage/recording-store.js';
+import { ffmpegTools } from './storage/media-tools.js';
+import { sweepRecordings } from './domain/recordings.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
 import { ClaimGate, JOB_STATUS_CHANNEL } from './domain/claim-gate.js';
 import { JobsReadCache } from './read-cache.js';
@@ -36,6 +39,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
   let deps!: JobsDeps;
   let worker: JobsWorker | undefined;
   let statusNotices: DbListener | undefined;
+  let recordingSweep: NodeJS.Timeout | undefined;
   const svc = await hostService({
     name: 'jobs',
     config,
@@ -56,7 +60,12 @@ export async function startJobs(env: Record<string, string | undefined> = proces
         tmpDir: path.join(uploadRoot(config), 'tmp'),
         readCache: new JobsReadCache({ ttlMs: config.READ_CACHE_TTL_MS, metrics: ctx.metrics }),
         claimGate: new ClaimGate(() => claimsLostInMemory.inc()),
+        recordingStore: createRecordingStore(config),
+        media: ffmpegTools(config.FFMPEG_PATH, config.FFPROBE_PATH),
+        recordingWork: new Set<Promise<void>>(),
       });
+      // A bad store configuration shows at start-up, not at the first upload.
+      deps.recordingStore.catch(() => undefined);
       return {
         app: (createHttp) => createHttp((app) => mountJobs(app, deps)),
         handlers: jobsEventHandlers(() => deps),
@@ -64,16 +73,25 @@ export async function startJobs(env: Record<string, string | undefined> = proces
           // Temporary upload files a crash or kill left behind (nobody writes them any more).
           const swept = await sweepUploadTmp(deps.tmpDir, config.UPLOAD_IDLE_TIMEOUT_MS);
           if (swept) ctx.logger.info({ files: swept, dir: deps.tmpDir }, 'removed abandoned temporary uploads');
+          await deps.recordingStore;
           await deps.readCache.start(ctx.dbHandle);
           // Claimed jobs remembered from the job status notices (any process); off with the read cache.
           if (config.READ_CACHE_TTL_MS > 0) {
             const notices = (statusNotices = await ctx.dbHandle.listen(JOB_STATUS_CHANNEL, (payload) => deps.claimGate.statusNotice(payload)));
             deps.claimGate.followStatusNotices(() => notices.live);
           }
+          // Abandoned uploads and recordings past their retention (deleting twice is harmless, so
+          // every replica may sweep).
+          const sweep = () => void sweepRecordings(deps).catch((err) => ctx.logger.error({ err: (err as Error).message }, 'recording sweep failed'));
+          recordingSweep = setInterval(sweep, config.RECORDING_SWEEP_MS);
+          recordingSweep.unref();
+          sweep();
           if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events });
         },
         stop: async () => {
+          clearInterval(recordingSweep);
           await worker?.stop();
+          await Promise.allSettled([...deps.recordingWork]);
           await deps.readCache.stop();
           deps.claimGate.followStatusNotices(() => false);
           await statusNotices?.close();

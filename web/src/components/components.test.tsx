@@ -171,3 +171,53 @@ describe('BusyButton', () => {
     expect(button.disabled).toBe(true);
   });
 });
+
+describe('FindingsList (the poster’s results)', () => {
+  it('lists findings worst first with their steps and expected/actual', async () => {
+    const { FindingsList } = await import('./findings-list');
+    const none = { steps: null, expected: null, actual: null, at_ms: null };
+    render(
+      <FindingsList
+        findings={[
+          { text: 'Typo in footer', severity: 'cosmetic', ...none },
+          { text: 'No severity given', severity: null, ...none },
+          { text: 'Checkout fails', severity: 'blocker', ...none, steps: 'Pay with a card', expected: 'Receipt', actual: 'Error 500' },
+          { text: 'Slow search', severity: 'minor', ...none },
+        ]}
+      />,
+    );
+    const items = screen.getAllByRole('listitem').map((li) => li.textContent);
+    expect(items).toEqual([
+      expect.stringContaining('Checkout fails'),
+      expect.stringContaining('Slow search'),
+      expect.stringContaining('Typo in footer'),
+      expect.stringContaining('No severity given'),
+    ]);
+    expect(items[0]).toContain('Pay with a card');
+    expect(screen.getByText('Error 500')).toBeTruthy();
+  });
+});
+
+describe('RecordingPlayer (the poster’s results)', () => {
+  it('puts a marker per pinned finding on the timeline; clicking one seeks the video there', async () => {
+    const { RecordingPlayer } = await import('./recording-player');
+    const none = { steps: null, expected: null, actual: null };
+    render(
+      <RecordingPlayer
+        recording={{ id: 'r1', url: '/api/recordings/r1?sig=x', mime_type: 'video/webm', duration_ms: 10_000, size_bytes: 1000 }}
+        findings={[
+          { text: 'Cart badge lags', severity: 'major', at_ms: 4_200, ...none },
+          { text: 'No moment', severity: null, at_ms: null, ...none },
+        ]}
+      />,
+    );
+    const marker = screen.getByRole('button', { name: 'Jump to 0:04: Cart badge lags' });
+    expect((marker as HTMLElement).style.left).toBe('42%');
+    await userEvent.click(marker);
+    const video = document.querySelector('video')!;
+    expect(video.currentTime).toBeCloseTo(4.2);
+    await userEvent.click(screen.getByRole('button', { name: '2x' }));
+    expect(video.playbackRate).toBe(2);
+    expect(screen.getByRole('button', { name: '2x' }).getAttribute('aria-pressed')).toBe('true');
+  });
+});

@@ -1,5 +1,7 @@
 import type { SubmissionView } from '@htm/contracts/jobs';
 import { featureFlags } from '../lib/config';
+import { FindingsList } from './findings-list';
+import { RecordingPlayer } from './recording-player';
 import { errorMessage } from '../lib/error-message';
 import { formatDate } from '../lib/format';
 import { useNotify } from '../lib/hooks';
@@ -62,13 +64,19 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
         </dl>
       ) : null}
       <h3>Key findings</h3>
-      <ul className="findings">
-        {(p?.key_findings_bullets ?? []).map((k, i) => (
-          <li key={i} dir="auto">
-            {k}
-          </li>
-        ))}
-      </ul>
+      {submission.recording ? (
+        <RecordingPlayer recording={submission.recording} findings={submission.findings ?? []} />
+      ) : submission.findings?.length ? (
+        <FindingsList findings={submission.findings} />
+      ) : (
+        <ul className="findings">
+          {(p?.key_findings_bullets ?? []).map((k, i) => (
+            <li key={i} dir="auto">
+              {k}
+            </li>
+          ))}
+        </ul>
+      )}
       {featureFlags.INLINE_PREVIEW_ENABLED && p?.small_image_url ? (
         <img
           className="preview__img"

@@ -54,14 +54,18 @@ export function helmetFor(cfg: GatewayConfig) {
   });
 }
 
+/** tus 1.0 headers (recording uploads at /api/recordings) a browser on WEB_ORIGIN sends and must read. */
+const TUS_REQUEST_HEADERS = ['Tus-Resumable', 'Upload-Length', 'Upload-Defer-Length', 'Upload-Metadata', 'Upload-Offset', 'Upload-Concat', 'X-HTTP-Method-Override'];
+const TUS_RESPONSE_HEADERS = ['Location', 'Tus-Resumable', 'Tus-Version', 'Tus-Extension', 'Tus-Max-Size', 'Upload-Offset', 'Upload-Length', 'Upload-Defer-Length', 'Upload-Expires', 'Upload-Metadata'];
+
 /** CORS only for WEB_ORIGIN (with credentials), when the web app lives on another host. */
 export function corsForWebOrigin(cfg: GatewayConfig): RequestHandler {
   if (!cfg.WEB_ORIGIN) return (_req, _res, next) => next();
   return cors({
     origin: [cfg.WEB_ORIGIN],
     credentials: true,
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Correlation-Id', 'X-XSRF-TOKEN'],
-    exposedHeaders: ['X-Correlation-Id', 'Retry-After'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Correlation-Id', 'X-XSRF-TOKEN', ...TUS_REQUEST_HEADERS, 'Range'],
+    exposedHeaders: ['X-Correlation-Id', 'Retry-After', ...TUS_RESPONSE_HEADERS, 'Content-Range', 'Accept-Ranges'],
     maxAge: 600,
   });
 }

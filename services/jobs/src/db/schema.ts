@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
+import type { FindingDetails } from '@htm/contracts';
 
 export const jobsSchema = pgSchema('jobs');
 export const outbox = outboxTable(jobsSchema);
@@ -95,6 +96,8 @@ export const submissions = jobsSchema.table(
     deviceUsed: text('device_used'),
     browserUsed: text('browser_used'),
     keyFindings: jsonb('key_findings').$type<string[]>().notNull(),
+    /** Each key finding's details (severity, steps, expected, actual, at_ms), in key_findings' order. */
+    findingDetails: jsonb('finding_details').$type<FindingDetails[]>().notNull().default([]),
     requirementResponses: jsonb('requirement_responses').$type<Array<{ requirement_index: number; response_text: string }>>().notNull(),
     generalFeedback: text('general_feedback'),
     previewFileId: uuid('preview_file_id'),
@@ -103,6 +106,8 @@ export const submissions = jobsSchema.table(
     /** Minutes from the claim to this submission, measured here. */
     claimToSubmitMinutes: integer('claim_to_submit_minutes'),
     fileIds: jsonb('file_ids').$type<string[]>().notNull(),
+    /** The screen recording attached (jobs.recordings.id), or null. */
+    recordingId: text('recording_id'),
     submittedAt: ts('submitted_at').notNull().defaultNow(),
     autoAcceptAt: ts('auto_accept_at'),
     acceptedAt: ts('accepted_at'),
@@ -149,6 +154,28 @@ export const files = jobsSchema.table(
   (t) => [index('files_job_idx').on(t.jobId), uniqueIndex('files_storage_key_idx').on(t.storageKey)],
 );
 
+/**
+ * Screen recordings uploaded over tus (POST /api/recordings): the bytes live in the tus store
+ * (local disk or S3) under the id; `uploading` until the last byte, then `complete` once checked.
+ */
+export const recordings = jobsSchema.table(
+  'recordings',
+  {
+    id: text('id').primaryKey(),
+    jobId: uuid('job_id').notNull(),
+    testerId: text('tester_id').notNull(),
+    status: text('status').notNull().default('uploading'),
+    mimeType: text('mime_type'),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }),
+    /** Measured with ffprobe once remuxed (seekable); null until then or without ffmpeg. */
+    durationMs: integer('duration_ms'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    lastActivityAt: ts('last_activity_at').notNull().defaultNow(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [index('recordings_job_idx').on(t.jobId)],
+);
+
 /** Projection of identity's users (UserSignedUp, UserRoleChosen, TesterApprovalChanged) plus strikes. */
 export const users = jobsSchema.table('users', {
   id: text('id').primaryKey(),
@@ -172,3 +199,4 @@ export type SubmissionRow = typeof submissions.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type RatingRow = typeof ratings.$inferSelect;
+export type RecordingRow = typeof recordings.$inferSelect;

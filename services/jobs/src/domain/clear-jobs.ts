@@ -3,6 +3,7 @@ import { AppError, getCorrelationId } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { clearPreview, deleteAllJobs, lockForClear, paidUnfinishedJobIds } from '../db/job.repository.js';
 import { deleteAllSubmissions } from '../db/submission.repository.js';
+import { deleteAllRecordings } from '../db/recording.repository.js';
 
 /** GET /internal/jobs/clear-preview: what clear-all would delete, and the fingerprint of exactly that. */
 export interface ClearPreview {
@@ -54,7 +55,7 @@ export async function previewClear(deps: JobsDeps): Promise<ClearPreview> {
  * jobs nobody finished, which payments refunds.
  */
 export async function clearJobs(deps: JobsDeps, fingerprint: string, actorId?: string): Promise<{ jobs_deleted: number; submissions_deleted: number; refunded_jobs: number }> {
-  const { result, keys } = await deps.events.inTransaction(async (tx) => {
+  const { result, keys, recordingIds } = await deps.events.inTransaction(async (tx) => {
     await lockForClear(tx);
     const now = await clearPreview(tx);
     if (now.fingerprint !== fingerprint) {
@@ -62,6 +63,7 @@ export async function clearJobs(deps: JobsDeps, fingerprint: string, actorId?: s
     }
     const refundJobIds = await paidUnfinishedJobIds(tx);
     const { storageKeys, submissionsDeleted } = await deleteAllSubmissions(tx);
+    const recordingIds = await deleteAllRecordings(tx);
     const jobsDeleted = await deleteAllJobs(tx);
     const r = { jobs_deleted: jobsDeleted, submissions_deleted: submissionsDeleted, refunded_jobs: refundJobIds.length };
     await deps.events.record(
@@ -73,8 +75,10 @@ export async function clearJobs(deps: JobsDeps, fingerprint: string, actorId?: s
         { correlationId: getCorrelationId() },
       ),
     );
-    return { result: r, keys: storageKeys };
+    return { result: r, keys: storageKeys, recordingIds };
   });
   for (const k of keys) await deps.storage.delete(k).catch((err) => deps.logger.warn({ err: (err as Error).message, key: k }, 'could not delete file'));
+  const recordings = await deps.recordingStore;
+  for (const id of recordingIds) await recordings.remove(id).catch((err) => deps.logger.warn({ err: (err as Error).message, recordingId: id }, 'could not delete recording'));
   return result;
 }

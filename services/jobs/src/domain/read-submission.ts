@@ -1,6 +1,7 @@
 import { AppError, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import type { FileRow, JobRow, SubmissionRow } from '../db/schema.js';
+import type { FileRow, JobRow, RecordingRow, SubmissionRow } from '../db/schema.js';
+import { findRecording } from '../db/recording.repository.js';
 import { findJob, getJob } from '../db/job.repository.js';
 import { filesByIds, findFile, findSubmission } from '../db/submission.repository.js';
 
@@ -9,6 +10,8 @@ export interface SubmissionRead {
   submission: SubmissionRow;
   files: FileRow[];
   locked: boolean;
+  /** The finished recording attached, if any (shown while locked: the poster decides on it). */
+  recording?: RecordingRow;
 }
 
 /** A re-test beside its original: the original's accepted submission (before) and the re-test's (after). */
@@ -43,7 +46,13 @@ export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: stri
   if (!sub) throw AppError.notFound('No work has been submitted for this job yet.', 'no_submission');
   const locked = reader === 'poster' && !sub.acceptedAt;
   const fileRows = locked ? [] : await filesByIds(deps.db, sub.fileIds);
-  return { submission: sub, files: fileRows, locked };
+  return { submission: sub, files: fileRows, locked, recording: await attachedRecording(deps, sub) };
+}
+
+async function attachedRecording(deps: JobsDeps, sub: SubmissionRow): Promise<RecordingRow | undefined> {
+  if (!sub.recordingId) return undefined;
+  const rec = await findRecording(deps.db, sub.recordingId);
+  return rec?.status === 'complete' ? rec : undefined;
 }
 
 /**

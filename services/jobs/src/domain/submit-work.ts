@@ -3,18 +3,23 @@ import { rename, rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
-import { JOB_MESSAGES, submitWorkDashboardSchema, submitWorkPosterFlowSchema } from '@htm/contracts';
+import { FINDING_MESSAGES, JOB_MESSAGES, findingDetailsSchema, findingFieldPrefix, hasFindingDetails, submitWorkDashboardSchema, submitWorkPosterFlowSchema, type FindingDetails } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow, SubmissionRow } from '../db/schema.js';
 import { findUser, getJob, lastReleaseReason, markSubmitted } from '../db/job.repository.js';
 import { insertSubmission } from '../db/submission.repository.js';
 import { addMs, decide } from './job-state.js';
+import { recordingForSubmission } from './recordings.js';
 import { unsupportedFile, type SubmissionForm, type SubmitVariant, type UploadedFile } from './uploads.js';
 
 export type { SubmitVariant };
 
 interface NormalisedSubmission {
   keyFindings: string[];
+  /** One per key finding, same order. */
+  findingDetails: FindingDetails[];
+  /** Findings 1-3's details by their number (moments are checked against the recording with it). */
+  findingDetailsByNumber: FindingDetails[];
   requirementResponses: Array<{ requirement_index: number; response_text: string }>;
   generalFeedback: string | null;
   deviceUsed: string | null;
@@ -76,6 +81,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
   const stored: string[] = [];
   try {
     const data = validateFields(form.fields, variant, job);
+    const recordingId = await recordingForSubmission(deps, caller, job.id, form.fields.recording_id, variant, data.findingDetailsByNumber);
     const images = form.files.filter((f) => f.kind === 'image');
     const allowVideo = variant === 'poster_flow';
     for (const img of images) await assertDecodable(img, allowVideo);
@@ -126,12 +132,14 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
           deviceUsed: data.deviceUsed,
           browserUsed: data.browserUsed,
           keyFindings: data.keyFindings,
+          findingDetails: data.findingDetails,
           requirementResponses: data.requirementResponses,
           generalFeedback: data.generalFeedback,
           previewFileId: previewRow?.id ?? null,
           minutesSpent: data.minutesSpent,
           claimToSubmitMinutes: job.claimedAt ? Math.max(0, Math.round((submittedAt.getTime() - job.claimedAt.getTime()) / 60_000)) : null,
           fileIds: fileRows.map((f) => f.id),
+          recordingId,
           submittedAt,
           autoAcceptAt,
         },
@@ -142,7 +150,7 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
         createEvent(
           'WorkSubmitted',
           job.id,
-          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString(), posterId: job.posterId },
+          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString(), posterId: job.posterId, hasRecording: recordingId !== null },
           { correlationId: getCorrelationId() },
         ),
       );
@@ -170,10 +178,16 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
       throw AppError.invalid(JOB_MESSAGES.responsesInvalid, { requirement_responses: [JOB_MESSAGES.responsesInvalid] });
     }
   }
+  // The variant's own fields first (their messages as before), then the findings' details.
   if (variant === 'dashboard') {
     const v = parseOrThrow(submitWorkDashboardSchema, { ...fields, requirement_responses: responses });
+    const details = findingDetails(fields, variant);
+    // Empty findings 2 and 3 are dropped; their details must be empty too.
+    const given = [1, 2, 3].filter((n) => !!fields[`key_finding_${n}`]?.trim());
     return {
       keyFindings: v.key_findings,
+      findingDetails: given.map((n) => details[n - 1]),
+      findingDetailsByNumber: details,
       // Only the items the tester answered: the poster sees no empty rows.
       requirementResponses: checkResponses(v.requirement_responses, job).filter((r) => r.response_text !== ''),
       generalFeedback: v.feedback_text,
@@ -183,14 +197,33 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
     };
   }
   const v = parseOrThrow(submitWorkPosterFlowSchema, { ...fields, requirement_responses: responses });
+  const bulletDetails = findingDetails(fields, variant);
   return {
     keyFindings: v.key_findings,
+    findingDetails: bulletDetails,
+    findingDetailsByNumber: bulletDetails,
     requirementResponses: checkResponses(v.requirement_responses, job),
     generalFeedback: v.general_feedback,
     deviceUsed: v.device_used,
     browserUsed: v.browser_used,
     minutesSpent: v.minutes_spent,
   };
+}
+
+/**
+ * The details of findings 1-3 (all optional): each bad value a 400 naming its field; details
+ * beside an empty finding are refused rather than silently dropped.
+ */
+function findingDetails(fields: Record<string, string>, variant: SubmitVariant): FindingDetails[] {
+  const details = parseOrThrow(findingDetailsSchema(variant), fields);
+  for (const [i, d] of details.entries()) {
+    const prefix = findingFieldPrefix(variant, i + 1);
+    if (hasFindingDetails(d) && !fields[prefix]?.trim()) {
+      const msg = FINDING_MESSAGES.detailsWithoutText(i + 1);
+      throw AppError.invalid(msg, { [prefix]: [msg] });
+    }
+  }
+  return details;
 }
 
 /**

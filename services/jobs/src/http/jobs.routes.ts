@@ -8,6 +8,7 @@ import { assignJob, cachedStanding, claimJob } from '../domain/claim-job.js';
 import { prepareSubmission, submitWork } from '../domain/submit-work.js';
 import { uploadRules, type SubmitVariant } from '../domain/uploads.js';
 import { readRetestComparison, readSubmission } from '../domain/read-submission.js';
+import { recordingUrl } from '../domain/recordings.js';
 import { completeJob, reviewSubmission } from '../domain/review-submission.js';
 import { rateJob } from '../domain/rate-job.js';
 import { availableJobsPage, heldForTester, listPostedJobs, listTesterJobs } from '../domain/list-jobs.js';
@@ -42,6 +43,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
   const { authenticate, requireRole } = deps.auth;
   // Stripe-style Idempotency-Key on the POSTs that create or pay (after authenticate: keys are per user).
   const once = idempotency({ query: (text, params) => deps.dbHandle.query(text, params), schema: 'jobs', logger: deps.logger });
+  const recUrl = (id: string) => recordingUrl(deps, id);
 
   r.post('/api/jobs', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     const body = parseOrThrow(createJobBodySchema, req.body ?? {});
@@ -151,13 +153,13 @@ export function jobsRoutes(deps: JobsDeps): Router {
     } finally {
       await form.cleanup();
     }
-    res.status(201).json({ submission: toSubmissionReadView(await readSubmission(deps, caller, out.job.id), deps.links), job: toJobView(out.job) });
+    res.status(201).json({ submission: toSubmissionReadView(await readSubmission(deps, caller, out.job.id), deps.links, recUrl), job: toJobView(out.job) });
   };
   r.post('/api/jobs/:id/submit-work', authenticate, requireRole('tester'), once, submit('dashboard'));
   r.post('/api/jobs/:id/submissions', authenticate, requireRole('tester'), once, submit('poster_flow'));
 
   r.get('/api/jobs/:id/submission', authenticate, async (req, res) => {
-    res.json(toSubmissionReadView(await readSubmission(deps, callerOf(req), idParam(req)), deps.links));
+    res.json(toSubmissionReadView(await readSubmission(deps, callerOf(req), idParam(req)), deps.links, recUrl));
   });
 
   r.post('/api/jobs/:id/review', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {

@@ -1,5 +1,6 @@
+import { EMPTY_FINDING_DETAILS, type FindingView } from '@htm/contracts';
 import type { AssistiveTech, GeoRule, JobStatus, JobView, RatingView, RetestComparisonView, SubmissionView } from '@htm/contracts';
-import type { FileRow, JobRow, RatingRow, SubmissionRow } from '../db/schema.js';
+import type { FileRow, JobRow, RatingRow, RecordingRow, SubmissionRow } from '../db/schema.js';
 import type { FileLinkSigner } from '../storage/file-links.js';
 import type { RetestComparison, SubmissionRead } from '../domain/read-submission.js';
 
@@ -47,7 +48,7 @@ export function toJobView(job: JobRow, posterInfo?: { email: string; name: strin
 }
 
 /** The submission object; `locked` hides everything but the preview. */
-export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links: FileLinkSigner, locked: boolean): SubmissionView {
+export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links: FileLinkSigner, locked: boolean, recording?: { row: RecordingRow; url: string }): SubmissionView {
   const byId = new Map(fileRows.map((f) => [f.id, f]));
   return {
     id: sub.id,
@@ -69,12 +70,21 @@ export function toSubmissionView(sub: SubmissionRow, fileRows: FileRow[], links:
     file_names: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => byId.get(id)!.originalName ?? null),
     minutes_spent: sub.minutesSpent ?? null,
     claim_to_submit_minutes: sub.claimToSubmitMinutes ?? null,
+    findings: toFindingViews(sub),
+    recording: recording
+      ? { id: recording.row.id, url: recording.url, mime_type: recording.row.mimeType ?? 'video/webm', duration_ms: recording.row.durationMs ?? null, size_bytes: recording.row.sizeBytes ?? 0 }
+      : null,
   };
 }
 
+/** The key findings with their details, in finding order (older submissions: details all null). */
+export function toFindingViews(sub: SubmissionRow): FindingView[] {
+  return sub.keyFindings.map((text, i) => ({ text, ...EMPTY_FINDING_DETAILS, ...(sub.findingDetails?.[i] ?? {}) }));
+}
+
 /** A submission as its reader may see it (readSubmission). */
-export function toSubmissionReadView(r: SubmissionRead, links: FileLinkSigner): SubmissionView {
-  return toSubmissionView(r.submission, r.files, links, r.locked);
+export function toSubmissionReadView(r: SubmissionRead, links: FileLinkSigner, recordingUrl?: (id: string) => string): SubmissionView {
+  return toSubmissionView(r.submission, r.files, links, r.locked, r.recording && recordingUrl ? { row: r.recording, url: recordingUrl(r.recording.id) } : undefined);
 }
 
 /** GET /api/jobs/:id/before-after: rows pair requirement responses by index and key findings by position. */

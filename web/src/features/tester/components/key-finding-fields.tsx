@@ -1,7 +1,75 @@
+import { useState } from 'react';
+import {
+  FINDING_LIMITS,
+  FINDING_SEVERITIES,
+  FINDING_SEVERITY_LABELS,
+} from '@htm/contracts/findings';
 import { Field } from '../../../components/field';
+import { formatMoment } from '../../../lib/format-moment';
+
+/** What the tester typed as a finding's details (all optional); at_ms comes from "Mark moment". */
+export interface FindingDetailsDraft {
+  severity: string;
+  steps: string;
+  expected: string;
+  actual: string;
+  at_ms: number | null;
+}
+
+export const EMPTY_DETAILS: FindingDetailsDraft = {
+  severity: '',
+  steps: '',
+  expected: '',
+  actual: '',
+  at_ms: null,
+};
+
+export const detailsOf = (details: FindingDetailsDraft[] | undefined, i: number) =>
+  details?.[i] ?? EMPTY_DETAILS;
+
+const hasDetails = (d: FindingDetailsDraft) =>
+  !!(d.severity || d.steps.trim() || d.expected.trim() || d.actual.trim() || d.at_ms !== null);
+
+/** The multipart fields of finding N's details (`${name}_${n}_severity`, ...), only those given. */
+export function appendFindingDetails(
+  form: FormData,
+  name: string,
+  details: FindingDetailsDraft[] | undefined,
+  count = 3,
+) {
+  for (let i = 0; i < count; i++) {
+    const d = detailsOf(details, i);
+    const p = `${name}_${i + 1}`;
+    if (d.severity) form.append(`${p}_severity`, d.severity);
+    if (d.steps.trim()) form.append(`${p}_steps`, d.steps.trim());
+    if (d.expected.trim()) form.append(`${p}_expected`, d.expected.trim());
+    if (d.actual.trim()) form.append(`${p}_actual`, d.actual.trim());
+    if (d.at_ms !== null) form.append(`${p}_at_ms`, String(d.at_ms));
+  }
+}
+
+/** The flat fields findingDetailsSchema checks (the same names the server reads). */
+export function findingDetailFields(
+  name: string,
+  details: FindingDetailsDraft[] | undefined,
+  count = 3,
+): Record<string, string | number | null> {
+  const out: Record<string, string | number | null> = {};
+  for (let i = 0; i < count; i++) {
+    const d = detailsOf(details, i);
+    const p = `${name}_${i + 1}`;
+    out[`${p}_severity`] = d.severity || null;
+    out[`${p}_steps`] = d.steps;
+    out[`${p}_expected`] = d.expected;
+    out[`${p}_actual`] = d.actual;
+    out[`${p}_at_ms`] = d.at_ms;
+  }
+  return out;
+}
 
 /**
- * The 'Key finding N' inputs of both Submit Work modals, each with a length counter. `name`
+ * The 'Key finding N' inputs of both Submit Work modals, each with a length counter and an
+ * "Add details" disclosure (severity, steps, expected/actual, the recording's moment). `name`
  * is the form field prefix: the error of input i is `errors[`${name}_${i + 1}`]`.
  */
 export function KeyFindingFields({
@@ -11,6 +79,8 @@ export function KeyFindingFields({
   errors,
   max,
   optionalAfterFirst = false,
+  details,
+  onDetailsChange,
 }: {
   values: string[];
   onChange: (values: string[]) => void;
@@ -18,20 +88,133 @@ export function KeyFindingFields({
   errors: Record<string, string>;
   max: number;
   optionalAfterFirst?: boolean;
+  details?: FindingDetailsDraft[];
+  onDetailsChange?: (details: FindingDetailsDraft[]) => void;
 }) {
+  const setDetail = (i: number, patch: Partial<FindingDetailsDraft>) =>
+    onDetailsChange?.(
+      values.map((_, j) => (j === i ? { ...detailsOf(details, j), ...patch } : detailsOf(details, j))),
+    );
   return values.map((v, i) => (
-    <Field
-      key={i}
-      label={`Key finding ${i + 1}`}
-      optional={optionalAfterFirst && i > 0}
-      error={errors[`${name}_${i + 1}`] || undefined}
-      hint={`${v.length}/${max}`}
-    >
-      <input
-        dir="auto"
-        value={v}
-        onChange={(e) => onChange(values.map((x, j) => (j === i ? e.target.value : x)))}
-      />
-    </Field>
+    <div className="finding" key={i}>
+      <Field
+        label={`Key finding ${i + 1}`}
+        optional={optionalAfterFirst && i > 0}
+        error={errors[`${name}_${i + 1}`] || undefined}
+        hint={`${v.length}/${max}`}
+      >
+        <input
+          dir="auto"
+          value={v}
+          onChange={(e) => onChange(values.map((x, j) => (j === i ? e.target.value : x)))}
+        />
+      </Field>
+      {onDetailsChange ? (
+        <FindingDetailsFields
+          n={i + 1}
+          prefix={`${name}_${i + 1}`}
+          value={detailsOf(details, i)}
+          errors={errors}
+          onChange={(patch) => setDetail(i, patch)}
+        />
+      ) : null}
+    </div>
   ));
+}
+
+function FindingDetailsFields({
+  n,
+  prefix,
+  value,
+  errors,
+  onChange,
+}: {
+  n: number;
+  prefix: string;
+  value: FindingDetailsDraft;
+  errors: Record<string, string>;
+  onChange: (patch: Partial<FindingDetailsDraft>) => void;
+}) {
+  const err = (k: string) => errors[`${prefix}_${k}`] || undefined;
+  const anyError = ['severity', 'steps', 'expected', 'actual', 'at_ms'].some((k) => err(k));
+  const [open, setOpen] = useState(() => hasDetails(value));
+  const shown = open || anyError;
+  return (
+    <div className="finding__details">
+      <button
+        type="button"
+        className="btn btn--link btn--sm"
+        aria-expanded={shown}
+        onClick={() => setOpen(!shown)}
+      >
+        {shown ? `Hide details of finding ${n}` : `Add details to finding ${n}`}
+      </button>
+      {value.at_ms !== null ? (
+        <span className="finding__moment">
+          {' '}
+          at {formatMoment(value.at_ms)} in the recording{' '}
+          <button
+            type="button"
+            className="btn btn--link btn--sm"
+            onClick={() => onChange({ at_ms: null })}
+            aria-label={`Remove the moment of finding ${n}`}
+          >
+            Remove
+          </button>
+        </span>
+      ) : null}
+      {err('at_ms') ? <div className="field__error">{err('at_ms')}</div> : null}
+      {shown ? (
+        <div className="finding__fields">
+          <Field label="Severity" optional error={err('severity')}>
+            <select value={value.severity} onChange={(e) => onChange({ severity: e.target.value })}>
+              <option value="">Not set</option>
+              {FINDING_SEVERITIES.map((s) => (
+                <option key={s} value={s}>
+                  {FINDING_SEVERITY_LABELS[s]}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field
+            label="Steps to reproduce"
+            optional
+            error={err('steps')}
+            hint={`${value.steps.length}/${FINDING_LIMITS.stepsMax}`}
+          >
+            <textarea
+              rows={3}
+              dir="auto"
+              value={value.steps}
+              onChange={(e) => onChange({ steps: e.target.value })}
+            />
+          </Field>
+          <Field
+            label="What you expected"
+            optional
+            error={err('expected')}
+            hint={`${value.expected.length}/${FINDING_LIMITS.expectedMax}`}
+          >
+            <input
+              dir="auto"
+              value={value.expected}
+              onChange={(e) => onChange({ expected: e.target.value })}
+            />
+          </Field>
+          <Field
+            label="What happened"
+            optional
+            error={err('actual')}
+            hint={`${value.actual.length}/${FINDING_LIMITS.actualMax}`}
+          >
+            <input
+              dir="auto"
+              value={value.actual}
+              onChange={(e) => onChange({ actual: e.target.value })}
+            />
+          </Field>
+        </div>
+      ) : null}
+    </div>
+  );
 }

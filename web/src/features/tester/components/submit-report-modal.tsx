@@ -9,7 +9,13 @@ import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { postSubmission } from '../api/submit-work';
 import { checkResultFiles } from '../file-rules';
-import { KeyFindingFields } from './key-finding-fields';
+import { findingDetailsSchema } from '@htm/contracts/findings';
+import {
+  appendFindingDetails,
+  findingDetailFields,
+  KeyFindingFields,
+  type FindingDetailsDraft,
+} from './key-finding-fields';
 import { MinutesField } from './minutes-field';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
@@ -24,6 +30,8 @@ interface DetailedDraft {
   device: string;
   browserUsed: string;
   bullets: string[];
+  /** Each finding's optional details (severity, steps, expected/actual, moment). */
+  details?: FindingDetailsDraft[];
 }
 
 /**
@@ -49,6 +57,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const setDevice = (device: string) => set({ device });
   const setBrowserUsed = (browserUsed: string) => set({ browserUsed });
   const setBullets = (bullets: string[]) => set({ bullets });
+  const setDetails = (details: FindingDetailsDraft[]) => set({ details });
   const previous = useGetSubmissionQuery(job.id, { skip: !resubmit }).data;
   useEffect(() => {
     if (!previous || hasText(draft)) return;
@@ -111,17 +120,24 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
       key_findings_bullet_3: bullets[2],
       minutes_spent: minutes,
     });
-    const errs = parsed.success ? {} : issuesByField(parsed.error.issues);
+    const detailsParsed = findingDetailsSchema('poster_flow').safeParse(
+      findingDetailFields('key_findings_bullet', draft.details),
+    );
+    const errs = {
+      ...(detailsParsed.success ? {} : issuesByField(detailsParsed.error.issues)),
+      ...(parsed.success ? {} : issuesByField(parsed.error.issues)),
+    };
     const fileProblem = checkResultFiles(files);
     if (fileProblem) errs.files = fileProblem;
     setErrors(errs);
-    if (!parsed.success || fileProblem) return;
+    if (!parsed.success || !detailsParsed.success || fileProblem) return;
     const form = new FormData();
     form.append('requirement_responses', JSON.stringify(parsed.data.requirement_responses));
     form.append('general_feedback', general.trim());
     form.append('device_used', device.trim());
     form.append('browser_used', browserUsed.trim());
     bullets.forEach((b, i) => form.append(`key_findings_bullet_${i + 1}`, b.trim()));
+    appendFindingDetails(form, 'key_findings_bullet', draft.details);
     if (parsed.data.minutes_spent !== null)
       form.append('minutes_spent', String(parsed.data.minutes_spent));
     for (const f of files) form.append('files', f);
@@ -205,6 +221,8 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
           name="key_findings_bullet"
           errors={errors}
           max={JOB_LIMITS.bulletMax}
+          details={draft.details}
+          onDetailsChange={setDetails}
         />
         <Field
           label="Screenshots or screen recordings"

@@ -329,3 +329,40 @@ describe('Quick report drafts', () => {
     await waitFor(() => expect(sessionStorage.getItem('draft:submit-work:job-1')).toBeNull());
   });
 });
+
+describe('Submit Work modal: finding details', () => {
+  it('sends a finding’s severity, steps and expected/actual behind "Add details"', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: {} }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    const toggle = screen.getByRole('button', { name: 'Add details to finding 1' });
+    await userEvent.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    await userEvent.selectOptions(screen.getByLabelText(/Severity/), 'major');
+    await userEvent.type(screen.getByLabelText(/Steps to reproduce/), 'Add a shirt to the cart');
+    await userEvent.type(screen.getByLabelText(/What you expected/), 'Badge shows 1');
+    await userEvent.type(screen.getByLabelText(/What happened/), 'Badge shows 0 for 3 s');
+    await submit();
+    await waitFor(() => expect(calls).toHaveLength(1));
+    const form = calls[0].form;
+    expect(form.get('key_finding_1_severity')).toBe('major');
+    expect(form.get('key_finding_1_steps')).toBe('Add a shirt to the cart');
+    expect(form.get('key_finding_1_expected')).toBe('Badge shows 1');
+    expect(form.get('key_finding_1_actual')).toBe('Badge shows 0 for 3 s');
+    expect(form.get('key_finding_2_severity')).toBeNull();
+  });
+
+  it('shows the contract message for steps over 1000 characters and sends nothing', async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: {} }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    await userEvent.click(screen.getByRole('button', { name: 'Add details to finding 1' }));
+    await userEvent.click(screen.getByLabelText(/Steps to reproduce/));
+    await userEvent.paste('s'.repeat(1001));
+    await submit();
+    expect(screen.getByText('Finding 1: steps to reproduce must be 1000 characters or less')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+});

@@ -10,7 +10,14 @@ import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { postSubmitWork } from '../api/submit-work';
 import { checkScreenshot } from '../file-rules';
-import { KeyFindingFields } from './key-finding-fields';
+import { findingDetailsSchema } from '@htm/contracts/findings';
+import {
+  appendFindingDetails,
+  findingDetailFields,
+  KeyFindingFields,
+  EMPTY_DETAILS as EMPTY,
+  type FindingDetailsDraft,
+} from './key-finding-fields';
 import { MinutesField } from './minutes-field';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
@@ -27,6 +34,8 @@ interface QuickDraft {
   findings: string[];
   /** Optional answers to the job's checklist, one per item ('' = not answered). */
   answers?: string[];
+  /** Each finding's optional details (severity, steps, expected/actual, moment). */
+  details?: FindingDetailsDraft[];
 }
 
 /**
@@ -45,6 +54,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const answers = reqs.map((_, i) => draft.answers?.[i] ?? '');
   const setFeedback = (text: string) => setDraft({ ...draft, feedback: text });
   const setFindings = (next: string[]) => setDraft({ ...draft, findings: next });
+  const setDetails = (details: FindingDetailsDraft[]) => setDraft({ ...draft, details });
   const setAnswer = (i: number, text: string) =>
     setDraft({ ...draft, answers: answers.map((a, j) => (j === i ? text : a)) });
   const previous = useGetSubmissionQuery(job.id, { skip: !resubmit }).data;
@@ -99,14 +109,26 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
       minutes_spent: minutes,
       requirement_responses: answers.map((t, i) => ({ requirement_index: i, response_text: t })),
     });
-    const errs = parsed.success ? {} : issuesByField(parsed.error.issues);
+    const detailsParsed = findingDetailsSchema('dashboard').safeParse(
+      findingDetailFields('key_finding', draft.details),
+    );
+    const errs = {
+      ...(detailsParsed.success ? {} : issuesByField(detailsParsed.error.issues)),
+      ...(parsed.success ? {} : issuesByField(parsed.error.issues)),
+    };
     const fileProblem = checkScreenshot(file);
     if (fileProblem) errs.screenshot = fileProblem;
     setErrors(errs);
-    if (!parsed.success || fileProblem) return;
+    if (!parsed.success || !detailsParsed.success || fileProblem) return;
     const form = new FormData();
     form.append('feedback_text', feedback.trim());
     findings.forEach((f, i) => form.append(`key_finding_${i + 1}`, f.trim()));
+    // Details only beside a finding that has text (an emptied finding drops its details).
+    appendFindingDetails(
+      form,
+      'key_finding',
+      findings.map((f, i) => (f.trim() ? draft.details?.[i] : undefined)).map((d) => d ?? EMPTY),
+    );
     if (parsed.data.minutes_spent !== null)
       form.append('minutes_spent', String(parsed.data.minutes_spent));
     const answered = parsed.data.requirement_responses.filter((r) => r.response_text);
@@ -183,6 +205,8 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
           errors={errors}
           max={JOB_LIMITS.keyFindingMax}
           optionalAfterFirst
+          details={draft.details}
+          onDetailsChange={setDetails}
         />
         {reqs.length ? (
           <fieldset className="checklist-answers">

@@ -1,0 +1,261 @@
+/**
+ * Screen recordings over tus 1.0 (issue #30): who may upload, the size and content checks,
+ * resuming from the offset HEAD gives, the remux that makes the file seekable (real ffmpeg),
+ * Range requests for the player, and the sweeps and clear-all that delete recordings.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { JobView } from '@htm/contracts';
+import { mintServiceToken } from '@htm/service-kit';
+import { admin, api, outboxEvents, paidJob, poster, SECRET, startHarness, tester, waitFor, type Harness, type Person } from './helpers.js';
+import { makeSeekable, sweepRecordings } from '../src/domain/recordings.js';
+import { ffmpegTools } from '../src/storage/media-tools.js';
+import type { JobsDeps } from '../src/deps.js';
+
+const MAX_BYTES = 2 * 1024 * 1024;
+let h: Harness;
+let webm: Buffer;
+
+beforeAll(async () => {
+  h = await startHarness('recordings', { RECORDING_MAX_BYTES: String(MAX_BYTES) });
+  // A 3-second VP8 WebM like MediaRecorder's (ffmpeg's own header has a duration; the remux is still checked by duration_ms).
+  const dir = mkdtempSync(path.join(tmpdir(), 'rec-fixture-'));
+  const file = path.join(dir, 'clip.webm');
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'libvpx', '-b:v', '200k', file]);
+  webm = readFileSync(file);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const recordingsDir = () => path.join(h.uploadDir, 'recordings');
+
+async function claimedJob(): Promise<{ job: JobView; p: Person; t: Person }> {
+  const p = await poster(h);
+  const t = await tester(h);
+  const job = await paidJob(h, p);
+  const r = await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token);
+  if (r.status !== 200) throw new Error(`claim ${r.status}`);
+  return { job, p, t };
+}
+
+function tus(method: string, p: string, token: string | undefined, headers: Record<string, string> = {}, body?: Buffer) {
+  return fetch(`${h.svc.url}${p}`, {
+    method,
+    headers: { 'Tus-Resumable': '1.0.0', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}), ...headers },
+    body: body ? new Uint8Array(body) : undefined,
+  });
+}
+
+async function create(jobId: string, token: string, headers: Record<string, string> = { 'Upload-Defer-Length': '1' }) {
+  return tus('POST', '/api/recordings', token, { 'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}`, ...headers });
+}
+
+/** Uploads the whole buffer in two PATCHes; returns the recording id. */
+async function upload(jobId: string, token: string, data = webm): Promise<string> {
+  const c = await create(jobId, token, { 'Upload-Length': String(data.length) });
+  expect(c.status).toBe(201);
+  const loc = c.headers.get('location')!;
+  const half = Math.floor(data.length / 2);
+  expect((await tus('PATCH', loc, token, { 'Upload-Offset': '0' }, data.subarray(0, half))).status).toBe(204);
+  const last = await tus('PATCH', loc, token, { 'Upload-Offset': String(half) }, data.subarray(half));
+  if (last.status !== 204) throw new Error(`last PATCH ${last.status} ${await last.text()}`);
+  return loc.split('/').pop()!;
+}
+
+async function recordingRow(id: string) {
+  const [row] = await h.svc.ctx.dbHandle.query<{ status: string; duration_ms: number | null; size_bytes: number }>('SELECT status, duration_ms, size_bytes::int FROM jobs.recordings WHERE id = $1', [id]);
+  return row;
+}
+
+describe('tus creation and upload rights', () => {
+  it('creates an upload for the tester holding the job: 201 with a Location under /api/recordings/', async () => {
+    const { job, t } = await claimedJob();
+    const r = await create(job.id, t.token);
+    expect(r.status).toBe(201);
+    expect(r.headers.get('tus-resumable')).toBe('1.0.0');
+    expect(r.headers.get('location')).toMatch(/^\/api\/recordings\/[A-Za-z0-9_-]+$/);
+  });
+
+  it("answers 403 to anyone else's creation and to a PATCH or HEAD on someone else's upload", async () => {
+    const { job, t, p } = await claimedJob();
+    const other = await tester(h);
+    const refused = await create(job.id, other.token);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { code: string }).code).toBe('not_job_tester');
+    expect((await create(job.id, p.token)).status).toBe(403);
+    const loc = (await create(job.id, t.token)).headers.get('location')!;
+    const patch = await tus('PATCH', loc, other.token, { 'Upload-Offset': '0' }, webm.subarray(0, 100));
+    expect(patch.status).toBe(403);
+    expect((await tus('HEAD', loc, other.token)).status).toBe(403);
+    // Nothing was written by the stranger.
+    expect((await tus('HEAD', loc, t.token)).headers.get('upload-offset')).toBe('0');
+  });
+
+  it('refuses an Upload-Length over RECORDING_MAX_BYTES with 413 and creates nothing', async () => {
+    const { job, t } = await claimedJob();
+    const r = await create(job.id, t.token, { 'Upload-Length': String(MAX_BYTES + 1) });
+    expect(r.status).toBe(413);
+    expect(((await r.json()) as { detail: string }).detail).toBe('Recordings may be at most 2 MB.');
+    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.recordings WHERE job_id = $1', [job.id]);
+    expect(n).toBe(0);
+  });
+
+  it('checks the finished file by content: text named video/webm is 415 and deleted', async () => {
+    const { job, t } = await claimedJob();
+    const text = Buffer.from('this is not a video, just text pretending to be one\n'.repeat(20));
+    const c = await create(job.id, t.token, { 'Upload-Length': String(text.length) });
+    const loc = c.headers.get('location')!;
+    const id = loc.split('/').pop()!;
+    const r = await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, text);
+    expect(r.status).toBe(415);
+    expect(await r.text()).toContain('not a WebM or MP4 video');
+    expect(await recordingRow(id)).toBeUndefined();
+    expect(existsSync(path.join(recordingsDir(), id))).toBe(false);
+  });
+});
+
+describe('resume, remux, submit, play', () => {
+  let job: JobView;
+  let p: Person;
+  let t: Person;
+  let id: string;
+
+  it('resumes from the offset HEAD gives (deferred length) and makes the file seekable', async () => {
+    ({ job, p, t } = await claimedJob());
+    const c = await create(job.id, t.token);
+    const loc = c.headers.get('location')!;
+    id = loc.split('/').pop()!;
+    const first = webm.subarray(0, 4000);
+    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, first)).status).toBe(204);
+    // The network dropped: the client asks where to go on.
+    const head = await tus('HEAD', loc, t.token);
+    expect(head.status).toBe(200);
+    expect(head.headers.get('upload-offset')).toBe('4000');
+    expect(head.headers.get('upload-defer-length')).toBe('1');
+    const rest = await tus('PATCH', loc, t.token, { 'Upload-Offset': '4000', 'Upload-Length': String(webm.length) }, webm.subarray(4000));
+    expect(rest.status).toBe(204);
+    expect(rest.headers.get('upload-offset')).toBe(String(webm.length));
+    await waitFor(async () => (await recordingRow(id))?.duration_ms !== null, 'recording remuxed');
+    const row = await recordingRow(id);
+    expect(row.status).toBe('complete');
+    expect(Math.abs(row.duration_ms! - 3000)).toBeLessThan(300);
+    // The remuxed WebM carries cues (seek index): EBML id 0x1C53BB6B.
+    expect(readFileSync(path.join(recordingsDir(), id)).includes(Buffer.from([0x1c, 0x53, 0xbb, 0x6b]))).toBe(true);
+  });
+
+  it('refuses a moment after the end of the recording, then takes recording_id with findings at moments', async () => {
+    const f = (atMs: string) => {
+      const form = new FormData();
+      form.append('feedback_text', 'The signup button is hidden below the fold on mobile.');
+      form.append('key_finding_1', 'Signup button hard to find');
+      form.append('key_finding_1_at_ms', atMs);
+      form.append('key_finding_1_severity', 'major');
+      form.append('recording_id', id);
+      return form;
+    };
+    const late = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, f('60000'));
+    expect(late.status).toBe(400);
+    expect(late.body.errors.key_finding_1_at_ms).toEqual(['Finding 1: the moment is after the end of the recording']);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, f('1500'));
+    expect(r.status).toBe(201);
+    const events = await outboxEvents(h, 'WorkSubmitted', job.id);
+    expect(events.at(-1)!.data.hasRecording).toBe(true);
+
+    const read = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
+    expect(read.body.findings[0]).toMatchObject({ text: 'Signup button hard to find', severity: 'major', at_ms: 1500 });
+    const rec = read.body.recording!;
+    expect(rec).toEqual({ id, url: expect.stringMatching(new RegExp(`^/api/recordings/${id}\\?sig=`)), mime_type: 'video/webm', duration_ms: expect.any(Number), size_bytes: (await recordingRow(id)).size_bytes });
+  });
+
+  it('serves Range requests with 206 by signed link, and by token to the poster, the tester and the admin only', async () => {
+    const rec = (await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.recording!;
+    const ranged = await fetch(`${h.svc.url}${rec.url}`, { headers: { Range: 'bytes=0-99' } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-range')).toBe(`bytes 0-99/${rec.size_bytes}`);
+    expect(ranged.headers.get('content-type')).toBe('video/webm');
+    expect((await ranged.arrayBuffer()).byteLength).toBe(100);
+
+    const bare = `/api/recordings/${id}`;
+    const as = (token: string) => fetch(`${h.svc.url}${bare}`, { headers: { Range: 'bytes=0-99', authorization: `Bearer ${token}` } });
+    expect((await as(p.token)).status).toBe(206);
+    expect((await as(t.token)).status).toBe(206);
+    expect((await as((await admin(h)).token)).status).toBe(206);
+    const stranger = await as((await poster(h)).token);
+    expect(stranger.status).toBe(403);
+    expect(((await stranger.json()) as { code: string }).code).toBe('not_allowed');
+    expect((await fetch(`${h.svc.url}${bare}`)).status).toBe(401);
+    expect((await fetch(`${h.svc.url}${bare}?sig=1.${'a'.repeat(43)}`)).status).toBe(401);
+  });
+
+  it('deletes the recording RECORDING_RETENTION_DAYS after the job completes, not before', async () => {
+    const a = await admin(h);
+    expect((await api(h, 'PATCH', `/api/jobs/${job.id}/complete`, a.token)).status).toBe(200);
+    await sweepRecordings(h.svc.deps, new Date(Date.now() + 89 * 86_400_000));
+    expect(await recordingRow(id)).toBeDefined();
+    const swept = await sweepRecordings(h.svc.deps, new Date(Date.now() + 91 * 86_400_000));
+    expect(swept.retention).toBeGreaterThanOrEqual(1);
+    expect(await recordingRow(id)).toBeUndefined();
+    expect(existsSync(path.join(recordingsDir(), id))).toBe(false);
+    expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.recording).toBeNull();
+  });
+});
+
+describe('sweeps and clear-all', () => {
+  it('deletes an upload abandoned for 24 h that was never submitted', async () => {
+    const { job, t } = await claimedJob();
+    const loc = (await create(job.id, t.token)).headers.get('location')!;
+    const id = loc.split('/').pop()!;
+    await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, 1000));
+    await sweepRecordings(h.svc.deps, new Date(Date.now() + 23 * 3600_000));
+    expect(await recordingRow(id)).toBeDefined();
+    await sweepRecordings(h.svc.deps, new Date(Date.now() + 25 * 3600_000));
+    expect(await recordingRow(id)).toBeUndefined();
+    expect(existsSync(path.join(recordingsDir(), id))).toBe(false);
+  });
+
+  it('clear-all deletes every recording and its file', async () => {
+    const { job, t } = await claimedJob();
+    const id = await upload(job.id, t.token);
+    await waitFor(async () => (await recordingRow(id))?.status === 'complete', 'recording complete');
+    expect(existsSync(path.join(recordingsDir(), id))).toBe(true);
+    const r = await api(h, 'POST', '/internal/jobs/clear', await mintServiceToken(SECRET, 'admin'), {});
+    expect(r.status).toBe(200);
+    await Promise.allSettled([...h.svc.deps.recordingWork]);
+    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.recordings');
+    expect(n).toBe(0);
+    expect(existsSync(path.join(recordingsDir(), id))).toBe(false);
+  });
+});
+
+describe('bad tus input', () => {
+  it('answers 400 to a creation without job_id or with malformed Upload-Metadata', async () => {
+    const { t } = await claimedJob();
+    const none = await tus('POST', '/api/recordings', t.token, { 'Upload-Defer-Length': '1' });
+    expect(none.status).toBe(400);
+    expect(((await none.json()) as { detail: string }).detail).toBe('Upload-Metadata must name the job_id the recording is for.');
+    const bad = await tus('POST', '/api/recordings', t.token, { 'Upload-Defer-Length': '1', 'Upload-Metadata': 'job_id not base64!' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { code: string }).code).toBe('invalid_metadata');
+  });
+});
+
+describe('without ffmpeg', () => {
+  it('keeps the recording as uploaded and says in the logs that ffmpeg is missing', async () => {
+    const { job, t } = await claimedJob();
+    const id = await upload(job.id, t.token);
+    await waitFor(async () => (await recordingRow(id))?.duration_ms !== null, 'first remux');
+    const before = readFileSync(path.join(recordingsDir(), id));
+    const lines: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+    const logger = { child: () => logger, warn: (obj: Record<string, unknown>, msg: string) => lines.push({ obj, msg }), info: () => undefined, error: () => undefined };
+    const deps = Object.assign(Object.create(h.svc.deps) as JobsDeps, { media: ffmpegTools('/nonexistent/ffmpeg', '/nonexistent/ffprobe'), logger });
+    await makeSeekable(deps, id, 'video/webm');
+    expect(lines.map((l) => l.msg)).toEqual([expect.stringContaining('ffmpeg/ffprobe not found')]);
+    expect(readFileSync(path.join(recordingsDir(), id)).equals(before)).toBe(true);
+    expect((await recordingRow(id)).status).toBe('complete');
+  });
+});

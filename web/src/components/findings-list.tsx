@@ -1,0 +1,80 @@
+import {
+  FINDING_SEVERITY_LABELS,
+  sortFindingsBySeverity,
+  type FindingView,
+} from '@htm/contracts/findings';
+import { formatMoment } from '../lib/format-moment';
+
+/**
+ * The tester's key findings, worst first (blocker, major, minor, cosmetic, then unrated in the
+ * tester's order), each with its steps to reproduce and expected/actual. A finding pinned to a
+ * moment of the recording offers to jump there (`onSeek`).
+ */
+export function FindingsList({
+  findings,
+  onSeek,
+}: {
+  findings: FindingView[];
+  onSeek?: (ms: number) => void;
+}) {
+  return (
+    <ol className="findings findings--detailed">
+      {sortFindingsBySeverity(findings).map((f, i) => (
+        <li key={i} className="finding-card">
+          <p className="finding-card__head">
+            {f.severity ? (
+              <span
+                className={`severity severity--${f.severity}`}
+                title={FINDING_SEVERITY_LABELS[f.severity]}
+              >
+                {f.severity}
+              </span>
+            ) : null}{' '}
+            <span dir="auto">{f.text}</span>
+            {f.at_ms !== null ? (
+              <>
+                {' '}
+                {onSeek ? (
+                  <button
+                    type="button"
+                    className="btn btn--link btn--sm"
+                    onClick={() => onSeek(f.at_ms!)}
+                    aria-label={`Play the recording at ${formatMoment(f.at_ms)}: ${f.text}`}
+                  >
+                    at {formatMoment(f.at_ms)}
+                  </button>
+                ) : (
+                  <span className="muted">at {formatMoment(f.at_ms)}</span>
+                )}
+              </>
+            ) : null}
+          </p>
+          {f.steps ? (
+            <div>
+              <h4 className="finding-card__label">Steps to reproduce</h4>
+              <p className="prewrap" dir="auto">
+                {f.steps}
+              </p>
+            </div>
+          ) : null}
+          {f.expected || f.actual ? (
+            <dl className="meta">
+              {f.expected ? (
+                <div>
+                  <dt>Expected</dt>
+                  <dd dir="auto">{f.expected}</dd>
+                </div>
+              ) : null}
+              {f.actual ? (
+                <div>
+                  <dt>Actual</dt>
+                  <dd dir="auto">{f.actual}</dd>
+                </div>
+              ) : null}
+            </dl>
+          ) : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
