@@ -36,7 +36,7 @@ export async function chooseRole(deps: IdentityDeps, userId: string, body: InitU
       country: body.type === 'tester' ? (body.country ?? null) : null,
       approved,
     });
-    await deps.events.record(tx, roleChosen(row, correlationId));
+    await deps.events.record(tx, roleChosen(row, correlationId, deps.config.TESTER_STRIKE_LIMIT));
     return row;
   });
 }
@@ -57,7 +57,7 @@ export async function updateProfile(deps: IdentityDeps, userId: string, body: Up
       location: testerLocation(country, u.location),
       assistiveTech: body.assistive_tech,
     });
-    await deps.events.record(tx, approvalChanged(row, 'profile', getCorrelationId()));
+    await deps.events.record(tx, approvalChanged(row, 'profile', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT));
     return row;
   });
 }
@@ -80,7 +80,7 @@ export async function setTesterApproval(deps: IdentityDeps, testerId: string, bo
     if (!u || u.type !== 'tester') throw notFound();
     if (u.approved === body.approved) return { user: u, changed: false };
     const row = await usersDb.setApproval(tx, u.id, body.approved);
-    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId()));
+    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT));
     return { user: row, changed: true };
   });
   if (changed) await revokeUserSessions(deps, [user.id], 'approval_changed');

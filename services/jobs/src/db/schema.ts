@@ -66,6 +66,9 @@ export const jobs = jobsSchema.table(
      * still be paid (an old tab), JobPaid clears it again, so a payment always ends in a live job.
      */
     deletedAt: ts('deleted_at'),
+    /** Who the job was last taken from, and why ('claim_timeout', 'revision_expired', 'tester_unapproved'). */
+    releasedTesterId: text('released_tester_id'),
+    releaseReason: text('release_reason'),
   },
   (t) => [
     // Available jobs for testers: newest first, keyset pagination, only live jobs indexed.
@@ -159,6 +162,8 @@ export const users = jobsSchema.table('users', {
   country: text('country'),
   location: text('location'),
   strikes: integer('strikes').notNull().default(0),
+  /** The strike limit identity announced for this tester (null: none announced yet, the rules' default applies). */
+  strikeLimit: integer('strike_limit'),
   /** From identity's TesterApprovalChanged (the tester's profile). */
   assistiveTech: jsonb('assistive_tech').$type<string[]>().notNull().default([]),
   /** Sum and count of the stars posters gave this tester (ratings here; the priority window). */
