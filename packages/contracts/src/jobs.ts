@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
-import { DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
+import { DEFAULT_GEO_RULE, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -205,7 +205,7 @@ export const createJobBodySchema = z.object({
     .enum(GEO_RULES, { error: JOB_MESSAGES.geoRuleInvalid })
     .optional()
     .nullable()
-    .transform((v) => v ?? 'us_pr'),
+    .transform((v) => v ?? DEFAULT_GEO_RULE),
   /** Only testers who never submitted work on this poster's jobs for the same site (default on). */
   fresh_eyes: z
     .boolean({ error: JOB_MESSAGES.freshEyesInvalid })

@@ -36,6 +36,8 @@ export const GEO_ADMISSION = {
 } as const satisfies Record<string, readonly UserCountry[] | 'any'>;
 export type GeoRule = keyof typeof GEO_ADMISSION;
 export const GEO_RULES = Object.keys(GEO_ADMISSION) as [GeoRule, ...GeoRule[]];
+/** A job's geo rule when the poster names none. */
+export const DEFAULT_GEO_RULE: GeoRule = 'us_pr';
 
 /** Whether a tester from `country` may take a job with `rule` (an unknown rule admits nobody). */
 export function geoAllows(rule: string, country: string | null | undefined): boolean {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
+import { DEFAULT_GEO_RULE, PRICE_PER_TEST_CENTS } from '@htm/contracts/marketplace';
 
 export const jobsSchema = pgSchema('jobs');
 export const outbox = outboxTable(jobsSchema);
@@ -22,9 +23,9 @@ export const jobs = jobsSchema.table(
     title: text('title').notNull(),
     url: text('url').notNull(),
     whatToTest: text('what_to_test').notNull(),
-    budgetCents: integer('budget_cents').notNull().default(100),
+    budgetCents: integer('budget_cents').notNull().default(PRICE_PER_TEST_CENTS),
     expectedCompletionHours: integer('expected_completion_hours').notNull().default(48),
-    geoRule: text('geo_rule').notNull().default('us_pr'),
+    geoRule: text('geo_rule').notNull().default(DEFAULT_GEO_RULE),
     requirements: jsonb('requirements').$type<string[]>().notNull(),
     status: text('status').notNull().default('open'),
     paymentStatus: text('payment_status').notNull().default('unpaid'),
