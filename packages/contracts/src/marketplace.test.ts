@@ -134,10 +134,11 @@ describe('the other rules', () => {
     expect(geoRulesFor(null)).toEqual(['global_beta']);
   });
 
-  it('makes a tester top-rated at an average of 4.5 (rounded) over three ratings', () => {
-    expect(isTopRated(14, 3)).toBe(true); // 4.67
-    expect(isTopRated(9, 2)).toBe(false); // too few
-    expect(isTopRated(27, 6)).toBe(true); // 4.5
-    expect(isTopRated(13, 3)).toBe(false); // 4.33
+  it('makes a tester top-rated at an average of 4.5 (rounded) over three posters, each one voice', () => {
+    const poster = (...stars: number[]) => ({ sum: stars.reduce((a, b) => a + b, 0), count: stars.length });
+    expect(isTopRated([poster(5), poster(5), poster(4)])).toBe(true); // 4.67
+    expect(isTopRated([poster(5, 5, 5, 5)])).toBe(false); // one poster, one voice
+    expect(isTopRated([poster(5), poster(4), poster(5), poster(4)])).toBe(true); // 4.5
+    expect(isTopRated([poster(5), poster(4), poster(4)])).toBe(false); // 4.33
   });
 });

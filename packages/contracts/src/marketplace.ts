@@ -78,10 +78,18 @@ export const formatPrice = (cents: number): string => (cents % 100 === 0 ? `$${c
  */
 export const DEFAULT_STRIKE_LIMIT = 3;
 
-/** Top-rated: rating average (one decimal, half up) of at least 4.5 over at least 3 ratings. */
+/**
+ * Top-rated: the average of each poster's average stars (one decimal, half up) >= 4.5, from at
+ * least 3 different posters. A poster is one voice however many jobs they rated, so one colluding
+ * poster cannot make a tester top-rated.
+ */
 export const TOP_RATED = { minCount: 3, minAvgTenths: 45 } as const;
-export function isTopRated(sum: number, count: number): boolean {
-  return count >= TOP_RATED.minCount && Math.round((sum * 10) / count) >= TOP_RATED.minAvgTenths;
+/** The rule over the stars each poster gave: one {sum, count} per poster. */
+export function isTopRated(byPoster: ReadonlyArray<{ sum: number; count: number }>): boolean {
+  const voices = byPoster.filter((p) => p.count > 0);
+  if (voices.length < TOP_RATED.minCount) return false;
+  const tenths = (voices.reduce((acc, p) => acc + p.sum / p.count, 0) * 10) / voices.length;
+  return Math.round(tenths + 1e-9) >= TOP_RATED.minAvgTenths;
 }
 
 // ---- revisions and windows ----

@@ -3,13 +3,13 @@ import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
 import { GEO_RULES, isTopRated, JOB_MESSAGES, type GeoRule } from '@htm/contracts';
-import { applyTransition, countActiveClaims, findUser, getJob, lockTester, testedSites, topRatedCountries } from '../db/job.repository.js';
+import { applyTransition, countActiveClaims, findUser, getJob, lockTester, starsByPoster, testedSites, topRatedCountries } from '../db/job.repository.js';
 import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
 import { freshEyesBlocks } from './fresh-eyes.js';
 
 export type { TesterStanding };
 
-/** Whether a rating sum and count make a tester top-rated (the rules module's; topRatedCountries is its SQL side). */
+/** Whether the stars posters gave make a tester top-rated (the rules module's; topRatedCountries is its SQL side). */
 export { isTopRated };
 
 /**
@@ -18,10 +18,11 @@ export { isTopRated };
  * decides which jobs they may take beyond geo (assistive tech, fresh eyes, priority window).
  */
 export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, caller: Caller): Promise<TesterStanding> {
-  const [row, sites, topCountries] = await Promise.all([
+  const [row, sites, topCountries, stars] = await Promise.all([
     findUser(deps.db, caller.id),
     testedSites(deps.db, caller.id),
     deps.config.PRIORITY_WINDOW_MS > 0 ? topRatedCountries(deps.db) : Promise.resolve([]),
+    deps.config.PRIORITY_WINDOW_MS > 0 ? starsByPoster(deps.db, caller.id) : Promise.resolve([]),
   ]);
   const known = row && row.approved !== null;
   return {
@@ -30,7 +31,7 @@ export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, call
     country: row?.country ?? caller.country,
     assistiveTech: row?.assistiveTech ?? [],
     testedSites: sites,
-    topRated: row ? isTopRated(row.ratingSum, row.ratingCount) : false,
+    topRated: isTopRated(stars),
     windowRules: GEO_RULES.filter((rule) => topCountries.some((c) => geoAllows(rule, c))),
   };
 }
