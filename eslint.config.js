@@ -1,6 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
+import jsxA11y from 'eslint-plugin-jsx-a11y';
 
 /**
  * Boundaries (issue #18 item 7): a service never imports another service (they talk over HTTP and
@@ -96,6 +98,24 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'warn',
+    },
+  },
+  {
+    // The web app: the rules of hooks (and the React Compiler's checks) and accessibility of JSX.
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks, 'jsx-a11y': jsxA11y },
+    languageOptions: { parserOptions: { ecmaFeatures: { jsx: true } } },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      ...jsxA11y.flatConfigs.recommended.rules,
+      // The React Compiler's checks warn for now: the app keeps the latest props in refs for its
+      // effects (drafts, live channel, modal) and sets state at the start of some effects; moving
+      // those to useEffectEvent / derived state is its own change (issue #29, item 7).
+      'react-hooks/refs': 'warn',
+      'react-hooks/set-state-in-effect': 'warn',
+      'react-hooks/purity': 'warn',
+      // A label wrapping its input with the text a little deeper (<span><strong>) is associated.
+      'jsx-a11y/label-has-associated-control': ['error', { assert: 'either', depth: 3 }],
     },
   },
   ...serviceBoundaries,

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { identityMessages } from './identity-messages.js';
+import { ASSISTIVE_TECH, USER_COUNTRIES, type AssistiveTech, type UserCountry } from './marketplace.js';
 
 /** Roles a user may choose on the "Choose Your Role" screen (admin is never chosen). */
 export const CHOOSABLE_ROLES = ['poster', 'tester'] as const;
 export const USER_LOCATIONS = ['USA', 'PR'] as const;
-export const USER_COUNTRIES = ['US', 'PR', 'CA'] as const;
+export { USER_COUNTRIES, ASSISTIVE_TECH };
+export type { UserCountry, AssistiveTech };
 export type ChoosableRole = (typeof CHOOSABLE_ROLES)[number];
 export type UserLocation = (typeof USER_LOCATIONS)[number];
-export type UserCountry = (typeof USER_COUNTRIES)[number];
 
 export { identityMessages };
 
@@ -33,8 +34,6 @@ export const initUserBodySchema = z
 export type InitUserBody = z.infer<typeof initUserBodySchema>;
 
 /** Assistive technology a tester uses (profile) or a job asks for ("Beyond the peers, part 1"). */
-export const ASSISTIVE_TECH = ['screen_reader', 'keyboard_only', 'screen_magnifier', 'voice_control', 'switch_access', 'captions'] as const;
-export type AssistiveTech = (typeof ASSISTIVE_TECH)[number];
 /** How the web app names each kind ("Tested by someone who uses a screen reader"). */
 export const ASSISTIVE_TECH_LABELS: Record<AssistiveTech, string> = {
   screen_reader: 'a screen reader',

@@ -8,3 +8,4 @@ export * from './routes.js';
 export * from './notifications.js';
 export * from './analytics.js';
 export * from './live.js';
+export * from './marketplace.js';

@@ -2,16 +2,15 @@ import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
 import type { FindingView, RecordingView } from './findings.js';
+import { DEFAULT_GEO_RULE, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
  * jobs service and the web app.
  */
 
-export const JOB_STATUSES = ['open', 'claimed', 'submitted', 'revision_requested', 'completed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-export const GEO_RULES = ['us_pr', 'us_pr_ca', 'global_beta'] as const;
-export type GeoRule = (typeof GEO_RULES)[number];
+export { JOB_STATUSES, GEO_RULES };
+export type { JobStatus, GeoRule };
 
 export const JOB_LIMITS = {
   titleMax: 200,
@@ -22,24 +21,22 @@ export const JOB_LIMITS = {
   hoursMin: 1,
   hoursMax: 168,
   hoursDefault: 48,
-  feedbackMin: 10,
-  feedbackMax: 1000,
-  keyFindingMin: 5,
-  keyFindingMax: 120,
-  bulletMax: 100,
-  deviceMax: 50,
-  browserMax: 50,
-  responseMax: 500,
-  responseMin: 10,
-  generalFeedbackMax: 2000,
+  feedbackMin: QUICK.feedbackMin,
+  feedbackMax: QUICK.feedbackMax,
+  keyFindingMin: QUICK.keyFindingMin,
+  keyFindingMax: QUICK.keyFindingMax,
+  bulletMax: DETAILED.bulletMax,
+  deviceMax: DETAILED.deviceMax,
+  browserMax: DETAILED.browserMax,
+  responseMax: QUICK.responseMax,
+  responseMin: DETAILED.responseMin,
+  generalFeedbackMax: DETAILED.generalFeedbackMax,
   reasonMax: 2000,
   specificIssueMax: 500,
   specificIssuesMax: 20,
-  imageMaxBytes: 10 * 1024 * 1024,
-  videoMaxBytes: 100 * 1024 * 1024,
-  maxFiles: 5,
-  minutesMin: 1,
-  minutesMax: 240,
+  ...REPORT_FILE_LIMITS,
+  minutesMin: QUICK.minutesMin,
+  minutesMax: QUICK.minutesMax,
   starsMin: 1,
   starsMax: 5,
   ratingCommentMax: 500,
@@ -61,7 +58,7 @@ export const JOB_MESSAGES = {
   requirementsTooMany: `You can add at most ${JOB_LIMITS.requirementsMax} things to check`,
   budgetFixed: 'Budget is fixed at $1',
   hoursRange: `Expected completion must be a whole number of hours between ${JOB_LIMITS.hoursMin} and ${JOB_LIMITS.hoursMax}`,
-  geoRuleInvalid: 'Please choose who may test: us_pr, us_pr_ca or global_beta',
+  geoRuleInvalid: `Please choose who may test: ${GEO_RULES.slice(0, -1).join(', ')} or ${GEO_RULES[GEO_RULES.length - 1]}`,
   // Submit work, tester-dashboard variant
   feedbackTooShort: 'Feedback must be at least 10 characters',
   feedbackTooLong: 'Feedback must be less than 1000 characters',
@@ -209,7 +206,7 @@ export const createJobBodySchema = z.object({
     .enum(GEO_RULES, { error: JOB_MESSAGES.geoRuleInvalid })
     .optional()
     .nullable()
-    .transform((v) => v ?? 'us_pr'),
+    .transform((v) => v ?? DEFAULT_GEO_RULE),
   /** Only testers who never submitted work on this poster's jobs for the same site (default on). */
   fresh_eyes: z
     .boolean({ error: JOB_MESSAGES.freshEyesInvalid })
@@ -246,7 +243,7 @@ export const submitWorkDashboardSchema = z
     key_finding_3: keyFinding(3),
     minutes_spent: minutesSpentSchema,
     /** Optional answers to the job's checklist (the service parses the multipart JSON string first). */
-    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesInvalid }).max(50, { error: JOB_MESSAGES.responsesInvalid }).optional(),
+    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesInvalid }).max(QUICK.responsesMax, { error: JOB_MESSAGES.responsesInvalid }).optional(),
   })
   .superRefine((v, ctx) => {
     // Each non-empty finding is already 5+ characters; at least one must be given.
@@ -276,7 +273,7 @@ const bullet = (n: number) =>
  */
 export const submitWorkPosterFlowSchema = z
   .object({
-    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesRequired }).max(50, { error: JOB_MESSAGES.responsesInvalid }),
+    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesRequired }).max(DETAILED.responsesMax, { error: JOB_MESSAGES.responsesInvalid }),
     general_feedback: optionalText(JOB_LIMITS.generalFeedbackMax, JOB_MESSAGES.generalFeedbackTooLong),
     device_used: z
       .string({ error: JOB_MESSAGES.deviceRequired })

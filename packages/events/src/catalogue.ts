@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ASSISTIVE_TECH, GEO_RULES, USER_COUNTRIES } from '@htm/contracts/marketplace';
 
 /** Services that publish events; one stream/topic per source, keyed by subject. */
 export const EVENT_SOURCES = ['identity', 'jobs', 'payments', 'admin'] as const;
@@ -9,14 +10,19 @@ export type ServiceName = EventSource | 'notifications' | 'analytics';
 const id = z.string().min(1);
 const iso = z.string().datetime({ offset: true });
 const userType = z.enum(['poster', 'tester', 'admin']);
-const country = z.enum(['US', 'PR', 'CA']);
+const country = z.enum(USER_COUNTRIES);
 const location = z.enum(['USA', 'PR']);
-const assistiveTech = z.enum(['screen_reader', 'keyboard_only', 'screen_magnifier', 'voice_control', 'switch_access', 'captions']);
-const geoRule = z.enum(['us_pr', 'us_pr_ca', 'global_beta']);
+const assistiveTech = z.enum(ASSISTIVE_TECH);
+const geoRule = z.enum(GEO_RULES);
 /** Added after the first release (for the live channel's routing): absent from older events. */
 const posterId = id.nullish();
 /** Who did it, when a person did (the admin's user id for admin actions; the admin's audit log reads it). Added in round 3. */
 const actorId = id.optional();
+/**
+ * Identity's TESTER_STRIKE_LIMIT when it wrote the event: this many strikes unapprove the tester
+ * (jobs acts on it at once). Absent from events written before it was added.
+ */
+const strikeLimit = z.number().int().min(1).optional();
 
 /**
  * The event catalogue: every type, its source, version and data schema. Published names are
@@ -42,6 +48,7 @@ export const catalogue = {
       location: location.nullable(),
       country: country.nullable(),
       approved: z.boolean(),
+      strikeLimit,
     }),
   },
   TesterApprovalChanged: {
@@ -60,6 +67,7 @@ export const catalogue = {
       assistiveTech: z.array(assistiveTech).optional(),
       reason: z.enum(['admin', 'signup', 'strikes', 'profile']),
       actorId,
+      strikeLimit,
     }),
   },
   // jobs
@@ -142,7 +150,7 @@ export const catalogue = {
   TesterStrikeRecorded: {
     source: 'jobs',
     version: 1,
-    description: 'A tester got a strike (job released from them); identity unapproves testers at three strikes.',
+    description: 'A tester got a strike (job released from them); identity unapproves testers at its strike limit.',
     data: z.object({ testerId: id, jobId: id, strikes: z.number().int(), reason: z.string() }),
   },
   JobsCleared: {

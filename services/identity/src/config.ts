@@ -1,3 +1,4 @@
+import { DEFAULT_STRIKE_LIMIT } from '@htm/contracts/marketplace';
 import { z } from 'zod';
 import { assertProductionSecrets, baseConfigSchema, ConfigError, envBool, eventBusConfigSchema, loadConfig } from '@htm/service-kit';
 
@@ -42,7 +43,7 @@ export const identityConfigSchema = baseConfigSchema.extend({
   /** The rate-limit window (a minute; shorter only in tests). */
   AUTH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
   /** Strikes at which a tester is unapproved. */
-  TESTER_STRIKE_LIMIT: z.coerce.number().int().min(1).default(3),
+  TESTER_STRIKE_LIMIT: z.coerce.number().int().min(1).default(DEFAULT_STRIKE_LIMIT),
 }).and(eventBusConfigSchema);
 export type IdentityConfig = z.infer<typeof identityConfigSchema> & { ADMIN_EMAIL?: string };
 

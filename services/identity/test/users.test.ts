@@ -92,7 +92,7 @@ describe('PATCH /api/users/profile', () => {
     expect(claimsOf(r.body.access_token).country).toBe('CA');
     const events = await outboxEvents(t, 'TesterApprovalChanged', init.body.user.id);
     expect(events.map((e) => e.data)).toEqual([
-      { userId: init.body.user.id, email: 'mover@gmail.com', name: 'Test Person', approved: false, country: 'CA', location: 'PR', assistiveTech: [], reason: 'profile' },
+      { userId: init.body.user.id, email: 'mover@gmail.com', name: 'Test Person', approved: false, country: 'CA', location: 'PR', assistiveTech: [], reason: 'profile', strikeLimit: 3 },
     ]);
     const me = await call(t.url, '/api/me', { token: r.body.access_token });
     expect(me.body.country).toBe('CA');

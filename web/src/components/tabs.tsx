@@ -17,7 +17,7 @@ interface TabsProps {
 export function Tabs({ tabs, active, onChange, label, children }: TabsProps) {
   const base = useId();
   const refs = useRef<Record<string, HTMLButtonElement | null>>({});
-  const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+  const onKey = (e: KeyboardEvent<HTMLButtonElement>) => {
     const i = tabs.findIndex((t) => t.id === active);
     let next = -1;
     if (e.key === 'ArrowRight') next = (i + 1) % tabs.length;
@@ -31,7 +31,7 @@ export function Tabs({ tabs, active, onChange, label, children }: TabsProps) {
   };
   return (
     <div className="tabs">
-      <div className="tabs__list" role="tablist" aria-label={label} onKeyDown={onKey}>
+      <div className="tabs__list" role="tablist" aria-label={label}>
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -46,6 +46,7 @@ export function Tabs({ tabs, active, onChange, label, children }: TabsProps) {
             tabIndex={t.id === active ? 0 : -1}
             className="tabs__tab"
             onClick={() => onChange(t.id)}
+            onKeyDown={onKey}
           >
             {t.label}
           </button>

@@ -32,10 +32,5 @@ export const SUPPORT_EMAIL: string =
   (import.meta as ImportMeta & { env?: Record<string, string | undefined> }).env
     ?.VITE_SUPPORT_EMAIL ?? 'support@humantest.example';
 
-/** Business constants (spec section 9). */
-export const PRICE_USD = 1;
-export const TESTER_PAY_USD = 0.82;
-export const PLATFORM_FEE_USD = 0.18;
-export const MAX_REQUIREMENTS = 10;
-export const REQUIREMENT_MAX = 300;
-export const MAX_SCREENSHOT_BYTES = 10 * 1024 * 1024;
+// Business rules (price, tester share, limits) come from the marketplace rules module:
+// @htm/contracts/marketplace (and the form limits from @htm/contracts/jobs).

@@ -1,3 +1,5 @@
+import { JOB_STATUS_LABELS } from '@htm/contracts/marketplace';
+
 export const shortId = (id: string | null | undefined): string => (id ? id.slice(0, 8) : '');
 
 export const usd = (n: number | null | undefined): string =>
@@ -26,7 +28,8 @@ export function timeLeft(iso: string | null | undefined, now = Date.now()): stri
 export const countOf = (n: number, one: string, many = `${one}s`): string =>
   `${n} ${n === 1 ? one : many}`;
 
-export const statusLabel = (s: string): string => s.replace(/_/g, ' ');
+/** A job's status as the marketplace rules module names it ("revision requested"). */
+export const statusLabel = (s: string): string => (JOB_STATUS_LABELS as Record<string, string | undefined>)[s] ?? s.replace(/_/g, ' ');
 
 export function isEmail(v: string): boolean {
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.trim());

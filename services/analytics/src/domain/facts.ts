@@ -1,4 +1,4 @@
-import { USER_COUNTRIES } from '@htm/contracts';
+import { GEO_ADMISSION, USER_COUNTRIES } from '@htm/contracts';
 import { bucketOf } from './histogram.js';
 
 /** The UTC day of a moment, YYYY-MM-DD. */
@@ -45,9 +45,9 @@ export function newDurations(job: JobTimes): DurationFact[] {
 
 /** The countries whose testers a geo rule admits (global_beta: every country a tester can choose). */
 export function countriesOf(geoRule: string): readonly string[] {
-  if (geoRule === 'us_pr') return ['US', 'PR'];
-  if (geoRule === 'us_pr_ca') return ['US', 'PR', 'CA'];
-  return USER_COUNTRIES;
+  // The rules module's admission; an unknown rule counts like global_beta, as before.
+  const admitted = (GEO_ADMISSION as Record<string, readonly string[] | 'any' | undefined>)[geoRule];
+  return admitted && admitted !== 'any' ? admitted : USER_COUNTRIES;
 }
 
 /** Jobs per geo rule -> jobs each country's testers may take. */

@@ -1,5 +1,6 @@
 import type { Tx } from '@htm/service-kit/db';
 import type { EventHandlers } from '@htm/events';
+import { PLATFORM_FEE_CENTS } from '@htm/contracts/marketplace';
 import {
   addDemand,
   addDuration,
@@ -13,8 +14,8 @@ import {
 } from '../db/facts.repository.js';
 import { dayOf, newDurations } from '../domain/facts.js';
 
-/** The fee booked with each earning before EarningRecorded carried it (18 of every $1). */
-const LEGACY_PLATFORM_FEE_CENTS = 18;
+/** The fee booked with each earning before EarningRecorded carried it (the rules module's 18 of every $1). */
+const LEGACY_PLATFORM_FEE_CENTS = PLATFORM_FEE_CENTS;
 
 /**
  * Folds an event's times into the job's row and records any duration that just became known.

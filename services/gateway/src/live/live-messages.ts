@@ -2,12 +2,13 @@
  * What the live channel tells whom: one event from the bus becomes zero or more messages, each
  * with its audience. Pure: no I/O (the feed stores the result, each replica's hub delivers it).
  */
-import type { EventEnvelope, EventType } from '@htm/events';
+import type { EventEnvelope } from '@htm/events';
+import { GEO_ADMISSION, LIVE_JOB_STATE, type UserCountry } from '@htm/contracts/marketplace';
 
 export const LIVE_EVENT_NAMES = ['job', 'available', 'earnings', 'admin'] as const;
 export type LiveEventName = (typeof LIVE_EVENT_NAMES)[number];
 
-export type TesterCountry = 'US' | 'PR' | 'CA';
+export type TesterCountry = UserCountry;
 
 /** Who receives a message: named users, every admin, and/or approved testers of some countries. */
 export interface Audience {
@@ -23,24 +24,14 @@ export interface LiveMessage {
   to: Audience;
 }
 
-/** Testers a job's geo rule admits (mirrors the jobs service's rule; 'any' for global_beta or an unknown rule). */
+/** Testers a job's geo rule admits (the rules module's GEO_ADMISSION; 'any' for global_beta or an unknown rule). */
 export function testersAdmittedBy(geoRule: string | null | undefined): TesterCountry[] | 'any' {
-  if (geoRule === 'us_pr') return ['US', 'PR'];
-  if (geoRule === 'us_pr_ca') return ['US', 'PR', 'CA'];
-  return 'any';
+  const admitted = geoRule ? (GEO_ADMISSION as Record<string, readonly TesterCountry[] | 'any' | undefined>)[geoRule] : undefined;
+  return admitted && admitted !== 'any' ? [...admitted] : 'any';
 }
 
-/** The job's status and payment status after each event the channel reports. */
-const JOB_STATE: Partial<Record<EventType, { status: string; payment_status: string }>> = {
-  JobPaid: { status: 'open', payment_status: 'paid' },
-  JobPublished: { status: 'open', payment_status: 'paid' },
-  CheckoutCancelled: { status: 'open', payment_status: 'unpaid' },
-  JobClaimed: { status: 'claimed', payment_status: 'paid' },
-  WorkSubmitted: { status: 'submitted', payment_status: 'paid' },
-  RevisionRequested: { status: 'revision_requested', payment_status: 'paid' },
-  SubmissionAccepted: { status: 'completed', payment_status: 'paid' },
-  JobReleased: { status: 'open', payment_status: 'paid' },
-};
+/** The job's status and payment status after each event the channel reports (the rules module's transition table). */
+const JOB_STATE = LIVE_JOB_STATE;
 
 const present = (...ids: Array<string | null | undefined>): string[] => [...new Set(ids.filter((x): x is string => !!x))];
 

@@ -48,7 +48,7 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
         user = row;
         events.push(createEvent('UserSignedUp', user.id, { userId: user.id, email, name }, { correlationId }));
         if (type === 'admin') events.push(roleChosen(user, correlationId));
-        if (type === 'tester') events.push(approvalChanged(user, 'signup', correlationId));
+        if (type === 'tester') events.push(approvalChanged(user, 'signup', correlationId, deps.config.TESTER_STRIKE_LIMIT));
       } else {
         const patch: Patch = {};
         if (existing.email !== email) patch.email = email;
@@ -74,7 +74,7 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
         if (role) {
           user = await setRole(tx, existing.id, role);
           if (role.type === 'admin') events.push(roleChosen(user, correlationId));
-          if (role.type === 'tester') events.push(approvalChanged(user, 'signup', correlationId));
+          if (role.type === 'tester') events.push(approvalChanged(user, 'signup', correlationId, deps.config.TESTER_STRIKE_LIMIT));
         }
       }
 
@@ -94,7 +94,8 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
   return result;
 }
 
-export function roleChosen(user: UserRow, correlationId: string | undefined) {
+/** `strikeLimit`: identity's TESTER_STRIKE_LIMIT, announced for a tester so jobs acts on the same limit. */
+export function roleChosen(user: UserRow, correlationId: string | undefined, strikeLimit?: number) {
   return createEvent(
     'UserRoleChosen',
     user.id,
@@ -106,16 +107,18 @@ export function roleChosen(user: UserRow, correlationId: string | undefined) {
       location: user.location ?? null,
       country: user.country ?? null,
       approved: user.approved,
+      ...(user.type === 'tester' && strikeLimit !== undefined ? { strikeLimit } : {}),
     },
     { correlationId },
   );
 }
 
-export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'strikes' | 'profile', correlationId: string | undefined, actorId?: string) {
+/** `strikeLimit`: identity's TESTER_STRIKE_LIMIT, announced so jobs unapproves at the same strike. */
+export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'strikes' | 'profile', correlationId: string | undefined, strikeLimit: number, actorId?: string) {
   return createEvent(
     'TesterApprovalChanged',
     user.id,
-    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, location: user.location ?? null, assistiveTech: user.assistiveTech as AssistiveTech[], reason, ...(actorId ? { actorId } : {}) },
+    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, location: user.location ?? null, assistiveTech: user.assistiveTech as AssistiveTech[], reason, strikeLimit, ...(actorId ? { actorId } : {}) },
     { correlationId },
   );
 }

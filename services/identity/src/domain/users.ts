@@ -75,7 +75,7 @@ export async function chooseRole(deps: IdentityDeps, caller: Caller, body: InitU
       country: body.type === 'tester' ? (body.country ?? null) : null,
       approved,
     });
-    await deps.events.record(tx, roleChosen(row, correlationId));
+    await deps.events.record(tx, roleChosen(row, correlationId, deps.config.TESTER_STRIKE_LIMIT));
     return { before: u, after: row };
   });
   return withFreshToken(deps, user, sid);
@@ -99,7 +99,7 @@ export async function updateProfile(deps: IdentityDeps, caller: Caller, body: Up
       location: testerLocation(country, u.location),
       assistiveTech: body.assistive_tech,
     });
-    await deps.events.record(tx, approvalChanged(row, 'profile', getCorrelationId()));
+    await deps.events.record(tx, approvalChanged(row, 'profile', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT));
     return { before: u, after: row };
   });
   return withFreshToken(deps, user, sid);
@@ -124,7 +124,7 @@ export async function setTesterApproval(deps: IdentityDeps, testerId: string, bo
     if (!u || u.type !== 'tester') throw notFound();
     if (u.approved === body.approved) return { user: u, changed: false };
     const row = await usersDb.setApproval(tx, u.id, body.approved);
-    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId(), actorId));
+    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT, actorId));
     return { user: row, changed: true };
   });
   if (changed) await announceClaimsChanged(deps, [user.id]);

@@ -29,12 +29,12 @@ export async function onSignupApproved(deps: IdentityDeps, event: EventEnvelope<
   else await removePreApprovedEmail(tx, email);
   const testers = [];
   for (const t of await lockTestersByEmail(tx, email, !event.data.approved)) testers.push(await setApproval(tx, t.id, event.data.approved));
-  for (const t of testers) await deps.events.record(tx, approvalChanged(t, 'signup', event.correlationId ?? undefined));
+  for (const t of testers) await deps.events.record(tx, approvalChanged(t, 'signup', event.correlationId ?? undefined, deps.config.TESTER_STRIKE_LIMIT));
   // The testers stay signed in; tokens with the old approval are refused as stale (rows locked until commit).
   await announceClaimsChanged(deps, testers.map((t) => t.id));
 }
 
-/** jobs' TesterStrikeRecorded: store the strike; at the limit (3) an approved tester is unapproved. */
+/** jobs' TesterStrikeRecorded: store the strike; at TESTER_STRIKE_LIMIT an approved tester is unapproved. */
 export async function onTesterStrikeRecorded(deps: IdentityDeps, event: EventEnvelope<'TesterStrikeRecorded'>, tx: Tx): Promise<void> {
   const u = UUID.test(event.data.testerId) ? await lockUser(tx, event.data.testerId) : undefined;
   if (!u) {
@@ -46,7 +46,7 @@ export async function onTesterStrikeRecorded(deps: IdentityDeps, event: EventEnv
   await setStrikes(tx, u.id, strikes);
   if (unapprove) {
     const row = await setApproval(tx, u.id, false);
-    await deps.events.record(tx, approvalChanged(row, 'strikes', event.correlationId ?? undefined));
+    await deps.events.record(tx, approvalChanged(row, 'strikes', event.correlationId ?? undefined, deps.config.TESTER_STRIKE_LIMIT));
     await announceClaimsChanged(deps, [row.id]);
   }
 }

@@ -1,7 +1,8 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
-import { jobs, outbox, ratings, submissions, users, type JobRow, type LastReview, type RatingRow, type UserRow } from './schema.js';
+import { DEFAULT_STRIKE_LIMIT, refusalFor, REVISION_LIMIT, TOP_RATED, TRANSITIONS, type JobAction, type JobColumn, type JobMatch } from '@htm/contracts/marketplace';
+import { jobs, ratings, submissions, users, type JobRow, type RatingRow, type UserRow } from './schema.js';
 
 type Q = Db | Tx;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -176,11 +177,9 @@ export async function testedSites(db: Q, testerId: string): Promise<string[]> {
 }
 
 /**
- * The top-rated rule: the average of each poster's average stars (one decimal, half up) >= 4.5,
- * from at least 3 different posters. A poster is one voice however many jobs they rated, so
- * one colluding poster cannot make a tester top-rated.
+ * The top-rated rule (the rules module's TOP_RATED / isTopRated) in SQL: the average of each
+ * poster's average stars (one decimal, half up) >= 4.5, from at least 3 different posters.
  */
-export const TOP_RATED = { minCount: 3, minAvgTenths: 45 } as const;
 
 /** The stars each poster gave this tester: one {sum, count} per poster. */
 export async function starsByPoster(db: Q, testerId: string): Promise<Array<{ sum: number; count: number }>> {
@@ -248,21 +247,10 @@ export async function insertRating(tx: Tx, r: { jobId: string; testerId: string;
 }
 
 /**
- * Why a job was last taken from this tester (the reason of our latest JobReleased naming them:
- * 'claim_timeout', 'revision_expired', 'tester_unapproved'), or undefined when it never was, or so
- * long ago that the outbox no longer holds the event.
+ * Strike against a tester (projection); returns the new count. At the strike limit identity
+ * announced for this tester (users.strike_limit; the rules' default until one is announced) the
+ * projection unapproves them too, so jobs refuses their claims from that strike on.
  */
-export async function lastReleaseReason(db: Q, jobId: string, testerId: string): Promise<string | undefined> {
-  const [row] = await db
-    .select({ reason: sql<string>`${outbox.envelope}->'data'->>'reason'` })
-    .from(outbox)
-    .where(and(eq(outbox.type, 'JobReleased'), eq(outbox.subject, jobId), sql`${outbox.envelope}->'data'->>'testerId' = ${testerId}`))
-    .orderBy(desc(outbox.seq))
-    .limit(1);
-  return row?.reason;
-}
-
-/** Strike against a tester (projection); returns the new count. Three strikes unapprove in the projection too. */
 export async function addStrike(tx: Tx, testerId: string): Promise<number> {
   const [row] = await tx
     .insert(users)
@@ -271,7 +259,7 @@ export async function addStrike(tx: Tx, testerId: string): Promise<number> {
       target: users.id,
       set: {
         strikes: sql`${users.strikes} + 1`,
-        approved: sql`CASE WHEN ${users.strikes} + 1 >= 3 THEN false ELSE ${users.approved} END`,
+        approved: sql`CASE WHEN ${users.strikes} + 1 >= COALESCE(${users.strikeLimit}, ${DEFAULT_STRIKE_LIMIT}::int) THEN false ELSE ${users.approved} END`,
         updatedAt: new Date(),
       },
     })
@@ -317,9 +305,9 @@ export async function listTimedJobs(db: Q, after: string | undefined, limit: num
 }
 
 // ---------------------------------------------------------------------------------------------
-// State changes. Each is ONE conditional UPDATE (its WHERE repeats the precondition domain/
-// job-state.ts decided on), so a race ends with `undefined` (no row), never a double change.
-// The domain use cases, the timer worker and the event handlers all call these.
+// State changes. Each is ONE conditional UPDATE, so a race never changes a job twice. A job's
+// status changes only through applyTransition (its WHERE is built from the rules module's
+// transition table); the domain use cases, the timer worker and the event handlers all call it.
 // ---------------------------------------------------------------------------------------------
 
 export type NewJob = typeof jobs.$inferInsert;
@@ -377,143 +365,84 @@ export async function noteCheckoutCancelled(tx: Tx, jobId: string, at: Date): Pr
     .where(and(eq(jobs.id, jobId), ne(jobs.paymentStatus, 'paid'), isNull(jobs.checkoutCancelledAt)));
 }
 
-/**
- * open + paid → claimed (a tester's claim or the admin's assign). The one conditional UPDATE: of
- * any number of simultaneous claims exactly one gets the row; the others get undefined (409
- * job_taken), without a second read. `holdReserved`: a re-test held for its original tester
- * stays theirs (checked here against the database clock); the admin's assign passes false.
- */
-export async function claimJob(
-  tx: Tx,
-  c: { jobId: string; testerId: string; claimedAt: Date; deadlineAt: Date; holdReserved: boolean },
-): Promise<JobRow | undefined> {
-  const [row] = await tx
-    .update(jobs)
-    .set({
-      status: 'claimed',
-      testerId: c.testerId,
-      claimedAt: c.claimedAt,
-      claimDeadlineAt: c.deadlineAt,
-      submittedAt: null,
-      autoAcceptAt: null,
-      revisionDeadlineAt: null,
-      revisionCount: 0,
-      lastReview: null,
-      currentSubmissionId: null,
-    })
-    .where(
-      and(
-        eq(jobs.id, c.jobId),
-        eq(jobs.status, 'open'),
-        eq(jobs.paymentStatus, 'paid'),
-        c.holdReserved ? sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${c.testerId})` : undefined,
-      ),
-    )
-    .returning();
-  return row;
-}
+/** Values a transition's caller gives for the columns the table says it sets (SQL allowed: revision_count + 1). */
+export type TransitionValues = { [K in JobColumn]?: NewJob[K] | SQL };
+/** The job as the caller loaded it: its id, and the columns the action's `match` must find unchanged. */
+export type TransitionTarget = Pick<JobRow, 'id'> & Partial<Pick<JobRow, JobMatch>>;
 
-/** Which held jobs a release takes back (all of them go to `open` for the next tester). */
-export type ReleaseMatch =
-  /** Claim timeout: the claim the timer was set for (same tester, same deadline). */
-  | { reason: 'claim_timeout'; jobId: string; testerId: string; deadlineAt: Date }
-  /** Revision window expired: the revision the timer was set for. */
-  | { reason: 'revision_expired'; jobId: string; testerId: string; deadlineAt: Date }
-  /** The tester was unapproved: every job they hold claimed (submitted work stays). */
-  | { reason: 'tester_unapproved'; testerId: string };
+const CLEARED: { [K in JobColumn]: null | 0 } = {
+  testerId: null,
+  claimedAt: null,
+  claimDeadlineAt: null,
+  submittedAt: null,
+  autoAcceptAt: null,
+  revisionDeadlineAt: null,
+  revisionCount: 0,
+  lastReview: null,
+  currentSubmissionId: null,
+  completedAt: null,
+  acceptedBy: null,
+  releasedTesterId: null,
+  releaseReason: null,
+};
 
-export type ReleasedJob = Pick<JobRow, 'id' | 'posterId' | 'geoRule'>;
-
-/**
- * claimed / revision_requested → open, reset for the next tester (no tester, no submission,
- * revision count 0; old submission rows and files stay for the record). One UPDATE; the jobs it
- * released (none when the job moved on: a stale timer).
- */
-export async function releaseJob(tx: Tx, m: ReleaseMatch): Promise<ReleasedJob[]> {
-  const which =
-    m.reason === 'claim_timeout'
-      ? and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'claimed'), eq(jobs.claimDeadlineAt, m.deadlineAt))
-      : m.reason === 'revision_expired'
-        ? and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'revision_requested'), eq(jobs.revisionDeadlineAt, m.deadlineAt))
-        : and(eq(jobs.testerId, m.testerId), eq(jobs.status, 'claimed'));
-  return tx
-    .update(jobs)
-    .set({
-      status: 'open',
-      testerId: null,
-      claimedAt: null,
-      claimDeadlineAt: null,
-      submittedAt: null,
-      autoAcceptAt: null,
-      revisionDeadlineAt: null,
-      currentSubmissionId: null,
-      revisionCount: 0,
-    })
-    .where(which)
-    .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+/** The WHERE of an action's conditional UPDATE, built from the rules module's transition table. */
+export function transitionWhere(job: TransitionTarget, action: JobAction, set: TransitionValues): SQL {
+  const t = TRANSITIONS[action];
+  const conds: Array<SQL | undefined> = [eq(jobs.id, job.id), inArray(jobs.status, [...t.from])];
+  for (const guard of t.guards) {
+    if (guard === 'paid') conds.push(eq(jobs.paymentStatus, 'paid'));
+    else if (guard === 'revisions_left') conds.push(lt(jobs.revisionCount, REVISION_LIMIT));
+    // A re-test held for its original tester stays theirs (checked against the database clock).
+    else conds.push(sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${set.testerId as string})`);
+  }
+  for (const column of t.match) {
+    const value = job[column];
+    if (value === undefined) throw new Error(`${action} must match the job's ${column}`);
+    conds.push(value === null ? isNull(jobs[column]) : eq(jobs[column], value));
+  }
+  return and(...conds)!;
 }
 
 /**
- * claimed / revision_requested → submitted, by the tester holding it, with the revision count
- * the submission was made for. Undefined when the job moved on meanwhile.
+ * Every change of a job's status goes through here (the routes' use cases, the timers and the
+ * event handlers). ONE conditional UPDATE whose WHERE is the action's row of the transition table
+ * (starting statuses, guards, the loaded job's holder / deadline / submission), setting the target
+ * status, the columns the caller gives (only those the table lists) and clearing the ones it
+ * clears. Of simultaneous changes exactly one wins; for the others, as the table says: undefined
+ * ('stale': timers, event handlers), its fixed refusal (claims: 409 job_taken without a second
+ * read), or the job read again and refused with the reason it now has (else "changed").
  */
-export async function markSubmitted(
-  tx: Tx,
-  s: { jobId: string; testerId: string; revisionCount: number; submissionId: string; submittedAt: Date; autoAcceptAt: Date },
-): Promise<JobRow | undefined> {
-  const [row] = await tx
-    .update(jobs)
-    .set({ status: 'submitted', submittedAt: s.submittedAt, autoAcceptAt: s.autoAcceptAt, currentSubmissionId: s.submissionId, claimDeadlineAt: null, revisionDeadlineAt: null })
-    .where(and(eq(jobs.id, s.jobId), eq(jobs.testerId, s.testerId), inArray(jobs.status, ['claimed', 'revision_requested']), eq(jobs.revisionCount, s.revisionCount)))
-    .returning();
-  return row;
+export async function applyTransition(tx: Tx, job: TransitionTarget, action: JobAction, set: TransitionValues = {}): Promise<JobRow | undefined> {
+  const t = TRANSITIONS[action];
+  const unexpected = Object.keys(set).filter((k) => !t.sets.includes(k as JobColumn));
+  if (unexpected.length) throw new Error(`${action} does not set ${unexpected.join(', ')}`);
+  const values: Record<string, unknown> = { status: t.to };
+  for (const column of t.clears) values[column] = CLEARED[column];
+  Object.assign(values, set);
+  const [row] = await tx.update(jobs).set(values).where(transitionWhere(job, action, set)).returning();
+  if (row) return row;
+  const lost = t.lost;
+  if (lost === 'stale') return undefined;
+  if ('refusal' in lost) throw AppError.conflict(lost.refusal.detail, lost.refusal.code);
+  // The lost-race re-check: the job as it is now says why (completed, already submitted...).
+  const now = await getJob(tx, job.id);
+  const refusal = refusalFor(now, action) ?? lost.recheck;
+  throw AppError.conflict(refusal.detail, refusal.code);
 }
 
-/** submitted → revision_requested while fewer than `maxRevisions` were asked for. Undefined when the job moved on. */
-export async function requestRevision(
-  tx: Tx,
-  r: { jobId: string; deadlineAt: Date; review: LastReview; maxRevisions: number },
-): Promise<JobRow | undefined> {
-  const [row] = await tx
-    .update(jobs)
-    .set({
-      status: 'revision_requested',
-      revisionCount: sql`${jobs.revisionCount} + 1`,
-      revisionDeadlineAt: r.deadlineAt,
-      autoAcceptAt: null,
-      lastReview: r.review,
-    })
-    .where(and(eq(jobs.id, r.jobId), eq(jobs.status, 'submitted'), lt(jobs.revisionCount, r.maxRevisions)))
-    .returning();
-  return row;
+/** The jobs a tester holds claimed (released when identity unapproves them). */
+export async function listClaimedBy(db: Q, testerId: string): Promise<Array<Pick<JobRow, 'id' | 'testerId'>>> {
+  return db
+    .select({ id: jobs.id, testerId: jobs.testerId })
+    .from(jobs)
+    .where(and(eq(jobs.testerId, testerId), inArray(jobs.status, [...TRANSITIONS.tester_unapproved.from])));
 }
 
-/**
- * submitted → completed for the job's current submission `submissionId` (poster, admin or the
- * auto-accept timer), and the submission marked accepted. Undefined when the job moved on.
- */
-export async function acceptSubmission(
-  tx: Tx,
-  a: { jobId: string; submissionId: string; by: 'poster' | 'admin' | 'auto'; at: Date; reason: string | null },
-): Promise<{ job: JobRow; minutesSpent: number | null } | undefined> {
-  const [row] = await tx
-    .update(jobs)
-    .set({
-      status: 'completed',
-      completedAt: a.at,
-      acceptedBy: a.by,
-      autoAcceptAt: null,
-      lastReview: { decision: 'accept', reason: a.reason, at: a.at.toISOString() },
-    })
-    .where(and(eq(jobs.id, a.jobId), eq(jobs.status, 'submitted'), eq(jobs.currentSubmissionId, a.submissionId)))
-    .returning();
-  if (!row) return undefined;
-  const [sub] = await tx
-    .update(submissions)
-    .set({ acceptedAt: a.at, acceptedBy: a.by })
-    .where(eq(submissions.id, a.submissionId))
-    .returning({ minutesSpent: submissions.minutesSpent });
-  return { job: row, minutesSpent: sub?.minutesSpent ?? null };
+/** The accepted submission is marked accepted too; the minutes the tester said it took. */
+export async function markSubmissionAccepted(tx: Tx, submissionId: string, by: 'poster' | 'admin' | 'auto', at: Date): Promise<number | null> {
+  const [sub] = await tx.update(submissions).set({ acceptedAt: at, acceptedBy: by }).where(eq(submissions.id, submissionId)).returning({ minutesSpent: submissions.minutesSpent });
+  return sub?.minutesSpent ?? null;
 }
 
 function rowsOf<T>(r: unknown): T[] {
@@ -575,7 +504,7 @@ export async function deleteAllJobs(tx: Tx): Promise<number> {
 }
 
 /** Fields of the users projection an identity event sets. */
-export type UserProjection = Partial<Pick<UserRow, 'email' | 'name' | 'type' | 'approved' | 'country' | 'location' | 'assistiveTech'>>;
+export type UserProjection = Partial<Pick<UserRow, 'email' | 'name' | 'type' | 'approved' | 'country' | 'location' | 'assistiveTech' | 'strikeLimit'>>;
 
 /** Creates or updates a user of the projection (identity's events). */
 export async function saveUser(tx: Tx, id: string, fields: UserProjection): Promise<void> {

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 import type { FindingDetails } from '@htm/contracts';
+import { DEFAULT_GEO_RULE, PRICE_PER_TEST_CENTS } from '@htm/contracts/marketplace';
 
 export const jobsSchema = pgSchema('jobs');
 export const outbox = outboxTable(jobsSchema);
@@ -23,9 +24,9 @@ export const jobs = jobsSchema.table(
     title: text('title').notNull(),
     url: text('url').notNull(),
     whatToTest: text('what_to_test').notNull(),
-    budgetCents: integer('budget_cents').notNull().default(100),
+    budgetCents: integer('budget_cents').notNull().default(PRICE_PER_TEST_CENTS),
     expectedCompletionHours: integer('expected_completion_hours').notNull().default(48),
-    geoRule: text('geo_rule').notNull().default('us_pr'),
+    geoRule: text('geo_rule').notNull().default(DEFAULT_GEO_RULE),
     requirements: jsonb('requirements').$type<string[]>().notNull(),
     status: text('status').notNull().default('open'),
     paymentStatus: text('payment_status').notNull().default('unpaid'),
@@ -67,6 +68,9 @@ export const jobs = jobsSchema.table(
      * still be paid (an old tab), JobPaid clears it again, so a payment always ends in a live job.
      */
     deletedAt: ts('deleted_at'),
+    /** Who the job was last taken from, and why ('claim_timeout', 'revision_expired', 'tester_unapproved'). */
+    releasedTesterId: text('released_tester_id'),
+    releaseReason: text('release_reason'),
   },
   (t) => [
     // Available jobs for testers: newest first, keyset pagination, only live jobs indexed.
@@ -186,6 +190,8 @@ export const users = jobsSchema.table('users', {
   country: text('country'),
   location: text('location'),
   strikes: integer('strikes').notNull().default(0),
+  /** The strike limit identity announced for this tester (null: none announced yet, the rules' default applies). */
+  strikeLimit: integer('strike_limit'),
   /** From identity's TesterApprovalChanged (the tester's profile). */
   assistiveTech: jsonb('assistive_tech').$type<string[]>().notNull().default([]),
   /** Sum and count of the stars posters gave this tester (ratings here; the priority window). */

@@ -2,24 +2,15 @@ import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
-import { JOB_MESSAGES, type GeoRule } from '@htm/contracts';
-import { claimJob as applyClaim, countActiveClaims, findUser, getJob, lockTester, starsByPoster, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
+import { GEO_RULES, isTopRated, JOB_MESSAGES, type GeoRule } from '@htm/contracts';
+import { applyTransition, countActiveClaims, findUser, getJob, lockTester, starsByPoster, testedSites, topRatedCountries } from '../db/job.repository.js';
 import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
 import { freshEyesBlocks } from './fresh-eyes.js';
 
 export type { TesterStanding };
 
-/**
- * Whether the stars posters gave make a tester top-rated (the same rule as topRatedCountries):
- * each poster's ratings count as one voice, their average; at least 3 posters, and the average of
- * their averages 4.5 or more (one decimal, half up).
- */
-export function isTopRated(byPoster: ReadonlyArray<{ sum: number; count: number }>): boolean {
-  const voices = byPoster.filter((p) => p.count > 0);
-  if (voices.length < TOP_RATED.minCount) return false;
-  const tenths = (voices.reduce((acc, p) => acc + p.sum / p.count, 0) * 10) / voices.length;
-  return Math.round(tenths + 1e-9) >= TOP_RATED.minAvgTenths;
-}
+/** Whether the stars posters gave make a tester top-rated (the rules module's; topRatedCountries is its SQL side). */
+export { isTopRated };
 
 /**
  * A tester's approval and country: the jobs service's own projection (identity events) wins;
@@ -41,7 +32,7 @@ export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, call
     assistiveTech: row?.assistiveTech ?? [],
     testedSites: sites,
     topRated: isTopRated(stars),
-    windowRules: (['us_pr', 'us_pr_ca', 'global_beta'] as const).filter((rule) => topCountries.some((c) => geoAllows(rule, c))),
+    windowRules: GEO_RULES.filter((rule) => topCountries.some((c) => geoAllows(rule, c))),
   };
 }
 
@@ -149,10 +140,10 @@ async function attemptClaim(deps: JobsDeps, jobId: string, tester: TesterStandin
   // result: no second read of the job, no count.
   return deps.events.inTransaction(async (tx) => {
     await lockTester(tx, tester.id);
-    // The one conditional UPDATE: of any number of simultaneous claims exactly one matches.
-    // A re-test held for its original tester is checked again there against the clock.
-    const row = await applyClaim(tx, { jobId, testerId: tester.id, claimedAt, deadlineAt, holdReserved: by === 'tester' });
-    if (!row) throw jobTaken();
+    // The one conditional UPDATE: of any number of simultaneous claims exactly one matches (the
+    // others: 409 job_taken). A re-test held for its original tester is checked again there
+    // against the clock (a tester's claim; the admin's assign is not held back).
+    const row = (await applyTransition(tx, { id: jobId }, by === 'admin' ? 'assign' : 'claim', { testerId: tester.id, claimedAt, claimDeadlineAt: deadlineAt }))!;
     // Counted after the UPDATE (this job included), under the tester lock: over the limit rolls it back.
     if ((await countActiveClaims(tx, tester.id)) > max) {
       throw AppError.conflict(

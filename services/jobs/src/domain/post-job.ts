@@ -1,6 +1,6 @@
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
-import { JOB_LIMITS, type CreateJobBody, type GeoRule } from '@htm/contracts';
+import { JOB_LIMITS, PRICE_PER_TEST_CENTS, type CreateJobBody, type GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
 import { countCheckoutAttempt, findJob, getJob, insertJob as insertJobRow, markUnpaidJobDeleted, setCheckoutSession } from '../db/job.repository.js';
@@ -80,7 +80,7 @@ async function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promis
   return deps.events.inTransaction(async (tx) => {
     const row = await insertJobRow(tx, {
       ...fields,
-      budgetCents: 100,
+      budgetCents: PRICE_PER_TEST_CENTS,
       siteHost: siteHost(fields.url),
       posterId: caller.id,
       posterEmail: caller.email,
@@ -98,7 +98,7 @@ async function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promis
           title: row.title,
           url: row.url,
           geoRule: fields.geoRule,
-          budgetCents: 100,
+          budgetCents: PRICE_PER_TEST_CENTS,
           expectedCompletionHours: row.expectedCompletionHours,
         },
         { correlationId: getCorrelationId() },

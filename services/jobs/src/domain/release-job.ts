@@ -1,21 +1,22 @@
 import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit/db';
 import type { GeoRule } from '@htm/contracts';
-import { addStrike, releaseJob } from '../db/job.repository.js';
+import { addStrike, applyTransition } from '../db/job.repository.js';
 
 /**
  * A timer took the job back: the claim ran out before work was submitted (claim_timeout), or a
  * requested revision was not resubmitted in time (revision_expired). The job goes back to `open`
- * for the next tester (releaseJob: one conditional UPDATE on the same tester and deadline), the
- * tester gets a strike, and JobReleased + TesterStrikeRecorded are recorded. False when the job
- * moved on (a stale timer): nothing changes.
+ * for the next tester (applyTransition: one conditional UPDATE on the same tester and deadline,
+ * remembering who it was taken from and why), the tester gets a strike, and JobReleased +
+ * TesterStrikeRecorded are recorded. False when the job moved on (a stale timer): nothing changes.
  */
 export async function expireHold(
   tx: Tx,
   deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
   t: { reason: 'claim_timeout' | 'revision_expired'; jobId: string; testerId: string; deadlineAt: Date },
 ): Promise<boolean> {
-  const [row] = await releaseJob(tx, t);
+  const deadline = t.reason === 'claim_timeout' ? { claimDeadlineAt: t.deadlineAt } : { revisionDeadlineAt: t.deadlineAt };
+  const row = await applyTransition(tx, { id: t.jobId, testerId: t.testerId, ...deadline }, t.reason, { releasedTesterId: t.testerId, releaseReason: t.reason });
   if (!row) return false;
   const strikes = await addStrike(tx, t.testerId);
   await deps.events.record(

@@ -4,8 +4,8 @@ import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/serv
 import { reviewBodySchema } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
-import { acceptSubmission as applyAcceptRow, getJob, requestRevision } from '../db/job.repository.js';
-import { addMs, decide, MAX_REVISIONS } from './job-state.js';
+import { applyTransition, getJob, markSubmissionAccepted } from '../db/job.repository.js';
+import { addMs, decide } from './job-state.js';
 
 export interface ReviewAnswer {
   payment_processed: boolean;
@@ -34,13 +34,11 @@ export async function reviewSubmission(deps: JobsDeps, caller: Caller, jobId: st
   const deadlineAt = addMs(requestedAt, deps.config.REVISION_WINDOW_MS);
   const reason = body.reason ?? '';
   const updated = await deps.events.inTransaction(async (tx) => {
-    const row = await requestRevision(tx, {
-      jobId: job.id,
-      deadlineAt,
-      review: { decision: 'request_revision', reason, specific_issues: body.specific_issues, at: requestedAt.toISOString() },
-      maxRevisions: MAX_REVISIONS,
-    });
-    if (!row) return undefined;
+    const row = (await applyTransition(tx, job, 'request_revision', {
+      revisionCount: job.revisionCount + 1,
+      revisionDeadlineAt: deadlineAt,
+      lastReview: { decision: 'request_revision', reason, specific_issues: body.specific_issues, at: requestedAt.toISOString() },
+    }))!;
     await deps.events.record(
       tx,
       createEvent(
@@ -52,10 +50,6 @@ export async function reviewSubmission(deps: JobsDeps, caller: Caller, jobId: st
     );
     return row;
   });
-  if (!updated) {
-    decide(await getJob(deps.db, job.id), 'request_revision');
-    throw AppError.conflict('This job changed while you were reviewing. Please reload.', 'job_changed');
-  }
   return { payment_processed: false, revision_count: updated.revisionCount, job: updated };
 }
 
@@ -68,36 +62,37 @@ export async function completeJob(deps: JobsDeps, caller: Caller, jobId: string)
 async function acceptReviewed(deps: JobsDeps, job: JobRow, by: 'poster' | 'admin', reason: string | null, actorId?: string): Promise<ReviewAnswer> {
   decide(job, 'accept');
   const acceptedAt = new Date();
-  const updated = await deps.events.inTransaction((tx) =>
+  const updated = (await deps.events.inTransaction((tx) =>
     applyAccept(tx, deps, { jobId: job.id, submissionId: job.currentSubmissionId, by, at: acceptedAt, reason, actorId }),
-  );
-  if (!updated) {
-    decide(await getJob(deps.db, job.id), 'accept');
-    throw AppError.conflict('This job changed while you were reviewing. Please reload.', 'job_changed');
-  }
+  ))!;
   return { payment_processed: true, revision_count: updated.revisionCount, job: updated };
 }
 
 /**
- * Completes a submitted job whose current submission is `submissionId` (acceptSubmission in the
- * repository: one conditional UPDATE) and records SubmissionAccepted. Returns undefined when the
- * job moved on. Shared by the poster/admin review and the auto-accept timer.
+ * Completes a submitted job whose current submission is `submissionId` (applyTransition 'accept',
+ * or 'auto_accept' for the timer) and records SubmissionAccepted. A lost race: the poster or admin
+ * gets the 409 the job now deserves; the timer gets undefined (stale). Shared by the poster/admin
+ * review and the auto-accept timer.
  */
 export async function applyAccept(
   tx: Tx,
   deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
   a: { jobId: string; submissionId: string | null; by: 'poster' | 'admin' | 'auto'; at: Date; reason: string | null; actorId?: string },
 ): Promise<JobRow | undefined> {
-  if (!a.submissionId) return undefined;
-  const accepted = await applyAcceptRow(tx, { jobId: a.jobId, submissionId: a.submissionId, by: a.by, at: a.at, reason: a.reason });
-  if (!accepted) return undefined;
-  const row = accepted.job;
+  const action = a.by === 'auto' ? 'auto_accept' : 'accept';
+  const row = await applyTransition(tx, { id: a.jobId, currentSubmissionId: a.submissionId }, action, {
+    completedAt: a.at,
+    acceptedBy: a.by,
+    lastReview: { decision: 'accept', reason: a.reason, at: a.at.toISOString() },
+  });
+  if (!row) return undefined;
+  const minutesSpent = await markSubmissionAccepted(tx, row.currentSubmissionId!, a.by, a.at);
   await deps.events.record(
     tx,
     createEvent(
       'SubmissionAccepted',
       row.id,
-      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString(), minutesSpent: accepted.minutesSpent, ...(a.actorId ? { actorId: a.actorId } : {}) },
+      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString(), minutesSpent, ...(a.actorId ? { actorId: a.actorId } : {}) },
       { correlationId: getCorrelationId() },
     ),
   );

@@ -6,7 +6,7 @@ import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/serv
 import { FINDING_MESSAGES, JOB_MESSAGES, findingDetailsSchema, findingFieldPrefix, hasFindingDetails, submitWorkDashboardSchema, submitWorkPosterFlowSchema, type FindingDetails } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow, SubmissionRow } from '../db/schema.js';
-import { findUser, getJob, lastReleaseReason, markSubmitted } from '../db/job.repository.js';
+import { applyTransition, findUser, getJob } from '../db/job.repository.js';
 import { insertSubmission } from '../db/submission.repository.js';
 import { addMs, decide } from './job-state.js';
 import { recordingForSubmission } from './recordings.js';
@@ -53,8 +53,8 @@ export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }>
 };
 
 /** The 403 for someone not holding the job: it says so when a timer took the job from this tester. */
-async function notYourJob(deps: JobsDeps, jobId: string, testerId: string): Promise<AppError> {
-  const released = RELEASED_MESSAGES[(await lastReleaseReason(deps.db, jobId, testerId)) ?? ''];
+function notYourJob(job: Pick<JobRow, 'releasedTesterId' | 'releaseReason'>, testerId: string): AppError {
+  const released = job.releasedTesterId === testerId ? RELEASED_MESSAGES[job.releaseReason ?? ''] : undefined;
   if (released) return AppError.forbidden(released.detail, released.code);
   return AppError.forbidden('Only the tester holding this job can submit work for it.', 'not_job_tester');
 }
@@ -65,7 +65,7 @@ async function notYourJob(deps: JobsDeps, jobId: string, testerId: string): Prom
  */
 export async function prepareSubmission(deps: JobsDeps, caller: Caller, jobId: string): Promise<JobRow> {
   const job = await getJob(deps.db, jobId);
-  if (job.testerId !== caller.id) throw await notYourJob(deps, job.id, caller.id);
+  if (job.testerId !== caller.id) throw notYourJob(job, caller.id);
   decide(job, 'submit');
   return job;
 }
@@ -117,8 +117,8 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
     const submittedAt = new Date();
     const autoAcceptAt = addMs(submittedAt, deps.config.AUTO_ACCEPT_AFTER_MS);
     const result = await deps.events.inTransaction(async (tx) => {
-      const updated = await markSubmitted(tx, { jobId: job.id, testerId: caller.id, revisionCount: job.revisionCount, submissionId, submittedAt, autoAcceptAt });
-      if (!updated) return undefined;
+      // Lost race (the job moved on): the 409 it now deserves, from applyTransition.
+      const updated = (await applyTransition(tx, { id: job.id, testerId: caller.id, revisionCount: job.revisionCount }, 'submit', { submittedAt, autoAcceptAt, currentSubmissionId: submissionId }))!;
       const sub = await insertSubmission(
         tx,
         {
@@ -156,10 +156,6 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
       );
       return { submission: sub, job: updated };
     });
-    if (!result) {
-      decide(await getJob(deps.db, job.id), 'submit');
-      throw AppError.conflict('This job changed while you were submitting. Please reload.', 'job_changed');
-    }
     stored.length = 0; // committed: keep the files
     return result;
   } finally {

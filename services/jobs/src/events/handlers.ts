@@ -1,7 +1,7 @@
 import { createEvent, type EventHandlers } from '@htm/events';
 import type { GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import { isUuid, markJobPaid, noteCheckoutCancelled, releaseJob, saveUser } from '../db/job.repository.js';
+import { applyTransition, isUuid, listClaimedBy, markJobPaid, noteCheckoutCancelled, saveUser } from '../db/job.repository.js';
 
 /**
  * What the jobs service consumes (each runs once per event id, in a transaction with the
@@ -16,7 +16,15 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
     },
     UserRoleChosen: async (e, tx) => {
       const d = e.data;
-      await saveUser(tx, d.userId, { email: d.email, name: d.name, type: d.type, location: d.location, country: d.country, approved: d.approved });
+      await saveUser(tx, d.userId, {
+        email: d.email,
+        name: d.name,
+        type: d.type,
+        location: d.location,
+        country: d.country,
+        approved: d.approved,
+        ...(d.strikeLimit !== undefined ? { strikeLimit: d.strikeLimit } : {}),
+      });
     },
     TesterApprovalChanged: async (e, tx) => {
       const d = e.data;
@@ -32,11 +40,14 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
         // Events written before identity sent the location leave the projection's as it was.
         ...(d.location !== undefined ? { location: d.location } : {}),
         ...(d.assistiveTech !== undefined ? { assistiveTech: d.assistiveTech } : {}),
+        // The strike limit identity unapproves this tester at: jobs' projection follows it (addStrike).
+        ...(d.strikeLimit !== undefined ? { strikeLimit: d.strikeLimit } : {}),
       });
       if (!d.approved) {
         // An unapproved tester keeps nothing they have not submitted yet.
-        const released = await releaseJob(tx, { reason: 'tester_unapproved', testerId: d.userId });
-        for (const r of released) {
+        for (const held of await listClaimedBy(tx, d.userId)) {
+          const r = await applyTransition(tx, held, 'tester_unapproved', { releasedTesterId: d.userId, releaseReason: 'tester_unapproved' });
+          if (!r) continue;
           await deps().events.record(
             tx,
             createEvent('JobReleased', r.id, { jobId: r.id, testerId: d.userId, reason: 'tester_unapproved', posterId: r.posterId, geoRule: r.geoRule as GeoRule }, { correlationId: e.correlationId }),

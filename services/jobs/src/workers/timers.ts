@@ -51,7 +51,7 @@ export interface TimerDeps {
 
 /**
  * Runs one timer. Each re-checks the job in one conditional UPDATE (the repository's
- * acceptSubmission / releaseJob, the same the API uses) and does nothing when the job moved on
+ * applyTransition 'auto_accept' / 'claim_timeout' / 'revision_expired', the same the API uses) and does nothing when the job moved on
  * (submitted in time, accepted, reclaimed...). Returns what happened.
  */
 export async function runTimer(deps: TimerDeps, name: string, data: unknown): Promise<'applied' | 'stale'> {

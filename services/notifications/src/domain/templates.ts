@@ -1,4 +1,4 @@
-import type { NotificationKind } from '@htm/contracts';
+import { formatUsd, TESTER_SHARE_CENTS, type NotificationKind } from '@htm/contracts';
 import { escapeHtml } from '@htm/service-kit/html';
 
 /** What a message template may use (stored with the message when the event is handled). */
@@ -15,7 +15,7 @@ export interface RenderedMessage {
   html: string;
 }
 
-const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+const usd = formatUsd;
 
 interface Body {
   subject: string;
@@ -75,10 +75,10 @@ function bodyOf(kind: NotificationKind, d: MessageData): Body {
       };
     case 'submission_accepted':
       return {
-        subject: `You earned ${usd(d.amountCents ?? 82)}`,
+        subject: `You earned ${usd(d.amountCents ?? TESTER_SHARE_CENTS)}`,
         lines: [
           `Your work on ${d.title ? `"${d.title}"` : 'a job'} was accepted.`,
-          `You earned ${usd(d.amountCents ?? 82)}; it is paid out with your next payout.`,
+          `You earned ${usd(d.amountCents ?? TESTER_SHARE_CENTS)}; it is paid out with your next payout.`,
         ],
         action: { label: 'See your earnings', path: '/dashboard?tab=earnings' },
       };

@@ -1,6 +1,6 @@
 import type { Tx } from '@htm/service-kit/db';
 import type { EventEnvelope, EventHandlers } from '@htm/events';
-import type { NotificationKind } from '@htm/contracts';
+import { TESTER_SHARE_CENTS, type NotificationKind } from '@htm/contracts';
 import type { Logger } from 'pino';
 import { enqueueMessage } from '../db/message.repository.js';
 import {
@@ -100,7 +100,7 @@ export function notificationsEventHandlers(opts: {
       await queue(tx, e, 'submission_accepted', d.testerId, {
         jobId: d.jobId,
         title: d.title,
-        amountCents: 82,
+        amountCents: TESTER_SHARE_CENTS,
       });
       if (d.acceptedBy === 'auto')
         await queue(tx, e, 'auto_accepted', d.posterId, { jobId: d.jobId, title: d.title });

@@ -1,7 +1,9 @@
 /** Money rules: integer cents inside, dollars only at the HTTP edge. */
-export const JOB_PRICE_CENTS = 100;
-export const TESTER_SHARE_CENTS = 82;
-export const PLATFORM_FEE_CENTS = JOB_PRICE_CENTS - TESTER_SHARE_CENTS; // 18
+import { PLATFORM_FEE_CENTS, PRICE_PER_TEST_CENTS, TESTER_SHARE_CENTS } from '@htm/contracts/marketplace';
+
+/** The split is the marketplace rules module's (packages/contracts/src/marketplace.ts). */
+export const JOB_PRICE_CENTS = PRICE_PER_TEST_CENTS;
+export { PLATFORM_FEE_CENTS, TESTER_SHARE_CENTS };
 
 /** Cents (integer) to dollars for JSON: 246 -> 2.46. */
 export function centsToDollars(cents: number | string | bigint | null | undefined): number {

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
 import { GEO_RULES, JOB_LIMITS, JOB_MESSAGES, createJobBodySchema, type GeoRule } from '@htm/contracts/jobs';
+import { DEFAULT_GEO_RULE } from '@htm/contracts/marketplace';
 import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
@@ -44,7 +45,7 @@ const initial: FormState = {
   url: '',
   what_to_test: '',
   requirements: [''],
-  geo_rule: 'us_pr',
+  geo_rule: DEFAULT_GEO_RULE,
   expected_completion_hours: '48',
   fresh_eyes: true,
   assistive_tech: '',

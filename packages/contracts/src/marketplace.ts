@@ -1,0 +1,369 @@
+/**
+ * The marketplace's rules, stated once (issue #29). Every service and the web app derive from
+ * this module: the job transition table (what each action starts from, ends in, changes, records
+ * and refuses), the money, the strike, revision and top-rated rules, geo admission, assistive
+ * technology and the limits of the two report forms. Pure data and functions: no I/O, no zod,
+ * no imports, so anything may import it (test/marketplace-rules.test.ts fails when a service or
+ * the web app writes one of these rules again).
+ *
+ * Configurable values (the strike limit: identity's TESTER_STRIKE_LIMIT) have their default here;
+ * the service that owns the setting announces the value it uses in its events, and other services
+ * act on the announced value, never on this default.
+ */
+
+// ---- statuses, countries, geo admission, assistive technology ----
+
+export const JOB_STATUSES = ['open', 'claimed', 'submitted', 'revision_requested', 'completed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** What the web app and the live channel show for each status (the spec's "revision requested"). */
+export const JOB_STATUS_LABELS: Record<JobStatus, string> = {
+  open: 'open',
+  claimed: 'claimed',
+  submitted: 'submitted',
+  revision_requested: 'revision requested',
+  completed: 'completed',
+};
+
+export const USER_COUNTRIES = ['US', 'PR', 'CA'] as const;
+export type UserCountry = (typeof USER_COUNTRIES)[number];
+
+/** Which testers a job's geo rule admits, by the tester's country ('any': every country, none included). */
+export const GEO_ADMISSION = {
+  us_pr: ['US', 'PR'],
+  us_pr_ca: ['US', 'PR', 'CA'],
+  global_beta: 'any',
+} as const satisfies Record<string, readonly UserCountry[] | 'any'>;
+export type GeoRule = keyof typeof GEO_ADMISSION;
+export const GEO_RULES = Object.keys(GEO_ADMISSION) as [GeoRule, ...GeoRule[]];
+/** A job's geo rule when the poster names none. */
+export const DEFAULT_GEO_RULE: GeoRule = 'us_pr';
+
+/** Whether a tester from `country` may take a job with `rule` (an unknown rule admits nobody). */
+export function geoAllows(rule: string, country: string | null | undefined): boolean {
+  const admitted = (GEO_ADMISSION as Record<string, readonly string[] | 'any' | undefined>)[rule];
+  if (admitted === 'any') return true;
+  return !!admitted && !!country && admitted.includes(country);
+}
+
+/** Geo rules a tester from `country` may take. */
+export function geoRulesFor(country: string | null | undefined): GeoRule[] {
+  return GEO_RULES.filter((r) => geoAllows(r, country));
+}
+
+/** Assistive technology a tester uses (profile) or a job asks for ("Beyond the peers, part 1"). */
+export const ASSISTIVE_TECH = ['screen_reader', 'keyboard_only', 'screen_magnifier', 'voice_control', 'switch_access', 'captions'] as const;
+export type AssistiveTech = (typeof ASSISTIVE_TECH)[number];
+
+// ---- money (cents) ----
+
+/** What a poster pays per test. */
+export const PRICE_PER_TEST_CENTS = 100;
+/** What the tester earns for an accepted test. */
+export const TESTER_SHARE_CENTS = 82;
+/** What the platform keeps. */
+export const PLATFORM_FEE_CENTS = PRICE_PER_TEST_CENTS - TESTER_SHARE_CENTS;
+
+/** "$0.82" */
+export const formatUsd = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
+/** "$1" for whole dollars, else "$0.82". */
+export const formatPrice = (cents: number): string => (cents % 100 === 0 ? `$${cents / 100}` : formatUsd(cents));
+
+// ---- testers' standing ----
+
+/**
+ * Default of identity's TESTER_STRIKE_LIMIT: this many strikes (missed claim or revision deadlines)
+ * unapprove a tester. Identity announces the limit it uses (TesterApprovalChanged, UserRoleChosen:
+ * `strikeLimit`); jobs acts on that.
+ */
+export const DEFAULT_STRIKE_LIMIT = 3;
+
+/**
+ * Top-rated: the average of each poster's average stars (one decimal, half up) >= 4.5, from at
+ * least 3 different posters. A poster is one voice however many jobs they rated, so one colluding
+ * poster cannot make a tester top-rated.
+ */
+export const TOP_RATED = { minCount: 3, minAvgTenths: 45 } as const;
+/** The rule over the stars each poster gave: one {sum, count} per poster. */
+export function isTopRated(byPoster: ReadonlyArray<{ sum: number; count: number }>): boolean {
+  const voices = byPoster.filter((p) => p.count > 0);
+  if (voices.length < TOP_RATED.minCount) return false;
+  const tenths = (voices.reduce((acc, p) => acc + p.sum / p.count, 0) * 10) / voices.length;
+  return Math.round(tenths + 1e-9) >= TOP_RATED.minAvgTenths;
+}
+
+// ---- revisions and windows ----
+
+/** Revisions a poster may ask for per job. */
+export const REVISION_LIMIT = 1;
+const HOUR = 3_600_000;
+/** Defaults of the jobs service's AUTO_ACCEPT_AFTER_MS and REVISION_WINDOW_MS (fixed contracts). */
+export const WINDOWS_MS = { autoAccept: 96 * HOUR, revision: 48 * HOUR } as const;
+
+// ---- the two report forms ----
+
+/** Files a submission may carry (both forms). */
+export const REPORT_FILE_LIMITS = { imageMaxBytes: 10 * 1024 * 1024, videoMaxBytes: 100 * 1024 * 1024, maxFiles: 5 } as const;
+/** The Quick report (tester dashboard, POST /api/jobs/:id/submit-work). */
+export const QUICK_REPORT_LIMITS = {
+  feedbackMin: 10,
+  feedbackMax: 1000,
+  keyFindingMin: 5,
+  keyFindingMax: 120,
+  responseMax: 500,
+  responsesMax: 50,
+  minutesMin: 1,
+  minutesMax: 240,
+} as const;
+/** The Detailed report (poster flow, POST /api/jobs/:id/submissions). */
+export const DETAILED_REPORT_LIMITS = {
+  bulletMax: 100,
+  deviceMax: 50,
+  browserMax: 50,
+  responseMin: 10,
+  responseMax: 500,
+  responsesMax: 50,
+  generalFeedbackMax: 2000,
+  minutesMin: 1,
+  minutesMax: 240,
+} as const;
+
+// ---- the job transition table ----
+
+export type JobAction =
+  | 'claim' // tester claims (or "accepts") an open paid job
+  | 'assign' // admin assigns to a tester
+  | 'submit' // tester submits or resubmits work
+  | 'accept' // poster or admin accepts the submission
+  | 'auto_accept' // timer: review window ended
+  | 'request_revision' // poster or admin asks for one revision
+  | 'claim_timeout' // timer: claim not submitted in time
+  | 'revision_expired' // timer: revision not resubmitted in time
+  | 'tester_unapproved'; // identity unapproved the tester: their claimed jobs go back
+
+/** Columns of a job a transition sets or clears (the jobs service's schema names). */
+export type JobColumn =
+  | 'testerId'
+  | 'claimedAt'
+  | 'claimDeadlineAt'
+  | 'submittedAt'
+  | 'autoAcceptAt'
+  | 'revisionDeadlineAt'
+  | 'revisionCount'
+  | 'lastReview'
+  | 'currentSubmissionId'
+  | 'completedAt'
+  | 'acceptedBy'
+  | 'releasedTesterId'
+  | 'releaseReason';
+
+/** Columns of the loaded job the UPDATE must still find unchanged (who holds it, which deadline...). */
+export type JobMatch = 'testerId' | 'revisionCount' | 'currentSubmissionId' | 'claimDeadlineAt' | 'revisionDeadlineAt';
+
+/** Conditions beyond the status: paid, revisions left, a re-test held for another tester. */
+export type JobGuard = 'paid' | 'revisions_left' | 'not_reserved_for_other';
+
+export interface Refusal {
+  code: string;
+  detail: string;
+}
+
+export interface Transition {
+  from: readonly JobStatus[];
+  to: JobStatus;
+  guards: readonly JobGuard[];
+  match: readonly JobMatch[];
+  /** Columns the caller gives values for. */
+  sets: readonly JobColumn[];
+  /** Columns reset (null; revisionCount 0). */
+  clears: readonly JobColumn[];
+  /** The event recorded with the change. */
+  event: 'JobClaimed' | 'WorkSubmitted' | 'SubmissionAccepted' | 'RevisionRequested' | 'JobReleased';
+  /** The refusal (409) for each status the action cannot start from. */
+  refusals: Partial<Record<JobStatus, Refusal>>;
+  /**
+   * When the conditional UPDATE finds no row (a lost race): 'stale' for timers and event handlers
+   * (nothing happens), a fixed refusal (no second read), or 'recheck' (read the job again: its
+   * refusal, else `changed`).
+   */
+  lost: 'stale' | { refusal: Refusal } | { recheck: Refusal };
+}
+
+export const REFUSALS = {
+  completed: { code: 'job_completed', detail: 'This job is already completed.' },
+  notPaid: { code: 'job_not_paid', detail: 'This job is not live yet: its payment has not gone through.' },
+  alreadyPaid: { code: 'already_paid', detail: 'This job has already been paid for.' },
+  taken: { code: 'job_taken', detail: 'This job has already been taken by another tester.' },
+  alreadySubmitted: { code: 'already_submitted', detail: 'Work has already been submitted for this job and is waiting for review.' },
+  notClaimed: { code: 'job_not_claimed', detail: 'This job is not claimed, so there is no work to submit.' },
+  revisionPending: { code: 'revision_pending', detail: 'A revision has been requested; wait for the tester to resubmit.' },
+  nothingToReview: { code: 'nothing_to_review', detail: 'There is no submitted work to review yet.' },
+  revisionLimit: { code: 'revision_limit', detail: 'Only one revision is allowed per job. Please accept the work.' },
+  claimGone: { code: 'stale_timer', detail: 'The claim is no longer active.' },
+  noRevision: { code: 'stale_timer', detail: 'No revision is pending.' },
+  changedReviewing: { code: 'job_changed', detail: 'This job changed while you were reviewing. Please reload.' },
+  changedSubmitting: { code: 'job_changed', detail: 'This job changed while you were submitting. Please reload.' },
+} as const satisfies Record<string, Refusal>;
+
+const R = REFUSALS;
+const review = { open: R.nothingToReview, claimed: R.nothingToReview, revision_requested: R.revisionPending, completed: R.completed };
+/** Everything a new holder starts without. */
+const FRESH_HOLD: readonly JobColumn[] = ['submittedAt', 'autoAcceptAt', 'revisionDeadlineAt', 'revisionCount', 'lastReview', 'currentSubmissionId'];
+/** A job going back to open for the next tester (old submissions stay for the record). */
+const RELEASE_CLEARS: readonly JobColumn[] = [
+  'testerId',
+  'claimedAt',
+  'claimDeadlineAt',
+  'submittedAt',
+  'autoAcceptAt',
+  'revisionDeadlineAt',
+  'currentSubmissionId',
+  'revisionCount',
+];
+
+export const TRANSITIONS: Record<JobAction, Transition> = {
+  claim: {
+    from: ['open'],
+    to: 'claimed',
+    guards: ['paid', 'not_reserved_for_other'],
+    match: [],
+    sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
+    clears: FRESH_HOLD,
+    event: 'JobClaimed',
+    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed },
+    lost: { refusal: R.taken },
+  },
+  assign: {
+    from: ['open'],
+    to: 'claimed',
+    guards: ['paid'],
+    match: [],
+    sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
+    clears: FRESH_HOLD,
+    event: 'JobClaimed',
+    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed },
+    lost: { refusal: R.taken },
+  },
+  submit: {
+    from: ['claimed', 'revision_requested'],
+    to: 'submitted',
+    guards: [],
+    match: ['testerId', 'revisionCount'],
+    sets: ['submittedAt', 'autoAcceptAt', 'currentSubmissionId'],
+    clears: ['claimDeadlineAt', 'revisionDeadlineAt'],
+    event: 'WorkSubmitted',
+    refusals: { open: R.notClaimed, submitted: R.alreadySubmitted, completed: R.completed },
+    lost: { recheck: R.changedSubmitting },
+  },
+  accept: {
+    from: ['submitted'],
+    to: 'completed',
+    guards: [],
+    match: ['currentSubmissionId'],
+    sets: ['completedAt', 'acceptedBy', 'lastReview'],
+    clears: ['autoAcceptAt'],
+    event: 'SubmissionAccepted',
+    refusals: review,
+    lost: { recheck: R.changedReviewing },
+  },
+  auto_accept: {
+    from: ['submitted'],
+    to: 'completed',
+    guards: [],
+    match: ['currentSubmissionId'],
+    sets: ['completedAt', 'acceptedBy', 'lastReview'],
+    clears: ['autoAcceptAt'],
+    event: 'SubmissionAccepted',
+    refusals: review,
+    lost: 'stale',
+  },
+  request_revision: {
+    from: ['submitted'],
+    to: 'revision_requested',
+    guards: ['revisions_left'],
+    match: ['revisionCount'],
+    sets: ['revisionCount', 'revisionDeadlineAt', 'lastReview'],
+    clears: ['autoAcceptAt'],
+    event: 'RevisionRequested',
+    refusals: review,
+    lost: { recheck: R.changedReviewing },
+  },
+  claim_timeout: {
+    from: ['claimed'],
+    to: 'open',
+    guards: [],
+    match: ['testerId', 'claimDeadlineAt'],
+    sets: ['releasedTesterId', 'releaseReason'],
+    clears: RELEASE_CLEARS,
+    event: 'JobReleased',
+    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed },
+    lost: 'stale',
+  },
+  revision_expired: {
+    from: ['revision_requested'],
+    to: 'open',
+    guards: [],
+    match: ['testerId', 'revisionDeadlineAt'],
+    sets: ['releasedTesterId', 'releaseReason'],
+    clears: RELEASE_CLEARS,
+    event: 'JobReleased',
+    refusals: { open: R.noRevision, claimed: R.noRevision, submitted: R.noRevision, completed: R.completed },
+    lost: 'stale',
+  },
+  tester_unapproved: {
+    // Submitted work stays: only what the tester has not submitted goes back.
+    from: ['claimed'],
+    to: 'open',
+    guards: [],
+    match: ['testerId'],
+    sets: ['releasedTesterId', 'releaseReason'],
+    clears: RELEASE_CLEARS,
+    event: 'JobReleased',
+    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed },
+    lost: 'stale',
+  },
+};
+export const JOB_ACTIONS = Object.keys(TRANSITIONS) as JobAction[];
+
+/** What of a job decides whether an action may start. */
+export interface JobStateView {
+  status: string;
+  paymentStatus: string;
+  revisionCount: number;
+}
+
+/** The spec also shows 'in_progress': it means claimed. */
+export function normalizeStatus(s: string): JobStatus {
+  if (s === 'in_progress') return 'claimed';
+  if ((JOB_STATUSES as readonly string[]).includes(s)) return s as JobStatus;
+  throw new Error(`unknown job status ${s}`);
+}
+
+/**
+ * Why `action` may not start from this job's state (the status, then the guards the job's own
+ * columns decide), or undefined when it may. Matches and the re-test hold are the caller's.
+ */
+export function refusalFor(job: JobStateView, action: JobAction): Refusal | undefined {
+  const t = TRANSITIONS[action];
+  const status = normalizeStatus(job.status);
+  if (t.guards.includes('paid') && status === 'open' && job.paymentStatus !== 'paid') return R.notPaid;
+  if (!t.from.includes(status)) return t.refusals[status] ?? R.completed;
+  if (t.guards.includes('revisions_left') && job.revisionCount >= REVISION_LIMIT) return R.revisionLimit;
+  return undefined;
+}
+
+/** Checkout is not a status change: a paid job cannot be paid again. */
+export function checkoutRefusal(job: Pick<JobStateView, 'paymentStatus'>): Refusal | undefined {
+  return job.paymentStatus === 'paid' ? R.alreadyPaid : undefined;
+}
+
+/**
+ * The job's status and payment status after each event the live channel reports (the poster's,
+ * the tester's and the admin's screens update from it): the transitions' events, plus payments'.
+ */
+export const LIVE_JOB_STATE: Readonly<Record<string, { status: JobStatus; payment_status: 'paid' | 'unpaid' }>> = {
+  JobPaid: { status: 'open', payment_status: 'paid' },
+  JobPublished: { status: 'open', payment_status: 'paid' },
+  CheckoutCancelled: { status: 'open', payment_status: 'unpaid' },
+  ...Object.fromEntries(Object.values(TRANSITIONS).map((t) => [t.event, { status: t.to, payment_status: 'paid' as const }])),
+};
