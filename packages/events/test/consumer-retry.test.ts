@@ -66,8 +66,8 @@ afterAll(async () => {
   await proxy.close();
 });
 
-const mkBus = () => {
-  const b = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('retry'), partitions: 1, leaseMs: 3000, blockMs: 200 });
+const mkBus = (extra: Partial<ConstructorParameters<typeof RedisStreamsBus>[0]> = {}) => {
+  const b = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('retry'), partitions: 1, leaseMs: 3000, blockMs: 200, ...extra });
   buses.push(b);
   return b;
 };
@@ -102,6 +102,32 @@ describe('consumer retries', () => {
     expect(await b.deadLetters('blip')).toEqual([]);
     expect(await b.deadLetterCount('blip')).toBe(0);
   }, 40_000);
+
+  it('handles an event whose handler hits a full disk (53100) more often than maxAttempts, with no dead letter', async () => {
+    const b = mkBus({ retry: { baseDelayMs: 10, maxDelayMs: 40 } });
+    const failures = 12; // more than maxAttempts (5): a full disk is a resource error, retried until it clears
+    let calls = 0;
+    const handled: string[] = [];
+    await b.subscribe({
+      group: 'diskfull',
+      sources: ['admin'],
+      handler: async (e) => {
+        if (++calls <= failures)
+          throw new Error('Failed query: insert into "payments"."handled_events"', {
+            cause: Object.assign(new Error('could not extend file "base/16384/16500": No space left on device'), { code: '53100', severity: 'ERROR' }),
+          });
+        handled.push(e.id);
+      },
+    });
+    const e = lead(53);
+    const started = Date.now();
+    await b.publish([e]);
+    await waitFor(() => handled.length === 1, 'the event handled once the disk has room again', 20_000);
+    console.log(`disk full for ${failures} attempts: attempted 1, handled ${handled.length}, dead letters ${await b.deadLetterCount('diskfull')}, time to heal ${Date.now() - started} ms`);
+    expect(handled).toEqual([e.id]);
+    expect(calls).toBe(failures + 1);
+    expect(await b.deadLetterCount('diskfull')).toBe(0);
+  });
 
   it('still dead-letters an event a retry cannot fix, at once, and counts it', async () => {
     const b = mkBus();
