@@ -88,6 +88,8 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/notifications/unsubscribe?token=x.y', expect: all(400) },
   { method: 'GET', path: () => '/api/admin/leads', expect: adminOnly() },
   { method: 'GET', path: () => '/api/admin/feedback', expect: adminOnly() },
+  { method: 'GET', path: () => '/api/admin/dead-letters', expect: adminOnly() },
+  { method: 'POST', path: () => '/api/admin/dead-letters/replay', expect: adminOnly() },
   // last: it deletes the fixtures
   { method: 'POST', path: () => '/api/admin/clear-jobs', expect: adminOnly() },
 ];

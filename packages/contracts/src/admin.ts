@@ -209,3 +209,14 @@ export interface ClearJobsResult {
   submissions_deleted: number;
   waitlist_deleted: number;
 }
+
+/** GET /api/admin/dead-letters: events no consumer could apply, per consumer group (admin's Overview). */
+export interface DeadLettersView {
+  total: number;
+  groups: Array<{ group: string; count: number }>;
+}
+/** POST /api/admin/dead-letters/replay: how many dead letters went back on their streams. */
+export interface ReplayDeadLettersResult {
+  replayed: number;
+  groups: Array<{ group: string; count: number }>;
+}

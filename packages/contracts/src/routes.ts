@@ -108,6 +108,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/admin/leads', service: 'admin', access: 'user', rate: 'api', summary: 'Developer leads (q, pages, export=csv)', query: adminListQuerySchema, roles: ['admin'], download: true },
   { method: 'get', path: '/api/admin/feedback', service: 'admin', access: 'user', rate: 'api', summary: 'Feedback messages', query: adminListQuerySchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/clear-jobs', service: 'admin', access: 'user', rate: 'api', summary: 'Delete every job, submission and file, and job requests', roles: ['admin'] },
+  { method: 'get', path: '/api/admin/dead-letters', service: 'admin', access: 'user', rate: 'api', summary: 'Events no consumer could apply, per consumer group (the Overview\'s "N events need a hand")', roles: ['admin'] },
+  { method: 'post', path: '/api/admin/dead-letters/replay', service: 'admin', access: 'user', rate: 'api', summary: 'Put every dead-lettered event back on its stream (consumers apply each event once)', roles: ['admin'] },
   // notifications
   { method: 'get', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Which e-mails the signed-in user gets, per kind', roles: ['poster', 'tester', 'admin'] },
   { method: 'patch', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Switch e-mail kinds on or off', body: notificationPreferencesBodySchema, roles: ['poster', 'tester', 'admin'] },

@@ -35,6 +35,8 @@ const matrix: { route: string; method: string; path: () => string; body?: unknow
   { route: 'export leads', method: 'GET', path: () => '/api/admin/leads?export=csv', expect: ADMIN_ONLY },
   { route: 'list feedback', method: 'GET', path: () => '/api/admin/feedback', expect: ADMIN_ONLY },
   { route: 'clear jobs', method: 'POST', path: () => '/api/admin/clear-jobs', expect: ADMIN_ONLY },
+  { route: 'dead letters', method: 'GET', path: () => '/api/admin/dead-letters', expect: ADMIN_ONLY },
+  { route: 'replay dead letters', method: 'POST', path: () => '/api/admin/dead-letters/replay', expect: ADMIN_ONLY },
   {
     route: 'job request',
     method: 'POST',

@@ -7,6 +7,7 @@ import type { JobsClient } from '../clients/jobs.client.js';
 import { exportLeads, exportWaitlist, listFeedback, listLeads, listWaitlist, toEntryDto } from '../domain/admin-lists.js';
 import { approveSignup } from '../domain/approve-signup.js';
 import { clearJobs } from '../domain/clear-jobs.js';
+import { deadLetterSummary, replayDeadLetters } from '../domain/dead-letters.js';
 import { sendCsv, type CsvColumn } from './csv.js';
 
 const WAITLIST_CSV: CsvColumn<WaitlistEntryDto>[] = [
@@ -65,6 +66,14 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
 
   r.post('/api/admin/clear-jobs', ...adminOnly, async (_req, res) => {
     res.json(await clearJobs(deps, jobs));
+  });
+
+  r.get('/api/admin/dead-letters', ...adminOnly, async (_req, res) => {
+    res.json(await deadLetterSummary(deps));
+  });
+
+  r.post('/api/admin/dead-letters/replay', ...adminOnly, async (_req, res) => {
+    res.json(await replayDeadLetters(deps));
   });
 
   return r;
