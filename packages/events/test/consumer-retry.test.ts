@@ -5,51 +5,13 @@
  * the real Postgres through a TCP proxy that drops and refuses every connection for 2 s.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import net from 'node:net';
 import pg from 'pg';
-import { testRedisPrefix, TEST_DATABASE_URL, TEST_REDIS_URL } from '@htm/service-kit/testing';
+import { testRedisPrefix, TcpProxy, TEST_DATABASE_URL, TEST_REDIS_URL } from '@htm/service-kit/testing';
 import { createEvent, isTransientError, PermanentEventError, RedisStreamsBus } from '../src/index.js';
 import { waitFor } from './bus-contract.js';
 
-/** A TCP proxy in front of the shared Postgres; `down` cuts every connection and refuses new ones. */
-class BlipProxy {
-  private readonly server: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  down = false;
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {
-    this.server = net.createServer((socket) => {
-      if (this.down) return socket.destroy();
-      const upstream = net.connect(target.port, target.host);
-      this.sockets.add(socket).add(upstream);
-      const close = () => {
-        socket.destroy();
-        upstream.destroy();
-        this.sockets.delete(socket);
-        this.sockets.delete(upstream);
-      };
-      socket.on('error', close).on('close', close);
-      upstream.on('error', close).on('close', close);
-      socket.pipe(upstream).pipe(socket);
-    });
-  }
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as net.AddressInfo).port;
-  }
-  cut(): void {
-    this.down = true;
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-  }
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise((r) => this.server.close(r));
-  }
-}
-
 const target = new URL(TEST_DATABASE_URL);
-const proxy = new BlipProxy({ host: target.hostname, port: Number(target.port || 5432) });
+const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
 let pool: pg.Pool;
 const buses: RedisStreamsBus[] = [];
 beforeAll(async () => {

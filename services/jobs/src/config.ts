@@ -42,6 +42,15 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   TIMER_RECONCILE_MS: ms(60_000),
   /** An upload that sends nothing for this long is abandoned: its request ends and its temporary file is deleted (ms). */
   UPLOAD_IDLE_TIMEOUT_MS: ms(60_000),
+  /**
+   * A timer that fails because the database or Redis is unreachable or out of a resource is
+   * retried without limit, the wait doubling from TIMER_RETRY_BASE_MS up to TIMER_RETRY_MAX_DELAY_MS
+   * (ms): a due timer is applied once the database is back, however long it was gone. Other
+   * errors (a bug) get TIMER_MAX_ATTEMPTS attempts; the rebuild retries such failed timers too.
+   */
+  TIMER_RETRY_BASE_MS: ms(1000),
+  TIMER_RETRY_MAX_DELAY_MS: ms(60_000),
+  TIMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(8),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
 }).and(eventBusConfigSchema);

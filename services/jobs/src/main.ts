@@ -70,7 +70,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
             const notices = (statusNotices = await ctx.dbHandle.listen(JOB_STATUS_CHANNEL, (payload) => deps.claimGate.statusNotice(payload)));
             deps.claimGate.followStatusNotices(() => notices.live);
           }
-          if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events });
+          if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events, metrics: ctx.metrics });
         },
         stop: async () => {
           await worker?.stop();

@@ -297,6 +297,24 @@ export async function listTimedJobs(db: Q, after: string | undefined, limit: num
     .limit(limit);
 }
 
+/**
+ * Timers the database says should have fired more than `graceMs` ago but have not (the job is
+ * still in the timed state): the `jobs_timers_overdue` metric. Above 0 for long means timers are
+ * not being applied (the worker down, Redis or the database unreachable).
+ */
+export async function countOverdueTimers(db: Q, graceMs: number): Promise<number> {
+  const before = new Date(Date.now() - graceMs);
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(jobs)
+    .where(sql`(
+      (${jobs.status} = 'claimed' AND ${jobs.claimDeadlineAt} < ${before})
+      OR (${jobs.status} = 'submitted' AND ${jobs.autoAcceptAt} < ${before} AND ${jobs.currentSubmissionId} IS NOT NULL)
+      OR (${jobs.status} = 'revision_requested' AND ${jobs.revisionDeadlineAt} < ${before})
+    )`);
+  return Number(row?.n ?? 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // State changes. Each is ONE conditional UPDATE (its WHERE repeats the precondition domain/
 // job-state.ts decided on), so a race ends with `undefined` (no row), never a double change.
