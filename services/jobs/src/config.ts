@@ -51,6 +51,12 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   TIMER_RETRY_BASE_MS: ms(1000),
   TIMER_RETRY_MAX_DELAY_MS: ms(60_000),
   TIMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(8),
+  /**
+   * /readyz fails (check `disk`) when the file system holding the uploads (UPLOAD_DIR, default
+   * DATA_DIR/uploads) has fewer free bytes than this; /api/healthz then says "low disk space".
+   * 0 turns the check off. Uploads that meet a full disk answer 507 either way.
+   */
+  MIN_FREE_DISK_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
 }).and(eventBusConfigSchema);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostService, type HostedService } from '@htm/events';
-import { runMain, type DbListener } from '@htm/service-kit';
+import { diskSpaceCheck, runMain, type DbListener } from '@htm/service-kit';
 import { jobsServiceKeys, loadJobsConfig, type JobsConfig } from './config.js';
 import { mountJobs } from './app.js';
 import type { JobsDeps } from './deps.js';
@@ -59,6 +59,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
       });
       return {
         app: (createHttp) => createHttp((app) => mountJobs(app, deps)),
+        readiness: { disk: diskSpaceCheck(uploadRoot(config), config.MIN_FREE_DISK_BYTES) },
         handlers: jobsEventHandlers(() => deps),
         start: async () => {
           // Temporary upload files a crash or kill left behind (nobody writes them any more).

@@ -315,6 +315,26 @@ export async function countOverdueTimers(db: Q, graceMs: number): Promise<number
   return Number(row?.n ?? 0);
 }
 
+/**
+ * Moves the deadline of a tester's hold (claimed: claim deadline; revision_requested: revision
+ * deadline) to at least `until`; an earlier deadline only (never shortens). Not a status change.
+ * True when a deadline moved.
+ */
+export async function extendHoldDeadline(db: Q, m: { jobId: string; testerId: string; until: Date }): Promise<boolean> {
+  const claimed = await db
+    .update(jobs)
+    .set({ claimDeadlineAt: m.until })
+    .where(and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'claimed'), lt(jobs.claimDeadlineAt, m.until)))
+    .returning({ id: jobs.id });
+  if (claimed.length) return true;
+  const revising = await db
+    .update(jobs)
+    .set({ revisionDeadlineAt: m.until })
+    .where(and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'revision_requested'), lt(jobs.revisionDeadlineAt, m.until)))
+    .returning({ id: jobs.id });
+  return revising.length > 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // State changes. Each is ONE conditional UPDATE (its WHERE repeats the precondition domain/
 // job-state.ts decided on), so a race ends with `undefined` (no row), never a double change.
