@@ -24,7 +24,7 @@ function DeadLetters() {
       toast(`Replayed ${res.data.replayed} event${res.data.replayed === 1 ? '' : 's'}.`, 'success');
   };
   return (
-    <section className="notice" role="alert" aria-label="Events that need a hand">
+    <section className="notice notice--action" role="alert" aria-label="Events that need a hand">
       <p>
         <strong>
           {data.total} {data.total === 1 ? 'event needs' : 'events need'} a hand
