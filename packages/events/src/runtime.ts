@@ -4,7 +4,7 @@ import type { Metrics } from '@htm/service-kit';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { catalogue, EVENT_SOURCES, type EventSource, type EventType, type ServiceName } from './catalogue.js';
 import type { EventEnvelope } from './envelope.js';
-import type { EventBus, Subscription } from './bus.js';
+import type { EventBus, SubscribeOptions, Subscription } from './bus.js';
 import { RedisStreamsBus } from './redis-streams.js';
 import { KafkaBus, kafkaConsumerTimingFromEnv } from './kafka.js';
 import { handleTraced, TracedPublishBus } from './tracing.js';
@@ -49,6 +49,8 @@ export interface ServiceEventsOptions {
   maxAttempts?: number;
   /** Counters of events published, published again after a lost history, and consumed (the gap metric). */
   metrics?: Metrics;
+  /** Told of every event the consumer loop refused (forged source, wrong stream, bad envelope). */
+  onRejected?: SubscribeOptions['onRejected'];
 }
 
 /** A service's event plumbing: its outbox relay and its idempotent consumers. */
@@ -121,6 +123,7 @@ export class ServiceEvents {
         group: this.opts.service,
         sources: this.consumedSources,
         maxAttempts: this.opts.maxAttempts,
+        onRejected: this.opts.onRejected,
         handler: async (event) => {
           const h = handlers[event.type] as ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
           if (!h) {
