@@ -2,7 +2,7 @@ import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kaf
 import type { Logger } from 'pino';
 import type { EventSource } from './catalogue.js';
 import { runWithRetry } from './retry.js';
-import { acceptEnvelope, parseEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
+import { acceptEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
 import type { DeadLetter, EventBus, SubscribeOptions, Subscription } from './bus.js';
 
 export interface KafkaBusOptions {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { EVENT_SOURCES, type EventSource } from './catalogue.js';
-import { acceptEnvelope, parseEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
+import { acceptEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
 import { runWithRetry, type RetryPolicy } from './retry.js';
 import { partitionOf, type DeadLetter, type EventBus, type StreamHistory, type SubscribeOptions, type Subscription } from './bus.js';
 
