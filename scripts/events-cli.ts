@@ -6,6 +6,7 @@
  *   npm run events -- tail <source> [--from-start] [--count N]   print events as they arrive
  *   npm run events -- dead-letters <group> [--limit N] [--json]  list a consumer group's dead letters
  *   npm run events -- replay <group> [ids...]                     put dead letters back on their streams
+ *   npm run events -- republish --since <ISO time> [--service S]  publish again every outbox event since then
  *
  * <source>: identity | jobs | payments | admin. <group>: the consuming service's name.
  * Redis only: --partitions N (default 4) must match the services' stream partitions.
@@ -28,6 +29,7 @@ export const USAGE = `usage:
   npm run events -- tail <source> [--from-start] [--count N]
   npm run events -- dead-letters <group> [--limit N] [--json]
   npm run events -- replay <group> [ids...]
+  npm run events -- republish --since <ISO time> [--service <source>]   (needs DATABASE_URL)
 sources: ${EVENT_SOURCES.join(', ')}
 environment: EVENT_BUS (redis|kafka), REDIS_URL, REDIS_PREFIX, KAFKA_BROKERS
 redis option: --partitions N (default 4, as the services)`;
@@ -53,7 +55,7 @@ function parse(argv: string[]): Parsed {
     if (a.startsWith('--')) {
       const [k, v] = a.slice(2).split('=', 2);
       if (v !== undefined) p.flags[k] = v;
-      else if (['count', 'limit', 'partitions'].includes(k) && argv[i + 1] !== undefined)
+      else if (['count', 'limit', 'partitions', 'since', 'service'].includes(k) && argv[i + 1] !== undefined)
         p.flags[k] = argv[++i];
       else p.flags[k] = true;
     } else if (!p.cmd) p.cmd = a;
@@ -153,6 +155,22 @@ export async function runCli(argv: string[], io: CliIo = {}): Promise<number> {
             'kafka: dead-letter topics are append-only; replayed letters stay listed (consumers are idempotent by event id)',
           );
         return ids.length && n < ids.length ? 1 : 0;
+      }
+      case 'republish': {
+        const since = typeof p.flags.since === 'string' ? new Date(p.flags.since) : undefined;
+        if (!since || Number.isNaN(since.getTime()))
+          throw new UsageError('republish needs --since <ISO time>, e.g. --since 2026-11-26T03:00:00Z');
+        const service = p.flags.service;
+        if (service !== undefined && (typeof service !== 'string' || !EVENT_SOURCES.includes(service as EventSource)))
+          throw new UsageError(`--service must be one of: ${EVENT_SOURCES.join(', ')}`);
+        const databaseUrl = env.DATABASE_URL;
+        if (!databaseUrl) throw new UsageError('republish needs DATABASE_URL (the services\' Postgres)');
+        const counts = await republishSince(databaseUrl, since, service ? [service as EventSource] : [...EVENT_SOURCES]);
+        for (const [source, n] of counts) out(`${source}: ${n === undefined ? 'no outbox here' : `${n} event(s) marked to publish again`}`);
+        out(
+          `the services' outbox relays publish them again in order; consumers skip the events they already handled`,
+        );
+        return 0;
       }
       default:
         throw new UsageError(`unknown command: ${p.cmd}`);
@@ -281,4 +299,31 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   process.once('SIGTERM', () => ac.abort());
   const code = await runCli(process.argv.slice(2), { signal: ac.signal });
   process.exit(code);
+}
+
+/**
+ * Marks every outbox row published since `since` as unpublished, in each source's schema: the
+ * running relays publish them again, in order (consumers are idempotent by event id). Rows the
+ * relay already deleted (older than its retention) cannot come back. Returns the rows per source
+ * (undefined: that schema has no outbox in this database).
+ */
+export async function republishSince(databaseUrl: string, since: Date, sources: readonly EventSource[]): Promise<Array<[EventSource, number | undefined]>> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const out: Array<[EventSource, number | undefined]> = [];
+    for (const source of sources) {
+      const exists = await client.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [`"${source}".outbox`]);
+      if (!exists.rows[0]?.ok) {
+        out.push([source, undefined]);
+        continue;
+      }
+      const r = await client.query(`UPDATE "${source}".outbox SET published_at = NULL WHERE published_at >= $1`, [since]);
+      out.push([source, r.rowCount ?? 0]);
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
 }

@@ -106,4 +106,6 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/admin/clear-jobs', expect: adminOnly(400) },
   { method: 'GET', path: () => '/api/admin/audit', expect: adminOnly() },
   { method: 'GET', path: () => '/api/admin/audit.csv', expect: adminOnly() },
+  { method: 'GET', path: () => '/api/admin/dead-letters', expect: adminOnly() },
+  { method: 'POST', path: () => '/api/admin/dead-letters/replay', expect: adminOnly() },
 ];

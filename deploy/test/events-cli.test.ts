@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createEvent, RedisStreamsBus, type EventEnvelope, type Subscription } from '@htm/events';
-import { testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
+import { createTestDatabase, testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
+import pg from 'pg';
 import { runCli } from '../../scripts/events-cli.js';
 
 const prefix = testRedisPrefix('events-cli');
@@ -188,5 +189,31 @@ describe('events CLI', () => {
     const help = await cli(['help']);
     expect(help.code).toBe(0);
     expect(help.out[0]).toContain('dead-letters <group>');
+    expect((await cli(['republish'])).code).toBe(2);
+    expect((await cli(['republish', '--since', 'yesterday-ish'])).code).toBe(2);
+    expect((await cli(['republish', '--since', '2026-01-01T00:00:00Z'])).err[0]).toContain('DATABASE_URL');
+  });
+
+  it('republish --since marks the outbox rows published since then to be published again', async () => {
+    const db = await createTestDatabase('events_cli');
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query(`CREATE SCHEMA admin; CREATE TABLE admin.outbox (seq bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, type text NOT NULL,
+        subject text NOT NULL, envelope jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz)`);
+      await c.query(`INSERT INTO admin.outbox (id, type, subject, envelope, published_at) VALUES
+        (gen_random_uuid(), 'LeadReceived', 'a', '{}', '2026-11-26T01:00:00Z'),
+        (gen_random_uuid(), 'LeadReceived', 'b', '{}', '2026-11-26T02:00:00Z'),
+        (gen_random_uuid(), 'LeadReceived', 'c', '{}', '2026-11-26T03:00:00Z')`);
+      const r = await cli(['republish', '--since', '2026-11-26T01:30:00Z'], { ...env, DATABASE_URL: db.url });
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('admin: 2 event(s) marked to publish again');
+      expect(r.out).toContain('jobs: no outbox here');
+      const left = await c.query<{ subject: string }>('SELECT subject FROM admin.outbox WHERE published_at IS NULL ORDER BY subject');
+      expect(left.rows.map((x) => x.subject)).toEqual(['b', 'c']);
+    } finally {
+      await c.end();
+      await db.drop();
+    }
   });
 });

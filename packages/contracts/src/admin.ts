@@ -281,3 +281,14 @@ export interface AuditEntryDto {
   details: Record<string, unknown>;
   correlation_id: string | null;
 }
+
+/** GET /api/admin/dead-letters: events no consumer could apply, per consumer group (admin's Overview). */
+export interface DeadLettersView {
+  total: number;
+  groups: Array<{ group: string; count: number }>;
+}
+/** POST /api/admin/dead-letters/replay: how many dead letters went back on their streams. */
+export interface ReplayDeadLettersResult {
+  replayed: number;
+  groups: Array<{ group: string; count: number }>;
+}

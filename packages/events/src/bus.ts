@@ -32,6 +32,17 @@ export interface DeadLetter {
   event: unknown;
 }
 
+/**
+ * What the broker still holds of a source's streams (Redis Streams): whether the history marker
+ * written with them is there, how many entries they hold, and up to when every consumer group
+ * has confirmed (acknowledged) everything (null: no entry and no group).
+ */
+export interface StreamHistory {
+  marked: boolean;
+  entries: number;
+  confirmedThrough: Date | null;
+}
+
 /** At-least-once, ordered per subject. Redis Streams (default) or Kafka. */
 export interface EventBus {
   readonly kind: 'redis' | 'kafka';
@@ -41,6 +52,10 @@ export interface EventBus {
   deadLetters(group: string, limit?: number): Promise<Array<DeadLetter & { id: string }>>;
   /** Puts dead-lettered events back on their source streams and removes them from dead letter. */
   replayDeadLetters(group: string, ids?: string[]): Promise<number>;
+  /** Redis Streams only: see StreamHistory (the outbox relay uses it to notice a wiped Redis). */
+  streamHistory?(source: EventSource): Promise<StreamHistory>;
+  /** Redis Streams only: writes the history marker of a source's streams. */
+  markHistory?(source: EventSource): Promise<void>;
   /**
    * Reads every event of these sources from the beginning of their streams/topics up to their
    * end as of the call, in stream order per partition, without a consumer group (no group's

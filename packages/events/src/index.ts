@@ -8,3 +8,4 @@ export * from './retry.js';
 export * from './runtime.js';
 export * from './service-host.js';
 export * from './tracing.js';
+export * from './dead-letters.js';

@@ -137,7 +137,7 @@ export class KafkaBus implements EventBus {
           await this.deadLetter(opts.group, topic, raw, rejected, 1);
           return;
         }
-        // Transient errors are retried for minutes, others maxAttempts times (retry.ts).
+        // Transient errors are retried until they succeed, others maxAttempts times (retry.ts).
         await runWithRetry(opts.handler, event, {
           policy: { maxAttempts, baseDelayMs: this.opts.retryBackoffMs },
           deadLetter: (err, attempts) => this.deadLetter(opts.group, topic, raw, err, attempts),

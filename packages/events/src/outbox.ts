@@ -1,9 +1,10 @@
-import { and, asc, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { bigserial, index, jsonb, text, timestamp, uuid, type PgSchema } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
 import { tryAdvisoryLock, type Db, type Tx } from '@htm/service-kit/db';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
+import type { EventSource } from './catalogue.js';
 
 /** The outbox table, declared in each service's own schema (add it to the service's schema.ts). */
 export function outboxTable(schema: PgSchema) {
@@ -44,11 +45,27 @@ export interface OutboxRelayOptions {
   logger?: Logger;
   pollMs?: number;
   batchSize?: number;
-  /** Published rows older than this are deleted (default 7 days). */
+  /** Published rows older than this are deleted (default 7 days), never rows the consumers have not confirmed yet. */
   retentionMs?: number;
+  /**
+   * The source whose streams this relay fills: with a transport that can lose its history (Redis
+   * Streams), every `historyCheckMs` the relay checks the marker written with the streams; gone
+   * (Redis wiped, or restarted without its data) means events consumers had not confirmed may
+   * be lost, so every row published since the last confirmed point is published again.
+   */
+  source?: EventSource;
+  /** How often the relay looks at the streams' history marker (default 5 s). */
+  historyCheckMs?: number;
+  /** Published rows counted (the published side of the published/consumed gap metric). */
+  onPublished?: (n: number) => void;
+  /** Rows published again after a lost history. */
+  onRepublished?: (n: number) => void;
   /** Test hook: runs after publishing, before marking rows (throw to simulate a crash there). */
   afterPublish?: (events: EventEnvelope[]) => void | Promise<void>;
 }
+
+/** Stream ids (Redis clock) and published_at (this process's clock) may differ by this much. */
+const CLOCK_SLACK_MS = 60_000;
 
 /**
  * Publishes committed outbox rows in order and marks them. Safe with several instances: a
@@ -62,6 +79,11 @@ export class OutboxRelay {
   private wake?: () => void;
   private loopDone?: Promise<void>;
   private lastCleanup = 0;
+  private lastHistoryCheck = 0;
+  /** This process has seen the history marker (so its absence now means a wipe). */
+  private historySeen = false;
+  /** Up to when every consumer group had confirmed everything, at the last look. */
+  private confirmedThrough?: Date;
 
   constructor(private readonly opts: OutboxRelayOptions) {}
 
@@ -111,6 +133,10 @@ export class OutboxRelay {
     if (!lock) return 0;
     let n = 0;
     try {
+      if (Date.now() - this.lastHistoryCheck >= (this.opts.historyCheckMs ?? 5000)) {
+        this.lastHistoryCheck = Date.now();
+        await this.checkHistory();
+      }
       const rows = await db
         .select({ seq: table.seq, envelope: table.envelope })
         .from(table)
@@ -129,16 +155,54 @@ export class OutboxRelay {
             rows.map((r) => r.seq),
           ));
         n = rows.length;
+        this.opts.onPublished?.(n);
       }
     } finally {
       await lock.release();
     }
     if (Date.now() - this.lastCleanup > 60_000) {
       this.lastCleanup = Date.now();
-      const cutoff = new Date(Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000));
+      // Never rows published after the last point every consumer confirmed: a wipe would need them again.
+      const retained = Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000);
+      const cutoff = new Date(this.confirmedThrough ? Math.min(retained, this.confirmedThrough.getTime() - CLOCK_SLACK_MS) : retained);
       await db.delete(table).where(and(lt(table.publishedAt, cutoff))).catch(() => undefined);
     }
     return n;
+  }
+
+  /**
+   * The streams lost their history when their marker is gone and either this process saw it
+   * before, or the streams are empty (a fresh Redis; a first start of this release finds its
+   * streams full and only writes the marker). Then every row published since the last point the
+   * consumers confirmed (or within the retention, when this process never looked) is marked
+   * unpublished, and this relay publishes it again in order: consumers skip what they had handled.
+   */
+  private async checkHistory(): Promise<void> {
+    const { bus, source, db, table } = this.opts;
+    if (!source || !bus.streamHistory || !bus.markHistory) return;
+    const h = await bus.streamHistory(source);
+    if (h.marked) {
+      this.historySeen = true;
+      if (h.confirmedThrough) this.confirmedThrough = h.confirmedThrough;
+      return;
+    }
+    if (this.historySeen || h.entries === 0) {
+      const from = this.confirmedThrough?.getTime() ?? Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000);
+      const since = new Date(from - CLOCK_SLACK_MS);
+      const again = await db
+        .update(table)
+        .set({ publishedAt: null })
+        .where(and(isNotNull(table.publishedAt), gte(table.publishedAt, since)))
+        .returning({ seq: table.seq });
+      if (again.length || this.historySeen)
+        this.opts.logger?.warn(
+          { source, republished: again.length, since: since.toISOString() },
+          'event streams lost their history (Redis wiped or restarted without its data): publishing again every event since the consumers last confirmed',
+        );
+      if (again.length) this.opts.onRepublished?.(again.length);
+    }
+    await bus.markHistory(source);
+    this.historySeen = true;
   }
 
   /** Publishes everything pending now (used at shutdown and in tests). */
@@ -146,6 +210,11 @@ export class OutboxRelay {
     for (let i = 0; i < 1000; i++) {
       if ((await this.runOnce()) === 0) return;
     }
+  }
+
+  /** Up to when the consumers had confirmed everything at the relay's last look (undefined: not looked yet). */
+  get historyConfirmedThrough(): Date | undefined {
+    return this.confirmedThrough;
   }
 
   /** Unpublished rows (the outbox backlog metric). */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { EVENT_SOURCES, type EventSource } from './catalogue.js';
 import { acceptEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
 import { runWithRetry, type RetryPolicy } from './retry.js';
-import { partitionOf, type DeadLetter, type EventBus, type SubscribeOptions, type Subscription } from './bus.js';
+import { partitionOf, type DeadLetter, type EventBus, type StreamHistory, type SubscribeOptions, type Subscription } from './bus.js';
 
 export interface RedisStreamsOptions {
   url: string;
@@ -58,6 +58,10 @@ export class RedisStreamsBus implements EventBus {
   }
   dlqKey(group: string): string {
     return `${this.prefix}events:dlq:${group}`;
+  }
+  /** Written beside a source's streams; gone after a wipe or a restart without data. */
+  historyKey(source: EventSource): string {
+    return `${this.prefix}events:${source}:history`;
   }
   /** The source whose stream this key is (`<prefix>events:<source>:<partition>`), if any. */
   sourceOfStream(stream: string): string | undefined {
@@ -132,6 +136,46 @@ export class RedisStreamsBus implements EventBus {
       n++;
     }
     return n;
+  }
+
+  /**
+   * The marker, the entries, and how far every group reading the source's streams has
+   * confirmed: a group with pending entries up to (not including) its oldest pending one, else up
+   * to its last delivered id (stream ids are Redis times in ms). A stream without groups counts
+   * as confirmed up to just before its first entry.
+   */
+  async streamHistory(source: EventSource): Promise<StreamHistory> {
+    const marked = (await this.pub.exists(this.historyKey(source))) === 1;
+    const idTime = (id: string) => Number(String(id).split('-')[0]);
+    let entries = 0;
+    let confirmed: number | null = null;
+    const lower = (t: number) => (confirmed = confirmed === null ? t : Math.min(confirmed, t));
+    for (const s of this.streamsOf([source])) {
+      const len = await this.pub.xlen(s);
+      entries += len;
+      let groups: unknown[][] = [];
+      try {
+        groups = (await this.pub.xinfo('GROUPS', s)) as unknown[][];
+      } catch {
+        /* no stream yet */
+      }
+      for (const g of groups) {
+        const m = toMap(g as string[]);
+        if (Number(m.pending ?? 0) > 0) {
+          const summary = (await this.pub.xpending(s, m.name)) as [number, string | null, string | null, unknown];
+          lower(summary[1] ? idTime(summary[1]) - 1 : 0);
+        } else lower(idTime(m['last-delivered-id'] ?? '0-0'));
+      }
+      if (!groups.length && len > 0) {
+        const first = (await this.pub.xrange(s, '-', '+', 'COUNT', 1)) as Entry[];
+        if (first[0]) lower(idTime(first[0][0]) - 1);
+      }
+    }
+    return { marked, entries, confirmedThrough: confirmed === null ? null : new Date(confirmed) };
+  }
+
+  async markHistory(source: EventSource): Promise<void> {
+    await this.pub.set(this.historyKey(source), new Date().toISOString());
   }
 
   /** Events in a group's dead letter (the alerting metric: anything above 0 needs a hand). */

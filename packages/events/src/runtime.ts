@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { EventBusConfig } from '@htm/service-kit/config';
+import type { Metrics } from '@htm/service-kit';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { catalogue, type EventSource, type EventType, type ServiceName } from './catalogue.js';
+import { catalogue, EVENT_SOURCES, type EventSource, type EventType, type ServiceName } from './catalogue.js';
 import type { EventEnvelope } from './envelope.js';
 import type { EventBus, SubscribeOptions, Subscription } from './bus.js';
 import { RedisStreamsBus } from './redis-streams.js';
@@ -46,6 +47,8 @@ export interface ServiceEventsOptions {
   handlers?: EventHandlers;
   pollMs?: number;
   maxAttempts?: number;
+  /** Counters of events published, published again after a lost history, and consumed (the gap metric). */
+  metrics?: Metrics;
   /** Told of every event the consumer loop refused (forged source, wrong stream, bad envelope). */
   onRejected?: SubscribeOptions['onRejected'];
 }
@@ -55,7 +58,13 @@ export class ServiceEvents {
   readonly relay: OutboxRelay;
   private sub?: Subscription;
 
+  private readonly consumed?: { inc(labels: { source: string }): void };
+
   constructor(private readonly opts: ServiceEventsOptions) {
+    const m = opts.metrics;
+    const published = m?.counter('events_published_total', 'Events this service published from its outbox (compare with events_consumed_total{source=<this service>} of each consumer: a gap that grows means lost events)');
+    const republished = m?.counter('events_republished_total', 'Events published again because the streams lost their history (Redis wiped or restarted without its data)');
+    this.consumed = m?.counter('events_consumed_total', 'Events this service consumed (handled or skipped), by source service', ['source']);
     this.relay = new OutboxRelay({
       db: opts.db,
       table: opts.outbox,
@@ -63,6 +72,9 @@ export class ServiceEvents {
       lockName: opts.service,
       logger: opts.logger,
       pollMs: opts.pollMs ?? 100,
+      source: (EVENT_SOURCES as readonly string[]).includes(opts.service) ? (opts.service as EventSource) : undefined,
+      onPublished: published ? (n) => published.inc(n) : undefined,
+      onRepublished: republished ? (n) => republished.inc(n) : undefined,
     });
   }
 
@@ -114,10 +126,14 @@ export class ServiceEvents {
         onRejected: this.opts.onRejected,
         handler: async (event) => {
           const h = handlers[event.type] as ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
-          if (!h) return;
+          if (!h) {
+            this.consumed?.inc({ source: event.source });
+            return;
+          }
           const applied = await handleTraced(this.opts.service, event, () =>
             handleOnce(this.opts.db, this.opts.handled, event, (tx) => h(event, tx)),
           );
+          this.consumed?.inc({ source: event.source });
           this.opts.logger?.debug({ eventId: event.id, type: event.type, applied }, 'event handled');
           if (applied) this.kick();
         },

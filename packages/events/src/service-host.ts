@@ -133,6 +133,7 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
     logger,
     handlers: parts.handlers,
     pollMs: opts.outboxPollMs,
+    metrics,
   });
   late.events = events;
   metrics.gauge('outbox_backlog', 'Outbox rows not yet published', () => events.relay.backlog());

@@ -76,6 +76,12 @@ export class TracedPublishBus implements EventBus {
   replayDeadLetters(group: string, ids?: string[]): Promise<number> {
     return this.bus.replayDeadLetters(group, ids);
   }
+  get streamHistory(): EventBus['streamHistory'] {
+    return this.bus.streamHistory?.bind(this.bus);
+  }
+  get markHistory(): EventBus['markHistory'] {
+    return this.bus.markHistory?.bind(this.bus);
+  }
   close(): Promise<void> {
     return this.bus.close();
   }

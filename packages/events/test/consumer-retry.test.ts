@@ -5,51 +5,13 @@
  * the real Postgres through a TCP proxy that drops and refuses every connection for 2 s.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import net from 'node:net';
 import pg from 'pg';
-import { testRedisPrefix, TEST_DATABASE_URL, TEST_REDIS_URL } from '@htm/service-kit/testing';
+import { testRedisPrefix, TcpProxy, TEST_DATABASE_URL, TEST_REDIS_URL } from '@htm/service-kit/testing';
 import { createEvent, isTransientError, PermanentEventError, RedisStreamsBus } from '../src/index.js';
 import { waitFor } from './bus-contract.js';
 
-/** A TCP proxy in front of the shared Postgres; `down` cuts every connection and refuses new ones. */
-class BlipProxy {
-  private readonly server: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  down = false;
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {
-    this.server = net.createServer((socket) => {
-      if (this.down) return socket.destroy();
-      const upstream = net.connect(target.port, target.host);
-      this.sockets.add(socket).add(upstream);
-      const close = () => {
-        socket.destroy();
-        upstream.destroy();
-        this.sockets.delete(socket);
-        this.sockets.delete(upstream);
-      };
-      socket.on('error', close).on('close', close);
-      upstream.on('error', close).on('close', close);
-      socket.pipe(upstream).pipe(socket);
-    });
-  }
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as net.AddressInfo).port;
-  }
-  cut(): void {
-    this.down = true;
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-  }
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise((r) => this.server.close(r));
-  }
-}
-
 const target = new URL(TEST_DATABASE_URL);
-const proxy = new BlipProxy({ host: target.hostname, port: Number(target.port || 5432) });
+const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
 let pool: pg.Pool;
 const buses: RedisStreamsBus[] = [];
 beforeAll(async () => {
@@ -66,8 +28,8 @@ afterAll(async () => {
   await proxy.close();
 });
 
-const mkBus = () => {
-  const b = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('retry'), partitions: 1, leaseMs: 3000, blockMs: 200 });
+const mkBus = (extra: Partial<ConstructorParameters<typeof RedisStreamsBus>[0]> = {}) => {
+  const b = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('retry'), partitions: 1, leaseMs: 3000, blockMs: 200, ...extra });
   buses.push(b);
   return b;
 };
@@ -102,6 +64,32 @@ describe('consumer retries', () => {
     expect(await b.deadLetters('blip')).toEqual([]);
     expect(await b.deadLetterCount('blip')).toBe(0);
   }, 40_000);
+
+  it('handles an event whose handler hits a full disk (53100) more often than maxAttempts, with no dead letter', async () => {
+    const b = mkBus({ retry: { baseDelayMs: 10, maxDelayMs: 40 } });
+    const failures = 12; // more than maxAttempts (5): a full disk is a resource error, retried until it clears
+    let calls = 0;
+    const handled: string[] = [];
+    await b.subscribe({
+      group: 'diskfull',
+      sources: ['admin'],
+      handler: async (e) => {
+        if (++calls <= failures)
+          throw new Error('Failed query: insert into "payments"."handled_events"', {
+            cause: Object.assign(new Error('could not extend file "base/16384/16500": No space left on device'), { code: '53100', severity: 'ERROR' }),
+          });
+        handled.push(e.id);
+      },
+    });
+    const e = lead(53);
+    const started = Date.now();
+    await b.publish([e]);
+    await waitFor(() => handled.length === 1, 'the event handled once the disk has room again', 20_000);
+    console.log(`disk full for ${failures} attempts: attempted 1, handled ${handled.length}, dead letters ${await b.deadLetterCount('diskfull')}, time to heal ${Date.now() - started} ms`);
+    expect(handled).toEqual([e.id]);
+    expect(calls).toBe(failures + 1);
+    expect(await b.deadLetterCount('diskfull')).toBe(0);
+  });
 
   it('still dead-letters an event a retry cannot fix, at once, and counts it', async () => {
     const b = mkBus();

@@ -18,6 +18,7 @@ export type ErrorKind =
   | 'rate_limited'
   | 'bad_gateway'
   | 'unavailable'
+  | 'insufficient_storage'
   | 'internal';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -36,6 +37,7 @@ const STATUS: Record<ErrorKind, number> = {
   internal: 500,
   bad_gateway: 502,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export type FieldErrors = Record<string, string[]>;

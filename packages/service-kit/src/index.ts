@@ -12,3 +12,4 @@ export * from './service-token.js';
 export * from './internal-client.js';
 export * from './tracing.js';
 export * from './idempotency.js';
+export * from './disk.js';

@@ -1,7 +1,7 @@
-/** Test helpers: real Postgres databases, Redis prefixes, and a JWKS-serving token issuer. */
+/** Test helpers: real Postgres databases, Redis prefixes, a JWKS-serving token issuer, a TCP proxy to cut. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import type { Caller } from './auth.js';
 import { AppError } from './errors.js';
@@ -130,4 +130,51 @@ export async function createTestIssuer(opts: { issuer?: string; audience?: strin
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/**
+ * A TCP proxy in front of a server (the shared Postgres in the resilience tests): `cut()` drops every
+ * connection and refuses new ones until `down` is set back to false (an outage of any length).
+ */
+export class TcpProxy {
+  private readonly server: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  down = false;
+  port = 0;
+  constructor(private readonly target: { host: string; port: number }) {
+    this.server = net.createServer((socket) => {
+      if (this.down) return socket.destroy();
+      const upstream = net.connect(target.port, target.host);
+      this.sockets.add(socket).add(upstream);
+      const close = () => {
+        socket.destroy();
+        upstream.destroy();
+        this.sockets.delete(socket);
+        this.sockets.delete(upstream);
+      };
+      socket.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+      socket.pipe(upstream).pipe(socket);
+    });
+  }
+  /** The same URL with this proxy's host and port (e.g. a database URL through the proxy). */
+  urlFor(url: string): string {
+    const u = new URL(url);
+    u.hostname = '127.0.0.1';
+    u.port = String(this.port);
+    return u.toString();
+  }
+  async start(): Promise<void> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as net.AddressInfo).port;
+  }
+  cut(): void {
+    this.down = true;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise((r) => this.server.close(r));
+  }
 }

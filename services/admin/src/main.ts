@@ -5,6 +5,7 @@ import { loadAdminConfig, type AdminConfig } from './config.js';
 import { mountAdmin } from './app.js';
 import { handledEvents, outbox } from './db/schema.js';
 import { adminEventHandlers } from './events/handlers.js';
+import { deadLetterSummary } from './domain/dead-letters.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -17,10 +18,14 @@ export async function startAdmin(env: Record<string, string | undefined> = proce
     migrationsFolder,
     tables: { outbox, handled: handledEvents },
     port: opts.port,
-    setup: (ctx) => ({
-      app: (createHttp) => createHttp((app) => mountAdmin(app, ctx)),
-      handlers: adminEventHandlers(),
-    }),
+    setup: (ctx) => {
+      // Alert on any value above 0: events no consumer could apply (the Overview shows them with a Replay button).
+      ctx.metrics.gauge('event_dead_letters_all_groups', 'Events in dead letter across every consumer group (alert when above 0)', async () => (await deadLetterSummary(ctx)).total);
+      return {
+        app: (createHttp) => createHttp((app) => mountAdmin(app, ctx)),
+        handlers: adminEventHandlers(),
+      };
+    },
   });
 }
 

@@ -39,6 +39,8 @@ const matrix: { route: string; method: string; path: () => string; body?: unknow
   { route: 'clear jobs', method: 'POST', path: () => '/api/admin/clear-jobs', expect: { ...ADMIN_ONLY, admin: 400 } },
   { route: 'audit log', method: 'GET', path: () => '/api/admin/audit', expect: ADMIN_ONLY },
   { route: 'audit log CSV', method: 'GET', path: () => '/api/admin/audit.csv', expect: ADMIN_ONLY },
+  { route: 'dead letters', method: 'GET', path: () => '/api/admin/dead-letters', expect: ADMIN_ONLY },
+  { route: 'replay dead letters', method: 'POST', path: () => '/api/admin/dead-letters/replay', expect: ADMIN_ONLY },
   {
     route: 'job request',
     method: 'POST',

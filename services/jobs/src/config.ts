@@ -55,6 +55,21 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   /** ffmpeg / ffprobe used to make recordings seekable (remux, no re-encoding) and measure them. */
   FFMPEG_PATH: z.string().default('ffmpeg'),
   FFPROBE_PATH: z.string().default('ffprobe'),
+  /**
+   * A timer that fails because the database or Redis is unreachable or out of a resource is
+   * retried without limit, the wait doubling from TIMER_RETRY_BASE_MS up to TIMER_RETRY_MAX_DELAY_MS
+   * (ms): a due timer is applied once the database is back, however long it was gone. Other
+   * errors (a bug) get TIMER_MAX_ATTEMPTS attempts; the rebuild retries such failed timers too.
+   */
+  TIMER_RETRY_BASE_MS: ms(1000),
+  TIMER_RETRY_MAX_DELAY_MS: ms(60_000),
+  TIMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(8),
+  /**
+   * /readyz fails (check `disk`) when the file system holding the uploads (UPLOAD_DIR, default
+   * DATA_DIR/uploads) has fewer free bytes than this; /api/healthz then says "low disk space".
+   * 0 turns the check off. Uploads that meet a full disk answer 507 either way.
+   */
+  MIN_FREE_DISK_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
 }).and(eventBusConfigSchema);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostService, type HostedService } from '@htm/events';
-import { runMain, type DbListener } from '@htm/service-kit';
+import { diskSpaceCheck, runMain, type DbListener } from '@htm/service-kit';
 import { jobsServiceKeys, loadJobsConfig, type JobsConfig } from './config.js';
 import { mountJobs } from './app.js';
 import type { JobsDeps } from './deps.js';
@@ -68,6 +68,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
       deps.recordingStore.catch(() => undefined);
       return {
         app: (createHttp) => createHttp((app) => mountJobs(app, deps)),
+        readiness: { disk: diskSpaceCheck(uploadRoot(config), config.MIN_FREE_DISK_BYTES) },
         handlers: jobsEventHandlers(() => deps),
         start: async () => {
           // Temporary upload files a crash or kill left behind (nobody writes them any more).
@@ -86,7 +87,7 @@ export async function startJobs(env: Record<string, string | undefined> = proces
           recordingSweep = setInterval(sweep, config.RECORDING_SWEEP_MS);
           recordingSweep.unref();
           sweep();
-          if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events });
+          if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events, metrics: ctx.metrics });
         },
         stop: async () => {
           clearInterval(recordingSweep);

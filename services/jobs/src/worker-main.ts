@@ -39,7 +39,7 @@ export async function startWorkerProcess(
     () => undefined,
   );
   const health = await listen(app, opts.port ?? config.WORKER_PORT, config.HOST);
-  const started = await startJobsWorker({ config, db: dbHandle.db, bus, logger });
+  const started = await startJobsWorker({ config, db: dbHandle.db, bus, logger, metrics });
   late.worker = started;
   return {
     worker: started,

@@ -24,6 +24,7 @@ export const api = createApi({
     'AdminJob',
     'Audit',
     'NotificationPreferences',
+    'DeadLetters',
     'SignIn',
   ],
   endpoints: () => ({}),

@@ -8,6 +8,7 @@ import { exportLeads, exportWaitlist, listFeedback, listLeads, listWaitlist, toE
 import { approveSignup } from '../domain/approve-signup.js';
 import { clearJobs, previewClearJobs } from '../domain/clear-jobs.js';
 import { exportAudit, listAudit } from '../domain/audit.js';
+import { deadLetterSummary, replayDeadLetters } from '../domain/dead-letters.js';
 import { sendCsv, type CsvColumn } from './csv.js';
 
 const WAITLIST_CSV: CsvColumn<WaitlistEntryDto>[] = [
@@ -90,6 +91,14 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
 
   r.get('/api/admin/audit.csv', ...adminOnly, async (req, res) => {
     await sendCsv(res, 'audit', AUDIT_CSV, exportAudit(deps, parseOrThrow(adminAuditQuerySchema, req.query)));
+  });
+
+  r.get('/api/admin/dead-letters', ...adminOnly, async (_req, res) => {
+    res.json(await deadLetterSummary(deps));
+  });
+
+  r.post('/api/admin/dead-letters/replay', ...adminOnly, async (_req, res) => {
+    res.json(await replayDeadLetters(deps));
   });
 
   return r;

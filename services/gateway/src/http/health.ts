@@ -44,15 +44,34 @@ export function healthChecker(services: Record<ServiceName, string[]>, cacheMs: 
   };
 }
 
+/** Failing readiness checks the public may be told about (no address, no error text), by check name. */
+const PUBLIC_REASONS: Record<string, string> = { disk: 'low disk space' };
+
+/** "<service>: low disk space" for every service (or replica) whose readiness failed a check named in PUBLIC_REASONS. */
+function publicReasons(services: Record<string, ServiceHealth>): string[] {
+  const reasons = new Set<string>();
+  const add = (name: string, h: ReplicaHealth) => {
+    const checks = (h.checks ?? {}) as Record<string, unknown>;
+    for (const [check, result] of Object.entries(checks)) if (result !== 'ok' && PUBLIC_REASONS[check]) reasons.add(`${name}: ${PUBLIC_REASONS[check]}`);
+  };
+  for (const [name, h] of Object.entries(services)) {
+    if ('replicas' in h) for (const r of Object.values(h.replicas)) add(name, r);
+    else add(name, h);
+  }
+  return [...reasons];
+}
+
 /**
- * GET /api/healthz (public): the overall status only, 503 if any service is not ready. Which
- * service, its address and its errors are for operators: GET /healthz on the metrics port.
+ * GET /api/healthz (public): the overall status, 503 if any service is not ready, and `reasons`
+ * only for causes an operator can name without details (low disk space). Which service, its
+ * address and its errors are for operators: GET /healthz on the metrics port.
  */
 export function publicHealth(check: () => Promise<HealthReport>): RequestHandler {
   return async (_req, res) => {
     const { ok, body } = await check();
+    const reasons = ok ? [] : publicReasons(body.services);
     res.setHeader('Cache-Control', 'no-store');
-    res.status(ok ? 200 : 503).json({ status: body.status });
+    res.status(ok ? 200 : 503).json(reasons.length ? { status: body.status, reasons } : { status: body.status });
   };
 }
 

@@ -304,6 +304,44 @@ export async function listTimedJobs(db: Q, after: string | undefined, limit: num
     .limit(limit);
 }
 
+/**
+ * Timers the database says should have fired more than `graceMs` ago but have not (the job is
+ * still in the timed state): the `jobs_timers_overdue` metric. Above 0 for long means timers are
+ * not being applied (the worker down, Redis or the database unreachable).
+ */
+export async function countOverdueTimers(db: Q, graceMs: number): Promise<number> {
+  const before = new Date(Date.now() - graceMs);
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(jobs)
+    .where(sql`(
+      (${jobs.status} = 'claimed' AND ${jobs.claimDeadlineAt} < ${before})
+      OR (${jobs.status} = 'submitted' AND ${jobs.autoAcceptAt} < ${before} AND ${jobs.currentSubmissionId} IS NOT NULL)
+      OR (${jobs.status} = 'revision_requested' AND ${jobs.revisionDeadlineAt} < ${before})
+    )`);
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Moves the deadline of a tester's hold (claimed: claim deadline; revision_requested: revision
+ * deadline) to at least `until`; an earlier deadline only (never shortens). Not a status change.
+ * True when a deadline moved.
+ */
+export async function extendHoldDeadline(db: Q, m: { jobId: string; testerId: string; until: Date }): Promise<boolean> {
+  const claimed = await db
+    .update(jobs)
+    .set({ claimDeadlineAt: m.until })
+    .where(and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'claimed'), lt(jobs.claimDeadlineAt, m.until)))
+    .returning({ id: jobs.id });
+  if (claimed.length) return true;
+  const revising = await db
+    .update(jobs)
+    .set({ revisionDeadlineAt: m.until })
+    .where(and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'revision_requested'), lt(jobs.revisionDeadlineAt, m.until)))
+    .returning({ id: jobs.id });
+  return revising.length > 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // State changes. Each is ONE conditional UPDATE, so a race never changes a job twice. A job's
 // status changes only through applyTransition (its WHERE is built from the rules module's

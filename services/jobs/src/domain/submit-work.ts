@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
 import { FINDING_MESSAGES, JOB_MESSAGES, findingDetailsSchema, findingFieldPrefix, hasFindingDetails, submitWorkDashboardSchema, submitWorkPosterFlowSchema, type FindingDetails } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow, SubmissionRow } from '../db/schema.js';
-import { applyTransition, findUser, getJob } from '../db/job.repository.js';
+import { applyTransition, extendHoldDeadline, findUser, getJob } from '../db/job.repository.js';
 import { insertSubmission } from '../db/submission.repository.js';
 import { addMs, decide } from './job-state.js';
 import { recordingForSubmission } from './recordings.js';
-import { unsupportedFile, type SubmissionForm, type SubmitVariant, type UploadedFile } from './uploads.js';
+import { isStorageFull, storageFull, unsupportedFile, type SubmissionForm, type SubmitVariant, type UploadedFile } from './uploads.js';
 
 export type { SubmitVariant };
 
@@ -69,6 +69,26 @@ export async function prepareSubmission(deps: JobsDeps, caller: Caller, jobId: s
   decide(job, 'submit');
   return job;
 }
+
+/** After we failed to store a tester's upload, their claim (or revision window) lasts at least this much longer. */
+export const STORAGE_FAILURE_GRACE_MS = 60 * 60_000;
+
+/**
+ * Submit work, when storing the upload failed because our disk or storage is full (ENOSPC
+ * anywhere: the temporary files, the image rewrite, the storage provider): the failure is ours,
+ * so the tester's clock must not run out because of it. Their claim deadline (or revision
+ * deadline) moves to at least STORAGE_FAILURE_GRACE_MS from now (the timer worker's rebuild
+ * schedules the new deadline; the old timer finds the deadline changed and does nothing).
+ * Returns the 507 to answer.
+ */
+export async function storageFailed(deps: JobsDeps, caller: Caller, job: JobRow, err: unknown): Promise<AppError> {
+  const until = new Date(Date.now() + STORAGE_FAILURE_GRACE_MS);
+  const extended = await extendHoldDeadline(deps.db, { jobId: job.id, testerId: caller.id, until }).catch(() => false);
+  deps.logger.error({ err: (err as Error)?.message, jobId: job.id, testerId: caller.id, deadlineExtendedTo: extended ? until.toISOString() : null }, 'upload could not be stored: storage full');
+  return storageFull();
+}
+
+export { isStorageFull };
 
 /**
  * Submit work, both variants (spec section 5), step 2: the route has streamed the whole
@@ -269,7 +289,7 @@ async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<
  * Animated GIF/WebP keep their frames. The temporary file is replaced in place.
  */
 async function stripMetadata(img: UploadedFile, allowVideo: boolean): Promise<void> {
-  const clean = `${img.tmpPath}.clean`;
+  let clean: Buffer;
   try {
     const meta = await sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS }).metadata();
     const animated = (meta.pages ?? 1) > 1;
@@ -280,13 +300,21 @@ async function stripMetadata(img: UploadedFile, allowVideo: boolean): Promise<vo
     else if (meta.format === 'webp') pipeline = pipeline.webp({ quality: 92 });
     else if (meta.format === 'gif') pipeline = pipeline.gif();
     else throw new Error(`unexpected image format ${meta.format}`);
-    const info = await pipeline.toFile(clean);
-    await rename(clean, img.tmpPath);
-    img.size = info.size;
+    // Decoded and re-encoded in memory: a failure here is the file's, never the disk's.
+    clean = await pipeline.toBuffer();
   } catch (err) {
-    await rm(clean, { force: true });
     throw timedOut(err) ? tooSlow() : unsupportedFile(allowVideo);
   }
+  // Written back separately: a write error (disk full) is ours and answers 507, not 415.
+  const cleanPath = `${img.tmpPath}.clean`;
+  try {
+    await writeFile(cleanPath, clean);
+    await rename(cleanPath, img.tmpPath);
+  } catch (err) {
+    await rm(cleanPath, { force: true });
+    throw err;
+  }
+  img.size = clean.length;
 }
 
 /** A small WebP of the first image, re-encoded (so no metadata such as GPS survives). */

@@ -5,7 +5,7 @@ import { AppError, callerOf, idempotency, parseOrThrow } from '@htm/service-kit'
 import type { JobsDeps } from '../deps.js';
 import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
 import { assignJob, cachedStanding, claimJob } from '../domain/claim-job.js';
-import { prepareSubmission, submitWork } from '../domain/submit-work.js';
+import { isStorageFull, prepareSubmission, storageFailed, submitWork } from '../domain/submit-work.js';
 import { uploadRules, type SubmitVariant } from '../domain/uploads.js';
 import { readRetestComparison, readSubmission } from '../domain/read-submission.js';
 import { recordingUrl } from '../domain/recordings.js';
@@ -146,12 +146,18 @@ export function jobsRoutes(deps: JobsDeps): Router {
   const submit = (variant: SubmitVariant) => async (req: Request, res: Response) => {
     const caller = callerOf(req);
     const job = await prepareSubmission(deps, caller, idParam(req));
-    const form = await parseMultipart(req, { tmpDir: deps.tmpDir, ...uploadRules(variant), idleTimeoutMs: deps.config.UPLOAD_IDLE_TIMEOUT_MS });
     let out: Awaited<ReturnType<typeof submitWork>>;
     try {
-      out = await submitWork(deps, caller, job, variant, { fields: form.fields, files: form.files });
-    } finally {
-      await form.cleanup();
+      const form = await parseMultipart(req, { tmpDir: deps.tmpDir, ...uploadRules(variant), idleTimeoutMs: deps.config.UPLOAD_IDLE_TIMEOUT_MS });
+      try {
+        out = await submitWork(deps, caller, job, variant, { fields: form.fields, files: form.files });
+      } finally {
+        await form.cleanup();
+      }
+    } catch (err) {
+      // Our disk or storage is full: 507 (not a wrong file type), and the tester's clock is kept fair.
+      if (isStorageFull(err)) throw await storageFailed(deps, caller, job, err);
+      throw err;
     }
     res.status(201).json({ submission: toSubmissionReadView(await readSubmission(deps, caller, out.job.id), deps.links, recUrl), job: toJobView(out.job) });
   };

@@ -1,11 +1,11 @@
-import { Queue, Worker, type Job as BullJob } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
-import { ServiceEvents, type EventBus, type EventEnvelope, type Subscription } from '@htm/events';
-import { createBlockingRedis, createRedis, type Db } from '@htm/service-kit';
+import { classifyError, ServiceEvents, type EventBus, type EventEnvelope, type Subscription } from '@htm/events';
+import { createBlockingRedis, createRedis, type Db, type Metrics } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
 import type { JobsConfig } from '../config.js';
 import { handledEvents, outbox } from '../db/schema.js';
-import { listTimedJobs, type TimedJob } from '../db/job.repository.js';
+import { countOverdueTimers, listTimedJobs, type TimedJob } from '../db/job.repository.js';
 import { applyAccept } from '../domain/review-submission.js';
 import { expireHold } from '../domain/release-job.js';
 
@@ -80,6 +80,18 @@ export interface JobsWorkerDeps {
   logger: Logger;
   /** The API's event plumbing when both run in one process; otherwise the worker runs its own outbox relay. */
   events?: ServiceEvents;
+  /** Where the `jobs_timers_overdue` gauge goes (the API's or the standalone worker's registry). */
+  metrics?: Metrics;
+}
+
+/** Timers overdue by more than this show in the `jobs_timers_overdue` metric. */
+export const OVERDUE_GRACE_MS = 60_000;
+/** Effectively unlimited: a transient failure (database or Redis away) never exhausts a timer's attempts. */
+const UNLIMITED_ATTEMPTS = 2 ** 31 - 1;
+
+/** The wait before retry `attempt` (1-based) of a failed timer: doubling from the base, capped. */
+export function timerRetryDelay(cfg: Pick<JobsConfig, 'TIMER_RETRY_BASE_MS' | 'TIMER_RETRY_MAX_DELAY_MS'>, attempt: number): number {
+  return Math.min(cfg.TIMER_RETRY_BASE_MS * 2 ** Math.min(Math.max(attempt, 1) - 1, 30), cfg.TIMER_RETRY_MAX_DELAY_MS);
 }
 
 export interface JobsWorker {
@@ -114,20 +126,43 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
     connection: queueConn,
     prefix,
     defaultJobOptions: {
-      attempts: 8,
-      backoff: { type: 'exponential', delay: 1000 },
+      // Transient failures (database or Redis unreachable, disk full...) retry until they succeed
+      // (capped backoff, the worker's backoffStrategy); other errors stop after TIMER_MAX_ATTEMPTS.
+      attempts: UNLIMITED_ATTEMPTS,
+      backoff: { type: 'capped' },
       // Kept for a while so a redelivered event cannot schedule the same timer again.
       removeOnComplete: { age: 14 * 24 * 3600 },
       removeOnFail: { age: 30 * 24 * 3600 },
     },
   });
   const timerDeps: TimerDeps = { events, logger };
-  const worker = new Worker(TIMER_QUEUE, async (job: BullJob) => runTimer(timerDeps, job.name, job.data), {
-    connection: workerConn,
-    prefix,
-    concurrency: config.WORKER_CONCURRENCY,
+  const worker = new Worker(
+    TIMER_QUEUE,
+    async (job: BullJob) => {
+      try {
+        return await runTimer(timerDeps, job.name, job.data);
+      } catch (err) {
+        const attempt = job.attemptsMade + 1;
+        const kind = classifyError(err);
+        // A bug or a row the timer cannot apply: a few attempts, then failed (the rebuild tries it again later).
+        if (kind === 'permanent' || (kind === 'unknown' && attempt >= config.TIMER_MAX_ATTEMPTS)) throw new UnrecoverableError((err as Error).message);
+        logger.warn({ err: (err as Error).message, timer: job.name, id: job.id, attempt, kind, retryInMs: timerRetryDelay(config, attempt) }, 'timer failed; will retry');
+        throw err;
+      }
+    },
+    {
+      connection: workerConn,
+      prefix,
+      concurrency: config.WORKER_CONCURRENCY,
+      // Timers created before this release carry { type: 'exponential', attempts: 8 }; new ones 'capped'.
+      settings: { backoffStrategy: (attemptsMade: number) => timerRetryDelay(config, attemptsMade) },
+    },
+  );
+  worker.on('failed', (job, err) => {
+    if (job && job.finishedOn) logger.error({ err: err.message, timer: job.name, id: job.id, attempts: job.attemptsMade }, 'timer failed; the rebuild retries it');
   });
-  worker.on('failed', (job, err) => logger.error({ err: err.message, timer: job?.name, id: job?.id }, 'timer failed'));
+  if (deps.metrics && !deps.metrics.registry.getSingleMetric('jobs_timers_overdue'))
+    deps.metrics.gauge('jobs_timers_overdue', `Timers due more than ${OVERDUE_GRACE_MS / 1000} s ago and not applied yet (alert when above 0 for minutes)`, () => countOverdueTimers(deps.db, OVERDUE_GRACE_MS));
   worker.on('error', (err) => logger.warn({ err: err.message }, 'timer worker error'));
 
   const delayUntil = (iso: string) => Math.max(0, Date.parse(iso) - Date.now());
@@ -152,8 +187,10 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
    * persistence, failover to an empty replica, eviction, a wipe). At start-up and every
    * TIMER_RECONCILE_MS this adds a delayed job for every deadline in jobs.jobs under the same
    * deterministic id the event path uses: an existing timer makes the add a no-op, a missing
-   * one is re-created, an overdue one fires at once. Firing twice is harmless anyway (each
-   * timer re-checks the job in one conditional UPDATE).
+   * one is re-created, an overdue one fires at once. A due timer BullMQ holds as failed (its
+   * attempts spent: a release before unlimited retries, or a bug since fixed) would make the add
+   * a no-op forever, so it is retried now. Firing twice is harmless anyway (each timer re-checks
+   * the job in one conditional UPDATE).
    */
   const timerFor = (j: TimedJob): { name: TimerName; data: ClaimTimeoutData | AutoAcceptData | RevisionWindowData; jobId: string; at: Date } | undefined => {
     if (j.status === 'claimed' && j.claimDeadlineAt && j.testerId) {
@@ -179,6 +216,16 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
         if (!page.length) break;
         const timers = page.map(timerFor).filter((t) => !!t);
         await queue.addBulk(timers.map((t) => ({ name: t.name, data: t.data, opts: { jobId: t.jobId, delay: Math.max(0, t.at.getTime() - Date.now()) } })));
+        for (const t of timers) {
+          if (t.at.getTime() > Date.now()) continue;
+          const state = await queue.getJobState(t.jobId);
+          if (state !== 'failed') continue;
+          const failed = await queue.getJob(t.jobId);
+          if (!failed) continue;
+          logger.warn({ timer: t.name, id: t.jobId, attempts: failed.attemptsMade, err: failed.failedReason }, 'due timer had failed; retrying it');
+          // Spent attempts start again (a timer scheduled before unlimited retries had 8).
+          await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).catch((err: Error) => logger.warn({ err: err.message, id: t.jobId }, 'could not retry a failed timer'));
+        }
         n += timers.length;
         after = page[page.length - 1].id;
       }

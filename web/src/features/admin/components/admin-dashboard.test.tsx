@@ -161,6 +161,34 @@ describe('Admin dashboard', () => {
     expect(within(row).getByText('No payment booked for this job')).toBeTruthy();
   });
 
+  it("shows 'N events need a hand' when events are in dead letter, and replays them", async () => {
+    let total = 3;
+    const { calls } = backend((c) => {
+      if (c.url === '/api/admin/dead-letters')
+        return { body: { total, groups: total ? [{ group: 'jobs', count: 2 }, { group: 'notifications', count: 1 }] : [] } };
+      if (c.url === '/api/admin/dead-letters/replay' && c.method === 'POST') {
+        total = 0;
+        return { body: { replayed: 3, groups: [{ group: 'jobs', count: 2 }, { group: 'notifications', count: 1 }] } };
+      }
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    const notice = await screen.findByRole('alert', { name: 'Events that need a hand' });
+    expect(notice.textContent).toContain('3 events need a hand');
+    expect(notice.textContent).toContain('jobs: 2, notifications: 1');
+    await userEvent.click(within(notice).getByRole('button', { name: 'Replay' }));
+    expect(await screen.findByText('Replayed 3 events.')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('alert', { name: 'Events that need a hand' })).toBeNull());
+    expect(calls.filter((c) => c.url === '/api/admin/dead-letters/replay')).toHaveLength(1);
+  });
+
+  it('shows no dead-letter notice when every event was applied', async () => {
+    backend((c) => (c.url === '/api/admin/dead-letters' ? { body: { total: 0, groups: [] } } : undefined));
+    renderWithStore(<AdminDashboard user={admin} />);
+    expect(await screen.findByText('$2.16')).toBeTruthy();
+    expect(screen.queryByRole('alert', { name: 'Events that need a hand' })).toBeNull();
+  });
+
   it('loads signups 10 at a time, job requests 5 at a time and the waitlist 10 at a time', async () => {
     const { calls } = backend();
     renderWithStore(<AdminDashboard user={admin} />);

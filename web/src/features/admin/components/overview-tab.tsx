@@ -7,6 +7,38 @@ import { usd } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useGetFinancialOverviewQuery } from '../api/get-financial-overview';
+import { useGetDeadLettersQuery, useReplayDeadLettersMutation } from '../api/dead-letters';
+
+/**
+ * Events no consumer could apply (a paid job still hidden, an accepted submission not yet
+ * earned...): shown only when there are some, with a Replay that puts them back on their streams.
+ */
+function DeadLetters() {
+  const { data } = useGetDeadLettersQuery(undefined, { pollingInterval: 60_000 });
+  const [replay, { isLoading }] = useReplayDeadLettersMutation();
+  const { toast } = useNotify();
+  if (!data?.total) return null;
+  const onReplay = async () => {
+    const res = await replay();
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to replay events'));
+    else if (res.data)
+      toast(`Replayed ${res.data.replayed} event${res.data.replayed === 1 ? '' : 's'}.`, 'success');
+  };
+  return (
+    <section className="notice notice--action" role="alert" aria-label="Events that need a hand">
+      <p>
+        <strong>
+          {data.total} {data.total === 1 ? 'event needs' : 'events need'} a hand
+        </strong>{' '}
+        ({data.groups.map((g) => `${g.group}: ${g.count}`).join(', ')}). Fix the cause (see the
+        service&apos;s log), then replay them: each is applied once.
+      </p>
+      <button type="button" className="btn" onClick={() => void onReplay()} disabled={isLoading}>
+        {isLoading ? 'Replaying…' : 'Replay'}
+      </button>
+    </section>
+  );
+}
 
 export function OverviewTab({ jobs }: { jobs: Job[] }) {
   const { data, error, isLoading } = useGetFinancialOverviewQuery();
@@ -17,6 +49,7 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
   const count = (s: string[]) => jobs.filter((j) => s.includes(j.status)).length;
   return (
     <div>
+      <DeadLetters />
       <h2>Money</h2>
       {isLoading ? <Loading /> : null}
       <ul className="stats" aria-label="Financial overview">

@@ -211,6 +211,25 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('This job is no longer yours');
   });
 
+  it('says the draft is kept when the server could not store the file (507), and keeps every field and the file', async () => {
+    mockXhr(() => ({
+      status: 507,
+      body: { detail: 'We could not store your file right now; your draft is kept, try again in a few minutes', code: 'storage_full' },
+    }));
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    const input = screen.getByLabelText(/Screenshot/) as HTMLInputElement;
+    await userEvent.upload(input, fileOf('shot.png', 'image/png', 2000));
+    await submit();
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'We could not store your file right now; your draft is kept, try again in a few minutes',
+    );
+    expect((screen.getByLabelText('Feedback') as HTMLTextAreaElement).value).toBe('The cart badge lags behind.');
+    expect((screen.getByLabelText('Key finding 1') as HTMLInputElement).value).toBe('Cart badge lags');
+    expect(input.files?.[0]?.name).toBe('shot.png');
+  });
+
   it("titles itself 'Resubmit: Quick report' and shows the revision reason and deadline", () => {
     mockXhr(() => ({ status: 201 }));
     renderWithStore(
