@@ -21,7 +21,7 @@ export interface Fixture {
 }
 
 export interface MatrixRow {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: (f: Fixture) => string;
   body?: unknown;
   expect: Record<Caller, number>;
@@ -67,6 +67,18 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/tester/available-jobs', expect: all(403, { anon: 401, tester: 200 }) },
   { method: 'GET', path: () => '/api/tester/my-jobs', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: (f) => f.fileUrl, expect: all(403, { anon: 401, tester: 200, admin: 200 }) },
+  // findings leave the product (issue 32): the submitted fixture's report (locked: the preview)
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/share`, body: { expires_in_days: 3 }, expect: all(403, { anon: 401, owner: 201, admin: 201 }) },
+  { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/report.pdf`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
+  { method: 'DELETE', path: (f) => `/api/jobs/${f.submitted}/share`, expect: all(403, { anon: 401, owner: 204, admin: 204 }) },
+  { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}`, expect: all(404) },
+  { method: 'GET', path: () => `/r/${'A'.repeat(43)}`, expect: all(404) },
+  { method: 'POST', path: () => '/api/webhook-endpoints', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
+  { method: 'GET', path: () => '/api/webhook-endpoints', expect: all(403, { anon: 401, owner: 200, otherPoster: 200, admin: 200 }) },
+  { method: 'DELETE', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'GET', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'POST', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/test', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'POST', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries/00000000-0000-4000-8000-000000000000/redeliver', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
   { method: 'POST', path: (f) => `/api/admin/assign/${f.open}/${f.unapprovedTesterId}`, expect: adminOnly(409) },
   // payments
   { method: 'GET', path: (f) => `/api/payments/checkout/status/${f.sessionId}`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },

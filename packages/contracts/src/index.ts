@@ -6,3 +6,4 @@ export * from './jobs.js';
 export * from './routes.js';
 export * from './notifications.js';
 export * from './live.js';
+export * from './reports.js';

@@ -17,6 +17,7 @@ import {
   telemetryBodySchema,
   waitlistBodySchema,
 } from './admin.js';
+import { shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
 
 export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications';
@@ -86,6 +87,19 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/tester/available-jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Paid open jobs the tester may take, newest first, keyset-paginated', query: availableJobsQuerySchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/my-jobs', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs", roles: ['tester'] },
   { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'], download: true },
+  { method: 'post', path: '/api/jobs/{id}/share', service: 'jobs', access: 'user', rate: 'api', summary: "The job's share link (one live link per job; asking again answers the same link); the job must have a submission", body: shareLinkBodySchema, response: shareLinkResponseSchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'delete', path: '/api/jobs/{id}/share', service: 'jobs', access: 'user', rate: 'api', summary: "Revoke the job's share link", roles: ['poster', 'admin'], status: 204 },
+  { method: 'get', path: '/api/jobs/{id}/report.pdf', service: 'jobs', access: 'user', rate: 'api', summary: 'The report as a PDF (attachment report-<first 8 of id>.pdf)', roles: ['poster', 'admin'], download: true },
+  { method: 'get', path: '/api/shared/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as JSON (404 link_gone when revoked, expired or unknown)' },
+  { method: 'get', path: '/api/shared/{token}/report.pdf', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as a PDF', download: true },
+  { method: 'get', path: '/api/shared/{token}/files/{fileId}', service: 'jobs', access: 'public', rate: 'api', summary: "A screenshot or recording of the shared job's submission", download: true },
+  { method: 'get', path: '/r/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The read-only report page of a share link (no script; noindex, no-referrer)' },
+  { method: 'post', path: '/api/webhook-endpoints', service: 'jobs', access: 'user', rate: 'api', summary: 'Add a webhook endpoint {url, events?}; answers its whsec_ signing secret, once', body: webhookEndpointBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'get', path: '/api/webhook-endpoints', service: 'jobs', access: 'user', rate: 'api', summary: "The caller's webhook endpoints (no secrets)", roles: ['poster', 'admin'] },
+  { method: 'delete', path: '/api/webhook-endpoints/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'Remove a webhook endpoint and its deliveries', roles: ['poster', 'admin'], status: 204 },
+  { method: 'get', path: '/api/webhook-endpoints/{id}/deliveries', service: 'jobs', access: 'user', rate: 'api', summary: "An endpoint's latest deliveries: event, status, attempts, last response code, next attempt", roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/webhook-endpoints/{id}/test', service: 'jobs', access: 'user', rate: 'api', summary: 'Send webhook.test to the endpoint', roles: ['poster', 'admin'], status: 202 },
+  { method: 'post', path: '/api/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver', service: 'jobs', access: 'user', rate: 'api', summary: 'Send a delivery again now (same webhook-id)', roles: ['poster', 'admin'], status: 202 },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },

@@ -3,6 +3,7 @@ import type { JobsDeps } from './deps.js';
 import { jobsRoutes } from './http/jobs.routes.js';
 import { filesRoutes } from './http/files.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
+import { shareRoutes } from './http/share.routes.js';
 
 export type { JobsDeps };
 
@@ -17,5 +18,6 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   });
   app.use(jobsRoutes(deps));
   app.use(filesRoutes(deps));
+  app.use(shareRoutes(deps));
   app.use(internalRoutes(deps));
 }

@@ -172,3 +172,63 @@ export type SubmissionRow = typeof submissions.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type RatingRow = typeof ratings.$inferSelect;
+
+/** One live share link per job (POST /api/jobs/:id/share): the token is derived from `nonce`, looked up by its hash. */
+export const shareLinks = jobsSchema.table(
+  'share_links',
+  {
+    jobId: uuid('job_id').primaryKey(),
+    nonce: text('nonce').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('share_links_token_hash_idx').on(t.tokenHash)],
+);
+
+/** A poster's webhook endpoint (Standard Webhooks); `secret` is the whsec_ signing secret. */
+export const webhookEndpoints = jobsSchema.table(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ownerId: text('owner_id').notNull(),
+    url: text('url').notNull(),
+    events: jsonb('events').$type<string[]>().notNull(),
+    secret: text('secret').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    /** First failure of the current run of failures (cleared by a success); 3 days of it disables the endpoint. */
+    failingSince: ts('failing_since'),
+    disabledAt: ts('disabled_at'),
+  },
+  (t) => [index('webhook_endpoints_owner_idx').on(t.ownerId)],
+);
+
+/** One message to one endpoint: the durable queue (status pending + next_attempt_at) and its history. */
+export const webhookDeliveries = jobsSchema.table(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    endpointId: uuid('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastResponseCode: integer('last_response_code'),
+    lastError: text('last_error'),
+    nextAttemptAt: ts('next_attempt_at'),
+    lockedUntil: ts('locked_until'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    deliveredAt: ts('delivered_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_idx').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc()),
+  ],
+);
+
+export type ShareLinkRow = typeof shareLinks.$inferSelect;
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
