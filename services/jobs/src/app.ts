@@ -4,6 +4,7 @@ import { jobsRoutes } from './http/jobs.routes.js';
 import { filesRoutes } from './http/files.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { shareRoutes } from './http/share.routes.js';
+import { webhooksRoutes } from './http/webhooks.routes.js';
 
 export type { JobsDeps };
 
@@ -19,5 +20,6 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(jobsRoutes(deps));
   app.use(filesRoutes(deps));
   app.use(shareRoutes(deps));
+  app.use(webhooksRoutes(deps));
   app.use(internalRoutes(deps));
 }
