@@ -5,7 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhookDeliveryView, WebhookEndpointCreatedView, WebhookEndpointView, WebhookPayload } from '@htm/contracts';
 import { startJobs } from '../src/main.js';
 import { isPrivateAddress, sendWebhook } from '../src/providers/webhook-sender.js';
-import { api, paidJob, poster, startHarness, tester, waitFor, type Harness, type Person } from './helpers.js';
+import { nextAttemptAfter } from '../src/domain/webhooks.js';
+import { api, outboxEvents, paidJob, poster, startHarness, tester, waitFor, type Harness, type Person } from './helpers.js';
 
 /** A local receiver that verifies every delivery with the standardwebhooks library. */
 interface Received {
@@ -145,6 +146,45 @@ describe('webhook endpoints', () => {
       await h2.close();
       await rx.close();
     }
+  });
+
+  it('disables an endpoint that failed for 3 days and announces it (its owner is e-mailed)', async () => {
+    const p = await poster(h);
+    const rx = await receiver(() => '', () => 503);
+    try {
+      const ep = await addEndpoint(p, rx.url);
+      // It has been failing for just over 3 days when this delivery fails too.
+      await h.svc.ctx.dbHandle.query("UPDATE jobs.webhook_endpoints SET failing_since = now() - interval '72 hours 1 minute' WHERE id = $1", [ep.id]);
+      expect((await api(h, 'POST', `/api/webhook-endpoints/${ep.id}/test`, p.token)).status).toBe(202);
+      await waitFor(async () => (await api<{ endpoints: WebhookEndpointView[] }>(h, 'GET', '/api/webhook-endpoints', p.token)).body.endpoints[0]?.disabled_at, 'disabled');
+      const events = await outboxEvents(h, 'WebhookEndpointDisabled', ep.id);
+      expect(events).toHaveLength(1);
+      expect(events[0].data).toMatchObject({ endpointId: ep.id, ownerId: p.id, url: rx.url });
+      // Nothing more is sent to it, and Redeliver says why.
+      const [d] = (await api<{ deliveries: WebhookDeliveryView[] }>(h, 'GET', `/api/webhook-endpoints/${ep.id}/deliveries`, p.token)).body.deliveries;
+      const again = await api<{ code: string }>(h, 'POST', `/api/webhook-endpoints/${ep.id}/deliveries/${d.id}/redeliver`, p.token);
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('endpoint_disabled');
+      expect(rx.got).toHaveLength(1);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('retries with doubling delays for at least 24 hours, then gives up', () => {
+    const created = new Date('2026-01-01T00:00:00Z');
+    const base = 30_000;
+    let at = created;
+    const delays: number[] = [];
+    for (let n = 1; ; n++) {
+      const next = nextAttemptAfter(n, created, at, base);
+      if (!next) break;
+      delays.push(next.getTime() - at.getTime());
+      at = next;
+    }
+    expect(delays.slice(0, 4)).toEqual([30_000, 60_000, 120_000, 240_000]);
+    expect(at.getTime() - created.getTime()).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect(delays.length).toBeLessThan(20);
   });
 
   it('refuses bad endpoints with field messages', async () => {
