@@ -101,9 +101,13 @@ describe('share link', () => {
     const gone = await api<Share>(h, 'GET', `/api/shared/${made.body.token}`);
     expect(gone.status).toBe(404);
     expect(gone.body).toMatchObject({ code: 'link_gone', detail: 'This link is no longer valid.' });
-    const gonePage = await fetch(`${h.svc.url}/r/${made.body.token}`);
+    const gonePage = await fetch(`${h.svc.url}/r/${made.body.token}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(gonePage.status).toBe(404);
+    expect(gonePage.headers.get('content-type')).toContain('text/html');
     expect(await gonePage.text()).toContain('This link is no longer valid.');
+    const goneJson = await api<Share>(h, 'GET', `/r/${made.body.token}`);
+    expect(goneJson.status).toBe(404);
+    expect(goneJson.body).toMatchObject({ code: 'link_gone' });
     expect((await fetch(`${h.svc.url}${shared.body.screenshots[0].url}`)).status).toBe(404);
     expect((await fetch(`${h.svc.url}/api/shared/${made.body.token}/report.pdf`)).status).toBe(404);
     const fresh = await api<Share>(h, 'POST', `/api/jobs/${job.id}/share`, p.token);

@@ -1,4 +1,4 @@
-import { sortBySeverity, type ReportFindingView, type SharedReportView } from '@htm/contracts';
+import { sortBySeverity, type ReportFindingView, type SharedReportView, type SubmissionView } from '@htm/contracts';
 import type { ReportSource } from '../domain/share-report.js';
 import type { FileLinkSigner } from '../storage/file-links.js';
 import { toSubmissionReadView } from './views.js';
@@ -29,7 +29,12 @@ const firstName = (name: string) => name.trim().split(/\s+/)[0] ?? '';
  * steps, expected/actual, moment), else from the key findings; worst first.
  */
 export function toReportView(src: ReportSource, links: FileLinkSigner, urls: ReportUrls): SharedReportView {
-  const view = toSubmissionReadView(src.read, links) as ReturnType<typeof toSubmissionReadView> & RichSubmissionFields;
+  return reportFromView(src, toSubmissionReadView(src.read, links), urls);
+}
+
+/** The mapping itself, from a submission view (with or without the structured fields). */
+export function reportFromView(src: Pick<ReportSource, 'job' | 'read' | 'testerCountry' | 'images' | 'share'>, submissionView: SubmissionView, urls: ReportUrls): SharedReportView {
+  const view = submissionView as SubmissionView & RichSubmissionFields;
   const rich = Array.isArray(view.findings) ? view.findings : null;
   const given: Array<Partial<ReportFindingView> & { text: string }> = rich ?? view.human_preview.key_findings_bullets.map((text) => ({ text }));
   const findings: ReportFindingView[] = given.map((f) => ({

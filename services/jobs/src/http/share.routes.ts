@@ -114,7 +114,8 @@ export function shareRoutes(deps: JobsDeps): Router {
     try {
       html = sharePage(toReportView(await readSharedReport(deps, token), deps.links, sharedUrls(token)));
     } catch (err) {
-      if (err instanceof AppError && err.code === 'link_gone') {
+      // A browser gets the page saying so; anything else (Accept: */*, JSON) the JSON error.
+      if (err instanceof AppError && err.code === 'link_gone' && req.accepts(['json', 'html']) === 'html') {
         res.status(404).type('html').send(linkGonePage());
         return;
       }
