@@ -21,7 +21,7 @@ export interface Fixture {
 }
 
 export interface MatrixRow {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: (f: Fixture) => string;
   body?: unknown;
   expect: Record<Caller, number>;
@@ -79,6 +79,11 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
   { method: 'POST', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/test', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
   { method: 'POST', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries/00000000-0000-4000-8000-000000000000/redeliver', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'GET', path: () => '/api/trackers', expect: all(403, { anon: 401, owner: 200, otherPoster: 200, admin: 200 }) },
+  { method: 'PUT', path: () => '/api/trackers/github', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
+  { method: 'DELETE', path: () => '/api/trackers/jira', expect: all(403, { anon: 401, owner: 204, otherPoster: 204, admin: 204 }) },
+  { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/issues`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/findings/0/issue`, body: { tracker: 'github' }, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
   { method: 'POST', path: (f) => `/api/admin/assign/${f.open}/${f.unapprovedTesterId}`, expect: adminOnly(409) },
   // payments
   { method: 'GET', path: (f) => `/api/payments/checkout/status/${f.sessionId}`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },

@@ -139,3 +139,63 @@ export interface WebhookPayload {
   timestamp: string;
   data: { job_id: string; title: string; status: string; report_url: string };
 }
+
+// ---- Issue trackers ----------------------------------------------------------------------------
+
+export const TRACKER_KINDS = ['github', 'jira'] as const;
+export type TrackerKind = (typeof TRACKER_KINDS)[number];
+
+export const TRACKER_MESSAGES = {
+  token: 'Paste the token',
+  repository: 'Write the repository as owner/name',
+  siteUrl: 'Enter your Jira site address, e.g. https://yourteam.atlassian.net',
+  email: 'Enter the e-mail address of the Jira account',
+  projectKey: 'Enter the project key, e.g. WEB',
+  tracker: 'Choose github or jira',
+} as const;
+
+export const githubTrackerBodySchema = z.object({
+  token: z.string({ error: TRACKER_MESSAGES.token }).trim().min(1, { error: TRACKER_MESSAGES.token }).max(500, { error: TRACKER_MESSAGES.token }),
+  repository: z
+    .string({ error: TRACKER_MESSAGES.repository })
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, { error: TRACKER_MESSAGES.repository }),
+});
+export type GithubTrackerBody = z.infer<typeof githubTrackerBodySchema>;
+
+export const jiraTrackerBodySchema = z.object({
+  site_url: z
+    .string({ error: TRACKER_MESSAGES.siteUrl })
+    .trim()
+    .max(300, { error: TRACKER_MESSAGES.siteUrl })
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    }, { error: TRACKER_MESSAGES.siteUrl })
+    .transform((v) => v.replace(/\/+$/, '')),
+  email: z.email({ error: TRACKER_MESSAGES.email }).max(254, { error: TRACKER_MESSAGES.email }),
+  api_token: z.string({ error: TRACKER_MESSAGES.token }).trim().min(1, { error: TRACKER_MESSAGES.token }).max(500, { error: TRACKER_MESSAGES.token }),
+  project_key: z
+    .string({ error: TRACKER_MESSAGES.projectKey })
+    .trim()
+    .regex(/^[A-Z][A-Z0-9_]{0,19}$/, { error: TRACKER_MESSAGES.projectKey }),
+});
+export type JiraTrackerBody = z.infer<typeof jiraTrackerBodySchema>;
+
+export const sendFindingBodySchema = z.object({ tracker: z.enum(TRACKER_KINDS, { error: TRACKER_MESSAGES.tracker }) });
+
+/** GET /api/trackers: what is configured, never a token. */
+export interface TrackersView {
+  github: { repository: string } | null;
+  jira: { site_url: string; email: string; project_key: string } | null;
+}
+
+export interface TrackerIssueView {
+  finding_index: number;
+  tracker: TrackerKind;
+  url: string;
+}

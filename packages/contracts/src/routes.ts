@@ -17,7 +17,7 @@ import {
   telemetryBodySchema,
   waitlistBodySchema,
 } from './admin.js';
-import { shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
+import { sendFindingBodySchema, shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
 
 export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications';
@@ -100,6 +100,11 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/webhook-endpoints/{id}/deliveries', service: 'jobs', access: 'user', rate: 'api', summary: "An endpoint's latest deliveries: event, status, attempts, last response code, next attempt", roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/webhook-endpoints/{id}/test', service: 'jobs', access: 'user', rate: 'api', summary: 'Send webhook.test to the endpoint', roles: ['poster', 'admin'], status: 202 },
   { method: 'post', path: '/api/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver', service: 'jobs', access: 'user', rate: 'api', summary: 'Send a delivery again now (same webhook-id)', roles: ['poster', 'admin'], status: 202 },
+  { method: 'get', path: '/api/trackers', service: 'jobs', access: 'user', rate: 'api', summary: "The caller's issue trackers (GitHub repository, Jira site, e-mail and project; never a token)", roles: ['poster', 'admin'] },
+  { method: 'put', path: '/api/trackers/{kind}', service: 'jobs', access: 'user', rate: 'api', summary: 'Connect GitHub {token, repository} or Jira {site_url, email, api_token, project_key}; the token is stored AES-256-GCM encrypted', roles: ['poster', 'admin'] },
+  { method: 'delete', path: '/api/trackers/{kind}', service: 'jobs', access: 'user', rate: 'api', summary: 'Remove an issue tracker and its token', roles: ['poster', 'admin'], status: 204 },
+  { method: 'get', path: '/api/jobs/{id}/issues', service: 'jobs', access: 'user', rate: 'api', summary: "Issues made from the job's findings", roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/jobs/{id}/findings/{index}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send a finding to GitHub or Jira {tracker}: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },

@@ -5,6 +5,7 @@ import { filesRoutes } from './http/files.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { shareRoutes } from './http/share.routes.js';
 import { webhooksRoutes } from './http/webhooks.routes.js';
+import { trackersRoutes } from './http/trackers.routes.js';
 
 export type { JobsDeps };
 
@@ -21,5 +22,6 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(filesRoutes(deps));
   app.use(shareRoutes(deps));
   app.use(webhooksRoutes(deps));
+  app.use(trackersRoutes(deps));
   app.use(internalRoutes(deps));
 }

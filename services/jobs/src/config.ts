@@ -50,6 +50,13 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   WEBHOOK_RETRY_BASE_MS: ms(30_000),
   /** How often the delivery worker looks for due webhook deliveries (ms). */
   WEBHOOK_POLL_MS: ms(1000),
+  /** AES-256-GCM key (32 bytes, base64) of posters' issue-tracker tokens; unset: derived from FILE_URL_SECRET (production requires that), else SERVICE_TOKEN_SECRET. */
+  TRACKER_CREDENTIALS_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, { message: 'must be 32 bytes, base64 (openssl rand -base64 32)' })
+    .optional(),
+  /** GitHub's REST API (GitHub Enterprise: https://HOST/api/v3). */
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
   /** Allow webhook endpoints on loopback/private addresses (npm start's local receivers); refused in production. */
   WEBHOOKS_ALLOW_PRIVATE: envBool.default(false),
 }).and(eventBusConfigSchema);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const jobsSchema = pgSchema('jobs');
@@ -232,3 +232,32 @@ export const webhookDeliveries = jobsSchema.table(
 export type ShareLinkRow = typeof shareLinks.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** A poster's issue tracker (github | jira): settings in the clear, the token AES-256-GCM encrypted. */
+export const trackerCredentials = jobsSchema.table(
+  'tracker_credentials',
+  {
+    ownerId: text('owner_id').notNull(),
+    kind: text('kind').notNull(),
+    settings: jsonb('settings').$type<Record<string, string>>().notNull(),
+    secretEnc: text('secret_enc').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'tracker_credentials_pk', columns: [t.ownerId, t.kind] })],
+);
+
+/** The issue made from a finding (index in the report's order) in one tracker: never made twice. */
+export const trackerIssues = jobsSchema.table(
+  'tracker_issues',
+  {
+    jobId: uuid('job_id').notNull(),
+    findingIndex: integer('finding_index').notNull(),
+    kind: text('kind').notNull(),
+    url: text('url').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'tracker_issues_pk', columns: [t.jobId, t.findingIndex, t.kind] })],
+);
+
+export type TrackerCredentialRow = typeof trackerCredentials.$inferSelect;
+export type TrackerIssueRow = typeof trackerIssues.$inferSelect;

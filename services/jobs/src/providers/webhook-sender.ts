@@ -38,6 +38,14 @@ const safeLookup: net.LookupFunction = (hostname, options, callback) => {
   });
 };
 
+/**
+ * Agents for calls to addresses a user typed (a Jira site): names resolving to private addresses
+ * are refused (a literal private IP is refused by `isPrivateAddress` before the call).
+ */
+export function publicOnlyAgents(): { httpAgent: http.Agent; httpsAgent: https.Agent } {
+  return { httpAgent: new http.Agent({ lookup: safeLookup }), httpsAgent: new https.Agent({ lookup: safeLookup }) };
+}
+
 export interface SendOptions {
   allowPrivate: boolean;
   timeoutMs: number;
