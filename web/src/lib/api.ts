@@ -24,6 +24,7 @@ export const api = createApi({
     'AdminJob',
     'NotificationPreferences',
     'WebhookEndpoint',
+    'Tracker',
   ],
   endpoints: () => ({}),
 });

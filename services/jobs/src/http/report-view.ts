@@ -28,12 +28,17 @@ const firstName = (name: string) => name.trim().split(/\s+/)[0] ?? '';
  * first name and a country). Findings come from `findings` when the view has them (severity,
  * steps, expected/actual, moment), else from the key findings; worst first.
  */
-export function toReportView(src: ReportSource, links: FileLinkSigner, urls: ReportUrls): SharedReportView {
-  return reportFromView(src, toSubmissionReadView(src.read, links), urls);
+export function toReportView(src: ReportSource, links: FileLinkSigner, urls: ReportUrls, opts: { sorted?: boolean } = {}): SharedReportView {
+  return reportFromView(src, toSubmissionReadView(src.read, links), urls, opts);
 }
 
 /** The mapping itself, from a submission view (with or without the structured fields). */
-export function reportFromView(src: Pick<ReportSource, 'job' | 'read' | 'testerCountry' | 'images' | 'share'>, submissionView: SubmissionView, urls: ReportUrls): SharedReportView {
+export function reportFromView(
+  src: Pick<ReportSource, 'job' | 'read' | 'testerCountry' | 'images' | 'share'>,
+  submissionView: SubmissionView,
+  urls: ReportUrls,
+  opts: { sorted?: boolean } = {},
+): SharedReportView {
   const view = submissionView as SubmissionView & RichSubmissionFields;
   const rich = Array.isArray(view.findings) ? view.findings : null;
   const given: Array<Partial<ReportFindingView> & { text: string }> = rich ?? view.human_preview.key_findings_bullets.map((text) => ({ text }));
@@ -53,7 +58,7 @@ export function reportFromView(src: Pick<ReportSource, 'job' | 'read' | 'testerC
     tester: { first_name: firstName(src.read.submission.submittedByName), country: src.testerCountry ?? src.read.submission.submittedByLocation ?? null },
     device_used: view.human_preview.device_used,
     browser_used: view.human_preview.browser_used,
-    findings: sortBySeverity(findings),
+    findings: opts.sorted === false ? findings : sortBySeverity(findings),
     requirement_responses: (view.requirement_responses ?? []).map((r) => ({ requirement: src.job.requirements[r.requirement_index] ?? `Item ${r.requirement_index + 1}`, response_text: r.response_text })),
     general_feedback: view.general_feedback,
     screenshots: src.images.map((f) => ({ url: urls.file(f.id), name: f.originalName ?? null, content_type: f.contentType })),

@@ -51,7 +51,8 @@ export function trackersRoutes(deps: JobsDeps): Router {
       body.tracker,
       (src) => {
         const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : { file: (id) => deps.links.url(id), pdf: '' };
-        return toReportView(src, deps.links, urls);
+        // Findings in the tester's order: the index is the finding's place in the submission.
+        return toReportView(src, deps.links, urls, { sorted: false });
       },
       (p) => new URL(p, origin).href,
     );

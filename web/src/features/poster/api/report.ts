@@ -1,4 +1,9 @@
 import type {
+  GithubTrackerBody,
+  JiraTrackerBody,
+  TrackerIssueView,
+  TrackerKind,
+  TrackersView,
   ShareLinkView,
   WebhookDeliveryView,
   WebhookEndpointCreatedView,
@@ -48,10 +53,48 @@ const reportApi = api.injectEndpoints({
       }),
       invalidatesTags: (_r, _e, a) => [{ type: 'WebhookEndpoint', id: a.endpointId }],
     }),
+    getTrackers: build.query<TrackersView, void>({
+      query: () => ({ url: '/trackers' }),
+      providesTags: ['Tracker'],
+    }),
+    saveGithubTracker: build.mutation<TrackersView, GithubTrackerBody>({
+      query: (body) => ({ url: '/trackers/github', method: 'PUT', body }),
+      invalidatesTags: ['Tracker'],
+    }),
+    saveJiraTracker: build.mutation<TrackersView, JiraTrackerBody>({
+      query: (body) => ({ url: '/trackers/jira', method: 'PUT', body }),
+      invalidatesTags: ['Tracker'],
+    }),
+    removeTracker: build.mutation<void, TrackerKind>({
+      query: (kind) => ({ url: `/trackers/${kind}`, method: 'DELETE' }),
+      invalidatesTags: ['Tracker'],
+    }),
+    jobIssues: build.query<TrackerIssueView[], string>({
+      query: (jobId) => ({ url: `/jobs/${jobId}/issues` }),
+      transformResponse: (r: { issues: TrackerIssueView[] }) => r.issues,
+      providesTags: (_r, _e, id) => [{ type: 'Tracker', id }],
+    }),
+    sendFinding: build.mutation<
+      TrackerIssueView,
+      { jobId: string; index: number; tracker: TrackerKind }
+    >({
+      query: ({ jobId, index, tracker }) => ({
+        url: `/jobs/${jobId}/findings/${index}/issue`,
+        method: 'POST',
+        body: { tracker },
+      }),
+      invalidatesTags: (_r, _e, a) => [{ type: 'Tracker', id: a.jobId }],
+    }),
   }),
 });
 
 export const {
+  useGetTrackersQuery,
+  useSaveGithubTrackerMutation,
+  useSaveJiraTrackerMutation,
+  useRemoveTrackerMutation,
+  useJobIssuesQuery,
+  useSendFindingMutation,
   useShareJobMutation,
   useRevokeShareMutation,
   useListWebhookEndpointsQuery,

@@ -19,6 +19,7 @@ import PostJobLauncher from './post-job-launcher';
 import { RateTester } from './rate-tester';
 import { ReportActions } from './report-actions';
 import { WebhooksSettings } from './webhooks-settings';
+import { TrackersSettings } from './trackers-settings';
 
 /** The dashboard counts: unpaid jobs apart from open (live) ones. */
 export function countJobs(jobs: Job[]) {
@@ -266,6 +267,7 @@ export default function PosterDashboard({ user }: { user: User }) {
         </ReviewModal>
       ) : null}
       <WebhooksSettings />
+      <TrackersSettings />
       {comparing ? (
         <Modal title={`Before / after: ${comparing.title}`} onClose={() => setComparing(null)}>
           <BeforeAfter jobId={comparing.id} />

@@ -6,7 +6,72 @@ import { errorMessage } from '../../../lib/error-message';
 import { formatDate } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { downloadBlob } from '../../../lib/transfer';
-import { useRevokeShareMutation, useShareJobMutation } from '../api/report';
+import { useGetSubmissionQuery } from '../../../lib/submission-api';
+import type { TrackerKind } from '@htm/contracts/reports';
+import {
+  useGetTrackersQuery,
+  useJobIssuesQuery,
+  useRevokeShareMutation,
+  useSendFindingMutation,
+  useShareJobMutation,
+} from '../api/report';
+
+const TRACKER_NAMES: Record<TrackerKind, string> = { github: 'GitHub', jira: 'Jira' };
+
+/** "Send to GitHub" / "Send to Jira" on each finding; the issue's link once it exists. */
+function SendFindings({ job }: { job: Job }) {
+  const { data: submission } = useGetSubmissionQuery(job.id);
+  const { data: trackers } = useGetTrackersQuery();
+  const { data: issues = [] } = useJobIssuesQuery(job.id);
+  const [send] = useSendFindingMutation();
+  const [busy, setBusy] = useState<string | null>(null);
+  const { toast } = useNotify();
+  const kinds = (['github', 'jira'] as const).filter((k) => trackers?.[k]);
+  const findings =
+    (submission as { findings?: Array<{ text: string }> } | undefined)?.findings ??
+    submission?.human_preview.key_findings_bullets.map((text) => ({ text })) ??
+    [];
+  if (!kinds.length || !findings.length) return null;
+  const go = async (index: number, tracker: TrackerKind) => {
+    setBusy(`${index}:${tracker}`);
+    const res = await send({ jobId: job.id, index, tracker });
+    setBusy(null);
+    if ('error' in res && res.error)
+      toast(errorMessage(res.error, `${TRACKER_NAMES[tracker]} did not take the issue.`));
+  };
+  return (
+    <div className="send-findings">
+      <h4>Send findings to your issue tracker</h4>
+      <ol className="findings">
+        {findings.map((f, i) => (
+          <li key={i}>
+            <span dir="auto">{f.text}</span>
+            <span className="report-actions__row">
+              {kinds.map((k) => {
+                const made = issues.find((x) => x.finding_index === i && x.tracker === k);
+                return made ? (
+                  <a key={k} href={made.url} target="_blank" rel="noreferrer">
+                    {TRACKER_NAMES[k]} issue
+                  </a>
+                ) : (
+                  <BusyButton
+                    key={k}
+                    className="btn btn--ghost btn--sm"
+                    onClick={() => go(i, k)}
+                    busy={busy === `${i}:${k}`}
+                    busyLabel="Sending…"
+                  >
+                    Send to {TRACKER_NAMES[k]}
+                  </BusyButton>
+                );
+              })}
+            </span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
 
 /**
  * Under the poster's results: "Share link" (a read-only page anyone with the link can open,
@@ -104,6 +169,7 @@ export function ReportActions({ job }: { job: Job }) {
           </div>
         </div>
       ) : null}
+      <SendFindings job={job} />
     </section>
   );
 }
