@@ -42,10 +42,12 @@ function SendFindings({ job }: { job: Job }) {
   return (
     <div className="send-findings">
       <h4>Send findings to your issue tracker</h4>
-      <ol className="findings">
+      <ol className="send-findings__list">
         {findings.map((f, i) => (
-          <li key={i}>
-            <span dir="auto">{f.text}</span>
+          <li key={i} className="send-findings__item">
+            <span dir="auto">
+              {i + 1}. {f.text}
+            </span>
             <span className="report-actions__row">
               {kinds.map((k) => {
                 const made = issues.find((x) => x.finding_index === i && x.tracker === k);

@@ -78,7 +78,7 @@ export function TrackersSettings() {
         shown again.
       </p>
       <div className="trackers">
-        <form className="form job-card" onSubmit={submitGithub} noValidate aria-label="GitHub">
+        <form className="form tracker-form" onSubmit={submitGithub} noValidate aria-label="GitHub">
           <h3>GitHub</h3>
           {data?.github ? (
             <p>
@@ -111,7 +111,7 @@ export function TrackersSettings() {
             {data?.github ? 'Replace' : 'Connect GitHub'}
           </BusyButton>
         </form>
-        <form className="form job-card" onSubmit={submitJira} noValidate aria-label="Jira">
+        <form className="form tracker-form" onSubmit={submitJira} noValidate aria-label="Jira">
           <h3>Jira</h3>
           {data?.jira ? (
             <p>
