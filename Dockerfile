@@ -8,6 +8,7 @@
 #   docker build --target payments    -t htm/payments .
 #   docker build --target admin       -t htm/admin .
 #   docker build --target notifications -t htm/notifications .
+#   docker build --target analytics   -t htm/analytics .
 # (docker compose build builds them all; image names are htm/<target>, see deploy/k8s.)
 #
 # Stages: deps (npm ci, dev dependencies included) → build (web app with Vite, every service
@@ -30,6 +31,7 @@ COPY services/jobs/package.json services/jobs/
 COPY services/payments/package.json services/payments/
 COPY services/admin/package.json services/admin/
 COPY services/notifications/package.json services/notifications/
+COPY services/analytics/package.json services/analytics/
 COPY services/gateway/package.json services/gateway/
 COPY web/package.json web/
 RUN --mount=type=cache,target=/root/.npm npm ci --include=dev
@@ -46,7 +48,7 @@ RUN npm run build -w web && npm run build:services
 # Each bundle's package.json lists only the external native packages it loads at start
 # (sharp for jobs); install those, production only, next to the bundle.
 RUN --mount=type=cache,target=/root/.npm \
-    for s in gateway identity jobs payments admin notifications; do \
+    for s in gateway identity jobs payments admin notifications analytics; do \
       (cd "dist/$s" && npm install --omit=dev --no-package-lock --no-audit --no-fund) || exit 1; \
     done
 
@@ -119,6 +121,15 @@ FROM runtime AS notifications
 COPY --from=build /src/dist/notifications/ /app/
 ENV PORT=8086
 EXPOSE 8086
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "main.js"]
+
+# `node rebuild.js` in this image is npm run analytics:rebuild (drops the projection, replays the streams).
+FROM runtime AS analytics
+COPY --from=build /src/dist/analytics/ /app/
+ENV PORT=8087
+EXPOSE 8087
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "main.js"]

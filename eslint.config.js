@@ -12,7 +12,7 @@ import globals from 'globals';
  * group, because a later no-restricted-imports setting replaces an earlier one for the same file.
  * test/lint-boundaries.test.ts proves each rule fails on a deliberate bad import.
  */
-const SERVICES = ['admin', 'gateway', 'identity', 'jobs', 'notifications', 'payments'];
+const SERVICES = ['admin', 'analytics', 'gateway', 'identity', 'jobs', 'notifications', 'payments'];
 
 const SERVICE_MESSAGE = 'A service must not import another service: call it over HTTP (clients/) or react to its events.';
 const APP_MESSAGE = 'Only main.ts imports app.ts: take the Deps type from deps.ts (no import circles).';

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { figure, figures, notes, rssMb, sleep, startBenchStack, step } from './support.js';
 import { run as gatewayRead } from './gateway-read.js';
 import { run as listingScale } from './listing-scale.js';
+import { run as insightsScale } from './insights-scale.js';
 import { run as claimStorm } from './claim-storm.js';
 import { run as eventLatency } from './event-latency.js';
 import { run as liveLatency } from './live-latency.js';
@@ -26,6 +27,7 @@ try {
   for (const [name, fn] of [
     ['gateway-read', () => gatewayRead(stack)],
     ['listing-scale', () => listingScale(stack)],
+    ['insights-scale', () => insightsScale(stack)],
     ['claim-storm', () => claimStorm(stack)],
     ['event-latency', () => eventLatency(stack)],
     ['live-latency', () => liveLatency(stack)],

@@ -8,7 +8,7 @@
  * What is bundled: the service's own code and the workspace packages it imports (@htm/*,
  * TypeScript sources). npm packages stay external and are installed as ordinary production
  * dependencies next to the bundle: bundling them breaks packages that read their own files at
- * run time (swagger-ui-dist, PGlite's wasm, sharp's binaries) or patch another package's
+ * run time (redoc's standalone bundle, PGlite's wasm, sharp's binaries) or patch another package's
  * prototypes (zod-to-openapi on zod), and gains little on a server.
  *
  * Output per service:
@@ -49,6 +49,8 @@ export const TARGETS: ServiceTarget[] = [
   { service: 'payments', entries: { main: 'services/payments/src/main.ts' } },
   { service: 'admin', entries: { main: 'services/admin/src/main.ts' } },
   { service: 'notifications', entries: { main: 'services/notifications/src/main.ts' } },
+  // rebuild.js: `node rebuild.js` drops the projection and replays the streams (npm run analytics:rebuild).
+  { service: 'analytics', entries: { main: 'services/analytics/src/main.ts', rebuild: 'services/analytics/src/rebuild-cli.ts' } },
 ];
 
 /** External packages that are loaded only on demand and are deliberately not installed in images. */
@@ -59,7 +61,7 @@ export const NOT_INSTALLED = new Set([
   'cpu-features',
 ]);
 /** Packages a service reads files of at run time without importing them (require.resolve). */
-export const RUNTIME_FILE_PACKAGES: Record<string, string[]> = { gateway: ['swagger-ui-dist'] };
+export const RUNTIME_FILE_PACKAGES: Record<string, string[]> = { gateway: ['redoc'] };
 
 // ESM output still contains CommonJS dependencies that call require() or read __dirname.
 const BANNER = [

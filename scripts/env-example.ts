@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const SERVICES = ['gateway', 'identity', 'jobs', 'payments', 'admin', 'notifications'] as const;
+export const SERVICES = ['gateway', 'identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics'] as const;
 
 interface KeyInfo {
   key: string;
@@ -107,6 +107,7 @@ const FALLBACK_DOCS: Record<string, string> = {
   PAYMENTS_URL: "Payments service's base URL.",
   ADMIN_URL: "Admin service's base URL.",
   NOTIFICATIONS_URL: "Notifications (e-mail) service's base URL.",
+  ANALYTICS_URL: "Analytics (admin insights) service's base URL.",
   ADMIN_EMAIL: 'The single admin account (default admin@gmail.com outside production).',
   TRUST_PROXY:
     'Services: true behind the gateway (it sets X-Forwarded-For). Gateway: only behind a known proxy (true, a hop count, or its addresses); default false.',

@@ -157,6 +157,7 @@ async function main() {
   const { startJobs } = await import('@htm/jobs');
   const { startAdmin } = await import('@htm/admin');
   const { startNotifications } = await import('@htm/notifications');
+  const { startAnalytics } = await import('@htm/analytics');
   const { startGateway } = await import('@htm/gateway');
 
   const stops: Array<() => Promise<void>> = [];
@@ -185,12 +186,13 @@ async function main() {
 
   try {
     // Ports first, so every service knows the others' URLs and all start (and migrate) at once.
-    const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort, analyticsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
     base.IDENTITY_URL = `http://127.0.0.1:${identityPort}`;
     base.PAYMENTS_URL = `http://127.0.0.1:${paymentsPort}`;
     base.JOBS_URL = `http://127.0.0.1:${jobsPort}`;
     base.ADMIN_URL = `http://127.0.0.1:${adminPort}`;
     base.NOTIFICATIONS_URL = `http://127.0.0.1:${notificationsPort}`;
+    base.ANALYTICS_URL = `http://127.0.0.1:${analyticsPort}`;
     const started = await Promise.allSettled([
       startIdentity({ ...base }, { port: identityPort }),
       startPayments({ ...base }, { port: paymentsPort }),
@@ -198,6 +200,8 @@ async function main() {
       startAdmin({ ...base }, { port: adminPort }),
       // E-mail: .eml files under DATA_DIR/mail and GET /api/dev/mail unless SMTP_URL is set.
       startNotifications({ ...base }, { port: notificationsPort }),
+      // Insights for the admin, from every stream (its own PGlite under DATA_DIR/analytics).
+      startAnalytics({ ...base }, { port: analyticsPort }),
     ]);
     for (const r of started) if (r.status === 'fulfilled') stops.push(r.value.stop);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');

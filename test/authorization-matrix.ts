@@ -44,8 +44,13 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/auth/refresh', expect: all(401) },
   { method: 'POST', path: () => '/api/auth/session', body: { session_id: 'x' }, expect: all(401) },
   { method: 'GET', path: () => '/api/me', expect: all(200, { anon: 401 }) },
+  { method: 'GET', path: () => '/api/auth/sessions', expect: all(200, { anon: 401 }) },
+  // Nobody can end a sign-in that is not their own (an unknown id answers the same 404).
+  { method: 'DELETE', path: () => '/api/auth/sessions/00000000-0000-4000-8000-000000000000', expect: all(404, { anon: 401 }) },
+  { method: 'POST', path: () => '/api/auth/logout-all', expect: all(401) },
   { method: 'POST', path: () => '/api/users/init', body: { type: 'poster', location: 'USA' }, expect: all(409, { anon: 401, admin: 409 }) },
-  { method: 'PATCH', path: () => '/api/users/profile', body: { country: 'US' }, expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
+  // A body that changes nothing in the access token (a country change would make the caller's later tokens stale).
+  { method: 'PATCH', path: () => '/api/users/profile', body: { assistive_tech: [] }, expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: () => '/api/admin/testers', expect: adminOnly() },
   { method: 'GET', path: () => '/api/admin/available-testers', expect: adminOnly() },
   { method: 'PATCH', path: (f) => `/api/admin/approve-tester/${f.unapprovedTesterId}`, body: { approved: false }, expect: adminOnly() },
@@ -99,6 +104,8 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/waitlist', body: { email: 'm@gmail.com', role: 'Site owner', url: 'https://m.example', note: 'check it' }, expect: all(201, { anon: 401 }) }, // every job request is stored (issue #19)
   { method: 'GET', path: () => '/api/admin/waitlist', expect: adminOnly() },
   { method: 'PATCH', path: () => '/api/admin/waitlist/00000000-0000-4000-8000-000000000000', body: { approved: true }, expect: adminOnly(404) },
+  // analytics
+  { method: 'GET', path: () => '/api/admin/insights?from=2026-03-01&to=2026-03-31', expect: adminOnly() },
   // notifications
   { method: 'GET', path: () => '/api/notifications/preferences', expect: all(200, { anon: 401 }) },
   { method: 'PATCH', path: () => '/api/notifications/preferences', body: {}, expect: all(200, { anon: 401 }) },

@@ -474,7 +474,7 @@ describe('priority window (PRIORITY_WINDOW_MS default, 10 minutes)', () => {
     expect(await sees(usTester, jobId)).toBe(true);
   });
 
-  it('shows a new job first only to top-rated testers (4.5+ over 3+ ratings) who exist for its geo rule', async () => {
+  it('shows a new job first only to top-rated testers (4.5+ from 3+ posters) who exist for its geo rule', async () => {
     // `rated` (Canada) has one 5; two more ratings (5 and 4) make 4.7 over 3.
     for (const stars of [5, 4]) {
       const id = await completedJob(rated);
@@ -495,6 +495,16 @@ describe('priority window (PRIORITY_WINDOW_MS default, 10 minutes)', () => {
       rating_avg: 4.7,
       rating_count: 3,
     });
+    // All three from one poster: one voice, not top-rated (one colluding poster cannot do it).
+    const { jobId: colluded } = await postAndPay(stack, poster, { ...JOB, geo_rule: 'us_pr_ca' });
+    expect(await sees(usTester, colluded)).toBe(true);
+
+    // Two more posters rate `rated` 5 each: three posters, averages 4.7, 5 and 5.
+    const thirdPoster = await signInPoster(stack, 'peers.third@gmail.com');
+    for (const by of [otherPoster, thirdPoster]) {
+      const id = await completedJob(rated, { by });
+      expect((await client(stack, by.token).post(`/api/jobs/${id}/rating`, { stars: 5 })).status).toBe(201);
+    }
 
     const { jobId: usCa } = await postAndPay(stack, poster, { ...JOB, geo_rule: 'us_pr_ca' });
     const { jobId: usOnly } = await postAndPay(stack, poster, { ...JOB, geo_rule: 'us_pr' });

@@ -113,6 +113,32 @@ describe('a job from posting to the tester getting paid', () => {
     expect(overview.body).toMatchObject({ total_payouts: 0.82, pending_payouts_count: 0 });
   });
 
+  it("analytics' insights (through the gateway, admin only) agree to the cent with the financial overview", async () => {
+    const today = new Date();
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+    const range = `from=${day(new Date(today.getTime() - 86_400_000))}&to=${day(today)}`;
+    const overview = (await client(stack, admin.token).get('/api/admin/financial-overview')).body as unknown as Record<string, number>;
+    const cents = (usd: number) => Math.round(usd * 100);
+    // Analytics reads the streams on its own time: wait until it has seen the payout.
+    const insights = await waitFor(async () => {
+      const r = await client(stack, admin.token).get(`/api/admin/insights?${range}`);
+      const b = r.body as unknown as { totals: Record<string, number> };
+      return r.status === 200 && b.totals.payouts_cents === cents(overview.total_payouts) ? (r.body as unknown as Record<string, unknown> & { totals: Record<string, number>; funnel: Record<string, number>; days: Array<Record<string, number>> }) : undefined;
+    }, 'insights with the payout');
+    expect(insights.totals).toEqual({
+      revenue_cents: cents(overview.total_payments),
+      earnings_cents: 82 * overview.completed_jobs_count,
+      platform_fee_cents: cents(overview.platform_earnings),
+      payouts_cents: cents(overview.total_payouts),
+      refunds_cents: cents(overview.total_refunds),
+    });
+    expect(insights.totals.revenue_cents).toBeGreaterThan(0);
+    expect(insights.days.reduce((s, d) => s + d.revenue_cents, 0)).toBe(cents(overview.total_payments));
+    expect(insights.funnel.completed).toBe(overview.completed_jobs_count);
+    expect((await client(stack, poster.token).get(`/api/admin/insights?${range}`)).status).toBe(403);
+    expect((await client(stack, admin.token).get('/api/admin/insights?from=yesterday&to=today')).status).toBe(400);
+  });
+
   it('clears every job through the admin service and reports the counts', async () => {
     const cleared = await client(stack, admin.token).post('/api/admin/clear-jobs');
     expect(cleared.status).toBe(200);

@@ -143,7 +143,7 @@ describe('npm start', () => {
     const approved = await waitFor(async () => (await mail('start.tester@gmail.com')).find((m) => m.subject === "You're approved to test"), 'the approval e-mail');
     expect(approved.text).toContain(`http://localhost:${new URL(base).port}/dashboard`);
 
-    // An approval change ends the tester's sign-ins (issue #15): the approved tester signs in again.
+    // An approval change makes the tester's older tokens stale (401 token_stale; the web app refreshes): here she signs in again.
     expect((await fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${testerToken}` } })).status).toBe(401);
     const approvedToken = await devToken('start.tester@gmail.com');
     const claimed = await waitFor(async () => {

@@ -41,6 +41,8 @@ describe('a tester approved through her landing-page signup', () => {
     expect(me).toMatchObject({ type: 'tester', approved: true });
     const profile = await tina.patch('/api/users/profile', { country: 'US' });
     expect(profile.status).toBe(200);
+    // Her country is in the access token: the answer's token carries it (the older one is stale).
+    const tinaNow = client(stack, profile.body.access_token as string);
 
     const available = await client(stack, admin.token).get('/api/admin/available-testers');
     expect((available.body as unknown as { testers: Array<{ id: string; name: string; country: string | null }> }).testers).toContainEqual(
@@ -56,7 +58,7 @@ describe('a tester approved through her landing-page signup', () => {
 
     const all = await client(stack, admin.token).get('/api/jobs');
     expect(all.body.jobs.find((j) => j.id === jobId)).toMatchObject({ status: 'claimed', tester_id: me.id });
-    const mine = await tina.get('/api/tester/my-jobs');
+    const mine = await tinaNow.get('/api/tester/my-jobs');
     expect(mine.body.jobs.map((j) => j.id)).toContain(jobId);
   });
 

@@ -14,6 +14,7 @@ import { loadIdentityConfig } from '@htm/identity';
 import { loadJobsConfig } from '@htm/jobs';
 import { loadPaymentsConfig } from '@htm/payments';
 import { loadAdminConfig } from '@htm/admin';
+import { loadNotificationsConfig } from '@htm/notifications';
 import { embeddedEnv, gatewayEnv } from '../scripts/start-env.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,6 +38,8 @@ const prod = () => ({
   PAYMENTS_PROVIDER: 'stripe',
   STRIPE_SECRET_KEY: 'sk_live_x',
   STRIPE_WEBHOOK_SECRET: 'whsec_x',
+  UNSUBSCRIBE_SECRET: strong(),
+  SMTP_URL: 'smtps://mailer:pw@smtp.example.com:465',
 });
 
 function problemsOf(load: () => unknown): string[] {
@@ -71,7 +74,7 @@ function secretsInRepository(): string[] {
 
 describe('production secrets (finding 4)', () => {
   it('accepts a complete production configuration', () => {
-    for (const load of [loadIdentityConfig, loadJobsConfig, loadPaymentsConfig, loadAdminConfig]) expect(problemsOf(() => load(prod()))).toEqual([]);
+    for (const load of [loadIdentityConfig, loadJobsConfig, loadPaymentsConfig, loadAdminConfig, loadNotificationsConfig]) expect(problemsOf(() => load(prod()))).toEqual([]);
   });
 
   it('refuses every secret value written down in the repository, in every service', () => {
@@ -87,6 +90,26 @@ describe('production secrets (finding 4)', () => {
     expect(
       problemsOf(() => loadPaymentsConfig({ ...prod(), PAYMENTS_PROVIDER: 'local', PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true', LOCAL_WEBHOOK_SECRET: 'whsec_dev_only_local_payments_secret' })),
     ).toEqual([expect.stringMatching(/^LOCAL_WEBHOOK_SECRET: this value is published/)]);
+  });
+
+  it('requires UNSUBSCRIBE_SECRET itself (never derived), not a repository value, with enough entropy', () => {
+    const { UNSUBSCRIBE_SECRET: _omit, ...env } = prod();
+    expect(problemsOf(() => loadNotificationsConfig(env))).toEqual(['UNSUBSCRIBE_SECRET: must be set in production']);
+    for (const value of secretsInRepository().filter((v) => v.length >= 32)) {
+      expect(problemsOf(() => loadNotificationsConfig({ ...prod(), UNSUBSCRIBE_SECRET: value }))).toEqual([expect.stringMatching(/^UNSUBSCRIBE_SECRET: this value is published/)]);
+    }
+    expect(problemsOf(() => loadNotificationsConfig({ ...prod(), UNSUBSCRIBE_SECRET: 'x'.repeat(64) }))).toEqual([expect.stringMatching(/^UNSUBSCRIBE_SECRET: too weak/)]);
+    // Outside production the derived default stays.
+    expect(problemsOf(() => loadNotificationsConfig({ ...env, NODE_ENV: 'development' }))).toEqual([]);
+  });
+
+  it("refuses the repository's development webhook secret as STRIPE_WEBHOOK_SECRET", () => {
+    for (const value of ['whsec_dev_only_local_payments_secret', 'whsec_dev_only_anything_else']) {
+      expect(problemsOf(() => loadPaymentsConfig({ ...prod(), STRIPE_WEBHOOK_SECRET: value }))).toEqual([expect.stringMatching(/^STRIPE_WEBHOOK_SECRET: this value is published/)]);
+    }
+    expect(problemsOf(() => loadPaymentsConfig({ ...prod(), STRIPE_WEBHOOK_SECRET: 'whsec_live_signing_secret' }))).toEqual([]);
+    // Outside production the local secret is the embedded default.
+    expect(problemsOf(() => loadPaymentsConfig({ ...prod(), NODE_ENV: 'development', STRIPE_WEBHOOK_SECRET: 'whsec_dev_only_local_payments_secret' }))).toEqual([]);
   });
 
   it('refuses secrets with less than 32 bytes of entropy', () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@htm/service-kit';
 import { loadAdminConfig } from '@htm/admin';
+import { loadAnalyticsConfig } from '@htm/analytics';
 import { loadGatewayConfig } from '@htm/gateway';
 import { loadIdentityConfig } from '@htm/identity';
 import { loadJobsConfig } from '@htm/jobs';
@@ -14,6 +15,7 @@ import { loadPaymentsConfig } from '@htm/payments';
 
 const loaders: Record<string, (env: Record<string, string | undefined>) => unknown> = {
   admin: loadAdminConfig,
+  analytics: loadAnalyticsConfig,
   gateway: loadGatewayConfig,
   identity: loadIdentityConfig,
   jobs: loadJobsConfig,

@@ -1,7 +1,11 @@
-/** Logout ends the access tokens of that sign-in everywhere: the gateway and every service refuse them. */
+/**
+ * Logout ends the access tokens of that sign-in everywhere: the gateway and every service refuse
+ * them. A change of approval does not end the sign-in: tokens with the old claims are refused as
+ * stale everywhere, and one refresh in the same sign-in carries the new claims.
+ */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signIn as devSignIn } from '@htm/identity/testing';
-import { client, signInPoster, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
+import { client, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -60,5 +64,42 @@ describe('logout', () => {
     const api = client(stack, other.token);
     expect((await api.get('/api/me')).status).toBe(200);
     expect((await api.get('/api/jobs')).status).toBe(200);
+  });
+});
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sid?: string; approved?: boolean };
+
+describe('a signed-in tester approved by the admin', () => {
+  it('gets 401 token_stale on the next call (gateway and services), refreshes once in the same session, and goes on with approved: true', async () => {
+    const admin = await signInAdmin(stack);
+    const tester = await signInTester(stack, 'stale.tester@gmail.com', { approved: false, admin });
+    const api = client(stack, tester.token);
+    expect((await api.get('/api/me')).body).toMatchObject({ approved: false });
+    expect((await api.get('/api/tester/available-jobs')).status).toBe(403);
+
+    expect((await client(stack, admin.token).patch(`/api/admin/approve-tester/${tester.id}`, { approved: true })).status).toBe(200);
+
+    const stale = await waitFor(async () => {
+      const r = await api.get('/api/me');
+      return r.status === 401 ? r : undefined;
+    }, 'the gateway to refuse the stale token', 3000);
+    expect(stale.body).toEqual({ detail: expect.any(String), code: 'token_stale' });
+    expect(await waitFor(async () => {
+      const r = await direct(stack.jobs.url, '/api/tester/available-jobs', tester.token);
+      return r.status === 401 ? r : undefined;
+    }, 'jobs to refuse the stale token', 3000)).toMatchObject({ body: { code: 'token_stale' } });
+
+    // The web app's one silent refresh: same session, current claims.
+    const res = await fetch(`${stack.url}/api/auth/refresh`, { method: 'POST', headers: { cookie: tester.jar.header(), 'x-xsrf-token': tester.jar.get('XSRF-TOKEN') ?? '' } });
+    tester.jar.take(res);
+    expect(res.status).toBe(200);
+    const fresh = ((await res.json()) as { access_token: string }).access_token;
+    expect(claimsOf(fresh)).toMatchObject({ sid: claimsOf(tester.token).sid, approved: true });
+
+    const next = client(stack, fresh);
+    expect((await next.get('/api/me')).body).toMatchObject({ approved: true });
+    await waitFor(async () => (await next.get('/api/tester/available-jobs')).status === 200, 'the approved tester to see available jobs', 5000);
+    // The admin's own sign-in is untouched.
+    expect((await client(stack, admin.token).get('/api/me')).status).toBe(200);
   });
 });

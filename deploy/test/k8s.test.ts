@@ -24,7 +24,7 @@ const base = objects
   .filter((o) => o.file.startsWith('deploy/k8s/base/') && !o.file.endsWith('secret.template.yaml'))
   .map((o) => o.obj);
 const deployments = base.filter((o) => o.kind === 'Deployment');
-const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications'];
+const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications', 'analytics'];
 
 /** Validates one object with the kubernetes-models class of its apiVersion/kind; returns the problem or null. */
 async function validate(obj: K8sObject): Promise<string | null> {
@@ -201,6 +201,21 @@ describe('k8s manifests', () => {
       r.ports.map((p: K8sObject) => p.port),
     );
     expect(ports).toEqual(expect.arrayContaining([53, 5432, 6379, 9092]));
+  });
+
+  it('analytics has its own NetworkPolicy: only the gateway reaches it, and the gateway may call its port', () => {
+    const nps = base.filter((o) => o.kind === 'NetworkPolicy');
+    const own = nps.find((n) => n.metadata.name === 'analytics-from-gateway')!;
+    expect(own.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'analytics' });
+    expect(own.spec.ingress.flatMap((r: K8sObject) => r.from.map((f: K8sObject) => f.podSelector.matchLabels))).toEqual([
+      { 'app.kubernetes.io/name': 'gateway' },
+    ]);
+    const d = deployments.find((x) => x.metadata.name === 'analytics')!;
+    const port = d.spec.template.spec.containers[0].ports[0].containerPort as number;
+    const egress = nps.find((n) => n.metadata.name === 'htm-egress')!;
+    const toPeers = egress.spec.egress.flatMap((r: K8sObject) => r.ports ?? []).find((p: K8sObject) => p.port === 8080);
+    expect(port).toBeGreaterThanOrEqual(toPeers.port);
+    expect(port).toBeLessThanOrEqual(toPeers.endPort);
   });
 
   it('the Secret is a template: placeholders only, and not part of any kustomization', () => {

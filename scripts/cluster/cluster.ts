@@ -13,16 +13,17 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@htm/service-kit';
 import { buildService, TARGETS } from '../build-services.js';
 import { ServiceAddress } from './service-address.js';
+import { createBusUsers, type BusUsers } from './redis-users.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Process kinds; `worker` is the jobs timer worker (dist/jobs/worker.js). */
-export const ROLES = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'worker', 'gateway'] as const;
+export const ROLES = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'analytics', 'worker', 'gateway'] as const;
 export type Role = (typeof ROLES)[number];
 export type ServiceRole = Exclude<Role, 'worker' | 'gateway'>;
-const SERVICES: ServiceRole[] = ['identity', 'payments', 'jobs', 'admin', 'notifications'];
+const SERVICES: ServiceRole[] = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'analytics'];
 
-export const DEFAULT_REPLICAS: Record<Role, number> = { gateway: 1, identity: 2, jobs: 2, payments: 2, admin: 1, notifications: 1, worker: 2 };
+export const DEFAULT_REPLICAS: Record<Role, number> = { gateway: 1, identity: 2, jobs: 2, payments: 2, admin: 1, notifications: 1, analytics: 1, worker: 2 };
 
 export interface ClusterOptions {
   replicas?: Partial<Record<Role, number>>;
@@ -39,6 +40,12 @@ export interface ClusterOptions {
   drainMs?: number;
   /** How often the gateway and the service addresses ask each replica's /readyz. */
   healthIntervalMs?: number;
+  /**
+   * Each service connects to Redis as its own ACL user (scripts/redis-acl.ts), created for the run
+   * with the REDIS_URL connection and removed at stop (default true; with EVENT_BUS=redis). If that
+   * connection may not create users, the cluster says so and runs with REDIS_URL as given.
+   */
+  redisUsers?: boolean;
   say?: (line: string) => void;
 }
 
@@ -122,6 +129,8 @@ export interface Cluster {
   replicas: Record<Role, Replica[]>;
   /** Stable internal address of each service (a ServiceAddress). */
   addresses: Record<ServiceRole, string>;
+  /** The per-service Redis users of this run (undefined when they could not be created). */
+  redisUsers?: BusUsers;
   bundleDir: string;
   stop(): Promise<void>;
 }
@@ -180,6 +189,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     PAYMENTS_URL: urlOf.payments,
     ADMIN_URL: urlOf.admin,
     NOTIFICATIONS_URL: urlOf.notifications,
+    ANALYTICS_URL: urlOf.analytics,
     // The local provider's signed webhooks reach whichever payments replica is up.
     PAYMENTS_SELF_URL: urlOf.payments,
     SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1500),
@@ -187,7 +197,18 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const gatewayPort = ports.gateway[0];
   // Each gateway's metrics port (the detailed health lives there; the public /api/healthz says only the status).
   const metricsPorts = await Promise.all(ports.gateway.map(() => freePort()));
-  const envFor = (role: Role, port: number): Record<string, string> => {
+  let busUsers: BusUsers | undefined;
+  if (opts.redisUsers !== false && opts.env.REDIS_URL) {
+    try {
+      busUsers = await createBusUsers(opts.env.REDIS_URL, opts.env.REDIS_PREFIX ?? 'htm:');
+      say('each service connects to Redis as its own user (writes only its own event streams)');
+    } catch (err) {
+      say(`Redis users not created (${(err as Error).message.split('\n')[0]}): every service uses REDIS_URL as given`);
+    }
+  }
+  const redisFor = (role: Role): Record<string, string> => (busUsers ? { REDIS_URL: busUsers.urlFor(role === 'worker' ? 'jobs' : role) } : {});
+  const envFor = (role: Role, port: number): Record<string, string> => ({ ...envForRole(role, port), ...redisFor(role) });
+  const envForRole = (role: Role, port: number): Record<string, string> => {
     if (role === 'gateway') {
       return {
         ...base,
@@ -200,6 +221,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         PAYMENTS_URL: listOf('payments'),
         ADMIN_URL: listOf('admin'),
         NOTIFICATIONS_URL: listOf('notifications'),
+        ANALYTICS_URL: listOf('analytics'),
         UPSTREAM_HEALTH_INTERVAL_MS: String(healthMs),
         WEB_DIST: opts.env.WEB_DIST ?? path.join(ROOT, 'web', 'dist'),
         PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}`,
@@ -218,6 +240,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     await Promise.all(replicas.gateway.map((r) => r.stop()));
     await Promise.all(all.filter((r) => r.role !== 'gateway').map((r) => r.stop()));
     for (const a of Object.values(addresses)) await a.close();
+    await busUsers?.remove().catch(() => undefined);
   };
   try {
     // Services at once (each migrates its own schema under an advisory lock), then workers and gateways.
@@ -226,6 +249,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   } catch (err) {
     for (const r of all) await r.stop('SIGKILL').catch(() => undefined);
     for (const a of Object.values(addresses)) await a.close();
+    await busUsers?.remove().catch(() => undefined);
     throw err;
   }
   say(`cluster running: ${ROLES.map((r) => `${r} ×${counts[r]}`).join(', ')}`);
@@ -234,6 +258,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     metricsUrl: `http://127.0.0.1:${metricsPorts[0]}`,
     replicas,
     addresses: urlOf,
+    redisUsers: busUsers,
     bundleDir,
     stop,
   };

@@ -160,6 +160,16 @@ describe('the marketplace as a cluster of processes', () => {
     const health = (await (await fetch(`${cluster.metricsUrl}/healthz`)).json()) as { services: Record<string, { ready_replicas?: number }> };
     expect(health.services.jobs.ready_replicas).toBe(2);
     expect(health.services.payments.ready_replicas).toBe(2);
+    // Every process talked to Redis as its own service's user (scripts/redis-acl.ts).
+    const users = cluster.redisUsers!.names;
+    const connected = new Set(
+      String(await redis.call('CLIENT', 'LIST'))
+        .split('\n')
+        .map((l) => / user=(\S+)/.exec(l)?.[1]),
+    );
+    for (const service of ['identity', 'jobs', 'payments', 'admin', 'notifications', 'gateway'] as const) {
+      expect([service, connected.has(users[service])]).toEqual([service, true]);
+    }
   });
 
   it('restarts every replica in turn under 20 concurrent clients with 0 failed requests and every event applied once', async () => {

@@ -28,6 +28,11 @@ describe('a consumer killed mid-stream and restarted', () => {
     const accepted: EventEnvelope[] = jobIds.map((jobId) =>
       createEvent('SubmissionAccepted', jobId, { jobId, testerId: 'tester-bulk', posterId: 'poster-bulk', title: 'consumer', acceptedBy: 'poster', acceptedAt: new Date().toISOString() }),
     );
+    // Payments books an earning only for a job whose payment is in its ledger.
+    await stack.sql(
+      `INSERT INTO payments.ledger_entries (kind, job_id, amount_cents, poster_id, session_id) SELECT 'payment', j, 100, 'poster-bulk', 'cs_test_' || i FROM unnest($1::text[]) WITH ORDINALITY AS t(j, i)`,
+      [jobIds],
+    );
     const handledJobs = () => count(stack, `SELECT count(*) AS n FROM jobs.handled_events WHERE type = 'JobPaid'`);
     const handledPayments = () => count(stack, `SELECT count(*) AS n FROM payments.handled_events WHERE type = 'SubmissionAccepted'`);
 
@@ -67,6 +72,7 @@ describe('a consumer killed mid-stream and restarted', () => {
       [jobIds],
     );
     expect(ledger.map((r) => [r.kind, Number(r.n), Number(r.total)])).toEqual([
+      ['payment', N, N * 100],
       ['platform_fee', N, N * 18],
       ['tester_earning', N, N * 82],
     ]);

@@ -1,6 +1,6 @@
 /**
  * The whole marketplace in this process for cross-service tests and benchmarks: identity,
- * payments, jobs (+ timer worker), admin and the gateway, over real HTTP, against one real
+ * payments, jobs (+ timer worker), admin, notifications, analytics and the gateway, over real HTTP, against one real
  * Postgres database (each service in its own schema) and real Redis under a unique prefix.
  */
 import type { CheckoutStatusResponse, JobView, PayoutRunResponse, SubmissionView } from '@htm/contracts';
@@ -12,6 +12,7 @@ import { startPayments } from '@htm/payments';
 import { startJobs } from '@htm/jobs';
 import { startAdmin } from '@htm/admin';
 import { startNotifications } from '@htm/notifications';
+import { startAnalytics } from '@htm/analytics';
 import { startGateway, type RunningGateway } from '@htm/gateway';
 
 export { CookieJar };
@@ -26,6 +27,7 @@ export interface Stack {
   jobs: Awaited<ReturnType<typeof startJobs>>;
   admin: Awaited<ReturnType<typeof startAdmin>>;
   notifications: Awaited<ReturnType<typeof startNotifications>>;
+  analytics: Awaited<ReturnType<typeof startAnalytics>>;
   db: TestDatabase;
   prefix: string;
   env: Record<string, string>;
@@ -43,7 +45,7 @@ export interface StackOptions {
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const db = await createTestDatabase(opts.label ?? 'stack');
   const prefix = testRedisPrefix(opts.label ?? 'stack');
-  const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort, analyticsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -59,6 +61,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     JOBS_URL: `http://127.0.0.1:${jobsPort}`,
     ADMIN_URL: `http://127.0.0.1:${adminPort}`,
     NOTIFICATIONS_URL: `http://127.0.0.1:${notificationsPort}`,
+    ANALYTICS_URL: `http://127.0.0.1:${analyticsPort}`,
     AUTH_RATE_LIMIT_PER_MINUTE: '100000',
     FORM_RATE_LIMIT_PER_MINUTE: '100000',
     API_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -67,13 +70,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   const started: Service[] = [];
   try {
-    const [identity, payments, jobs, admin, notifications] = await Promise.all([
+    const [identity, payments, jobs, admin, notifications, analytics] = await Promise.all([
       startIdentity({ ...env }, { port: identityPort }).then((s) => (started.push(s), s)),
       startPayments({ ...env }, { port: paymentsPort }).then((s) => (started.push(s), s)),
       startJobs({ ...env }, { port: jobsPort, withWorker: opts.withWorker ?? true }).then((s) => (started.push(s), s)),
       startAdmin({ ...env }, { port: adminPort }).then((s) => (started.push(s), s)),
       // No SMTP_URL: e-mails go to .eml files under DATA_DIR/mail and GET /api/dev/mail.
       startNotifications({ ...env }, { port: notificationsPort }).then((s) => (started.push(s), s)),
+      startAnalytics({ ...env }, { port: analyticsPort }).then((s) => (started.push(s), s)),
     ]);
     // The gateway is the edge: it believes no X-Forwarded-For unless a test says otherwise.
     const gateway = await startGateway({ ...env, TRUST_PROXY: opts.env?.GATEWAY_TRUST_PROXY ?? 'false', WEB_DIST: '/nonexistent' }, { port: 0, host: '127.0.0.1', metricsPort: 0 });
@@ -86,6 +90,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       jobs,
       admin,
       notifications,
+      analytics,
       db,
       prefix,
       env,
@@ -198,7 +203,7 @@ export async function signInTester(stack: Stack, email: string, opts: { country?
     const r = await client(stack, admin.token).patch(`/api/admin/approve-tester/${a.id}`, { approved: true });
     if (r.status !== 200) throw new Error(`approve-tester answered ${r.status}`);
     await waitFor(async () => (await stack.sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [a.id]).catch(() => []))[0]?.approved, 'jobs to learn the approval');
-    // The approval ended the tester's earlier sign-in (its tokens carried the old approval).
+    // The approval made the earlier tokens stale (they carry the old approval): sign in at the tester login.
     ({ token, jar } = await devSignIn(stack.url, email, { intent: 'tester' }));
   }
   return { ...a, token, jar };

@@ -1,6 +1,7 @@
 /**
  * The live marketplace in a real browser: a poster and a tester side by side (two browser
  * contexts); the tester claims and submits, and the poster's card follows without a reload.
+ * A tester waiting for approval is approved while on the dashboard and goes on working.
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
@@ -94,6 +95,43 @@ describe('live updates in the browser', () => {
     await shot(poster, 'live-poster-submitted');
     expect(reloads).toEqual([]);
     await poster.context().close();
+    await tester.context().close();
+  }, 120_000);
+
+  it('keeps a tester who waits on the dashboard signed in when the admin approves them: the dashboard opens, no "Session expired"', async () => {
+    const base = run.product.baseUrl;
+    const email = `live.wait${ts}@gmail.com`;
+    const { token } = await devSignIn(base, email, { name: 'Wanda' });
+    const init = await api(token, 'POST', '/api/users/init', { type: 'tester', location: 'USA', country: 'US' });
+    expect(init.status).toBe(200);
+    const testerId = (init.body.user as { id: string }).id;
+
+    const tester = await newPage();
+    const refreshes: number[] = [];
+    tester.on('response', (r) => {
+      if (r.url().endsWith('/api/auth/refresh')) refreshes.push(r.status());
+    });
+    await tester.goto(`${base}/api/auth/dev/login?email=${email}&name=Wanda&intent=poster`);
+    await tester.getByRole('heading', { name: 'Your tester account is pending approval' }).waitFor({ timeout: 20_000 });
+    await tester.locator('.live-indicator--live').waitFor();
+
+    const admin = await devSignIn(base, 'admin@gmail.com', { intent: 'poster', name: 'Admin' });
+    expect((await api(admin.token, 'PATCH', `/api/admin/approve-tester/${testerId}`, { approved: true })).status).toBe(200);
+
+    // Without a reload: the live channel says the account changed, the app refreshes its token
+    // once (same sign-in) and shows the dashboard of an approved tester.
+    await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 15_000 });
+    await tester.getByRole('tab', { name: 'Available Jobs' }).waitFor();
+    await tester.locator('.live-indicator--live').waitFor();
+    await shot(tester, 'tester-approved-while-waiting');
+    expect(await tester.getByText(/Session expired/).count()).toBe(0);
+    expect(new URL(tester.url()).pathname).toBe('/dashboard');
+    expect(refreshes.length).toBeGreaterThanOrEqual(1);
+    expect(refreshes.every((s) => s === 200)).toBe(true);
+
+    // Still signed in after a reload, with the approval.
+    await tester.reload();
+    await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 15_000 });
     await tester.context().close();
   }, 120_000);
 });

@@ -101,7 +101,9 @@ describe('marketplace in the browser', () => {
     const ctx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
     const p = await ctx.newPage();
     let dropped = 0;
-    await p.route(/\/assets\/boot-[^/]+\.js$/, (route) => (dropped++ === 0 ? route.abort('internetdisconnected') : route.continue()));
+    await p.route(/\/assets\/boot-[^/]+\.js$/, (route) =>
+      dropped++ === 0 ? route.abort('internetdisconnected') : route.continue(),
+    );
     await p.goto(`${run.product.baseUrl}/`, { waitUntil: 'load' });
     await p.keyboard.press('Shift'); // the first act: its fetch is dropped
     await p.waitForTimeout(500);
@@ -328,6 +330,30 @@ describe('marketplace in the browser', () => {
     await admin.getByRole('tab', { name: 'History' }).click();
     await admin.getByRole('tabpanel').getByText(jobTitle).first().waitFor();
     await shot(admin, 'admin-history');
+    // Insights: the charts (loaded with the tab) and the numbers behind each as a table.
+    await admin.getByRole('tab', { name: 'Insights' }).click();
+    const funnel = admin.getByRole('figure', { name: /Funnel/ });
+    await funnel.locator('svg.recharts-surface').first().waitFor();
+    await funnel.getByText('Show as a table').click();
+    // Analytics folds the accept in on its own time: the tab refetches on live messages and every 30 s.
+    await funnel.getByRole('row', { name: /Completed\s+[1-9]/ }).waitFor({ timeout: 45_000 });
+    for (const title of [
+      'Jobs per day',
+      'Time to first result',
+      'Supply vs demand by country',
+      'Paid jobs waiting for a tester',
+    ])
+      await admin
+        .getByRole('figure', { name: new RegExp(title) })
+        .locator('svg.recharts-surface')
+        .first()
+        .waitFor();
+    await admin
+      .getByRole('figure', { name: /Time to first result/ })
+      .getByText(/p50 /)
+      .first()
+      .waitFor();
+    await shot(admin, 'admin-insights');
   }, 180_000);
 
   it('keeps the session across a reload and shows the login screen once it cannot be refreshed', async () => {
@@ -396,5 +422,17 @@ describe('marketplace in the browser', () => {
     expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       360,
     );
+    // The Insights tab, charts and an opened data table, on a phone and on a desktop.
+    await admin.getByRole('tab', { name: 'Insights' }).click();
+    const funnel = admin.getByRole('figure', { name: /Funnel/ });
+    await funnel.locator('svg.recharts-surface').first().waitFor();
+    await funnel.getByText('Show as a table').click();
+    expect(await audit(admin)).toEqual([]);
+    expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
+    await shot(admin, 'admin-insights-360');
+    await admin.setViewportSize({ width: 1280, height: 900 });
+    expect(await audit(admin)).toEqual([]);
   }, 90_000);
 });

@@ -136,3 +136,19 @@ export function ratingAverage(sum: number, count: number): number | null {
   if (!count) return null;
   return Math.round((sum * 10) / count) / 10;
 }
+
+/** One of the user's active sign-ins (GET /api/auth/sessions): a browser that may refresh its token. */
+export const signInViewSchema = z.object({
+  id: z.string().describe('the sign-in session (the `sid` of its access tokens)'),
+  device: z.string().describe('browser and system named from the User-Agent, e.g. "Chrome on Windows"'),
+  user_agent: z.string().nullable(),
+  created_at: z.string().describe('when this sign-in started'),
+  last_used_at: z.string().describe('its latest token refresh'),
+  expires_at: z.string().describe('it ends then whatever happens'),
+  current: z.boolean().describe('the sign-in of the token that asked'),
+});
+export type SignInView = z.infer<typeof signInViewSchema>;
+export const signInsResponseSchema = z.object({ sessions: z.array(signInViewSchema) });
+export type SignInsResponse = z.infer<typeof signInsResponseSchema>;
+/** POST /api/auth/logout-all: every sign-in of the user ended (this browser's included). */
+export const logoutAllResponseSchema = z.object({ success: z.literal(true), ended: z.number().int() });

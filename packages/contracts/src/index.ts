@@ -5,5 +5,6 @@ export * from './payments.js';
 export * from './jobs.js';
 export * from './routes.js';
 export * from './notifications.js';
+export * from './analytics.js';
 export * from './live.js';
 export * from './reports.js';

@@ -438,7 +438,10 @@ export interface SubmissionView {
 export interface RetestComparisonView {
   job_id: string;
   retest_of: string;
-  /** The accepted submission of the original job. */
+  /**
+   * The accepted submission of the original job; null for a tester who did not write it (a
+   * re-test that went to someone else gets only the per-item findings below).
+   */
   before: SubmissionView | null;
   /** The re-test's submission (locked for the poster until accepted), or null before one exists. */
   after: SubmissionView | null;

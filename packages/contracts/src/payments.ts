@@ -89,6 +89,23 @@ export const financialOverviewSchema = z.object({
       }),
     )
     .optional(),
+  /**
+   * Acceptances the ledger refused to pay: the job has no booked payment (a forged or misrouted
+   * event). Nobody was paid; newest first, at most 50.
+   */
+  earning_mismatches: z
+    .array(
+      z.object({
+        job_id: z.string(),
+        tester_id: z.string(),
+        poster_id: z.string(),
+        title: z.string().nullable(),
+        event_id: z.string(),
+        reason: z.enum(['no_payment']),
+        recorded_at: z.string(),
+      }),
+    )
+    .optional(),
 });
 export type FinancialOverview = z.infer<typeof financialOverviewSchema>;
 

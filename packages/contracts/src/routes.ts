@@ -3,7 +3,9 @@ import {
   adminTestersQuerySchema,
   approveTesterBodySchema,
   initUserBodySchema,
+  logoutAllResponseSchema,
   sessionExchangeBodySchema,
+  signInsResponseSchema,
   updateProfileBodySchema,
 } from './identity.js';
 import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
@@ -19,8 +21,9 @@ import {
 } from './admin.js';
 import { sendFindingBodySchema, shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
+import { insightsQuerySchema, insightsResponseSchema } from './analytics.js';
 
-export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications';
+export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications' | 'analytics';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 /**
  * public: no token needed; optional: a token is verified when sent (signed file links, forms that
@@ -63,6 +66,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/auth/session', service: 'identity', access: 'public', rate: 'auth', summary: 'Exchange a single-use session id for an access token; sets the refresh cookie', body: sessionExchangeBodySchema },
   { method: 'post', path: '/api/auth/refresh', service: 'identity', access: 'public', rate: 'auth', summary: 'Rotate the refresh cookie (X-XSRF-TOKEN required) and get a new access token' },
   { method: 'post', path: '/api/auth/logout', service: 'identity', access: 'public', rate: 'auth', summary: 'Revoke the refresh session and clear cookies' },
+  { method: 'post', path: '/api/auth/logout-all', service: 'identity', access: 'public', rate: 'auth', summary: 'Log out everywhere: end every sign-in of the refresh cookie\'s user (X-XSRF-TOKEN required) and clear cookies', response: logoutAllResponseSchema },
+  { method: 'get', path: '/api/auth/sessions', service: 'identity', access: 'user', rate: 'api', summary: "The caller's active sign-ins (device, last used), the current one marked", response: signInsResponseSchema, roles: ['poster', 'tester', 'admin'] },
+  { method: 'delete', path: '/api/auth/sessions/{id}', service: 'identity', access: 'user', rate: 'api', summary: 'End one of the caller\'s own sign-ins (404 session_not_found for any other)', roles: ['poster', 'tester', 'admin'] },
   { method: 'get', path: '/api/me', service: 'identity', access: 'user', rate: 'api', summary: 'The signed-in user', roles: ['poster', 'tester', 'admin'] },
   { method: 'post', path: '/api/users/init', service: 'identity', access: 'user', rate: 'api', summary: 'Choose role, location and (testers) country, once', body: initUserBodySchema },
   { method: 'patch', path: '/api/users/profile', service: 'identity', access: 'user', rate: 'api', summary: 'Update country and/or assistive_tech (testers)', body: updateProfileBodySchema, roles: ['poster', 'tester', 'admin'] },
@@ -133,6 +139,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/notifications/unsubscribe', service: 'notifications', access: 'public', rate: 'form', summary: 'One-click unsubscribe from one kind of e-mail (the link in every e-mail; answers a page)', query: unsubscribeQuerySchema },
   { method: 'post', path: '/api/notifications/unsubscribe', service: 'notifications', access: 'public', rate: 'form', summary: 'RFC 8058 one-click unsubscribe (List-Unsubscribe-Post from the mail client)', query: unsubscribeQuerySchema },
   { method: 'get', path: '/api/dev/mail', service: 'notifications', access: 'public', rate: 'api', summary: 'Development only: e-mails sent to an address, newest first (404 in production)', query: devMailQuerySchema },
+  // analytics
+  { method: 'get', path: '/api/admin/insights', service: 'analytics', access: 'user', rate: 'api', summary: 'Marketplace insights per day from the event stream (from/to: YYYY-MM-DD, at most 366 days)', query: insightsQuerySchema, response: insightsResponseSchema, roles: ['admin'] },
 ];
 
 /** A path template as a regex: `{x}` matches one path segment. */

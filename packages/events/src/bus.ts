@@ -1,5 +1,5 @@
 import type { EventSource } from './catalogue.js';
-import type { EventEnvelope } from './envelope.js';
+import type { EventEnvelope, RejectReason } from './envelope.js';
 
 export type EventHandler = (event: EventEnvelope) => Promise<void>;
 
@@ -13,6 +13,8 @@ export interface SubscribeOptions {
   consumerName?: string;
   /** Attempts before an event goes to the dead-letter stream (default 5). */
   maxAttempts?: number;
+  /** Told of every event refused before its handler ran (bad envelope, forged source, wrong stream). */
+  onRejected?: (reason: RejectReason, error: string) => void;
 }
 
 export interface Subscription {
@@ -23,6 +25,8 @@ export interface Subscription {
 export interface DeadLetter {
   group: string;
   error: string;
+  /** Set when the event was refused without running its handler (see RejectedEventError). */
+  reason?: RejectReason;
   attempts: number;
   failedAt: string;
   event: unknown;
@@ -37,6 +41,13 @@ export interface EventBus {
   deadLetters(group: string, limit?: number): Promise<Array<DeadLetter & { id: string }>>;
   /** Puts dead-lettered events back on their source streams and removes them from dead letter. */
   replayDeadLetters(group: string, ids?: string[]): Promise<number>;
+  /**
+   * Reads every event of these sources from the beginning of their streams/topics up to their
+   * end as of the call, in stream order per partition, without a consumer group (no group's
+   * position moves). For projections rebuilt from scratch (`npm run analytics:rebuild`). An entry
+   * that is not a valid envelope is skipped (and counted); answers how many events were handed over.
+   */
+  readAll?(sources: readonly EventSource[], handler: EventHandler): Promise<{ events: number; skipped: number }>;
   close(): Promise<void>;
 }
 

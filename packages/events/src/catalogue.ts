@@ -3,8 +3,8 @@ import { z } from 'zod';
 /** Services that publish events; one stream/topic per source, keyed by subject. */
 export const EVENT_SOURCES = ['identity', 'jobs', 'payments', 'admin'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
-/** Services hosted with hostService: the sources, plus services that only consume (notifications). */
-export type ServiceName = EventSource | 'notifications';
+/** Services hosted with hostService: the sources, plus services that only consume (notifications, analytics). */
+export type ServiceName = EventSource | 'notifications' | 'analytics';
 
 const id = z.string().min(1);
 const iso = z.string().datetime({ offset: true });
@@ -160,7 +160,22 @@ export const catalogue = {
     source: 'payments',
     version: 1,
     description: "A tester's earning for an accepted submission is in the ledger (pending until paid out).",
-    data: z.object({ jobId: id, testerId: id, amountCents: z.number().int(), acceptedBy: z.enum(['poster', 'admin', 'auto']) }),
+    data: z.object({
+      jobId: id,
+      testerId: id,
+      amountCents: z.number().int(),
+      acceptedBy: z.enum(['poster', 'admin', 'auto']),
+      /** The platform's fee booked with this earning (absent from events written before it was added). */
+      platformFeeCents: z.number().int().optional(),
+      /** When the submission was accepted: the day the ledger books the earning and fee on (absent from older events). */
+      acceptedAt: iso.optional(),
+    }),
+  },
+  PaymentRefunded: {
+    source: 'payments',
+    version: 1,
+    description: 'Money paid in was given back to the poster (a duplicate payment of an already paid job).',
+    data: z.object({ jobId: id, sessionId: z.string(), posterId: id.nullable(), amountCents: z.number().int(), reason: z.enum(['duplicate']), refundedAt: iso }),
   },
   TesterPaid: {
     source: 'payments',

@@ -31,6 +31,53 @@ export class PermanentEventError extends Error {
   override name = 'PermanentEventError';
 }
 
+/** Why the shared consumer loop refused an event without running its handler. */
+export type RejectReason = 'invalid' | 'source_not_owner' | 'wrong_stream';
+
+/**
+ * An event the consumer refuses to act on: malformed, written under another service's name, or
+ * read from a stream/topic its source does not own (a forgery, or a misrouted write). Dead-lettered
+ * at once with its reason and counted in `events_rejected_total{reason}`.
+ */
+export class RejectedEventError extends PermanentEventError {
+  override name = 'RejectedEventError';
+  constructor(
+    readonly reason: RejectReason,
+    message: string,
+  ) {
+    super(`rejected (${reason}): ${message}`);
+  }
+}
+
+/**
+ * Checks who wrote an event: a known type must carry its owner's `source` (the catalogue's), and
+ * any event must arrive on its source's own stream/topic (`arrivedOn`), the only one that service
+ * may write to. Throws RejectedEventError otherwise.
+ */
+export function checkOrigin(event: Pick<EventEnvelope, 'type' | 'source'>, arrivedOn: string | undefined): void {
+  if (isEventType(event.type) && catalogue[event.type].source !== event.source) {
+    throw new RejectedEventError('source_not_owner', `${event.type} is published by ${catalogue[event.type].source}, not ${event.source}`);
+  }
+  if (arrivedOn !== event.source) {
+    throw new RejectedEventError('wrong_stream', `${event.type} from ${event.source} arrived on ${arrivedOn ?? 'an unknown'} stream`);
+  }
+}
+
+/**
+ * Reads and checks an event taken from the stream/topic of `arrivedOn`: a valid envelope whose
+ * type, source and stream agree. Anything else throws RejectedEventError.
+ */
+export function acceptEnvelope(raw: string, arrivedOn: string | undefined): EventEnvelope {
+  let event: EventEnvelope;
+  try {
+    event = parseEnvelope(JSON.parse(raw));
+  } catch (err) {
+    throw new RejectedEventError('invalid', (err as Error).message);
+  }
+  checkOrigin(event, arrivedOn);
+  return event;
+}
+
 /** Builds a valid envelope; the data is checked against the catalogue. */
 export function createEvent<T extends EventType>(
   type: T,

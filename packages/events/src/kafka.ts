@@ -2,7 +2,7 @@ import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kaf
 import type { Logger } from 'pino';
 import type { EventSource } from './catalogue.js';
 import { runWithRetry } from './retry.js';
-import { parseEnvelope, type EventEnvelope } from './envelope.js';
+import { acceptEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
 import type { DeadLetter, EventBus, SubscribeOptions, Subscription } from './bus.js';
 
 export interface KafkaBusOptions {
@@ -61,6 +61,12 @@ export class KafkaBus implements EventBus {
 
   topic(source: EventSource): string {
     return `${this.prefix}events.${source}`;
+  }
+  /** The source whose topic this is (`<prefix>events.<source>`), if any. */
+  sourceOfTopic(topic: string): string | undefined {
+    if (!topic.startsWith(`${this.prefix}events.`)) return undefined;
+    const rest = topic.slice(`${this.prefix}events.`.length);
+    return /^[a-z]+$/.test(rest) ? rest : undefined;
   }
   dlqTopic(group: string): string {
     return `${this.prefix}events.dlq.${group.replace(/[^A-Za-z0-9._-]/g, '.')}`;
@@ -124,9 +130,11 @@ export class KafkaBus implements EventBus {
         const raw = message.value?.toString() ?? '';
         let event: EventEnvelope;
         try {
-          event = parseEnvelope(JSON.parse(raw));
+          event = acceptEnvelope(raw, this.sourceOfTopic(topic));
         } catch (err) {
-          await this.deadLetter(opts.group, topic, raw, err as Error, 1);
+          const rejected = err as RejectedEventError;
+          opts.onRejected?.(rejected.reason, rejected.message);
+          await this.deadLetter(opts.group, topic, raw, rejected, 1);
           return;
         }
         // Transient errors are retried for minutes, others maxAttempts times (retry.ts).
@@ -157,7 +165,7 @@ export class KafkaBus implements EventBus {
   private async deadLetter(group: string, topic: string, raw: string, err: Error, attempts: number) {
     this.opts.logger?.error({ err: err.message, topic, attempts, group }, 'event moved to dead letter');
     const p = await this.getProducer();
-    const letter: DeadLetter = { group, error: err.message.slice(0, 1000), attempts, failedAt: new Date().toISOString(), event: safeJson(raw) };
+    const letter: DeadLetter = { group, error: err.message.slice(0, 1000), ...(err instanceof RejectedEventError && { reason: err.reason }), attempts, failedAt: new Date().toISOString(), event: safeJson(raw) };
     await p.send({ topic: this.dlqTopic(group), messages: [{ key: group, value: JSON.stringify(letter) }] });
   }
 
@@ -209,6 +217,65 @@ export class KafkaBus implements EventBus {
     const p = await this.getProducer();
     await p.send({ topic: this.dlqTopic(group), messages: [{ key: group, value: JSON.stringify({ replayed: replayable.map((l) => l.id) }) }] });
     return replayable.length;
+  }
+
+  async readAll(sources: readonly EventSource[], handler: (event: EventEnvelope) => Promise<void>): Promise<{ events: number; skipped: number }> {
+    let events = 0;
+    let skipped = 0;
+    const topics = sources.map((s) => this.topic(s));
+    const admin = this.kafka.admin();
+    await admin.connect();
+    // The end of every partition as of now (a topic nobody wrote yet has none).
+    const remaining = new Map<string, bigint>();
+    try {
+      const existing = new Set(await admin.listTopics());
+      for (const t of topics.filter((x) => existing.has(x))) {
+        for (const o of await admin.fetchTopicOffsets(t)) if (BigInt(o.high) > BigInt(o.low)) remaining.set(`${t}:${o.partition}`, BigInt(o.high));
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    if (!remaining.size) return { events, skipped };
+    const groupId = `${this.prefix}read-all-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const c = this.kafka.consumer({ groupId, ...this.opts.consumer });
+    await c.connect();
+    try {
+      await c.subscribe({ topics: [...new Set([...remaining.keys()].map((k) => k.slice(0, k.lastIndexOf(':'))))], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        void c
+          .run({
+            autoCommit: false,
+            eachMessage: async ({ topic, partition, message }) => {
+              const key = `${topic}:${partition}`;
+              const end = remaining.get(key);
+              if (end === undefined || BigInt(message.offset) >= end) return;
+              let event: EventEnvelope | undefined;
+              try {
+                event = parseEnvelope(JSON.parse(message.value?.toString() ?? ''));
+              } catch {
+                event = undefined;
+              }
+              if (event) {
+                try {
+                  await handler(event);
+                } catch (err) {
+                  reject(err as Error);
+                  throw err;
+                }
+                events++;
+              } else skipped++;
+              if (BigInt(message.offset) + 1n >= end) remaining.delete(key);
+              if (!remaining.size) resolve();
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await c.disconnect().catch(() => undefined);
+      const cleanup = this.kafka.admin();
+      await cleanup.connect().then(() => cleanup.deleteGroups([groupId])).catch(() => undefined).finally(() => cleanup.disconnect().catch(() => undefined));
+    }
+    return { events, skipped };
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { EVENT_SOURCES, type EventSource } from './catalogue.js';
-import { parseEnvelope, type EventEnvelope } from './envelope.js';
+import { acceptEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
 import { runWithRetry, type RetryPolicy } from './retry.js';
 import { partitionOf, type DeadLetter, type EventBus, type SubscribeOptions, type Subscription } from './bus.js';
 
@@ -59,6 +59,11 @@ export class RedisStreamsBus implements EventBus {
   dlqKey(group: string): string {
     return `${this.prefix}events:dlq:${group}`;
   }
+  /** The source whose stream this key is (`<prefix>events:<source>:<partition>`), if any. */
+  sourceOfStream(stream: string): string | undefined {
+    const m = /^events:([^:]+):\d+$/.exec(stream.slice(this.prefix.length));
+    return stream.startsWith(this.prefix) ? m?.[1] : undefined;
+  }
   leaseKey(group: string, stream: string): string {
     return `${this.prefix}lease:${group}:${stream.slice(this.prefix.length)}`;
   }
@@ -107,6 +112,7 @@ export class RedisStreamsBus implements EventBus {
         id,
         group,
         error: f.error ?? '',
+        ...(f.reason && { reason: f.reason as DeadLetter['reason'] }),
         attempts: Number(f.attempts ?? 0),
         failedAt: f.failedAt ?? '',
         event: safeJson(f.event ?? 'null'),
@@ -148,6 +154,41 @@ export class RedisStreamsBus implements EventBus {
       }
     }
     return total;
+  }
+
+  async readAll(sources: readonly EventSource[], handler: (event: EventEnvelope) => Promise<void>): Promise<{ events: number; skipped: number }> {
+    let events = 0;
+    let skipped = 0;
+    for (const stream of this.streamsOf(sources)) {
+      // The end as of now: entries appended later are the consumer group's business.
+      const last = (await this.pub.xrevrange(stream, '+', '-', 'COUNT', 1)) as Entry[];
+      const end = last[0]?.[0];
+      if (!end) continue;
+      let start = '-';
+      for (;;) {
+        const page = (await this.pub.xrange(stream, start, end, 'COUNT', 500)) as Entry[];
+        if (!page.length) break;
+        for (const [, fields] of page) {
+          const raw = fields ? toMap(fields).e : undefined;
+          let event: EventEnvelope | undefined;
+          try {
+            event = raw === undefined ? undefined : parseEnvelope(JSON.parse(raw));
+          } catch {
+            event = undefined;
+          }
+          if (!event) {
+            skipped++;
+            continue;
+          }
+          await handler(event);
+          events++;
+        }
+        const lastId = page[page.length - 1][0];
+        if (lastId === end) break;
+        start = `(${lastId}`;
+      }
+    }
+    return { events, skipped };
   }
 
   get redis(): Redis {
@@ -288,9 +329,11 @@ class StreamConsumer {
     }
     let event: EventEnvelope;
     try {
-      event = parseEnvelope(JSON.parse(raw));
+      event = acceptEnvelope(raw, this.bus.sourceOfStream(stream));
     } catch (err) {
-      await this.deadLetter(stream, id, raw, err as Error, deliveries);
+      const rejected = err as RejectedEventError;
+      this.opts.onRejected?.(rejected.reason, rejected.message);
+      await this.deadLetter(stream, id, raw, rejected, deliveries);
       return;
     }
     // The acknowledgement is part of the attempt: an XACK that fails is retried with the handler.
@@ -334,6 +377,7 @@ class StreamConsumer {
       stream,
       'error',
       err.message.slice(0, 1000),
+      ...(err instanceof RejectedEventError ? ['reason', err.reason] : []),
       'attempts',
       String(attempts),
       'failedAt',

@@ -3,7 +3,7 @@ import type { EventBusConfig } from '@htm/service-kit/config';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { catalogue, type EventSource, type EventType, type ServiceName } from './catalogue.js';
 import type { EventEnvelope } from './envelope.js';
-import type { EventBus, Subscription } from './bus.js';
+import type { EventBus, SubscribeOptions, Subscription } from './bus.js';
 import { RedisStreamsBus } from './redis-streams.js';
 import { KafkaBus, kafkaConsumerTimingFromEnv } from './kafka.js';
 import { handleTraced, TracedPublishBus } from './tracing.js';
@@ -46,6 +46,8 @@ export interface ServiceEventsOptions {
   handlers?: EventHandlers;
   pollMs?: number;
   maxAttempts?: number;
+  /** Told of every event the consumer loop refused (forged source, wrong stream, bad envelope). */
+  onRejected?: SubscribeOptions['onRejected'];
 }
 
 /** A service's event plumbing: its outbox relay and its idempotent consumers. */
@@ -109,6 +111,7 @@ export class ServiceEvents {
         group: this.opts.service,
         sources: this.consumedSources,
         maxAttempts: this.opts.maxAttempts,
+        onRejected: this.opts.onRejected,
         handler: async (event) => {
           const h = handlers[event.type] as ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
           if (!h) return;

@@ -118,7 +118,13 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
     metrics,
   } as ServiceContext<C>;
   const parts = await opts.setup(ctx);
+  // Forged or misrouted events never reach a handler: alert on any increase.
+  const rejected = metrics.counter('events_rejected_total', 'Events refused before their handler ran, by reason (invalid, source_not_owner, wrong_stream)', ['reason']);
   const events = new ServiceEvents({
+    onRejected: (reason, error) => {
+      rejected.labels({ reason }).inc();
+      logger.warn({ reason, error }, 'event rejected');
+    },
     service: name,
     db: dbHandle.db,
     outbox: opts.tables.outbox,

@@ -10,7 +10,10 @@ export { waitFor };
 
 const lead = (n: number, subject = 'lead-1') => createEvent('LeadReceived', subject, { leadId: `${subject}-${n}`, email: `l${n}@gmail.com` });
 
-export function runBusContract(name: string, makeBus: () => Promise<EventBus>): void {
+/** Writes a raw message onto a source's stream/topic, as someone holding bus access could (a forger). */
+export type WriteRaw = (bus: EventBus, source: string, subject: string, value: string) => Promise<void>;
+
+export function runBusContract(name: string, makeBus: () => Promise<EventBus>, writeRaw: WriteRaw): void {
   describe(`EventBus contract: ${name}`, () => {
     const buses: EventBus[] = [];
     const bus = async () => {
@@ -102,6 +105,40 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>): 
       await waitFor(() => ok.length === 1, 'success after retries');
       expect(calls).toBe(3);
       expect(await b.deadLetters('flaky')).toEqual([]);
+    });
+
+    it("dead-letters, unhandled and counted, an event under another service's name or on another service's stream", async () => {
+      const b = await bus();
+      const handled: string[] = [];
+      const rejected: string[] = [];
+      await b.subscribe({
+        group: 'origin',
+        sources: ['payments', 'admin'],
+        handler: async (e) => void handled.push(e.id),
+        onRejected: (reason) => void rejected.push(reason),
+      });
+      // A hand-written JobPaid on the payments stream that says it came from admin.
+      const paid = createEvent('JobPaid', 'job-1', { jobId: 'job-1', sessionId: 'cs_forged', posterId: 'p', amountCents: 100, paidAt: new Date().toISOString() });
+      await writeRaw(b, 'payments', 'job-1', JSON.stringify({ ...paid, source: 'admin' }));
+      // A well-formed admin event written onto the payments stream (only payments may write there).
+      const misplaced = lead(1, 'misplaced');
+      await writeRaw(b, 'payments', 'misplaced', JSON.stringify(misplaced));
+      // Not an envelope at all.
+      await writeRaw(b, 'admin', 'junk', '{"hello":');
+      const genuine = lead(2, 'genuine');
+      await b.publish([genuine]);
+      await waitFor(() => handled.length === 1 && rejected.length === 3, 'the genuine event handled, three refused');
+      const letters = await waitFor(async () => {
+        const l = await b.deadLetters('origin');
+        return l.length === 3 ? l : undefined;
+      }, 'three dead letters');
+      expect(handled).toEqual([genuine.id]);
+      expect(rejected.sort()).toEqual(['invalid', 'source_not_owner', 'wrong_stream']);
+      const byReason = Object.fromEntries(letters.map((l) => [l.reason, l]));
+      expect(byReason.source_not_owner.error).toBe('rejected (source_not_owner): JobPaid is published by payments, not admin');
+      expect((byReason.source_not_owner.event as EventEnvelope).id).toBe(paid.id);
+      expect(byReason.wrong_stream.error).toBe('rejected (wrong_stream): LeadReceived from admin arrived on payments stream');
+      expect(byReason.invalid.error).toMatch(/^rejected \(invalid\): /);
     });
 
     it("hands the consumer the event's trace context (traceparent) unchanged", async () => {

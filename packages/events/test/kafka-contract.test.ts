@@ -9,7 +9,8 @@
 import { afterAll, describe, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { KafkaBus } from '../src/index.js';
+import { Kafka, logLevel } from 'kafkajs';
+import { KafkaBus, type EventSource } from '../src/index.js';
 import { startKafkaMock } from '../../../test/support/kafka-mock.js';
 import { runBusContract } from './bus-contract.js';
 
@@ -117,5 +118,15 @@ if ('skip' in kafka) {
         // MaxWait, and every subscribe joins a new group (about 25 s for the suite, not 70).
         consumer: { maxWaitTimeInMs: 250, sessionTimeout: 6000, heartbeatInterval: 500 },
       }),
+    // A producer of its own, as anyone with write access to the topic could use.
+    async (bus, source, subject, value) => {
+      const producer = new Kafka({ brokers: kafka.brokers, clientId: 'forger', logLevel: logLevel.NOTHING }).producer({ allowAutoTopicCreation: true });
+      await producer.connect();
+      try {
+        await producer.send({ topic: (bus as KafkaBus).topic(source as EventSource), messages: [{ key: subject, value }] });
+      } finally {
+        await producer.disconnect();
+      }
+    },
   );
 }

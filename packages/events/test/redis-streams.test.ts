@@ -1,10 +1,17 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
-import { createEvent, RedisStreamsBus, partitionOf } from '../src/index.js';
+import { createEvent, RedisStreamsBus, partitionOf, type EventSource } from '../src/index.js';
 import { runBusContract, waitFor } from './bus-contract.js';
 
-runBusContract('Redis Streams', async () => new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('bus'), partitions: 2, leaseMs: 1500, blockMs: 200 }));
+runBusContract(
+  'Redis Streams',
+  async () => new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('bus'), partitions: 2, leaseMs: 1500, blockMs: 200 }),
+  async (bus, source, subject, value) => {
+    const b = bus as RedisStreamsBus;
+    await b.redis.xadd(b.streamKey(source as EventSource, partitionOf(subject, b.partitions)), '*', 'e', value);
+  },
+);
 
 describe('Redis Streams transport specifics', () => {
   const redis = new Redis(TEST_REDIS_URL);

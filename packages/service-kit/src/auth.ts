@@ -19,6 +19,10 @@ export interface Caller {
   location: Location | null;
   /** The sign-in session (refresh-token family) the token was issued for; absent in older tokens. */
   sid?: string;
+  /** When the token's claims were read (ms since the epoch; `iat` for tokens without `claims_at`). */
+  claimsAt?: number;
+  /** When the token expires (ms since the epoch). */
+  expiresAt?: number;
 }
 
 declare module 'express-serve-static-core' {
@@ -37,7 +41,10 @@ export interface AuthOptions {
   audience: string;
   /** Verified tokens remembered until they expire (0 turns the cache off). Default 10,000. */
   cacheSize?: number;
-  /** Revoked sign-in sessions: a token whose `sid` is listed is refused (401 `token_revoked`). */
+  /**
+   * Revoked sign-in sessions: a token whose `sid` is listed is refused (401 `token_revoked`); a
+   * token issued before its user's claims changed is refused as stale (401 `token_stale`).
+   */
   revoked?: RevocationList;
 }
 
@@ -60,6 +67,8 @@ function claimsToCaller(p: Record<string, unknown>): Caller {
     country: (p.country as Country | null) ?? null,
     location: (p.location as Location | null) ?? null,
     ...(typeof p.sid === 'string' ? { sid: p.sid } : {}),
+    claimsAt: typeof p.claims_at === 'number' ? p.claims_at : Number(p.iat) * 1000,
+    expiresAt: Number(p.exp) * 1000,
   };
 }
 
@@ -70,6 +79,18 @@ export class TokenRevokedError extends Error {
     super('access token of a revoked session');
   }
 }
+
+/** Thrown by `verify` for a token issued before its user's claims (role, approval...) changed. */
+export class TokenStaleError extends Error {
+  readonly code = 'ERR_TOKEN_STALE';
+  constructor() {
+    super('access token with claims older than the user');
+  }
+}
+
+/** The 401 a stale token gets: the client refreshes (same session) and replays; the sign-in goes on. */
+export const tokenStale = () => AppError.unauthorized('Your account changed since this token was issued. Refresh it and try again.', 'token_stale');
+export const tokenRevoked = () => AppError.unauthorized('Your session has ended. Please sign in again.', 'token_revoked');
 
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -98,6 +119,9 @@ export function createAuth(opts: AuthOptions): Auth {
 
   const revoked = opts.revoked;
   const isRevoked = (caller: Caller) => caller.sid !== undefined && revoked !== undefined && revoked.isRevoked(caller.sid);
+  const isStale = (caller: Caller) => revoked?.claimsChangedSince !== undefined && revoked.claimsChangedSince(caller.id, caller.claimsAt ?? 0);
+  /** Revoked, stale, or fine (undefined): one look at two in-memory maps. */
+  const refusal = (caller: Caller) => (isRevoked(caller) ? new TokenRevokedError() : isStale(caller) ? new TokenStaleError() : undefined);
 
   /** A token verified before and not yet expired, without waiting (revoked or not). */
   function rememberedEntry(token: string): { caller: Caller; expMs: number } | undefined {
@@ -105,16 +129,17 @@ export function createAuth(opts: AuthOptions): Auth {
     return hit && hit.expMs > Date.now() ? hit : undefined;
   }
 
-  /** The caller of a token verified before, not yet expired and not revoked, without waiting. */
+  /** The caller of a token verified before, not yet expired, not revoked and not stale, without waiting. */
   function remembered(token: string): Caller | undefined {
     const hit = rememberedEntry(token);
-    return hit && !isRevoked(hit.caller) ? { ...hit.caller } : undefined;
+    return hit && !refusal(hit.caller) ? { ...hit.caller } : undefined;
   }
 
   async function verify(token: string): Promise<Caller> {
     const known = rememberedEntry(token);
     if (known) {
-      if (isRevoked(known.caller)) throw new TokenRevokedError();
+      const refused = refusal(known.caller);
+      if (refused) throw refused;
       return { ...known.caller };
     }
     const { payload } = await jwtVerify(token, getKey, {
@@ -126,7 +151,8 @@ export function createAuth(opts: AuthOptions): Auth {
     if (payload.typ !== 'access') throw new Error('not an access token');
     const caller = claimsToCaller(payload);
     verified?.set(token, { caller, expMs: payload.exp! * 1000 });
-    if (isRevoked(caller)) throw new TokenRevokedError();
+    const refused = refusal(caller);
+    if (refused) throw refused;
     return { ...caller };
   }
 
@@ -137,7 +163,8 @@ export function createAuth(opts: AuthOptions): Auth {
     try {
       return await verify(token);
     } catch (err) {
-      if (err instanceof TokenRevokedError) throw AppError.unauthorized('Your session has ended. Please sign in again.', 'token_revoked');
+      if (err instanceof TokenRevokedError) throw tokenRevoked();
+      if (err instanceof TokenStaleError) throw tokenStale();
       const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
       throw AppError.unauthorized(
         expired ? 'Your session has expired. Please sign in again.' : 'Invalid access token.',

@@ -1,6 +1,7 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
 import type { Logger } from 'pino';
+import { RATE_LIMITED_PAGE_CSP, rateLimitedPage } from './html.js';
 
 export type ErrorKind =
   | 'invalid'
@@ -125,7 +126,44 @@ export const refuseNul: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Maps anything thrown to the documented JSON error shape. Never leaks a stack trace. */
+/**
+ * True when the browser navigates to this address (a link, a redirect, a form post) rather than
+ * fetching it from script: `Sec-Fetch-Mode: navigate`, or, from clients without fetch metadata,
+ * an Accept header that prefers HTML to JSON.
+ */
+export function isBrowserNavigation(req: Request): boolean {
+  const mode = req.get('sec-fetch-mode');
+  if (mode) return mode === 'navigate';
+  return req.accepts(['application/json', 'text/html']) === 'text/html' && !req.get('authorization');
+}
+
+/** Where "Try again" goes: the same address for a GET, else the same-site page the form was on, else home. */
+function retryHrefFor(req: Request): string {
+  if (req.method === 'GET' || req.method === 'HEAD') return req.originalUrl;
+  const referer = req.get('referer');
+  if (referer) {
+    try {
+      const u = new URL(referer);
+      if (u.host === req.get('host')) return u.pathname + u.search;
+    } catch {
+      /* not a URL */
+    }
+  }
+  return '/';
+}
+
+/** The 429 page a browser shows for a refused navigation: wait, then try again (HTML, no script). */
+export function sendRateLimitedPage(req: Request, res: Response, retryAfterSeconds: number): void {
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  res.setHeader('Content-Security-Policy', RATE_LIMITED_PAGE_CSP);
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(429).type('html').send(rateLimitedPage(retryHrefFor(req), retryAfterSeconds));
+}
+
+/**
+ * Maps anything thrown to the documented JSON error shape. Never leaks a stack trace. A 429 for a
+ * browser navigation (sign-in, checkout pages) is the HTML page instead: raw JSON helps no one there.
+ */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let appErr: AppError;
@@ -145,6 +183,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (appErr.status >= 500) ((req as { log?: Logger }).log ?? logger).error({ err, correlationId: req.correlationId }, 'request failed');
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(appErr.options.headers ?? {})) res.setHeader(k, v);
+    if (appErr.status === 429 && isBrowserNavigation(req)) return sendRateLimitedPage(req, res, Number(res.getHeader('Retry-After')) || 60);
     res.status(appErr.status).json(toErrorBody(appErr));
   };
 }

@@ -3,7 +3,9 @@ import { createRedis, type Redis } from './redis.js';
 
 /**
  * Revoked sign-in sessions (refresh-token families): access tokens whose `sid` claim names one
- * are refused until they would have expired anyway.
+ * are refused until they would have expired anyway. And users whose claims (role, approval,
+ * country...) changed: their access tokens issued before the change are refused as stale
+ * (401 `token_stale`); a refresh in the same session gives a token with the current claims.
  *
  * Identity records each revoked sid in a Redis sorted set (score: when the last access token
  * of that session expires) and publishes it on a pub/sub channel. Every service and the gateway
@@ -19,9 +21,20 @@ export const REVOKED_SESSIONS = {
   channel: (prefix: string) => `${prefix}auth:revoked-sessions`,
 } as const;
 
+/** Users whose claims changed: the same pub/sub channel, and a sorted set of its own. */
+export const CLAIMS_CHANGES = {
+  /** Sorted set: member `<userId>:<changedAt ms>`, score = when it stops mattering (changedAt + token TTL). */
+  key: (prefix: string) => `${prefix}auth:claims-changed`,
+} as const;
+
 /** What auth asks on every request. */
 export interface RevocationList {
   isRevoked(sid: string): boolean;
+  /**
+   * True when the user's claims changed after `claimsAt` (ms since the epoch): a token describing
+   * the user as of then is stale.
+   */
+  claimsChangedSince?(userId: string, claimsAt: number): boolean;
 }
 
 /**
@@ -42,6 +55,23 @@ export async function publishSessionRevocation(redis: Redis, prefix: string, sid
     .exec();
 }
 
+/**
+ * Identity's side: records and announces that the claims of `userId` changed at `changedAt`
+ * (ms): access tokens whose claims are older are refused as stale for `ttlSeconds` (the
+ * access-token lifetime; older tokens have expired by then). Rejects when Redis cannot be reached.
+ */
+export async function publishClaimsChange(redis: Redis, prefix: string, userId: string, changedAt: number, ttlSeconds: number): Promise<void> {
+  const exp = changedAt + ttlSeconds * 1000;
+  const key = CLAIMS_CHANGES.key(prefix);
+  await redis
+    .multi()
+    .zadd(key, exp, `${userId}:${changedAt}`)
+    .zremrangebyscore(key, '-inf', Date.now())
+    .pexpire(key, ttlSeconds * 1000 + 60_000)
+    .publish(REVOKED_SESSIONS.channel(prefix), JSON.stringify({ user: userId, at: changedAt, exp }))
+    .exec();
+}
+
 export interface RevokedSessionsOptions {
   redisUrl: string;
   prefix: string;
@@ -50,9 +80,11 @@ export interface RevokedSessionsOptions {
   startTimeoutMs?: number;
 }
 
-/** The in-memory set of revoked sessions of one process, kept current from Redis. */
+/** The in-memory set of revoked sessions (and recent claims changes) of one process, kept current from Redis. */
 export class RevokedSessions implements RevocationList {
   private readonly revoked = new Map<string, number>();
+  /** user id -> the latest claims change still within a token lifetime. */
+  private readonly changed = new Map<string, { at: number; exp: number }>();
   private readonly opts: RevokedSessionsOptions;
   private sub?: Redis;
   private reader?: Redis;
@@ -68,6 +100,22 @@ export class RevokedSessions implements RevocationList {
     if (exp > Date.now()) return true;
     this.revoked.delete(sid);
     return false;
+  }
+
+  claimsChangedSince(userId: string, claimsAt: number): boolean {
+    const c = this.changed.get(userId);
+    if (c === undefined) return false;
+    if (c.exp <= Date.now()) {
+      this.changed.delete(userId);
+      return false;
+    }
+    return claimsAt < c.at;
+  }
+
+  /** Records a claims change locally (also what a channel message does); the latest one wins. */
+  addClaimsChange(userId: string, at: number, exp: number): void {
+    const known = this.changed.get(userId);
+    if (exp > Date.now() && (!known || at > known.at)) this.changed.set(userId, { at, exp });
   }
 
   /** Number of sessions currently remembered as revoked. */
@@ -93,8 +141,9 @@ export class RevokedSessions implements RevocationList {
     this.sub.on('message', (ch: string, message: string) => {
       if (ch !== channel) return;
       try {
-        const { sid, exp } = JSON.parse(message) as { sid?: unknown; exp?: unknown };
+        const { sid, exp, user, at } = JSON.parse(message) as { sid?: unknown; exp?: unknown; user?: unknown; at?: unknown };
         if (typeof sid === 'string' && typeof exp === 'number') this.add(sid, exp);
+        else if (typeof user === 'string' && typeof at === 'number' && typeof exp === 'number') this.addClaimsChange(user, at, exp);
       } catch {
         logger.warn({ message }, 'unreadable session revocation message ignored');
       }
@@ -108,6 +157,7 @@ export class RevokedSessions implements RevocationList {
     this.sweep = setInterval(() => {
       const now = Date.now();
       for (const [sid, exp] of this.revoked) if (exp <= now) this.revoked.delete(sid);
+      for (const [user, c] of this.changed) if (c.exp <= now) this.changed.delete(user);
     }, 60_000);
     this.sweep.unref();
 
@@ -127,11 +177,19 @@ export class RevokedSessions implements RevocationList {
     clearTimeout(timer);
   }
 
-  /** Reads every revoked session not yet expired from the sorted set. */
+  /** Reads every revoked session and claims change not yet expired from the sorted sets. */
   private async load(rethrow = false): Promise<void> {
     try {
-      const rows = await this.reader!.zrangebyscore(REVOKED_SESSIONS.key(this.opts.prefix), Date.now(), '+inf', 'WITHSCORES');
+      const now = Date.now();
+      const [rows, changes] = await Promise.all([
+        this.reader!.zrangebyscore(REVOKED_SESSIONS.key(this.opts.prefix), now, '+inf', 'WITHSCORES'),
+        this.reader!.zrangebyscore(CLAIMS_CHANGES.key(this.opts.prefix), now, '+inf', 'WITHSCORES'),
+      ]);
       for (let i = 0; i + 1 < rows.length; i += 2) this.add(rows[i], Number(rows[i + 1]));
+      for (let i = 0; i + 1 < changes.length; i += 2) {
+        const cut = changes[i].lastIndexOf(':');
+        this.addClaimsChange(changes[i].slice(0, cut), Number(changes[i].slice(cut + 1)), Number(changes[i + 1]));
+      }
     } catch (err) {
       if (rethrow) throw err;
       this.opts.logger.warn({ err: (err as Error).message }, 'revoked sessions not reloaded after reconnect');

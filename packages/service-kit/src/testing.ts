@@ -118,6 +118,7 @@ export async function createTestIssuer(opts: { issuer?: string; audience?: strin
         country: c.country ?? (c.type === 'tester' ? 'US' : null),
         location: c.location ?? 'USA',
         ...(c.sid ? { sid: c.sid } : {}),
+        ...(c.claimsAt !== undefined ? { claims_at: c.claimsAt } : {}),
       })
         .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
         .setSubject(id)

@@ -53,6 +53,7 @@ export function createUpstreamPools(config: GatewayConfig, logger?: Logger): Rec
     payments: pool('payments', config.PAYMENTS_URL),
     admin: pool('admin', config.ADMIN_URL),
     notifications: pool('notifications', config.NOTIFICATIONS_URL),
+    analytics: pool('analytics', config.ANALYTICS_URL),
   };
 }
 
@@ -65,6 +66,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     payments: parseUpstreamList(config.PAYMENTS_URL),
     admin: parseUpstreamList(config.ADMIN_URL),
     notifications: parseUpstreamList(config.NOTIFICATIONS_URL),
+    analytics: parseUpstreamList(config.ANALYTICS_URL),
   };
   const pools = deps.upstreams ?? createUpstreamPools(config, logger);
   const keepBody = bufferBody(JSON_LIMIT_BYTES);

@@ -28,6 +28,7 @@ export const gatewayConfigSchema = baseConfigSchema.omit({ SERVICE_TOKEN_SECRET:
   PAYMENTS_URL: upstreamList('http://127.0.0.1:8083'),
   ADMIN_URL: upstreamList('http://127.0.0.1:8084'),
   NOTIFICATIONS_URL: upstreamList('http://127.0.0.1:8086'),
+  ANALYTICS_URL: upstreamList('http://127.0.0.1:8087'),
   /** How often the gateway asks each replica's /readyz when a service has several (ms). */
   UPSTREAM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Built web app served with SPA fallback. */

@@ -50,10 +50,11 @@ export async function startGateway(env: Record<string, string | undefined> = pro
       payments: parseUpstreamList(config.PAYMENTS_URL),
       admin: parseUpstreamList(config.ADMIN_URL),
       notifications: parseUpstreamList(config.NOTIFICATIONS_URL),
+      analytics: parseUpstreamList(config.ANALYTICS_URL),
     },
     config.HEALTH_CACHE_MS,
   );
-  const live = config.LIVE_ENABLED ? await startLive(config, logger, redis, revokedSessions) : undefined;
+  const live = config.LIVE_ENABLED ? await startLive(config, logger, redis, revokedSessions, metrics) : undefined;
   const app = createGatewayApp({ config, logger, auth, redis, metrics, upstreams, health, live });
   const server = await listen(app, opts.port ?? config.PORT, opts.host ?? config.HOST);
   const metricsApp = express();
@@ -85,9 +86,10 @@ export async function startGateway(env: Record<string, string | undefined> = pro
 }
 
 /** The live channel of this replica: the shared feed (consumer group) and this replica's hub. */
-async function startLive(config: GatewayConfig, logger: ReturnType<typeof createLogger>, redis: ReturnType<typeof createRequestRedis>, revoked: RevokedSessions) {
+async function startLive(config: GatewayConfig, logger: ReturnType<typeof createLogger>, redis: ReturnType<typeof createRequestRedis>, revoked: RevokedSessions, metrics: Metrics) {
   const bus = createEventBus(config, logger, { clientId: 'gateway' });
-  const feed = new LiveFeed({ bus, redis, prefix: config.REDIS_PREFIX, historyMs: config.LIVE_HISTORY_MS, logger });
+  const rejected = metrics.counter('events_rejected_total', 'Events refused before their handler ran, by reason (invalid, source_not_owner, wrong_stream)', ['reason']);
+  const feed = new LiveFeed({ bus, redis, prefix: config.REDIS_PREFIX, historyMs: config.LIVE_HISTORY_MS, logger, onRejected: (reason) => rejected.labels({ reason }).inc() });
   const hub = new LiveHub({
     redisUrl: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,

@@ -3,7 +3,7 @@ import express from 'express';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
 import { createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestIssuer } from '@htm/service-kit/testing';
 import { listen } from '@htm/service-kit';
 import { startGateway, type RunningGateway } from '../src/main.js';
@@ -69,6 +69,18 @@ afterAll(async () => {
   hanging?.closeAllConnections();
   await issuer?.close();
 });
+
+/** A request as a browser navigation sends it (Node's fetch would overwrite Sec-Fetch-Mode with `cors`). */
+function navigateTo(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    }).on('error', reject);
+  });
+}
 
 const api = (p: string, init: RequestInit = {}) => fetch(`${gw.url}${p}`, { redirect: 'manual', ...init });
 
@@ -227,6 +239,20 @@ describe('gateway security headers, rate limits and the web app', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBeTruthy();
     expect(await limited.json()).toMatchObject({ code: 'rate_limited' });
+    // A browser that navigated there (not a fetch) gets a page saying to wait, with a retry link.
+    const navigate = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    const page = await navigateTo(`${gw.url}/api/auth/dev/login?email=a@gmail.com&intent=tester`, navigate);
+    expect(page.status).toBe(429);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['retry-after']).toBeTruthy();
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    const html = page.text;
+    expect(html).toContain('Please wait a moment');
+    expect(html).toContain('<a class="btn" href="/api/auth/dev/login?email=a@gmail.com&amp;intent=tester">Try again</a>');
+    // Old browsers without fetch metadata: an Accept that prefers HTML is a navigation too; an API call with a token never is.
+    expect((await navigateTo(`${gw.url}/api/auth/dev/login?email=a@gmail.com`, { accept: 'text/html' })).headers['content-type']).toMatch(/^text\/html/);
+    expect((await navigateTo(`${gw.url}/api/auth/dev/login?email=a@gmail.com`, { accept: 'text/html', authorization: 'Bearer x' })).headers['content-type']).toMatch(/json/);
+    expect((await navigateTo(`${gw.url}/api/auth/dev/login?email=a@gmail.com`, { accept: '*/*' })).headers['content-type']).toMatch(/json/);
     await new Promise((r) => setTimeout(r, 1700));
     expect((await api('/api/auth/dev/login?email=a@gmail.com')).status).not.toBe(429);
   });
@@ -376,14 +402,19 @@ describe('API reference', () => {
     const post = doc.paths['/api/jobs'].post as { requestBody: { content: Record<string, { schema: { required: string[] } }> } };
     expect(post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['title', 'url', 'what_to_test']));
   });
-  it('serves the interactive reference with its assets from this server', async () => {
+  it('serves the API reference (Redoc) with its one asset from this server', async () => {
     const page = await api('/api/docs');
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('/api/docs/assets/swagger-ui-bundle.js');
+    expect(html).toContain('/api/docs/assets/redoc.standalone.js');
     expect(html).not.toMatch(/<script>[^<]/); // no inline script
-    expect((await api('/api/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
-    expect((await api('/api/docs/init.js')).status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect((await api('/api/docs/assets/redoc.standalone.js')).status).toBe(200);
+    expect(await (await api('/api/docs/init.js')).text()).toContain("Redoc.init('/api/openapi.json'");
+    // Nothing else of the package: other bundles, source maps, its package.json.
+    for (const other of ['redoc.lib.js', 'redoc.standalone.js.map', 'package.json', 'swagger-ui-bundle.js']) {
+      expect([other, (await api(`/api/docs/assets/${other}`)).status]).toEqual([other, 404]);
+    }
   });
   it('answers 405 for a known path with the wrong method', async () => {
     const res = await api('/api/me', { method: 'DELETE' });

@@ -122,3 +122,42 @@ describe('development sign-in (fixed contract)', () => {
     }
   });
 });
+
+describe('session cookies over https', () => {
+  let https: TestIdentity;
+  beforeAll(async () => {
+    https = await startTestIdentity('dev-https', { PUBLIC_URL: 'https://humantest.example' }, t.db);
+  });
+  afterAll(async () => {
+    await https?.stop();
+  });
+
+  it('are named __Secure-refresh_token and __Secure-XSRF-TOKEN (Secure), and the X-XSRF-TOKEN header still refreshes', async () => {
+    const res = await devLogin(https.url, { email: 'secure.cookies@gmail.com', intent: 'poster' });
+    const { jar, res: exchanged } = await exchange(https.url, sessionIdOf(res.headers.get('location')), res);
+    expect(exchanged.status).toBe(200);
+    expect([...jar.cookies.keys()].sort()).toEqual(['__Secure-XSRF-TOKEN', '__Secure-refresh_token']);
+    const refreshLine = jar.raw.get('__Secure-refresh_token')!;
+    expect(refreshLine).toMatch(/; Secure/i);
+    expect(refreshLine).toMatch(/HttpOnly/i);
+    expect(refreshLine).toMatch(/Path=\/api\/auth/);
+    const xsrfLine = jar.raw.get('__Secure-XSRF-TOKEN')!;
+    expect(xsrfLine).toMatch(/; Secure/i);
+    expect(xsrfLine).not.toMatch(/HttpOnly/i);
+
+    const xsrf = jar.get('__Secure-XSRF-TOKEN')!;
+    const refreshed = await call(https.url, '/api/auth/refresh', { method: 'POST', jar, headers: { 'x-xsrf-token': xsrf } });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.access_token).toEqual(expect.any(String));
+
+    // The unprefixed names (which any http page could plant) are not read over https.
+    const planted = `refresh_token=${encodeURIComponent(jar.get('__Secure-refresh_token')!)}; XSRF-TOKEN=${encodeURIComponent(xsrf)}`;
+    const refused = await call(https.url, '/api/auth/refresh', { method: 'POST', headers: { cookie: planted, 'x-xsrf-token': xsrf } });
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('missing_refresh_token');
+
+    const out = await call(https.url, '/api/auth/logout', { method: 'POST', jar });
+    expect(out.status).toBe(200);
+    expect(jar.cookies.size).toBe(0);
+  });
+});

@@ -1,7 +1,20 @@
+import { get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { call, CookieJar, devLogin, sessionIdOf, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
 
 let t: TestIdentity;
+
+/** A request as a browser navigation sends it (Node's fetch would overwrite Sec-Fetch-Mode with `cors`). */
+function navigateTo(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    }).on('error', reject);
+  });
+}
 
 beforeAll(async () => {
   t = await startTestIdentity('ratelimit', { AUTH_RATE_LIMIT_PER_MINUTE: '3', AUTH_RATE_LIMIT_WINDOW_MS: '1500', TRUST_PROXY: 'true' });
@@ -26,6 +39,15 @@ describe('sign-in rate limits (per client IP, in Redis)', () => {
     expect(await limited.json()).toEqual({ detail: expect.any(String), code: 'rate_limited' });
     // The Google route and the callback share the sign-in counter.
     expect((await fetch(`${t.url}/api/auth/google`, { headers: ip })).status).toBe(429);
+    // A browser navigating there sees a page that says to wait, with a link to try again.
+    const page = await navigateTo(`${t.url}/api/auth/google?intent=poster`, { ...ip, 'sec-fetch-mode': 'navigate', accept: 'text/html' });
+    expect(page.status).toBe(429);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(Number(page.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const html = page.text;
+    expect(html).toContain('Please wait');
+    expect(html).toContain('href="/api/auth/google?intent=poster"');
+    expect(html).not.toContain('rate_limited');
 
     // Another client IP is not affected, nor is the session exchange of the same IP.
     expect((await devLogin(t.url, { email: 'other-ip@gmail.com' }, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(302);

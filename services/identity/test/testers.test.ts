@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { call, devLogin, exchange, outboxEvents, publish, sessionIdOf, signIn, signUpAs, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
+import { call, CookieJar, devLogin, exchange, outboxEvents, publish, sessionIdOf, signIn, signUpAs, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
 
 let t: TestIdentity;
 let adminToken: string;
@@ -13,6 +13,20 @@ afterAll(async () => {
   await t?.stop();
   await t?.db.drop();
 });
+
+/** Waits until `token` is refused as stale by GET /api/me (claims changes reach the service over pub/sub). */
+const staleOnMe = (token: string) =>
+  waitFor(async () => {
+    const r = await call(t.url, '/api/me', { token });
+    return r.status === 401 ? r : undefined;
+  }, 'the access token to be refused as stale', 3000);
+
+/** A refresh in the sign-in of `jar`: the new access token. */
+async function refreshed(jar: CookieJar): Promise<string> {
+  const r = await call(t.url, '/api/auth/refresh', { method: 'POST', jar, headers: { 'x-xsrf-token': jar.get('XSRF-TOKEN') ?? '' } });
+  expect(r.status).toBe(200);
+  return r.body.access_token;
+}
 
 const userRow = async (email: string) =>
   (await t.svc.ctx.dbHandle.query<{ id: string; type: string | null; approved: boolean; strikes: number }>('SELECT id, type, approved, strikes FROM identity.users WHERE email = $1', [email]))[0];
@@ -65,7 +79,9 @@ describe('pre-approved signups (admin SignupApproved events)', () => {
     const init = await call(t.url, '/api/users/init', { method: 'POST', token, body: { type: 'tester', location: 'USA', country: 'US' } });
     expect(init.status).toBe(200);
     expect(init.body.user).toMatchObject({ type: 'tester', approved: true, location: 'USA', country: 'US' });
-    expect((await call(t.url, '/api/users/init', { method: 'POST', token, body: { type: 'tester', location: 'USA', country: 'US' } })).status).toBe(409);
+    // The role choice changed the claims: the older token is stale, the answer's token carries them.
+    const again = { method: 'POST', token: init.body.access_token, body: { type: 'tester', location: 'USA', country: 'US' } };
+    expect((await call(t.url, '/api/users/init', again)).status).toBe(409);
   });
 
   it('approves a pre-approved e-mail that chooses tester on the role screen, and approved=false takes it back', async () => {
@@ -167,30 +183,35 @@ describe('strikes (jobs TesterStrikeRecorded events)', () => {
     expect(listed.body.testers.find((x: { id: string }) => x.id === user.id)).toMatchObject({ strikes: 3, approved: false });
   });
 
-  it('tells a tester released by the strike rule so (sign-in code and /api/me), until an admin re-approves them', async () => {
-    const { user, token: first } = await signUpAs(t.url, 'released@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
-    let token = first;
+  it('tells a tester released by the strike rule so (sign-in code and /api/me), until an admin re-approves them; each change keeps the sign-in', async () => {
+    const { user, token: first, jar } = await signUpAs(t.url, 'released@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
     const waiting = await signUpAs(t.url, 'still-waiting@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
     expect((await call(t.url, '/api/me', { token: waiting.token })).body).toMatchObject({ approved: false, released: false });
     await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
-    // The approval ended the sign-in that still said "not approved": the tester signs in again.
-    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ code: 'token_revoked' });
-    token = (await signIn(t.url, 'released@gmail.com')).token;
+    // The token that still says "not approved" is stale; a refresh in the same sign-in says approved.
+    expect((await staleOnMe(first)).body).toMatchObject({ code: 'token_stale' });
+    let token = await refreshed(jar);
     expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: true, released: false });
     for (let i = 1; i <= 3; i++) await publish(t, 'TesterStrikeRecorded', user.id, { testerId: user.id, jobId: randomUUID(), strikes: i, reason: 'claim_timeout' });
     await waitFor(async () => (await userRow('released@gmail.com')).approved === false, 'released at three strikes');
 
-    // The release ended the tester's sign-in; signed in again (main login), /api/me says why.
-    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ code: 'token_revoked' });
-    const again = await signIn(t.url, 'released@gmail.com');
-    expect((await call(t.url, '/api/me', { token: again.token })).body).toMatchObject({ approved: false, released: true });
+    // The release made the token stale, not the sign-in: refreshed, /api/me says why.
+    expect((await staleOnMe(token)).body).toMatchObject({ code: 'token_stale' });
+    token = await refreshed(jar);
+    expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: false, released: true });
     expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_released');
     // someone who was simply never approved still hears "not approved yet"
     expect((await devLogin(t.url, { email: 'still-waiting@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
 
     await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
-    expect((await call(t.url, '/api/me', { token: again.token })).body).toMatchObject({ code: 'token_revoked' });
-    expect((await call(t.url, '/api/me', { token: (await signIn(t.url, 'released@gmail.com')).token })).body).toMatchObject({ approved: true, released: false });
+    expect((await staleOnMe(token)).body).toMatchObject({ code: 'token_stale' });
+    expect((await call(t.url, '/api/me', { token: await refreshed(jar) })).body).toMatchObject({ approved: true, released: false });
     expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toMatch(/^\/#session_id=/);
+    // Through all of it, one sign-in: nothing was revoked.
+    const families = await t.svc.ctx.dbHandle.query<{ revoked_at: Date | null }>(
+      'SELECT f.revoked_at FROM identity.refresh_families f JOIN identity.users u ON u.id = f.user_id WHERE u.email = $1',
+      ['released@gmail.com'],
+    );
+    expect(families.map((f) => f.revoked_at)).toEqual([null]);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { migrationsFolder } from '../src/main.js';
-import { call, outboxEvents, signIn, startTestIdentity, type TestIdentity } from './helpers.js';
+import { call, outboxEvents, signIn, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
 
 let t: TestIdentity;
 
@@ -94,8 +94,16 @@ describe('PATCH /api/users/profile', () => {
     expect(events.map((e) => e.data)).toEqual([
       { userId: init.body.user.id, email: 'mover@gmail.com', name: 'Test Person', approved: false, country: 'CA', location: 'PR', assistiveTech: [], reason: 'profile' },
     ]);
-    const me = await call(t.url, '/api/me', { token });
+    const me = await call(t.url, '/api/me', { token: r.body.access_token });
     expect(me.body.country).toBe('CA');
+    // The tokens issued before the change (the sign-in's, the role choice's) carry the old claims: stale.
+    for (const old of [token, init.body.access_token]) {
+      const refused = await waitFor(async () => {
+        const res = await call(t.url, '/api/me', { token: old });
+        return res.status === 401 ? res : undefined;
+      }, 'the older token to be refused', 3000);
+      expect(refused.body.code).toBe('token_stale');
+    }
   });
 
   it('gives a tester the location of their country (US is USA, PR is PR) on every path; Canada keeps the chosen one', async () => {

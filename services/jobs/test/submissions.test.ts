@@ -108,6 +108,19 @@ describe('submit work (tester dashboard variant)', () => {
     expect(readdirSync(path.join(h.uploadDir, 'tmp'))).toEqual([]);
   });
 
+  it('refuses an image of more than 40 megapixels with 413 before decoding it, and stores nothing', async () => {
+    const { job, t } = await claimedJob();
+    const before = await counts();
+    // 8000 × 5001 of one colour: a small file whose pixels would take 160 MB to decode.
+    const huge = await sharp({ create: { width: 8000, height: 5001, channels: 3, background: '#fff' } }).png({ compressionLevel: 1 }).toBuffer();
+    expect(huge.length).toBeLessThan(10 * 1024 * 1024);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({}, { data: huge, name: 'huge.png' }));
+    expect(r.status).toBe(413);
+    expect(r.body).toMatchObject({ code: 'image_too_many_pixels', detail: 'Images may be at most 40 megapixels.' });
+    expect(await counts()).toEqual(before);
+    expect(readdirSync(path.join(h.uploadDir, 'tmp'))).toEqual([]);
+  });
+
   it('stores a real PNG under a generated name with a smaller preview, and records WorkSubmitted', async () => {
     const { job, t } = await claimedJob();
     const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({ key_finding_2: 'Pricing is unclear' }, { data: png, name: '../../evil name.png' }));

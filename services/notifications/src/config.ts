@@ -5,6 +5,7 @@ import {
   loadConfig,
   assertProductionSecrets,
   ConfigError,
+  envBool,
 } from '@htm/service-kit';
 
 const ms = (def: number) => z.coerce.number().int().min(1).default(def);
@@ -18,8 +19,15 @@ export const notificationsConfigSchema = baseConfigSchema.extend({
   MAIL_FROM: z.string().min(3).default('Human Website Testing <no-reply@localhost>'),
   /** The address people open the product at: links and the unsubscribe URL in e-mails start with it. */
   PUBLIC_URL: z.string().url().default('http://localhost:8080'),
-  /** HMAC secret of unsubscribe tokens (default derived from SERVICE_TOKEN_SECRET). */
-  UNSUBSCRIBE_SECRET: z.string().min(32).optional(),
+  /**
+   * HMAC secret of unsubscribe links (at least 32 random bytes). Required in production; elsewhere
+   * it defaults to one derived from SERVICE_TOKEN_SECRET.
+   */
+  UNSUBSCRIBE_SECRET: z.preprocess((v) => (typeof v === 'string' && !v.trim() ? undefined : v), z.string().min(32).optional()),
+  /** The development sign-in (identity's setting): with it on and no SMTP_URL, GET /api/dev/mail lists the e-mails written. */
+  DEV_SIGN_IN: envBool.default(false),
+  /** Identity's setting: with Google configured there is no development sign-in, so no /api/dev/mail. */
+  GOOGLE_CLIENT_ID: z.string().optional(),
   /** Sender: how often it looks for due messages, first retry delay (doubles per attempt) and the longest delay. */
   MAIL_POLL_MS: ms(1000),
   MAIL_RETRY_BASE_MS: ms(5000),
@@ -35,8 +43,16 @@ export function loadNotificationsConfig(
   env: Record<string, string | undefined> = process.env,
 ): NotificationsConfig {
   const cfg = loadConfig('notifications', notificationsConfigSchema, env);
-  assertProductionSecrets(cfg, 'notifications');
+  assertProductionSecrets(cfg, 'notifications', { UNSUBSCRIBE_SECRET: cfg.UNSUBSCRIBE_SECRET });
   if (cfg.NODE_ENV === 'production' && !cfg.SMTP_URL)
     throw new ConfigError('notifications', ['SMTP_URL: must be set in production']);
   return cfg;
+}
+
+/**
+ * GET /api/dev/mail: only where anyone may sign in as anyone anyway (the development sign-in on,
+ * Google not configured, not production) and no mail leaves the machine (no SMTP_URL).
+ */
+export function devMailOn(cfg: Pick<NotificationsConfig, 'NODE_ENV' | 'DEV_SIGN_IN' | 'GOOGLE_CLIENT_ID' | 'SMTP_URL'>): boolean {
+  return cfg.NODE_ENV !== 'production' && cfg.DEV_SIGN_IN && !cfg.GOOGLE_CLIENT_ID?.trim() && !cfg.SMTP_URL;
 }

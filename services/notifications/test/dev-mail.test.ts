@@ -11,7 +11,7 @@ let h: Harness;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'notifications-mail-'));
 
 beforeAll(async () => {
-  h = await startHarness('notif_file', { DATA_DIR: dataDir });
+  h = await startHarness('notif_file', { DATA_DIR: dataDir, DEV_SIGN_IN: 'true' });
 });
 afterAll(async () => {
   await h?.close();
@@ -75,6 +75,37 @@ describe('without SMTP_URL', () => {
   });
 });
 
+describe('refused outside the development sign-in without SMTP', () => {
+  const start = (env: Record<string, string>) =>
+    startNotifications(
+      {
+        NODE_ENV: 'development',
+        DATABASE_URL: h.db.url,
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        REDIS_PREFIX: `${h.svc.ctx.config.REDIS_PREFIX}${randomUUID().slice(0, 8)}:`,
+        LOG_LEVEL: 'silent',
+        IDENTITY_URL: h.issuer.url,
+        DATA_DIR: dataDir,
+        ...env,
+      },
+      { port: 0 },
+    );
+  it.each([
+    ['the development sign-in is off (docker-compose default)', {}],
+    ['Google is configured', { DEV_SIGN_IN: 'true', GOOGLE_CLIENT_ID: 'client.apps.googleusercontent.com' }],
+    ['an SMTP server is configured', { DEV_SIGN_IN: 'true', SMTP_URL: 'smtp://127.0.0.1:9' }],
+  ])('answers 404 when %s', async (_why, env: Record<string, string>) => {
+    const svc = await start(env);
+    try {
+      const r = await fetch(`${svc.url}/api/dev/mail?to=file.tester@gmail.com`);
+      expect(r.status).toBe(404);
+      expect(await r.json()).toMatchObject({ code: 'not_found' });
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
 describe('in production', () => {
   it('has no /api/dev/mail (404)', async () => {
     const svc = await startNotifications(
@@ -86,6 +117,7 @@ describe('in production', () => {
         LOG_LEVEL: 'silent',
         IDENTITY_URL: h.issuer.url,
         SERVICE_TOKEN_SECRET: 'production-like-secret-0123456789abcdef0123',
+        UNSUBSCRIBE_SECRET: 'Vq3n9T0xR2pLk8ZmY4cW7sJd1HfBgA6eUoN5iQrXtC0vPz',
         SMTP_URL: 'smtp://127.0.0.1:9',
       },
       { port: 0 },

@@ -276,8 +276,32 @@ describe('unsubscribed user', () => {
     });
     const [first] = await mailsTo(poster.email, 1, 'the first claim mail');
 
-    // RFC 8058: the mail client POSTs to the List-Unsubscribe URL (here straight to the service).
     const link = new URL(unsubscribeLink(first)!);
+    const token = await h.issuer.mint({ id: poster.id, email: poster.email, type: 'poster' });
+    const preferences = async () =>
+      (
+        (await (
+          await fetch(`${h.url}/api/notifications/preferences`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).json()) as { preferences: Record<string, boolean> }
+      ).preferences;
+
+    // Opening the link (a person, or a mail scanner following it) only asks.
+    const ask = await fetch(`${h.url}${link.pathname}${link.search}`);
+    expect(ask.status).toBe(200);
+    expect(ask.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(ask.headers.get('content-security-policy')).toMatch(/form-action 'self'/);
+    const askHtml = await ask.text();
+    expect(askHtml).toContain('<title>E-mail settings</title>');
+    expect(askHtml).toContain('name="viewport"');
+    expect(askHtml).toContain('You will no longer get the e-mail “A tester is on your job”');
+    expect(askHtml).toContain(
+      `<form method="post" action="${link.pathname}${link.search.replace(/&/g, '&amp;')}"><button type="submit">Unsubscribe</button></form>`,
+    );
+    expect(await preferences()).toMatchObject({ job_claimed: true });
+
+    // RFC 8058: the mail client POSTs to the List-Unsubscribe URL (here straight to the service).
     const one = await fetch(`${h.url}${link.pathname}${link.search}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -285,17 +309,17 @@ describe('unsubscribed user', () => {
     });
     expect(one.status).toBe(200);
     expect(await one.json()).toEqual({ unsubscribed: true, kind: 'job_claimed' });
-    const page = await fetch(`${h.url}${link.pathname}${link.search}`);
+    // The page's button: a browser's form POST gets a page.
+    const page = await fetch(`${h.url}${link.pathname}${link.search}`, {
+      method: 'POST',
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('You are unsubscribed');
+    const done = await page.text();
+    expect(done).toContain('<title>E-mail settings</title>');
+    expect(done).toContain('You are unsubscribed');
 
-    const token = await h.issuer.mint({ id: poster.id, email: poster.email, type: 'poster' });
-    const prefs = await fetch(`${h.url}/api/notifications/preferences`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect((await prefs.json()) as unknown).toMatchObject({
-      preferences: { job_claimed: false, work_submitted: true },
-    });
+    expect(await preferences()).toMatchObject({ job_claimed: false, work_submitted: true });
 
     const second = await postedJob(poster, 'Second job');
     const claimed = await h.publish('JobClaimed', second, {
@@ -333,9 +357,29 @@ describe('unsubscribed user', () => {
   it('refuses a forged unsubscribe token and changes nothing', async () => {
     const poster = await knownUser(h, 'forged.poster@gmail.com');
     const forged = `${Buffer.from(`${poster.id}|work_submitted`).toString('base64url')}.AAAA`;
-    const r = await fetch(`${h.url}/api/notifications/unsubscribe?token=${forged}`);
-    expect(r.status).toBe(400);
-    expect(await r.json()).toMatchObject({
+    for (const token of [forged, '']) {
+      // In a browser: a page, not JSON.
+      const r = await fetch(`${h.url}/api/notifications/unsubscribe?token=${token}`);
+      expect(r.status).toBe(400);
+      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await r.text();
+      expect(html).toContain('<title>E-mail settings</title>');
+      expect(html).toContain('This unsubscribe link is not valid.');
+      const button = await fetch(`${h.url}/api/notifications/unsubscribe?token=${token}`, {
+        method: 'POST',
+        headers: { accept: 'text/html' },
+      });
+      expect(button.status).toBe(400);
+      expect(await button.text()).toContain('This unsubscribe link is not valid.');
+    }
+    // The mail client's one-click POST: the error shape.
+    const oneClick = await fetch(`${h.url}/api/notifications/unsubscribe?token=${forged}`, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(oneClick.status).toBe(400);
+    expect(await oneClick.json()).toMatchObject({
       code: 'invalid_token',
       detail: 'This unsubscribe link is not valid.',
     });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring } from '@htm/service-kit';
+import { PUBLIC_SECRETS, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring } from '@htm/service-kit';
 
 /** The development webhook secret of the local provider (never accepted in production). */
 export const DEV_LOCAL_WEBHOOK_SECRET = 'whsec_dev_only_local_payments_secret';
@@ -56,6 +56,13 @@ export function loadPaymentsConfig(env: Record<string, string | undefined> = pro
       problems.push('PAYMENTS_PROVIDER: the local (simulated) provider takes no real money; set PAYMENTS_PROVIDER=stripe with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION=true for a demo');
     else problems.push(...productionSecretProblems('LOCAL_WEBHOOK_SECRET', cfg.LOCAL_WEBHOOK_SECRET));
     if (problems.length) throw new ConfigError('payments', problems);
+  }
+  if (cfg.NODE_ENV === 'production' && cfg.PAYMENTS_PROVIDER === 'stripe') {
+    // Stripe issues the webhook secret (whsec_...): its entropy is Stripe's, but a value written
+    // in this repository lets anyone sign "payment completed" webhooks.
+    const v = cfg.STRIPE_WEBHOOK_SECRET.trim();
+    if (PUBLIC_SECRETS.includes(v) || /^whsec_(dev|test|compose|local)[_-]?only/i.test(v) || /^whsec_dev/i.test(v))
+      throw new ConfigError('payments', ["STRIPE_WEBHOOK_SECRET: this value is published in the repository; use the signing secret of your endpoint in Stripe's dashboard"]);
   }
   paymentsServiceKeys(cfg); // a missing or bad service-token key stops the service here
   return cfg;

@@ -162,6 +162,11 @@ describe('local provider (npm start): one payable session per job, duplicates re
     expect(await ledgerOf(h, jobId)).toEqual(ledger);
     expect(await q(h, `SELECT count(*)::int AS n FROM payments.local_provider_refunds WHERE session_id = $1`, [a.session_id])).toEqual([{ n: 1 }]);
     expect(await overview(h)).toEqual(after);
+    // The refund is announced once, with the amount the overview counts (analytics sums these).
+    const refunded = await q<{ envelope: { data: Record<string, unknown> } }>(h, `SELECT envelope FROM payments.outbox WHERE type = 'PaymentRefunded' AND subject = $1`, [jobId]);
+    expect(refunded.map((r) => r.envelope.data)).toEqual([
+      expect.objectContaining({ jobId, sessionId: a.session_id, amountCents: 100, reason: 'duplicate', posterId }),
+    ]);
   });
 });
 

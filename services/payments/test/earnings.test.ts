@@ -104,7 +104,7 @@ describe('earnings, payouts (local) and the financial overview', () => {
     const overview = await fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: admin });
     expect(overview.status).toBe(200);
     const o = (await overview.json()) as Record<string, number>;
-    expect(o).toEqual({ total_payments: 7, total_payouts: 3.28, platform_earnings: 1.08, pending_payouts_count: 2, completed_jobs_count: 6, total_refunds: 0, pending_refunds_count: 0, amount_mismatches: [] });
+    expect(o).toEqual({ total_payments: 7, total_payouts: 3.28, platform_earnings: 1.08, pending_payouts_count: 2, completed_jobs_count: 6, total_refunds: 0, pending_refunds_count: 0, amount_mismatches: [], earning_mismatches: [] });
     expect(Math.round(o.total_payments * 100)).toBe(sum(ledger.filter((r) => r.kind === 'payment')));
     expect(Math.round(o.total_payouts * 100)).toBe(-sum(ledger.filter((r) => r.kind === 'payout')));
     expect(Math.round(o.platform_earnings * 100)).toBe(sum(ledger.filter((r) => r.kind === 'platform_fee')));
@@ -145,5 +145,59 @@ describe('earnings, payouts (local) and the financial overview', () => {
     }
     const empty = await fetch(`${h.svc.url}/api/tester/my-earnings`, { headers: tester });
     expect(await empty.json()).toEqual({ total_usd: 0, pending_usd: 0, last_30_days: 0, completed_jobs: 0, pending_jobs: 0, effective_hourly_rate: null, median_minutes: null, jobs: [] });
+  });
+  it('pays nobody for an acceptance of a job with no booked payment, and shows the admin a mismatch', async () => {
+    const job = randomUUID();
+    const tester = randomUUID();
+    const posterId = randomUUID();
+    const event = await accept(job, tester, posterId, 'poster', new Date());
+    const admin = await bearer(h, { type: 'admin' });
+    const overview = await eventually(async () => {
+      const o = (await (await fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: admin })).json()) as { earning_mismatches: Array<Record<string, unknown>> };
+      return o.earning_mismatches.some((m) => m.job_id === job) && o;
+    });
+    expect(overview.earning_mismatches.find((m) => m.job_id === job)).toEqual({
+      job_id: job,
+      tester_id: tester,
+      poster_id: posterId,
+      title: `Job ${job.slice(0, 8)}`,
+      event_id: event.id,
+      reason: 'no_payment',
+      recorded_at: expect.any(String),
+    });
+    expect(await q(h, `SELECT kind FROM payments.ledger_entries WHERE job_id = $1`, [job])).toEqual([]);
+    expect(await q(h, `SELECT count(*)::int AS n FROM payments.outbox WHERE type = 'EarningRecorded' AND subject = $1`, [job])).toEqual([{ n: 0 }]);
+    const t = await bearer(h, { id: tester, type: 'tester' });
+    expect(await (await fetch(`${h.svc.url}/api/tester/my-earnings`, { headers: t })).json()).toMatchObject({ total_usd: 0, completed_jobs: 0, jobs: [] });
+  });
+
+  it('reads totals and rows in one snapshot: earnings booked while reading never disagree with them', async () => {
+    const tester = randomUUID();
+    const t = await bearer(h, { id: tester, type: 'tester' });
+    const admin = await bearer(h, { type: 'admin' });
+    let booking = true;
+    const book = (async () => {
+      for (let i = 0; i < 60; i++) {
+        await q(h, `INSERT INTO payments.ledger_entries (kind, job_id, amount_cents, tester_id, poster_id, title) VALUES ('tester_earning', $1, 82, $2, 'p', 't')`, [randomUUID(), tester]);
+      }
+      booking = false;
+    })();
+    let reads = 0;
+    while (booking || reads < 5) {
+      const [e, o] = await Promise.all([
+        fetch(`${h.svc.url}/api/tester/my-earnings`, { headers: t }).then((r) => r.json() as Promise<{ total_usd: number; pending_usd: number; completed_jobs: number; pending_jobs: number; jobs: Array<{ amount: number }> }>),
+        fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: admin }).then((r) => r.json() as Promise<{ completed_jobs_count: number; pending_payouts_count: number }>),
+      ]);
+      expect({ total: Math.round(e.total_usd * 100), pending: Math.round(e.pending_usd * 100), jobs: e.completed_jobs, pending_jobs: e.pending_jobs }).toEqual({
+        total: e.jobs.length * 82,
+        pending: e.jobs.length * 82,
+        jobs: e.jobs.length,
+        pending_jobs: e.jobs.length,
+      });
+      expect(o.pending_payouts_count).toBeLessThanOrEqual(o.completed_jobs_count);
+      reads++;
+    }
+    await book;
+    expect(reads).toBeGreaterThan(5);
   });
 });

@@ -26,6 +26,8 @@ async function earn(testerId: string, n: number): Promise<Array<{ jobId: string;
   for (let i = 0; i < n; i++) {
     const jobId = randomUUID();
     clock += 1000;
+    // The job's $1 is in the ledger (earnings are booked only for paid jobs).
+    await q(h, `INSERT INTO payments.ledger_entries (kind, job_id, amount_cents, poster_id, session_id) VALUES ('payment', $1, 100, 'p', $2)`, [jobId, `cs_${jobId}`]);
     await (h.svc.ctx.bus as EventBus).publish([
       createEvent('SubmissionAccepted', jobId, { jobId, testerId, posterId: randomUUID(), title: 'T', acceptedBy: 'poster', acceptedAt: new Date(clock).toISOString() }),
     ]);

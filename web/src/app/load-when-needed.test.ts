@@ -38,6 +38,8 @@ describe('needsAppAtOnce', () => {
     expect(needsAppAtOnce({ hash: '#auth_error=gmail_only&message=x' }, '')).toBe(true);
     expect(needsAppAtOnce({ hash: '' }, 'theme=dark; XSRF-TOKEN=t0k')).toBe(true);
     expect(needsAppAtOnce({ hash: '' }, 'XSRF-TOKEN=t0k')).toBe(true);
+    // Over https the cookie carries the __Secure- prefix.
+    expect(needsAppAtOnce({ hash: '' }, 'theme=dark; __Secure-XSRF-TOKEN=t0k')).toBe(true);
   });
 
   it('is false for a signed-out visitor on the plain landing page or a section link', () => {

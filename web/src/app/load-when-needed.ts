@@ -4,7 +4,7 @@
  * and a signed-in visitor's "Go to Dashboard" need. So it is fetched:
  * - at once when the page is not the plain landing page: a return from sign-in (#session_id=…,
  *   #auth_error=…) or a visitor who may be signed in (the readable XSRF-TOKEN cookie that comes
- *   with a session);
+ *   with a session; `__Secure-XSRF-TOKEN` over https);
  * - on the visitor's first act: a tap, click, key, wheel, scroll or focus;
  * - when a form's placeholder comes within a screen of the viewport (a visitor who jumps to
  *   #job-request, or a screen tall enough to show a form);
@@ -24,7 +24,7 @@ export const START_EVENTS = ['pointerdown', 'touchstart', 'keydown', 'wheel', 's
 
 /** Whether this page view needs the app right away (see the module's comment). */
 export function needsAppAtOnce(location: Pick<Location, 'hash'>, cookie: string): boolean {
-  return /(^|[#&])(session_id|auth_error)=/.test(location.hash) || /(^|;\s*)XSRF-TOKEN=/.test(cookie);
+  return /(^|[#&])(session_id|auth_error)=/.test(location.hash) || /(^|;\s*)(__Secure-)?XSRF-TOKEN=/.test(cookie);
 }
 
 /** Calls `start` once, on the first of the triggers above; returns a function that cancels them. */

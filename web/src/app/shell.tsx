@@ -23,6 +23,7 @@ const AdminDashboard = lazy(() => import('../features/admin/components/admin-das
 const EmailPreferencesModal = lazy(
   () => import('../features/notifications/components/email-preferences-modal'),
 );
+const SignInsModal = lazy(() => import('../features/auth/components/sign-ins-modal'));
 
 const TYPE_LABEL: Record<string, string> = {
   poster: 'Site owner',
@@ -46,11 +47,13 @@ function Header({
   onLogout,
   live,
   onEmails,
+  onSignIns,
 }: {
   user: User;
   live: LiveState;
   onLogout: () => void;
   onEmails: () => void;
+  onSignIns: () => void;
 }) {
   return (
     <header className="app-header">
@@ -69,6 +72,9 @@ function Header({
           {placeOf(user) ? <span className="muted app-header__loc">{placeOf(user)}</span> : null}
           <button type="button" className="btn btn--ghost btn--sm" onClick={onEmails}>
             E-mail settings
+          </button>
+          <button type="button" className="btn btn--ghost btn--sm" onClick={onSignIns}>
+            Sign-ins
           </button>
           <LiveIndicator state={live} />
           <button type="button" className="btn btn--ghost btn--sm" onClick={onLogout}>
@@ -102,6 +108,7 @@ export default function Shell() {
   const dispatch = useDispatch();
   const [feedbackOpen, setFeedbackOpen] = useState(false);
   const [emailsOpen, setEmailsOpen] = useState(false);
+  const [signInsOpen, setSignInsOpen] = useState(false);
   // One live connection per signed-in tab, once the role is chosen.
   const live = useLive(user?.type ? user : undefined);
 
@@ -141,7 +148,13 @@ export default function Shell() {
           Send Feedback
         </button>
       </div>
-      <Header user={user} live={live} onLogout={doLogout} onEmails={() => setEmailsOpen(true)} />
+      <Header
+        user={user}
+        live={live}
+        onLogout={doLogout}
+        onEmails={() => setEmailsOpen(true)}
+        onSignIns={() => setSignInsOpen(true)}
+      />
       <StatusBar />
       <main className="container page" id="main" tabIndex={-1}>
         <Suspense fallback={<Loading />}>
@@ -156,6 +169,11 @@ export default function Shell() {
       {emailsOpen ? (
         <Suspense fallback={null}>
           <EmailPreferencesModal user={user} onClose={() => setEmailsOpen(false)} />
+        </Suspense>
+      ) : null}
+      {signInsOpen ? (
+        <Suspense fallback={null}>
+          <SignInsModal onClose={() => setSignInsOpen(false)} onSignedOut={doLogout} />
         </Suspense>
       ) : null}
     </div>

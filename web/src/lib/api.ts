@@ -23,6 +23,7 @@ export const api = createApi({
     'Lead',
     'AdminJob',
     'NotificationPreferences',
+    'SignIn',
     'WebhookEndpoint',
     'Tracker',
   ],

@@ -1,7 +1,7 @@
 import '../test/setup';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mockFetch, resetStorage } from '../test/setup';
-import { AUTH_EXPIRED_EVENT, requestWithReauth } from './base-query';
+import { AUTH_EXPIRED_EVENT, requestWithReauth, xsrfToken } from './base-query';
 import { flushTelemetry, pendingTelemetry, resetTelemetry, track } from './telemetry';
 import { getToken, setToken } from './tokens';
 
@@ -34,6 +34,13 @@ describe('base query with reauth', () => {
     expect(calls[0].headers['X-XSRF-TOKEN']).toBe('xsrf-abc');
     expect(calls[0].headers['X-Correlation-Id']).toMatch(/^[0-9a-f-]{36}$/);
     expect((fn.mock.calls[0][1] as RequestInit).credentials).toBe('include');
+  });
+
+  it('echoes the __Secure-XSRF-TOKEN cookie over https and XSRF-TOKEN over http, in the same X-XSRF-TOKEN header', () => {
+    expect(xsrfToken('a=1; __Secure-XSRF-TOKEN=secure-1')).toBe('secure-1');
+    expect(xsrfToken('XSRF-TOKEN=plain-1; __Secure-XSRF-TOKEN=secure-1')).toBe('secure-1');
+    expect(xsrfToken('XSRF-TOKEN=plain-1')).toBe('plain-1');
+    expect(xsrfToken('NOT-XSRF-TOKEN=x')).toBeNull();
   });
 
   it('sends telemetry with an X-Correlation-Id too', async () => {
@@ -181,6 +188,42 @@ describe('base query with reauth', () => {
     expect(res.error?.status).toBe(401);
     expect(refreshCalls).toBe(1);
     expect(calls.filter((c) => c.url === '/api/jobs')).toHaveLength(2);
+  });
+
+  it('answers 401 token_stale (the account changed) with one silent refresh and replays with the new token', async () => {
+    setToken('before-approval');
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/auth/refresh') return { body: { access_token: 'approved' } };
+      if (bearer(c.headers) === 'approved') return { body: { approved: true } };
+      return { status: 401, body: { detail: 'Your account changed', code: 'token_stale' } };
+    });
+    const res = await requestWithReauth({ url: '/me' });
+    expect(res.data).toEqual({ approved: true });
+    expect(calls.map((c) => c.url)).toEqual(['/api/me', '/api/auth/refresh', '/api/me']);
+    expect(getToken()).toBe('approved');
+    expect(expired).toBe(0);
+  });
+
+  it('keeps the session after token_stale when the refresh is lost to the network (and ends it when the refresh is refused)', async () => {
+    setToken('before-approval');
+    mockFetch((c) =>
+      c.url === '/api/auth/refresh'
+        ? 'network-error'
+        : { status: 401, body: { detail: 'Your account changed', code: 'token_stale' } },
+    );
+    const res = await requestWithReauth({ url: '/me' });
+    expect(res.error?.status).toBe(401);
+    expect(getToken()).toBe('before-approval');
+    expect(expired).toBe(0);
+
+    mockFetch((c) =>
+      c.url === '/api/auth/refresh'
+        ? { status: 401, body: { code: 'invalid_refresh_token' } }
+        : { status: 401, body: { code: 'token_stale' } },
+    );
+    await requestWithReauth({ url: '/me' });
+    expect(getToken()).toBeNull();
+    expect(expired).toBe(1);
   });
 
   it('reports a network failure as FETCH_ERROR and a 4xx body as data', async () => {

@@ -4,6 +4,7 @@ import {
   API_BASE,
   REFRESH_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
+  SECURE_XSRF_COOKIE,
   XSRF_COOKIE,
   XSRF_HEADER,
 } from './config';
@@ -44,10 +45,15 @@ export function buildUrl(url: string, params?: RequestArgs['params']): string {
   return s ? `${base}${base.includes('?') ? '&' : '?'}${s}` : base;
 }
 
+/** The XSRF token to echo: the `__Secure-` cookie over https, the plain one over http. */
+export function xsrfToken(cookies?: string): string | null {
+  return readCookie(SECURE_XSRF_COOKIE, cookies) ?? readCookie(XSRF_COOKIE, cookies);
+}
+
 /** Headers every call carries: correlation id, XSRF echo, bearer token when stored. */
 export function authHeaders(token: string | null = getToken()): Record<string, string> {
   const h: Record<string, string> = { 'X-Correlation-Id': correlationId() };
-  const xsrf = readCookie(XSRF_COOKIE);
+  const xsrf = xsrfToken();
   if (xsrf) h[XSRF_HEADER] = xsrf;
   if (token) h.Authorization = `Bearer ${token}`;
   return h;
@@ -118,16 +124,37 @@ function isRefreshCall(args: RequestArgs): boolean {
   return args.url.replace(API_BASE, '').startsWith(REFRESH_PATH);
 }
 
+/** The 401 code of an access token issued before the user's claims changed (approval, role). */
+export const TOKEN_STALE = 'token_stale';
+
+function errorCode(result: QueryResult): string | undefined {
+  const data = result.error?.data;
+  return data && typeof data === 'object' ? ((data as { code?: unknown }).code as string) : undefined;
+}
+
+/**
+ * Tabs of one browser share the refresh cookie: a refresh in one while another's is in flight
+ * would present a rotated token (reuse, which ends the sign-in). A Web Lock shared by the tabs
+ * makes them take turns, each with the cookie the previous one left.
+ */
+function acrossTabs<T>(fn: () => Promise<T>): Promise<T> {
+  const locks = typeof navigator !== 'undefined' ? (navigator as Navigator & { locks?: LockManager }).locks : undefined;
+  return locks ? (locks.request('htm-refresh', fn) as Promise<T>) : fn();
+}
+
+/** Whether the last refresh failure was the server refusing the session (not a network or server fault). */
+let lastRefreshRefused = false;
+
 /**
  * POST /api/auth/refresh (5 s timeout). Returns the new token or null.
  * Must be called while holding the mutex.
  */
 async function doRefresh(): Promise<string | null> {
   track('api_refresh_attempt');
-  const res = await rawRequest(
-    { url: REFRESH_PATH, method: 'POST', timeoutMs: REFRESH_TIMEOUT_MS },
-    null,
+  const res = await acrossTabs(() =>
+    rawRequest({ url: REFRESH_PATH, method: 'POST', timeoutMs: REFRESH_TIMEOUT_MS }, null),
   );
+  lastRefreshRefused = typeof res.error?.status === 'number' && res.error.status < 500 && res.error.status !== 429;
   const token =
     res.data && typeof res.data === 'object'
       ? (res.data as { access_token?: unknown }).access_token
@@ -152,8 +179,14 @@ function expireSession(hadToken: boolean): void {
  * most once for all requests failing together: a request that failed with a
  * token that has since been replaced just replays with the new one.
  * Returns the token to replay with, or null when the session is gone.
+ * For `token_stale` (the account changed, the sign-in goes on) the session is
+ * cleared only when the refresh itself is refused; a refresh lost to the
+ * network leaves it for the next call.
  */
-export async function recoverFrom401(sentToken: string | null): Promise<string | null> {
+export async function recoverFrom401(
+  sentToken: string | null,
+  code?: string,
+): Promise<string | null> {
   if (mutex.isLocked()) await mutex.waitForUnlock();
   const current = getToken();
   if (current && current !== sentToken) return current; // someone else already refreshed
@@ -164,7 +197,8 @@ export async function recoverFrom401(sentToken: string | null): Promise<string |
     if (now && now !== sentToken) return now;
     if (sentToken && !now) return null;
     const fresh = await doRefresh();
-    if (!fresh) expireSession(Boolean(sentToken ?? now));
+    if (!fresh && (code !== TOKEN_STALE || lastRefreshRefused))
+      expireSession(Boolean(sentToken ?? now));
     return fresh;
   } finally {
     release();
@@ -177,7 +211,7 @@ export async function requestWithReauth(args: RequestArgs): Promise<QueryResult>
   const sent = getToken();
   const result = await rawRequest(args, sent);
   if (!result.error || result.error.status !== 401 || isRefreshCall(args)) return result;
-  const fresh = await recoverFrom401(sent);
+  const fresh = await recoverFrom401(sent, errorCode(result));
   if (!fresh) return result;
   return rawRequest(args, fresh);
 }
@@ -185,7 +219,7 @@ export async function requestWithReauth(args: RequestArgs): Promise<QueryResult>
 /** Refresh at boot when a refresh cookie may exist but no access token is stored. */
 export async function trySilentRefresh(): Promise<string | null> {
   if (getToken()) return getToken();
-  if (!readCookie(XSRF_COOKIE)) return null;
+  if (!xsrfToken()) return null;
   const release = await mutex.acquire();
   try {
     return getToken() ?? (await doRefresh());

@@ -23,7 +23,9 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 export const REFRESH_TIMEOUT_MS = 5_000;
 export const TOAST_MS = 5_000;
 export const STATUS_MS = 3_000;
+/** The readable XSRF cookie: `__Secure-XSRF-TOKEN` when the site is served over https, else this. */
 export const XSRF_COOKIE = 'XSRF-TOKEN';
+export const SECURE_XSRF_COOKIE = `__Secure-${XSRF_COOKIE}`;
 export const XSRF_HEADER = 'X-XSRF-TOKEN';
 /** Shown in the developer banner; set VITE_SUPPORT_EMAIL at build time. */
 export const SUPPORT_EMAIL: string =

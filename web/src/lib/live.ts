@@ -113,6 +113,24 @@ export function useLive(user: Pick<User, 'id' | 'type'> | undefined): LiveState 
       timer = setTimeout(connect, reconnectDelay(attempts++));
     };
 
+    /**
+     * The server ended the stream on purpose: its token expired (`token_expired`) or the
+     * account changed (`account_changed`: approval, role). Reconnect at once: asking for the
+     * ticket refreshes the token (401 → one silent refresh), and the stream resumes after
+     * `lastId`, so nothing is missed.
+     */
+    let renewedAt = 0;
+    const renew = (reloadUser: boolean) => () => {
+      if (reloadUser) dispatch(api.util.invalidateTags(['Me', ...ALL_LIVE_TAGS]));
+      // Ended again moments after a renewal (a clock out of step?): back off as for a drop.
+      if (Date.now() - renewedAt < 5000) return retry();
+      renewedAt = Date.now();
+      source?.close();
+      source = undefined;
+      if (stopped) return;
+      void connect();
+    };
+
     async function connect() {
       if (stopped) return;
       const answer = await createTicket().catch(() => undefined);
@@ -133,6 +151,8 @@ export function useLive(user: Pick<User, 'id' | 'type'> | undefined): LiveState 
       es.onerror = retry;
       for (const name of ['job', 'available', 'earnings', 'admin', 'resync']) es.addEventListener(name, onMessage as EventListener);
       es.addEventListener('session_ended', retry);
+      es.addEventListener('token_expired', renew(false));
+      es.addEventListener('account_changed', renew(true));
     }
 
     setState('connecting');

@@ -82,10 +82,10 @@ export function markLoggedOut(): void {
   }
 }
 
-export function readCookie(name: string): string | null {
-  if (typeof document === 'undefined') return null;
+export function readCookie(name: string, cookies?: string): string | null {
+  if (cookies === undefined && typeof document === 'undefined') return null;
   const prefix = `${name}=`;
-  for (const part of document.cookie.split(';')) {
+  for (const part of (cookies ?? document.cookie).split(';')) {
     const p = part.trim();
     if (p.startsWith(prefix)) return decodeURIComponent(p.slice(prefix.length));
   }

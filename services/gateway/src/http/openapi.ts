@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
@@ -94,31 +94,45 @@ function multipartSchema(fields: string[]) {
   return z.object(Object.fromEntries(fields.map((f) => [f, f === 'screenshot' || f === 'files' ? z.string().describe('binary file') : z.string().optional()])));
 }
 
+/**
+ * /api/docs: Redoc (redoc's standalone bundle, served from this server, no CDN) rendering
+ * /api/openapi.json. Chosen over Swagger UI for accessibility (axe: no serious or critical
+ * violation; test web/e2e/api-docs.test.ts). No inline script: the page loads the bundle and
+ * init.js; Redoc injects its styles (styled-components) and runs search in a blob: worker.
+ */
 const DOCS_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>API reference</title>
-<link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
-<body><div id="swagger-ui"></div>
-<script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API reference</title></head>
+<body><main id="redoc"></main>
+<script src="/api/docs/assets/redoc.standalone.js"></script>
 <script src="/api/docs/init.js"></script></body></html>`;
-const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
 
-/** /api/openapi.json and an interactive reference at /api/docs (assets served locally, no inline script). */
+/** The redoc files /api/docs loads; nothing else of the package is served. */
+export const DOCS_ASSETS = ['redoc.standalone.js'] as const;
+const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary: { main: '#1e40af' } } }, expandResponses: '200,201', pathInMiddlePanel: true }, document.getElementById('redoc'));`;
+
+/** /api/openapi.json and the API reference at /api/docs (assets served locally, no inline script). */
 export function mountApiDocs(app: Express): void {
   const doc = buildOpenApiDocument();
-  const uiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const bundles = path.join(path.dirname(createRequire(import.meta.url).resolve('redoc/package.json')), 'bundles');
   app.get('/api/openapi.json', (_req, res) => {
     res.json(doc);
   });
   app.get('/api/docs', (_req, res) => {
-    // Swagger UI injects <style> elements: allow inline styles on this page only.
+    // Redoc injects <style> elements and runs its search index in a blob: worker: this page only.
     res.setHeader(
       'Content-Security-Policy',
-      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
     );
     res.type('html').send(DOCS_HTML);
   });
   app.get('/api/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(DOCS_INIT);
   });
-  app.use('/api/docs/assets', express.static(uiDir, { index: false, maxAge: '1d' }));
+  for (const file of DOCS_ASSETS) {
+    app.get(`/api/docs/assets/${file}`, (_req, res) => {
+      res.sendFile(path.join(bundles, file), { maxAge: '1d' });
+    });
+  }
 }

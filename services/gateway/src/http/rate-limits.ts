@@ -3,7 +3,7 @@ import { RedisStore } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Request, RequestHandler, Response } from 'express';
-import { toErrorBody, AppError } from '@htm/service-kit';
+import { toErrorBody, AppError, isBrowserNavigation, sendRateLimitedPage } from '@htm/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { RateClass } from './route-table.js';
 
@@ -161,8 +161,12 @@ export class BatchedRedisStore implements Store {
   }
 }
 
-/** What express-rate-limit answers past a limit: 429 in the JSON error shape, Retry-After of one window. */
-const tooMany = (res: Response, windowMs: number) => {
+/**
+ * What express-rate-limit answers past a limit: 429 in the JSON error shape, Retry-After of one
+ * window; a browser navigation (sign-in, checkout pages) gets the HTML page with a retry link.
+ */
+const tooMany = (req: Request, res: Response, windowMs: number) => {
+  if (isBrowserNavigation(req)) return sendRateLimitedPage(req, res, Math.ceil(windowMs / 1000));
   res.setHeader('Retry-After', String(Math.ceil(windowMs / 1000)));
   res.status(429).json(toErrorBody(new AppError('rate_limited', 'Too many requests. Please wait a minute and try again.', { code: 'rate_limited' })));
 };
@@ -184,7 +188,7 @@ export function batchedLimiter(store: BatchedRedisStore, windowMs: number, limit
       res.setHeader('RateLimit-Policy', policy);
       res.setHeader('RateLimit', `limit=${limit}, remaining=${Math.max(limit - used, 0)}, reset=${reset}`);
     }
-    if (used > limit) return tooMany(res, windowMs);
+    if (used > limit) return tooMany(req, res, windowMs);
     next();
   };
 }
@@ -205,7 +209,7 @@ export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Log
       keyGenerator: key,
       validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
       store,
-      handler: (_req, res, _next, options) => tooMany(res, options.windowMs),
+      handler: (req, res, _next, options) => tooMany(req, res, options.windowMs),
     });
   const ip = (req: Request) => req.ip ?? 'unknown';
   return {

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { EventBus, Subscription } from '@htm/events';
+import type { EventBus, SubscribeOptions, Subscription } from '@htm/events';
 import { LIVE_SOURCES, toLiveMessages } from './live-messages.js';
 
 /** Consumer group of the feed (one for all gateway replicas: each event is appended once). */
@@ -34,6 +34,8 @@ export interface LiveFeedOptions {
   /** How long messages stay in the stream (the Last-Event-ID resume window). */
   historyMs: number;
   logger: Logger;
+  /** Told of every event the consumer loop refused (forged source, wrong stream, bad envelope). */
+  onRejected?: SubscribeOptions['onRejected'];
 }
 
 export class LiveFeed {
@@ -64,6 +66,7 @@ export class LiveFeed {
     this.sub = await this.opts.bus.subscribe({
       group: LIVE_GROUP,
       sources: LIVE_SOURCES,
+      onRejected: this.opts.onRejected,
       handler: async (event) => {
         const n = await this.append(event);
         if (n) this.opts.logger.debug({ eventId: event.id, type: event.type, messages: n }, 'live messages appended');

@@ -21,13 +21,15 @@ export interface LiveHubOptions {
   maxTotal: number;
   /** Resume window (the feed keeps this much history). */
   historyMs: number;
-  /** How often open streams are checked against revoked sessions. */
+  /** How often open streams are checked against revoked sessions and claims changes. */
   revocationCheckMs?: number;
 }
 
 interface Connection {
   caller: Caller;
   res: Response;
+  /** Ends the stream when the access token behind its ticket expires. */
+  expiry?: NodeJS.Timeout;
   /** Messages that arrived while the backlog of a resume was being read. */
   held?: Array<[string, LiveMessage]>;
 }
@@ -145,15 +147,25 @@ export class LiveHub {
     for (const c of this.all) this.write(c, ': ping\n\n');
   }
 
+  /**
+   * Ends streams whose session was revoked (`session_ended`: the client stops) or whose user's
+   * claims changed (`account_changed`: the client refreshes its token, reloads the user and
+   * reconnects, so messages follow the new approval or role).
+   */
   private closeRevoked(): void {
     const revoked = this.opts.revoked;
     if (!revoked) return;
     for (const c of this.all) {
-      if (c.caller.sid && revoked.isRevoked(c.caller.sid)) {
-        this.write(c, 'event: session_ended\ndata: {}\n\n');
-        c.res.end();
-      }
+      if (c.caller.sid && revoked.isRevoked(c.caller.sid)) this.end(c, 'session_ended');
+      else if (revoked.claimsChangedSince?.(c.caller.id, c.caller.claimsAt ?? 0)) this.end(c, 'account_changed');
     }
+  }
+
+  /** Tells the client why, then ends its stream. */
+  private end(c: Connection, event: 'session_ended' | 'account_changed' | 'token_expired'): void {
+    if (c.res.writableEnded) return;
+    this.write(c, `event: ${event}\ndata: {}\n\n`);
+    c.res.end();
   }
 
   /** Refuses (429) a connection over the per-user or total cap. */
@@ -179,11 +191,18 @@ export class LiveHub {
     res.socket?.setTimeout(0);
     const resume = lastEventId && STREAM_ID.test(lastEventId) ? lastEventId : undefined;
     const c: Connection = { caller, res, held: resume ? [] : undefined };
+    // A stream outlives nothing: at the token's expiry it ends (`token_expired`) and the client
+    // comes back with a fresh token and ticket, resuming after its last message.
+    if (caller.expiresAt !== undefined) {
+      c.expiry = setTimeout(() => this.end(c, 'token_expired'), Math.max(0, caller.expiresAt - Date.now()));
+      c.expiry.unref();
+    }
     this.all.add(c);
     let mine = this.byUser.get(caller.id);
     if (!mine) this.byUser.set(caller.id, (mine = new Set()));
     mine.add(c);
     res.on('close', () => {
+      clearTimeout(c.expiry);
       this.all.delete(c);
       mine!.delete(c);
       if (!mine!.size && this.byUser.get(caller.id) === mine) this.byUser.delete(caller.id);
@@ -220,7 +239,10 @@ export class LiveHub {
     this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    for (const c of this.all) c.res.end();
+    for (const c of this.all) {
+      clearTimeout(c.expiry);
+      c.res.end();
+    }
     this.all.clear();
     this.byUser.clear();
     this.reader?.disconnect();

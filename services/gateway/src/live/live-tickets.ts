@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LIVE_TICKET_TTL_SECONDS, type LiveTicketResponse } from '@htm/contracts';
-import { AppError, type Caller, type RevocationList } from '@htm/service-kit';
+import { AppError, tokenRevoked, tokenStale, type Caller, type RevocationList } from '@htm/service-kit';
 import { LIVE_KEYS } from './live-feed.js';
 
 const TICKET_SHAPE = /^[A-Za-z0-9_-]{32}$/;
@@ -32,7 +32,12 @@ export class LiveTickets {
     const raw = await this.redis.getdel(LIVE_KEYS.ticket(this.prefix, ticket));
     if (!raw) throw refused();
     const caller = JSON.parse(raw) as Caller;
-    if (caller.sid && this.revoked?.isRevoked(caller.sid)) throw AppError.unauthorized('Your session has ended. Please sign in again.', 'token_revoked');
+    if (caller.sid && this.revoked?.isRevoked(caller.sid)) throw tokenRevoked();
+    if (this.revoked?.claimsChangedSince?.(caller.id, caller.claimsAt ?? 0)) throw tokenStale();
+    // The stream lives no longer than the token the ticket was asked with.
+    if (caller.expiresAt !== undefined && caller.expiresAt <= Date.now()) {
+      throw AppError.unauthorized('The access token behind this ticket has expired. Refresh it and ask for a new ticket.', 'token_expired');
+    }
     return caller;
   }
 }

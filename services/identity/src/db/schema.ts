@@ -73,6 +73,8 @@ export const refreshFamilies = identitySchema.table(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     revokedReason: text('revoked_reason'),
+    /** The browser's User-Agent at sign-in and at its latest refresh (the "Sign-ins" list names the device from it). */
+    userAgent: text('user_agent'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],

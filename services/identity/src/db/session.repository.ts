@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, max, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { refreshFamilies, refreshTokens, signinSessions } from './schema.js';
 
@@ -29,10 +29,43 @@ export async function spendSigninSession(tx: Db | Tx, idHash: string): Promise<s
 
 // ---- refresh families ----
 
-/** A new sign-in (refresh family) with its absolute expiry; answers the family id. */
-export async function createRefreshFamily(tx: Db | Tx, userId: string, expiresAt: Date): Promise<string> {
-  const [family] = await tx.insert(refreshFamilies).values({ userId, expiresAt }).returning({ id: refreshFamilies.id });
+/** At most this much of a User-Agent is kept. */
+const USER_AGENT_MAX = 512;
+const clip = (ua: string | undefined) => (ua ? ua.slice(0, USER_AGENT_MAX) : null);
+
+/** A new sign-in (refresh family) with its absolute expiry and the browser's User-Agent; answers the family id. */
+export async function createRefreshFamily(tx: Db | Tx, userId: string, expiresAt: Date, userAgent?: string): Promise<string> {
+  const [family] = await tx.insert(refreshFamilies).values({ userId, expiresAt, userAgent: clip(userAgent) }).returning({ id: refreshFamilies.id });
   return family.id;
+}
+
+/** The browser of a sign-in as it was at its latest refresh (a browser update changes it). */
+export async function setFamilyUserAgent(tx: Db | Tx, familyId: string, userAgent: string | undefined): Promise<void> {
+  if (!userAgent) return;
+  await tx.update(refreshFamilies).set({ userAgent: clip(userAgent) }).where(eq(refreshFamilies.id, familyId));
+}
+
+export interface LiveSignIn {
+  id: string;
+  userAgent: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  /** The latest refresh (or the sign-in itself): when the browser was last seen. */
+  lastUsedAt: Date;
+}
+
+/** A user's sign-ins that are alive (not revoked, not expired, refreshed within `idleMs`), most recently used first. */
+export async function listLiveFamilies(db: Db | Tx, userId: string, idleMs: number): Promise<LiveSignIn[]> {
+  const lastUsed = max(refreshTokens.createdAt);
+  const rows = await db
+    .select({ id: refreshFamilies.id, userAgent: refreshFamilies.userAgent, createdAt: refreshFamilies.createdAt, expiresAt: refreshFamilies.expiresAt, lastUsedAt: lastUsed })
+    .from(refreshFamilies)
+    .innerJoin(refreshTokens, eq(refreshTokens.familyId, refreshFamilies.id))
+    .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt), gt(refreshFamilies.expiresAt, new Date())))
+    .groupBy(refreshFamilies.id)
+    .having(gt(lastUsed, new Date(Date.now() - idleMs)))
+    .orderBy(desc(lastUsed));
+  return rows.map((r) => ({ ...r, lastUsedAt: new Date(r.lastUsedAt!) }));
 }
 
 /** The family's row, locked until the transaction ends. */
@@ -42,16 +75,41 @@ export async function lockRefreshFamily(tx: Tx, id: string): Promise<RefreshFami
 }
 
 /**
- * Ends sign-ins that are not ended yet (one family, or every family of some users) with a reason
- * (`logout`, `idle`, `reuse`, `approval_changed`, `role_changed`); answers the ids it revoked.
+ * The family if its sign-in is alive: not revoked, not past its absolute expiry, and refreshed
+ * within `idleMs` (its newest refresh token is the last time the browser was seen).
  */
-export async function revokeRefreshFamilies(tx: Db | Tx, which: { familyId: string } | { userIds: string[] }, reason: string): Promise<string[]> {
+export async function findLiveFamily(db: Db | Tx, id: string, idleMs: number): Promise<RefreshFamily | undefined> {
+  const [family] = await db
+    .select()
+    .from(refreshFamilies)
+    .where(
+      and(
+        eq(refreshFamilies.id, id),
+        isNull(refreshFamilies.revokedAt),
+        gt(refreshFamilies.expiresAt, new Date()),
+        sql`exists (select 1 from ${refreshTokens} where ${refreshTokens.familyId} = ${refreshFamilies.id} and ${refreshTokens.createdAt} > ${new Date(Date.now() - idleMs)})`,
+      ),
+    );
+  return family;
+}
+
+/**
+ * Ends sign-ins that are not ended yet (one family, or every family of some users) with a reason
+ * (`logout`, `idle`, `reuse`, `role_changed`, `signed_out_remotely`, `logout_all`); answers the ids it revoked.
+ */
+export async function revokeRefreshFamilies(
+  tx: Db | Tx,
+  which: { familyId: string; userId?: string } | { userIds: string[] },
+  reason: string,
+): Promise<string[]> {
   const rows = await tx
     .update(refreshFamilies)
     .set({ revokedAt: new Date(), revokedReason: reason })
     .where(
       and(
         'familyId' in which ? eq(refreshFamilies.id, which.familyId) : inArray(refreshFamilies.userId, which.userIds),
+        // Only the user's own sign-in, when a user asks.
+        'familyId' in which && which.userId ? eq(refreshFamilies.userId, which.userId) : undefined,
         isNull(refreshFamilies.revokedAt),
       ),
     )

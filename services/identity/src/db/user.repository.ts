@@ -19,6 +19,15 @@ export async function findUser(db: Db | Tx, id: string): Promise<UserRow | undef
   return u;
 }
 
+/**
+ * The user's row for minting an access token (SELECT ... FOR SHARE): a claims change being
+ * written is waited for, so the token never carries claims older than an announced change.
+ */
+export async function readUserForToken(tx: Tx, id: string): Promise<UserRow | undefined> {
+  const [u] = await tx.select().from(users).where(eq(users.id, id)).for('share');
+  return u;
+}
+
 /** The user's row, locked until the transaction ends (SELECT ... FOR UPDATE). */
 export async function lockUser(tx: Tx, id: string): Promise<UserRow | undefined> {
   const [u] = await tx.select().from(users).where(eq(users.id, id)).for('update');

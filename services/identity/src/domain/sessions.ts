@@ -7,9 +7,10 @@ import {
   lockRefreshFamily,
   markRefreshTokenRotated,
   revokeRefreshFamilies,
+  setFamilyUserAgent,
   spendSigninSession,
 } from '../db/session.repository.js';
-import { findUser, type UserRow } from '../db/user.repository.js';
+import { readUserForToken, type UserRow } from '../db/user.repository.js';
 import { mintAccessToken } from '../tokens/access-token.js';
 import { hashSecret, hmac, randomSecret, safeEqual, xsrfTokenFor } from './tokens.js';
 import { isAdminEmail } from './gmail-rule.js';
@@ -25,13 +26,18 @@ export interface IssuedSession {
   user: UserRow;
 }
 
-/** An access token for the user within sign-in session `sid` (the refresh-token family id). */
-export function issueAccessToken(deps: IdentityDeps, user: UserRow, sid: string | undefined): Promise<string> {
+/**
+ * An access token for the user within sign-in session `sid` (the refresh-token family id), with
+ * the claims of `user` as read at `claimsAt` (ms; before the locked read of the row). Only where
+ * the session was just checked: the exchange, a refresh, and the role/profile routes.
+ */
+export function issueAccessToken(deps: IdentityDeps, user: UserRow, sid: string, claimsAt: number): Promise<string> {
   return mintAccessToken(deps.keys, user, {
     issuer: deps.config.JWT_ISSUER,
     audience: deps.config.JWT_AUDIENCE,
     ttlSeconds: deps.config.ACCESS_TOKEN_TTL_SECONDS,
     sid,
+    claimsAt,
   });
 }
 
@@ -47,25 +53,26 @@ const invalidRefresh = () => AppError.unauthorized('Your session has ended. Plea
  * Trades the single-use session id from the sign-in redirect for an access token and a new
  * refresh-token family. The id works once, within its short lifetime.
  */
-export async function exchangeSession(deps: IdentityDeps, sessionId: string, nonce: string | undefined): Promise<IssuedSession> {
+export async function exchangeSession(deps: IdentityDeps, sessionId: string, nonce: string | undefined, userAgent?: string): Promise<IssuedSession> {
   // Checked before the id is spent: a cross-site attempt with someone else's id changes nothing.
   if (!safeEqual(nonce, signinNonceFor(deps, sessionId))) {
     throw AppError.unauthorized('This sign-in was started in another browser. Please sign in again.', 'signin_not_bound');
   }
   const refreshToken = randomSecret();
   const familyExpiresAt = new Date(Date.now() + deps.config.REFRESH_FAMILY_TTL_DAYS * 24 * 3600_000);
+  const claimsAt = Date.now();
   const out = await deps.events.inTransaction(async (tx) => {
     const userId = await spendSigninSession(tx, hashSecret(sessionId));
     if (!userId) return undefined;
-    const user = await findUser(tx, userId);
+    const user = await readUserForToken(tx, userId);
     if (!user) return undefined;
-    const familyId = await createRefreshFamily(tx, user.id, familyExpiresAt);
+    const familyId = await createRefreshFamily(tx, user.id, familyExpiresAt, userAgent);
     await insertRefreshToken(tx, familyId, hashSecret(refreshToken));
     return { user, familyId };
   });
   if (!out) throw invalidSession();
   return {
-    accessToken: await issueAccessToken(deps, out.user, out.familyId),
+    accessToken: await issueAccessToken(deps, out.user, out.familyId, claimsAt),
     refreshToken,
     xsrfToken: xsrfTokenFor(deps.config.AUTH_SECRET, out.familyId),
     familyExpiresAt,
@@ -80,7 +87,7 @@ export async function exchangeSession(deps: IdentityDeps, sessionId: string, non
  */
 export async function rotateRefreshToken(
   deps: IdentityDeps,
-  input: { refreshToken?: string; xsrfHeader?: string; xsrfCookie?: string },
+  input: { refreshToken?: string; xsrfHeader?: string; xsrfCookie?: string; userAgent?: string },
 ): Promise<IssuedSession> {
   if (!input.refreshToken) throw AppError.unauthorized('Please sign in.', 'missing_refresh_token');
   const tokenHash = hashSecret(input.refreshToken);
@@ -92,6 +99,8 @@ export async function rotateRefreshToken(
   }
 
   const next = randomSecret();
+  // Before the user's row is read: a claims change announced after this moment is in the row.
+  const claimsAt = Date.now();
   const result = await deps.events.inTransaction(async (tx) => {
     const family = await lockRefreshFamily(tx, found.familyId);
     if (!family || family.revokedAt || family.expiresAt.getTime() <= Date.now()) return { kind: 'dead' as const };
@@ -106,7 +115,8 @@ export async function rotateRefreshToken(
       return { kind: 'reused' as const };
     }
     await insertRefreshToken(tx, family.id, hashSecret(next));
-    const user = await findUser(tx, family.userId);
+    await setFamilyUserAgent(tx, family.id, input.userAgent);
+    const user = await readUserForToken(tx, family.userId);
     if (!user) return { kind: 'dead' as const };
     // The admin role follows ADMIN_EMAIL now, not the row as it was at sign-in.
     if ((user.type === 'admin') !== isAdminEmail(user.email, deps.config.ADMIN_EMAIL)) return { kind: 'role_changed' as const, userId: user.id };
@@ -123,7 +133,7 @@ export async function rotateRefreshToken(
   }
   if (result.kind === 'dead') throw invalidRefresh();
   return {
-    accessToken: await issueAccessToken(deps, result.user, result.family.id),
+    accessToken: await issueAccessToken(deps, result.user, result.family.id, claimsAt),
     refreshToken: next,
     xsrfToken: expectedXsrf,
     familyExpiresAt: result.family.expiresAt,

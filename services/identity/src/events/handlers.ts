@@ -15,7 +15,7 @@ import {
 } from '../db/user.repository.js';
 import { normaliseEmail } from '../domain/gmail-rule.js';
 import { approvalChanged } from '../domain/sign-in.js';
-import { revokeUserSessions } from '../domain/revoke-sessions.js';
+import { announceClaimsChanged } from '../domain/revoke-sessions.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -30,7 +30,8 @@ export async function onSignupApproved(deps: IdentityDeps, event: EventEnvelope<
   const testers = [];
   for (const t of await lockTestersByEmail(tx, email, !event.data.approved)) testers.push(await setApproval(tx, t.id, event.data.approved));
   for (const t of testers) await deps.events.record(tx, approvalChanged(t, 'signup', event.correlationId ?? undefined));
-  await revokeUserSessions(deps, testers.map((t) => t.id), 'approval_changed', tx);
+  // The testers stay signed in; tokens with the old approval are refused as stale (rows locked until commit).
+  await announceClaimsChanged(deps, testers.map((t) => t.id));
 }
 
 /** jobs' TesterStrikeRecorded: store the strike; at the limit (3) an approved tester is unapproved. */
@@ -46,7 +47,7 @@ export async function onTesterStrikeRecorded(deps: IdentityDeps, event: EventEnv
   if (unapprove) {
     const row = await setApproval(tx, u.id, false);
     await deps.events.record(tx, approvalChanged(row, 'strikes', event.correlationId ?? undefined));
-    await revokeUserSessions(deps, [row.id], 'approval_changed', tx);
+    await announceClaimsChanged(deps, [row.id]);
   }
 }
 

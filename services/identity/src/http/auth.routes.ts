@@ -1,19 +1,19 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { emailSchema, sessionExchangeBodySchema, signInIntentSchema, type SignInIntent } from '@htm/contracts';
-import { AppError, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { devSignInEnabled, googleConfigured, webRedirect } from '../config.js';
 import { completeSignIn, type SignInAccount, type SignInResult } from '../domain/sign-in.js';
 import { exchangeSession, revokeRefreshFamily, rotateRefreshToken, signinNonceFor } from '../domain/sessions.js';
+import { endEverySignIn, endSignIn, listSignIns } from '../domain/sign-ins.js';
 import {
   clearSessionCookies,
   clearSigninNonceCookie,
-  REFRESH_COOKIE,
+  sessionCookie,
   setSessionCookies,
   setSigninNonceCookie,
   SIGNIN_NONCE_COOKIE,
-  XSRF_COOKIE,
   XSRF_HEADER,
 } from './cookies.js';
 import { DEV_PAGE_CSP, devSignInPage } from './dev-sign-in.page.js';
@@ -115,7 +115,7 @@ export function authRoutes(deps: IdentityDeps): Router {
   r.post('/api/auth/session', sessionLimit, async (req, res) => {
     const body = parseOrThrow(sessionExchangeBodySchema, req.body ?? {});
     noStore(res);
-    const issued = await exchangeSession(deps, body.session_id, cookie(req, SIGNIN_NONCE_COOKIE));
+    const issued = await exchangeSession(deps, body.session_id, cookie(req, SIGNIN_NONCE_COOKIE), req.get('user-agent'));
     clearSigninNonceCookie(res, cfg);
     setSessionCookies(res, cfg, issued);
     res.json({ access_token: issued.accessToken });
@@ -125,9 +125,10 @@ export function authRoutes(deps: IdentityDeps): Router {
     noStore(res);
     try {
       const issued = await rotateRefreshToken(deps, {
-        refreshToken: cookie(req, REFRESH_COOKIE),
+        refreshToken: sessionCookie(req, cfg, 'refresh'),
         xsrfHeader: req.get(XSRF_HEADER),
-        xsrfCookie: cookie(req, XSRF_COOKIE),
+        xsrfCookie: sessionCookie(req, cfg, 'xsrf'),
+        userAgent: req.get('user-agent'),
       });
       setSessionCookies(res, cfg, issued);
       res.json({ access_token: issued.accessToken });
@@ -139,10 +140,34 @@ export function authRoutes(deps: IdentityDeps): Router {
   });
 
   r.post('/api/auth/logout', async (req, res) => {
-    await revokeRefreshFamily(deps, cookie(req, REFRESH_COOKIE));
+    await revokeRefreshFamily(deps, sessionCookie(req, cfg, 'refresh'));
     noStore(res);
     clearSessionCookies(res, cfg);
     res.json({ success: true });
+  });
+
+  /** "Sign-ins": the caller's active sign-ins, each revocable; "Log out everywhere". */
+  r.get('/api/auth/sessions', deps.auth.authenticate, async (req, res) => {
+    noStore(res);
+    res.json({ sessions: await listSignIns(deps, callerOf(req)) });
+  });
+
+  r.delete('/api/auth/sessions/:id', deps.auth.authenticate, async (req, res) => {
+    const { current } = await endSignIn(deps, callerOf(req), String(req.params.id));
+    noStore(res);
+    if (current) clearSessionCookies(res, cfg);
+    res.json({ success: true });
+  });
+
+  r.post('/api/auth/logout-all', refreshLimit, async (req, res) => {
+    noStore(res);
+    const ended = await endEverySignIn(deps, {
+      refreshToken: sessionCookie(req, cfg, 'refresh'),
+      xsrfHeader: req.get(XSRF_HEADER),
+      xsrfCookie: sessionCookie(req, cfg, 'xsrf'),
+    });
+    clearSessionCookies(res, cfg);
+    res.json({ success: true, ended });
   });
 
   return r;

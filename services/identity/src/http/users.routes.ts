@@ -2,7 +2,6 @@ import { Router } from 'express';
 import { initUserBodySchema, updateProfileBodySchema } from '@htm/contracts';
 import { callerOf, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
-import { issueAccessToken } from '../domain/sessions.js';
 import { toUserDto } from './user.view.js';
 import { chooseRole, getUser, updateProfile } from '../domain/users.js';
 
@@ -17,16 +16,16 @@ export function userRoutes(deps: IdentityDeps): Router {
 
   r.post('/api/users/init', authenticate, async (req, res) => {
     const body = parseOrThrow(initUserBodySchema, req.body ?? {});
-    const caller = callerOf(req);
-    const user = await chooseRole(deps, caller.id, body);
-    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user, caller.sid) });
+    const { user, accessToken } = await chooseRole(deps, callerOf(req), body);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: accessToken });
   });
 
   r.patch('/api/users/profile', authenticate, async (req, res) => {
     const body = parseOrThrow(updateProfileBodySchema, req.body ?? {});
-    const caller = callerOf(req);
-    const user = await updateProfile(deps, caller.id, body);
-    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: await issueAccessToken(deps, user, caller.sid) });
+    const { user, accessToken } = await updateProfile(deps, callerOf(req), body);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: accessToken });
   });
 
   return r;

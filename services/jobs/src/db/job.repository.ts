@@ -175,22 +175,41 @@ export async function testedSites(db: Q, testerId: string): Promise<string[]> {
   return rows.map((r) => r.key).sort();
 }
 
-/** The top-rated rule in SQL: rating_avg (one decimal, half up) >= 4.5 over at least 3 ratings. */
+/**
+ * The top-rated rule: the average of each poster's average stars (one decimal, half up) >= 4.5,
+ * from at least 3 different posters. A poster is one voice however many jobs they rated, so
+ * one colluding poster cannot make a tester top-rated.
+ */
 export const TOP_RATED = { minCount: 3, minAvgTenths: 45 } as const;
+
+/** The stars each poster gave this tester: one {sum, count} per poster. */
+export async function starsByPoster(db: Q, testerId: string): Promise<Array<{ sum: number; count: number }>> {
+  const rows = await db
+    .select({ sum: sql<number>`sum(${ratings.stars})::int`, count: sql<number>`count(*)::int` })
+    .from(ratings)
+    .where(eq(ratings.testerId, testerId))
+    .groupBy(ratings.posterId);
+  return rows.map((r) => ({ sum: Number(r.sum), count: Number(r.count) }));
+}
 
 /** Countries of approved top-rated testers (the priority window opens only where one exists). */
 export async function topRatedCountries(db: Q): Promise<Array<string | null>> {
+  const perPoster = db
+    .select({ testerId: ratings.testerId, avg: sql<string>`avg(${ratings.stars})`.as('poster_avg') })
+    .from(ratings)
+    .groupBy(ratings.testerId, ratings.posterId)
+    .as('per_poster');
+  const top = db
+    .select({ testerId: perPoster.testerId })
+    .from(perPoster)
+    .groupBy(perPoster.testerId)
+    .having(sql`count(*) >= ${TOP_RATED.minCount} AND round(avg(${perPoster.avg}) * 10) >= ${TOP_RATED.minAvgTenths}`)
+    .as('top');
   const rows = await db
     .selectDistinct({ country: users.country })
     .from(users)
-    .where(
-      and(
-        eq(users.type, 'tester'),
-        eq(users.approved, true),
-        sql`${users.ratingCount} >= ${TOP_RATED.minCount}`,
-        sql`round(${users.ratingSum} * 10.0 / ${users.ratingCount}) >= ${TOP_RATED.minAvgTenths}`,
-      ),
-    );
+    .innerJoin(top, eq(top.testerId, users.id))
+    .where(and(eq(users.type, 'tester'), eq(users.approved, true), sql`${users.ratingCount} >= ${TOP_RATED.minCount}`));
   return rows.map((r) => r.country);
 }
 

@@ -3,15 +3,22 @@ import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
 import { JOB_MESSAGES, type GeoRule } from '@htm/contracts';
-import { claimJob as applyClaim, countActiveClaims, findUser, getJob, lockTester, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
+import { claimJob as applyClaim, countActiveClaims, findUser, getJob, lockTester, starsByPoster, testedSites, topRatedCountries, TOP_RATED } from '../db/job.repository.js';
 import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
 import { freshEyesBlocks } from './fresh-eyes.js';
 
 export type { TesterStanding };
 
-/** Whether a rating sum and count make a tester top-rated (the same rule as topRatedCountries). */
-export function isTopRated(sum: number, count: number): boolean {
-  return count >= TOP_RATED.minCount && Math.round((sum * 10) / count) >= TOP_RATED.minAvgTenths;
+/**
+ * Whether the stars posters gave make a tester top-rated (the same rule as topRatedCountries):
+ * each poster's ratings count as one voice, their average; at least 3 posters, and the average of
+ * their averages 4.5 or more (one decimal, half up).
+ */
+export function isTopRated(byPoster: ReadonlyArray<{ sum: number; count: number }>): boolean {
+  const voices = byPoster.filter((p) => p.count > 0);
+  if (voices.length < TOP_RATED.minCount) return false;
+  const tenths = (voices.reduce((acc, p) => acc + p.sum / p.count, 0) * 10) / voices.length;
+  return Math.round(tenths + 1e-9) >= TOP_RATED.minAvgTenths;
 }
 
 /**
@@ -20,10 +27,11 @@ export function isTopRated(sum: number, count: number): boolean {
  * decides which jobs they may take beyond geo (assistive tech, fresh eyes, priority window).
  */
 export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, caller: Caller): Promise<TesterStanding> {
-  const [row, sites, topCountries] = await Promise.all([
+  const [row, sites, topCountries, stars] = await Promise.all([
     findUser(deps.db, caller.id),
     testedSites(deps.db, caller.id),
     deps.config.PRIORITY_WINDOW_MS > 0 ? topRatedCountries(deps.db) : Promise.resolve([]),
+    deps.config.PRIORITY_WINDOW_MS > 0 ? starsByPoster(deps.db, caller.id) : Promise.resolve([]),
   ]);
   const known = row && row.approved !== null;
   return {
@@ -32,7 +40,7 @@ export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, call
     country: row?.country ?? caller.country,
     assistiveTech: row?.assistiveTech ?? [],
     testedSites: sites,
-    topRated: row ? isTopRated(row.ratingSum, row.ratingCount) : false,
+    topRated: isTopRated(stars),
     windowRules: (['us_pr', 'us_pr_ca', 'global_beta'] as const).filter((rule) => topCountries.some((c) => geoAllows(rule, c))),
   };
 }

@@ -17,6 +17,12 @@ export interface RetestComparison {
   retestOf: string;
   before: SubmissionRead | null;
   after: SubmissionRead | null;
+  /**
+   * The reader is a tester other than the one who wrote the original report (the re-test went to
+   * someone else): they get the earlier findings per checklist item and key finding, which is what
+   * they re-check, but not the report itself (no name, feedback, device or files).
+   */
+  beforeFindingsOnly: boolean;
 }
 
 type Reader = 'admin' | 'poster' | 'tester';
@@ -43,7 +49,8 @@ export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: stri
 /**
  * GET /api/jobs/:id/before-after: a re-test's findings beside the original's. The poster of the
  * re-test, the admin, and the tester holding it (or for whom it is held) may read it; the tester
- * sees the earlier findings while re-testing, the poster sees "after" once the re-test is accepted.
+ * sees the earlier findings while re-testing (the whole earlier report only if it is theirs), the
+ * poster sees "after" once the re-test is accepted.
  */
 export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId: string): Promise<RetestComparison> {
   const job = await getJob(deps.db, jobId);
@@ -56,10 +63,11 @@ export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId
   const original = await findJob(deps.db, job.retestOf);
   const beforeSub = await findSubmission(deps.db, original?.currentSubmissionId ?? null);
   const afterSub = await findSubmission(deps.db, job.currentSubmissionId);
-  const before = beforeSub ? { submission: beforeSub, files: await filesByIds(deps.db, beforeSub.fileIds), locked: false } : null;
+  const beforeFindingsOnly = caller.type === 'tester' && !!beforeSub && beforeSub.testerId !== caller.id;
+  const before = beforeSub ? { submission: beforeSub, files: beforeFindingsOnly ? [] : await filesByIds(deps.db, beforeSub.fileIds), locked: false } : null;
   const afterLocked = caller.type === 'poster' && !afterSub?.acceptedAt;
   const after = afterSub ? { submission: afterSub, files: afterLocked ? [] : await filesByIds(deps.db, afterSub.fileIds), locked: afterLocked } : null;
-  return { job, retestOf: job.retestOf, before, after };
+  return { job, retestOf: job.retestOf, before, after, beforeFindingsOnly };
 }
 
 /**

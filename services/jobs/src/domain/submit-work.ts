@@ -25,6 +25,22 @@ interface NormalisedSubmission {
 const PREVIEW_MAX = 480;
 /** Largest image decoded (width × height): 40 megapixels covers a full-page 4K screenshot. */
 export const MAX_IMAGE_PIXELS = 40_000_000;
+/** All frames of an animated image together (a GIF of 1,000 frames of 40 megapixels is refused). */
+export const MAX_ANIMATION_PIXELS = 200_000_000;
+/** Longest libvips may work on one image (re-encoding, preview) before it is refused. */
+export const IMAGE_TIMEOUT_SECONDS = 15;
+
+/**
+ * An untrusted image for libvips: decoded on libuv's thread pool (never the request thread),
+ * at most MAX_IMAGE_PIXELS per frame, stopped after IMAGE_TIMEOUT_SECONDS.
+ */
+function untrustedImage(path: string, opts: { animated?: boolean } = {}) {
+  return sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, ...opts }).timeout({ seconds: IMAGE_TIMEOUT_SECONDS });
+}
+
+/** libvips gave up on an image after IMAGE_TIMEOUT_SECONDS. */
+const timedOut = (err: unknown) => /timeout/i.test((err as Error)?.message ?? '');
+const tooSlow = () => new AppError('too_large', 'This image is too complex to process. Please upload a simpler screenshot (PNG or JPEG).', { code: 'image_too_complex' });
 
 export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }> = {
   claim_timeout: { detail: JOB_MESSAGES.claimExpired, code: 'claim_expired' },
@@ -203,14 +219,17 @@ function checkResponses<R extends { requirement_index: number }>(responses: R[],
 
 async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<void> {
   let pixels = 0;
+  let frames = 1;
   try {
+    // The header only: no pixels are decoded here.
     const meta = await sharp(img.tmpPath).metadata();
     if (!meta.width || !meta.height) throw new Error('no size');
     pixels = meta.width * (meta.pageHeight ?? meta.height);
+    frames = meta.pages ?? 1;
   } catch {
     throw unsupportedFile(allowVideo);
   }
-  if (pixels > MAX_IMAGE_PIXELS) {
+  if (pixels > MAX_IMAGE_PIXELS || pixels * frames > MAX_ANIMATION_PIXELS) {
     throw new AppError('too_large', `Images may be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels.`, { code: 'image_too_many_pixels' });
   }
 }
@@ -225,7 +244,7 @@ async function stripMetadata(img: UploadedFile, allowVideo: boolean): Promise<vo
   try {
     const meta = await sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS }).metadata();
     const animated = (meta.pages ?? 1) > 1;
-    let pipeline = sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS, animated });
+    let pipeline = untrustedImage(img.tmpPath, { animated });
     if (!animated) pipeline = pipeline.rotate();
     if (meta.format === 'jpeg') pipeline = pipeline.jpeg({ quality: 92 });
     else if (meta.format === 'png') pipeline = pipeline.png();
@@ -235,21 +254,21 @@ async function stripMetadata(img: UploadedFile, allowVideo: boolean): Promise<vo
     const info = await pipeline.toFile(clean);
     await rename(clean, img.tmpPath);
     img.size = info.size;
-  } catch {
+  } catch (err) {
     await rm(clean, { force: true });
-    throw unsupportedFile(allowVideo);
+    throw timedOut(err) ? tooSlow() : unsupportedFile(allowVideo);
   }
 }
 
 /** A small WebP of the first image, re-encoded (so no metadata such as GPS survives). */
 async function makePreview(img: UploadedFile, allowVideo: boolean): Promise<Buffer> {
   try {
-    return await sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS })
+    return await untrustedImage(img.tmpPath)
       .rotate()
       .resize({ width: PREVIEW_MAX, height: PREVIEW_MAX, fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 70 })
       .toBuffer();
-  } catch {
-    throw unsupportedFile(allowVideo);
+  } catch (err) {
+    throw timedOut(err) ? tooSlow() : unsupportedFile(allowVideo);
   }
 }

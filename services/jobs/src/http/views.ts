@@ -87,7 +87,7 @@ export function toRetestComparisonView(c: RetestComparison, links: FileLinkSigne
   return {
     job_id: c.job.id,
     retest_of: c.retestOf,
-    before,
+    before: c.beforeFindingsOnly ? null : before,
     after,
     requirements: c.job.requirements.map((requirement, i) => ({ requirement_index: i, requirement, before: responseOf(before, i), after: responseOf(after, i) })),
     key_findings: Array.from({ length: Math.max(beforeFindings.length, afterFindings.length) }, (_, i) => ({

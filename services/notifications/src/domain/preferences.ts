@@ -37,12 +37,8 @@ export async function updatePreferences(
   });
 }
 
-/** One-click unsubscribe: the token names the user and the kind they switch off. */
-export async function unsubscribe(
-  db: Db,
-  secret: string,
-  token: string,
-): Promise<{ userId: string; kind: NotificationKind }> {
+/** What an unsubscribe link would switch off (nothing changes): 400 invalid_token for a bad link. */
+export function checkUnsubscribeToken(secret: string, token: string): { userId: string; kind: NotificationKind } {
   const who = verifyUnsubscribeToken(secret, token);
   if (!who)
     throw AppError.invalid(
@@ -50,6 +46,16 @@ export async function unsubscribe(
       { token: [NOTIFICATION_MESSAGES.tokenInvalid] },
       'invalid_token',
     );
+  return who;
+}
+
+/** One-click unsubscribe: the token names the user and the kind they switch off. */
+export async function unsubscribe(
+  db: Db,
+  secret: string,
+  token: string,
+): Promise<{ userId: string; kind: NotificationKind }> {
+  const who = checkUnsubscribeToken(secret, token);
   await updatePreferences(db, who.userId, { [who.kind]: false });
   return who;
 }

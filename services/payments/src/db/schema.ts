@@ -55,6 +55,21 @@ export const paymentMismatches = paymentsSchema.table(
   (t) => [uniqueIndex('payment_mismatches_once').on(t.sessionId, t.receivedCents, t.receivedCurrency)],
 );
 
+/**
+ * An earning the ledger refused: a SubmissionAccepted for a job with no booked payment (a forged
+ * or misrouted event, or a payment lost). Nobody is paid; the admin sees it in the financial
+ * overview's `earning_mismatches`. One row per job.
+ */
+export const earningMismatches = paymentsSchema.table('earning_mismatches', {
+  jobId: text('job_id').primaryKey(),
+  testerId: text('tester_id').notNull(),
+  posterId: text('poster_id').notNull(),
+  title: text('title'),
+  eventId: text('event_id').notNull(),
+  reason: text('reason').notNull(),
+  recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /** Provider (Stripe or local) webhook event ids already handled: each is applied once. */
 export const providerEvents = paymentsSchema.table('provider_events', {
   id: text('id').primaryKey(),

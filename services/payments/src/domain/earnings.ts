@@ -1,13 +1,17 @@
 import { median, type EarningsResponse, type FinancialOverview } from '@htm/contracts';
 import type { PaymentsDeps } from '../deps.js';
 import { listTesterEarnings, overviewTotals, testerTotals } from '../db/ledger.repository.js';
-import { listMismatches } from '../db/mismatch.repository.js';
+import { listEarningMismatches, listMismatches } from '../db/mismatch.repository.js';
 import { centsToDollars } from './money.js';
 import { earningStatus } from './payout-rules.js';
 
 /** A tester's earnings; every figure comes from the ledger (integer cents, shown as dollars). */
 export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, now = new Date()): Promise<EarningsResponse> {
-  const [totals, rows] = await Promise.all([testerTotals(deps.db, testerId, now), listTesterEarnings(deps.db, testerId)]);
+  // One snapshot: an earning booked between two reads would show beside totals that miss it.
+  const { totals, rows } = await deps.db.transaction(
+    async (tx) => ({ totals: await testerTotals(tx, testerId, now), rows: await listTesterEarnings(tx, testerId) }),
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
   return {
     total_usd: centsToDollars(totals.total_cents),
     pending_usd: centsToDollars(totals.pending_cents),
@@ -38,9 +42,12 @@ export function timeOnTask(rows: Array<{ amount_cents: number; minutes_spent: nu
   return { effective_hourly_rate: Math.round((cents * 60) / totalMinutes) / 100, median_minutes: median(minutes) };
 }
 
-/** The admin's financial overview: sums and counts over the ledger. */
+/** The admin's financial overview: sums and counts over the ledger, and the lists, in one snapshot. */
 export async function getFinancialOverview(deps: PaymentsDeps): Promise<FinancialOverview> {
-  const [t, mismatches] = await Promise.all([overviewTotals(deps.db), listMismatches(deps.db)]);
+  const { t, mismatches, refused } = await deps.db.transaction(
+    async (tx) => ({ t: await overviewTotals(tx), mismatches: await listMismatches(tx), refused: await listEarningMismatches(tx) }),
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
   return {
     total_payments: centsToDollars(t.payments_cents),
     total_payouts: centsToDollars(t.payouts_cents),
@@ -56,6 +63,15 @@ export async function getFinancialOverview(deps: PaymentsDeps): Promise<Financia
       expected_currency: m.expectedCurrency,
       received_cents: m.receivedCents,
       received_currency: m.receivedCurrency,
+      recorded_at: m.recordedAt.toISOString(),
+    })),
+    earning_mismatches: refused.map((m) => ({
+      job_id: m.jobId,
+      tester_id: m.testerId,
+      poster_id: m.posterId,
+      title: m.title,
+      event_id: m.eventId,
+      reason: m.reason as 'no_payment',
       recorded_at: m.recordedAt.toISOString(),
     })),
   };

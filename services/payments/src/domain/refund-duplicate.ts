@@ -1,3 +1,5 @@
+import { createEvent } from '@htm/events';
+import { getCorrelationId } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { appendOnce, listDuplicateAndRefund } from '../db/ledger.repository.js';
 
@@ -31,16 +33,31 @@ export async function refundDuplicatePayment(deps: PaymentsDeps, sessionId: stri
     idempotencyKey: `refund-${sessionId}`,
     metadata: { reason: 'duplicate', job_id: duplicate.jobId, session_id: sessionId },
   });
-  const entry = await appendOnce(deps.db, {
-    kind: 'refund',
-    jobId: duplicate.jobId,
-    amountCents: -duplicate.amountCents,
-    currency: duplicate.currency,
-    posterId: duplicate.posterId,
-    title: duplicate.title,
-    sessionId,
-    refundId: refund.id,
-    occurredAt: new Date(),
+  const refundedAt = new Date();
+  // The refund entry and its event commit together (analytics counts refunds per day from it).
+  const entry = await deps.events.inTransaction(async (tx) => {
+    const row = await appendOnce(tx, {
+      kind: 'refund',
+      jobId: duplicate.jobId,
+      amountCents: -duplicate.amountCents,
+      currency: duplicate.currency,
+      posterId: duplicate.posterId,
+      title: duplicate.title,
+      sessionId,
+      refundId: refund.id,
+      occurredAt: refundedAt,
+    });
+    if (row)
+      await deps.events.record(
+        tx,
+        createEvent(
+          'PaymentRefunded',
+          duplicate.jobId,
+          { jobId: duplicate.jobId, sessionId, posterId: duplicate.posterId, amountCents: duplicate.amountCents, reason: 'duplicate', refundedAt: refundedAt.toISOString() },
+          { correlationId: getCorrelationId() },
+        ),
+      );
+    return row;
   });
   if (entry) deps.logger.warn({ jobId: duplicate.jobId, sessionId, refundId: refund.id, amountCents: duplicate.amountCents, posterId: duplicate.posterId }, 'duplicate payment refunded');
   return 'refunded';

@@ -120,6 +120,28 @@ describe('Admin dashboard', () => {
     expect(within(money).getByText(/Refunds pending/).textContent).toBe('1 Refunds pending');
     const counts = screen.getByRole('list', { name: 'Job counts' });
     expect(within(counts).getByText('Submitted').textContent).toContain('1');
+    expect(screen.queryByRole('table', { name: 'Earnings not paid' })).toBeNull();
+  });
+
+  it('lists acceptances the ledger refused to pay (no payment booked)', async () => {
+    backend((c) =>
+      c.url === '/api/admin/financial-overview'
+        ? {
+            body: {
+              total_payments: 0, total_payouts: 0, platform_earnings: 0, pending_payouts_count: 0,
+              completed_jobs_count: 0, total_refunds: 0, pending_refunds_count: 0,
+              earning_mismatches: [
+                { job_id: 'job-1', tester_id: 'tst1', poster_id: 'p1', title: 'Shop', event_id: 'e1', reason: 'no_payment', recorded_at: '2026-01-01T00:00:00Z' },
+              ],
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    const table = await screen.findByRole('table', { name: 'Earnings not paid' });
+    const row = within(table).getByText('Shop (job-1)').closest('tr')!;
+    expect(within(row).getByText('tst1')).toBeTruthy();
+    expect(within(row).getByText('No payment booked for this job')).toBeTruthy();
   });
 
   it('loads signups 10 at a time, job requests 5 at a time and the waitlist 10 at a time', async () => {

@@ -6,10 +6,11 @@ import type { User } from '../../../lib/types';
 import { useListAllJobsQuery } from '../api/list-all-jobs';
 import { ActionsTab } from './actions-tab';
 import { HistoryTab } from './history-tab';
+import { InsightsTab } from './insights-tab';
 import { ManageTab } from './manage-tab';
 import { OverviewTab } from './overview-tab';
 
-/** Admin dashboard: Overview, Manage, Actions, History. `postJob` is the poster's 'Post New Job' launcher. */
+/** Admin dashboard: Overview, Manage, Actions, History, Insights (charts). `postJob` is the poster's 'Post New Job' launcher. */
 export default function AdminDashboard({ user, postJob }: { user: User; postJob?: ReactNode }) {
   const [tab, setTab] = useState('overview');
   const { data: jobs = [], error, isLoading } = useListAllJobsQuery();
@@ -35,12 +36,14 @@ export default function AdminDashboard({ user, postJob }: { user: User; postJob?
           { id: 'manage', label: 'Manage' },
           { id: 'actions', label: 'Actions' },
           { id: 'history', label: 'History' },
+          { id: 'insights', label: 'Insights' },
         ]}
       >
         {tab === 'overview' ? <OverviewTab jobs={jobs} /> : null}
         {tab === 'manage' ? <ManageTab jobs={jobs} loading={isLoading} /> : null}
         {tab === 'actions' ? <ActionsTab /> : null}
         {tab === 'history' ? <HistoryTab jobs={jobs} /> : null}
+        {tab === 'insights' ? <InsightsTab /> : null}
       </Tabs>
     </div>
   );

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { Loading } from '../../../components/loading';
 import { Stat } from '../../../components/stat';
+import { Table } from '../../../components/table';
 import { errorMessage } from '../../../lib/error-message';
 import { usd } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
@@ -29,6 +30,26 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
           <Stat value={data.pending_refunds_count} label="Refunds pending" />
         ) : null}
       </ul>
+      {data?.earning_mismatches?.length ? (
+        <>
+          <h2>Earnings not paid</h2>
+          <p>
+            These jobs were marked accepted, but no payment for them is in the ledger, so nobody was
+            paid. Look into each one before paying anyone by hand.
+          </p>
+          <Table caption="Earnings not paid" columns={['Job', 'Tester', 'Poster', 'Reason', 'Recorded']}>
+            {data.earning_mismatches.map((m) => (
+              <tr key={m.job_id}>
+                <td>{m.title ? `${m.title} (${m.job_id})` : m.job_id}</td>
+                <td>{m.tester_id}</td>
+                <td>{m.poster_id}</td>
+                <td>No payment booked for this job</td>
+                <td>{new Date(m.recorded_at).toLocaleString()}</td>
+              </tr>
+            ))}
+          </Table>
+        </>
+      ) : null}
       <h2>Jobs</h2>
       <ul className="stats" aria-label="Job counts">
         <Stat value={jobs.length} label="All" />

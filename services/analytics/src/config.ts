@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import {
+  assertProductionSecrets,
+  baseConfigSchema,
+  eventBusConfigSchema,
+  loadConfig,
+} from '@htm/service-kit';
+
+export const analyticsConfigSchema = baseConfigSchema
+  .extend({
+    PORT: z.coerce.number().int().min(0).default(8087),
+  })
+  .and(eventBusConfigSchema);
+export type AnalyticsConfig = z.infer<typeof analyticsConfigSchema>;
+
+export function loadAnalyticsConfig(
+  env: Record<string, string | undefined> = process.env,
+): AnalyticsConfig {
+  const cfg = loadConfig('analytics', analyticsConfigSchema, env);
+  assertProductionSecrets(cfg, 'analytics');
+  return cfg;
+}

@@ -1,0 +1,129 @@
+import type { Tx } from '@htm/service-kit/db';
+import type { EventHandlers } from '@htm/events';
+import {
+  addDemand,
+  addDuration,
+  addToDay,
+  clearJobs,
+  foldJob,
+  recordTesterActivity,
+  recordTesterApproval,
+  saveJob,
+  type JobPatch,
+} from '../db/facts.repository.js';
+import { dayOf, newDurations } from '../domain/facts.js';
+
+/** The fee booked with each earning before EarningRecorded carried it (18 of every $1). */
+const LEGACY_PLATFORM_FEE_CENTS = 18;
+
+/**
+ * Folds an event's times into the job's row and records any duration that just became known.
+ * Answers the row before, so the caller counts "first" facts (first claim, first submission,
+ * completion) once per job even when events arrive out of order.
+ */
+async function fold(tx: Tx, jobId: string, patch: JobPatch) {
+  const { before, after } = await foldJob(tx, jobId, patch);
+  for (const d of newDurations(after)) {
+    await addDuration(tx, d.day, d.metric, d.bucket);
+    if (d.metric === 'claim') after.claimRecorded = true;
+    if (d.metric === 'submit') after.submitRecorded = true;
+    if (d.metric === 'result') after.resultRecorded = true;
+  }
+  await saveJob(tx, after);
+  return before;
+}
+
+/**
+ * What analytics consumes: every stream. Each handler runs once per event id, in the transaction
+ * that records the id as handled, so a redelivered event adds nothing twice; per-job facts take
+ * the earliest/latest time seen, so events of one job from different streams may come in any order.
+ */
+export function analyticsEventHandlers(): EventHandlers {
+  return {
+    // identity: supply
+    UserRoleChosen: async (e, tx) => {
+      if (e.data.type !== 'tester') return;
+      await recordTesterApproval(tx, {
+        userId: e.data.userId,
+        approved: e.data.approved,
+        country: e.data.country,
+        asOf: new Date(e.occurredAt),
+      });
+    },
+    TesterApprovalChanged: async (e, tx) =>
+      recordTesterApproval(tx, {
+        userId: e.data.userId,
+        approved: e.data.approved,
+        country: e.data.country,
+        asOf: new Date(e.occurredAt),
+      }),
+    // jobs
+    JobCreated: async (e, tx) => {
+      const before = await fold(tx, e.data.jobId, {
+        postedAt: new Date(e.occurredAt),
+        geoRule: e.data.geoRule,
+      });
+      if (!before.postedAt) await addToDay(tx, dayOf(e.occurredAt), { posted: 1 });
+    },
+    JobPublished: async (e, tx) => {
+      await fold(tx, e.data.jobId, { paidAt: new Date(e.data.paidAt), geoRule: e.data.geoRule });
+      await addDemand(tx, dayOf(e.data.paidAt), e.data.geoRule);
+    },
+    JobClaimed: async (e, tx) => {
+      const at = new Date(e.data.claimedAt);
+      const before = await fold(tx, e.data.jobId, {
+        claimedAt: at,
+        geoRule: e.data.geoRule ?? undefined,
+      });
+      if (!before.firstClaimedAt) await addToDay(tx, dayOf(at), { claimed: 1 });
+      await recordTesterActivity(tx, e.data.testerId, at);
+    },
+    JobReleased: async (e, tx) => {
+      await fold(tx, e.data.jobId, { releasedAt: new Date(e.occurredAt) });
+      await addToDay(tx, dayOf(e.occurredAt), { releases: 1 });
+    },
+    WorkSubmitted: async (e, tx) => {
+      const at = new Date(e.data.submittedAt);
+      const before = await fold(tx, e.data.jobId, { submittedAt: at });
+      await addToDay(
+        tx,
+        dayOf(at),
+        before.firstSubmittedAt ? { resubmitted: 1 } : { submitted: 1 },
+      );
+      await recordTesterActivity(tx, e.data.testerId, at);
+    },
+    RevisionRequested: async (e, tx) => addToDay(tx, dayOf(e.data.requestedAt), { revisions: 1 }),
+    SubmissionAccepted: async (e, tx) => {
+      const at = new Date(e.data.acceptedAt);
+      const before = await fold(tx, e.data.jobId, { completedAt: at });
+      if (before.completedAt) return;
+      const by = e.data.acceptedBy;
+      await addToDay(
+        tx,
+        dayOf(at),
+        by === 'poster'
+          ? { completedPoster: 1 }
+          : by === 'admin'
+            ? { completedAdmin: 1 }
+            : { completedAuto: 1 },
+      );
+    },
+    JobsCleared: async (_e, tx) => clearJobs(tx),
+    // payments: money, each amount as booked in the ledger (one event per ledger entry)
+    JobPaid: async (e, tx) => {
+      await fold(tx, e.data.jobId, { paidAt: new Date(e.data.paidAt) });
+      await addToDay(tx, dayOf(e.data.paidAt), { paid: 1, revenueCents: e.data.amountCents });
+    },
+    EarningRecorded: async (e, tx) =>
+      addToDay(tx, dayOf(e.data.acceptedAt ?? e.occurredAt), {
+        earningsCents: e.data.amountCents,
+        platformFeeCents: e.data.platformFeeCents ?? LEGACY_PLATFORM_FEE_CENTS,
+      }),
+    TesterPaid: async (e, tx) =>
+      addToDay(tx, dayOf(e.data.paidAt), { payoutsCents: e.data.amountCents }),
+    PaymentRefunded: async (e, tx) =>
+      addToDay(tx, dayOf(e.data.refundedAt), { refunds: 1, refundsCents: e.data.amountCents }),
+    // admin: read so the group follows every stream (nothing to count yet)
+    WaitlistJoined: async () => undefined,
+  };
+}

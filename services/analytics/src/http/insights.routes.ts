@@ -1,0 +1,17 @@
+import { Router } from 'express';
+import { insightsQuerySchema } from '@htm/contracts';
+import { parseOrThrow } from '@htm/service-kit';
+import type { AnalyticsDeps } from '../deps.js';
+import { getInsights } from '../domain/insights.js';
+
+export function insightsRoutes(deps: AnalyticsDeps): Router {
+  const r = Router();
+  const { authenticate, requireRole } = deps.auth;
+
+  r.get('/api/admin/insights', authenticate, requireRole('admin'), async (req, res) => {
+    const q = parseOrThrow(insightsQuerySchema, req.query);
+    res.set('cache-control', 'no-store').json(await getInsights(deps.db, q));
+  });
+
+  return r;
+}

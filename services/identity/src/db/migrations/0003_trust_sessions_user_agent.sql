@@ -1,0 +1,1 @@
+ALTER TABLE "identity"."refresh_families" ADD COLUMN "user_agent" text;
