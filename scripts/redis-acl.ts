@@ -16,7 +16,7 @@
  */
 import { pathToFileURL } from 'node:url';
 
-export const REDIS_USERS = ['identity', 'jobs', 'payments', 'admin', 'notifications', 'gateway'] as const;
+export const REDIS_USERS = ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics', 'gateway'] as const;
 export type RedisUser = (typeof REDIS_USERS)[number];
 
 /** The commands that write a stream's entries, and those that could put a crafted key in its place. */

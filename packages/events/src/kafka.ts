@@ -251,7 +251,8 @@ export class KafkaBus implements EventBus {
               if (end === undefined || BigInt(message.offset) >= end) return;
               let event: EventEnvelope | undefined;
               try {
-                event = parseEnvelope(JSON.parse(message.value?.toString() ?? ''));
+                // The same origin check as the consumer loop: a forged message is skipped, never folded.
+                event = acceptEnvelope(message.value?.toString() ?? '', this.sourceOfTopic(topic));
               } catch {
                 event = undefined;
               }

@@ -172,7 +172,8 @@ export class RedisStreamsBus implements EventBus {
           const raw = fields ? toMap(fields).e : undefined;
           let event: EventEnvelope | undefined;
           try {
-            event = raw === undefined ? undefined : parseEnvelope(JSON.parse(raw));
+            // The same origin check as the consumer loop: a forged entry is skipped, never folded.
+            event = raw === undefined ? undefined : acceptEnvelope(raw, this.sourceOfStream(stream));
           } catch {
             event = undefined;
           }
