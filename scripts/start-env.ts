@@ -23,6 +23,8 @@ export function embeddedEnv(processEnv: Env): Env {
   base.TRUST_PROXY = 'true';
   const port = Number(base.PORT ?? 8080);
   base.PUBLIC_URL ??= `http://localhost:${port}`;
+  // Local webhook receivers (http://127.0.0.1:...) for trying webhooks on this machine; never outside development.
+  if (!production) base.WEBHOOKS_ALLOW_PRIVATE ??= 'true';
   return base;
 }
 

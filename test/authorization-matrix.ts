@@ -21,7 +21,7 @@ export interface Fixture {
 }
 
 export interface MatrixRow {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: (f: Fixture) => string;
   body?: unknown;
   expect: Record<Caller, number>;
@@ -74,6 +74,23 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/tester/available-jobs', expect: all(403, { anon: 401, tester: 200 }) },
   { method: 'GET', path: () => '/api/tester/my-jobs', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: (f) => f.fileUrl, expect: all(403, { anon: 401, tester: 200, admin: 200 }) },
+  // findings leave the product (issue 32): the submitted fixture's report (locked: the preview)
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/share`, body: { expires_in_days: 3 }, expect: all(403, { anon: 401, owner: 201, admin: 201 }) },
+  { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/report.pdf`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
+  { method: 'DELETE', path: (f) => `/api/jobs/${f.submitted}/share`, expect: all(403, { anon: 401, owner: 204, admin: 204 }) },
+  { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}`, expect: all(404) },
+  { method: 'GET', path: () => `/r/${'A'.repeat(43)}`, expect: all(404) },
+  { method: 'POST', path: () => '/api/webhook-endpoints', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
+  { method: 'GET', path: () => '/api/webhook-endpoints', expect: all(403, { anon: 401, owner: 200, otherPoster: 200, admin: 200 }) },
+  { method: 'DELETE', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'GET', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'POST', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/test', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'POST', path: () => '/api/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries/00000000-0000-4000-8000-000000000000/redeliver', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
+  { method: 'GET', path: () => '/api/trackers', expect: all(403, { anon: 401, owner: 200, otherPoster: 200, admin: 200 }) },
+  { method: 'PUT', path: () => '/api/trackers/github', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
+  { method: 'DELETE', path: () => '/api/trackers/jira', expect: all(403, { anon: 401, owner: 204, otherPoster: 204, admin: 204 }) },
+  { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/issues`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/findings/0/issue`, body: { tracker: 'github' }, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
   { method: 'POST', path: (f) => `/api/admin/assign/${f.open}/${f.unapprovedTesterId}`, expect: adminOnly(409) },
   // Recordings (tus, issue #30): testers only; without Upload-Metadata's job_id a tester gets 400.
   { method: 'POST', path: () => '/api/recordings', body: {}, expect: all(403, { anon: 401, unapprovedTester: 400, tester: 400 }) },

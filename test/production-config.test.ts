@@ -146,6 +146,16 @@ describe('service-token keys (finding 7)', () => {
   });
 });
 
+describe('webhooks to private addresses (issue 32)', () => {
+  it('are refused in production and allowed by npm start only', () => {
+    expect(problemsOf(() => loadJobsConfig({ ...prod(), WEBHOOKS_ALLOW_PRIVATE: 'true' }))).toEqual([expect.stringMatching(/^WEBHOOKS_ALLOW_PRIVATE: must not be true in production/)]);
+    expect(loadJobsConfig(prod()).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
+    expect(loadJobsConfig({}).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
+    expect(embeddedEnv({}).WEBHOOKS_ALLOW_PRIVATE).toBe('true');
+    expect(embeddedEnv({ NODE_ENV: 'production' }).WEBHOOKS_ALLOW_PRIVATE).toBeUndefined();
+  });
+});
+
 describe('managed signing key (finding 12)', () => {
   it('refuses production without JWT_PRIVATE_KEY (no plaintext key generated into the database)', () => {
     const { JWT_PRIVATE_KEY: _omit, ...env } = prod();

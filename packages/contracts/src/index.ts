@@ -9,3 +9,4 @@ export * from './notifications.js';
 export * from './analytics.js';
 export * from './live.js';
 export * from './marketplace.js';
+export * from './reports.js';

@@ -14,6 +14,7 @@ export const NOTIFICATION_KINDS = [
   'revision_requested',
   'submission_accepted',
   'tester_paid',
+  'webhook_disabled',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -29,6 +30,7 @@ export const NOTIFICATION_KIND_INFO: Record<
   revision_requested: { audience: 'tester', label: 'The poster asked for a revision' },
   submission_accepted: { audience: 'tester', label: 'Your work was accepted (you earned $0.82)' },
   tester_paid: { audience: 'tester', label: 'You were paid out' },
+  webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
 };
 
 export const NOTIFICATION_MESSAGES = {

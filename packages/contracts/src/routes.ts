@@ -21,6 +21,7 @@ import {
   telemetryBodySchema,
   waitlistBodySchema,
 } from './admin.js';
+import { sendFindingBodySchema, shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
 import { insightsQuerySchema, insightsResponseSchema } from './analytics.js';
 
@@ -98,6 +99,24 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/recordings', service: 'jobs', access: 'user', rate: 'api', summary: 'tus 1.0 creation of a screen recording upload (Tus-Resumable, Upload-Length or Upload-Defer-Length: 1, Upload-Metadata job_id + filetype); 201 with Location', roles: ['tester'], status: 201, upload: true },
   { method: 'patch', path: '/api/recordings/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'tus 1.0 PATCH: the next bytes of a recording at Upload-Offset (application/offset+octet-stream); 204', roles: ['tester'], status: 204, upload: true },
   { method: 'get', path: '/api/recordings/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'A recording for the player (signed link or bearer token; Range answers 206); HEAD with a token is the tus offset of an upload', roles: ['poster', 'tester', 'admin'], download: true },
+  { method: 'post', path: '/api/jobs/{id}/share', service: 'jobs', access: 'user', rate: 'api', summary: "The job's share link (one live link per job; asking again answers the same link); the job must have a submission", body: shareLinkBodySchema, response: shareLinkResponseSchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'delete', path: '/api/jobs/{id}/share', service: 'jobs', access: 'user', rate: 'api', summary: "Revoke the job's share link", roles: ['poster', 'admin'], status: 204 },
+  { method: 'get', path: '/api/jobs/{id}/report.pdf', service: 'jobs', access: 'user', rate: 'api', summary: 'The report as a PDF (attachment report-<first 8 of id>.pdf)', roles: ['poster', 'admin'], download: true },
+  { method: 'get', path: '/api/shared/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as JSON (404 link_gone when revoked, expired or unknown)' },
+  { method: 'get', path: '/api/shared/{token}/report.pdf', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as a PDF', download: true },
+  { method: 'get', path: '/api/shared/{token}/files/{fileId}', service: 'jobs', access: 'public', rate: 'api', summary: "A screenshot or recording of the shared job's submission", download: true },
+  { method: 'get', path: '/r/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The read-only report page of a share link (no script; noindex, no-referrer)' },
+  { method: 'post', path: '/api/webhook-endpoints', service: 'jobs', access: 'user', rate: 'api', summary: 'Add a webhook endpoint {url, events?}; answers its whsec_ signing secret, once', body: webhookEndpointBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'get', path: '/api/webhook-endpoints', service: 'jobs', access: 'user', rate: 'api', summary: "The caller's webhook endpoints (no secrets)", roles: ['poster', 'admin'] },
+  { method: 'delete', path: '/api/webhook-endpoints/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'Remove a webhook endpoint and its deliveries', roles: ['poster', 'admin'], status: 204 },
+  { method: 'get', path: '/api/webhook-endpoints/{id}/deliveries', service: 'jobs', access: 'user', rate: 'api', summary: "An endpoint's latest deliveries: event, status, attempts, last response code, next attempt", roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/webhook-endpoints/{id}/test', service: 'jobs', access: 'user', rate: 'api', summary: 'Send webhook.test to the endpoint', roles: ['poster', 'admin'], status: 202 },
+  { method: 'post', path: '/api/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver', service: 'jobs', access: 'user', rate: 'api', summary: 'Send a delivery again now (same webhook-id)', roles: ['poster', 'admin'], status: 202 },
+  { method: 'get', path: '/api/trackers', service: 'jobs', access: 'user', rate: 'api', summary: "The caller's issue trackers (GitHub repository, Jira site, e-mail and project; never a token)", roles: ['poster', 'admin'] },
+  { method: 'put', path: '/api/trackers/{kind}', service: 'jobs', access: 'user', rate: 'api', summary: 'Connect GitHub {token, repository} or Jira {site_url, email, api_token, project_key}; the token is stored AES-256-GCM encrypted', roles: ['poster', 'admin'] },
+  { method: 'delete', path: '/api/trackers/{kind}', service: 'jobs', access: 'user', rate: 'api', summary: 'Remove an issue tracker and its token', roles: ['poster', 'admin'], status: 204 },
+  { method: 'get', path: '/api/jobs/{id}/issues', service: 'jobs', access: 'user', rate: 'api', summary: "Issues made from the job's findings", roles: ['poster', 'admin'] },
+  { method: 'post', path: '/api/jobs/{id}/findings/{index}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send a finding to GitHub or Jira {tracker}: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },

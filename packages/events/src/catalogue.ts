@@ -135,6 +135,12 @@ export const catalogue = {
     description: "The poster rated the tester of a completed job (1-5 stars, once per job); identity keeps the tester's average.",
     data: z.object({ jobId: id, testerId: id, posterId: id, stars: z.number().int().min(1).max(5), comment: z.string().nullable(), ratedAt: iso }),
   },
+  WebhookEndpointDisabled: {
+    source: 'jobs',
+    version: 1,
+    description: "A poster's webhook endpoint failed every delivery for 3 days and was disabled; notifications e-mails its owner.",
+    data: z.object({ endpointId: id, ownerId: id, url: z.string(), failingSince: iso, disabledAt: iso }),
+  },
   JobReleased: {
     source: 'jobs',
     version: 1,

@@ -106,7 +106,14 @@ export function createGatewayApp(deps: GatewayDeps): Express {
    */
   const api: RequestHandler = (req, res, next) => {
     // Mounted at the root rather than under '/api', so express leaves req.url whole for the upstream.
-    if (!req.url.startsWith('/api/')) return next();
+    // `/r/{token}` is the share link's report page, rendered by jobs (in the catalogue like /api).
+    const sharePage = req.url.startsWith('/r/');
+    if (!req.url.startsWith('/api/') && !sharePage) return next();
+    // Shared reports: never indexed, and the token in their address never sent on as a referrer.
+    if (sharePage || req.url.startsWith('/api/shared/')) {
+      res.setHeader('X-Robots-Tag', 'noindex, nofollow');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+    }
     // Services accept the same header size as the gateway; leave room for what the proxy adds.
     if (req.originalUrl.length > MAX_URL_LENGTH) return next(new AppError('uri_too_long', 'The address is too long.', { code: 'uri_too_long' }));
     if (headBytes(req.rawHeaders) + req.originalUrl.length > MAX_FORWARDED_HEAD_BYTES) {

@@ -84,6 +84,23 @@ function navigateTo(url: string, headers: Record<string, string>): Promise<{ sta
 
 const api = (p: string, init: RequestInit = {}) => fetch(`${gw.url}${p}`, { redirect: 'manual', ...init });
 
+describe('shared reports', () => {
+  it('sends /r/{token} to jobs signed out, noindex, without a referrer, under the app\'s CSP', async () => {
+    const before = jobs.seen.length;
+    for (const p of ['/r/abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG', '/api/shared/abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG']) {
+      const res = await api(p);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ from: 'jobs' });
+      expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    }
+    expect(jobs.seen.slice(before).map((s) => s.url)).toEqual(['/r/abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG', '/api/shared/abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG']);
+    // Other pages of the web app keep the app's own referrer policy.
+    expect((await api('/dashboard')).headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+  });
+});
+
 describe('gateway routing and token checks', () => {
   it('refuses protected routes without a token, before they reach the service', async () => {
     const before = jobs.seen.length;

@@ -4,6 +4,9 @@ import { jobsRoutes } from './http/jobs.routes.js';
 import { filesRoutes } from './http/files.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { recordingsRoutes } from './http/recordings.routes.js';
+import { shareRoutes } from './http/share.routes.js';
+import { webhooksRoutes } from './http/webhooks.routes.js';
+import { trackersRoutes } from './http/trackers.routes.js';
 
 export type { JobsDeps };
 
@@ -19,5 +22,8 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(jobsRoutes(deps));
   app.use(filesRoutes(deps));
   app.use(recordingsRoutes(deps));
+  app.use(shareRoutes(deps));
+  app.use(webhooksRoutes(deps));
+  app.use(trackersRoutes(deps));
   app.use(internalRoutes(deps));
 }

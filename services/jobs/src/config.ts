@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring } from '@htm/service-kit';
+import { ConfigError, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring } from '@htm/service-kit';
 
 const HOUR = 3600_000;
 const ms = (def: number) => z.coerce.number().int().min(1).default(def);
@@ -72,6 +72,21 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   MIN_FREE_DISK_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   /** Timer worker concurrency. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
+  /** Where the product is reached (webhook bodies' report_url). */
+  PUBLIC_URL: z.string().url().default('http://localhost:8080'),
+  /** First webhook retry after this long (ms), then doubling; retried for at least 24 h. */
+  WEBHOOK_RETRY_BASE_MS: ms(30_000),
+  /** How often the delivery worker looks for due webhook deliveries (ms). */
+  WEBHOOK_POLL_MS: ms(1000),
+  /** AES-256-GCM key (32 bytes, base64) of posters' issue-tracker tokens; unset: derived from FILE_URL_SECRET (production requires that), else SERVICE_TOKEN_SECRET. */
+  TRACKER_CREDENTIALS_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, { message: 'must be 32 bytes, base64 (openssl rand -base64 32)' })
+    .optional(),
+  /** GitHub's REST API (GitHub Enterprise: https://HOST/api/v3). */
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  /** Allow webhook endpoints on loopback/private addresses (npm start's local receivers); refused in production. */
+  WEBHOOKS_ALLOW_PRIVATE: envBool.default(false),
 }).and(eventBusConfigSchema);
 export type JobsConfig = z.infer<typeof jobsConfigSchema>;
 
@@ -79,6 +94,7 @@ export function loadJobsConfig(env: Record<string, string | undefined> = process
   const cfg = loadConfig('jobs', jobsConfigSchema, env);
   // FILE_URL_SECRET signs file links: in production it is its own secret, never derived.
   assertProductionSecrets(cfg, 'jobs', { FILE_URL_SECRET: cfg.FILE_URL_SECRET });
+  if (cfg.NODE_ENV === 'production' && cfg.WEBHOOKS_ALLOW_PRIVATE) throw new ConfigError('jobs', ['WEBHOOKS_ALLOW_PRIVATE: must not be true in production (webhooks could reach internal addresses)']);
   jobsServiceKeys(cfg); // a missing or bad service-token key stops the service here
   return cfg;
 }

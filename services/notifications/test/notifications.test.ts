@@ -139,6 +139,24 @@ describe('each kind of e-mail', () => {
   });
 });
 
+describe('webhooks', () => {
+  it("tells the poster when one of their webhook endpoints was switched off", async () => {
+    const poster = await knownUser(h, 'hooks.poster@gmail.com', 'Pia');
+    const endpointId = randomUUID();
+    await h.publish('WebhookEndpointDisabled', endpointId, {
+      endpointId,
+      ownerId: poster.id,
+      url: 'https://hooks.example/in',
+      failingSince: new Date(Date.now() - 72 * 3600_000).toISOString(),
+      disabledAt: now(),
+    });
+    const [mail] = await mailsTo(poster.email, 1, 'the webhook e-mail');
+    expect(mail.subject).toBe('We switched off one of your webhooks');
+    expect(mail.text).toContain('Every delivery to https://hooks.example/in failed for 3 days');
+    expect(mail.text).toContain('http://app.example/dashboard');
+  });
+});
+
 describe('redelivery', () => {
   it('sends one e-mail however often the same event arrives', async () => {
     const poster = await knownUser(h, 'redelivery.poster@gmail.com');

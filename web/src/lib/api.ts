@@ -26,6 +26,8 @@ export const api = createApi({
     'NotificationPreferences',
     'DeadLetters',
     'SignIn',
+    'WebhookEndpoint',
+    'Tracker',
   ],
   endpoints: () => ({}),
 });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 import type { FindingDetails } from '@htm/contracts';
 import { DEFAULT_GEO_RULE, PRICE_PER_TEST_CENTS } from '@htm/contracts/marketplace';
@@ -206,3 +206,92 @@ export type FileRow = typeof files.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type RatingRow = typeof ratings.$inferSelect;
 export type RecordingRow = typeof recordings.$inferSelect;
+
+/** One live share link per job (POST /api/jobs/:id/share): the token is derived from `nonce`, looked up by its hash. */
+export const shareLinks = jobsSchema.table(
+  'share_links',
+  {
+    jobId: uuid('job_id').primaryKey(),
+    nonce: text('nonce').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('share_links_token_hash_idx').on(t.tokenHash)],
+);
+
+/** A poster's webhook endpoint (Standard Webhooks); `secret` is the whsec_ signing secret. */
+export const webhookEndpoints = jobsSchema.table(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ownerId: text('owner_id').notNull(),
+    url: text('url').notNull(),
+    events: jsonb('events').$type<string[]>().notNull(),
+    secret: text('secret').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    /** First failure of the current run of failures (cleared by a success); 3 days of it disables the endpoint. */
+    failingSince: ts('failing_since'),
+    disabledAt: ts('disabled_at'),
+  },
+  (t) => [index('webhook_endpoints_owner_idx').on(t.ownerId)],
+);
+
+/** One message to one endpoint: the durable queue (status pending + next_attempt_at) and its history. */
+export const webhookDeliveries = jobsSchema.table(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    endpointId: uuid('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastResponseCode: integer('last_response_code'),
+    lastError: text('last_error'),
+    nextAttemptAt: ts('next_attempt_at'),
+    lockedUntil: ts('locked_until'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    deliveredAt: ts('delivered_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_idx').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc()),
+  ],
+);
+
+export type ShareLinkRow = typeof shareLinks.$inferSelect;
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** A poster's issue tracker (github | jira): settings in the clear, the token AES-256-GCM encrypted. */
+export const trackerCredentials = jobsSchema.table(
+  'tracker_credentials',
+  {
+    ownerId: text('owner_id').notNull(),
+    kind: text('kind').notNull(),
+    settings: jsonb('settings').$type<Record<string, string>>().notNull(),
+    secretEnc: text('secret_enc').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'tracker_credentials_pk', columns: [t.ownerId, t.kind] })],
+);
+
+/** The issue made from a finding (index in the report's order) in one tracker: never made twice. */
+export const trackerIssues = jobsSchema.table(
+  'tracker_issues',
+  {
+    jobId: uuid('job_id').notNull(),
+    findingIndex: integer('finding_index').notNull(),
+    kind: text('kind').notNull(),
+    url: text('url').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'tracker_issues_pk', columns: [t.jobId, t.findingIndex, t.kind] })],
+);
+
+export type TrackerCredentialRow = typeof trackerCredentials.$inferSelect;
+export type TrackerIssueRow = typeof trackerIssues.$inferSelect;

@@ -8,6 +8,7 @@ import { handledEvents, outbox } from '../db/schema.js';
 import { countOverdueTimers, listTimedJobs, type TimedJob } from '../db/job.repository.js';
 import { applyAccept } from '../domain/review-submission.js';
 import { expireHold } from '../domain/release-job.js';
+import { startWebhookWorker, type WebhookWorker } from './webhooks.js';
 
 /** Queue, timer and consumer-group names: published names, never rename (stranded jobs). */
 export const TIMER_QUEUE = 'jobs-timers';
@@ -101,6 +102,8 @@ export interface JobsWorker {
   schedule(event: EventEnvelope): Promise<void>;
   /** Re-creates every timer the database says is due (missing ones fire; existing ones are left alone). */
   reconcile(): Promise<number>;
+  /** Outgoing webhooks (workers/webhooks.ts), run beside the timers. */
+  webhooks: WebhookWorker;
   stop(): Promise<void>;
 }
 
@@ -246,6 +249,7 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
     },
   });
   logger.info({ queue: TIMER_QUEUE, prefix }, 'jobs timer worker started');
+  const webhooks = await startWebhookWorker({ config, db: deps.db, bus: deps.bus, logger, events });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -253,9 +257,11 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
     worker,
     schedule,
     reconcile,
+    webhooks,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(reconcileTimer);
+        await webhooks.stop();
         await reconciling?.catch(() => undefined);
         await sub.stop();
         await worker.close();

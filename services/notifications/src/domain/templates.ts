@@ -7,6 +7,8 @@ export interface MessageData {
   title?: string;
   amountCents?: number;
   reason?: string;
+  /** webhook_disabled: the endpoint's address. */
+  url?: string;
 }
 
 export interface RenderedMessage {
@@ -81,6 +83,15 @@ function bodyOf(kind: NotificationKind, d: MessageData): Body {
           `You earned ${usd(d.amountCents ?? TESTER_SHARE_CENTS)}; it is paid out with your next payout.`,
         ],
         action: { label: 'See your earnings', path: '/dashboard?tab=earnings' },
+      };
+    case 'webhook_disabled':
+      return {
+        subject: 'We switched off one of your webhooks',
+        lines: [
+          `Every delivery to ${d.url ?? 'your webhook endpoint'} failed for 3 days, so we stopped sending to it.`,
+          'Check the endpoint, then add it again in Webhooks on your dashboard (its deliveries show what it answered).',
+        ],
+        action: { label: 'Open Webhooks', path: '/dashboard' },
       };
     case 'tester_paid':
       return {

@@ -105,6 +105,9 @@ export function notificationsEventHandlers(opts: {
       if (d.acceptedBy === 'auto')
         await queue(tx, e, 'auto_accepted', d.posterId, { jobId: d.jobId, title: d.title });
     },
+    // jobs: a poster's webhook endpoint failed for 3 days and was disabled
+    WebhookEndpointDisabled: async (e, tx) =>
+      queue(tx, e, 'webhook_disabled', e.data.ownerId, { url: e.data.url }),
     // payments
     TesterPaid: async (e, tx) =>
       queue(tx, e, 'tester_paid', e.data.testerId, {

@@ -17,6 +17,9 @@ import { useListJobsQuery } from '../api/list-jobs';
 import { useRetestJobMutation } from '../api/retest-job';
 import PostJobLauncher from './post-job-launcher';
 import { RateTester } from './rate-tester';
+import { ReportActions } from './report-actions';
+import { WebhooksSettings } from './webhooks-settings';
+import { TrackersSettings } from './trackers-settings';
 
 /** The dashboard counts: unpaid jobs apart from open (live) ones. */
 export function countJobs(jobs: Job[]) {
@@ -259,9 +262,12 @@ export default function PosterDashboard({ user }: { user: User }) {
       </section>
       {current ? (
         <ReviewModal job={current} onClose={() => setReviewing(null)}>
+          <ReportActions job={current} />
           {current.status === 'completed' ? <RateTester job={current} /> : null}
         </ReviewModal>
       ) : null}
+      <WebhooksSettings />
+      <TrackersSettings />
       {comparing ? (
         <Modal title={`Before / after: ${comparing.title}`} onClose={() => setComparing(null)}>
           <BeforeAfter jobId={comparing.id} />

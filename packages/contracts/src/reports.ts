@@ -1,0 +1,201 @@
+import { z } from 'zod';
+
+/**
+ * Findings leave the product (issue 32): the share link, the shared report, the PDF and the
+ * poster's signed webhooks (Standard Webhooks).
+ */
+
+export const SHARE_LINK_LIMITS = { minDays: 1, maxDays: 365, defaultDays: 30 } as const;
+
+export const REPORT_MESSAGES = {
+  expiresInDays: `expires_in_days must be a whole number from ${SHARE_LINK_LIMITS.minDays} to ${SHARE_LINK_LIMITS.maxDays}`,
+  linkGone: 'This link is no longer valid.',
+  webhookUrl: 'Enter the full address of your endpoint, starting with https:// or http://',
+  webhookUrlTooLong: 'The address must be 2,000 characters or less',
+  webhookEvents: 'Choose events from: job.paid, job.claimed, job.submitted, job.revision_requested, job.completed',
+} as const;
+
+/** POST /api/jobs/{id}/share: optional body. */
+export const shareLinkBodySchema = z.object({
+  expires_in_days: z
+    .number({ error: REPORT_MESSAGES.expiresInDays })
+    .int({ error: REPORT_MESSAGES.expiresInDays })
+    .min(SHARE_LINK_LIMITS.minDays, { error: REPORT_MESSAGES.expiresInDays })
+    .max(SHARE_LINK_LIMITS.maxDays, { error: REPORT_MESSAGES.expiresInDays })
+    .default(SHARE_LINK_LIMITS.defaultDays),
+});
+export type ShareLinkBody = z.infer<typeof shareLinkBodySchema>;
+
+export const shareLinkResponseSchema = z.object({ url: z.string(), token: z.string(), expires_at: z.string() });
+export type ShareLinkView = z.infer<typeof shareLinkResponseSchema>;
+
+/** Severity words worst first (the structured findings of "The report, next level"). */
+export const REPORT_SEVERITIES = ['blocker', 'major', 'minor', 'cosmetic'] as const;
+
+/** One finding as the report shows it: the key finding, with its details when the tester gave them. */
+export interface ReportFindingView {
+  text: string;
+  severity: string | null;
+  steps: string | null;
+  expected: string | null;
+  actual: string | null;
+  at_ms: number | null;
+}
+
+/** GET /api/shared/{token}: the report as the share page shows it (no e-mail address of anyone). */
+export interface SharedReportView {
+  job: { id: string; title: string; url: string; requirements: string[] };
+  submitted_at: string;
+  /** The poster has not accepted yet: only the preview (key findings, device, browser) is shared. */
+  locked: boolean;
+  tester: { first_name: string; country: string | null };
+  device_used: string | null;
+  browser_used: string | null;
+  findings: ReportFindingView[];
+  requirement_responses: Array<{ requirement: string; response_text: string }>;
+  general_feedback: string | null;
+  screenshots: Array<{ url: string; name: string | null; content_type: string }>;
+  recording: { url: string; mime_type: string | null; duration_ms: number | null } | null;
+  pdf_url: string;
+  expires_at: string;
+}
+
+/** Sorted worst first; findings without a severity keep their order after the rest. */
+export function sortBySeverity<T extends { severity: string | null }>(findings: T[]): T[] {
+  const rank = (s: string | null) => {
+    const i = s ? (REPORT_SEVERITIES as readonly string[]).indexOf(s) : -1;
+    return i < 0 ? REPORT_SEVERITIES.length : i;
+  };
+  return findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f.severity) - rank(b.f.severity) || a.i - b.i)
+    .map((x) => x.f);
+}
+
+/** `m:ss` of a moment in a recording. */
+export function formatMoment(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+// ---- Webhooks --------------------------------------------------------------------------------
+
+export const WEBHOOK_EVENT_TYPES = ['job.paid', 'job.claimed', 'job.submitted', 'job.revision_requested', 'job.completed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const webhookEndpointBodySchema = z.object({
+  url: z
+    .string({ error: REPORT_MESSAGES.webhookUrl })
+    .trim()
+    .max(2000, { error: REPORT_MESSAGES.webhookUrlTooLong })
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname && !u.username && !u.password;
+        } catch {
+          return false;
+        }
+      },
+      { error: REPORT_MESSAGES.webhookUrl },
+    ),
+  events: z
+    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: REPORT_MESSAGES.webhookEvents }), { error: REPORT_MESSAGES.webhookEvents })
+    .min(1, { error: REPORT_MESSAGES.webhookEvents })
+    .optional()
+    .transform((v) => (v ? [...new Set(v)] : [...WEBHOOK_EVENT_TYPES])),
+});
+export type WebhookEndpointBody = z.infer<typeof webhookEndpointBodySchema>;
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  created_at: string;
+  /** Set when 3 days of failures disabled it. */
+  disabled_at: string | null;
+}
+
+/** POST /api/webhook-endpoints: the only answer that carries the secret. */
+export type WebhookEndpointCreatedView = WebhookEndpointView & { secret: string };
+
+export interface WebhookDeliveryView {
+  id: string;
+  /** The webhook-id header of every attempt. */
+  webhook_id: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_response_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+/** The body of every webhook: `{type, timestamp, data}`. */
+export interface WebhookPayload {
+  type: WebhookEventType | 'webhook.test';
+  timestamp: string;
+  data: { job_id: string; title: string; status: string; report_url: string };
+}
+
+// ---- Issue trackers ----------------------------------------------------------------------------
+
+export const TRACKER_KINDS = ['github', 'jira'] as const;
+export type TrackerKind = (typeof TRACKER_KINDS)[number];
+
+export const TRACKER_MESSAGES = {
+  token: 'Paste the token',
+  repository: 'Write the repository as owner/name',
+  siteUrl: 'Enter your Jira site address, e.g. https://yourteam.atlassian.net',
+  email: 'Enter the e-mail address of the Jira account',
+  projectKey: 'Enter the project key, e.g. WEB',
+  tracker: 'Choose github or jira',
+} as const;
+
+export const githubTrackerBodySchema = z.object({
+  token: z.string({ error: TRACKER_MESSAGES.token }).trim().min(1, { error: TRACKER_MESSAGES.token }).max(500, { error: TRACKER_MESSAGES.token }),
+  repository: z
+    .string({ error: TRACKER_MESSAGES.repository })
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, { error: TRACKER_MESSAGES.repository }),
+});
+export type GithubTrackerBody = z.infer<typeof githubTrackerBodySchema>;
+
+export const jiraTrackerBodySchema = z.object({
+  site_url: z
+    .string({ error: TRACKER_MESSAGES.siteUrl })
+    .trim()
+    .max(300, { error: TRACKER_MESSAGES.siteUrl })
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    }, { error: TRACKER_MESSAGES.siteUrl })
+    .transform((v) => v.replace(/\/+$/, '')),
+  email: z.email({ error: TRACKER_MESSAGES.email }).max(254, { error: TRACKER_MESSAGES.email }),
+  api_token: z.string({ error: TRACKER_MESSAGES.token }).trim().min(1, { error: TRACKER_MESSAGES.token }).max(500, { error: TRACKER_MESSAGES.token }),
+  project_key: z
+    .string({ error: TRACKER_MESSAGES.projectKey })
+    .trim()
+    .regex(/^[A-Z][A-Z0-9_]{0,19}$/, { error: TRACKER_MESSAGES.projectKey }),
+});
+export type JiraTrackerBody = z.infer<typeof jiraTrackerBodySchema>;
+
+export const sendFindingBodySchema = z.object({ tracker: z.enum(TRACKER_KINDS, { error: TRACKER_MESSAGES.tracker }) });
+
+/** GET /api/trackers: what is configured, never a token. */
+export interface TrackersView {
+  github: { repository: string } | null;
+  jira: { site_url: string; email: string; project_key: string } | null;
+}
+
+export interface TrackerIssueView {
+  finding_index: number;
+  tracker: TrackerKind;
+  url: string;
+}

@@ -1,0 +1,130 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@htm/service-kit/db';
+import { webhookDeliveries, webhookEndpoints, type WebhookDeliveryRow, type WebhookEndpointRow } from './schema.js';
+import { isUuid } from './job.repository.js';
+
+type Q = Db | Tx;
+
+export async function insertEndpoint(db: Q, e: { ownerId: string; url: string; events: string[]; secret: string }): Promise<WebhookEndpointRow> {
+  const [row] = await db.insert(webhookEndpoints).values(e).returning();
+  return row;
+}
+
+export function listEndpoints(db: Q, ownerId: string): Promise<WebhookEndpointRow[]> {
+  return db.select().from(webhookEndpoints).where(eq(webhookEndpoints.ownerId, ownerId)).orderBy(webhookEndpoints.createdAt);
+}
+
+/** Live endpoints of an owner that want an event type. */
+export function endpointsFor(db: Q, ownerId: string, type: string): Promise<WebhookEndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.ownerId, ownerId), sql`${webhookEndpoints.disabledAt} IS NULL`, sql`${webhookEndpoints.events} @> ${JSON.stringify([type])}::jsonb`));
+}
+
+export async function findEndpoint(db: Q, id: string): Promise<WebhookEndpointRow | undefined> {
+  if (!isUuid(id)) return undefined;
+  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).limit(1);
+  return row;
+}
+
+export async function deleteEndpoint(db: Q, id: string): Promise<void> {
+  await db.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id));
+  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+}
+
+/** A delivery per (endpoint, event): a redelivered event adds nothing (the unique index). */
+export async function enqueueDelivery(db: Q, d: { endpointId: string; eventId: string; eventType: string; payload: Record<string, unknown>; at?: Date }): Promise<WebhookDeliveryRow | undefined> {
+  const [row] = await db
+    .insert(webhookDeliveries)
+    .values({ endpointId: d.endpointId, eventId: d.eventId, eventType: d.eventType, payload: d.payload, nextAttemptAt: d.at ?? new Date() })
+    .onConflictDoNothing()
+    .returning();
+  return row;
+}
+
+export function listDeliveries(db: Q, endpointId: string, limit = 50): Promise<WebhookDeliveryRow[]> {
+  return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(desc(webhookDeliveries.createdAt)).limit(limit);
+}
+
+export async function findDelivery(db: Q, id: string): Promise<WebhookDeliveryRow | undefined> {
+  if (!isUuid(id)) return undefined;
+  const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).limit(1);
+  return row;
+}
+
+/** Redeliver: the delivery is due again now, whatever became of it (same id, so the same webhook-id). */
+export async function requeueDelivery(db: Q, id: string): Promise<WebhookDeliveryRow | undefined> {
+  const [row] = await db.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: new Date(), lockedUntil: null }).where(eq(webhookDeliveries.id, id)).returning();
+  return row;
+}
+
+/**
+ * Takes up to `limit` due deliveries of live endpoints for `leaseMs` (one statement with SKIP
+ * LOCKED, so several workers never take the same one). A worker that dies mid-attempt leaves a
+ * lease that runs out: the delivery is taken again, with the same id.
+ */
+export async function leaseDueDeliveries(db: Q, limit: number, leaseMs: number): Promise<Array<WebhookDeliveryRow & { url: string; secret: string }>> {
+  const rows = await db.execute<{ id: string }>(sql`
+    UPDATE jobs.webhook_deliveries d SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+    WHERE d.id IN (
+      SELECT d2.id FROM jobs.webhook_deliveries d2 JOIN jobs.webhook_endpoints e ON e.id = d2.endpoint_id
+      WHERE d2.status = 'pending' AND d2.next_attempt_at <= now() AND (d2.locked_until IS NULL OR d2.locked_until < now()) AND e.disabled_at IS NULL
+      ORDER BY d2.next_attempt_at LIMIT ${limit} FOR UPDATE OF d2 SKIP LOCKED
+    ) RETURNING d.id`);
+  const ids = ((rows as unknown as { rows?: Array<{ id: string }> }).rows ?? (rows as unknown as Array<{ id: string }>)).map((r) => r.id);
+  if (!ids.length) return [];
+  const out: Array<WebhookDeliveryRow & { url: string; secret: string }> = [];
+  for (const id of ids) {
+    const [r] = await db
+      .select({ d: webhookDeliveries, url: webhookEndpoints.url, secret: webhookEndpoints.secret })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(eq(webhookDeliveries.id, id));
+    if (r) out.push({ ...r.d, url: r.url, secret: r.secret });
+  }
+  return out;
+}
+
+export async function recordAttempt(
+  db: Q,
+  id: string,
+  a: { ok: boolean; code: number | null; error: string | null; nextAttemptAt: Date | null; at: Date },
+): Promise<void> {
+  await db
+    .update(webhookDeliveries)
+    .set({
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      lastResponseCode: a.code,
+      lastError: a.error,
+      status: a.ok ? 'delivered' : a.nextAttemptAt ? 'pending' : 'failed',
+      nextAttemptAt: a.ok ? null : a.nextAttemptAt,
+      deliveredAt: a.ok ? a.at : null,
+      lockedUntil: null,
+    })
+    .where(eq(webhookDeliveries.id, id));
+}
+
+/** A success clears the endpoint's run of failures; a failure starts one (when none runs). Returns failing_since. */
+export async function noteEndpointOutcome(db: Q, endpointId: string, ok: boolean, at: Date): Promise<Date | null> {
+  if (ok) {
+    await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpointId));
+    return null;
+  }
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${at})` })
+    .where(eq(webhookEndpoints.id, endpointId))
+    .returning({ failingSince: webhookEndpoints.failingSince });
+  return row?.failingSince ?? null;
+}
+
+/** Disables the endpoint once: its owner and address for the call that did it, else undefined. */
+export async function disableEndpoint(db: Q, endpointId: string, at: Date): Promise<{ ownerId: string; url: string } | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ disabledAt: at })
+    .where(and(eq(webhookEndpoints.id, endpointId), sql`${webhookEndpoints.disabledAt} IS NULL`))
+    .returning({ ownerId: webhookEndpoints.ownerId, url: webhookEndpoints.url });
+  return row;
+}

@@ -1,0 +1,69 @@
+import { sortBySeverity, type ReportFindingView, type SharedReportView, type SubmissionView } from '@htm/contracts';
+import type { ReportSource } from '../domain/share-report.js';
+import type { FileLinkSigner } from '../storage/file-links.js';
+import { toSubmissionReadView } from './views.js';
+
+/** Where the report's files live: through the share token on shared reports, signed links otherwise. */
+export interface ReportUrls {
+  file(fileId: string): string;
+  pdf: string;
+}
+
+export const sharedUrls = (token: string): ReportUrls => ({
+  file: (id) => `/api/shared/${token}/files/${id}`,
+  pdf: `/api/shared/${token}/report.pdf`,
+});
+
+/** The structured findings and recording of "The report, next level", when the submission view has them. */
+interface RichSubmissionFields {
+  findings?: Array<Partial<ReportFindingView> & { text: string }> | null;
+  recording?: { id?: string; url: string; mime_type?: string | null; duration_ms?: number | null } | null;
+}
+
+const firstName = (name: string) => name.trim().split(/\s+/)[0] ?? '';
+
+/**
+ * The report as the share page, the shared JSON and the PDF show it, built from the submission
+ * view the poster gets: nothing the poster cannot see, and no e-mail address (the tester is a
+ * first name and a country). Findings come from `findings` when the view has them (severity,
+ * steps, expected/actual, moment), else from the key findings; worst first.
+ */
+export function toReportView(src: ReportSource, links: FileLinkSigner, urls: ReportUrls, opts: { sorted?: boolean } = {}): SharedReportView {
+  return reportFromView(src, toSubmissionReadView(src.read, links), urls, opts);
+}
+
+/** The mapping itself, from a submission view (with or without the structured fields). */
+export function reportFromView(
+  src: Pick<ReportSource, 'job' | 'read' | 'testerCountry' | 'images' | 'share'>,
+  submissionView: SubmissionView,
+  urls: ReportUrls,
+  opts: { sorted?: boolean } = {},
+): SharedReportView {
+  const view = submissionView as SubmissionView & RichSubmissionFields;
+  const rich = Array.isArray(view.findings) ? view.findings : null;
+  const given: Array<Partial<ReportFindingView> & { text: string }> = rich ?? view.human_preview.key_findings_bullets.map((text) => ({ text }));
+  const findings: ReportFindingView[] = given.map((f) => ({
+    text: f.text,
+    severity: f.severity ?? null,
+    steps: f.steps ?? null,
+    expected: f.expected ?? null,
+    actual: f.actual ?? null,
+    at_ms: typeof f.at_ms === 'number' ? f.at_ms : null,
+  }));
+  const rec = view.recording ?? null;
+  return {
+    job: { id: src.job.id, title: src.job.title, url: src.job.url, requirements: src.job.requirements },
+    submitted_at: view.submitted_at,
+    locked: view.locked,
+    tester: { first_name: firstName(src.read.submission.submittedByName), country: src.testerCountry ?? src.read.submission.submittedByLocation ?? null },
+    device_used: view.human_preview.device_used,
+    browser_used: view.human_preview.browser_used,
+    findings: opts.sorted === false ? findings : sortBySeverity(findings),
+    requirement_responses: (view.requirement_responses ?? []).map((r) => ({ requirement: src.job.requirements[r.requirement_index] ?? `Item ${r.requirement_index + 1}`, response_text: r.response_text })),
+    general_feedback: view.general_feedback,
+    screenshots: src.images.map((f) => ({ url: urls.file(f.id), name: f.originalName ?? null, content_type: f.contentType })),
+    recording: rec ? { url: rec.id ? urls.file(rec.id) : rec.url, mime_type: rec.mime_type ?? null, duration_ms: rec.duration_ms ?? null } : null,
+    pdf_url: urls.pdf,
+    expires_at: src.share?.expiresAt.toISOString() ?? '',
+  };
+}

@@ -1,0 +1,62 @@
+import { Router, type Request } from 'express';
+import { githubTrackerBodySchema, jiraTrackerBodySchema, sendFindingBodySchema, TRACKER_KINDS, type TrackerKind } from '@htm/contracts';
+import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import type { JobsDeps } from '../deps.js';
+import { issuesOfJob, removeTracker, saveGithub, saveJira, sendFinding, trackersOf } from '../domain/trackers.js';
+import { sharedUrls, toReportView, type ReportUrls } from './report-view.js';
+
+const param = (req: Request, name: string) => String(req.params[name] ?? '');
+
+function originOf(req: Request): string {
+  const proto = String(req.headers['x-forwarded-proto'] ?? req.protocol).split(',')[0].trim();
+  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost').split(',')[0].trim();
+  return `${proto}://${host}`;
+}
+
+/** The poster's issue trackers (GitHub, Jira) and "Send to ..." on each finding. */
+export function trackersRoutes(deps: JobsDeps): Router {
+  const r = Router();
+  const who = [deps.auth.authenticate, deps.auth.requireRole('poster', 'admin')];
+  const kindOf = (req: Request): TrackerKind => {
+    const k = param(req, 'kind');
+    if (!(TRACKER_KINDS as readonly string[]).includes(k)) throw AppError.notFound('No such issue tracker.', 'tracker_unknown');
+    return k as TrackerKind;
+  };
+
+  r.get('/api/trackers', ...who, async (req, res) => {
+    res.json(await trackersOf(deps, callerOf(req)));
+  });
+  r.put('/api/trackers/:kind', ...who, async (req, res) => {
+    const kind = kindOf(req);
+    if (kind === 'github') await saveGithub(deps, callerOf(req), parseOrThrow(githubTrackerBodySchema, req.body ?? {}));
+    else await saveJira(deps, callerOf(req), parseOrThrow(jiraTrackerBodySchema, req.body ?? {}));
+    res.json(await trackersOf(deps, callerOf(req)));
+  });
+  r.delete('/api/trackers/:kind', ...who, async (req, res) => {
+    await removeTracker(deps, callerOf(req), kindOf(req));
+    res.status(204).end();
+  });
+  r.get('/api/jobs/:id/issues', ...who, async (req, res) => {
+    res.json({ issues: await issuesOfJob(deps, callerOf(req), param(req, 'id')) });
+  });
+  r.post('/api/jobs/:id/findings/:index/issue', ...who, async (req, res) => {
+    const body = parseOrThrow(sendFindingBodySchema, req.body ?? {});
+    const index = Number(param(req, 'index'));
+    const origin = originOf(req);
+    const out = await sendFinding(
+      deps,
+      callerOf(req),
+      param(req, 'id'),
+      index,
+      body.tracker,
+      (src) => {
+        const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : { file: (id) => deps.links.url(id), pdf: '' };
+        // Findings in the tester's order: the index is the finding's place in the submission.
+        return toReportView(src, deps.links, urls, { sorted: false });
+      },
+      (p) => new URL(p, origin).href,
+    );
+    res.status(out.created ? 201 : 200).json({ finding_index: index, tracker: body.tracker, url: out.url });
+  });
+  return r;
+}

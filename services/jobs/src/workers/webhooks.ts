@@ -1,0 +1,106 @@
+import type { Logger } from 'pino';
+import { createEvent, type EventBus, type Subscription } from '@htm/events';
+import type { Db } from '@htm/service-kit';
+import type { JobsConfig } from '../config.js';
+import { disableEndpoint, leaseDueDeliveries, noteEndpointOutcome, recordAttempt } from '../db/webhook.repository.js';
+import { DISABLE_AFTER_MS, fanOutEvent, nextAttemptAfter } from '../domain/webhooks.js';
+import { sendWebhook } from '../providers/webhook-sender.js';
+import type { TimerEvents } from './timers.js';
+
+/** Consumer-group name: published, never rename. */
+export const WEBHOOK_GROUP = 'jobs-webhooks';
+const TIMEOUT_MS = 5000;
+const MAX_BODY_BYTES = 64 * 1024;
+const BATCH = 20;
+/** A leased delivery whose worker died is taken again after this long (longer than one attempt). */
+const LEASE_MS = 30_000;
+
+export interface WebhookWorker {
+  /** Sends every due delivery once (the poll loop calls it; tests may too). */
+  deliverDue(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface WebhookWorkerDeps {
+  config: JobsConfig;
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  events: TimerEvents;
+}
+
+/**
+ * Outgoing webhooks. The consumer group 'jobs-webhooks' turns job.* events of the jobs and
+ * payments streams into delivery rows (the durable queue: Postgres is the source of truth);
+ * every WEBHOOK_POLL_MS, due rows are leased and sent, failures retried with doubling delays
+ * from WEBHOOK_RETRY_BASE_MS for at least 24 h under the same webhook-id (`msg_<delivery id>`).
+ * An endpoint failing for 3 days is disabled and WebhookEndpointDisabled announced (its owner
+ * is e-mailed by notifications).
+ */
+export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<WebhookWorker> {
+  const { config, db, logger } = deps;
+  const log = logger.child({ component: 'webhooks' });
+  const attempt = async (d: Awaited<ReturnType<typeof leaseDueDeliveries>>[number]) => {
+    const result = await sendWebhook(
+      { url: d.url, secret: d.secret, msgId: `msg_${d.id.replace(/-/g, '')}`, body: JSON.stringify(d.payload) },
+      { allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_BODY_BYTES },
+    );
+    const at = new Date();
+    const next = result.ok ? null : nextAttemptAfter(d.attempts + 1, d.createdAt, at, config.WEBHOOK_RETRY_BASE_MS);
+    await recordAttempt(db, d.id, { ok: result.ok, code: result.code, error: result.error, nextAttemptAt: next, at });
+    const failingSince = await noteEndpointOutcome(db, d.endpointId, result.ok, at);
+    log[result.ok ? 'debug' : 'info']({ delivery: d.id, endpoint: d.endpointId, attempt: d.attempts + 1, code: result.code, error: result.error, next: next?.toISOString() }, 'webhook attempt');
+    if (!result.ok && failingSince && at.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS) {
+      await deps.events.inTransaction(async (tx) => {
+        const owner = await disableEndpoint(tx, d.endpointId, at);
+        if (owner) await deps.events.record(tx, createEvent('WebhookEndpointDisabled', d.endpointId, { endpointId: d.endpointId, ownerId: owner.ownerId, url: owner.url, failingSince: failingSince.toISOString(), disabledAt: at.toISOString() }));
+      });
+      log.warn({ endpoint: d.endpointId }, 'webhook endpoint disabled after failing for 3 days');
+    }
+  };
+
+  let running: Promise<number> | undefined;
+  const deliverDue = (): Promise<number> =>
+    (running ??= (async () => {
+      let n = 0;
+      for (;;) {
+        const due = await leaseDueDeliveries(db, BATCH, LEASE_MS);
+        if (!due.length) break;
+        await Promise.all(due.map((d) => attempt(d).catch((err: Error) => log.error({ err: err.message, delivery: d.id }, 'webhook attempt failed to record'))));
+        n += due.length;
+        if (due.length < BATCH) break;
+      }
+      return n;
+    })().finally(() => (running = undefined)));
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const loop = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      deliverDue()
+        .catch((err: Error) => log.warn({ err: err.message }, 'webhook delivery round failed; tried again at the next poll'))
+        .finally(loop);
+    }, config.WEBHOOK_POLL_MS);
+  };
+  loop();
+
+  const sub: Subscription = await deps.bus.subscribe({
+    group: WEBHOOK_GROUP,
+    sources: ['jobs', 'payments'],
+    handler: async (event) => {
+      if (await fanOutEvent({ db, config }, event)) void deliverDue().catch(() => undefined);
+    },
+  });
+  log.info({ pollMs: config.WEBHOOK_POLL_MS, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE }, 'webhook worker started');
+
+  return {
+    deliverDue,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await sub.stop();
+      await running?.catch(() => undefined);
+    },
+  };
+}

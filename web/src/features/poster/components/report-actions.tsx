@@ -1,0 +1,177 @@
+import { useState } from 'react';
+import type { ShareLinkView } from '@htm/contracts/reports';
+import type { JobView as Job } from '@htm/contracts/jobs';
+import { BusyButton } from '../../../components/busy-button';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import { downloadBlob } from '../../../lib/transfer';
+import { useGetSubmissionQuery } from '../../../lib/submission-api';
+import type { TrackerKind } from '@htm/contracts/reports';
+import {
+  useGetTrackersQuery,
+  useJobIssuesQuery,
+  useRevokeShareMutation,
+  useSendFindingMutation,
+  useShareJobMutation,
+} from '../api/report';
+
+const TRACKER_NAMES: Record<TrackerKind, string> = { github: 'GitHub', jira: 'Jira' };
+
+/** "Send to GitHub" / "Send to Jira" on each finding; the issue's link once it exists. */
+function SendFindings({ job }: { job: Job }) {
+  const { data: submission } = useGetSubmissionQuery(job.id);
+  const { data: trackers } = useGetTrackersQuery();
+  const { data: issues = [] } = useJobIssuesQuery(job.id);
+  const [send] = useSendFindingMutation();
+  const [busy, setBusy] = useState<string | null>(null);
+  const { toast } = useNotify();
+  const kinds = (['github', 'jira'] as const).filter((k) => trackers?.[k]);
+  const findings =
+    (submission as { findings?: Array<{ text: string }> } | undefined)?.findings ??
+    submission?.human_preview.key_findings_bullets.map((text) => ({ text })) ??
+    [];
+  if (!kinds.length || !findings.length) return null;
+  const go = async (index: number, tracker: TrackerKind) => {
+    setBusy(`${index}:${tracker}`);
+    const res = await send({ jobId: job.id, index, tracker });
+    setBusy(null);
+    if ('error' in res && res.error)
+      toast(errorMessage(res.error, `${TRACKER_NAMES[tracker]} did not take the issue.`));
+  };
+  return (
+    <div className="send-findings">
+      <h4>Send findings to your issue tracker</h4>
+      <ol className="send-findings__list">
+        {findings.map((f, i) => (
+          <li key={i} className="send-findings__item">
+            <span dir="auto">
+              {i + 1}. {f.text}
+            </span>
+            <span className="report-actions__row">
+              {kinds.map((k) => {
+                const made = issues.find((x) => x.finding_index === i && x.tracker === k);
+                return made ? (
+                  <a key={k} href={made.url} target="_blank" rel="noreferrer">
+                    {TRACKER_NAMES[k]} issue
+                  </a>
+                ) : (
+                  <BusyButton
+                    key={k}
+                    className="btn btn--ghost btn--sm"
+                    onClick={() => go(i, k)}
+                    busy={busy === `${i}:${k}`}
+                    busyLabel="Sending…"
+                  >
+                    Send to {TRACKER_NAMES[k]}
+                  </BusyButton>
+                );
+              })}
+            </span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/**
+ * Under the poster's results: "Share link" (a read-only page anyone with the link can open,
+ * signed out too: create, copy, revoke, with its expiry) and "Download PDF".
+ */
+export function ReportActions({ job }: { job: Job }) {
+  const [share, { isLoading: sharing }] = useShareJobMutation();
+  const [revoke, { isLoading: revoking }] = useRevokeShareMutation();
+  const [link, setLink] = useState<ShareLinkView | null>(null);
+  const [downloading, setDownloading] = useState(false);
+  const { toast, status } = useNotify();
+  const full = link ? `${window.location.origin}${link.url}` : '';
+
+  const create = async () => {
+    const res = await share(job.id);
+    if ('data' in res && res.data) setLink(res.data);
+    else
+      toast(errorMessage('error' in res ? res.error : null, 'The share link could not be made.'));
+  };
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(full);
+      status('Link copied.');
+    } catch {
+      toast('Copy failed: select the link and copy it.', 'info');
+    }
+  };
+  const stop = async () => {
+    const res = await revoke(job.id);
+    if ('error' in res && res.error)
+      toast(errorMessage(res.error, 'The link could not be revoked.'));
+    else {
+      setLink(null);
+      status('Share link revoked: it no longer opens the report.');
+    }
+  };
+  const pdf = async () => {
+    setDownloading(true);
+    const res = await downloadBlob(
+      `/jobs/${job.id}/report.pdf`,
+      `report-${job.id.slice(0, 8)}.pdf`,
+    );
+    setDownloading(false);
+    if (res.error) toast(errorMessage(res.error, 'The PDF could not be made.'));
+  };
+
+  return (
+    <section className="report-actions" aria-label="Share the report">
+      <h3>Share the report</h3>
+      <div className="report-actions__row">
+        {!link ? (
+          <BusyButton
+            className="btn btn--secondary btn--sm"
+            onClick={create}
+            busy={sharing}
+            busyLabel="Making link…"
+          >
+            Share link
+          </BusyButton>
+        ) : null}
+        <BusyButton
+          className="btn btn--secondary btn--sm"
+          onClick={pdf}
+          busy={downloading}
+          busyLabel="Making PDF…"
+        >
+          Download PDF
+        </BusyButton>
+      </div>
+      {link ? (
+        <div className="share-link">
+          <label htmlFor={`share-${job.id}`}>
+            Anyone with this link can read the report (no sign-in):
+          </label>
+          <input
+            id={`share-${job.id}`}
+            className="mono"
+            readOnly
+            value={full}
+            onFocus={(e) => e.currentTarget.select()}
+          />
+          <p className="muted">Works until {formatDate(link.expires_at)}.</p>
+          <div className="report-actions__row">
+            <button type="button" className="btn btn--primary btn--sm" onClick={copy}>
+              Copy link
+            </button>
+            <BusyButton
+              className="btn btn--ghost btn--sm"
+              onClick={stop}
+              busy={revoking}
+              busyLabel="Revoking…"
+            >
+              Revoke link
+            </BusyButton>
+          </div>
+        </div>
+      ) : null}
+      <SendFindings job={job} />
+    </section>
+  );
+}

@@ -1,0 +1,226 @@
+import { useState, type FormEvent } from 'react';
+import { webhookEndpointBodySchema, type WebhookEndpointView } from '@htm/contracts/reports';
+import { BusyButton } from '../../../components/busy-button';
+import { Loading } from '../../../components/loading';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import {
+  useAddWebhookEndpointMutation,
+  useListWebhookEndpointsQuery,
+  useRedeliverWebhookMutation,
+  useRemoveWebhookEndpointMutation,
+  useTestWebhookMutation,
+  useWebhookDeliveriesQuery,
+} from '../api/report';
+
+const STATUS_LABEL = { pending: 'Retrying', delivered: 'Delivered', failed: 'Failed' } as const;
+
+function Deliveries({ endpoint }: { endpoint: WebhookEndpointView }) {
+  const {
+    data = [],
+    isLoading,
+    refetch,
+  } = useWebhookDeliveriesQuery(endpoint.id, { pollingInterval: 5000 });
+  const [redeliver] = useRedeliverWebhookMutation();
+  const { toast, status } = useNotify();
+  const again = async (deliveryId: string) => {
+    const res = await redeliver({ endpointId: endpoint.id, deliveryId });
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Redeliver failed.'));
+    else status('Sent again with the same webhook-id.');
+  };
+  if (isLoading) return <Loading label="Loading deliveries…" />;
+  if (!data.length) return <p className="muted">No deliveries yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <caption className="sr-only">Deliveries to {endpoint.url}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Next attempt</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((d) => (
+            <tr key={d.id}>
+              <td className="mono">{d.event}</td>
+              <td>{STATUS_LABEL[d.status]}</td>
+              <td>{d.attempts}</td>
+              <td title={d.last_error ?? undefined}>
+                {d.last_response_code ?? (d.last_error ? 'no answer' : '—')}
+              </td>
+              <td>{d.next_attempt_at ? formatDate(d.next_attempt_at) : '—'}</td>
+              <td>
+                <button
+                  type="button"
+                  className="btn btn--ghost btn--sm"
+                  onClick={() => again(d.id).then(() => refetch())}
+                >
+                  Redeliver
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The poster's webhook endpoints: add one (its signing secret shown once), send a test, see the
+ * deliveries with Redeliver, remove. Payloads are signed as Standard Webhooks says.
+ */
+export function WebhooksSettings() {
+  const { data: endpoints = [], isLoading } = useListWebhookEndpointsQuery();
+  const [add, { isLoading: adding }] = useAddWebhookEndpointMutation();
+  const [remove] = useRemoveWebhookEndpointMutation();
+  const [test] = useTestWebhookMutation();
+  const [url, setUrl] = useState('');
+  const [urlError, setUrlError] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const { toast, status } = useNotify();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = webhookEndpointBodySchema.safeParse({ url });
+    if (!parsed.success) {
+      setUrlError(parsed.error.issues[0]?.message ?? 'Check the address');
+      return;
+    }
+    setUrlError(null);
+    const res = await add({ url: parsed.data.url });
+    if ('data' in res && res.data) {
+      setSecret({ url: res.data.url, secret: res.data.secret });
+      setUrl('');
+    } else
+      setUrlError(
+        errorMessage('error' in res ? res.error : null, 'The endpoint could not be added.'),
+      );
+  };
+  const sendTest = async (id: string) => {
+    const res = await test(id);
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'The test could not be sent.'));
+    else {
+      status('Test webhook queued.');
+      setOpen(id);
+    }
+  };
+  const drop = async (id: string) => {
+    const res = await remove(id);
+    if ('error' in res && res.error)
+      toast(errorMessage(res.error, 'The endpoint could not be removed.'));
+    else status('Endpoint removed.');
+  };
+
+  return (
+    <section className="webhooks" aria-labelledby="webhooks-title">
+      <h2 id="webhooks-title">Webhooks</h2>
+      <p className="muted">
+        We POST job.paid, job.claimed, job.submitted, job.revision_requested and job.completed to
+        your endpoint, signed as{' '}
+        <a href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">
+          Standard Webhooks
+        </a>{' '}
+        says. Failed deliveries are retried for a day.
+      </p>
+      <form
+        className="form webhooks__add"
+        onSubmit={submit}
+        noValidate
+        aria-label="Add a webhook endpoint"
+      >
+        <label htmlFor="webhook-url">Endpoint URL</label>
+        <div className="report-actions__row">
+          <input
+            id="webhook-url"
+
+            type="url"
+            inputMode="url"
+            placeholder="https://example.com/webhooks"
+            value={url}
+            aria-invalid={urlError ? true : undefined}
+            aria-describedby={urlError ? 'webhook-url-error' : undefined}
+            onChange={(e) => setUrl(e.target.value)}
+          />
+          <BusyButton
+            type="submit"
+            className="btn btn--primary btn--sm"
+            busy={adding}
+            busyLabel="Adding…"
+          >
+            Add endpoint
+          </BusyButton>
+        </div>
+        {urlError ? (
+          <p id="webhook-url-error" className="field__error" role="alert">
+            {urlError}
+          </p>
+        ) : null}
+      </form>
+      {secret ? (
+        <div className="notice" role="status">
+          <p>
+            Signing secret for <span className="mono">{secret.url}</span>. Copy it now: it is not
+            shown again.
+          </p>
+          <input
+            className="mono"
+            readOnly
+            value={secret.secret}
+            aria-label="Signing secret"
+            onFocus={(e) => e.currentTarget.select()}
+          />
+          <button type="button" className="btn btn--ghost btn--sm" onClick={() => setSecret(null)}>
+            I have copied it
+          </button>
+        </div>
+      ) : null}
+      {isLoading ? <Loading label="Loading endpoints…" /> : null}
+      <ul className="webhooks__list">
+        {endpoints.map((e) => (
+          <li key={e.id} className="job-card">
+            <div className="job-card__main">
+              <p className="mono">{e.url}</p>
+              <p className="muted">
+                Added {formatDate(e.created_at)}
+                {e.disabled_at
+                  ? ` · disabled ${formatDate(e.disabled_at)} after 3 days of failures`
+                  : ''}
+              </p>
+              <div className="report-actions__row">
+                <button
+                  type="button"
+                  className="btn btn--secondary btn--sm"
+                  onClick={() => sendTest(e.id)}
+                >
+                  Send test
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--ghost btn--sm"
+                  onClick={() => setOpen(open === e.id ? null : e.id)}
+                  aria-expanded={open === e.id}
+                >
+                  {open === e.id ? 'Hide deliveries' : 'Deliveries'}
+                </button>
+                <button type="button" className="btn btn--ghost btn--sm" onClick={() => drop(e.id)}>
+                  Remove
+                </button>
+              </div>
+              {open === e.id ? <Deliveries endpoint={e} /> : null}
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
