@@ -7,8 +7,10 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/htm npm run start:cluster -- --jobs=3 --worker=1
  *
- * Options: --<role>=<n> for gateway, identity, jobs, payments, admin, worker (defaults 1, 2, 2, 2,
- * 1, 2); --port=<n> (gateway, default PORT or 8080); --no-build (use the bundles already in dist/).
+ * Options: --<role>=<n> for gateway, identity, jobs, payments, admin, notifications, worker (default
+ * 2 each); --port=<n> (the first gateway, default PORT or 8080; the second gateway takes a free
+ * port: put a load balancer in front of both, or use the first); --no-build (use the bundles
+ * already in dist/).
  */
 import path from 'node:path';
 import { DEFAULT_REPLICAS, ROLES, ROOT, startCluster, type Cluster, type Role } from './cluster/cluster.js';

@@ -95,6 +95,9 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/notifications/unsubscribe?token=x.y', expect: all(400) },
   { method: 'GET', path: () => '/api/admin/leads', expect: adminOnly() },
   { method: 'GET', path: () => '/api/admin/feedback', expect: adminOnly() },
-  // last: it deletes the fixtures
-  { method: 'POST', path: () => '/api/admin/clear-jobs', expect: adminOnly() },
+  { method: 'POST', path: () => '/api/admin/clear-jobs/preview', expect: adminOnly() },
+  // Without the confirmation of a preview even the admin is refused (nothing is deleted).
+  { method: 'POST', path: () => '/api/admin/clear-jobs', expect: adminOnly(400) },
+  { method: 'GET', path: () => '/api/admin/audit', expect: adminOnly() },
+  { method: 'GET', path: () => '/api/admin/audit.csv', expect: adminOnly() },
 ];

@@ -1,6 +1,7 @@
 /** The whole product over HTTP through the gateway: every service real, events on real Redis. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
+import type { AuditEntryDto, ClearJobsPreview } from '@htm/contracts';
 import { client, postAndPay, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -139,10 +140,28 @@ describe('a job from posting to the tester getting paid', () => {
     expect((await client(stack, admin.token).get('/api/admin/insights?from=yesterday&to=today')).status).toBe(400);
   });
 
-  it('clears every job through the admin service and reports the counts', async () => {
-    const cleared = await client(stack, admin.token).post('/api/admin/clear-jobs');
+  it('clears every job through the admin service only with the confirmation of a preview, refunds the paid unfinished ones, and keeps an audit trail', async () => {
+    const unconfirmed = await client(stack, admin.token).post('/api/admin/clear-jobs');
+    expect(unconfirmed.status).toBe(400);
+    const preview = await client(stack, admin.token).post('/api/admin/clear-jobs/preview');
+    expect(preview.status).toBe(200);
+    const p = preview.body as unknown as ClearJobsPreview;
+    expect(p).toMatchObject({ jobs_total: 2, submissions: 2, paid_completed: 1 });
+    const refunds = async () => ((await client(stack, admin.token).get('/api/admin/financial-overview')).body as unknown as { total_refunds: number }).total_refunds;
+    const refundsBefore = await refunds();
+    const cleared = await client(stack, admin.token).post('/api/admin/clear-jobs', { confirmation: p.confirmation });
     expect(cleared.status).toBe(200);
-    expect(cleared.body).toMatchObject({ jobs_deleted: 2, submissions_deleted: 2 });
+    expect(cleared.body).toMatchObject({ jobs_deleted: 2, submissions_deleted: 2, refunded_jobs: p.paid_unfinished });
     expect((await client(stack, poster.token).get('/api/jobs')).body.jobs).toEqual([]);
+    // The paid jobs nobody finished are refunded by payments; completed ones keep their money.
+    await waitFor(async () => (await refunds()) === refundsBefore + p.paid_unfinished_cents / 100, 'the refunds');
+    // Every admin action of this flow is in the audit log, with the admin as actor.
+    const audit = await waitFor(async () => {
+      const r = (await client(stack, admin.token).get('/api/admin/audit?page_size=100')).body as unknown as { entries?: AuditEntryDto[] };
+      return r.entries?.some((e) => e.action === 'jobs.cleared') ? r.entries : undefined;
+    }, 'the clear-all in the audit log');
+    const actions = new Set(audit.map((e) => e.action));
+    expect(actions).toEqual(new Set(['tester.approved', 'payout.sent', 'jobs.cleared']));
+    expect(audit.every((e) => e.actor_id === admin.id)).toBe(true);
   });
 });

@@ -175,18 +175,37 @@ describe.each(transports)('tracing a pay request, events on $bus', ({ env }) => 
     expect(row?.envelope.traceparent?.split('-')[1]).toBe(traceId);
   });
 
-  it("continues the caller's W3C traceparent instead of starting a new trace", async () => {
+  it("starts a new trace at the gateway and keeps the caller's traceparent only as a link", async () => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';
-    const { gateway } = await postAndPay({ traceparent: `00-${callerTrace}-${callerSpan}-01` });
-    expect(traceOf(gateway)).toBe(callerTrace);
-    expect(parentId(gateway)).toBe(callerSpan);
+    const { gateway } = await postAndPay({ traceparent: `00-${callerTrace}-${callerSpan}-01`, tracestate: 'evil=1' });
+    expect(traceOf(gateway)).not.toBe(callerTrace);
+    expect(parentId(gateway)).toBeUndefined();
+    expect(gateway.links.map((l) => [l.context.traceId, l.context.spanId, l.attributes?.['htm.link']])).toEqual([
+      [callerTrace, callerSpan, 'caller'],
+    ]);
+    // The rest of the request (payments, the webhook, jobs' JobPaid handler) follows our trace.
     await waitFor(
       () =>
         exporter
           .getFinishedSpans()
-          .some((s) => traceOf(s) === callerTrace && s.name === 'handle JobPaid'),
-      "the JobPaid handler in the caller's trace",
+          .some((s) => traceOf(s) === traceOf(gateway) && s.name === 'handle JobPaid'),
+      "the JobPaid handler in the gateway's new trace",
+    );
+    expect(exporter.getFinishedSpans().some((s) => traceOf(s) === callerTrace)).toBe(false);
+  });
+
+  it('records the spans of a request whose caller sent a sampled-off traceparent', async () => {
+    const callerTrace = '0af7651916cd43dd8448eb211c80319c';
+    const { gateway } = await postAndPay({ traceparent: `00-${callerTrace}-b7ad6b7169203331-00` });
+    expect(gateway.spanContext().traceFlags & 1).toBe(1);
+    expect(gateway.links[0]?.context.traceId).toBe(callerTrace);
+    await waitFor(
+      () =>
+        exporter
+          .getFinishedSpans()
+          .some((s) => traceOf(s) === traceOf(gateway) && scope(s) === 'htm.payments' && s.kind === SpanKind.SERVER),
+      "payments' span of the pay request in the gateway's trace",
     );
   });
 });

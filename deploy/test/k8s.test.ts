@@ -137,6 +137,16 @@ describe('k8s manifests', () => {
       expect(pdb?.spec.selector.matchLabels).toEqual(d.spec.selector.matchLabels);
     });
 
+    it('runs two replicas by default (base and prod), and its PodDisruptionBudget keeps one up during a drain', () => {
+      expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
+      const prod = parse(readFileSync(path.join(K8S, 'overlays', 'prod', 'kustomization.yaml'), 'utf8')) as { replicas?: Array<{ name: string; count: number }> };
+      const override = prod.replicas?.find((r) => r.name === name);
+      if (override) expect(override.count).toBeGreaterThanOrEqual(2);
+      const pdb = base.find((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === name)!;
+      // One pod at a time may go: with two replicas the other keeps answering.
+      expect(pdb.spec.maxUnavailable ?? d.spec.replicas - pdb.spec.minAvailable).toBe(1);
+    });
+
     it('reads only known settings and only keys the Secret template declares', async () => {
       const known = new Set((await collectKeys()).map((k) => k.key));
       known.add('JOBS_WITH_WORKER'); // read by services/jobs/src/main.ts outside the schema

@@ -23,7 +23,8 @@ export type Role = (typeof ROLES)[number];
 export type ServiceRole = Exclude<Role, 'worker' | 'gateway'>;
 const SERVICES: ServiceRole[] = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'analytics'];
 
-export const DEFAULT_REPLICAS: Record<Role, number> = { gateway: 1, identity: 2, jobs: 2, payments: 2, admin: 1, notifications: 1, analytics: 1, worker: 2 };
+/** Two of everything: a restart or crash of one replica leaves another answering (docs/operations.md). */
+export const DEFAULT_REPLICAS: Record<Role, number> = { gateway: 2, identity: 2, jobs: 2, payments: 2, admin: 2, notifications: 2, analytics: 2, worker: 2 };
 
 export interface ClusterOptions {
   replicas?: Partial<Record<Role, number>>;

@@ -3,13 +3,13 @@ import { describe, expect, it } from '@jest/globals';
 import { parseArgs } from '../../scripts/start-cluster.js';
 
 describe('npm run start:cluster arguments', () => {
-  it('starts gateway 1, identity 2, jobs 2, payments 2, admin 1, notifications 1, analytics 1, worker 2 by default', () => {
-    expect(parseArgs([])).toEqual({ replicas: { gateway: 1, identity: 2, jobs: 2, payments: 2, admin: 1, notifications: 1, analytics: 1, worker: 2 }, port: undefined, build: true });
+  it('starts two replicas of every service, the gateway and the jobs worker by default', () => {
+    expect(parseArgs([])).toEqual({ replicas: { gateway: 2, identity: 2, jobs: 2, payments: 2, admin: 2, notifications: 2, analytics: 2, worker: 2 }, port: undefined, build: true });
   });
 
   it('takes a replica count per role, the gateway port and --no-build', () => {
     expect(parseArgs(['--jobs=3', '--worker=1', '--port=8090', '--no-build'])).toEqual({
-      replicas: { gateway: 1, identity: 2, jobs: 3, payments: 2, admin: 1, notifications: 1, analytics: 1, worker: 1 },
+      replicas: { gateway: 2, identity: 2, jobs: 3, payments: 2, admin: 2, notifications: 2, analytics: 2, worker: 1 },
       port: 8090,
       build: false,
     });

@@ -208,4 +208,76 @@ export interface ClearJobsResult {
   jobs_deleted: number;
   submissions_deleted: number;
   waitlist_deleted: number;
+  /** Paid jobs nobody finished: their posters are refunded (by payments, shortly after). */
+  refunded_jobs: number;
+}
+
+/** POST /api/admin/clear-jobs/preview: what clear-all would do, and the token confirming exactly that. */
+export interface ClearJobsPreview {
+  jobs_total: number;
+  jobs_by_status: Record<string, number>;
+  submissions: number;
+  paid_unfinished: number;
+  paid_unfinished_cents: number;
+  paid_completed: number;
+  paid_completed_cents: number;
+  unpaid: number;
+  job_requests: number;
+  confirmation: string;
+  expires_at: string;
+}
+
+export const CLEAR_JOBS_MESSAGES = {
+  confirmationRequired: 'Preview the clear first, then confirm it with the confirmation it gives',
+  confirmationInvalid: 'This confirmation is expired, already used or not yours. Please preview the clear again.',
+} as const;
+
+/** POST /api/admin/clear-jobs body: the confirmation a preview answered (single use, 5 minutes). */
+export const clearJobsBodySchema = z.object({
+  confirmation: z
+    .string({ error: CLEAR_JOBS_MESSAGES.confirmationRequired })
+    .trim()
+    .min(1, { error: CLEAR_JOBS_MESSAGES.confirmationRequired })
+    .max(200, { error: CLEAR_JOBS_MESSAGES.confirmationRequired }),
+});
+
+/** What the audit log records (one row per admin action). */
+export const AUDIT_ACTIONS = [
+  'tester.approved',
+  'tester.unapproved',
+  'signup.approved',
+  'signup.unapproved',
+  'job.assigned',
+  'submission.accepted',
+  'payout.sent',
+  'jobs.cleared',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+const isoDate = (field: string) =>
+  z
+    .string({ error: `${field} must be a date` })
+    .refine((v) => !Number.isNaN(Date.parse(v)), { error: `${field} must be a date (ISO 8601)` })
+    .optional();
+
+/** GET /api/admin/audit and /api/admin/audit.csv query: pages, and filters that combine. */
+export const adminAuditQuerySchema = z.object({
+  page: listQueryBase.page,
+  page_size: listQueryBase.page_size,
+  action: z.enum(AUDIT_ACTIONS, { error: 'Unknown action' }).optional(),
+  actor: z.string({ error: 'Actor must be one text' }).trim().max(200).optional(),
+  target: z.string({ error: 'Target must be one text' }).trim().max(200).optional(),
+  from: isoDate('From'),
+  to: isoDate('To'),
+});
+export type AdminAuditQuery = z.infer<typeof adminAuditQuerySchema>;
+
+export interface AuditEntryDto {
+  id: number;
+  at: string;
+  actor_id: string | null;
+  action: AuditAction;
+  target: string;
+  details: Record<string, unknown>;
+  correlation_id: string | null;
 }

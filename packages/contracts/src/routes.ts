@@ -11,8 +11,10 @@ import {
 import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
 import { checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
 import {
+  adminAuditQuerySchema,
   adminListQuerySchema,
   adminWaitlistQuerySchema,
+  clearJobsBodySchema,
   approveWaitlistBodySchema,
   feedbackBodySchema,
   leadBodySchema,
@@ -113,7 +115,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'patch', path: '/api/admin/waitlist/{id}', service: 'admin', access: 'user', rate: 'api', summary: 'Approve or unapprove a signup', body: approveWaitlistBodySchema, roles: ['admin'] },
   { method: 'get', path: '/api/admin/leads', service: 'admin', access: 'user', rate: 'api', summary: 'Developer leads (q, pages, export=csv)', query: adminListQuerySchema, roles: ['admin'], download: true },
   { method: 'get', path: '/api/admin/feedback', service: 'admin', access: 'user', rate: 'api', summary: 'Feedback messages', query: adminListQuerySchema, roles: ['admin'] },
-  { method: 'post', path: '/api/admin/clear-jobs', service: 'admin', access: 'user', rate: 'api', summary: 'Delete every job, submission and file, and job requests', roles: ['admin'] },
+  { method: 'post', path: '/api/admin/clear-jobs/preview', service: 'admin', access: 'user', rate: 'api', summary: 'What clear-all would delete and refund, with a confirmation for exactly that (5 minutes, single use)', roles: ['admin'] },
+  { method: 'post', path: '/api/admin/clear-jobs', service: 'admin', access: 'user', rate: 'api', summary: 'Delete every job, submission and file, and job requests; refunds paid jobs nobody finished. Needs the confirmation of a preview of the current jobs', body: clearJobsBodySchema, roles: ['admin'] },
+  { method: 'get', path: '/api/admin/audit', service: 'admin', access: 'user', rate: 'api', summary: "The admin actions' append-only audit log (filters, pages)", query: adminAuditQuerySchema, roles: ['admin'] },
+  { method: 'get', path: '/api/admin/audit.csv', service: 'admin', access: 'user', rate: 'api', summary: 'The audit log as CSV (same filters, every page)', query: adminAuditQuerySchema, roles: ['admin'], download: true },
   // notifications
   { method: 'get', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Which e-mails the signed-in user gets, per kind', roles: ['poster', 'tester', 'admin'] },
   { method: 'patch', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Switch e-mail kinds on or off', body: notificationPreferencesBodySchema, roles: ['poster', 'tester', 'admin'] },

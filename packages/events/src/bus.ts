@@ -45,8 +45,8 @@ export interface EventBus {
    * Reads every event of these sources from the beginning of their streams/topics up to their
    * end as of the call, in stream order per partition, without a consumer group (no group's
    * position moves). For projections rebuilt from scratch (`npm run analytics:rebuild`). An entry
-   * the consumers would refuse (not a valid envelope, or not its stream's source: acceptEnvelope)
-   * is skipped and counted; answers how many events were handed over.
+   * that is not a valid envelope, or that its stream's source may not have written (see checkOrigin),
+   * is skipped (and counted); answers how many events were handed over.
    */
   readAll?(sources: readonly EventSource[], handler: EventHandler): Promise<{ events: number; skipped: number }>;
   close(): Promise<void>;

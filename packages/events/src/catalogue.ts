@@ -15,6 +15,8 @@ const assistiveTech = z.enum(['screen_reader', 'keyboard_only', 'screen_magnifie
 const geoRule = z.enum(['us_pr', 'us_pr_ca', 'global_beta']);
 /** Added after the first release (for the live channel's routing): absent from older events. */
 const posterId = id.nullish();
+/** Who did it, when a person did (the admin's user id for admin actions; the admin's audit log reads it). Added in round 3. */
+const actorId = id.optional();
 
 /**
  * The event catalogue: every type, its source, version and data schema. Published names are
@@ -57,6 +59,7 @@ export const catalogue = {
       /** The assistive technology the tester uses (absent from events written before it was added). */
       assistiveTech: z.array(assistiveTech).optional(),
       reason: z.enum(['admin', 'signup', 'strikes', 'profile']),
+      actorId,
     }),
   },
   // jobs
@@ -78,7 +81,7 @@ export const catalogue = {
     source: 'jobs',
     version: 1,
     description: 'A tester took a job (claimed it, or the admin assigned it).',
-    data: z.object({ jobId: id, testerId: id, claimedAt: iso, deadlineAt: iso, by: z.enum(['tester', 'admin']), posterId, geoRule: geoRule.nullish() }),
+    data: z.object({ jobId: id, testerId: id, claimedAt: iso, deadlineAt: iso, by: z.enum(['tester', 'admin']), posterId, geoRule: geoRule.nullish(), actorId }),
   },
   WorkSubmitted: {
     source: 'jobs',
@@ -105,6 +108,7 @@ export const catalogue = {
       acceptedAt: iso,
       /** Minutes the tester said the accepted work took (absent or null when not given). */
       minutesSpent: z.number().int().nullish(),
+      actorId,
     }),
   },
   TesterRated: {
@@ -134,8 +138,14 @@ export const catalogue = {
   JobsCleared: {
     source: 'jobs',
     version: 1,
-    description: 'The admin cleared every job, submission and file.',
-    data: z.object({ jobsDeleted: z.number().int(), submissionsDeleted: z.number().int() }),
+    description: 'The admin cleared every job, submission and file. Payments refunds the paid jobs nobody finished (refundJobIds).',
+    data: z.object({
+      jobsDeleted: z.number().int(),
+      submissionsDeleted: z.number().int(),
+      /** Paid jobs that were not completed when cleared: their posters get their payment back (absent before round 3). */
+      refundJobIds: z.array(id).optional(),
+      actorId,
+    }),
   },
   // payments
   JobPaid: {
@@ -168,14 +178,14 @@ export const catalogue = {
   PaymentRefunded: {
     source: 'payments',
     version: 1,
-    description: 'Money paid in was given back to the poster (a duplicate payment of an already paid job).',
-    data: z.object({ jobId: id, sessionId: z.string(), posterId: id.nullable(), amountCents: z.number().int(), reason: z.enum(['duplicate']), refundedAt: iso }),
+    description: 'Money paid in was given back to the poster (a duplicate payment of an already paid job, or a paid job nobody finished when the admin cleared all jobs).',
+    data: z.object({ jobId: id, sessionId: z.string(), posterId: id.nullable(), amountCents: z.number().int(), reason: z.enum(['duplicate', 'jobs_cleared']), refundedAt: iso }),
   },
   TesterPaid: {
     source: 'payments',
     version: 1,
     description: "A payout transferred a tester's pending earnings.",
-    data: z.object({ testerId: id, payoutId: id, amountCents: z.number().int(), jobIds: z.array(id), paidAt: iso }),
+    data: z.object({ testerId: id, payoutId: id, amountCents: z.number().int(), jobIds: z.array(id), paidAt: iso, actorId }),
   },
   // admin
   SignupApproved: {

@@ -251,7 +251,7 @@ export class KafkaBus implements EventBus {
               if (end === undefined || BigInt(message.offset) >= end) return;
               let event: EventEnvelope | undefined;
               try {
-                // The same origin check as the consumer loop: a forged message is skipped, never folded.
+                // Forged or misrouted events are left out of a replay as the consumers refuse them.
                 event = acceptEnvelope(message.value?.toString() ?? '', this.sourceOfTopic(topic));
               } catch {
                 event = undefined;

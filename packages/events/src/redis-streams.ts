@@ -172,7 +172,7 @@ export class RedisStreamsBus implements EventBus {
           const raw = fields ? toMap(fields).e : undefined;
           let event: EventEnvelope | undefined;
           try {
-            // The same origin check as the consumer loop: a forged entry is skipped, never folded.
+            // Forged or misrouted events are left out of a replay as the consumers refuse them.
             event = raw === undefined ? undefined : acceptEnvelope(raw, this.sourceOfStream(stream));
           } catch {
             event = undefined;

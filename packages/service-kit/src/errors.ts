@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'unprocessable'
   | 'too_large'
   | 'uri_too_long'
   | 'unsupported_type'
@@ -26,6 +27,7 @@ const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  unprocessable: 422,
   too_large: 413,
   uri_too_long: 414,
   unsupported_type: 415,

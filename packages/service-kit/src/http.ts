@@ -41,6 +41,11 @@ export interface HttpAppOptions {
    * express 5 layer costs several µs per request.
    */
   first?: RequestHandler;
+  /**
+   * The public edge (the gateway): with tracing on, every request starts a new trace and a
+   * caller's `traceparent` is kept only as a span link (see traceRequests).
+   */
+  traceEdge?: boolean;
 }
 
 declare module 'express-serve-static-core' {
@@ -113,7 +118,7 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
     else next();
   });
   // Only when tracing is on (decided at start): off, requests pay nothing for it.
-  if (tracing) app.use(traceRequests(opts.service));
+  if (tracing) app.use(traceRequests(opts.service, { edge: opts.traceEdge }));
   if (requestLogging) {
     app.use(
       pinoHttp({

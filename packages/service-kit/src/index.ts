@@ -11,3 +11,4 @@ export * from './revoked-sessions.js';
 export * from './service-token.js';
 export * from './internal-client.js';
 export * from './tracing.js';
+export * from './idempotency.js';

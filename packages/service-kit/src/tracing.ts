@@ -1,5 +1,6 @@
 /**
- * One trace per request (OpenTelemetry, W3C `traceparent`): the gateway starts it, every service
+ * One trace per request (OpenTelemetry, W3C `traceparent`): the gateway starts it (a caller's
+ * `traceparent` becomes a link, never the parent: see traceRequests), every service
  * continues it from the incoming header, outgoing calls and events carry it on, consumers pick it
  * up from the event envelope.
  *
@@ -17,6 +18,7 @@ import {
   SpanKind,
   SpanStatusCode,
   type Context,
+  type Link,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -186,21 +188,36 @@ export async function inSpan<T>(
 }
 
 /**
- * Express middleware: one SERVER span per request, continuing the caller's `traceparent` (or
- * starting a trace), active while the request is handled. The request's `traceparent` header is
- * replaced by this span's, so a proxy that forwards the request's headers (the gateway) makes the
- * upstream's span a child of this one.
+ * Express middleware: one SERVER span per request, active while the request is handled. The
+ * request's `traceparent` header is replaced by this span's, so a proxy that forwards the
+ * request's headers (the gateway) makes the upstream's span a child of this one.
+ *
+ * Inside the product (`edge` false) the span continues the caller's `traceparent`: the caller is
+ * the gateway or another service. At the edge (`edge: true`, the gateway) the caller is anyone on
+ * the internet: the span starts a new trace, always sampled, and keeps a valid caller
+ * `traceparent` only as a span link (`htm.link: caller`). A client can then neither choose our
+ * trace ids (to mix its requests into someone else's trace) nor switch our spans off with a
+ * sampled-off flag; its `tracestate` is dropped too.
  */
-export function traceRequests(service: string): RequestHandler {
+export function traceRequests(service: string, opts: { edge?: boolean } = {}): RequestHandler {
   const t = tracer(service);
   return (req, res, next) => {
     // Probes and scrapes would be most of the traces and tell nothing.
     if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return next();
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const caller = propagation.extract(ROOT_CONTEXT, req.headers);
+    let parent = caller;
+    let links: Link[] | undefined;
+    if (opts.edge) {
+      parent = ROOT_CONTEXT;
+      const remote = trace.getSpanContext(caller);
+      if (remote && trace.isSpanContextValid(remote)) links = [{ context: remote, attributes: { 'htm.link': 'caller' } }];
+      delete req.headers.tracestate;
+    }
     const span = t.startSpan(
       `${req.method} ${req.path}`,
       {
         kind: SpanKind.SERVER,
+        links,
         attributes: {
           'http.request.method': req.method,
           'url.path': req.path,
@@ -213,6 +230,7 @@ export function traceRequests(service: string): RequestHandler {
     const ctx = trace.setSpan(parent, span);
     const tp = currentTraceparent(ctx);
     if (tp) req.headers[TRACEPARENT_HEADER] = tp;
+    else delete req.headers[TRACEPARENT_HEADER];
     let ended = false;
     const end = () => {
       if (ended) return;

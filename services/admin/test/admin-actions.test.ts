@@ -76,35 +76,104 @@ describe('PATCH /api/admin/waitlist/:id', () => {
   });
 });
 
-describe('POST /api/admin/clear-jobs', () => {
-  it('asks jobs to clear with the admin service token, then deletes the job requests', async () => {
+describe('POST /api/admin/clear-jobs (preview, then confirm)', () => {
+  const preview = async (t = token) => call(h, 'POST', '/api/admin/clear-jobs/preview', { token: t });
+  const clear = async (confirmation: unknown, t = token, headers: Record<string, string> = {}) =>
+    call(h, 'POST', '/api/admin/clear-jobs', { token: t, body: confirmation === undefined ? {} : { confirmation }, headers });
+
+  it('previews the counts and money, then clears exactly that with the confirmation, deleting the job requests', async () => {
     await h.svc.ctx.dbHandle.query('DELETE FROM admin.waitlist_entries');
     await addEntry('r1@gmail.com', 'Site owner', 'job_request');
     await addEntry('r2@gmail.com', 'Site owner', 'job_request');
     await addEntry('s1@gmail.com', 'Tester (student)', 'signup');
     await addEntry('w1@outlook.com', 'tester', 'waitlist');
-    const res = await call(h, 'POST', '/api/admin/clear-jobs', { token, headers: { 'x-correlation-id': 'corr-clear-1' } });
+    const p = await preview();
+    expect(p.status).toBe(200);
+    expect(p.body).toMatchObject({
+      jobs_total: 3,
+      jobs_by_status: { open: 1, claimed: 1, completed: 1 },
+      submissions: 2,
+      paid_unfinished: 1,
+      paid_unfinished_cents: 100,
+      paid_completed: 1,
+      unpaid: 1,
+      job_requests: 2,
+      confirmation: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/),
+    });
+    expect(p.body.fingerprint).toBeUndefined();
+    expect(Date.parse(p.body.expires_at) - Date.now()).toBeGreaterThan(4 * 60_000);
+    // Only a hash of the confirmation is stored.
+    const stored = await h.svc.ctx.dbHandle.query<{ token_hash: string }>('SELECT token_hash FROM admin.clear_confirmations');
+    expect(stored.map((r) => r.token_hash)).not.toContain(p.body.confirmation);
+
+    const res = await clear(p.body.confirmation, token, { 'x-correlation-id': 'corr-clear-1' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ jobs_deleted: 3, submissions_deleted: 2, waitlist_deleted: 2 });
-    expect(jobs.calls).toEqual([{ service: 'admin', body: {}, correlationId: 'corr-clear-1' }]);
+    expect(res.body).toEqual({ jobs_deleted: 3, submissions_deleted: 2, waitlist_deleted: 2, refunded_jobs: 1 });
+    expect(jobs.calls).toEqual([{ service: 'admin', body: { fingerprint: 'fp-1', actor_id: expect.any(String) }, correlationId: 'corr-clear-1' }]);
     expect(await countByKind()).toEqual({ signup: 1, waitlist: 1 });
+
+    // Single use: the same confirmation again is refused and jobs is not asked.
+    const again = await clear(p.body.confirmation);
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ detail: 'This confirmation is expired, already used or not yours. Please preview the clear again.', code: 'confirmation_invalid' });
+    expect(jobs.calls).toHaveLength(1);
+  });
+
+  it('refuses a clear without a confirmation (400) or with a made-up one (409), asking jobs nothing', async () => {
+    const calls = jobs.calls.length;
+    const none = await clear(undefined);
+    expect(none.status).toBe(400);
+    expect(none.body.errors.confirmation).toEqual(['Preview the clear first, then confirm it with the confirmation it gives']);
+    expect((await clear('made-up-token')).status).toBe(409);
+    expect(jobs.calls).toHaveLength(calls);
+  });
+
+  it("refuses an expired confirmation and another admin session's confirmation", async () => {
+    const p = await preview();
+    const other = await h.issuer.mint({ type: 'admin', email: 'admin@gmail.com' });
+    expect((await clear(p.body.confirmation, other)).status).toBe(409);
+    const q = await preview();
+    await h.svc.ctx.dbHandle.query("UPDATE admin.clear_confirmations SET expires_at = now() - interval '1 second' WHERE used_at IS NULL");
+    const expired = await clear(q.body.confirmation);
+    expect(expired.status).toBe(409);
+    expect(expired.body.code).toBe('confirmation_invalid');
+  });
+
+  it('refuses with 409 clear_preview_stale when the jobs or job requests changed since the preview, deleting nothing', async () => {
+    await addEntry('r9@gmail.com', 'Site owner', 'job_request');
+    const p = await preview();
+    jobs.preview = { ...jobs.preview, fingerprint: 'fp-2' };
+    const stale = await clear(p.body.confirmation);
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('clear_preview_stale');
+    expect(stale.body.detail).toBe('The jobs changed since the preview, so nothing was cleared. Please review the new counts and confirm again.');
+    expect((await countByKind()).job_request).toBe(1);
+
+    const q = await preview();
+    await addEntry('r10@gmail.com', 'Site owner', 'job_request');
+    const calls = jobs.calls.length;
+    const moved = await clear(q.body.confirmation);
+    expect(moved.status).toBe(409);
+    expect(moved.body.code).toBe('clear_preview_stale');
+    expect(jobs.calls).toHaveLength(calls);
+    expect((await countByKind()).job_request).toBe(2);
   });
 
   it('answers 503 and deletes nothing when jobs fails', async () => {
-    await addEntry('r3@gmail.com', 'Site owner', 'job_request');
+    const p = await preview();
     jobs.answer = { status: 500, body: { detail: 'boom', code: 'internal_error' } };
-    const failed = await call(h, 'POST', '/api/admin/clear-jobs', { token });
+    const failed = await clear(p.body.confirmation);
     expect(failed.status).toBe(503);
     expect(failed.body).toEqual({ detail: 'The jobs service is not answering, so nothing was cleared. Please try again.', code: 'jobs_unavailable' });
-    expect(await countByKind()).toEqual({ signup: 1, waitlist: 1, job_request: 1 });
-    jobs.answer = { status: 200, body: { jobs_deleted: 0, submissions_deleted: 0 } };
+    expect((await countByKind()).job_request).toBe(2);
+    jobs.answer = { status: 200, body: { jobs_deleted: 0, submissions_deleted: 0, refunded_jobs: 0 } };
   });
 
-  it('answers 503 and deletes nothing when jobs is down', async () => {
+  it('answers 503 to the preview and deletes nothing when jobs is down', async () => {
     await jobs.close();
-    const res = await call(h, 'POST', '/api/admin/clear-jobs', { token });
+    const res = await preview();
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('jobs_unavailable');
-    expect(await countByKind()).toEqual({ signup: 1, waitlist: 1, job_request: 1 });
+    expect((await countByKind()).job_request).toBe(2);
   });
 });

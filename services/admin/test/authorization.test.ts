@@ -34,7 +34,11 @@ const matrix: { route: string; method: string; path: () => string; body?: unknow
   { route: 'list leads', method: 'GET', path: () => '/api/admin/leads', expect: ADMIN_ONLY },
   { route: 'export leads', method: 'GET', path: () => '/api/admin/leads?export=csv', expect: ADMIN_ONLY },
   { route: 'list feedback', method: 'GET', path: () => '/api/admin/feedback', expect: ADMIN_ONLY },
-  { route: 'clear jobs', method: 'POST', path: () => '/api/admin/clear-jobs', expect: ADMIN_ONLY },
+  { route: 'preview clear jobs', method: 'POST', path: () => '/api/admin/clear-jobs/preview', expect: ADMIN_ONLY },
+  // Without the confirmation of a preview the admin is refused too (400), and jobs is never asked.
+  { route: 'clear jobs', method: 'POST', path: () => '/api/admin/clear-jobs', expect: { ...ADMIN_ONLY, admin: 400 } },
+  { route: 'audit log', method: 'GET', path: () => '/api/admin/audit', expect: ADMIN_ONLY },
+  { route: 'audit log CSV', method: 'GET', path: () => '/api/admin/audit.csv', expect: ADMIN_ONLY },
   {
     route: 'job request',
     method: 'POST',
@@ -68,8 +72,9 @@ describe('authorization matrix of the admin service', () => {
       }
     }
     expect(got).toEqual(want);
-    // Only the admin's clear-jobs call reached jobs.
-    expect(jobs.calls).toHaveLength(1);
+    // Only the admin's preview reached jobs; no clear without a confirmation.
+    expect(jobs.previews).toBe(1);
+    expect(jobs.calls).toHaveLength(0);
   });
 
   it('refuses tokens signed by someone else, for another audience, or malformed', async () => {

@@ -108,32 +108,58 @@ export async function outboxDrained(h: AdminHarness): Promise<void> {
 export interface JobsStandIn {
   url: string;
   calls: { service: string; body: unknown; correlationId: string | undefined }[];
+  previews: number;
   answer: { status: number; body: unknown };
+  /** What jobs' preview answers; `fingerprint` is what its clear insists on. */
+  preview: Record<string, unknown> & { fingerprint: string };
   close(): Promise<void>;
 }
 
-/** A stand-in for jobs' POST /internal/jobs/clear that checks admin's service token. */
+/** A stand-in for jobs' /internal/jobs/clear-preview and /internal/jobs/clear that checks admin's service token. */
 export async function startJobsStandIn(): Promise<JobsStandIn> {
   const app = express();
   app.use(express.json());
   const standIn: JobsStandIn = {
     url: '',
     calls: [],
-    answer: { status: 200, body: { jobs_deleted: 3, submissions_deleted: 2 } },
+    previews: 0,
+    answer: { status: 200, body: { jobs_deleted: 3, submissions_deleted: 2, refunded_jobs: 1 } },
+    preview: {
+      jobs_total: 3,
+      jobs_by_status: { open: 1, claimed: 1, completed: 1 },
+      submissions: 2,
+      paid_unfinished: 1,
+      paid_unfinished_cents: 100,
+      paid_completed: 1,
+      paid_completed_cents: 100,
+      unpaid: 1,
+      fingerprint: 'fp-1',
+    },
     close: async () => undefined,
   };
   // Verified as jobs verifies it: admin's own ES256 key (development keys derived from SERVICE_SECRET).
   const verify = requireServiceToken(SERVICE_SECRET, ['admin']);
-  app.post('/internal/jobs/clear', (req, res) => {
+  const guarded = (handler: (req: express.Request, res: express.Response) => void) => (req: express.Request, res: express.Response) => {
     void verify(req, res, (err?: unknown) => {
       if (err) {
         res.status(401).json({ detail: 'Invalid service token.', code: 'invalid_service_token' });
         return;
       }
-      standIn.calls.push({ service: String((req as { callerService?: string }).callerService), body: req.body, correlationId: req.headers['x-correlation-id'] as string | undefined });
-      res.status(standIn.answer.status).json(standIn.answer.body);
+      handler(req, res);
     });
-  });
+  };
+  app.get('/internal/jobs/clear-preview', guarded((_req, res) => {
+    standIn.previews++;
+    res.json(standIn.preview);
+  }));
+  app.post('/internal/jobs/clear', guarded((req, res) => {
+    standIn.calls.push({ service: String((req as { callerService?: string }).callerService), body: req.body, correlationId: req.headers['x-correlation-id'] as string | undefined });
+    if (standIn.answer.status === 200 && req.body?.fingerprint !== standIn.preview.fingerprint) {
+      res.status(409).json({ detail: 'The jobs changed since the preview.', code: 'clear_preview_stale' });
+      return;
+    }
+    res.status(standIn.answer.status).json(standIn.answer.body);
+  }));
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

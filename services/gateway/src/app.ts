@@ -130,6 +130,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       bodyParsing: false,
       exposeMetrics: false,
       correlationContext: false,
+      traceEdge: true,
       first,
     },
     (app) => {

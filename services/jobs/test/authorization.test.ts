@@ -33,6 +33,7 @@ const matrix: Row[] = [
   ['POST', () => `/api/jobs/${jobId}/review`, { decision: 'accept' }, { anon: 401, otherPoster: 403, holder: 403, owner: 409, admin: 409 }],
   ['PATCH', () => `/api/jobs/${jobId}/complete`, undefined, { anon: 401, owner: 403, holder: 403, admin: 409 }],
   ['POST', () => '/internal/jobs/clear', {}, { anon: 401, owner: 401, admin: 401 }],
+  ['GET', () => '/internal/jobs/clear-preview', undefined, { anon: 401, owner: 401, admin: 401 }],
 ];
 
 describe('authorization matrix', () => {

@@ -18,6 +18,8 @@ export interface PaymentsStandIn {
   down: boolean;
   /** Jobs payments already knows to be paid: their checkout answers 409 already_paid. */
   paidJobs: Set<string>;
+  /** While set, checkout calls wait for it (a request kept in flight). */
+  hold?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,8 +28,9 @@ export async function startPaymentsStandIn(): Promise<PaymentsStandIn> {
   const app = express();
   const state: PaymentsStandIn = { url: '', requests: [], down: false, paidJobs: new Set(), close: async () => undefined };
   app.use(express.json());
-  app.post('/internal/checkout-sessions', requireServiceToken(SECRET, ['jobs']), (req, res) => {
+  app.post('/internal/checkout-sessions', requireServiceToken(SECRET, ['jobs']), async (req, res) => {
     state.requests.push({ body: req.body, caller: (req as { callerService?: string }).callerService });
+    if (state.hold) await state.hold;
     if (state.down) {
       res.status(503).json({ detail: 'down', code: 'down' });
       return;

@@ -322,13 +322,9 @@ describe('S3 file storage (s3rver)', () => {
       'SELECT count(*)::int AS n FROM jobs.files',
     );
     expect(n).toBe(before.length);
-    const r = await api(
-      h,
-      'POST',
-      '/internal/jobs/clear',
-      await mintServiceToken(SECRET, 'admin'),
-      {},
-    );
+    const token = await mintServiceToken(SECRET, 'admin');
+    const preview = await api<{ fingerprint: string }>(h, 'GET', '/internal/jobs/clear-preview', token);
+    const r = await api(h, 'POST', '/internal/jobs/clear', token, { fingerprint: preview.body.fingerprint });
     expect(r.status).toBe(200);
     expect(await bucketKeys()).toEqual([]);
   });

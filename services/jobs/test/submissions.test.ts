@@ -465,7 +465,7 @@ describe('review', () => {
     const r = await api(h, 'PATCH', `/api/jobs/${job.id}/complete`, a.token);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ payment_processed: true, job: { status: 'completed' } });
-    expect((await outboxEvents(h, 'SubmissionAccepted', job.id))[0].data.acceptedBy).toBe('admin');
+    expect((await outboxEvents(h, 'SubmissionAccepted', job.id))[0].data).toMatchObject({ acceptedBy: 'admin', actorId: a.id });
   });
 
   it('answers 409 to a review before anything is submitted', async () => {
@@ -476,19 +476,49 @@ describe('review', () => {
   });
 });
 
-describe('POST /internal/jobs/clear', () => {
-  it('needs the admin service token, then deletes jobs, submissions and files and records JobsCleared', async () => {
+describe('POST /internal/jobs/clear (after GET /internal/jobs/clear-preview)', () => {
+  it('needs the admin service token and the fingerprint of the current jobs, then deletes jobs, submissions and files and records JobsCleared with the paid jobs to refund', async () => {
+    expect((await api(h, 'GET', '/internal/jobs/clear-preview')).status).toBe(401);
     expect((await api(h, 'POST', '/internal/jobs/clear', undefined, {})).status).toBe(401);
     const wrong = await mintServiceToken(SECRET, 'payments');
+    expect((await api(h, 'GET', '/internal/jobs/clear-preview', wrong)).status).toBe(403);
     expect((await api(h, 'POST', '/internal/jobs/clear', wrong, {})).status).toBe(403);
     const before = await counts();
     expect(before.disk).toBeGreaterThan(0);
-    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.jobs');
+    const jobsNow = await h.svc.ctx.dbHandle.query<{ id: string; status: string; payment_status: string }>('SELECT id, status, payment_status FROM jobs.jobs');
+    const unfinished = jobsNow.filter((j) => j.payment_status === 'paid' && j.status !== 'completed').map((j) => j.id).sort();
+    expect(unfinished.length).toBeGreaterThan(0);
     const tok = await mintServiceToken(SECRET, 'admin');
-    const r = await api(h, 'POST', '/internal/jobs/clear', tok, {});
+
+    const preview = await api<Record<string, unknown> & { fingerprint: string; jobs_by_status: Record<string, number> }>(h, 'GET', '/internal/jobs/clear-preview', tok);
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({
+      jobs_total: jobsNow.length,
+      submissions: before.s,
+      paid_unfinished: unfinished.length,
+      paid_unfinished_cents: unfinished.length * 100,
+      paid_completed: jobsNow.filter((j) => j.payment_status === 'paid' && j.status === 'completed').length,
+      unpaid: jobsNow.filter((j) => j.payment_status !== 'paid').length,
+    });
+    expect(Object.values(preview.body.jobs_by_status).reduce((a, b) => a + b, 0)).toBe(jobsNow.length);
+
+    // Without the fingerprint: 400; with a stale one (a job posted since): 409, nothing deleted.
+    expect((await api(h, 'POST', '/internal/jobs/clear', tok, {})).status).toBe(400);
+    await paidJob(h, await poster(h));
+    const stale = await api(h, 'POST', '/internal/jobs/clear', tok, { fingerprint: preview.body.fingerprint });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('clear_preview_stale');
+    expect(await counts()).toEqual(before);
+
+    const fresh = await api<{ fingerprint: string }>(h, 'GET', '/internal/jobs/clear-preview', tok);
+    const adminId = '5b0d6f2e-4a57-4c1e-9b8b-3c1f2a7d9e10';
+    const r = await api(h, 'POST', '/internal/jobs/clear', tok, { fingerprint: fresh.body.fingerprint, actor_id: adminId });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ jobs_deleted: n, submissions_deleted: before.s });
+    expect(r.body).toEqual({ jobs_deleted: jobsNow.length + 1, submissions_deleted: before.s, refunded_jobs: unfinished.length + 1 });
     expect(await counts()).toEqual({ s: 0, f: 0, disk: 0 });
-    expect((await outboxEvents(h, 'JobsCleared')).at(-1)!.data).toEqual({ jobsDeleted: n, submissionsDeleted: before.s });
+    const event = (await outboxEvents(h, 'JobsCleared')).at(-1)!.data;
+    expect({ ...event, refundJobIds: undefined }).toEqual({ jobsDeleted: jobsNow.length + 1, submissionsDeleted: before.s, actorId: adminId, refundJobIds: undefined });
+    expect(event.refundJobIds).toHaveLength(unfinished.length + 1);
+    expect(event.refundJobIds).toEqual(expect.arrayContaining(unfinished));
   });
 });

@@ -23,7 +23,7 @@ export const notificationsConfigSchema = baseConfigSchema.extend({
    * HMAC secret of unsubscribe links (at least 32 random bytes). Required in production; elsewhere
    * it defaults to one derived from SERVICE_TOKEN_SECRET.
    */
-  UNSUBSCRIBE_SECRET: z.preprocess((v) => (typeof v === 'string' && !v.trim() ? undefined : v), z.string().min(32).optional()),
+  UNSUBSCRIBE_SECRET: z.union([z.literal('').transform(() => undefined), z.string().min(32)]).optional(),
   /** The development sign-in (identity's setting): with it on and no SMTP_URL, GET /api/dev/mail lists the e-mails written. */
   DEV_SIGN_IN: envBool.default(false),
   /** Identity's setting: with Google configured there is no development sign-in, so no /api/dev/mail. */

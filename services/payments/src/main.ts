@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { refundClearedJobs } from './events/jobs-cleared.handler.js';
 import { hostService, type HostedService } from '@htm/events';
 import { runMain } from '@htm/service-kit';
 import { loadPaymentsConfig, type PaymentsConfig } from './config.js';
@@ -37,8 +38,9 @@ export async function startPayments(env: Record<string, string | undefined> = pr
         },
         handlers: {
           SubmissionAccepted: (event, tx) => recordEarning(tx, event, deps.events),
-          // JobsCleared: deliberately not consumed. Money history (payments, earnings, payouts)
-          // outlives the jobs it was for; see README.
+          // JobsCleared: the paid jobs nobody finished are refunded; the rest of the money history
+          // (payments, earnings, payouts) outlives the jobs it was for; see README.
+          JobsCleared: (event, tx) => refundClearedJobs(deps, tx, event),
         },
       };
     },

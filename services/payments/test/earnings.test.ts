@@ -114,12 +114,27 @@ describe('earnings, payouts (local) and the financial overview', () => {
     expect(sum(ledger.filter((r) => r.kind === 'payment' && completed.has(r.job_id)))).toBe(sum(ledger.filter((r) => r.kind === 'tester_earning' || r.kind === 'platform_fee')));
   });
 
-  it('keeps money history when jobs are cleared (JobsCleared is not consumed)', async () => {
+  it('refunds the paid jobs nobody finished when the admin clears all jobs, once, and keeps the rest of the money history', async () => {
     const admin = await bearer(h, { type: 'admin' });
-    const before = await (await fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: admin })).json();
-    await (h.svc.ctx.bus as EventBus).publish([createEvent('JobsCleared', 'all', { jobsDeleted: 7, submissionsDeleted: 7 })]);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await (await fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: admin })).json()).toEqual(before);
+    const overview = async () => (await (await fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: admin })).json()) as Record<string, number>;
+    const unfinished = randomUUID();
+    const unpaid = randomUUID();
+    await payJob(unfinished, poster);
+    const before = await overview();
+    const ledgerBefore = await q<{ n: number }>(h, 'SELECT count(*)::int AS n FROM payments.ledger_entries');
+    // jobs[0] was completed above (its earning stays); `unpaid` has no payment here: skipped.
+    const cleared = createEvent('JobsCleared', 'all-jobs', { jobsDeleted: 9, submissionsDeleted: 7, refundJobIds: [unfinished, unpaid], actorId: randomUUID() });
+    await (h.svc.ctx.bus as EventBus).publish([cleared]);
+    await (h.svc.ctx.bus as EventBus).publish([cleared]); // redelivered
+    await eventually(async () => (await q<{ n: number }>(h, `SELECT count(*)::int AS n FROM payments.ledger_entries WHERE kind = 'refund' AND job_id = $1`, [unfinished]))[0].n === 1);
+    const refunds = await q<{ job_id: string; amount_cents: number; refund_id: string }>(h, `SELECT job_id, amount_cents, refund_id FROM payments.ledger_entries WHERE kind = 'refund' AND job_id = ANY($1)`, [[unfinished, unpaid, jobs[0]]]);
+    expect(refunds).toEqual([{ job_id: unfinished, amount_cents: -100, refund_id: expect.stringMatching(/./) }]);
+    const after = await overview();
+    expect(after.total_refunds).toBeCloseTo(before.total_refunds + 1, 5);
+    expect(after.total_payments).toBe(before.total_payments);
+    expect(after.total_payouts).toBe(before.total_payouts);
+    // Nothing else was written or removed: one refund entry more.
+    expect((await q<{ n: number }>(h, 'SELECT count(*)::int AS n FROM payments.ledger_entries'))[0].n).toBe(ledgerBefore[0].n + 1);
   });
 
   it('checks roles: testers cannot read the overview, others cannot read tester earnings or run payouts', async () => {

@@ -22,6 +22,7 @@ export const api = createApi({
     'Waitlist',
     'Lead',
     'AdminJob',
+    'Audit',
     'NotificationPreferences',
     'SignIn',
   ],

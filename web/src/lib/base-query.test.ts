@@ -1,7 +1,7 @@
 import '../test/setup';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mockFetch, resetStorage } from '../test/setup';
-import { AUTH_EXPIRED_EVENT, requestWithReauth, xsrfToken } from './base-query';
+import { AUTH_EXPIRED_EVENT, newIdempotencyKey, requestWithReauth, xsrfToken } from './base-query';
 import { flushTelemetry, pendingTelemetry, resetTelemetry, track } from './telemetry';
 import { getToken, setToken } from './tokens';
 
@@ -188,6 +188,28 @@ describe('base query with reauth', () => {
     expect(res.error?.status).toBe(401);
     expect(refreshCalls).toBe(1);
     expect(calls.filter((c) => c.url === '/api/jobs')).toHaveLength(2);
+  });
+
+  it('sends the attempt Idempotency-Key and the same key again on the replay after a refresh', async () => {
+    setToken('old');
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/auth/refresh') return { body: { access_token: 'new' } };
+      return bearer(c.headers) === 'new' ? { status: 201, body: { job: {} } } : { status: 401 };
+    });
+    const key = newIdempotencyKey();
+    const res = await requestWithReauth({
+      url: '/jobs',
+      method: 'POST',
+      body: { title: 't' },
+      idempotencyKey: key,
+    });
+    expect(res.data).toEqual({ job: {} });
+    const posts = calls.filter((c) => c.url === '/api/jobs');
+    expect(posts.map((c) => c.headers['Idempotency-Key'])).toEqual([key, key]);
+    expect(newIdempotencyKey()).not.toBe(key);
+    // Calls without a key (reads) send no header.
+    await requestWithReauth({ url: '/me' });
+    expect(calls.at(-1)!.headers['Idempotency-Key']).toBeUndefined();
   });
 
   it('answers 401 token_stale (the account changed) with one silent refresh and replays with the new token', async () => {

@@ -19,6 +19,19 @@ export interface RequestArgs {
   /** 'json' (default) parses JSON when the answer is JSON; 'blob' returns a Blob. */
   responseType?: 'json' | 'blob' | 'text';
   timeoutMs?: number;
+  /**
+   * Sent as `Idempotency-Key` (POSTs that create or pay): one key per user attempt, made where the
+   * attempt starts (`newIdempotencyKey()` in the mutation's query), so the replay after a 401
+   * refresh carries the same key and the server answers it with the first answer.
+   */
+  idempotencyKey?: string;
+}
+
+/** A fresh Idempotency-Key for one user attempt (one submit click). */
+export function newIdempotencyKey(): string {
+  if (typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function')
+    return crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 }
 
 /** Errors in the shape RTK Query's fetchBaseQuery uses, so components can read `status` and `data`. */
@@ -65,6 +78,7 @@ export async function rawRequest(
   token: string | null = getToken(),
 ): Promise<QueryResult> {
   const headers = authHeaders(token);
+  if (args.idempotencyKey) headers['Idempotency-Key'] = args.idempotencyKey;
   let body: BodyInit | undefined;
   if (args.body instanceof FormData) body = args.body;
   else if (args.body !== undefined) {

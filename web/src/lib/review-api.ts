@@ -1,4 +1,5 @@
 import { api } from './api';
+import { newIdempotencyKey } from './base-query';
 import type { JobView as Job } from '@htm/contracts/jobs';
 
 export interface ReviewArgs {
@@ -18,6 +19,7 @@ const reviewApi = api.injectEndpoints({
         url: `/jobs/${encodeURIComponent(jobId)}/review`,
         method: 'POST',
         body,
+        idempotencyKey: newIdempotencyKey(),
       }),
       // 'Job' also refreshes the admin's list; an accept moves the admin's money overview.
       invalidatesTags: (_r, _e, a) => ['Job', 'Overview', { type: 'Submission', id: a.jobId }],

@@ -2,6 +2,7 @@ import { API_BASE } from './config';
 import {
   authHeaders,
   buildUrl,
+  newIdempotencyKey,
   recoverFrom401,
   requestWithReauth,
   type QueryResult,
@@ -21,6 +22,8 @@ export function uploadForm(
   url: string,
   form: FormData,
   onProgress?: (percent: number) => void,
+  /** One per user attempt (default: a new one per call); the retry after a 401 reuses it. */
+  idempotencyKey: string = newIdempotencyKey(),
 ): Promise<UploadResult> {
   const send = (token: string | null) =>
     new Promise<UploadResult>((resolve) => {
@@ -29,6 +32,7 @@ export function uploadForm(
       xhr.withCredentials = true;
       xhr.timeout = 120_000;
       for (const [k, v] of Object.entries(authHeaders(token))) xhr.setRequestHeader(k, v);
+      xhr.setRequestHeader('Idempotency-Key', idempotencyKey);
       xhr.upload.onprogress = (e) => {
         if (e.lengthComputable && onProgress) onProgress(Math.round((e.loaded / e.total) * 100));
       };
@@ -50,7 +54,8 @@ export function uploadForm(
     const sent = getToken();
     const first = await send(sent);
     if (first.status !== 401) return first;
-    const fresh = await recoverFrom401(sent);
+    const code = (first.data as { code?: string } | null)?.code;
+    const fresh = await recoverFrom401(sent, code);
     return fresh ? send(fresh) : first;
   })();
 }

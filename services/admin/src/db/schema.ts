@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const adminSchema = pgSchema('admin');
@@ -47,5 +47,36 @@ export const leads = adminSchema.table('leads', {
   seq: bigserial('seq', { mode: 'number' }).notNull().unique(),
   email: text('email').notNull(),
   message: text('message').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Every admin action, append-only (migration 0003: a trigger refuses UPDATE, DELETE and TRUNCATE).
+ * `event_id` is the id of the event that told of the action (unique: a redelivery adds nothing).
+ */
+export const auditLog = adminSchema.table(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    eventId: text('event_id').notNull().unique(),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    actorId: text('actor_id'),
+    action: text('action').notNull(),
+    target: text('target').notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    correlationId: text('correlation_id'),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('audit_log_action_idx').on(t.action, t.id)],
+);
+
+/** Clear-all confirmations (single use, short-lived, bound to one preview and one admin). */
+export const clearConfirmations = adminSchema.table('clear_confirmations', {
+  tokenHash: text('token_hash').primaryKey(),
+  adminId: text('admin_id').notNull(),
+  fingerprint: text('fingerprint').notNull(),
+  preview: jsonb('preview').$type<Record<string, unknown>>().notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -106,3 +106,9 @@ export async function followTesterApproval(tx: Tx | Db, email: string, approved:
     .returning({ id: waitlistEntries.id });
   return rows.length;
 }
+
+/** How many entries of a kind there are (the clear-all preview counts job requests). */
+export async function countWaitlistEntriesOfKind(db: Tx | Db, kind: WaitlistKind): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(waitlistEntries).where(eq(waitlistEntries.kind, kind));
+  return Number(row?.n ?? 0);
+}

@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { adminListQuerySchema, adminWaitlistQuerySchema, approveWaitlistBodySchema, type LeadDto, type WaitlistEntryDto } from '@htm/contracts';
-import { AppError, parseOrThrow } from '@htm/service-kit';
+import { adminAuditQuerySchema, adminListQuerySchema, adminWaitlistQuerySchema, approveWaitlistBodySchema, clearJobsBodySchema, type AuditEntryDto, type LeadDto, type WaitlistEntryDto } from '@htm/contracts';
+import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { AdminDeps } from '../deps.js';
 import type { JobsClient } from '../clients/jobs.client.js';
 import { exportLeads, exportWaitlist, listFeedback, listLeads, listWaitlist, toEntryDto } from '../domain/admin-lists.js';
 import { approveSignup } from '../domain/approve-signup.js';
-import { clearJobs } from '../domain/clear-jobs.js';
+import { clearJobs, previewClearJobs } from '../domain/clear-jobs.js';
+import { exportAudit, listAudit } from '../domain/audit.js';
 import { sendCsv, type CsvColumn } from './csv.js';
 
 const WAITLIST_CSV: CsvColumn<WaitlistEntryDto>[] = [
@@ -27,6 +28,16 @@ const LEADS_CSV: CsvColumn<LeadDto>[] = [
   { header: 'message', value: (l) => l.message },
 ];
 
+const AUDIT_CSV: CsvColumn<AuditEntryDto>[] = [
+  { header: 'id', value: (a) => String(a.id) },
+  { header: 'at', value: (a) => a.at },
+  { header: 'actor_id', value: (a) => a.actor_id },
+  { header: 'action', value: (a) => a.action },
+  { header: 'target', value: (a) => a.target },
+  { header: 'details', value: (a) => JSON.stringify(a.details) },
+  { header: 'correlation_id', value: (a) => a.correlation_id },
+];
+
 const entryId = z.uuid();
 
 /** The admin dashboard's routes: admin account only (401 anonymous, 403 any other role). */
@@ -45,7 +56,7 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
     const id = entryId.safeParse(req.params.id);
     if (!id.success) throw AppError.notFound('Waitlist entry not found.', 'waitlist_entry_not_found');
     const body = parseOrThrow(approveWaitlistBodySchema, req.body);
-    const entry = await approveSignup(deps, id.data, body.approved);
+    const entry = await approveSignup(deps, id.data, body.approved, callerOf(req).id);
     res.json({ entry: toEntryDto(entry) });
   });
 
@@ -63,8 +74,22 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
     res.json({ feedback: page.items, total: page.total, page: page.page, page_size: page.page_size });
   });
 
-  r.post('/api/admin/clear-jobs', ...adminOnly, async (_req, res) => {
-    res.json(await clearJobs(deps, jobs));
+  // Clear-all in two steps: the preview answers the counts and a confirmation for exactly them.
+  r.post('/api/admin/clear-jobs/preview', ...adminOnly, async (req, res) => {
+    res.json(await previewClearJobs(deps, jobs, callerOf(req).id));
+  });
+
+  r.post('/api/admin/clear-jobs', ...adminOnly, async (req, res) => {
+    const body = parseOrThrow(clearJobsBodySchema, req.body ?? {});
+    res.json(await clearJobs(deps, jobs, callerOf(req).id, body.confirmation));
+  });
+
+  r.get('/api/admin/audit', ...adminOnly, async (req, res) => {
+    res.json(await listAudit(deps, parseOrThrow(adminAuditQuerySchema, req.query)));
+  });
+
+  r.get('/api/admin/audit.csv', ...adminOnly, async (req, res) => {
+    await sendCsv(res, 'audit', AUDIT_CSV, exportAudit(deps, parseOrThrow(adminAuditQuerySchema, req.query)));
   });
 
   return r;

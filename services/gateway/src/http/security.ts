@@ -60,7 +60,7 @@ export function corsForWebOrigin(cfg: GatewayConfig): RequestHandler {
   return cors({
     origin: [cfg.WEB_ORIGIN],
     credentials: true,
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Correlation-Id', 'X-XSRF-TOKEN'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Correlation-Id', 'X-XSRF-TOKEN'],
     exposedHeaders: ['X-Correlation-Id', 'Retry-After'],
     maxAge: 600,
   });

@@ -111,11 +111,11 @@ export function roleChosen(user: UserRow, correlationId: string | undefined) {
   );
 }
 
-export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'strikes' | 'profile', correlationId: string | undefined) {
+export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'strikes' | 'profile', correlationId: string | undefined, actorId?: string) {
   return createEvent(
     'TesterApprovalChanged',
     user.id,
-    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, location: user.location ?? null, assistiveTech: user.assistiveTech as AssistiveTech[], reason },
+    { userId: user.id, email: user.email, name: user.name, approved: user.approved, country: user.country ?? null, location: user.location ?? null, assistiveTech: user.assistiveTech as AssistiveTech[], reason, ...(actorId ? { actorId } : {}) },
     { correlationId },
   );
 }

@@ -46,7 +46,10 @@ function claimsDiffer(before: UserRow, after: UserRow): boolean {
  */
 async function withFreshToken(deps: IdentityDeps, { before, after }: { before: UserRow; after: UserRow }, sid: string): Promise<UserWithToken> {
   if (claimsDiffer(before, after)) await announceClaimsChanged(deps, [after.id]);
-  return { user: after, accessToken: await issueAccessToken(deps, after, sid, Date.now()) };
+  // Read again, as a refresh does: a change someone else announced meanwhile is in the token too.
+  const claimsAt = Date.now();
+  const user = (await deps.events.inTransaction((tx) => usersDb.readUserForToken(tx, after.id))) ?? after;
+  return { user, accessToken: await issueAccessToken(deps, user, sid, claimsAt) };
 }
 
 /**
@@ -113,7 +116,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * changes). The tester stays signed in: their access tokens carry the old approval, so they are
  * refused as stale and the next refresh, in the same sign-in, carries the new one.
  */
-export async function setTesterApproval(deps: IdentityDeps, testerId: string, body: ApproveTesterBody): Promise<UserRow> {
+export async function setTesterApproval(deps: IdentityDeps, testerId: string, body: ApproveTesterBody, actorId?: string): Promise<UserRow> {
   const notFound = () => AppError.notFound('Tester not found.', 'tester_not_found');
   if (!UUID.test(testerId)) throw notFound();
   const { user, changed } = await deps.events.inTransaction(async (tx) => {
@@ -121,7 +124,7 @@ export async function setTesterApproval(deps: IdentityDeps, testerId: string, bo
     if (!u || u.type !== 'tester') throw notFound();
     if (u.approved === body.approved) return { user: u, changed: false };
     const row = await usersDb.setApproval(tx, u.id, body.approved);
-    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId()));
+    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId(), actorId));
     return { user: row, changed: true };
   });
   if (changed) await announceClaimsChanged(deps, [user.id]);

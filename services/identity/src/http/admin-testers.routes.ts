@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { adminTestersQuerySchema, approveTesterBodySchema } from '@htm/contracts';
-import { parseOrThrow } from '@htm/service-kit';
+import { callerOf, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { toTesterDto } from './user.view.js';
 import { listTesters, setTesterApproval } from '../domain/users.js';
@@ -22,7 +22,7 @@ export function adminTesterRoutes(deps: IdentityDeps): Router {
 
   r.patch('/api/admin/approve-tester/:id', ...adminOnly, async (req, res) => {
     const body = parseOrThrow(approveTesterBodySchema, req.body ?? {});
-    const tester = await setTesterApproval(deps, String(req.params.id), body);
+    const tester = await setTesterApproval(deps, String(req.params.id), body, callerOf(req).id);
     res.json({ tester: toTesterDto(tester) });
   });
 

@@ -516,6 +516,58 @@ export async function acceptSubmission(
   return { job: row, minutesSpent: sub?.minutesSpent ?? null };
 }
 
+function rowsOf<T>(r: unknown): T[] {
+  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
+}
+
+/** What clear-all would delete, as the admin's preview shows it. */
+export interface ClearPreviewRow {
+  status: string;
+  paymentStatus: string;
+  jobs: number;
+  cents: number;
+}
+
+/**
+ * Jobs counted by status and payment status, the submissions, and a fingerprint of exactly this
+ * set of jobs (each id with its status and payment status) and submissions: clear-all deletes only
+ * when the fingerprint still matches the one the admin confirmed.
+ */
+export async function clearPreview(db: Q): Promise<{ rows: ClearPreviewRow[]; submissions: number; fingerprint: string }> {
+  const groups = await db.execute(sql`
+    SELECT status, payment_status, count(*)::int AS jobs, COALESCE(sum(budget_cents), 0)::int AS cents
+    FROM jobs.jobs GROUP BY status, payment_status ORDER BY status, payment_status`);
+  const [fp] = rowsOf<{ fingerprint: string; submissions: number }>(
+    await db.execute(sql`
+      SELECT md5(
+        COALESCE((SELECT string_agg(id::text || ':' || status || ':' || payment_status, ',' ORDER BY id) FROM jobs.jobs), '')
+        || '|' || COALESCE((SELECT string_agg(id::text, ',' ORDER BY id) FROM jobs.submissions), '')
+      ) AS fingerprint,
+      (SELECT count(*)::int FROM jobs.submissions) AS submissions`),
+  );
+  return {
+    rows: rowsOf<{ status: string; payment_status: string; jobs: number; cents: number }>(groups).map((r) => ({
+      status: r.status,
+      paymentStatus: r.payment_status,
+      jobs: Number(r.jobs),
+      cents: Number(r.cents),
+    })),
+    submissions: Number(fp?.submissions ?? 0),
+    fingerprint: fp?.fingerprint ?? '',
+  };
+}
+
+/** Holds off every write to jobs and submissions until the clear-all transaction ends (reads go on). */
+export async function lockForClear(tx: Tx): Promise<void> {
+  await tx.execute(sql`LOCK TABLE jobs.jobs, jobs.submissions, jobs.files IN EXCLUSIVE MODE`);
+}
+
+/** Paid jobs nobody finished (not completed): clear-all refunds them. */
+export async function paidUnfinishedJobIds(tx: Tx): Promise<string[]> {
+  const rows = await tx.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.paymentStatus, 'paid'), ne(jobs.status, 'completed')));
+  return rows.map((r) => r.id);
+}
+
 /** Deletes every job (clear-all); how many. Files and submissions: deleteAllSubmissions. */
 export async function deleteAllJobs(tx: Tx): Promise<number> {
   const js = await tx.delete(jobs).returning({ id: jobs.id });

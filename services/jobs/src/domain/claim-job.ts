@@ -69,7 +69,7 @@ export async function claimJob(deps: JobsDeps, caller: Caller, jobId: string): P
 }
 
 /** POST /api/admin/assign/:jobId/:testerId: the admin gives the job to an approved tester. */
-export async function assignJob(deps: JobsDeps, jobId: string, testerId: string): Promise<JobRow> {
+export async function assignJob(deps: JobsDeps, jobId: string, testerId: string, actorId?: string): Promise<JobRow> {
   await getJob(deps.db, jobId);
   const row = await findUser(deps.db, testerId);
   if (!row || row.type !== 'tester') throw AppError.notFound('Tester not found.', 'tester_not_found');
@@ -84,7 +84,7 @@ export async function assignJob(deps: JobsDeps, jobId: string, testerId: string)
     topRated: true,
     windowRules: [],
   };
-  return takeJob(deps, jobId, standing, 'admin');
+  return takeJob(deps, jobId, standing, 'admin', actorId);
 }
 
 /** Assistive technology, fresh eyes and the priority window: 403 for a tester, 409 for the admin. */
@@ -133,11 +133,11 @@ const jobTaken = () => AppError.conflict('This job has already been taken by ano
  * Claims of one job take turns in this process (ClaimGate): in a storm only the first claim of
  * each job reaches the database, and those that were waiting behind a winner answer 409 at once.
  */
-function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
-  return deps.claimGate.run(jobId, () => attemptClaim(deps, jobId, tester, by), jobTaken);
+function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin', actorId?: string): Promise<JobRow> {
+  return deps.claimGate.run(jobId, () => attemptClaim(deps, jobId, tester, by, actorId), jobTaken);
 }
 
-async function attemptClaim(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin'): Promise<JobRow> {
+async function attemptClaim(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin', actorId?: string): Promise<JobRow> {
   const job = await getJob(deps.db, jobId);
   checkClaimEligibility(job, tester, by, deps.config.PRIORITY_WINDOW_MS);
   const max = deps.config.MAX_ACTIVE_CLAIMS;
@@ -167,7 +167,7 @@ async function attemptClaim(deps: JobsDeps, jobId: string, tester: TesterStandin
       createEvent(
         'JobClaimed',
         row.id,
-        { jobId: row.id, testerId: tester.id, claimedAt: claimedAt.toISOString(), deadlineAt: deadlineAt.toISOString(), by, posterId: row.posterId, geoRule: row.geoRule as GeoRule },
+        { jobId: row.id, testerId: tester.id, claimedAt: claimedAt.toISOString(), deadlineAt: deadlineAt.toISOString(), by, posterId: row.posterId, geoRule: row.geoRule as GeoRule, ...(actorId ? { actorId } : {}) },
         { correlationId: getCorrelationId() },
       ),
     );

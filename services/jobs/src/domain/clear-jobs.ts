@@ -1,18 +1,77 @@
 import { createEvent } from '@htm/events';
-import { getCorrelationId } from '@htm/service-kit';
+import { AppError, getCorrelationId } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { deleteAllJobs } from '../db/job.repository.js';
+import { clearPreview, deleteAllJobs, lockForClear, paidUnfinishedJobIds } from '../db/job.repository.js';
 import { deleteAllSubmissions } from '../db/submission.repository.js';
 
-/** POST /internal/jobs/clear (admin service): deletes every job, submission and file. */
-export async function clearJobs(deps: JobsDeps): Promise<{ jobs_deleted: number; submissions_deleted: number }> {
+/** GET /internal/jobs/clear-preview: what clear-all would delete, and the fingerprint of exactly that. */
+export interface ClearPreview {
+  jobs_total: number;
+  jobs_by_status: Record<string, number>;
+  submissions: number;
+  /** Paid jobs nobody finished: clear-all refunds their posters. */
+  paid_unfinished: number;
+  paid_unfinished_cents: number;
+  /** Completed (paid) jobs: their money stays (the tester earned it); only the job rows go. */
+  paid_completed: number;
+  paid_completed_cents: number;
+  unpaid: number;
+  fingerprint: string;
+}
+
+export async function previewClear(deps: JobsDeps): Promise<ClearPreview> {
+  const p = await clearPreview(deps.db);
+  const out: ClearPreview = {
+    jobs_total: 0,
+    jobs_by_status: {},
+    submissions: p.submissions,
+    paid_unfinished: 0,
+    paid_unfinished_cents: 0,
+    paid_completed: 0,
+    paid_completed_cents: 0,
+    unpaid: 0,
+    fingerprint: p.fingerprint,
+  };
+  for (const r of p.rows) {
+    out.jobs_total += r.jobs;
+    out.jobs_by_status[r.status] = (out.jobs_by_status[r.status] ?? 0) + r.jobs;
+    if (r.paymentStatus !== 'paid') out.unpaid += r.jobs;
+    else if (r.status === 'completed') {
+      out.paid_completed += r.jobs;
+      out.paid_completed_cents += r.cents;
+    } else {
+      out.paid_unfinished += r.jobs;
+      out.paid_unfinished_cents += r.cents;
+    }
+  }
+  return out;
+}
+
+/**
+ * POST /internal/jobs/clear {fingerprint} (admin service): deletes every job, submission and file,
+ * but only when the jobs are still exactly those the admin previewed (writes wait on a table lock
+ * meanwhile): otherwise 409 clear_preview_stale and nothing is deleted. JobsCleared names the paid
+ * jobs nobody finished, which payments refunds.
+ */
+export async function clearJobs(deps: JobsDeps, fingerprint: string, actorId?: string): Promise<{ jobs_deleted: number; submissions_deleted: number; refunded_jobs: number }> {
   const { result, keys } = await deps.events.inTransaction(async (tx) => {
+    await lockForClear(tx);
+    const now = await clearPreview(tx);
+    if (now.fingerprint !== fingerprint) {
+      throw AppError.conflict('The jobs changed since the preview, so nothing was cleared. Please review the new counts and confirm again.', 'clear_preview_stale');
+    }
+    const refundJobIds = await paidUnfinishedJobIds(tx);
     const { storageKeys, submissionsDeleted } = await deleteAllSubmissions(tx);
     const jobsDeleted = await deleteAllJobs(tx);
-    const r = { jobs_deleted: jobsDeleted, submissions_deleted: submissionsDeleted };
+    const r = { jobs_deleted: jobsDeleted, submissions_deleted: submissionsDeleted, refunded_jobs: refundJobIds.length };
     await deps.events.record(
       tx,
-      createEvent('JobsCleared', 'all-jobs', { jobsDeleted: r.jobs_deleted, submissionsDeleted: r.submissions_deleted }, { correlationId: getCorrelationId() }),
+      createEvent(
+        'JobsCleared',
+        'all-jobs',
+        { jobsDeleted: r.jobs_deleted, submissionsDeleted: r.submissions_deleted, refundJobIds, ...(actorId ? { actorId } : {}) },
+        { correlationId: getCorrelationId() },
+      ),
     );
     return { result: r, keys: storageKeys };
   });

@@ -27,7 +27,7 @@ export async function reviewSubmission(deps: JobsDeps, caller: Caller, jobId: st
   const job = await getJob(deps.db, jobId);
   const by = assertReviewer(caller, job);
   const body = parseOrThrow(reviewBodySchema, rawBody ?? {});
-  if (body.decision === 'accept') return acceptReviewed(deps, job, by, body.reason ?? null);
+  if (body.decision === 'accept') return acceptReviewed(deps, job, by, body.reason ?? null, by === 'admin' ? caller.id : undefined);
   if (body.decision !== 'request_revision') throw AppError.invalid('Please choose a decision');
   decide(job, 'request_revision');
   const requestedAt = new Date();
@@ -62,14 +62,14 @@ export async function reviewSubmission(deps: JobsDeps, caller: Caller, jobId: st
 /** PATCH /api/jobs/:id/complete: the admin accepts on the poster's behalf. */
 export async function completeJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<ReviewAnswer> {
   if (caller.type !== 'admin') throw AppError.forbidden('Only the admin can complete a job.', 'wrong_role');
-  return acceptReviewed(deps, await getJob(deps.db, jobId), 'admin', null);
+  return acceptReviewed(deps, await getJob(deps.db, jobId), 'admin', null, caller.id);
 }
 
-async function acceptReviewed(deps: JobsDeps, job: JobRow, by: 'poster' | 'admin', reason: string | null): Promise<ReviewAnswer> {
+async function acceptReviewed(deps: JobsDeps, job: JobRow, by: 'poster' | 'admin', reason: string | null, actorId?: string): Promise<ReviewAnswer> {
   decide(job, 'accept');
   const acceptedAt = new Date();
   const updated = await deps.events.inTransaction((tx) =>
-    applyAccept(tx, deps, { jobId: job.id, submissionId: job.currentSubmissionId, by, at: acceptedAt, reason }),
+    applyAccept(tx, deps, { jobId: job.id, submissionId: job.currentSubmissionId, by, at: acceptedAt, reason, actorId }),
   );
   if (!updated) {
     decide(await getJob(deps.db, job.id), 'accept');
@@ -86,7 +86,7 @@ async function acceptReviewed(deps: JobsDeps, job: JobRow, by: 'poster' | 'admin
 export async function applyAccept(
   tx: Tx,
   deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
-  a: { jobId: string; submissionId: string | null; by: 'poster' | 'admin' | 'auto'; at: Date; reason: string | null },
+  a: { jobId: string; submissionId: string | null; by: 'poster' | 'admin' | 'auto'; at: Date; reason: string | null; actorId?: string },
 ): Promise<JobRow | undefined> {
   if (!a.submissionId) return undefined;
   const accepted = await applyAcceptRow(tx, { jobId: a.jobId, submissionId: a.submissionId, by: a.by, at: a.at, reason: a.reason });
@@ -97,7 +97,7 @@ export async function applyAccept(
     createEvent(
       'SubmissionAccepted',
       row.id,
-      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString(), minutesSpent: accepted.minutesSpent },
+      { jobId: row.id, testerId: row.testerId!, posterId: row.posterId, title: row.title, acceptedBy: a.by, acceptedAt: a.at.toISOString(), minutesSpent: accepted.minutesSpent, ...(a.actorId ? { actorId: a.actorId } : {}) },
       { correlationId: getCorrelationId() },
     ),
   );

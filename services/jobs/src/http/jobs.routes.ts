@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
 import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, idempotency, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
 import { assignJob, cachedStanding, claimJob } from '../domain/claim-job.js';
@@ -40,13 +40,15 @@ const idParam = (req: Request, name = 'id') => String(req.params[name] ?? '');
 export function jobsRoutes(deps: JobsDeps): Router {
   const r = Router();
   const { authenticate, requireRole } = deps.auth;
+  // Stripe-style Idempotency-Key on the POSTs that create or pay (after authenticate: keys are per user).
+  const once = idempotency({ query: (text, params) => deps.dbHandle.query(text, params), schema: 'jobs', logger: deps.logger });
 
-  r.post('/api/jobs', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.post('/api/jobs', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     const body = parseOrThrow(createJobBodySchema, req.body ?? {});
     res.status(201).json(checkoutJson(await postJob(deps, callerOf(req), body)));
   });
 
-  r.post('/api/jobs/:id/retest', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.post('/api/jobs/:id/retest', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     res.status(201).json(checkoutJson(await retestJob(deps, callerOf(req), idParam(req))));
   });
 
@@ -54,7 +56,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.json(toRetestComparisonView(await readRetestComparison(deps, callerOf(req), idParam(req)), deps.links));
   });
 
-  r.post('/api/jobs/:id/checkout', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.post('/api/jobs/:id/checkout', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     res.json(checkoutJson(await checkoutAgain(deps, callerOf(req), idParam(req))));
   });
 
@@ -129,12 +131,12 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.locals.changedTable = 'jobs';
     const body = parseOrThrow(acceptJobBodySchema, req.body ?? {});
     if (!body.tester_id) throw AppError.invalid(`${ACCEPT_JOB_MESSAGES.testerRequired}.`, { tester_id: [ACCEPT_JOB_MESSAGES.testerRequired] });
-    res.json({ job: toJobView(await assignJob(deps, idParam(req), body.tester_id)) });
+    res.json({ job: toJobView(await assignJob(deps, idParam(req), body.tester_id, caller.id)) });
   });
 
   r.post('/api/admin/assign/:jobId/:testerId', authenticate, requireRole('admin'), async (req, res) => {
     res.locals.changedTable = 'jobs';
-    res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'))) });
+    res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'), callerOf(req).id)) });
   });
 
   // Rights and job state are checked before the body is read; then the multipart body is streamed
@@ -151,14 +153,14 @@ export function jobsRoutes(deps: JobsDeps): Router {
     }
     res.status(201).json({ submission: toSubmissionReadView(await readSubmission(deps, caller, out.job.id), deps.links), job: toJobView(out.job) });
   };
-  r.post('/api/jobs/:id/submit-work', authenticate, requireRole('tester'), submit('dashboard'));
-  r.post('/api/jobs/:id/submissions', authenticate, requireRole('tester'), submit('poster_flow'));
+  r.post('/api/jobs/:id/submit-work', authenticate, requireRole('tester'), once, submit('dashboard'));
+  r.post('/api/jobs/:id/submissions', authenticate, requireRole('tester'), once, submit('poster_flow'));
 
   r.get('/api/jobs/:id/submission', authenticate, async (req, res) => {
     res.json(toSubmissionReadView(await readSubmission(deps, callerOf(req), idParam(req)), deps.links));
   });
 
-  r.post('/api/jobs/:id/review', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.post('/api/jobs/:id/review', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     const out = await reviewSubmission(deps, callerOf(req), idParam(req), req.body);
     res.json({ payment_processed: out.payment_processed, revision_count: out.revision_count, job: toJobView(out.job) });
   });

@@ -21,6 +21,15 @@ export async function findJobPayment(db: Exec, jobId: string): Promise<{ id: str
   return row;
 }
 
+/** The job's whole payment entry (one per job), or undefined. */
+export async function findJobPaymentEntry(db: Exec, jobId: string): Promise<LedgerEntry | undefined> {
+  const [row] = await db
+    .select()
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.kind, 'payment'), eq(ledgerEntries.jobId, jobId)));
+  return row;
+}
+
 /** A session's duplicate_payment entry (money to give back) and its refund entry, those that exist. */
 export async function listDuplicateAndRefund(db: Exec, sessionId: string): Promise<LedgerEntry[]> {
   return db

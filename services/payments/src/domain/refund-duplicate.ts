@@ -8,8 +8,9 @@ export type RefundState = 'none' | 'pending' | 'refunded';
 /** Whether a session's payment was a duplicate, and if so whether it has been given back yet. */
 export async function refundStateOf(deps: PaymentsDeps, sessionId: string): Promise<RefundState> {
   const rows = await listDuplicateAndRefund(deps.db, sessionId);
-  if (rows.some((r) => r.kind === 'refund')) return 'refunded';
-  return rows.length ? 'pending' : 'none';
+  // A refund of a job's own payment (clear-all) is not a duplicate's refund.
+  if (!rows.some((r) => r.kind === 'duplicate_payment')) return 'none';
+  return rows.some((r) => r.kind === 'refund') ? 'refunded' : 'pending';
 }
 
 /**

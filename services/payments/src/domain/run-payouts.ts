@@ -17,7 +17,7 @@ import { mustLookForTransfer, nextPayoutKey, payoutKey } from './payout-rules.js
  * is reported; a re-run reuses the same key, so the provider answers the same transfer and
  * nobody is paid twice (the ledger's unique earning_id makes that structural on our side).
  */
-export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse> {
+export async function runPayouts(deps: PaymentsDeps, actorId?: string): Promise<PayoutRunResponse> {
   const pending = await listPendingEarnings(deps.db);
   const result: PayoutRunResponse = { paid: [], failed: [], skipped_unconnected: 0 };
 
@@ -87,7 +87,7 @@ export async function runPayouts(deps: PaymentsDeps): Promise<PayoutRunResponse>
           createEvent(
             'TesterPaid',
             attempt.testerId,
-            { testerId: attempt.testerId, payoutId: row.id, amountCents: attempt.amountCents, jobIds: [attempt.jobId], paidAt: paidAt.toISOString() },
+            { testerId: attempt.testerId, payoutId: row.id, amountCents: attempt.amountCents, jobIds: [attempt.jobId], paidAt: paidAt.toISOString(), ...(actorId ? { actorId } : {}) },
             { correlationId: getCorrelationId() },
           ),
         );

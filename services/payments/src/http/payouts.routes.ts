@@ -16,8 +16,8 @@ export function payoutRoutes(deps: PaymentsDeps): Router {
     res.json(await connectPayoutAccount(deps, callerOf(req)));
   });
 
-  r.post('/api/admin/payouts/run', authenticate, requireRole('admin'), async (_req, res) => {
-    res.json(await runPayouts(deps));
+  r.post('/api/admin/payouts/run', authenticate, requireRole('admin'), async (req, res) => {
+    res.json(await runPayouts(deps, callerOf(req).id));
   });
 
   return r;

@@ -4,10 +4,11 @@ import { Loading } from '../../../components/loading';
 import { Field } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import { errorMessage, errorStatus } from '../../../lib/error-message';
-import { countOf, formatDate } from '../../../lib/format';
+import { countOf, formatDate, statusLabel, usd } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { downloadBlob } from '../../../lib/transfer';
-import { useClearJobsMutation } from '../api/clear-jobs';
+import { useClearJobsMutation, usePreviewClearJobsMutation } from '../api/clear-jobs';
+import type { ClearJobsPreview } from '@htm/contracts/admin';
 import { useListLeadsQuery } from '../api/list-leads';
 import { useRunPayoutsMutation } from '../api/run-payouts';
 import { usePagedSearch } from './use-paged-search';
@@ -63,19 +64,67 @@ function Leads() {
   );
 }
 
+/** What clear-all will do, money included, as the preview counted it. */
+function ClearPreviewText({ p }: { p: ClearJobsPreview }) {
+  const statuses = Object.entries(p.jobs_by_status)
+    .map(([s, n]) => `${n} ${statusLabel(s)}`)
+    .join(', ');
+  return (
+    <div className="stack">
+      <p>
+        This permanently deletes {countOf(p.jobs_total, 'job')}
+        {statuses ? ` (${statuses})` : ''}, {countOf(p.submissions, 'submission')} and{' '}
+        {countOf(p.job_requests, 'job request')}. This cannot be undone.
+      </p>
+      <ul>
+        <li>
+          <strong>Refunded:</strong> {countOf(p.paid_unfinished, 'paid job')} nobody finished (
+          {usd(p.paid_unfinished_cents / 100)}). Each poster gets their payment back; the refunds
+          appear under Refunds in Overview.
+        </li>
+        <li>
+          <strong>Kept:</strong> {countOf(p.paid_completed, 'completed job')} (
+          {usd(p.paid_completed_cents / 100)}): the testers keep their earnings, and pending ones
+          are still paid out.
+        </li>
+        <li>
+          <strong>Unpaid:</strong> {countOf(p.unpaid, 'job')} (no money involved).
+        </li>
+      </ul>
+      <p className="muted">
+        After clearing, Overview still counts every payment, earning and payout made so far (money
+        history outlives the jobs); only the refunds above are added.
+      </p>
+    </div>
+  );
+}
+
 export function ActionsTab() {
-  const [confirming, setConfirming] = useState(false);
+  const [preview, setPreview] = useState<ClearJobsPreview | null>(null);
+  const [previewClear, { isLoading: previewing }] = usePreviewClearJobsMutation();
   const [clearJobs, { isLoading: clearing }] = useClearJobsMutation();
   const [runPayouts] = useRunPayoutsMutation();
   const { toast, status } = useNotify();
 
+  const onAskClear = async () => {
+    const res = await previewClear();
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to count the jobs'));
+    else if (res.data) setPreview(res.data);
+  };
   const onClear = async () => {
-    const res = await clearJobs();
-    setConfirming(false);
-    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to clear jobs'));
-    else if (res.data)
+    if (!preview) return;
+    const res = await clearJobs({ confirmation: preview.confirmation });
+    setPreview(null);
+    if ('error' in res && res.error) {
+      toast(errorMessage(res.error, 'Failed to clear jobs'));
+      // The jobs changed (or the confirmation ran out): show the new counts to confirm again.
+      if (errorStatus(res.error) === 409) void onAskClear();
+    } else if (res.data)
       toast(
-        `Cleared ${countOf(res.data.jobs_deleted, 'job')}, ${countOf(res.data.submissions_deleted, 'submission')}, ${countOf(res.data.waitlist_deleted, 'job request')}.`,
+        `Cleared ${countOf(res.data.jobs_deleted, 'job')}, ${countOf(res.data.submissions_deleted, 'submission')}, ${countOf(res.data.waitlist_deleted, 'job request')}.` +
+          (res.data.refunded_jobs
+            ? ` Refunding ${countOf(res.data.refunded_jobs, 'paid job')}.`
+            : ''),
         'success',
       );
   };
@@ -142,24 +191,23 @@ export function ActionsTab() {
           <button
             type="button"
             className="btn btn--danger btn--sm"
-            onClick={() => setConfirming(true)}
+            onClick={onAskClear}
+            disabled={previewing}
           >
-            Clear all jobs
+            {previewing ? 'Counting…' : 'Clear all jobs'}
           </button>
         </section>
       </div>
       <Leads />
-      {confirming ? (
-        <Modal title="Clear all jobs?" onClose={() => setConfirming(false)}>
-          <p>
-            This permanently deletes every job, submission and job request. This cannot be undone.
-          </p>
+      {preview ? (
+        <Modal title="Clear all jobs?" onClose={() => setPreview(null)}>
+          <ClearPreviewText p={preview} />
           <div className="form__actions">
             <button
               type="button"
               className="btn btn--ghost"
               data-autofocus
-              onClick={() => setConfirming(false)}
+              onClick={() => setPreview(null)}
             >
               Cancel
             </button>

@@ -35,6 +35,20 @@ const job = (id: string, status: string, extra: Record<string, unknown> = {}) =>
   ...extra,
 });
 
+const PREVIEW = {
+  jobs_total: 5,
+  jobs_by_status: { open: 2, claimed: 1, completed: 2 },
+  submissions: 3,
+  paid_unfinished: 2,
+  paid_unfinished_cents: 200,
+  paid_completed: 2,
+  paid_completed_cents: 200,
+  unpaid: 1,
+  job_requests: 1,
+  confirmation: 'conf-token-1',
+  expires_at: '2026-01-01T00:05:00Z',
+};
+
 function backend(overrides: (c: Call) => FakeResponseInit | undefined = () => undefined) {
   return mockFetch((c) => {
     const o = overrides(c);
@@ -98,6 +112,9 @@ function backend(overrides: (c: Call) => FakeResponseInit | undefined = () => un
       };
     if (c.url.startsWith('/api/admin/leads'))
       return { body: { leads: [], total: 0, page: 1, page_size: 10 } };
+    if (c.url.startsWith('/api/admin/audit'))
+      return { body: { entries: [], total: 0, page: 1, page_size: 20 } };
+    if (c.url === '/api/admin/clear-jobs/preview') return { body: PREVIEW };
     return { body: {} };
   });
 }
@@ -484,17 +501,55 @@ describe('Admin dashboard', () => {
     expect(screen.queryByRole('dialog', { name: 'Review Submission' })).toBeNull();
   });
 
-  it('clears all jobs only after confirmation, and reports failure', async () => {
+  it('clears all jobs only after a preview that says what is deleted, refunded and kept, and reports failure', async () => {
     const { calls } = backend((c) =>
       c.url === '/api/admin/clear-jobs' ? { status: 502, body: '' } : undefined,
     );
     renderWithStore(<AdminDashboard user={admin} />);
     await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
     await userEvent.click(screen.getByRole('button', { name: 'Clear all jobs' }));
-    expect(screen.getByRole('dialog', { name: 'Clear all jobs?' })).toBeTruthy();
+    const dialog = await screen.findByRole('dialog', { name: 'Clear all jobs?' });
+    expect(dialog.textContent).toContain(
+      'This permanently deletes 5 jobs (2 open, 1 claimed, 2 completed), 3 submissions and 1 job request.',
+    );
+    expect(dialog.textContent).toContain('Refunded: 2 paid jobs nobody finished ($2.00)');
+    expect(dialog.textContent).toContain(
+      'Kept: 2 completed jobs ($2.00): the testers keep their earnings',
+    );
+    expect(calls.filter((c) => c.url === '/api/admin/clear-jobs/preview')).toHaveLength(1);
     expect(calls.some((c) => c.url === '/api/admin/clear-jobs')).toBe(false);
     await userEvent.click(screen.getByRole('button', { name: 'Yes, clear all jobs' }));
     expect(await screen.findByText('Failed to clear jobs')).toBeTruthy();
+    const clears = calls.filter((c) => c.url === '/api/admin/clear-jobs');
+    expect(clears).toHaveLength(1);
+    expect(clears[0]!.body).toEqual({ confirmation: 'conf-token-1' });
+  });
+
+  it('shows the new counts again when the jobs changed since the preview (409)', async () => {
+    let previews = 0;
+    const { calls } = backend((c) => {
+      if (c.url === '/api/admin/clear-jobs/preview') {
+        previews++;
+        return { body: { ...PREVIEW, jobs_total: 5 + previews, confirmation: `conf-${previews}` } };
+      }
+      if (c.url === '/api/admin/clear-jobs')
+        return {
+          status: 409,
+          body: {
+            detail:
+              'The jobs changed since the preview, so nothing was cleared. Please review the new counts and confirm again.',
+            code: 'clear_preview_stale',
+          },
+        };
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Clear all jobs' }));
+    await screen.findByText(/This permanently deletes 6 jobs/);
+    await userEvent.click(screen.getByRole('button', { name: 'Yes, clear all jobs' }));
+    expect(await screen.findByText(/The jobs changed since the preview/)).toBeTruthy();
+    expect(await screen.findByText(/This permanently deletes 7 jobs/)).toBeTruthy();
     expect(calls.filter((c) => c.url === '/api/admin/clear-jobs')).toHaveLength(1);
   });
 
@@ -510,14 +565,23 @@ describe('Admin dashboard', () => {
   it('says how many of each were cleared, in the singular for one', async () => {
     backend((c) =>
       c.url === '/api/admin/clear-jobs'
-        ? { body: { jobs_deleted: 1, submissions_deleted: 5, waitlist_deleted: 1 } }
+        ? {
+            body: {
+              jobs_deleted: 1,
+              submissions_deleted: 5,
+              waitlist_deleted: 1,
+              refunded_jobs: 1,
+            },
+          }
         : undefined,
     );
     renderWithStore(<AdminDashboard user={admin} />);
     await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
     await userEvent.click(screen.getByRole('button', { name: 'Clear all jobs' }));
-    await userEvent.click(screen.getByRole('button', { name: 'Yes, clear all jobs' }));
-    expect(await screen.findByText('Cleared 1 job, 5 submissions, 1 job request.')).toBeTruthy();
+    await userEvent.click(await screen.findByRole('button', { name: 'Yes, clear all jobs' }));
+    expect(
+      await screen.findByText('Cleared 1 job, 5 submissions, 1 job request. Refunding 1 paid job.'),
+    ).toBeTruthy();
   });
 
   it('runs payouts', async () => {
@@ -563,5 +627,76 @@ describe('Admin dashboard', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Show 10 more' }));
     expect(screen.getAllByRole('row')).toHaveLength(14);
     expect(screen.queryByText('Job open00001')).toBeNull();
+  });
+
+  it('lists the admin actions in History, filters them by action and exports them as CSV', async () => {
+    const entry = (
+      id: number,
+      action: string,
+      details: Record<string, unknown>,
+      target: string,
+    ) => ({
+      id,
+      at: '2026-01-02T10:00:00Z',
+      actor_id: 'admin-1234567',
+      action,
+      target,
+      details,
+      correlation_id: 'corr-abcdef123',
+    });
+    const { calls } = backend((c) => {
+      if (c.url.startsWith('/api/admin/audit.csv')) return { body: 'id,at\r\n' };
+      if (c.url.startsWith('/api/admin/audit'))
+        return {
+          body: {
+            entries: c.url.includes('action=payout.sent')
+              ? [entry(2, 'payout.sent', { amount_cents: 82 }, 'tester:tst100000')]
+              : [
+                  entry(
+                    3,
+                    'jobs.cleared',
+                    { jobs_deleted: 4, submissions_deleted: 2, refunded_jobs: 1 },
+                    'jobs:all',
+                  ),
+                  entry(2, 'payout.sent', { amount_cents: 82 }, 'tester:tst100000'),
+                  entry(1, 'tester.approved', { email: 't@gmail.com' }, 'tester:tst100000'),
+                ],
+            total: 3,
+            page: 1,
+            page_size: 20,
+          },
+        };
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'History' }));
+    const table = await screen.findByRole('table', { name: 'Admin actions' });
+    expect(
+      within(table)
+        .getAllByRole('row')
+        .map((r) => r.textContent),
+    ).toEqual([
+      'WhenActionWhatWhoRequest',
+      expect.stringContaining(
+        'All jobs cleared4 jobs, 2 submissions deleted; 1 paid jobs refunded#admin-12corr-abc',
+      ),
+      expect.stringContaining('Payout sent$0.82 to tester #tst10000'),
+      expect.stringContaining('Tester approvedt@gmail.com'),
+    ]);
+    await userEvent.selectOptions(screen.getByLabelText('Action'), 'payout.sent');
+    await waitFor(() =>
+      expect(
+        within(screen.getByRole('table', { name: 'Admin actions' })).getAllByRole('row'),
+      ).toHaveLength(2),
+    );
+    expect(
+      calls.some(
+        (c) => c.url.includes('/api/admin/audit?') && c.url.includes('action=payout.sent'),
+      ),
+    ).toBe(true);
+    await userEvent.click(screen.getByRole('button', { name: 'Export audit CSV' }));
+    await waitFor(() =>
+      expect(calls.some((c) => c.url === '/api/admin/audit.csv?action=payout.sent')).toBe(true),
+    );
   });
 });

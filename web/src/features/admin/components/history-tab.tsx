@@ -1,10 +1,147 @@
 import { useState } from 'react';
+import { AUDIT_ACTIONS, type AuditAction, type AuditEntryDto } from '@htm/contracts/admin';
+import { Field } from '../../../components/field';
+import { Loading } from '../../../components/loading';
 import { Table } from '../../../components/table';
-import { formatDate, shortId, statusLabel } from '../../../lib/format';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate, shortId, statusLabel, usd } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import { downloadBlob } from '../../../lib/transfer';
 import type { JobView as Job } from '@htm/contracts/jobs';
+import { useListAuditQuery } from '../api/list-audit';
+
+const AUDIT_PAGE_SIZE = 20;
+
+const ACTION_LABELS: Record<AuditAction, string> = {
+  'tester.approved': 'Tester approved',
+  'tester.unapproved': 'Tester unapproved',
+  'signup.approved': 'Signup approved',
+  'signup.unapproved': 'Signup unapproved',
+  'job.assigned': 'Job assigned',
+  'submission.accepted': 'Submission accepted',
+  'payout.sent': 'Payout sent',
+  'jobs.cleared': 'All jobs cleared',
+};
+
+/** One line saying what the action touched, from its details. */
+function describe(e: AuditEntryDto): string {
+  const d = e.details as Record<string, unknown>;
+  switch (e.action) {
+    case 'tester.approved':
+    case 'tester.unapproved':
+    case 'signup.approved':
+    case 'signup.unapproved':
+      return String(d.email ?? e.target);
+    case 'job.assigned':
+      return `Job #${shortId(e.target.replace('job:', ''))} to tester #${shortId(String(d.tester_id ?? ''))}`;
+    case 'submission.accepted':
+      return `${String(d.title ?? 'Job')} #${shortId(e.target.replace('job:', ''))}`;
+    case 'payout.sent':
+      return `${usd(Number(d.amount_cents ?? 0) / 100)} to tester #${shortId(e.target.replace('tester:', ''))}`;
+    case 'jobs.cleared':
+      return `${String(d.jobs_deleted ?? 0)} jobs, ${String(d.submissions_deleted ?? 0)} submissions deleted; ${String(d.refunded_jobs ?? 0)} paid jobs refunded`;
+    default:
+      return e.target;
+  }
+}
+
+/** The admin actions' audit log (append-only on the server), newest first, filterable, as CSV. */
+function AuditLog() {
+  const [page, setPage] = useState(1);
+  const [action, setAction] = useState<AuditAction | ''>('');
+  const { toast } = useNotify();
+  const { data, error, isLoading, refetch } = useListAuditQuery(
+    { page, page_size: AUDIT_PAGE_SIZE, ...(action ? { action } : {}) },
+    { refetchOnMountOrArgChange: true },
+  );
+  const pages = data ? Math.max(1, Math.ceil(data.total / AUDIT_PAGE_SIZE)) : 1;
+  const onExport = async () => {
+    const res = await downloadBlob(
+      `/admin/audit.csv${action ? `?action=${action}` : ''}`,
+      'audit.csv',
+    );
+    if (res.error) toast(errorMessage(res.error, "Couldn't export the audit log"));
+  };
+  return (
+    <section className="panel" aria-labelledby="audit-title">
+      <h3 id="audit-title">Admin actions</h3>
+      <p className="muted">
+        Every approval, assignment, accept, payout and clear-all, with who did it and when. Entries
+        cannot be changed or deleted.
+      </p>
+      <div className="btn-row">
+        <Field label="Action">
+          <select
+            value={action}
+            onChange={(e) => {
+              setAction(e.target.value as AuditAction | '');
+              setPage(1);
+            }}
+          >
+            <option value="">All actions</option>
+            {AUDIT_ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {ACTION_LABELS[a]}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button type="button" className="btn btn--secondary btn--sm" onClick={onExport}>
+          Export audit CSV
+        </button>
+      </div>
+      {isLoading ? <Loading /> : null}
+      {error ? (
+        <p className="form-msg form-msg--error" role="alert">
+          Couldn't load the audit log —{' '}
+          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+            retry
+          </button>
+        </p>
+      ) : null}
+      {data && !data.entries.length ? <p className="empty">No admin actions yet.</p> : null}
+      {data?.entries.length ? (
+        <Table caption="Admin actions" columns={['When', 'Action', 'What', 'Who', 'Request']}>
+          {data.entries.map((e) => (
+            <tr key={e.id}>
+              <td>{formatDate(e.at)}</td>
+              <td>{ACTION_LABELS[e.action] ?? e.action}</td>
+              <td>{describe(e)}</td>
+              <td className="mono">{e.actor_id ? `#${shortId(e.actor_id)}` : '—'}</td>
+              <td className="mono muted">{e.correlation_id ? shortId(e.correlation_id) : '—'}</td>
+            </tr>
+          ))}
+        </Table>
+      ) : null}
+      {data && pages > 1 ? (
+        <div className="btn-row">
+          <button
+            type="button"
+            className="btn btn--ghost btn--sm"
+            disabled={page <= 1}
+            onClick={() => setPage(page - 1)}
+          >
+            Previous page
+          </button>
+          <span className="muted">
+            Page {page} of {pages}
+          </span>
+          <button
+            type="button"
+            className="btn btn--ghost btn--sm"
+            disabled={page >= pages}
+            onClick={() => setPage(page + 1)}
+          >
+            Next page
+          </button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
 
 /** Completed and revision_requested jobs, 10 by default. */
-export function HistoryTab({ jobs }: { jobs: Job[] }) {
+function JobHistory({ jobs }: { jobs: Job[] }) {
   const [limit, setLimit] = useState(10);
   const rows = jobs
     .filter((j) => j.status === 'completed' || j.status === 'revision_requested')
@@ -42,6 +179,16 @@ export function HistoryTab({ jobs }: { jobs: Job[] }) {
           Show 10 more
         </button>
       ) : null}
+    </div>
+  );
+}
+
+/** The admin's History: the jobs' history, then the audit log of admin actions. */
+export function HistoryTab({ jobs }: { jobs: Job[] }) {
+  return (
+    <div className="stack">
+      <JobHistory jobs={jobs} />
+      <AuditLog />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { CreateJobBody, JobView } from '@htm/contracts/jobs';
 import { api } from '../../../lib/api';
+import { newIdempotencyKey } from '../../../lib/base-query';
 
 export interface CheckoutAnswer {
   checkout_url: string | null;
@@ -12,7 +13,12 @@ const createJobApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** POST /api/jobs with the Post New Job form as the contracts schema parsed it. */
     createJob: build.mutation<CheckoutAnswer, CreateJobBody>({
-      query: (body) => ({ url: '/jobs', method: 'POST', body }),
+      query: (body) => ({
+        url: '/jobs',
+        method: 'POST',
+        body,
+        idempotencyKey: newIdempotencyKey(),
+      }),
       invalidatesTags: ['Job'],
     }),
   }),
