@@ -123,3 +123,54 @@ describe('layout with long unbroken user text', () => {
     await ctx.close();
   }, 90_000);
 });
+
+/** The page's and (if one is open) the dialog's horizontal overflow, in CSS pixels. */
+const overflow = (p: Page) =>
+  p.evaluate(() => {
+    const dialog = document.querySelector<HTMLElement>('[role="dialog"]');
+    return {
+      page: document.documentElement.scrollWidth - window.innerWidth,
+      dialog: dialog ? dialog.scrollWidth - dialog.clientWidth : 0,
+    };
+  });
+
+describe('nothing overflows sideways on a phone (390 px)', () => {
+  it("keeps the poster's dashboard, the Post New Job dialog, the tester's and the admin's screens inside the window", async () => {
+    const ctx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const p = await ctx.newPage();
+    await signInPoster(p, run.product.baseUrl, `phone${ts}@gmail.com`, 'Phil');
+    expect(await overflow(p)).toEqual({ page: 0, dialog: 0 });
+    await p.getByRole('button', { name: 'Post New Job' }).click();
+    const dialog = p.getByRole('dialog');
+    await dialog.getByLabel('Who may test').waitFor();
+    await shot(p, 'layout-post-new-job-390');
+    // The dialog is open, and neither it nor the page scrolls sideways.
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await overflow(p)).toEqual({ page: 0, dialog: 0 });
+    const submit = await dialog.getByRole('button', { name: 'Post Job & Pay $1' }).boundingBox();
+    expect(submit && submit.x >= 0 && submit.x + submit.width <= 390).toBe(true);
+
+    // A would-be tester (signed out): the landing's tester signup form, then Tester Login.
+    const testerCtx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const tester = await testerCtx.newPage();
+    await tester.goto(`${run.product.baseUrl}/`);
+    await tester.getByRole('form', { name: 'Tester signup' }).waitFor();
+    expect(await overflow(tester)).toEqual({ page: 0, dialog: 0 });
+    await tester.goto(`${run.product.baseUrl}/login/tester`);
+    await tester.getByRole('link', { name: 'Continue with Google' }).waitFor();
+    expect(await overflow(tester)).toEqual({ page: 0, dialog: 0 });
+    await testerCtx.close();
+
+    const admin = await ctx.newPage();
+    await admin.goto(
+      `${run.product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
+    );
+    for (const tab of ['Overview', 'Manage', 'Actions', 'Insights']) {
+      await admin.getByRole('tab', { name: tab }).click();
+      await admin.getByRole('tab', { name: tab, selected: true }).waitFor();
+      await shot(admin, `layout-admin-${tab.toLowerCase()}-390`);
+      expect(await overflow(admin)).toEqual({ page: 0, dialog: 0 });
+    }
+    await ctx.close();
+  }, 90_000);
+});

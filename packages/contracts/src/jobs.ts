@@ -402,6 +402,22 @@ export interface JobView {
   retest_of?: string | null;
   /** A paid re-test is held for the original tester until then (RETEST_RESERVE_MS after payment). */
   reserved_until?: string | null;
+  /** When the job was paid (null while unpaid). */
+  paid_at?: string | null;
+}
+
+/** A paid job's results are promised within its completion window plus this margin to be claimed. */
+export const RESULTS_CLAIM_MARGIN_HOURS = 48;
+
+/**
+ * "Results expected by": paid_at + expected_completion_hours + RESULTS_CLAIM_MARGIN_HOURS
+ * (48 h to be claimed, then the tester's window), or null for an unpaid job.
+ */
+export function resultsExpectedBy(job: Pick<JobView, 'paid_at' | 'expected_completion_hours'>): string | null {
+  if (!job.paid_at) return null;
+  const paid = Date.parse(job.paid_at);
+  if (Number.isNaN(paid)) return null;
+  return new Date(paid + (job.expected_completion_hours + RESULTS_CLAIM_MARGIN_HOURS) * 3_600_000).toISOString();
 }
 
 /** GET /api/tester/available-jobs: a page of jobs, the next cursor, and how long recent tests took. */

@@ -140,10 +140,15 @@ describe('visibility and listing', () => {
     expect(before.body.jobs.map((j) => j.id)).not.toContain(jobId);
     expect((await api(h, 'POST', `/api/jobs/${jobId}/claim`, t.token)).status).toBe(409);
 
-    const paid = await publish(h, 'JobPaid', jobId, { jobId, sessionId: 'cs_1', posterId: p.id, amountCents: 100, paidAt: new Date().toISOString() });
+    expect(created.body.job.paid_at).toBeNull();
+    const paidAt = new Date(Date.now() - 60_000).toISOString();
+    const paid = await publish(h, 'JobPaid', jobId, { jobId, sessionId: 'cs_1', posterId: p.id, amountCents: 100, paidAt });
     await waitFor(() => handled(h, paid.id), 'paid handled');
     const after = await api(h, 'GET', '/api/tester/available-jobs?limit=100', t.token);
     expect(after.body.jobs.find((j) => j.id === jobId)).toMatchObject({ payment_status: 'paid', status: 'open' });
+    // The poster's card says when results are expected from when the job was paid.
+    const mine = await api(h, 'GET', '/api/jobs', p.token);
+    expect(mine.body.jobs.find((j) => j.id === jobId)).toMatchObject({ payment_status: 'paid', paid_at: paidAt });
   });
 
   it('handles a redelivered JobPaid once (same envelope twice changes nothing twice)', async () => {

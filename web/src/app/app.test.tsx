@@ -193,6 +193,10 @@ describe('app routes and session', () => {
     go('/dashboard');
     render(<App store={makeStore()} />);
     expect(await screen.findByText('Session expired. Please log in again.')).toBeTruthy();
+    // The spec's banner copy, beside the login screen's message.
+    expect(screen.getByText('Session expired. Re-login required.').getAttribute('role')).toBe(
+      'status',
+    );
     expect(window.location.pathname).toBe('/login');
     expect(getToken()).toBeNull();
     expect(calls.filter((c) => c.url === '/api/auth/refresh')).toHaveLength(1);

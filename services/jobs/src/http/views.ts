@@ -41,6 +41,7 @@ export function toJobView(job: JobRow, posterInfo?: { email: string; name: strin
     assistive_tech: (job.assistiveTech as AssistiveTech | null) ?? null,
     retest_of: job.retestOf,
     reserved_until: iso(job.reservedUntil),
+    paid_at: iso(job.paidAt),
   };
   if (posterInfo) view.poster_info = posterInfo;
   if (rating !== undefined) view.rating = rating ? toRatingView(rating) : null;

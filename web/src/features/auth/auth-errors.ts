@@ -22,6 +22,8 @@ export const TESTER_ENTRANCE_CODES = [
 ];
 
 export const SESSION_EXPIRED = 'Session expired. Please log in again.';
+/** The spec's banner above the login screen after auth-expired (beside SESSION_EXPIRED). */
+export const SESSION_EXPIRED_BANNER = 'Session expired. Re-login required.';
 
 export function authErrorMessage(code: string | null | undefined): string | null {
   if (!code) return null;

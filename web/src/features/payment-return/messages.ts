@@ -3,8 +3,11 @@ export const PAYMENT_MESSAGES = {
   failed: 'Payment verification failed. Please contact support if payment was made.',
   cancelled: 'Payment cancelled. Your job was not published.',
   paid: 'Payment received! Your job is live and visible to testers.',
-  /** Back from checkout, but this browser cannot read the status (session lost, other browser). */
-  unreadable: 'Payment received — sign in to see your job',
+  /**
+   * Back from checkout signed out (session lost, other browser): the status cannot be read, so
+   * nothing is claimed about the payment until the poster signs in.
+   */
+  unreadable: 'Sign in to see whether your payment went through and your job is live.',
 } as const;
 
 /** The success page's heading for each state of the check. */
@@ -13,7 +16,7 @@ export const PAYMENT_HEADINGS = {
   stalled: 'Payment still processing',
   paid: 'Your job is live',
   failed: 'Payment not confirmed',
-  unreadable: 'Payment received',
+  unreadable: 'Sign in to check your payment',
   refunded: 'This job was already paid',
 } as const;
 

@@ -345,7 +345,7 @@ describe('Admin dashboard', () => {
     );
   });
 
-  it("toasts the spec's fallback 'Failed to accept job'", async () => {
+  it("toasts the spec's admin fallback 'Failed to assign job' when an assignment fails", async () => {
     backend((c) =>
       c.url === '/api/jobs/open00001/accept' ? { status: 500, body: '' } : undefined,
     );
@@ -354,7 +354,8 @@ describe('Admin dashboard', () => {
     await screen.findByRole('option', { name: 'Tess (US)' });
     await userEvent.selectOptions(screen.getByLabelText('Assign job open0000 to tester'), 'tst1');
     await userEvent.click(screen.getByRole('button', { name: 'Assign' }));
-    expect((await screen.findByText('Failed to accept job')).closest('.toast')).toBeTruthy();
+    expect((await screen.findByText('Failed to assign job')).closest('.toast')).toBeTruthy();
+    expect(screen.queryByText('Failed to accept job')).toBeNull();
   });
 
   it("toggles a signup's approval and toasts 'Failed to update approval status' on failure", async () => {

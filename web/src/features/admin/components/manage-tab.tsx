@@ -43,7 +43,7 @@ function AssignControl({ job }: { job: Job }) {
   const onAssign = async () => {
     if (!testerId) return;
     const res = await assign({ jobId: job.id, testerId });
-    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to accept job'));
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to assign job'));
     else status(`Job #${shortId(job.id)} assigned.`);
   };
   return (

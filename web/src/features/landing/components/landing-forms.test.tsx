@@ -43,17 +43,20 @@ describe('landing messages', () => {
 });
 
 describe('waitlist form', () => {
-  it('keeps submit disabled until name and email are both filled', async () => {
+  it("keeps submit disabled until name and email are both filled, saying 'Please fill in all fields'", async () => {
     mockFetch(() => ({ status: 201, body: { success: true } }));
     renderWithStore(<WaitlistForm />);
     const button = screen.getByRole('button', { name: 'Join Waitlist' });
     expect((button as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByRole('button', { description: 'Please fill in all fields' })).toBe(button);
     await userEvent.type(screen.getByLabelText('Name'), 'Ann');
     expect((button as HTMLButtonElement).disabled).toBe(true);
     await userEvent.type(screen.getByLabelText('Email'), '   ');
     expect((button as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByText('Please fill in all fields')).toBeTruthy();
     await userEvent.type(screen.getByLabelText('Email'), 'a@b.co');
     expect((button as HTMLButtonElement).disabled).toBe(false);
+    expect(screen.queryByText('Please fill in all fields')).toBeNull();
   });
 
   it('says what is wrong with each field (a one-letter name, an e-mail without a domain) and sends nothing', async () => {
@@ -158,13 +161,13 @@ describe('tester signup form', () => {
     );
   });
 
-  it("answers a network failure with 'Can't reach HumanTest — your draft is kept'", async () => {
+  it("answers a network failure with the spec's 'Failed to sign up. Please try again.', keeping what was typed", async () => {
     mockFetch(() => 'network-error');
     renderWithStore(<TesterSignupForm />);
     await fill();
     await userEvent.click(screen.getByRole('button', { name: 'Sign Up to Test' }));
     expect((await screen.findByRole('alert')).textContent).toBe(
-      "Can't reach HumanTest — your draft is kept; try again in a moment",
+      'Failed to sign up. Please try again.',
     );
     expect((screen.getByLabelText('Gmail address') as HTMLInputElement).value).toBe(
       'tess@gmail.com',

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
-import { CANT_REACH, errorMessage, errorStatus, isUnreachable } from '../../../lib/error-message';
+import { errorMessage, errorStatus, isUnreachable } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import {
@@ -18,7 +18,8 @@ const empty: TesterSignup = { email: '', role: '', contact: '', about: '' };
 function signupError(error: unknown): string {
   const status = errorStatus(error);
   if (status === 409) return MSG.alreadySignedUp;
-  if (isUnreachable(error)) return CANT_REACH;
+  // The spec's words for a network failure (what was typed stays in the form).
+  if (isUnreachable(error)) return MSG.signupFailure;
   return errorMessage(error, MSG.signupFallback);
 }
 

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { Field, FormMessage } from '../../../components/field';
 import { formErrorMessage } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -10,6 +10,8 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState(initialEmail);
   const [join, { isLoading }] = useJoinWaitlistMutation();
+  const filled = canSubmitWaitlist(name, email);
+  const fillAllId = useId();
   const { errors, result, onSubmit } = useFormSubmit({
     validate: () => validateWaitlist(name, email),
     send: async () => {
@@ -53,10 +55,17 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
       <button
         className="btn btn--primary"
         type="submit"
-        disabled={!canSubmitWaitlist(name, email) || isLoading}
+        disabled={!filled || isLoading}
+        aria-describedby={filled ? undefined : fillAllId}
       >
         {isLoading ? 'Joining…' : 'Join Waitlist'}
       </button>
+      {/* The spec: submit stays disabled until both are filled in, and says why. */}
+      {filled ? null : (
+        <p className="form-msg field__hint" id={fillAllId}>
+          {MSG.fillAllFields}
+        </p>
+      )}
       <FormMessage error={result.error} success={result.success} />
     </form>
   );

@@ -40,30 +40,46 @@ describe('payment return pages', () => {
     expect(calls.length).toBeGreaterThanOrEqual(2);
   });
 
-  it("says 'Payment received — sign in to see your job' when a signed-out browser cannot read the status", async () => {
+  it('asks a signed-out browser to sign in to check, without claiming the payment was received', async () => {
     resetStorage();
     mockFetch(() => ({
       status: 401,
       body: { detail: 'Authentication required.', code: 'unauthorized' },
     }));
     renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_elsewhere' });
-    expect(await screen.findByText('Payment received — sign in to see your job')).toBeTruthy();
-    expect(screen.queryByText(/verification failed/)).toBeNull();
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Payment received');
+    expect(
+      await screen.findByText(
+        'Sign in to see whether your payment went through and your job is live.',
+      ),
+    ).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(
+      'Sign in to check your payment',
+    );
+    expect(document.body.textContent).not.toMatch(/received/i);
     expect(screen.getByRole('link', { name: 'Sign in to see your job' }).getAttribute('href')).toBe(
       '/api/auth/google?intent=poster',
     );
   });
 
-  it('says the payment was received when the status call fails for a signed-in poster too', async () => {
-    mockFetch(() => ({
-      status: 404,
-      body: { detail: 'Unknown checkout session.', code: 'not_found' },
-    }));
-    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_bad' });
-    expect(await screen.findByText('Payment received — sign in to see your job')).toBeTruthy();
-    expect(screen.queryByRole('alert')).toBeNull();
-  });
+  for (const [what, answer] of [
+    [
+      '404 (a made-up session id)',
+      { status: 404, body: { detail: 'Unknown checkout session.', code: 'not_found' } },
+    ],
+    ['a 5xx', { status: 503, body: { detail: 'Service unavailable.', code: 'unavailable' } }],
+    ['a network failure', 'network-error'],
+  ] as const) {
+    it(`says verification failed, never "received", when the status check fails with ${what}`, async () => {
+      mockFetch(() => answer as never);
+      renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_bad' });
+      expect((await screen.findByRole('alert')).textContent).toBe(
+        'Payment verification failed. Please contact support if payment was made.',
+      );
+      expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Payment not confirmed');
+      expect(document.body.textContent).not.toMatch(/received/i);
+      expect(screen.getByRole('link', { name: 'Go to Dashboard' })).toBeTruthy();
+    });
+  }
 
   it("says 'still processing' (not failed) for an expired checkout", async () => {
     mockFetch(() => ({ body: { payment_status: 'expired', job_id: 'j' } }));

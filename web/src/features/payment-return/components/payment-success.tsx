@@ -30,16 +30,21 @@ export default function PaymentSuccess() {
     return () => clearTimeout(t);
   }, [sessionId, paid, refunded, error, gaveUp, isFetching, data, refetch]);
 
-  // What the page says: 'failed' only without a session id; 'unreadable' when the status
-  // cannot be read (session lost, another browser, another account, network: the checkout
-  // only sends people here after paying); 'paid' once paid; 'refunded' for a second payment of
-  // a job already paid (refunded, or being refunded: polling goes on until it is); any other
-  // status (unpaid, expired, or one this page does not know) is still processing, as the spec
-  // says ('stalled' once polling stops).
+  const signedIn = Boolean(getToken());
+  // What the page says: 'failed' without a session id or when the status check fails (404 for a
+  // made-up or foreign session, 5xx, network): the page never claims a payment it could not
+  // verify; 'unreadable' only when a signed-out browser is refused (401): sign in to check;
+  // 'paid' once paid; 'refunded' for a second payment of a job already paid (refunded, or being
+  // refunded: polling goes on until it is); any other status (unpaid, expired, or one this page
+  // does not know) is still processing, as the spec says ('stalled' once polling stops).
+  const refusedSignedOut =
+    !signedIn && Boolean(error) && (error as { status?: unknown }).status === 401;
   const state: keyof typeof PAYMENT_HEADINGS = !sessionId
     ? 'failed'
     : error
-      ? 'unreadable'
+      ? refusedSignedOut
+        ? 'unreadable'
+        : 'failed'
       : paid
         ? 'paid'
         : refunded || data?.payment_status === 'refund_pending'
@@ -47,7 +52,6 @@ export default function PaymentSuccess() {
           : gaveUp
             ? 'stalled'
             : 'processing';
-  const signedIn = Boolean(getToken());
 
   let body;
   if (state === 'failed') {
@@ -58,7 +62,7 @@ export default function PaymentSuccess() {
     );
   } else if (state === 'unreadable') {
     body = (
-      <p className="form-msg form-msg--success" role="status">
+      <p className="notice" role="status">
         {PAYMENT_MESSAGES.unreadable}
       </p>
     );

@@ -76,6 +76,29 @@ describe('poster dashboard', () => {
     expect(within(card as HTMLElement).getByText('Order a cake')).toBeTruthy();
   });
 
+  it('says when results are expected on a paid job (paid_at + its window + 48 h), not on an unpaid or completed one', async () => {
+    const paidAt = '2026-03-02T10:00:00.000Z';
+    const paid = { ...live, paid_at: paidAt, expected_completion_hours: 24 } as Job;
+    const done = {
+      ...live,
+      id: 'aaaaaaaa-0000-0000-0000-000000000003',
+      title: 'Done shop',
+      status: 'completed',
+      paid_at: paidAt,
+    } as Job;
+    backend([base, paid, done]);
+    renderWithStore(<PosterDashboard user={poster} />);
+    const card = (await screen.findByText('Shop')).closest('li') as HTMLElement;
+    const expected = new Date(Date.parse(paidAt) + (24 + 48) * 3_600_000).toLocaleString();
+    expect(within(card).getByText(/^Results expected by /).textContent).toBe(
+      `Results expected by ${expected}`,
+    );
+    const bakery = screen.getByText('Bakery').closest('li') as HTMLElement;
+    expect(within(bakery).queryByText(/Results expected by/)).toBeNull();
+    const completed = screen.getByText('Done shop').closest('li') as HTMLElement;
+    expect(within(completed).queryByText(/Results expected by/)).toBeNull();
+  });
+
   it('deletes an unpaid job after a confirmation; a paid job offers no Delete', async () => {
     const { calls } = backend([base, live]);
     renderWithStore(<PosterDashboard user={poster} />);

@@ -1,4 +1,4 @@
-import type { JobView as Job } from '@htm/contracts/jobs';
+import { resultsExpectedBy, type JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useState } from 'react';
 import { JobCardHead } from '../../../components/job-card-head';
 import { Loading } from '../../../components/loading';
@@ -113,6 +113,9 @@ function JobRow({
         ) : null}
         {job.status === 'open' && !unpaid ? (
           <p className="job-card__live">Live — waiting for a tester to claim it.</p>
+        ) : null}
+        {!unpaid && job.status !== 'completed' && resultsExpectedBy(job) ? (
+          <p className="job-card__meta">Results expected by {formatDate(resultsExpectedBy(job))}</p>
         ) : null}
         {job.status === 'revision_requested' && job.last_review?.reason ? (
           <p className="job-card__note">Revision requested: {job.last_review.reason}</p>
