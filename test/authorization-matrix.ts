@@ -25,8 +25,6 @@ export interface MatrixRow {
   path: (f: Fixture) => string;
   body?: unknown;
   expect: Record<Caller, number>;
-  /** A link a person opens in the browser: its refusals are HTML pages, not the JSON error shape. */
-  page?: true;
 }
 
 const all = (status: number, overrides: Partial<Record<Caller, number>> = {}): Record<Caller, number> => ({
@@ -115,7 +113,7 @@ export const MATRIX: MatrixRow[] = [
   // notifications
   { method: 'GET', path: () => '/api/notifications/preferences', expect: all(200, { anon: 401 }) },
   { method: 'PATCH', path: () => '/api/notifications/preferences', body: {}, expect: all(200, { anon: 401 }) },
-  { method: 'GET', path: () => '/api/notifications/unsubscribe?token=x.y', expect: all(400), page: true },
+  { method: 'GET', path: () => '/api/notifications/unsubscribe?token=x.y', expect: all(400) },
   { method: 'GET', path: () => '/api/admin/leads', expect: adminOnly() },
   { method: 'GET', path: () => '/api/admin/feedback', expect: adminOnly() },
   { method: 'POST', path: () => '/api/admin/clear-jobs/preview', expect: adminOnly() },

@@ -119,8 +119,6 @@ export function startTraffic(
         fresh_eyes: false,
       });
       if (!posted) continue;
-      // The web app reports the post to the admin service (telemetry): traffic on admin's replicas too.
-      await call(n, poster, 'POST', '/api/telemetry', [202], { events: [{ name: 'post_job_success' }] });
       if (!posted.checkout_url) {
         // Posted, but payments could not open a checkout session: the poster cannot pay.
         failures.push({ ...calls[calls.length - 1], detail: 'no checkout_url' });

@@ -214,6 +214,11 @@ const caseArb = fc.record({
 const STACK_FRAME = /\n\s+at \S|\bat \S+ \((?:file:|node:|\/)[^)]*:\d+:\d+\)|node_modules|\/work\//;
 const INTERNALS = /\b(?:TypeError|ReferenceError|SyntaxError|RangeError|ZodError|DrizzleError|PostgresError|QueryFailedError)\b|Error: |ECONNREFUSED|duplicate key value|violates (?:unique|check|foreign key|not-null)|relation "|syntax error at|invalid input syntax/;
 
+/** Links people open in a browser: asked for HTML, they answer a page (also for a bad or dead link). */
+const PAGES = new Set(['GET /r/{token}', 'GET /api/notifications/unsubscribe', 'POST /api/notifications/unsubscribe']);
+const asksForPage = (c: { op: Operation; headers: Record<string, string>; method: string }) =>
+  PAGES.has(`${c.method} ${c.op.path}`) && /text\/html/.test(c.headers.accept ?? '');
+
 async function runCase(actorName: string, c: { op: Operation; segs: string[]; headers: Record<string, string>; query: string; body?: { raw: string; contentType: string }; method: string }, baseline: { sums: Record<string, string> }) {
   const actor = actors[actorName];
   const url = `${stack.url}${pathOf(c.op, c.segs)}${c.query}`;
@@ -238,7 +243,9 @@ async function runCase(actorName: string, c: { op: Operation; segs: string[]; he
   if (STACK_FRAME.test(text)) throw new Error(`stack trace in the body: ${where}`);
   if (res.status >= 400) {
     if (INTERNALS.test(text)) throw new Error(`internal error text in a ${res.status}: ${where}`);
-    if (c.method !== 'HEAD') {
+    if (asksForPage(c)) {
+      if (!/^<!doctype html>/i.test(text)) throw new Error(`a ${res.status} page that is not HTML: ${where}`);
+    } else if (c.method !== 'HEAD') {
       let body: unknown;
       try {
         body = JSON.parse(text);

@@ -314,7 +314,7 @@ describe('marketplace in the browser', () => {
       .getByText('The cart badge did not update until I refreshed the page.')
       .first()
       .waitFor();
-    expect(await poster.getByRole('button', { name: 'Download' }).count()).toBe(1);
+    expect(await poster.getByRole('button', { name: 'Download', exact: true }).count()).toBe(1);
     await shot(poster, 'poster-results');
     // The poster rates the tester on the results screen.
     await poster.getByLabel('5 stars').check();

@@ -223,7 +223,10 @@ describe('sweeps and clear-all', () => {
     const id = await upload(job.id, t.token);
     await waitFor(async () => (await recordingRow(id))?.status === 'complete', 'recording complete');
     expect(existsSync(path.join(recordingsDir(), id))).toBe(true);
-    const r = await api(h, 'POST', '/internal/jobs/clear', await mintServiceToken(SECRET, 'admin'), {});
+    const token = await mintServiceToken(SECRET, 'admin');
+    // Clear-all deletes exactly what its preview showed (the admin confirmed that preview).
+    const preview = await api<{ fingerprint: string }>(h, 'GET', '/internal/jobs/clear-preview', token);
+    const r = await api(h, 'POST', '/internal/jobs/clear', token, { fingerprint: preview.body.fingerprint });
     expect(r.status).toBe(200);
     await Promise.allSettled([...h.svc.deps.recordingWork]);
     const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.recordings');

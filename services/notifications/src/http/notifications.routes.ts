@@ -51,12 +51,15 @@ export function notificationsRoutes(deps: NotificationsDeps): Router {
     res.status(400).set(pageHeaders).send(invalidLinkPage(NOTIFICATION_MESSAGES.tokenInvalid));
   };
   r.get('/api/notifications/unsubscribe', async (req, res) => {
+    // A person following the link gets pages; any other client the JSON error shape, as the POST.
+    const browser = req.accepts(['json', 'html']) === 'html';
     try {
       const { token } = parseOrThrow(unsubscribeQuerySchema, req.query);
       const { kind } = checkUnsubscribeToken(deps.unsubscribeSecret, token);
       const action = `/api/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
       res.status(200).set(pageHeaders).send(confirmPage(NOTIFICATION_KIND_INFO[kind].label, action));
     } catch (err) {
+      if (!browser) throw err;
       invalidPage(res, err);
     }
   });
