@@ -79,6 +79,7 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/report.pdf`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
   { method: 'DELETE', path: (f) => `/api/jobs/${f.submitted}/share`, expect: all(403, { anon: 401, owner: 204, admin: 204 }) },
   { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}`, expect: all(404) },
+  { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}/recording`, expect: all(404) },
   { method: 'GET', path: () => `/r/${'A'.repeat(43)}`, expect: all(404) },
   { method: 'POST', path: () => '/api/webhook-endpoints', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
   { method: 'GET', path: () => '/api/webhook-endpoints', expect: all(403, { anon: 401, owner: 200, otherPoster: 200, admin: 200 }) },

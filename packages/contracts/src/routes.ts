@@ -104,6 +104,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/jobs/{id}/report.pdf', service: 'jobs', access: 'user', rate: 'api', summary: 'The report as a PDF (attachment report-<first 8 of id>.pdf)', roles: ['poster', 'admin'], download: true },
   { method: 'get', path: '/api/shared/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as JSON (404 link_gone when revoked, expired or unknown)' },
   { method: 'get', path: '/api/shared/{token}/report.pdf', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as a PDF', download: true },
+  { method: 'get', path: '/api/shared/{token}/recording', service: 'jobs', access: 'public', rate: 'api', summary: "The shared job's screen recording (Range requests answer 206; 404 once the link is revoked or expired)", download: true },
   { method: 'get', path: '/api/shared/{token}/files/{fileId}', service: 'jobs', access: 'public', rate: 'api', summary: "A screenshot or recording of the shared job's submission", download: true },
   { method: 'get', path: '/r/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The read-only report page of a share link (no script; noindex, no-referrer)' },
   { method: 'post', path: '/api/webhook-endpoints', service: 'jobs', access: 'user', rate: 'api', summary: 'Add a webhook endpoint {url, events?}; answers its whsec_ signing secret, once', body: webhookEndpointBodySchema, roles: ['poster', 'admin'], status: 201 },

@@ -3,7 +3,7 @@ import { githubTrackerBodySchema, jiraTrackerBodySchema, sendFindingBodySchema, 
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { issuesOfJob, removeTracker, saveGithub, saveJira, sendFinding, trackersOf } from '../domain/trackers.js';
-import { sharedUrls, toReportView, type ReportUrls } from './report-view.js';
+import { ownUrls, sharedUrls, toReportView, type ReportUrls } from './report-view.js';
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
@@ -50,7 +50,7 @@ export function trackersRoutes(deps: JobsDeps): Router {
       index,
       body.tracker,
       (src) => {
-        const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : { file: (id) => deps.links.url(id), pdf: '' };
+        const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : ownUrls(deps);
         // Findings in the tester's order: the index is the finding's place in the submission.
         return toReportView(src, deps.links, urls, { sorted: false });
       },
