@@ -92,6 +92,7 @@ export const MATRIX: MatrixRow[] = [
   { method: 'DELETE', path: () => '/api/trackers/jira', expect: all(403, { anon: 401, owner: 204, otherPoster: 204, admin: 204 }) },
   { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/issues`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/findings/0/issue`, body: { tracker: 'github' }, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/issue`, body: { tracker: 'github' }, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
   { method: 'POST', path: (f) => `/api/admin/assign/${f.open}/${f.unapprovedTesterId}`, expect: adminOnly(409) },
   // Recordings (tus, issue #30): testers only; without Upload-Metadata's job_id a tester gets 400.
   { method: 'POST', path: () => '/api/recordings', body: {}, expect: all(403, { anon: 401, unapprovedTester: 400, tester: 400 }) },

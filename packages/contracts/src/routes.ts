@@ -118,6 +118,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/api/trackers/{kind}', service: 'jobs', access: 'user', rate: 'api', summary: 'Remove an issue tracker and its token', roles: ['poster', 'admin'], status: 204 },
   { method: 'get', path: '/api/jobs/{id}/issues', service: 'jobs', access: 'user', rate: 'api', summary: "Issues made from the job's findings", roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/jobs/{id}/findings/{index}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send a finding to GitHub or Jira {tracker}: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'post', path: '/api/jobs/{id}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send the whole report (every finding) to GitHub or Jira {tracker} as one issue: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },
