@@ -77,6 +77,7 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/report.pdf`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
   { method: 'DELETE', path: (f) => `/api/jobs/${f.submitted}/share`, expect: all(403, { anon: 401, owner: 204, admin: 204 }) },
   { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}`, expect: all(404) },
+  { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}/recording`, expect: all(404) },
   { method: 'GET', path: () => `/r/${'A'.repeat(43)}`, expect: all(404) },
   { method: 'POST', path: () => '/api/webhook-endpoints', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
   { method: 'GET', path: () => '/api/webhook-endpoints', expect: all(403, { anon: 401, owner: 200, otherPoster: 200, admin: 200 }) },
@@ -89,6 +90,7 @@ export const MATRIX: MatrixRow[] = [
   { method: 'DELETE', path: () => '/api/trackers/jira', expect: all(403, { anon: 401, owner: 204, otherPoster: 204, admin: 204 }) },
   { method: 'GET', path: (f) => `/api/jobs/${f.submitted}/issues`, expect: all(403, { anon: 401, owner: 200, admin: 200 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/findings/0/issue`, body: { tracker: 'github' }, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
+  { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/issue`, body: { tracker: 'github' }, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
   { method: 'POST', path: (f) => `/api/admin/assign/${f.open}/${f.unapprovedTesterId}`, expect: adminOnly(409) },
   // Recordings (tus, issue #30): testers only; without Upload-Metadata's job_id a tester gets 400.
   { method: 'POST', path: () => '/api/recordings', body: {}, expect: all(403, { anon: 401, unapprovedTester: 400, tester: 400 }) },

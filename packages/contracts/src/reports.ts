@@ -195,7 +195,8 @@ export interface TrackersView {
 }
 
 export interface TrackerIssueView {
-  finding_index: number;
+  /** The finding's place in the submission; null: the whole report's issue. */
+  finding_index: number | null;
   tracker: TrackerKind;
   url: string;
 }

@@ -104,6 +104,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/jobs/{id}/report.pdf', service: 'jobs', access: 'user', rate: 'api', summary: 'The report as a PDF (attachment report-<first 8 of id>.pdf)', roles: ['poster', 'admin'], download: true },
   { method: 'get', path: '/api/shared/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as JSON (404 link_gone when revoked, expired or unknown)' },
   { method: 'get', path: '/api/shared/{token}/report.pdf', service: 'jobs', access: 'public', rate: 'api', summary: 'The shared report as a PDF', download: true },
+  { method: 'get', path: '/api/shared/{token}/recording', service: 'jobs', access: 'public', rate: 'api', summary: "The shared job's screen recording (Range requests answer 206; 404 once the link is revoked or expired)", download: true },
   { method: 'get', path: '/api/shared/{token}/files/{fileId}', service: 'jobs', access: 'public', rate: 'api', summary: "A screenshot or recording of the shared job's submission", download: true },
   { method: 'get', path: '/r/{token}', service: 'jobs', access: 'public', rate: 'api', summary: 'The read-only report page of a share link (no script; noindex, no-referrer)' },
   { method: 'post', path: '/api/webhook-endpoints', service: 'jobs', access: 'user', rate: 'api', summary: 'Add a webhook endpoint {url, events?}; answers its whsec_ signing secret, once', body: webhookEndpointBodySchema, roles: ['poster', 'admin'], status: 201 },
@@ -117,6 +118,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/api/trackers/{kind}', service: 'jobs', access: 'user', rate: 'api', summary: 'Remove an issue tracker and its token', roles: ['poster', 'admin'], status: 204 },
   { method: 'get', path: '/api/jobs/{id}/issues', service: 'jobs', access: 'user', rate: 'api', summary: "Issues made from the job's findings", roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/jobs/{id}/findings/{index}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send a finding to GitHub or Jira {tracker}: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'post', path: '/api/jobs/{id}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send the whole report (every finding) to GitHub or Jira {tracker} as one issue: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },

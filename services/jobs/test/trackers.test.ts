@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { listen, type RunningServer } from '@htm/service-kit';
-import type { TrackersView } from '@htm/contracts';
+import type { SharedReportView, TrackersView } from '@htm/contracts';
 import { createJiraIssue } from '../src/providers/trackers.js';
+import { reportIssueDraft } from '../src/domain/trackers.js';
 import { api, paidJob, poster, startHarness, tester, type Harness, type Person } from './helpers.js';
 
 /**
@@ -64,7 +65,7 @@ afterAll(async () => {
   await jira?.close();
 });
 
-async function acceptedJob(): Promise<{ jobId: string; p: Person }> {
+async function acceptedJob(details: Record<string, string> = {}): Promise<{ jobId: string; p: Person }> {
   const p = await poster(h);
   const t = await tester(h, { name: 'Sam Submitter' });
   const job = await paidJob(h, p);
@@ -73,12 +74,13 @@ async function acceptedJob(): Promise<{ jobId: string; p: Person }> {
   f.append('feedback_text', 'The signup button is hidden below the fold on mobile.');
   f.append('key_finding_1', 'Signup button hard to find');
   f.append('key_finding_2', 'Password rules shown only after an error');
+  for (const [k, v] of Object.entries(details)) f.append(k, v);
   expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, f)).status).toBe(201);
   expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' })).status).toBe(200);
   return { jobId: job.id, p };
 }
 
-type Sent = { url: string; code: string; detail: string; finding_index: number };
+type Sent = { url: string; code: string; detail: string; finding_index: number | null };
 
 describe('issue trackers', () => {
   it('stores the GitHub token encrypted, never returns it, and makes one issue per finding', async () => {
@@ -146,5 +148,75 @@ describe('issue trackers', () => {
     expect(Object.keys(badBody.body.errors).sort()).toEqual(['repository', 'token']);
     expect((await api(h, 'DELETE', '/api/trackers/github', p.token)).status).toBe(204);
     expect((await api<TrackersView>(h, 'GET', '/api/trackers', p.token)).body.github).toBeNull();
+  });
+
+  it('sends the whole report as one issue listing every finding, once per tracker, beside the per-finding issues', async () => {
+    const { jobId, p } = await acceptedJob({
+      key_finding_2_severity: 'blocker',
+      key_finding_2_steps: '1. Open /signup\n2. Type a short password',
+      key_finding_2_expected: 'The rules before typing',
+      key_finding_2_actual: 'The rules only after an error',
+    });
+    expect((await api(h, 'PUT', '/api/trackers/github', p.token, { token: 'ghp_good', repository: 'acme/site' })).status).toBe(200);
+    expect((await api(h, 'PUT', '/api/trackers/jira', p.token, { site_url: jira.url, email: 'pat@example.com', api_token: 'jira-good', project_key: 'WEB' })).status).toBe(200);
+    const ghBefore = gh.seen.length;
+    const first = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/issue`, p.token, { tracker: 'github' });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ finding_index: null, tracker: 'github', url: expect.stringMatching(/^https:\/\/github\.com\/acme\/site\/issues\/\d+$/) });
+    const again = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/issue`, p.token, { tracker: 'github' });
+    expect({ status: again.status, url: again.body.url }).toEqual({ status: 200, url: first.body.url });
+    expect(gh.seen.length).toBe(ghBefore + 1);
+    const sent = gh.seen[ghBefore].body;
+    expect(sent.title).toBe('Tester report: Check my signup page');
+    expect(sent.labels).toEqual(expect.arrayContaining(['severity: blocker']));
+    // Every finding, worst first, with its details.
+    const body = String(sent.body);
+    expect(body).toContain('1. [blocker] Password rules shown only after an error\nSteps to reproduce:\n1. Open /signup\n2. Type a short password\nExpected: The rules before typing\nActual: The rules only after an error');
+    expect(body).toContain('2. Signup button hard to find');
+    expect(body).toContain('https://example.com/signup');
+
+    // A finding's own issue is another issue; the list tells them apart.
+    const one = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/findings/0/issue`, p.token, { tracker: 'github' });
+    expect(one.status).toBe(201);
+    expect(one.body.url).not.toBe(first.body.url);
+    const jiraBefore = jira.seen.length;
+    const j = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/issue`, p.token, { tracker: 'jira' });
+    expect(j.status).toBe(201);
+    expect(jira.seen.length).toBe(jiraBefore + 1);
+    expect(JSON.stringify(jira.seen[jiraBefore].body.fields)).toContain('Signup button hard to find');
+    const listed = (await api<{ issues: Sent[] }>(h, 'GET', `/api/jobs/${jobId}/issues`, p.token)).body.issues;
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        { finding_index: null, tracker: 'github', url: first.body.url },
+        { finding_index: 0, tracker: 'github', url: one.body.url },
+        { finding_index: null, tracker: 'jira', url: j.body.url },
+      ]),
+    );
+    expect(listed).toHaveLength(3);
+    // A negative finding index is not the report's issue.
+    expect((await api<Sent>(h, 'POST', `/api/jobs/${jobId}/findings/-1/issue`, p.token, { tracker: 'github' })).body.code).toBe('finding_not_found');
+  });
+
+  it("links each finding's moment in the recording in the whole report's issue", () => {
+    const report = {
+      job: { id: 'j', title: 'Checkout', url: 'https://shop.example.com', requirements: [] },
+      tester: { first_name: 'Sam', country: 'CA' },
+      device_used: 'Pixel 8',
+      browser_used: 'Chrome',
+      findings: [
+        { text: 'Totals slow', severity: 'minor', steps: null, expected: null, actual: null, at_ms: null },
+        { text: 'Pay button hidden', severity: 'major', steps: null, expected: null, actual: null, at_ms: 61_500 },
+      ],
+      general_feedback: null,
+      screenshots: [],
+      recording: { url: '/api/shared/tok/recording', mime_type: 'video/webm', duration_ms: 90_000 },
+      pdf_url: '/api/shared/tok/report.pdf',
+      expires_at: '2030-01-01T00:00:00.000Z',
+    } as unknown as SharedReportView;
+    const d = reportIssueDraft(report, (p) => `https://app.example${p}`);
+    expect(d.severity).toBe('major');
+    expect(d.lines).toContain('1. [major] Pay button hidden\nRecording at 1:01: https://app.example/api/shared/tok/recording#t=61.5');
+    expect(d.lines).toContain('2. [minor] Totals slow');
+    expect(d.lines.at(-1)).toBe('Full report: https://app.example/r/tok');
   });
 });

@@ -1,9 +1,10 @@
 import { AppError, type Caller } from '@htm/service-kit';
 import { REPORT_MESSAGES, SHARE_LINK_LIMITS } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import type { FileRow, JobRow, ShareLinkRow } from '../db/schema.js';
+import type { FileRow, JobRow, RecordingRow, ShareLinkRow } from '../db/schema.js';
 import { getJob } from '../db/job.repository.js';
 import { filesByIds, findFile, findSubmission } from '../db/submission.repository.js';
+import { findRecording } from '../db/recording.repository.js';
 import { deleteShareLink, findShareLinkByHash, findShareLinkOfJob, testerCountry, upsertShareLink } from '../db/share.repository.js';
 import { ShareTokens } from '../storage/share-tokens.js';
 import { readSubmission, type SubmissionRead } from './read-submission.js';
@@ -117,4 +118,21 @@ export async function authorizeSharedFile(deps: JobsDeps, token: string, fileId:
   if (!sub || file.submissionId !== sub.id) throw notFound;
   if (file.kind !== 'preview' && !sub.acceptedAt) throw notFound;
   return file;
+}
+
+/**
+ * GET /api/shared/:token/recording: the finished screen recording of the shared job's current
+ * submission (the poster sees it while reviewing too); nothing else is reachable through the token.
+ */
+export async function authorizeSharedRecording(deps: JobsDeps, token: string): Promise<RecordingRow> {
+  const { link } = await resolveShareToken(deps, token);
+  const notFound = AppError.notFound('This report has no screen recording.', 'recording_not_found');
+  const job = await getJob(deps.db, link.jobId).catch(() => {
+    throw gone();
+  });
+  const sub = await findSubmission(deps.db, job.currentSubmissionId);
+  if (!sub?.recordingId) throw notFound;
+  const rec = await findRecording(deps.db, sub.recordingId);
+  if (!rec || rec.status !== 'complete' || rec.jobId !== job.id) throw notFound;
+  return rec;
 }

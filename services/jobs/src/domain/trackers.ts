@@ -1,5 +1,5 @@
 import { AppError, type Caller } from '@htm/service-kit';
-import { formatMoment, type GithubTrackerBody, type JiraTrackerBody, type SharedReportView, type TrackerIssueView, type TrackerKind, type TrackersView } from '@htm/contracts';
+import { formatMoment, sortBySeverity, type GithubTrackerBody, type JiraTrackerBody, type SharedReportView, type TrackerIssueView, type TrackerKind, type TrackersView } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import { deleteTrackerCredential, findTrackerCredential, findTrackerIssue, insertTrackerIssue, listTrackerCredentials, saveTrackerCredential, trackerIssuesOf } from '../db/tracker.repository.js';
 import { CredentialBox } from '../storage/credential-box.js';
@@ -39,7 +39,7 @@ export async function removeTracker(deps: Pick<JobsDeps, 'db'>, caller: Caller, 
 
 export async function issuesOfJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<TrackerIssueView[]> {
   const src = await readOwnReport(deps, caller, jobId);
-  return (await trackerIssuesOf(deps.db, src.job.id)).map((r) => ({ finding_index: r.findingIndex, tracker: r.kind as TrackerKind, url: r.url }));
+  return (await trackerIssuesOf(deps.db, src.job.id)).map((r) => ({ finding_index: r.findingIndex === WHOLE_REPORT ? null : r.findingIndex, tracker: r.kind as TrackerKind, url: r.url }));
 }
 
 /** The issue's words: the finding as title, severity, steps, expected/actual, screenshot and recording links, the report. */
@@ -52,17 +52,46 @@ export function issueDraft(report: SharedReportView, index: number, abs: (path: 
     ...(f.expected ? [`Expected: ${f.expected}`] : []),
     ...(f.actual ? [`Actual: ${f.actual}`] : []),
     ...(report.screenshots[0] ? [`Screenshot: ${abs(report.screenshots[0].url)}`] : []),
-    ...(f.at_ms !== null && report.recording ? [`Recording at ${formatMoment(f.at_ms)}: ${abs(report.recording.url)}#t=${(f.at_ms / 1000).toFixed(1)}`] : []),
+    ...(f.at_ms !== null && report.recording ? [`Recording at ${formatMoment(f.at_ms)}: ${momentLink(report, f.at_ms, abs)}`] : []),
     ...(report.expires_at ? [`Full report: ${abs(report.pdf_url.replace(/^\/api\/shared\/([^/]+)\/report\.pdf$/, '/r/$1'))}`] : []),
   ];
   return { title: f.text.slice(0, 250), severity: f.severity, lines };
 }
 
+/** The whole report's issue is stored as finding index -1 (a finding's index is never negative). */
+export const WHOLE_REPORT = -1;
+
+const momentLink = (report: SharedReportView, atMs: number | null, abs: (path: string) => string) =>
+  atMs !== null && report.recording ? `${abs(report.recording.url)}#t=${(atMs / 1000).toFixed(1)}` : null;
+
+/** The whole report as one issue: every finding (worst first) with severity, steps, expected/actual and its moment. */
+export function reportIssueDraft(report: SharedReportView, abs: (path: string) => string): IssueDraft {
+  const findings = sortBySeverity(report.findings);
+  const lines = [
+    `${findings.length} finding${findings.length === 1 ? '' : 's'} by a tester on ${report.job.url}${report.tester.country ? ` (${report.tester.country})` : ''}${report.device_used || report.browser_used ? `, ${[report.device_used, report.browser_used].filter(Boolean).join(', ')}` : ''}.`,
+    ...findings.map((f, i) => {
+      const moment = momentLink(report, f.at_ms, abs);
+      return [
+        `${i + 1}. ${f.severity ? `[${f.severity}] ` : ''}${f.text}`,
+        ...(f.steps ? [`Steps to reproduce:\n${f.steps}`] : []),
+        ...(f.expected ? [`Expected: ${f.expected}`] : []),
+        ...(f.actual ? [`Actual: ${f.actual}`] : []),
+        ...(moment && f.at_ms !== null ? [`Recording at ${formatMoment(f.at_ms)}: ${moment}`] : []),
+      ].join('\n');
+    }),
+    ...(report.general_feedback ? [`General feedback: ${report.general_feedback}`] : []),
+    ...(report.screenshots.length ? [`Screenshots:\n${report.screenshots.map((s) => abs(s.url)).join('\n')}`] : []),
+    ...(report.expires_at ? [`Full report: ${abs(report.pdf_url.replace(/^\/api\/shared\/([^/]+)\/report\.pdf$/, '/r/$1'))}`] : []),
+  ];
+  return { title: `Tester report: ${report.job.title}`.slice(0, 250), severity: findings[0]?.severity ?? null, lines };
+}
+
 const inFlight = new Map<string, Promise<{ url: string; created: boolean }>>();
 
 /**
- * "Send to GitHub/Jira" on one finding: one issue per finding and tracker. A second click answers
- * the issue made the first time (looked up, and clicks in flight in this process share one call).
+ * "Send to GitHub/Jira" on one finding (index) or the whole report (WHOLE_REPORT): one issue per
+ * finding (or report) and tracker. A second click answers the issue made the first time (looked
+ * up, and clicks in flight in this process share one call).
  */
 export async function sendFinding(
   deps: JobsDeps,
@@ -73,6 +102,8 @@ export async function sendFinding(
   view: (src: ReportSource) => SharedReportView,
   abs: (path: string) => string,
 ): Promise<{ url: string; created: boolean }> {
+  const noSuchFinding = () => AppError.notFound('This report has no such finding.', 'finding_not_found');
+  if (index !== WHOLE_REPORT && (!Number.isInteger(index) || index < 0)) throw noSuchFinding();
   const src = await readOwnReport(deps, caller, jobId);
   const key = `${src.job.id}:${index}:${kind}`;
   const running = inFlight.get(key);
@@ -81,11 +112,13 @@ export async function sendFinding(
     const done = await findTrackerIssue(deps.db, src.job.id, index, kind);
     if (done) return { url: done.url, created: false };
     const report = view(src);
-    if (!Number.isInteger(index) || index < 0 || index >= report.findings.length) throw AppError.notFound('This report has no such finding.', 'finding_not_found');
+    if (index === WHOLE_REPORT) {
+      if (report.findings.length === 0) throw AppError.conflict('This report has no findings to send yet.', 'no_findings');
+    } else if (index >= report.findings.length) throw noSuchFinding();
     const cred = await findTrackerCredential(deps.db, caller.id, kind);
     if (!cred) throw AppError.conflict(`Connect ${NAMES[kind]} first (Issue trackers, below Webhooks).`, 'tracker_not_connected');
     const secret = box(deps).open(cred.secretEnc, `${caller.id}:${kind}`);
-    const draft = issueDraft(report, index, abs);
+    const draft = index === WHOLE_REPORT ? reportIssueDraft(report, abs) : issueDraft(report, index, abs);
     let created: { url: string };
     try {
       created =

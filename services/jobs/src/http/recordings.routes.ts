@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Metadata, Server as TusServer } from '@tus/server';
 import { AppError, callerOf } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
+import type { RecordingRow } from '../db/schema.js';
 import { authorizeRecordingRead, authorizeRecordingUpload, finishRecording, startRecording } from '../domain/recordings.js';
 
 export const RECORDINGS_PATH = '/api/recordings';
@@ -117,26 +118,31 @@ export function recordingsRoutes(deps: JobsDeps): Router {
   r.get(`${RECORDINGS_PATH}/:id`, deps.auth.optional, async (req, res) => {
     const sig = typeof req.query.sig === 'string' ? req.query.sig : undefined;
     const rec = await authorizeRecordingRead(deps, String(req.params.id), { sig, caller: req.caller });
-    const store = await deps.recordingStore;
-    const size = await store.size(rec.id);
-    const range = parseRange(req.header('range'), size);
-    res.setHeader('Content-Type', rec.mimeType ?? 'application/octet-stream');
-    res.setHeader('Accept-Ranges', 'bytes');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Cache-Control', 'private, max-age=300');
-    res.setHeader('Content-Disposition', `inline; filename="recording-${rec.id.slice(0, 8)}.${rec.mimeType === 'video/mp4' ? 'mp4' : 'webm'}"`);
-    if (range === null) {
-      res.status(416).setHeader('Content-Range', `bytes */${size}`).end();
-      return;
-    }
-    if (range) {
-      res.status(206);
-      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
-      res.setHeader('Content-Length', String(range.end - range.start + 1));
-    } else {
-      res.setHeader('Content-Length', String(size));
-    }
-    await pipeline(await store.stream(rec.id, range), res);
+    await sendRecording(deps, req, res, rec);
   });
   return r;
+}
+
+/** A finished recording's bytes for the player: the whole file, or one Range with 206 (416 when unsatisfiable). */
+export async function sendRecording(deps: JobsDeps, req: Request, res: Response, rec: RecordingRow): Promise<void> {
+  const store = await deps.recordingStore;
+  const size = await store.size(rec.id);
+  const range = parseRange(req.header('range'), size);
+  res.setHeader('Content-Type', rec.mimeType ?? 'application/octet-stream');
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'private, max-age=300');
+  res.setHeader('Content-Disposition', `inline; filename="recording-${rec.id.slice(0, 8)}.${rec.mimeType === 'video/mp4' ? 'mp4' : 'webm'}"`);
+  if (range === null) {
+    res.status(416).setHeader('Content-Range', `bytes */${size}`).end();
+    return;
+  }
+  if (range) {
+    res.status(206);
+    res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+    res.setHeader('Content-Length', String(range.end - range.start + 1));
+  } else {
+    res.setHeader('Content-Length', String(size));
+  }
+  await pipeline(await store.stream(rec.id, range), res);
 }

@@ -1,18 +1,26 @@
 import { sortBySeverity, type ReportFindingView, type SharedReportView, type SubmissionView } from '@htm/contracts';
+import type { JobsDeps } from '../deps.js';
 import type { ReportSource } from '../domain/share-report.js';
+import { recordingUrl } from '../domain/recordings.js';
 import type { FileLinkSigner } from '../storage/file-links.js';
 import { toSubmissionReadView } from './views.js';
 
 /** Where the report's files live: through the share token on shared reports, signed links otherwise. */
 export interface ReportUrls {
   file(fileId: string): string;
+  /** The player's URL of the submission's screen recording. */
+  recording(recordingId: string): string;
   pdf: string;
 }
 
 export const sharedUrls = (token: string): ReportUrls => ({
   file: (id) => `/api/shared/${token}/files/${id}`,
+  recording: () => `/api/shared/${token}/recording`,
   pdf: `/api/shared/${token}/report.pdf`,
 });
+
+/** Without a live share link: signed links (they expire; a share link gives lasting ones). */
+export const ownUrls = (deps: Pick<JobsDeps, 'links' | 'config'>): ReportUrls => ({ file: (id) => deps.links.url(id), recording: (id) => recordingUrl(deps, id), pdf: '' });
 
 /** The structured findings and recording of "The report, next level", when the submission view has them. */
 interface RichSubmissionFields {
@@ -29,7 +37,7 @@ const firstName = (name: string) => name.trim().split(/\s+/)[0] ?? '';
  * steps, expected/actual, moment), else from the key findings; worst first.
  */
 export function toReportView(src: ReportSource, links: FileLinkSigner, urls: ReportUrls, opts: { sorted?: boolean } = {}): SharedReportView {
-  return reportFromView(src, toSubmissionReadView(src.read, links), urls, opts);
+  return reportFromView(src, toSubmissionReadView(src.read, links, urls.recording), urls, opts);
 }
 
 /** The mapping itself, from a submission view (with or without the structured fields). */
@@ -62,7 +70,7 @@ export function reportFromView(
     requirement_responses: (view.requirement_responses ?? []).map((r) => ({ requirement: src.job.requirements[r.requirement_index] ?? `Item ${r.requirement_index + 1}`, response_text: r.response_text })),
     general_feedback: view.general_feedback,
     screenshots: src.images.map((f) => ({ url: urls.file(f.id), name: f.originalName ?? null, content_type: f.contentType })),
-    recording: rec ? { url: rec.id ? urls.file(rec.id) : rec.url, mime_type: rec.mime_type ?? null, duration_ms: rec.duration_ms ?? null } : null,
+    recording: rec ? { url: rec.id ? urls.recording(rec.id) : rec.url, mime_type: rec.mime_type ?? null, duration_ms: rec.duration_ms ?? null } : null,
     pdf_url: urls.pdf,
     expires_at: src.share?.expiresAt.toISOString() ?? '',
   };

@@ -92,7 +92,7 @@ describe('the report from the submission view', () => {
       ['Pay hidden', 'blocker', 5000],
       ['Typo', 'minor', null],
     ]);
-    expect(r.recording).toEqual({ url: '/api/shared/tok/files/rec-1', mime_type: 'video/webm', duration_ms: 9000 });
+    expect(r.recording).toEqual({ url: '/api/shared/tok/recording', mime_type: 'video/webm', duration_ms: 9000 });
     expect(r.tester).toEqual({ first_name: 'Sam', country: 'CA' });
   });
 });

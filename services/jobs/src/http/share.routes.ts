@@ -4,10 +4,11 @@ import { shareLinkBodySchema } from '@htm/contracts';
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { FileRow } from '../db/schema.js';
-import { authorizeSharedFile, createShareLink, readOwnReport, readSharedReport, revokeShareLink, type ReportSource } from '../domain/share-report.js';
+import { authorizeSharedFile, authorizeSharedRecording, createShareLink, readOwnReport, readSharedReport, revokeShareLink, type ReportSource } from '../domain/share-report.js';
 import { renderReportPdf, type ReportImage } from '../providers/report-pdf.js';
-import { sharedUrls, toReportView, type ReportUrls } from './report-view.js';
+import { ownUrls, sharedUrls, toReportView, type ReportUrls } from './report-view.js';
 import { linkGonePage, sharePage } from './share-page.js';
+import { sendRecording } from './recordings.routes.js';
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
@@ -79,7 +80,7 @@ export function shareRoutes(deps: JobsDeps): Router {
   r.get('/api/jobs/:id/report.pdf', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const src = await readOwnReport(deps, callerOf(req), param(req, 'id'));
     // Files through the live share link when there is one (the links then work for whoever gets the PDF).
-    const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : { file: (id) => deps.links.url(id), pdf: '' };
+    const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : ownUrls(deps);
     await sendPdf(deps, req, res, src, urls);
   });
 
@@ -105,6 +106,12 @@ export function shareRoutes(deps: JobsDeps): Router {
     res.setHeader('Content-Disposition', `inline; filename="file-${file.id.slice(0, 8)}.${file.ext}"`);
     if (size !== undefined) res.setHeader('Content-Length', String(size));
     await pipeline(stream, res);
+  });
+
+  // The shared job's screen recording through the token (a <video src> sends no bearer header); Range answers 206.
+  r.get('/api/shared/:token/recording', async (req, res) => {
+    sharedHeaders(res);
+    await sendRecording(deps, req, res, await authorizeSharedRecording(deps, param(req, 'token')));
   });
 
   r.get('/r/:token', async (req, res) => {

@@ -2,8 +2,8 @@ import { Router, type Request } from 'express';
 import { githubTrackerBodySchema, jiraTrackerBodySchema, sendFindingBodySchema, TRACKER_KINDS, type TrackerKind } from '@htm/contracts';
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { issuesOfJob, removeTracker, saveGithub, saveJira, sendFinding, trackersOf } from '../domain/trackers.js';
-import { sharedUrls, toReportView, type ReportUrls } from './report-view.js';
+import { issuesOfJob, removeTracker, saveGithub, saveJira, sendFinding, trackersOf, WHOLE_REPORT } from '../domain/trackers.js';
+import { ownUrls, sharedUrls, toReportView, type ReportUrls } from './report-view.js';
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
@@ -39,9 +39,8 @@ export function trackersRoutes(deps: JobsDeps): Router {
   r.get('/api/jobs/:id/issues', ...who, async (req, res) => {
     res.json({ issues: await issuesOfJob(deps, callerOf(req), param(req, 'id')) });
   });
-  r.post('/api/jobs/:id/findings/:index/issue', ...who, async (req, res) => {
+  const send = async (req: Request, index: number) => {
     const body = parseOrThrow(sendFindingBodySchema, req.body ?? {});
-    const index = Number(param(req, 'index'));
     const origin = originOf(req);
     const out = await sendFinding(
       deps,
@@ -50,13 +49,24 @@ export function trackersRoutes(deps: JobsDeps): Router {
       index,
       body.tracker,
       (src) => {
-        const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : { file: (id) => deps.links.url(id), pdf: '' };
+        const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : ownUrls(deps);
         // Findings in the tester's order: the index is the finding's place in the submission.
         return toReportView(src, deps.links, urls, { sorted: false });
       },
       (p) => new URL(p, origin).href,
     );
-    res.status(out.created ? 201 : 200).json({ finding_index: index, tracker: body.tracker, url: out.url });
+    return { status: out.created ? 201 : 200, view: { finding_index: index === WHOLE_REPORT ? null : index, tracker: body.tracker, url: out.url } };
+  };
+  r.post('/api/jobs/:id/findings/:index/issue', ...who, async (req, res) => {
+    const index = Number(param(req, 'index'));
+    // A negative index would name the whole report's issue: not a finding.
+    const out = await send(req, Number.isInteger(index) && index >= 0 ? index : Number.NaN);
+    res.status(out.status).json(out.view);
+  });
+  // The whole report as one issue (every finding listed), once per tracker.
+  r.post('/api/jobs/:id/issue', ...who, async (req, res) => {
+    const out = await send(req, WHOLE_REPORT);
+    res.status(out.status).json(out.view);
   });
   return r;
 }

@@ -76,10 +76,11 @@ const reportApi = api.injectEndpoints({
     }),
     sendFinding: build.mutation<
       TrackerIssueView,
-      { jobId: string; index: number; tracker: TrackerKind }
+      /** index null: the whole report as one issue. */
+      { jobId: string; index: number | null; tracker: TrackerKind }
     >({
       query: ({ jobId, index, tracker }) => ({
-        url: `/jobs/${jobId}/findings/${index}/issue`,
+        url: index === null ? `/jobs/${jobId}/issue` : `/jobs/${jobId}/findings/${index}/issue`,
         method: 'POST',
         body: { tracker },
       }),

@@ -18,7 +18,7 @@ import {
 
 const TRACKER_NAMES: Record<TrackerKind, string> = { github: 'GitHub', jira: 'Jira' };
 
-/** "Send to GitHub" / "Send to Jira" on each finding; the issue's link once it exists. */
+/** "Send to GitHub" / "Send to Jira" on the whole report and on each finding; the issue's link once it exists. */
 function SendFindings({ job }: { job: Job }) {
   const { data: submission } = useGetSubmissionQuery(job.id);
   const { data: trackers } = useGetTrackersQuery();
@@ -32,42 +32,48 @@ function SendFindings({ job }: { job: Job }) {
     submission?.human_preview.key_findings_bullets.map((text) => ({ text })) ??
     [];
   if (!kinds.length || !findings.length) return null;
-  const go = async (index: number, tracker: TrackerKind) => {
+  const go = async (index: number | null, tracker: TrackerKind) => {
     setBusy(`${index}:${tracker}`);
     const res = await send({ jobId: job.id, index, tracker });
     setBusy(null);
     if ('error' in res && res.error)
       toast(errorMessage(res.error, `${TRACKER_NAMES[tracker]} did not take the issue.`));
   };
+  const button = (index: number | null, k: TrackerKind, what = '') => {
+    const made = issues.find((x) => x.finding_index === index && x.tracker === k);
+    return made ? (
+      <a key={k} href={made.url} target="_blank" rel="noreferrer">
+        {TRACKER_NAMES[k]} {what}issue
+      </a>
+    ) : (
+      <BusyButton
+        key={k}
+        className="btn btn--ghost btn--sm"
+        onClick={() => go(index, k)}
+        busy={busy === `${index}:${k}`}
+        busyLabel="Sending…"
+      >
+        Send {what ? 'report ' : ''}to {TRACKER_NAMES[k]}
+      </BusyButton>
+    );
+  };
   return (
     <div className="send-findings">
       <h4>Send findings to your issue tracker</h4>
+      <div className="send-findings__item">
+        <span>
+          The whole report ({findings.length} finding{findings.length === 1 ? '' : 's'}) as one
+          issue
+        </span>
+        <span className="report-actions__row">{kinds.map((k) => button(null, k, 'report '))}</span>
+      </div>
       <ol className="send-findings__list">
         {findings.map((f, i) => (
           <li key={i} className="send-findings__item">
             <span dir="auto">
               {i + 1}. {f.text}
             </span>
-            <span className="report-actions__row">
-              {kinds.map((k) => {
-                const made = issues.find((x) => x.finding_index === i && x.tracker === k);
-                return made ? (
-                  <a key={k} href={made.url} target="_blank" rel="noreferrer">
-                    {TRACKER_NAMES[k]} issue
-                  </a>
-                ) : (
-                  <BusyButton
-                    key={k}
-                    className="btn btn--ghost btn--sm"
-                    onClick={() => go(i, k)}
-                    busy={busy === `${i}:${k}`}
-                    busyLabel="Sending…"
-                  >
-                    Send to {TRACKER_NAMES[k]}
-                  </BusyButton>
-                );
-              })}
-            </span>
+            <span className="report-actions__row">{kinds.map((k) => button(i, k))}</span>
           </li>
         ))}
       </ol>
