@@ -56,10 +56,7 @@ function AuditLog() {
   );
   const pages = data ? Math.max(1, Math.ceil(data.total / AUDIT_PAGE_SIZE)) : 1;
   const onExport = async () => {
-    const res = await downloadBlob(
-      `/admin/audit.csv${action ? `?action=${action}` : ''}`,
-      'audit.csv',
-    );
+    const res = await downloadBlob(`/admin/audit.csv?${new URLSearchParams(action ? { action } : {})}`, 'audit.csv');
     if (res.error) toast(errorMessage(res.error, "Couldn't export the audit log"));
   };
   return (
