@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
-import { createEvent, type EventBus, type Subscription } from '@htm/events';
+import { createEvent, type EventBus, type ServiceEvents, type Subscription } from '@htm/events';
 import type { Db } from '@htm/service-kit';
 import type { JobsConfig } from '../config.js';
 import { disableEndpoint, leaseDueDeliveries, noteEndpointOutcome, recordAttempt } from '../db/webhook.repository.js';
 import { DISABLE_AFTER_MS, fanOutEvent, nextAttemptAfter } from '../domain/webhooks.js';
 import { sendWebhook } from '../providers/webhook-sender.js';
-import type { TimerEvents } from './timers.js';
 
 /** Consumer-group name: published, never rename. */
 export const WEBHOOK_GROUP = 'jobs-webhooks';
@@ -26,7 +25,7 @@ export interface WebhookWorkerDeps {
   db: Db;
   bus: EventBus;
   logger: Logger;
-  events: TimerEvents;
+  events: Pick<ServiceEvents, 'record' | 'inTransaction'>;
 }
 
 /**
