@@ -4,6 +4,7 @@
  * claim, submit, accept — or leave the acceptance to the auto-accept timer) until told to stop.
  * Every HTTP call is recorded with when it started and ended and what it answered.
  */
+import { randomUUID } from 'node:crypto';
 import { client, type Actor, type Stack } from '../support/stack.js';
 
 export interface Call {
@@ -75,7 +76,8 @@ export function startTraffic(
         await res.arrayBuffer();
         status = res.status;
       } else {
-        const r = await client(stack, actor.token).call(method, path, body);
+        // Like the web app: one Idempotency-Key per attempt of a POST, so a retry can never do it twice.
+        const r = await client(stack, actor.token).call(method, path, body, method === 'POST' ? { 'idempotency-key': randomUUID() } : {});
         status = r.status;
         json = r.body as unknown as Record<string, unknown>;
       }

@@ -146,9 +146,11 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
         const bodyless = BODYLESS.has(r.method) && !r.headers['content-length'] && !r.headers['transfer-encoding'];
         // Refused: the replica never saw the request. Reset on a kept-alive connection before any
         // answer: the replica closed it as the request went out (it stopped or died); sent again
-        // only when reading it twice is harmless (GET, HEAD, OPTIONS).
+        // only when reading it twice is harmless (GET, HEAD, OPTIONS), or when the request carries an
+        // Idempotency-Key and its body was read here (the service answers a repeat with the first answer).
         const refused = code === 'ECONNREFUSED';
-        const staleSocket = code === 'ECONNRESET' && r.upstreamReused === true && bodyless && r.method !== 'DELETE';
+        const onceOnly = r.bufferedBody !== undefined && typeof r.headers['idempotency-key'] === 'string';
+        const staleSocket = code === 'ECONNRESET' && r.upstreamReused === true && ((bodyless && r.method !== 'DELETE') || onceOnly);
         if ((refused || staleSocket) && r.upstreamTarget && pool.size > 1) {
           if (refused) pool.markDown(r.upstreamTarget);
           const replayable = staleSocket || r.bufferedBody !== undefined || bodyless;
