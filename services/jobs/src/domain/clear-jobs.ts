@@ -1,24 +1,16 @@
 import { createEvent } from '@htm/events';
+import type { ClearJobsPreview } from '@htm/contracts';
 import { AppError, getCorrelationId } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { clearPreview, deleteAllJobs, lockForClear, paidUnfinishedJobIds } from '../db/job.repository.js';
 import { deleteAllSubmissions } from '../db/submission.repository.js';
 import { deleteAllRecordings } from '../db/recording.repository.js';
 
-/** GET /internal/jobs/clear-preview: what clear-all would delete, and the fingerprint of exactly that. */
-export interface ClearPreview {
-  jobs_total: number;
-  jobs_by_status: Record<string, number>;
-  submissions: number;
-  /** Paid jobs nobody finished: clear-all refunds their posters. */
-  paid_unfinished: number;
-  paid_unfinished_cents: number;
-  /** Completed (paid) jobs: their money stays (the tester earned it); only the job rows go. */
-  paid_completed: number;
-  paid_completed_cents: number;
-  unpaid: number;
-  fingerprint: string;
-}
+/**
+ * GET /internal/jobs/clear-preview: the jobs part of the admin's preview (ClearJobsPreview without
+ * the job requests and the admin's confirmation), and the fingerprint of exactly those jobs.
+ */
+export type ClearPreview = Omit<ClearJobsPreview, 'job_requests' | 'confirmation' | 'expires_at'> & { fingerprint: string };
 
 export async function previewClear(deps: JobsDeps): Promise<ClearPreview> {
   const p = await clearPreview(deps.db);
