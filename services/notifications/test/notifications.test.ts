@@ -358,8 +358,10 @@ describe('unsubscribed user', () => {
     const poster = await knownUser(h, 'forged.poster@gmail.com');
     const forged = `${Buffer.from(`${poster.id}|work_submitted`).toString('base64url')}.AAAA`;
     for (const token of [forged, '']) {
-      // In a browser: a page, not JSON.
-      const r = await fetch(`${h.url}/api/notifications/unsubscribe?token=${token}`);
+      // In a browser (which asks for HTML): a page, not JSON.
+      const r = await fetch(`${h.url}/api/notifications/unsubscribe?token=${token}`, {
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      });
       expect(r.status).toBe(400);
       expect(r.headers.get('content-type')).toMatch(/^text\/html/);
       const html = await r.text();
@@ -372,6 +374,10 @@ describe('unsubscribed user', () => {
       expect(button.status).toBe(400);
       expect(await button.text()).toContain('This unsubscribe link is not valid.');
     }
+    // A client that does not ask for a page (a scanner, curl): the error shape.
+    const scanner = await fetch(`${h.url}/api/notifications/unsubscribe?token=${forged}`);
+    expect(scanner.status).toBe(400);
+    expect(await scanner.json()).toMatchObject({ code: 'invalid_token' });
     // The mail client's one-click POST: the error shape.
     const oneClick = await fetch(`${h.url}/api/notifications/unsubscribe?token=${forged}`, {
       method: 'POST',
