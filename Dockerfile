@@ -74,7 +74,7 @@ ENV PORT=8080 WEB_DIST=/app/web
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]
 
 FROM runtime AS identity
 COPY --from=build /src/dist/identity/ /app/
@@ -82,7 +82,7 @@ ENV PORT=8081
 EXPOSE 8081
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]
 
 FROM runtime AS jobs
 COPY --from=build /src/dist/jobs/ /app/
@@ -90,7 +90,7 @@ ENV PORT=8082 UPLOAD_DIR=/app/uploads
 EXPOSE 8082
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]
 
 # The BullMQ timer worker: same bundle folder as jobs (shared migrations), its own entry.
 FROM runtime AS jobs-worker
@@ -99,7 +99,7 @@ ENV PORT=8085 WORKER_PORT=8085 UPLOAD_DIR=/app/uploads
 EXPOSE 8085
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "worker.js"]
+CMD ["node", "--import", "./otel-register.js", "worker.js"]
 
 FROM runtime AS payments
 COPY --from=build /src/dist/payments/ /app/
@@ -107,7 +107,7 @@ ENV PORT=8083
 EXPOSE 8083
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]
 
 FROM runtime AS admin
 COPY --from=build /src/dist/admin/ /app/
@@ -115,7 +115,7 @@ ENV PORT=8084
 EXPOSE 8084
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]
 
 FROM runtime AS notifications
 COPY --from=build /src/dist/notifications/ /app/
@@ -123,7 +123,7 @@ ENV PORT=8086
 EXPOSE 8086
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]
 
 # `node rebuild.js` in this image is npm run analytics:rebuild (drops the projection, replays the streams).
 FROM runtime AS analytics
@@ -132,4 +132,4 @@ ENV PORT=8087
 EXPOSE 8087
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]

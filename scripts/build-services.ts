@@ -13,6 +13,7 @@
  *
  * Output per service:
  *   dist/<service>/main.js          the entry (jobs also has worker.js, the BullMQ timer worker)
+ *   dist/<service>/otel-register.js OpenTelemetry (`node --import ./otel-register.js main.js`)
  *   dist/<service>/db/migrations/   drizzle migrations, next to the entry, so the services'
  *                                   `new URL('./db/migrations', import.meta.url)` resolves here
  *   dist/<service>/package.json     {"type":"module"} + exactly the npm packages the bundle
@@ -62,6 +63,10 @@ export const NOT_INSTALLED = new Set([
 ]);
 /** Packages a service reads files of at run time without importing them (require.resolve). */
 export const RUNTIME_FILE_PACKAGES: Record<string, string[]> = { gateway: ['redoc'] };
+/** Loaded by name, not imported, in every service: otel-register.js's ESM loader hook. */
+const EVERY_SERVICE_RUNTIME_PACKAGES = ['import-in-the-middle'];
+/** `node --import ./otel-register.js main.js`: the OpenTelemetry SDK before the service's modules. */
+const OTEL_REGISTER = 'packages/service-kit/src/otel-register.ts';
 
 // ESM output still contains CommonJS dependencies that call require() or read __dirname.
 const BANNER = [
@@ -171,12 +176,34 @@ export async function buildService(
     });
     Object.assign(outputs, result.metafile.outputs);
   }
+  // Its own file (loaded with --import before the entry), named after the service for its spans.
+  const otel = await build({
+    absWorkingDir: root,
+    entryPoints: { 'otel-register': OTEL_REGISTER },
+    outdir,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    minifySyntax: true,
+    banner: { js: BANNER },
+    define: { 'process.env.HTM_SERVICE_NAME': JSON.stringify(t.service) },
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [npmPackagesExternal],
+  });
+  Object.assign(outputs, otel.metafile.outputs);
   const result = { metafile: { inputs: {}, outputs } as Metafile };
   const migrations = path.join(root, 'services', t.service, 'src', 'db', 'migrations');
   if (existsSync(migrations))
     cpSync(migrations, path.join(outdir, 'db', 'migrations'), { recursive: true });
   const externals = [
-    ...new Set([...importedPackages(result.metafile), ...(RUNTIME_FILE_PACKAGES[t.service] ?? [])]),
+    ...new Set([
+      ...importedPackages(result.metafile),
+      ...(RUNTIME_FILE_PACKAGES[t.service] ?? []),
+      ...EVERY_SERVICE_RUNTIME_PACKAGES,
+    ]),
   ]
     .filter((p) => !NOT_INSTALLED.has(p))
     .sort();

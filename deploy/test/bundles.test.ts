@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
@@ -14,6 +16,7 @@ import {
   createTestDatabase,
   testRedisPrefix,
   TEST_REDIS_URL,
+  waitFor,
   type TestDatabase,
 } from '@htm/service-kit/testing';
 import { buildService, TARGETS } from '../../scripts/build-services.js';
@@ -33,8 +36,13 @@ interface Started {
 }
 
 /** Starts a bundle and resolves once a log line matches `ready` (or rejects when it exits first). */
-function start(file: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, [file], {
+function start(
+  file: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+): Promise<Started> {
+  const child = spawn(process.execPath, [...nodeArgs, file], {
     cwd: path.dirname(file),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -167,6 +175,78 @@ describe('service bundles', () => {
       }
     },
   );
+
+  it('with an OTLP endpoint set, `node --import ./otel-register.js main.js` (as the images run) traces a request down to its SQL and Redis commands', async () => {
+    // A stand-in OTLP/HTTP collector: the exporter posts JSON (ExportTraceServiceRequest).
+    interface OtlpSpan {
+      traceId: string;
+      spanId: string;
+      parentSpanId?: string;
+      name: string;
+      kind: number;
+      scope: string;
+      service?: string;
+    }
+    const spans: OtlpSpan[] = [];
+    type Export = {
+      resourceSpans: Array<{
+        resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+        scopeSpans: Array<{ scope: { name: string }; spans: Array<Omit<OtlpSpan, 'scope'>> }>;
+      }>;
+    };
+    const collector = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        for (const rs of (JSON.parse(body) as Export).resourceSpans) {
+          const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue;
+          for (const ss of rs.scopeSpans)
+            for (const sp of ss.spans) spans.push({ ...sp, scope: ss.scope.name, service });
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    const dir = path.join(OUT, 'identity');
+    const s = await start(
+      path.join(dir, 'main.js'),
+      {
+        ...env(),
+        DEV_SIGN_IN: 'true',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+      /listening/,
+      ['--import', './otel-register.js'],
+    );
+    try {
+      const signIn = await fetch(
+        `${s.url}/api/auth/dev/login?email=otel.bundle@gmail.com&name=Otel&intent=poster`,
+        { redirect: 'manual' },
+      );
+      expect(signIn.status).toBe(302);
+      // The request's span (tracing.ts), and under it in the same trace: SQL (pg) and Redis (the
+      // sign-in rate limit) commands from the SDK's instrumentations, named after the service.
+      const server = await waitFor(
+        () => spans.find((x) => x.scope === 'htm.identity' && x.name.startsWith('GET /api/auth/dev/login')),
+        'the sign-in request span',
+      );
+      expect(server.service).toBe('identity');
+      const inTrace = () => spans.filter((x) => x.traceId === server.traceId);
+      await waitFor(
+        () =>
+          inTrace().some((x) => x.scope === '@opentelemetry/instrumentation-pg' && x.name.startsWith('pg.query')) &&
+          inTrace().some((x) => x.scope === '@opentelemetry/instrumentation-ioredis'),
+        'SQL and Redis spans in the sign-in trace',
+      );
+      const ids = new Set(inTrace().map((x) => x.spanId));
+      for (const x of inTrace().filter((y) => y.spanId !== server.spanId))
+        expect(ids.has(x.parentSpanId ?? '')).toBe(true);
+    } finally {
+      expect(await stop(s)).toBe(0);
+      collector.close();
+    }
+  });
 
   it('the jobs worker bundle starts the timer worker and not the jobs API it imports', async () => {
     const s = await start(path.join(OUT, 'jobs', 'worker.js'), env(), /timer worker started/);

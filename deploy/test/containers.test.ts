@@ -45,7 +45,7 @@ describe('Dockerfile', () => {
   });
 
   it.each(SERVICES)(
-    '%s: copies its bundle, exposes its port, health-checks /healthz and starts node',
+    '%s: copies its bundle, exposes its port, health-checks /healthz and starts node with OpenTelemetry loaded first',
     (t) => {
       const s = stage(t);
       const text = s.lines.join('\n');
@@ -55,7 +55,9 @@ describe('Dockerfile', () => {
       expect(text).toContain(`EXPOSE ${port}`);
       expect(text).toMatch(/HEALTHCHECK .*CMD \["node", "-e", ".*\/healthz/);
       expect(text).toMatch(
-        t === 'jobs-worker' ? /CMD \["node", "worker\.js"\]/ : /CMD \["node", "main\.js"\]/,
+        t === 'jobs-worker'
+          ? /CMD \["node", "--import", "\.\/otel-register\.js", "worker\.js"\]/
+          : /CMD \["node", "--import", "\.\/otel-register\.js", "main\.js"\]/,
       );
     },
   );

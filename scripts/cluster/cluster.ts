@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from '@htm/service-kit';
 import { buildService, TARGETS } from '../build-services.js';
 import { ServiceAddress } from './service-address.js';
@@ -82,7 +82,10 @@ export class Replica {
     if (this.running) return;
     // Straight into the log file: a busy parent never slows a child's (synchronous) log writes.
     const log = openSync(this.logFile, 'a');
-    const child = spawn(process.execPath, [this.file], {
+    // As the images run it: OpenTelemetry first (a no-op without an OTLP endpoint in the env).
+    const otel = path.join(path.dirname(this.file), 'otel-register.js');
+    const args = existsSync(otel) ? ['--import', pathToFileURL(otel).href, this.file] : [this.file];
+    const child = spawn(process.execPath, args, {
       cwd: path.dirname(this.file),
       env: this.env,
       stdio: ['ignore', log, log],

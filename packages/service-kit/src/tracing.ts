@@ -39,11 +39,20 @@ export { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 
 export const TRACEPARENT_HEADER = 'traceparent';
 
-let provider: BasicTracerProvider | undefined;
+/** What tracing needs of a registered tracer provider (ours, or the Node SDK's: otel-register.ts). */
+interface RegisteredProvider {
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+// On globalThis, not in a module variable: otel-register.js and main.js are separate bundles in
+// the images, each with its own copy of this module, and must see the same provider.
+const PROVIDER = Symbol.for('htm.tracing.provider');
+const slot = globalThis as { [PROVIDER]?: RegisteredProvider };
 
 /** True once a tracer provider is registered in this process. */
 export function tracingEnabled(): boolean {
-  return provider !== undefined;
+  return slot[PROVIDER] !== undefined;
 }
 
 export interface StartTracingOptions {
@@ -59,19 +68,21 @@ export interface StartTracingOptions {
  * The first call wins; later calls return the same handle.
  */
 export function startTracing(opts: StartTracingOptions): TracingHandle {
-  if (!provider) {
+  let registered = slot[PROVIDER];
+  if (!registered) {
     const processor: SpanProcessor = opts.simple
       ? new SimpleSpanProcessor(opts.exporter)
       : new BatchSpanProcessor(opts.exporter);
-    provider = new BasicTracerProvider({
+    const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
       spanProcessors: [processor],
     });
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     trace.setGlobalTracerProvider(provider);
+    registered = slot[PROVIDER] = provider;
   }
-  return handle(provider);
+  return handle(registered);
 }
 
 export interface TracingHandle {
@@ -79,36 +90,55 @@ export interface TracingHandle {
   shutdown(): Promise<void>;
 }
 
-function handle(p: BasicTracerProvider): TracingHandle {
+function handle(p: RegisteredProvider): TracingHandle {
   return {
     async shutdown() {
       await p.shutdown();
-      if (provider === p) {
+      if (slot[PROVIDER] === p) {
         trace.disable();
         propagation.disable();
         context.disable();
-        provider = undefined;
+        slot[PROVIDER] = undefined;
       }
     },
   };
 }
 
 /**
+ * Called by otel-register.ts once the Node SDK (with auto-instrumentation) has registered itself
+ * as the global tracer provider: tracing is then on, and the helpers below use it.
+ */
+export function adoptTracerProvider(p: RegisteredProvider): void {
+  slot[PROVIDER] ??= p;
+}
+
+/**
+ * The OTLP/HTTP traces URL the environment names, or undefined when tracing is off:
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the full URL, OTEL_EXPORTER_OTLP_ENDPOINT the base of
+ * all signals; OTEL_SDK_DISABLED=true switches it off.
+ */
+export function otlpTracesUrl(env: Record<string, string | undefined>): string | undefined {
+  if (env.OTEL_SDK_DISABLED === 'true') return undefined;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+}
+
+/**
  * Switches tracing on when OTEL_EXPORTER_OTLP_ENDPOINT is set (OTLP over HTTP; the exporter reads
  * the standard OTEL_EXPORTER_OTLP_* variables itself), else leaves it off. Safe to call from every
- * service a process starts.
+ * service a process starts. A process started with otel-register.ts (images, `start:cluster`,
+ * `npm start`) already has the Node SDK registered with SQL, Redis, HTTP client, express and
+ * Kafka spans; this fallback (a process started without it, e.g. `tsx services/x/src/main.ts`)
+ * traces requests and events only.
  */
 export async function startTracingFromEnv(
   serviceName: string,
   env: Record<string, string | undefined> = process.env,
 ): Promise<TracingHandle | undefined> {
-  if (provider) return handle(provider);
-  // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the full URL; OTEL_EXPORTER_OTLP_ENDPOINT the base of all signals.
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const url =
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
-    (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
-  if (!url || env.OTEL_SDK_DISABLED === 'true') return undefined;
+  const registered = slot[PROVIDER];
+  if (registered) return handle(registered);
+  const url = otlpTracesUrl(env);
+  if (!url) return undefined;
   const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
   return startTracing({
     serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
@@ -118,7 +148,7 @@ export async function startTracingFromEnv(
 
 /** Exports the spans still waiting in a batch (call when a service stops); no-op while off. */
 export async function flushTracing(): Promise<void> {
-  await provider?.forceFlush().catch(() => undefined);
+  await slot[PROVIDER]?.forceFlush().catch(() => undefined);
 }
 
 /** The tracer a service names its spans with (its instrumentation scope). */
@@ -137,7 +167,7 @@ export function contextFromTraceparent(
 
 /** The `traceparent` of the active span (or of `ctx`), or undefined when tracing is off or no span is active. */
 export function currentTraceparent(ctx?: Context): string | undefined {
-  if (!provider) return undefined;
+  if (!slot[PROVIDER]) return undefined;
   const carrier: Record<string, string> = {};
   propagation.inject(ctx ?? context.active(), carrier);
   return carrier[TRACEPARENT_HEADER];
@@ -169,7 +199,7 @@ export async function inSpan<T>(
   },
   fn: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!provider) return fn(undefined);
+  if (!slot[PROVIDER]) return fn(undefined);
   const parent = opts.parent ?? context.active();
   const span = tracer(service).startSpan(
     name,
