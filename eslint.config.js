@@ -24,7 +24,7 @@ const DOMAIN_MESSAGE =
   'Domain code is pure rules and use cases: no drizzle-orm, express, provider SDK, driver or queue here. SQL goes in db/*.repository.ts, HTTP in http/, providers behind providers/.';
 const DOMAIN_HTTP_MESSAGE = 'Domain code must not import http/: the route parses the request and calls the use case, never the other way round.';
 /** Packages a domain file must not import (their subpaths included). */
-const DOMAIN_FORBIDDEN = ['drizzle-orm', 'express', 'stripe', 'pg', 'ioredis', 'bullmq'];
+const DOMAIN_FORBIDDEN = ['drizzle-orm', 'express', 'stripe', 'sharp', 'pdfkit', '@octokit/rest', 'jira.js', 'standardwebhooks', 'pg', 'ioredis', 'bullmq'];
 const domainPatterns = [
   { group: DOMAIN_FORBIDDEN.flatMap((name) => [name, `${name}/*`]), message: DOMAIN_MESSAGE },
   { regex: '^(\\.\\./)+http(/|$)', message: DOMAIN_HTTP_MESSAGE },

@@ -71,7 +71,7 @@ describe('domain boundaries', () => {
   });
 
   it('refuses drizzle subpaths, provider SDKs, drivers, queues, http/ and app.ts in domain code', async () => {
-    for (const source of ['drizzle-orm/pg-core', 'stripe', 'pg', 'ioredis', 'bullmq', 'express']) {
+    for (const source of ['drizzle-orm/pg-core', 'stripe', 'sharp', '@octokit/rest', 'jira.js', 'pg', 'ioredis', 'bullmq', 'express']) {
       expect([source, await boundaryErrors('services/jobs/src/domain/bad.ts', source)]).toEqual([source, [expect.stringContaining('Domain code is pure rules')]]);
     }
     expect(await boundaryErrors('services/admin/src/domain/bad.ts', '../http/views.js')).toEqual([expect.stringContaining('Domain code must not import http/')]);

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import sharp from 'sharp';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
 import { FINDING_MESSAGES, JOB_MESSAGES, findingDetailsSchema, findingFieldPrefix, hasFindingDetails, submitWorkDashboardSchema, submitWorkPosterFlowSchema, type FindingDetails } from '@htm/contracts';
@@ -8,6 +6,7 @@ import type { JobsDeps } from '../deps.js';
 import type { JobRow, SubmissionRow } from '../db/schema.js';
 import { applyTransition, extendHoldDeadline, findUser, getJob } from '../db/job.repository.js';
 import { insertSubmission } from '../db/submission.repository.js';
+import { ImageTooComplexError, MAX_ANIMATION_PIXELS, MAX_IMAGE_PIXELS, imageSize, replaceFile, webpPreview, withoutMetadata } from '../providers/image-processor.js';
 import { addMs, decide } from './job-state.js';
 import { recordingForSubmission } from './recordings.js';
 import { isStorageFull, storageFull, unsupportedFile, type SubmissionForm, type SubmitVariant, type UploadedFile } from './uploads.js';
@@ -28,24 +27,9 @@ interface NormalisedSubmission {
 }
 
 const PREVIEW_MAX = 480;
-/** Largest image decoded (width × height): 40 megapixels covers a full-page 4K screenshot. */
-export const MAX_IMAGE_PIXELS = 40_000_000;
-/** All frames of an animated image together (a GIF of 1,000 frames of 40 megapixels is refused). */
-export const MAX_ANIMATION_PIXELS = 200_000_000;
-/** Longest libvips may work on one image (re-encoding, preview) before it is refused. */
-export const IMAGE_TIMEOUT_SECONDS = 15;
-
-/**
- * An untrusted image for libvips: decoded on libuv's thread pool (never the request thread),
- * at most MAX_IMAGE_PIXELS per frame, stopped after IMAGE_TIMEOUT_SECONDS.
- */
-function untrustedImage(path: string, opts: { animated?: boolean } = {}) {
-  return sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, ...opts }).timeout({ seconds: IMAGE_TIMEOUT_SECONDS });
-}
-
-/** libvips gave up on an image after IMAGE_TIMEOUT_SECONDS. */
-const timedOut = (err: unknown) => /timeout/i.test((err as Error)?.message ?? '');
 const tooSlow = () => new AppError('too_large', 'This image is too complex to process. Please upload a simpler screenshot (PNG or JPEG).', { code: 'image_too_complex' });
+/** What the tester is told about an image the processor could not read. */
+const imageError = (err: unknown, allowVideo: boolean) => (err instanceof ImageTooComplexError ? tooSlow() : unsupportedFile(allowVideo));
 
 export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }> = {
   claim_timeout: { detail: JOB_MESSAGES.claimExpired, code: 'claim_expired' },
@@ -267,65 +251,38 @@ function checkResponses<R extends { requirement_index: number }>(responses: R[],
 }
 
 async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<void> {
-  let pixels = 0;
-  let frames = 1;
+  let size: { pixels: number; frames: number };
   try {
-    // The header only: no pixels are decoded here.
-    const meta = await sharp(img.tmpPath).metadata();
-    if (!meta.width || !meta.height) throw new Error('no size');
-    pixels = meta.width * (meta.pageHeight ?? meta.height);
-    frames = meta.pages ?? 1;
+    size = await imageSize(img.tmpPath);
   } catch {
     throw unsupportedFile(allowVideo);
   }
-  if (pixels > MAX_IMAGE_PIXELS || pixels * frames > MAX_ANIMATION_PIXELS) {
+  if (size.pixels > MAX_IMAGE_PIXELS || size.pixels * size.frames > MAX_ANIMATION_PIXELS) {
     throw new AppError('too_large', `Images may be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels.`, { code: 'image_too_many_pixels' });
   }
 }
 
 /**
- * Re-encodes an uploaded image in its own format without its metadata (EXIF with GPS, XMP, IPTC,
- * comments); the EXIF orientation is applied to the pixels first, so the picture looks the same.
- * Animated GIF/WebP keep their frames. The temporary file is replaced in place.
+ * The uploaded image without its metadata (EXIF with GPS, XMP, IPTC, comments), in place of the
+ * temporary file. A decode failure is the file's (415, or 413 when too complex); a write failure
+ * (disk full) is ours and answers 507.
  */
 async function stripMetadata(img: UploadedFile, allowVideo: boolean): Promise<void> {
   let clean: Buffer;
   try {
-    const meta = await sharp(img.tmpPath, { limitInputPixels: MAX_IMAGE_PIXELS }).metadata();
-    const animated = (meta.pages ?? 1) > 1;
-    let pipeline = untrustedImage(img.tmpPath, { animated });
-    if (!animated) pipeline = pipeline.rotate();
-    if (meta.format === 'jpeg') pipeline = pipeline.jpeg({ quality: 92 });
-    else if (meta.format === 'png') pipeline = pipeline.png();
-    else if (meta.format === 'webp') pipeline = pipeline.webp({ quality: 92 });
-    else if (meta.format === 'gif') pipeline = pipeline.gif();
-    else throw new Error(`unexpected image format ${meta.format}`);
-    // Decoded and re-encoded in memory: a failure here is the file's, never the disk's.
-    clean = await pipeline.toBuffer();
+    clean = await withoutMetadata(img.tmpPath);
   } catch (err) {
-    throw timedOut(err) ? tooSlow() : unsupportedFile(allowVideo);
+    throw imageError(err, allowVideo);
   }
-  // Written back separately: a write error (disk full) is ours and answers 507, not 415.
-  const cleanPath = `${img.tmpPath}.clean`;
-  try {
-    await writeFile(cleanPath, clean);
-    await rename(cleanPath, img.tmpPath);
-  } catch (err) {
-    await rm(cleanPath, { force: true });
-    throw err;
-  }
+  await replaceFile(img.tmpPath, clean);
   img.size = clean.length;
 }
 
 /** A small WebP of the first image, re-encoded (so no metadata such as GPS survives). */
 async function makePreview(img: UploadedFile, allowVideo: boolean): Promise<Buffer> {
   try {
-    return await untrustedImage(img.tmpPath)
-      .rotate()
-      .resize({ width: PREVIEW_MAX, height: PREVIEW_MAX, fit: 'inside', withoutEnlargement: true })
-      .webp({ quality: 70 })
-      .toBuffer();
+    return await webpPreview(img.tmpPath, PREVIEW_MAX);
   } catch (err) {
-    throw timedOut(err) ? tooSlow() : unsupportedFile(allowVideo);
+    throw imageError(err, allowVideo);
   }
 }

@@ -1,12 +1,9 @@
 import { Router } from 'express';
-import Stripe from 'stripe';
 import { AppError } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { applyProviderEvent } from '../domain/apply-provider-event.js';
-import { toProviderEvent } from '../providers/stripe.provider.js';
-
-/** Signatures older than this (seconds) are refused, as Stripe recommends. */
-export const WEBHOOK_TOLERANCE_SECONDS = 300;
+import type { ProviderEvent } from '../providers/provider.js';
+import { verifyWebhook, WebhookSignatureError } from '../providers/stripe.provider.js';
 
 /**
  * POST /api/payments/webhook: Stripe (or the local provider, signed the same way) tells us
@@ -18,15 +15,15 @@ export function webhookRoutes(deps: PaymentsDeps): Router {
     const signature = req.headers['stripe-signature'];
     if (typeof signature !== 'string' || !signature) throw AppError.invalid('Missing Stripe-Signature header.', undefined, 'invalid_signature');
     if (!req.rawBody) throw AppError.invalid('The webhook body must be JSON (application/json).', undefined, 'invalid_payload');
-    let event: Stripe.Event;
+    let event: ProviderEvent;
     try {
-      event = Stripe.webhooks.constructEvent(req.rawBody, signature, deps.provider.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+      event = verifyWebhook(req.rawBody, signature, deps.provider.webhookSecret);
     } catch (err) {
-      deps.logger.warn({ err: (err as Error).message }, 'webhook signature refused');
+      if (!(err instanceof WebhookSignatureError)) throw AppError.invalid('Not a provider event.', undefined, 'invalid_payload');
+      deps.logger.warn({ err: err.message }, 'webhook signature refused');
       throw AppError.invalid('Webhook signature verification failed.', undefined, 'invalid_signature');
     }
-    if (typeof event?.id !== 'string' || typeof event.type !== 'string') throw AppError.invalid('Not a provider event.', undefined, 'invalid_payload');
-    const outcome = await applyProviderEvent(deps, toProviderEvent(event));
+    const outcome = await applyProviderEvent(deps, event);
     res.json({ received: true, outcome });
   });
   return r;

@@ -17,6 +17,28 @@ export function toProviderSession(s: Stripe.Checkout.Session): ProviderCheckoutS
   };
 }
 
+/** Signatures older than this (seconds) are refused, as Stripe recommends. */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/**
+ * The event a webhook body carries, once its `Stripe-Signature` (Stripe's, or the local
+ * provider's, signed the same way) checks out on the raw bytes; throws `WebhookSignatureError`
+ * otherwise, and `WebhookPayloadError` for a signed body that is not an event.
+ */
+export function verifyWebhook(rawBody: Buffer | string, signature: string, secret: string): ProviderEvent {
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
+  } catch (err) {
+    throw new WebhookSignatureError((err as Error).message);
+  }
+  if (typeof event?.id !== 'string' || typeof event.type !== 'string') throw new WebhookPayloadError('not a provider event');
+  return toProviderEvent(event);
+}
+
+export class WebhookSignatureError extends Error {}
+export class WebhookPayloadError extends Error {}
+
 /** A verified Stripe event (or the local provider's, signed the same way) as the domain applies it. */
 export function toProviderEvent(event: Stripe.Event): ProviderEvent {
   const object = event.data?.object as { id?: string; object?: string } | undefined;
