@@ -3,9 +3,9 @@ import type { ServiceKeyring } from '@htm/service-kit';
 import type { JobsConfig } from './config.js';
 import type { FileStorage } from './storage/file-storage.js';
 import type { FileLinkSigner } from './storage/file-links.js';
-import type { JobsReadCache } from './read-cache.js';
+import type { JobsReadCache } from './db/read-cache.js';
 import type { PaymentsClient } from './clients/payments.client.js';
-import type { ClaimGate } from './domain/claim-gate.js';
+import type { ClaimGate } from './db/claim-gate.js';
 import type { RecordingStore } from './storage/recording-store.js';
 import type { MediaTools } from './storage/media-tools.js';
 

@@ -13,8 +13,8 @@ import { createRecordingStore } from './storage/recording-store.js';
 import { ffmpegTools } from './storage/media-tools.js';
 import { sweepRecordings } from './domain/recordings.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
-import { ClaimGate, JOB_STATUS_CHANNEL } from './domain/claim-gate.js';
-import { JobsReadCache } from './read-cache.js';
+import { ClaimGate, JOB_STATUS_CHANNEL } from './db/claim-gate.js';
+import { JobsReadCache } from './db/read-cache.js';
 import { sweepUploadTmp } from './http/multipart.js';
 import { createPaymentsClient, paymentsTransport } from './clients/payments.client.js';
 

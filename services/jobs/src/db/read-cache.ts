@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { DbHandle, DbListener, Metrics } from '@htm/service-kit';
-import type { TesterStanding } from './domain/job-state.js';
+import type { TesterStanding } from '../domain/job-state.js';
 
 /** The Postgres channel the jobs schema's triggers notify on every change to jobs or users. */
 export const JOBS_CHANGED_CHANNEL = 'jobs_changed';
