@@ -128,7 +128,7 @@ export function availableJobsQuery(
     // Re-tests still held for their original tester are listed to that tester only (listReservedFor).
     sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now())`,
     // A pack is listed once: its first open slot (a claim of a taken slot moves on to the next one).
-    sql`(${jobs.packId} IS NULL OR ${jobs.id} = (SELECT s.id FROM jobs.jobs s WHERE s.pack_id = ${jobs.packId} AND s.status = 'open' AND s.payment_status = 'paid' ORDER BY s.id LIMIT 1))`,
+    sql`(${jobs.packId} IS NULL OR NOT EXISTS (SELECT 1 FROM jobs.jobs s WHERE s.pack_id = ${jobs.packId} AND s.status = 'open' AND s.payment_status = 'paid' AND s.id < ${jobs.id}))`,
   ];
   if (opts.after) conds.push(sql`(${jobs.createdAt}, ${jobs.id}) < (${opts.after.createdAt}::timestamptz, ${opts.after.id}::uuid)`);
   return db
