@@ -66,6 +66,18 @@ describe('ordering several testers in one checkout', () => {
     expect(r.body.jobs.map((j) => j.id)).toEqual([r.body.job.id]);
     expect(r.body.job.pack_id).toBeNull();
   });
+  it('pays and deletes an unpaid pack as a whole: any slot opens the same checkout, deleting one deletes all', async () => {
+    const posted = await client(stack, poster.token).post('/api/jobs', { ...SITE, testers: 3 });
+    expect(posted.status).toBe(201);
+    const again = await client(stack, poster.token).post(`/api/jobs/${posted.body.jobs[2].id}/checkout`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ session_id: posted.body.session_id, checkout_url: posted.body.checkout_url, pack: posted.body.pack, job: { id: posted.body.jobs[0].id } });
+    expect(again.body.jobs.map((j) => j.id)).toEqual(posted.body.jobs.map((j) => j.id));
+    const del = await client(stack, poster.token).call('DELETE', `/api/jobs/${posted.body.jobs[1].id}`);
+    expect(del.status).toBe(204);
+    const left = (await client(stack, poster.token).get('/api/jobs')).body.jobs.filter((j) => j.pack_id === posted.body.pack.id);
+    expect(left).toEqual([]);
+  });
 });
 
 describe('a pack of five, from the one payment to what the testers agree on', () => {
@@ -141,6 +153,10 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
     const r = await client(stack, testers[0].token).post(`/api/jobs/${first[0]}/claim`);
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'already_in_pack', detail: expect.stringMatching(/different tester/) });
+    // Nor can the admin hand it back to them.
+    const assign = await client(stack, admin.token).post(`/api/admin/assign/${first[0]}/${testers[0].id}`);
+    expect(assign.status).toBe(409);
+    expect(assign.body.code).toBe('already_in_pack');
     const back = await client(stack, testers[5].token).post(`/api/jobs/${first[0]}/claim`);
     expect(back.status).toBe(200);
     taken.set(first[0], testers[5]);
