@@ -218,6 +218,21 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
   });
 });
 
+describe('testers racing for one pack', () => {
+  it('gives four testers who claim the listed slot at the same moment four different slots', async () => {
+    const { packId, jobs } = await postPackAndPay(4);
+    const [listed] = await waitFor(async () => {
+      const l = await packListings(testers[1], packId);
+      return l.length ? l : undefined;
+    }, 'the pack listed');
+    const answers = await Promise.all(testers.slice(1, 5).map((t) => client(stack, t.token).post(`/api/jobs/${listed.id}/claim`)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(answers.map((a) => a.body.job.id).sort()).toEqual(jobs.map((j) => j.id).sort());
+    const fifth = await client(stack, testers[5].token).post(`/api/jobs/${listed.id}/claim`);
+    expect(fifth.status).toBe(409);
+  });
+});
+
 describe('unfilled slots', () => {
   it('are closed at the end of the fill window and refunded exactly once, also across a restart', async () => {
     const { packId, jobs, sessionId } = await postPackAndPay(3);
