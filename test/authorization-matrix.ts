@@ -59,6 +59,8 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/jobs', body: {}, expect: all(403, { anon: 401, owner: 400, otherPoster: 400, admin: 400 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/checkout`, expect: all(403, { anon: 401, owner: 409, admin: 409 }) },
   { method: 'POST', path: (f) => `/api/jobs/${f.open}/claim`, expect: all(403, { anon: 401, tester: 409 }) },
+  // Packs (issue 33): posters and the admin; testers never (a pack's own poster: test/packs.test.ts).
+  { method: 'GET', path: () => '/api/packs/00000000-0000-4000-8000-000000000000', expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }) },
   // The admin assigns through accept with {tester_id} (issue #19): without one, 400 on the field.
   { method: 'POST', path: (f) => `/api/jobs/${f.open}/accept`, expect: all(403, { anon: 401, tester: 409, admin: 400 }) },
   { method: 'PATCH', path: (f) => `/api/jobs/${f.claimed}/complete`, expect: adminOnly(409) },

@@ -3,7 +3,7 @@
  * payments, jobs (+ timer worker), admin, notifications, analytics and the gateway, over real HTTP, against one real
  * Postgres database (each service in its own schema) and real Redis under a unique prefix.
  */
-import type { CheckoutStatusResponse, JobView, PayoutRunResponse, SubmissionView } from '@htm/contracts';
+import type { CheckoutStatusResponse, JobView, PackCluster, PackSummary, PayoutRunResponse, SubmissionView } from '@htm/contracts';
 import { createTestDatabase, testRedisPrefix, waitFor, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
 import { freePort } from '@htm/service-kit';
 import { startIdentity } from '@htm/identity';
@@ -129,6 +129,9 @@ export interface GatewayAnswer extends SubmissionView {
   detail: string;
   code: string;
   errors?: Record<string, string[]>;
+  /** POST /api/jobs: the pack ({id, size}) or null; GET /api/packs/{id}: its progress. */
+  pack: Partial<PackSummary> & { id: string; size: number };
+  clusters: PackCluster[];
 }
 
 /** A JSON client for the gateway with an optional bearer token. */

@@ -356,6 +356,38 @@ describe('marketplace in the browser', () => {
     await shot(admin, 'admin-insights');
   }, 180_000);
 
+  it('orders three testers in one checkout and shows the pack as one card (issue 33)', async () => {
+    const p = await newPage();
+    await signInPoster(p, run.product.baseUrl, `pack${ts}@gmail.com`);
+    await p.getByRole('button', { name: 'Post New Job' }).click();
+    await p.getByLabel('Job title').fill(`Pack ${ts}`);
+    await p.getByLabel('Website URL').fill('https://pack.example');
+    await p.getByLabel('What to test').fill('Buy a mug on your phone');
+    await p
+      .getByRole('textbox', { name: 'Thing to check 1' })
+      .fill('Can you add a mug to the cart?');
+    await p.getByLabel('How many testers').selectOption('3 testers');
+    expect(await p.getByTestId('pack-price').textContent()).toMatch(/^3 testers × \$1 = \$3\./);
+    await p.getByRole('button', { name: 'Post Job & Pay $3' }).click();
+    await p.waitForURL(/\/api\/payments\/local\/checkout\//);
+    expect(await p.getByText('3 × $1').isVisible()).toBe(true);
+    await shot(p, 'pack-local-checkout');
+    await p.getByRole('button', { name: 'Pay $3.00' }).click();
+    await p.waitForURL(/\/payment\/success\?session_id=/);
+    await p.goto(`${run.product.baseUrl}/dashboard`);
+    const card = p.getByRole('listitem', { name: `Pack of 3 testers: Pack ${ts}` });
+    await card
+      .getByTestId('pack-progress')
+      .filter({ hasText: '0 of 3 done' })
+      .waitFor({ timeout: 30_000 });
+    await card.getByRole('button', { name: 'What they agree on' }).click();
+    await p
+      .getByText('No findings yet: they appear here as the testers submit their work.')
+      .waitFor();
+    await shot(p, 'pack-dashboard');
+    await p.context().close();
+  }, 90_000);
+
   it('keeps the session across a reload and shows the login screen once it cannot be refreshed', async () => {
     const p = await newPage();
     await signInPoster(p, run.product.baseUrl, `reload${ts}@gmail.com`);

@@ -100,5 +100,7 @@ export const insightsResponseSchema = z.object({
     payouts_cents: cents,
     refunds_cents: cents,
   }),
+  /** Packs ("Five testers for $5") in the range: ordered, testers ordered in them, unfilled slots refunded. */
+  packs: z.object({ ordered: count, testers: count, slots_refunded: count }),
 });
 export type InsightsResponse = z.infer<typeof insightsResponseSchema>;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
-import type { FindingView, RecordingView } from './findings.js';
-import { DEFAULT_GEO_RULE, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
+import type { FindingSeverity, FindingView, RecordingView } from './findings.js';
+import { PACK_SIZE, DEFAULT_GEO_RULE, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -101,6 +101,7 @@ export const JOB_MESSAGES = {
   alreadyTestedSite: 'This job asks for a tester who has not tested this site before, and you have.',
   assistiveTechRequired: 'This job is for a tester who uses the assistive technology it names. Add it to your profile if you use it.',
   priorityWindow: 'This job is open to top-rated testers first. Please check again in a few minutes.',
+  testersRange: `Testers must be a whole number from ${PACK_SIZE.min} to ${PACK_SIZE.max}`,
   notCompleted: 'You can rate the tester once the job is completed.',
   alreadyRated: 'You have already rated this job.',
 } as const;
@@ -219,6 +220,15 @@ export const createJobBodySchema = z.object({
     .optional()
     .nullable()
     .transform((v) => v ?? null),
+  /** How many testers (a pack: one job per tester, one checkout for all): 1-10, default 1. */
+  testers: z
+    .number({ error: JOB_MESSAGES.testersRange })
+    .int({ error: JOB_MESSAGES.testersRange })
+    .min(PACK_SIZE.min, { error: JOB_MESSAGES.testersRange })
+    .max(PACK_SIZE.max, { error: JOB_MESSAGES.testersRange })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? PACK_SIZE.default),
 });
 export type CreateJobBody = z.infer<typeof createJobBodySchema>;
 
@@ -404,6 +414,42 @@ export interface JobView {
   reserved_until?: string | null;
   /** When the job was paid (null while unpaid). */
   paid_at?: string | null;
+  /** The pack this job is one slot of (several testers ordered in one checkout), else null. */
+  pack_id?: string | null;
+}
+
+/** A pack's progress: its slots by state ("3 of 5 done"). */
+export interface PackSummary {
+  id: string;
+  size: number;
+  claimed: number;
+  submitted: number;
+  completed: number;
+  closed: number;
+}
+
+/** One tester's finding inside a cluster of GET /api/packs/{id}. */
+export interface PackClusterFinding {
+  job_id: string;
+  text: string;
+  severity: FindingSeverity | null;
+}
+
+/** Findings of several testers that say the same thing (grouped by the similarity of their text). */
+export interface PackCluster {
+  /** The cluster's most representative finding text. */
+  summary: string;
+  /** How many different testers (jobs) hit it. */
+  count: number;
+  job_ids: string[];
+  findings: PackClusterFinding[];
+}
+
+/** GET /api/packs/{id} (the poster, the admin): the pack, its jobs and what the testers agree on. */
+export interface PackView {
+  pack: PackSummary;
+  jobs: JobView[];
+  clusters: PackCluster[];
 }
 
 /** A paid job's results are promised within its completion window plus this margin to be claimed. */

@@ -23,6 +23,10 @@ export const liveJobMessageSchema = z.object({
   /** The event type behind it (JobClaimed, WorkSubmitted, ...). */
   event: z.string(),
   accepted_by: z.enum(['poster', 'admin', 'auto']).optional(),
+  /** A pack's slot (PackSlotClosed, its PaymentRefunded): the pack. */
+  pack_id: z.string().nullable().optional(),
+  /** PaymentRefunded of an unfilled pack slot: the cents given back. */
+  refunded_cents: z.number().int().optional(),
 });
 export type LiveJobMessage = z.infer<typeof liveJobMessageSchema>;
 

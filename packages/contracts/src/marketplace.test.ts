@@ -21,21 +21,23 @@ const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({ st
 
 /** Every (action, status) pair: allowed (its target) or the refusal a user reads. */
 const EXPECTED: Record<JobAction, Record<JobStatus, string>> = {
-  claim: { open: '→claimed', claimed: 'job_taken', submitted: 'job_taken', revision_requested: 'job_taken', completed: 'job_completed' },
-  assign: { open: '→claimed', claimed: 'job_taken', submitted: 'job_taken', revision_requested: 'job_taken', completed: 'job_completed' },
-  submit: { open: 'job_not_claimed', claimed: '→submitted', submitted: 'already_submitted', revision_requested: '→submitted', completed: 'job_completed' },
-  accept: { open: 'nothing_to_review', claimed: 'nothing_to_review', submitted: '→completed', revision_requested: 'revision_pending', completed: 'job_completed' },
-  auto_accept: { open: 'nothing_to_review', claimed: 'nothing_to_review', submitted: '→completed', revision_requested: 'revision_pending', completed: 'job_completed' },
+  claim: { open: '→claimed', claimed: 'job_taken', submitted: 'job_taken', revision_requested: 'job_taken', completed: 'job_completed', closed: 'job_closed' },
+  assign: { open: '→claimed', claimed: 'job_taken', submitted: 'job_taken', revision_requested: 'job_taken', completed: 'job_completed', closed: 'job_closed' },
+  submit: { open: 'job_not_claimed', claimed: '→submitted', submitted: 'already_submitted', revision_requested: '→submitted', completed: 'job_completed', closed: 'job_closed' },
+  accept: { open: 'nothing_to_review', claimed: 'nothing_to_review', submitted: '→completed', revision_requested: 'revision_pending', completed: 'job_completed', closed: 'job_closed' },
+  auto_accept: { open: 'nothing_to_review', claimed: 'nothing_to_review', submitted: '→completed', revision_requested: 'revision_pending', completed: 'job_completed', closed: 'job_closed' },
   request_revision: {
     open: 'nothing_to_review',
     claimed: 'nothing_to_review',
     submitted: '→revision_requested',
     revision_requested: 'revision_pending',
     completed: 'job_completed',
+    closed: 'job_closed',
   },
-  claim_timeout: { open: 'stale_timer', claimed: '→open', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed' },
-  revision_expired: { open: 'stale_timer', claimed: 'stale_timer', submitted: 'stale_timer', revision_requested: '→open', completed: 'job_completed' },
-  tester_unapproved: { open: 'stale_timer', claimed: '→open', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed' },
+  claim_timeout: { open: 'stale_timer', claimed: '→open', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed', closed: 'job_closed' },
+  revision_expired: { open: 'stale_timer', claimed: 'stale_timer', submitted: 'stale_timer', revision_requested: '→open', completed: 'job_completed', closed: 'job_closed' },
+  tester_unapproved: { open: 'stale_timer', claimed: '→open', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed', closed: 'job_closed' },
+  close_unfilled: { open: '→closed', claimed: 'stale_timer', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed', closed: 'job_closed' },
 };
 
 describe('the job transition table', () => {

@@ -13,7 +13,8 @@
 
 // ---- statuses, countries, geo admission, assistive technology ----
 
-export const JOB_STATUSES = ['open', 'claimed', 'submitted', 'revision_requested', 'completed'] as const;
+/** `closed`: a paid slot of a pack nobody claimed within the fill window, refunded ("Five testers for $5"). */
+export const JOB_STATUSES = ['open', 'claimed', 'submitted', 'revision_requested', 'completed', 'closed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** What the web app and the live channel show for each status (the spec's "revision requested"). */
@@ -23,6 +24,7 @@ export const JOB_STATUS_LABELS: Record<JobStatus, string> = {
   submitted: 'submitted',
   revision_requested: 'revision requested',
   completed: 'completed',
+  closed: 'closed (refunded)',
 };
 
 export const USER_COUNTRIES = ['US', 'PR', 'CA'] as const;
@@ -68,6 +70,15 @@ export const PLATFORM_FEE_CENTS = PRICE_PER_TEST_CENTS - TESTER_SHARE_CENTS;
 export const formatUsd = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
 /** "$1" for whole dollars, else "$0.82". */
 export const formatPrice = (cents: number): string => (cents % 100 === 0 ? `$${cents / 100}` : formatUsd(cents));
+
+// ---- packs: several testers for one site in one checkout ("Five testers for $5") ----
+
+/** How many testers a poster may order in one checkout (POST /api/jobs `testers`), and the default. */
+export const PACK_SIZE = { min: 1, max: 10, default: 1 } as const;
+/** What a pack of `testers` costs: one unit of PRICE_PER_TEST_CENTS per tester. */
+export const packPriceCents = (testers: number): number => testers * PRICE_PER_TEST_CENTS;
+/** Default of the jobs service's PACK_FILL_WINDOW_MS: a slot nobody claimed this long after payment is closed and refunded. */
+export const PACK_FILL_WINDOW_DEFAULT_MS = 7 * 24 * 3_600_000;
 
 // ---- testers' standing ----
 
@@ -139,7 +150,8 @@ export type JobAction =
   | 'request_revision' // poster or admin asks for one revision
   | 'claim_timeout' // timer: claim not submitted in time
   | 'revision_expired' // timer: revision not resubmitted in time
-  | 'tester_unapproved'; // identity unapproved the tester: their claimed jobs go back
+  | 'tester_unapproved' // identity unapproved the tester: their claimed jobs go back
+  | 'close_unfilled'; // timer: a pack's slot nobody claimed within the fill window (refunded)
 
 /** Columns of a job a transition sets or clears (the jobs service's schema names). */
 export type JobColumn =
@@ -155,7 +167,8 @@ export type JobColumn =
   | 'completedAt'
   | 'acceptedBy'
   | 'releasedTesterId'
-  | 'releaseReason';
+  | 'releaseReason'
+  | 'closedAt';
 
 /** Columns of the loaded job the UPDATE must still find unchanged (who holds it, which deadline...). */
 export type JobMatch = 'testerId' | 'revisionCount' | 'currentSubmissionId' | 'claimDeadlineAt' | 'revisionDeadlineAt';
@@ -178,7 +191,7 @@ export interface Transition {
   /** Columns reset (null; revisionCount 0). */
   clears: readonly JobColumn[];
   /** The event recorded with the change. */
-  event: 'JobClaimed' | 'WorkSubmitted' | 'SubmissionAccepted' | 'RevisionRequested' | 'JobReleased';
+  event: 'JobClaimed' | 'WorkSubmitted' | 'SubmissionAccepted' | 'RevisionRequested' | 'JobReleased' | 'PackSlotClosed';
   /** The refusal (409) for each status the action cannot start from. */
   refusals: Partial<Record<JobStatus, Refusal>>;
   /**
@@ -203,10 +216,13 @@ export const REFUSALS = {
   noRevision: { code: 'stale_timer', detail: 'No revision is pending.' },
   changedReviewing: { code: 'job_changed', detail: 'This job changed while you were reviewing. Please reload.' },
   changedSubmitting: { code: 'job_changed', detail: 'This job changed while you were submitting. Please reload.' },
+  closed: { code: 'job_closed', detail: 'This job was closed unfilled and its payment refunded.' },
+  alreadyInPack: { code: 'already_in_pack', detail: 'You already took a test of this site in this pack: each test of a pack goes to a different tester.' },
+  slotTaken: { code: 'stale_timer', detail: 'This slot was taken before its fill window ended.' },
 } as const satisfies Record<string, Refusal>;
 
 const R = REFUSALS;
-const review = { open: R.nothingToReview, claimed: R.nothingToReview, revision_requested: R.revisionPending, completed: R.completed };
+const review = { open: R.nothingToReview, claimed: R.nothingToReview, revision_requested: R.revisionPending, completed: R.completed, closed: R.closed };
 /** Everything a new holder starts without. */
 const FRESH_HOLD: readonly JobColumn[] = ['submittedAt', 'autoAcceptAt', 'revisionDeadlineAt', 'revisionCount', 'lastReview', 'currentSubmissionId'];
 /** A job going back to open for the next tester (old submissions stay for the record). */
@@ -230,7 +246,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
     clears: FRESH_HOLD,
     event: 'JobClaimed',
-    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed },
+    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed, closed: R.closed },
     lost: { refusal: R.taken },
   },
   assign: {
@@ -241,7 +257,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
     clears: FRESH_HOLD,
     event: 'JobClaimed',
-    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed },
+    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed, closed: R.closed },
     lost: { refusal: R.taken },
   },
   submit: {
@@ -252,7 +268,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['submittedAt', 'autoAcceptAt', 'currentSubmissionId'],
     clears: ['claimDeadlineAt', 'revisionDeadlineAt'],
     event: 'WorkSubmitted',
-    refusals: { open: R.notClaimed, submitted: R.alreadySubmitted, completed: R.completed },
+    refusals: { open: R.notClaimed, submitted: R.alreadySubmitted, completed: R.completed, closed: R.closed },
     lost: { recheck: R.changedSubmitting },
   },
   accept: {
@@ -296,7 +312,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
-    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed },
+    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed, closed: R.closed },
     lost: 'stale',
   },
   revision_expired: {
@@ -307,7 +323,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
-    refusals: { open: R.noRevision, claimed: R.noRevision, submitted: R.noRevision, completed: R.completed },
+    refusals: { open: R.noRevision, claimed: R.noRevision, submitted: R.noRevision, completed: R.completed, closed: R.closed },
     lost: 'stale',
   },
   tester_unapproved: {
@@ -319,7 +335,19 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
-    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed },
+    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed, closed: R.closed },
+    lost: 'stale',
+  },
+  close_unfilled: {
+    // Only a paid slot of a pack (the caller's WHERE adds pack_id IS NOT NULL) still open at the end of its fill window.
+    from: ['open'],
+    to: 'closed',
+    guards: ['paid'],
+    match: [],
+    sets: ['closedAt'],
+    clears: [],
+    event: 'PackSlotClosed',
+    refusals: { claimed: R.slotTaken, submitted: R.slotTaken, revision_requested: R.slotTaken, completed: R.completed, closed: R.closed },
     lost: 'stale',
   },
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PACK_SIZE } from './marketplace.js';
 
 /** POST /internal/checkout-sessions (jobs -> payments): a $1 checkout for one job. */
 export const createCheckoutSessionBodySchema = z.object({
@@ -6,6 +7,12 @@ export const createCheckoutSessionBodySchema = z.object({
   poster_id: z.string({ error: 'poster_id is required' }).trim().min(1, { error: 'poster_id is required' }).max(100, { error: 'poster_id is too long' }),
   title: z.string({ error: 'title is required' }).trim().min(1, { error: 'title is required' }).max(500, { error: 'title is too long' }),
   attempt: z.number({ error: 'attempt must be a whole number' }).int({ error: 'attempt must be a whole number' }).min(0, { error: 'attempt must be 0 or more' }).max(1_000_000),
+  /**
+   * A pack (several testers in one checkout): every job of it, job_id (the session's job) first.
+   * The session charges one PRICE_PER_TEST_CENTS unit per job (quantity = job_ids.length) and its
+   * payment pays each. Absent: one job.
+   */
+  job_ids: z.array(z.string().trim().min(1).max(100)).min(1).max(PACK_SIZE.max, { error: `a pack has at most ${PACK_SIZE.max} jobs` }).optional(),
 });
 export type CreateCheckoutSessionBody = z.infer<typeof createCheckoutSessionBodySchema>;
 

@@ -79,7 +79,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'patch', path: `/api/admin/approve-tester/{${idParam('id')}}`, service: 'identity', access: 'user', rate: 'api', summary: 'Approve or unapprove a tester', body: approveTesterBodySchema, roles: ['admin'] },
   // jobs
   { method: 'get', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: "A poster's own jobs; every job (with poster_info) for the admin", roles: ['poster', 'admin'] },
-  { method: 'post', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Post a job; answers a checkout session to pay the $1', body: createJobBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'post', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Post a job (testers 1-10: a pack of that many jobs); answers one checkout session for testers × $1', body: createJobBodySchema, roles: ['poster', 'admin'], status: 201 },
   { method: 'post', path: '/api/jobs/{id}/retest', service: 'jobs', access: 'user', rate: 'api', summary: "Re-test a completed job (poster only): a new job for the same tester, with a checkout session", roles: ['poster'], status: 201 },
   { method: 'get', path: '/api/jobs/{id}/before-after', service: 'jobs', access: 'user', rate: 'api', summary: "A re-test's findings beside the original's, per checklist item and key finding", roles: ['poster', 'tester', 'admin'] },
   { method: 'delete', path: '/api/jobs/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'The poster deletes an unpaid job (409 already_paid once paid)', roles: ['poster', 'admin'], status: 204 },
@@ -92,6 +92,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/jobs/{id}/submission', service: 'jobs', access: 'user', rate: 'api', summary: "The job's submission (preview only for the poster until accepted)", roles: ['poster', 'tester', 'admin'] },
   { method: 'post', path: '/api/jobs/{id}/review', service: 'jobs', access: 'user', rate: 'api', summary: 'Accept or request a revision', body: reviewBodySchema, roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/jobs/{id}/rating', service: 'jobs', access: 'user', rate: 'api', summary: "The poster rates the tester of a completed job, once (stars 1-5, optional comment)", body: rateJobBodySchema, roles: ['poster'], status: 201 },
+  { method: 'get', path: '/api/packs/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'A pack (several testers ordered in one checkout): its progress, its jobs and clusters of the findings several testers agree on (the poster, the admin)', roles: ['poster', 'admin'] },
   { method: 'get', path: '/api/tester/available-jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Paid open jobs the tester may take, newest first, keyset-paginated', query: availableJobsQuerySchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/my-jobs', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs", roles: ['tester'] },
   { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'], download: true },

@@ -147,11 +147,30 @@ export const catalogue = {
     description: 'A job went back to open for another tester (claim timed out or the revision window expired).',
     data: z.object({ jobId: id, testerId: id, reason: z.enum(['claim_timeout', 'revision_expired', 'tester_unapproved']), posterId, geoRule: geoRule.nullish() }),
   },
+  PackCreated: {
+    source: 'jobs',
+    version: 1,
+    description: 'A poster ordered several testers for one site in one checkout: a pack of `size` jobs (each also announced by JobCreated).',
+    data: z.object({ packId: id, posterId: id, size: z.number().int(), jobIds: z.array(id), url: z.string() }),
+  },
+  PackSlotClosed: {
+    source: 'jobs',
+    version: 1,
+    description: "A pack's slot nobody claimed within PACK_FILL_WINDOW_MS of its payment was closed (status closed); payments refunds its $1.",
+    data: z.object({ jobId: id, packId: id, posterId: id, title: z.string(), closedAt: iso }),
+  },
   JobPublished: {
     source: 'jobs',
     version: 1,
     description: "The jobs service recorded a job's payment: the job is now open to the testers its geo rule admits.",
-    data: z.object({ jobId: id, posterId: id, geoRule, paidAt: iso }),
+    data: z.object({
+      jobId: id,
+      posterId: id,
+      geoRule,
+      paidAt: iso,
+      /** A pack's slot: when it is closed and refunded if nobody has claimed it by then (absent otherwise). */
+      fillDeadlineAt: iso.optional(),
+    }),
   },
   TesterStrikeRecorded: {
     source: 'jobs',
@@ -202,8 +221,18 @@ export const catalogue = {
   PaymentRefunded: {
     source: 'payments',
     version: 1,
-    description: 'Money paid in was given back to the poster (a duplicate payment of an already paid job, or a paid job nobody finished when the admin cleared all jobs).',
-    data: z.object({ jobId: id, sessionId: z.string(), posterId: id.nullable(), amountCents: z.number().int(), reason: z.enum(['duplicate', 'jobs_cleared']), refundedAt: iso }),
+    description: "Money paid in was given back to the poster (a duplicate payment of an already paid job, a paid job nobody finished when the admin cleared all jobs, or a pack's slot nobody claimed in its fill window).",
+    data: z.object({
+      jobId: id,
+      sessionId: z.string(),
+      posterId: id.nullable(),
+      amountCents: z.number().int(),
+      reason: z.enum(['duplicate', 'jobs_cleared', 'pack_slot_unfilled']),
+      refundedAt: iso,
+      /** pack_slot_unfilled: the pack and the job's title (absent otherwise). */
+      packId: id.optional(),
+      title: z.string().optional(),
+    }),
   },
   TesterPaid: {
     source: 'payments',

@@ -12,6 +12,7 @@ const H = 3600_000;
 export function scriptedHistory(now = new Date()) {
   const [A, B, C, D, E, F] = Array.from({ length: 6 }, () => randomUUID());
   const [poster, t1, t2, t3, t4] = Array.from({ length: 5 }, () => randomUUID());
+  const pack = randomUUID();
   const job = (id: string, geoRule: 'us_pr' | 'us_pr_ca' | 'global_beta', at: string | Date) =>
     ev(
       'JobCreated',
@@ -205,6 +206,33 @@ export function scriptedHistory(now = new Date()) {
       },
       '2026-03-03T13:00:00Z',
     ),
+    // a pack of three testers ordered (its jobs are not part of this history), one slot refunded unfilled
+    ev(
+      'PackCreated',
+      pack,
+      {
+        packId: pack,
+        posterId: poster,
+        size: 3,
+        jobIds: [randomUUID(), randomUUID(), randomUUID()],
+        url: 'https://shop.example',
+      },
+      '2026-03-02T10:00:00Z',
+    ),
+    ev(
+      'PaymentRefunded',
+      pack,
+      {
+        jobId: pack,
+        sessionId: 'cs_pack',
+        posterId: poster,
+        amountCents: 100,
+        reason: 'pack_slot_unfilled',
+        refundedAt: '2026-03-03T14:00:00Z',
+        packId: pack,
+      },
+      '2026-03-03T14:00:00Z',
+    ),
     // today: job E paid 5 h ago and waiting; job F claimed an hour ago by t1 (active in the last 7 days)
     job(E, 'us_pr', ago(6)),
     ...paid(E, 'us_pr', ago(5)),
@@ -272,8 +300,10 @@ export const EXPECTED = {
     earnings_cents: 164,
     platform_fee_cents: 36,
     payouts_cents: 82,
-    refunds_cents: 100,
+    // the duplicate payment of A and the pack's unfilled slot
+    refunds_cents: 200,
   },
+  packs: { ordered: 1, testers: 3, slots_refunded: 1 },
   /** paid -> first claim: 1 h, 2 h, 24 h; paid -> first result: 6 h, 28 h (percentiles at most 5% high). */
   time_to_claim_ms: { p50: 2 * H, p90: 24 * H },
   time_to_result_ms: { p50: 6 * H, p90: 28 * H },

@@ -54,6 +54,7 @@ function expectHistory(body: Awaited<ReturnType<Harness['insights']>>['body']) {
   expect(body.testers).toEqual(EXPECTED.testers);
   expect(body.demand_by_country).toEqual(EXPECTED.demand_by_country);
   expect(body.totals).toEqual(EXPECTED.totals);
+  expect(body.packs).toEqual(EXPECTED.packs);
   expectWithin5Percent(body.time_to_claim_ms, EXPECTED.time_to_claim_ms);
   expectWithin5Percent(body.time_to_result_ms, EXPECTED.time_to_result_ms);
   // 6 h falls in the "up to 8 h" bin, 28 h in "up to 48 h"

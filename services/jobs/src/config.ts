@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring } from '@htm/service-kit';
+import { PACK_FILL_WINDOW_DEFAULT_MS } from '@htm/contracts/marketplace';
 
 const HOUR = 3600_000;
 const ms = (def: number) => z.coerce.number().int().min(1).default(def);
@@ -17,6 +18,8 @@ export const jobsConfigSchema = baseConfigSchema.extend({
   CLAIM_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
   /** How long a paid re-test is held for the tester of the original job (ms; 0 = not held). */
   RETEST_RESERVE_MS: z.coerce.number().int().min(0).default(24 * HOUR),
+  /** A pack's slot nobody has claimed this long after payment is closed and its $1 refunded (ms). */
+  PACK_FILL_WINDOW_MS: z.coerce.number().int().min(1).default(PACK_FILL_WINDOW_DEFAULT_MS),
   /** Uploads: local disk under UPLOAD_DIR (default DATA_DIR/uploads) unless S3_BUCKET is set. */
   UPLOAD_DIR: z.string().optional(),
   S3_BUCKET: z.string().min(1).optional(),

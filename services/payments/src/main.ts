@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { refundClearedJobs } from './events/jobs-cleared.handler.js';
+import { refundUnfilledSlot } from './events/pack-slot-closed.handler.js';
 import { hostService, type HostedService } from '@htm/events';
 import { runMain } from '@htm/service-kit';
 import { loadPaymentsConfig, type PaymentsConfig } from './config.js';
@@ -41,6 +42,8 @@ export async function startPayments(env: Record<string, string | undefined> = pr
           // JobsCleared: the paid jobs nobody finished are refunded; the rest of the money history
           // (payments, earnings, payouts) outlives the jobs it was for; see README.
           JobsCleared: (event, tx) => refundClearedJobs(deps, tx, event),
+          // PackSlotClosed: a pack's slot nobody claimed in its fill window is refunded (one unit).
+          PackSlotClosed: (event, tx) => refundUnfilledSlot(deps, tx, event),
         },
       };
     },

@@ -50,6 +50,24 @@ describe('POST /internal/checkout-sessions (stripe provider through the official
     expect(rows).toEqual([{ job_id: jobId, poster_id: posterId, title: 'Check my signup flow', status: 'open', amount_cents: 100 }]);
   });
 
+  it('asks Stripe for one line item of quantity N for a pack, and books $1 and a JobPaid for each of its jobs when paid', async () => {
+    const posterId = randomUUID();
+    const jobIds = [randomUUID(), randomUUID(), randomUUID()];
+    const res = await createCheckout(h, { job_id: jobIds[0], poster_id: posterId, title: 'Three testers on my shop', attempt: 1, job_ids: jobIds });
+    expect(res.status).toBe(200);
+    const { session_id } = (await res.json()) as { session_id: string };
+    const req = h.stripe!.seen('POST', '/v1/checkout/sessions').at(-1)!;
+    expect(req.form).toMatchObject({ 'line_items[0][quantity]': '3', 'line_items[0][price_data][unit_amount]': '100', 'metadata[job_id]': jobIds[0] });
+    expect(await q(h, 'SELECT amount_cents, job_ids FROM payments.checkout_sessions WHERE id = $1', [session_id])).toEqual([{ amount_cents: 300, job_ids: jobIds }]);
+
+    const { payload, header } = signedWebhook(STRIPE_WEBHOOK_SECRET, 'checkout.session.completed', sessionObject(session_id, jobIds[0], { amount_total: 300 }));
+    expect((await postWebhook(h, payload, header)).status).toBe(200);
+    for (const jobId of jobIds) {
+      expect(await q(h, `SELECT amount_cents, session_id FROM payments.ledger_entries WHERE kind = 'payment' AND job_id = $1`, [jobId])).toEqual([{ amount_cents: 100, session_id }]);
+      expect(await countOutbox('JobPaid', jobId)).toEqual([{ n: 1 }]);
+    }
+  });
+
   it("answers the job's open session to every new attempt, and a new session (new attempt's key) once it has expired", async () => {
     const first = await newCheckout();
     const again = await newCheckout(first.posterId, first.jobId, 1);

@@ -40,6 +40,10 @@ export const daily = analyticsSchema.table('daily', {
   revisions: n('revisions'),
   releases: n('releases'),
   refunds: n('refunds'),
+  /** Packs ordered (PackCreated), the testers ordered in them, and their unfilled slots refunded. */
+  packs: n('packs'),
+  packTesters: n('pack_testers'),
+  packSlotsRefunded: n('pack_slots_refunded'),
   revenueCents: cents('revenue_cents'),
   earningsCents: cents('earnings_cents'),
   platformFeeCents: cents('platform_fee_cents'),

@@ -80,5 +80,10 @@ export async function getInsights(
       payouts_cents: sum((r) => r.payoutsCents),
       refunds_cents: sum((r) => r.refundsCents),
     },
+    packs: {
+      ordered: sum((r) => r.packs),
+      testers: sum((r) => r.packTesters),
+      slots_refunded: sum((r) => r.packSlotsRefunded),
+    },
   };
 }

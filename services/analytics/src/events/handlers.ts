@@ -66,6 +66,9 @@ export function analyticsEventHandlers(): EventHandlers {
       });
       if (!before.postedAt) await addToDay(tx, dayOf(e.occurredAt), { posted: 1 });
     },
+    // A pack of several testers in one checkout (its jobs count as posted through JobCreated).
+    PackCreated: async (e, tx) =>
+      addToDay(tx, dayOf(e.occurredAt), { packs: 1, packTesters: e.data.size }),
     JobPublished: async (e, tx) => {
       await fold(tx, e.data.jobId, { paidAt: new Date(e.data.paidAt), geoRule: e.data.geoRule });
       await addDemand(tx, dayOf(e.data.paidAt), e.data.geoRule);
@@ -123,7 +126,11 @@ export function analyticsEventHandlers(): EventHandlers {
     TesterPaid: async (e, tx) =>
       addToDay(tx, dayOf(e.data.paidAt), { payoutsCents: e.data.amountCents }),
     PaymentRefunded: async (e, tx) =>
-      addToDay(tx, dayOf(e.data.refundedAt), { refunds: 1, refundsCents: e.data.amountCents }),
+      addToDay(tx, dayOf(e.data.refundedAt), {
+        refunds: 1,
+        refundsCents: e.data.amountCents,
+        ...(e.data.reason === 'pack_slot_unfilled' ? { packSlotsRefunded: 1 } : {}),
+      }),
     // admin: read so the group follows every stream (nothing to count yet)
     WaitlistJoined: async () => undefined,
   };

@@ -84,6 +84,16 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
         { event: 'available', data: { job_id: d.jobId, action: 'added' }, to: { users: [], testers: testersAdmittedBy(d.geoRule) } },
       ];
     }
+    case 'PackSlotClosed': {
+      // The poster's pack card: the slot is closed (its refund follows from payments).
+      const d = (e as EventEnvelope<'PackSlotClosed'>).data;
+      return [job(d.jobId, present(d.posterId), { pack_id: d.packId })];
+    }
+    case 'PaymentRefunded': {
+      const d = (e as EventEnvelope<'PaymentRefunded'>).data;
+      if (d.reason !== 'pack_slot_unfilled') return [];
+      return [{ event: 'job', data: { job_id: d.jobId, event: e.type, status: 'closed', payment_status: 'paid', refunded_cents: d.amountCents, pack_id: d.packId ?? null }, to: { users: present(d.posterId), admins: true } }];
+    }
     case 'TesterPaid': {
       const d = (e as EventEnvelope<'TesterPaid'>).data;
       return [{ event: 'earnings', data: { action: 'paid', amount_cents: d.amountCents, job_ids: d.jobIds }, to: { users: [d.testerId] } }];

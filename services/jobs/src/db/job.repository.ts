@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, notInArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
 import { DEFAULT_STRIKE_LIMIT, refusalFor, REVISION_LIMIT, TOP_RATED, TRANSITIONS, type JobAction, type JobColumn, type JobMatch } from '@htm/contracts/marketplace';
@@ -32,13 +32,13 @@ function hotStatements(db: Db) {
     windowRules: sql.placeholder('windowRules'),
     windowCutoff: sql.placeholder('windowCutoff'),
   };
-  const firstPage = availableJobsQuery(db, { geoRules: sql.placeholder('rules'), limit: sql.placeholder('limit'), ...fit }).prepare('jobs_available_first_v2');
+  const firstPage = availableJobsQuery(db, { geoRules: sql.placeholder('rules'), limit: sql.placeholder('limit'), ...fit }).prepare('jobs_available_first_v3');
   const nextPage = availableJobsQuery(db, {
     geoRules: sql.placeholder('rules'),
     limit: sql.placeholder('limit'),
     after: { createdAt: sql.placeholder('afterTs'), id: sql.placeholder('afterId') },
     ...fit,
-  }).prepare('jobs_available_next_v2');
+  }).prepare('jobs_available_next_v3');
   return { findUser, firstPage, nextPage };
 }
 const statements = new WeakMap<Db, ReturnType<typeof hotStatements>>();
@@ -127,6 +127,8 @@ export function availableJobsQuery(
     sql`(${jobs.paidAt} IS NULL OR ${jobs.paidAt} <= ${fit.windowCutoff}::timestamptz OR NOT (${jobs.geoRule} = ANY(${listParam(fit.windowRules)}::text[])))`,
     // Re-tests still held for their original tester are listed to that tester only (listReservedFor).
     sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now())`,
+    // A pack is listed once: its first open slot (a claim of a taken slot moves on to the next one).
+    sql`(${jobs.packId} IS NULL OR NOT EXISTS (SELECT 1 FROM jobs.jobs s WHERE s.pack_id = ${jobs.packId} AND s.status = 'open' AND s.payment_status = 'paid' AND s.id < ${jobs.id}))`,
   ];
   if (opts.after) conds.push(sql`(${jobs.createdAt}, ${jobs.id}) < (${opts.after.createdAt}::timestamptz, ${opts.after.id}::uuid)`);
   return db
@@ -276,6 +278,7 @@ export interface TimedJob {
   claimDeadlineAt: Date | null;
   autoAcceptAt: Date | null;
   revisionDeadlineAt: Date | null;
+  fillDeadlineAt: Date | null;
 }
 
 /**
@@ -287,6 +290,7 @@ export async function listTimedJobs(db: Q, after: string | undefined, limit: num
     (${jobs.status} = 'claimed' AND ${jobs.claimDeadlineAt} IS NOT NULL)
     OR (${jobs.status} = 'submitted' AND ${jobs.autoAcceptAt} IS NOT NULL AND ${jobs.currentSubmissionId} IS NOT NULL)
     OR (${jobs.status} = 'revision_requested' AND ${jobs.revisionDeadlineAt} IS NOT NULL)
+    OR (${jobs.status} = 'open' AND ${jobs.packId} IS NOT NULL AND ${jobs.fillDeadlineAt} IS NOT NULL)
   )`;
   return db
     .select({
@@ -297,6 +301,7 @@ export async function listTimedJobs(db: Q, after: string | undefined, limit: num
       claimDeadlineAt: jobs.claimDeadlineAt,
       autoAcceptAt: jobs.autoAcceptAt,
       revisionDeadlineAt: jobs.revisionDeadlineAt,
+      fillDeadlineAt: jobs.fillDeadlineAt,
     })
     .from(jobs)
     .where(after ? and(due, sql`${jobs.id} > ${after}`) : due)
@@ -318,6 +323,7 @@ export async function countOverdueTimers(db: Q, graceMs: number): Promise<number
       (${jobs.status} = 'claimed' AND ${jobs.claimDeadlineAt} < ${before})
       OR (${jobs.status} = 'submitted' AND ${jobs.autoAcceptAt} < ${before} AND ${jobs.currentSubmissionId} IS NOT NULL)
       OR (${jobs.status} = 'revision_requested' AND ${jobs.revisionDeadlineAt} < ${before})
+      OR (${jobs.status} = 'open' AND ${jobs.packId} IS NOT NULL AND ${jobs.fillDeadlineAt} < ${before})
     )`);
   return Number(row?.n ?? 0);
 }
@@ -379,8 +385,8 @@ export async function setCheckoutSession(db: Q, jobId: string, sessionId: string
  */
 export async function markJobPaid(
   tx: Tx,
-  p: { jobId: string; paidAt: Date; sessionId: string; reservedUntil: Date },
-): Promise<Pick<JobRow, 'id' | 'posterId' | 'geoRule'> | undefined> {
+  p: { jobId: string; paidAt: Date; sessionId: string; reservedUntil: Date; fillDeadlineAt: Date },
+): Promise<Pick<JobRow, 'id' | 'posterId' | 'geoRule' | 'fillDeadlineAt'> | undefined> {
   const [row] = await tx
     .update(jobs)
     .set({
@@ -389,9 +395,11 @@ export async function markJobPaid(
       checkoutSessionId: p.sessionId,
       deletedAt: null,
       reservedUntil: sql`CASE WHEN ${jobs.retestOf} IS NOT NULL AND ${jobs.reservedTesterId} IS NOT NULL THEN ${p.reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
+      // A pack's slot nobody has claimed by then is closed and refunded (the fill timer).
+      fillDeadlineAt: sql`CASE WHEN ${jobs.packId} IS NOT NULL THEN ${p.fillDeadlineAt.toISOString()}::timestamptz ELSE NULL END`,
     })
     .where(and(eq(jobs.id, p.jobId), ne(jobs.paymentStatus, 'paid')))
-    .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+    .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule, fillDeadlineAt: jobs.fillDeadlineAt });
   return row;
 }
 
@@ -422,6 +430,7 @@ const CLEARED: { [K in JobColumn]: null | 0 } = {
   acceptedBy: null,
   releasedTesterId: null,
   releaseReason: null,
+  closedAt: null,
 };
 
 /** The WHERE of an action's conditional UPDATE, built from the rules module's transition table. */
@@ -529,9 +538,9 @@ export async function lockForClear(tx: Tx): Promise<void> {
   await tx.execute(sql`LOCK TABLE jobs.jobs, jobs.submissions, jobs.files IN EXCLUSIVE MODE`);
 }
 
-/** Paid jobs nobody finished (not completed): clear-all refunds them. */
+/** Paid jobs nobody finished (not completed, nor a pack's slot closed: refunded already): clear-all refunds them. */
 export async function paidUnfinishedJobIds(tx: Tx): Promise<string[]> {
-  const rows = await tx.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.paymentStatus, 'paid'), ne(jobs.status, 'completed')));
+  const rows = await tx.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.paymentStatus, 'paid'), notInArray(jobs.status, ['completed', 'closed'])));
   return rows.map((r) => r.id);
 }
 

@@ -71,6 +71,12 @@ export const jobs = jobsSchema.table(
     /** Who the job was last taken from, and why ('claim_timeout', 'revision_expired', 'tester_unapproved'). */
     releasedTesterId: text('released_tester_id'),
     releaseReason: text('release_reason'),
+    /** A slot of a pack (several testers ordered in one checkout), else null. */
+    packId: uuid('pack_id'),
+    /** A pack's slot: paid_at + PACK_FILL_WINDOW_MS; still open then, it is closed and refunded. */
+    fillDeadlineAt: ts('fill_deadline_at'),
+    /** When an unfilled slot was closed (status closed). */
+    closedAt: ts('closed_at'),
   },
   (t) => [
     // Available jobs for testers: newest first, keyset pagination, only live jobs indexed.
@@ -80,10 +86,35 @@ export const jobs = jobsSchema.table(
     index('jobs_poster_idx').on(t.posterId, t.createdAt.desc()),
     index('jobs_tester_idx').on(t.testerId, t.status),
     // Re-tests held for their original tester (the first page of that tester's available jobs).
+    index('jobs_pack_idx').on(t.packId).where(sql`pack_id IS NOT NULL`),
     index('jobs_reserved_idx')
       .on(t.reservedTesterId)
       .where(sql`reserved_tester_id IS NOT NULL AND status = 'open'`),
   ],
+);
+
+/** A pack: `size` jobs of one poster for one site, paid in one checkout, each for a different tester. */
+export const packs = jobsSchema.table('packs', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  posterId: text('poster_id').notNull(),
+  size: integer('size').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+/**
+ * Who took a slot of a pack (written with the claim, never removed: a tester released from a slot
+ * still "held" one). The primary key is the rule "a different person per slot": a second claim of
+ * the same tester in the same pack conflicts, whatever the race.
+ */
+export const packMembers = jobsSchema.table(
+  'pack_members',
+  {
+    packId: uuid('pack_id').notNull(),
+    testerId: text('tester_id').notNull(),
+    jobId: uuid('job_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'pack_members_pk', columns: [t.packId, t.testerId] }), index('pack_members_tester_idx').on(t.testerId)],
 );
 
 export const submissions = jobsSchema.table(
@@ -206,6 +237,7 @@ export type FileRow = typeof files.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type RatingRow = typeof ratings.$inferSelect;
 export type RecordingRow = typeof recordings.$inferSelect;
+export type PackRow = typeof packs.$inferSelect;
 
 /** One live share link per job (POST /api/jobs/:id/share): the token is derived from `nonce`, looked up by its hash. */
 export const shareLinks = jobsSchema.table(

@@ -2,7 +2,8 @@ import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
-import { GEO_RULES, isTopRated, JOB_MESSAGES, type GeoRule } from '@htm/contracts';
+import { GEO_RULES, isTopRated, JOB_MESSAGES, PACK_SIZE, REFUSALS, type GeoRule } from '@htm/contracts';
+import { findOpenSlot, joinPack, packsOfTester } from '../db/pack.repository.js';
 import { applyTransition, countActiveClaims, findUser, getJob, lockTester, starsByPoster, testedSites, topRatedCountries } from '../db/job.repository.js';
 import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
 import { freshEyesBlocks } from './fresh-eyes.js';
@@ -52,11 +53,26 @@ export function inPriorityWindow(job: Pick<JobRow, 'paidAt' | 'geoRule'>, tester
   return job.paidAt.getTime() > now.getTime() - windowMs;
 }
 
-/** POST /api/jobs/:id/claim and /accept: the calling tester takes the job. */
+/**
+ * POST /api/jobs/:id/claim and /accept: the calling tester takes the job. A pack is listed once
+ * (one of its open slots): when the slot asked for was just taken, the claim moves on to another
+ * open slot of the same pack, so testers racing for a pack's listing each get a slot while any is left.
+ */
 export async function claimJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<JobRow> {
   const standing = await cachedStanding(deps, caller);
   if (!standing.approved) throw AppError.forbidden('Your tester account is not approved yet.', 'tester_not_approved');
-  return takeJob(deps, jobId, standing, 'tester');
+  let target = jobId;
+  for (let tries = 0; ; tries++) {
+    try {
+      return await takeJob(deps, target, standing, 'tester');
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'job_taken') || tries >= PACK_SIZE.max) throw err;
+      const job = await getJob(deps.db, target);
+      const next = job.packId ? await findOpenSlot(deps.db, job.packId, target) : undefined;
+      if (!next) throw err;
+      target = next;
+    }
+  }
 }
 
 /** POST /api/admin/assign/:jobId/:testerId: the admin gives the job to an approved tester. */
@@ -128,9 +144,14 @@ function takeJob(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tes
   return deps.claimGate.run(jobId, () => attemptClaim(deps, jobId, tester, by, actorId), jobTaken);
 }
 
+const alreadyInPack = (by: 'tester' | 'admin') =>
+  AppError.conflict(by === 'admin' ? 'This tester already holds or held another test of this pack: each test of a pack goes to a different tester.' : REFUSALS.alreadyInPack.detail, REFUSALS.alreadyInPack.code);
+
 async function attemptClaim(deps: JobsDeps, jobId: string, tester: TesterStanding, by: 'tester' | 'admin', actorId?: string): Promise<JobRow> {
   const job = await getJob(deps.db, jobId);
   checkClaimEligibility(job, tester, by, deps.config.PRIORITY_WINDOW_MS);
+  // A different person per slot: a tester who holds or held a slot of this pack takes no other.
+  if (job.packId && (await packsOfTester(deps.db, tester.id)).includes(job.packId)) throw alreadyInPack(by);
   const max = deps.config.MAX_ACTIVE_CLAIMS;
   const claimedAt = new Date();
   const deadlineAt = claimDeadline(claimedAt, job.expectedCompletionHours, deps.config.CLAIM_TIMEOUT_MS);
@@ -144,6 +165,8 @@ async function attemptClaim(deps: JobsDeps, jobId: string, tester: TesterStandin
     // others: 409 job_taken). A re-test held for its original tester is checked again there
     // against the clock (a tester's claim; the admin's assign is not held back).
     const row = (await applyTransition(tx, { id: jobId }, by === 'admin' ? 'assign' : 'claim', { testerId: tester.id, claimedAt, claimDeadlineAt: deadlineAt }))!;
+    // The membership's primary key is the judge when one tester claims two slots at once.
+    if (row.packId && !(await joinPack(tx, { packId: row.packId, testerId: tester.id, jobId: row.id }))) throw alreadyInPack(by);
     // Counted after the UPDATE (this job included), under the tester lock: over the limit rolls it back.
     if ((await countActiveClaims(tx, tester.id)) > max) {
       throw AppError.conflict(

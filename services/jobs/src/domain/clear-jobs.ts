@@ -5,6 +5,7 @@ import type { JobsDeps } from '../deps.js';
 import { clearPreview, deleteAllJobs, lockForClear, paidUnfinishedJobIds } from '../db/job.repository.js';
 import { deleteAllSubmissions } from '../db/submission.repository.js';
 import { deleteAllRecordings } from '../db/recording.repository.js';
+import { deleteAllPacks } from '../db/pack.repository.js';
 
 /**
  * GET /internal/jobs/clear-preview: the jobs part of the admin's preview (ClearJobsPreview without
@@ -57,6 +58,7 @@ export async function clearJobs(deps: JobsDeps, fingerprint: string, actorId?: s
     const { storageKeys, submissionsDeleted } = await deleteAllSubmissions(tx);
     const recordingIds = await deleteAllRecordings(tx);
     const jobsDeleted = await deleteAllJobs(tx);
+    await deleteAllPacks(tx);
     const r = { jobs_deleted: jobsDeleted, submissions_deleted: submissionsDeleted, refunded_jobs: refundJobIds.length };
     await deps.events.record(
       tx,

@@ -1,24 +1,33 @@
 import { createEvent } from '@htm/events';
-import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
+import { AppError, getCorrelationId, type Caller, type Tx } from '@htm/service-kit';
 import { JOB_LIMITS, PRICE_PER_TEST_CENTS, type CreateJobBody, type GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
 import { countCheckoutAttempt, findJob, getJob, insertJob as insertJobRow, markUnpaidJobDeleted, setCheckoutSession } from '../db/job.repository.js';
+import { findPack, insertPack, listPackJobs, markUnpaidPackDeleted, setPackCheckoutSession } from '../db/pack.repository.js';
 import { decide } from './job-state.js';
 import { siteHost } from './fresh-eyes.js';
 
 export interface CheckoutAnswer {
   checkout_url: string | null;
   session_id: string | null;
+  /** The job (a pack: its first slot, the one the checkout session is for). */
   job: JobRow;
+  /** A pack: every slot in order, and the pack. */
+  jobs?: JobRow[];
+  pack?: { id: string; size: number };
   payment_error?: string;
 }
 
 export const PAYMENT_DOWN = 'Payments are not answering right now. Your job is saved unpaid; please try paying again in a moment.';
 
-/** Creates the job unpaid (JobCreated in the same transaction), then asks payments for a checkout session. */
+/**
+ * Creates the job unpaid (JobCreated in the same transaction), then asks payments for a checkout
+ * session. `testers` above 1 makes a pack: that many jobs with the same content (JobCreated each,
+ * PackCreated once, one transaction) and one checkout for all of them (testers × $1).
+ */
 export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBody): Promise<CheckoutAnswer> {
-  const job = await insertJob(deps, caller, {
+  const fields: NewJob = {
     title: body.title,
     url: body.url,
     whatToTest: body.what_to_test,
@@ -27,8 +36,21 @@ export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBod
     requirements: body.requirements,
     freshEyes: body.fresh_eyes,
     assistiveTech: body.assistive_tech,
+  };
+  if (body.testers <= 1) return requestCheckout(deps, await insertJob(deps, caller, fields));
+  const { pack, slots } = await deps.events.inTransaction(async (tx) => {
+    const createdAt = new Date();
+    const pack = await insertPack(tx, { posterId: caller.id, size: body.testers, createdAt });
+    const slots: JobRow[] = [];
+    for (let i = 0; i < body.testers; i++) slots.push(await insertJobIn(deps, tx, caller, { ...fields, packId: pack.id }, createdAt));
+    slots.sort((a, b) => (a.id < b.id ? -1 : 1));
+    await deps.events.record(
+      tx,
+      createEvent('PackCreated', pack.id, { packId: pack.id, posterId: caller.id, size: pack.size, jobIds: slots.map((j) => j.id), url: fields.url }, { correlationId: getCorrelationId() }),
+    );
+    return { pack, slots };
   });
-  return requestCheckout(deps, job);
+  return requestPackCheckout(deps, { id: pack.id, size: pack.size }, slots);
 }
 
 export const RETEST_TITLE_PREFIX = 'Re-test: ';
@@ -74,38 +96,41 @@ interface NewJob {
   assistiveTech: string | null;
   retestOf?: string;
   reservedTesterId?: string | null;
+  packId?: string;
 }
 
-async function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promise<JobRow> {
-  return deps.events.inTransaction(async (tx) => {
-    const row = await insertJobRow(tx, {
-      ...fields,
-      budgetCents: PRICE_PER_TEST_CENTS,
-      siteHost: siteHost(fields.url),
-      posterId: caller.id,
-      posterEmail: caller.email,
-      posterName: caller.name,
-      createdAt: new Date(),
-    });
-    await deps.events.record(
-      tx,
-      createEvent(
-        'JobCreated',
-        row.id,
-        {
-          jobId: row.id,
-          posterId: caller.id,
-          title: row.title,
-          url: row.url,
-          geoRule: fields.geoRule,
-          budgetCents: PRICE_PER_TEST_CENTS,
-          expectedCompletionHours: row.expectedCompletionHours,
-        },
-        { correlationId: getCorrelationId() },
-      ),
-    );
-    return row;
+function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promise<JobRow> {
+  return deps.events.inTransaction((tx) => insertJobIn(deps, tx, caller, fields, new Date()));
+}
+
+async function insertJobIn(deps: JobsDeps, tx: Tx, caller: Caller, fields: NewJob, createdAt: Date): Promise<JobRow> {
+  const row = await insertJobRow(tx, {
+    ...fields,
+    budgetCents: PRICE_PER_TEST_CENTS,
+    siteHost: siteHost(fields.url),
+    posterId: caller.id,
+    posterEmail: caller.email,
+    posterName: caller.name,
+    createdAt,
   });
+  await deps.events.record(
+    tx,
+    createEvent(
+      'JobCreated',
+      row.id,
+      {
+        jobId: row.id,
+        posterId: caller.id,
+        title: row.title,
+        url: row.url,
+        geoRule: fields.geoRule,
+        budgetCents: PRICE_PER_TEST_CENTS,
+        expectedCompletionHours: row.expectedCompletionHours,
+      },
+      { correlationId: getCorrelationId() },
+    ),
+  );
+  return row;
 }
 
 /**
@@ -117,13 +142,31 @@ export async function checkoutAgain(deps: JobsDeps, caller: Caller, jobId: strin
   if (job.deletedAt) throw AppError.notFound('Job not found.', 'job_not_found');
   if (caller.type !== 'admin' && job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can pay for it.', 'not_job_poster');
   decide(job, 'checkout');
+  if (job.packId) {
+    // A pack is paid as a whole: one session for all its slots.
+    const pack = await findPack(deps.db, job.packId);
+    if (pack) return requestPackCheckout(deps, { id: pack.id, size: pack.size }, await listPackJobs(deps.db, pack.id));
+  }
   return requestCheckout(deps, job);
 }
 
-async function requestCheckout(deps: JobsDeps, job: JobRow): Promise<CheckoutAnswer> {
+async function requestPackCheckout(deps: JobsDeps, pack: { id: string; size: number }, slots: JobRow[]): Promise<CheckoutAnswer> {
+  const answer = await requestCheckout(deps, slots[0], slots);
+  const fresh = answer.session_id ? await listPackJobs(deps.db, pack.id) : slots;
+  return { ...answer, job: fresh[0] ?? answer.job, jobs: fresh, pack };
+}
+
+async function requestCheckout(deps: JobsDeps, job: JobRow, packSlots?: JobRow[]): Promise<CheckoutAnswer> {
   const attempt = await countCheckoutAttempt(deps.db, job.id);
   try {
-    const r = await deps.payments.createCheckoutSession({ job_id: job.id, poster_id: job.posterId, title: job.title, attempt });
+    const r = await deps.payments.createCheckoutSession({
+      job_id: job.id,
+      poster_id: job.posterId,
+      title: job.title,
+      attempt,
+      ...(packSlots ? { job_ids: packSlots.map((j) => j.id) } : {}),
+    });
+    if (job.packId) await setPackCheckoutSession(deps.db, job.packId, r.session_id);
     const updated = await setCheckoutSession(deps.db, job.id, r.session_id);
     return { checkout_url: r.checkout_url, session_id: r.session_id, job: updated ?? job };
   } catch (err) {
@@ -145,5 +188,10 @@ export async function deleteUnpaidJob(deps: JobsDeps, caller: Caller, jobId: str
   const job = await getJob(deps.db, jobId);
   if (job.deletedAt) throw AppError.notFound('Job not found.', 'job_not_found');
   if (job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can delete it.', 'not_job_poster');
+  // A pack is ordered, paid and so deleted as a whole.
+  if (job.packId) {
+    if (!(await markUnpaidPackDeleted(deps.db, job.packId))) throw AppError.conflict('This job has been paid for, so it can no longer be deleted.', 'already_paid');
+    return;
+  }
   if (!(await markUnpaidJobDeleted(deps.db, job.id))) throw AppError.conflict('This job has been paid for, so it can no longer be deleted.', 'already_paid');
 }

@@ -1,7 +1,7 @@
 import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit/db';
 import type { GeoRule } from '@htm/contracts';
-import { addStrike, applyTransition } from '../db/job.repository.js';
+import { addStrike, applyTransition, findJob } from '../db/job.repository.js';
 
 /**
  * A timer took the job back: the claim ran out before work was submitted (claim_timeout), or a
@@ -28,6 +28,28 @@ export async function expireHold(
       strikes,
       reason: t.reason === 'claim_timeout' ? 'The claim ran out before work was submitted.' : 'The revision was not resubmitted in time.',
     }),
+  );
+  return true;
+}
+
+/**
+ * The fill timer of a pack's slot: a slot still open (nobody holds it) at its fill deadline
+ * (paid_at + PACK_FILL_WINDOW_MS) is closed (status closed, one conditional UPDATE from open) and
+ * PackSlotClosed is recorded, on which payments refunds its $1. False when there is nothing to
+ * close (held, done, closed already, or not a pack's slot): a stale or repeated timer changes nothing.
+ */
+export async function closeUnfilledSlot(
+  tx: Tx,
+  deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
+  t: { jobId: string; at: Date },
+): Promise<boolean> {
+  const job = await findJob(tx, t.jobId);
+  if (!job?.packId || !job.fillDeadlineAt || job.fillDeadlineAt.getTime() > t.at.getTime()) return false;
+  const row = await applyTransition(tx, { id: job.id }, 'close_unfilled', { closedAt: t.at });
+  if (!row?.packId) return false;
+  await deps.events.record(
+    tx,
+    createEvent('PackSlotClosed', row.id, { jobId: row.id, packId: row.packId, posterId: row.posterId, title: row.title, closedAt: t.at.toISOString() }),
   );
   return true;
 }

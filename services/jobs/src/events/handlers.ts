@@ -61,12 +61,25 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
       const paidAt = new Date(e.data.paidAt);
       // A re-test is held for the original tester for RETEST_RESERVE_MS from its payment.
       const reservedUntil = new Date(paidAt.getTime() + deps().config.RETEST_RESERVE_MS);
-      const published = await markJobPaid(tx, { jobId: e.data.jobId, paidAt, sessionId: e.data.sessionId, reservedUntil });
+      // A pack's slot is closed and refunded if nobody claims it within PACK_FILL_WINDOW_MS of the payment.
+      const fillDeadlineAt = new Date(paidAt.getTime() + deps().config.PACK_FILL_WINDOW_MS);
+      const published = await markJobPaid(tx, { jobId: e.data.jobId, paidAt, sessionId: e.data.sessionId, reservedUntil, fillDeadlineAt });
       // Testers learn of the job from this (the live channel): only once the job is claimable here.
       if (published) {
         await deps().events.record(
           tx,
-          createEvent('JobPublished', published.id, { jobId: published.id, posterId: published.posterId, geoRule: published.geoRule as GeoRule, paidAt: e.data.paidAt }, { correlationId: e.correlationId }),
+          createEvent(
+            'JobPublished',
+            published.id,
+            {
+              jobId: published.id,
+              posterId: published.posterId,
+              geoRule: published.geoRule as GeoRule,
+              paidAt: e.data.paidAt,
+              ...(published.fillDeadlineAt ? { fillDeadlineAt: published.fillDeadlineAt.toISOString() } : {}),
+            },
+            { correlationId: e.correlationId },
+          ),
         );
       }
     },

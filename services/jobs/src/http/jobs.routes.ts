@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
-import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage } from '@htm/contracts';
+import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage, type PackView } from '@htm/contracts';
 import { AppError, callerOf, idempotency, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
@@ -13,6 +13,7 @@ import { completeJob, reviewSubmission } from '../domain/review-submission.js';
 import { rateJob } from '../domain/rate-job.js';
 import { availableJobsPage, heldForTester, listPostedJobs, listTesterJobs } from '../domain/list-jobs.js';
 import { geoRulesFor } from '../domain/job-state.js';
+import { packsHeldBy, readPack } from '../domain/packs.js';
 import { parseMultipart } from './multipart.js';
 import { toJobView, toRatingView, toRetestComparisonView, toSubmissionReadView } from './views.js';
 
@@ -20,6 +21,9 @@ const checkoutJson = (a: CheckoutAnswer) => ({
   checkout_url: a.checkout_url,
   session_id: a.session_id,
   job: toJobView(a.job),
+  // A pack: every slot (the first is `job`) and the pack; one job: itself, and no pack.
+  jobs: (a.jobs ?? [a.job]).map((j) => toJobView(j)),
+  pack: a.pack ?? null,
   ...(a.payment_error ? { payment_error: a.payment_error } : {}),
 });
 
@@ -74,6 +78,11 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.status(204).end();
   });
 
+  r.get('/api/packs/:id', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+    const p = await readPack(deps, callerOf(req), idParam(req));
+    res.json({ pack: p.pack, jobs: p.jobs.map((j) => toJobView(j)), clusters: p.clusters } satisfies PackView);
+  });
+
   r.get('/api/tester/available-jobs', authenticate, requireRole('tester'), async (req, res) => {
     const q = parseOrThrow(availableJobsQuerySchema, req.query);
     const caller = callerOf(req);
@@ -104,14 +113,16 @@ export function jobsRoutes(deps: JobsDeps): Router {
       };
       return Buffer.from(JSON.stringify(answer));
     });
-    // Re-tests held for this tester (RETEST_RESERVE_MS) head their first page; never cached (per tester).
-    const held = after ? [] : await heldForTester(deps, caller.id, geoRules);
-    if (!held.length) {
+    // Re-tests held for this tester (RETEST_RESERVE_MS) head their first page, and packs they hold
+    // or held a slot of are left out; both per tester, so never cached.
+    const [held, ownPacks] = await Promise.all([after ? [] : heldForTester(deps, caller.id, geoRules), packsHeldBy(deps, caller.id)]);
+    if (!held.length && !ownPacks.length) {
       res.type('application/json').send(body);
       return;
     }
-    const shared = JSON.parse(body.toString('utf8')) as { jobs: unknown[]; next_cursor: string | null };
-    res.json({ jobs: [...held.map((j) => toJobView(j)), ...shared.jobs], next_cursor: shared.next_cursor });
+    const shared = JSON.parse(body.toString('utf8')) as AvailableJobsPage;
+    const mine = new Set(ownPacks);
+    res.json({ ...shared, jobs: [...held.map((j) => toJobView(j)), ...shared.jobs.filter((j) => !j.pack_id || !mine.has(j.pack_id))] });
   });
 
   r.get('/api/tester/my-jobs', authenticate, requireRole('tester'), async (req, res) => {

@@ -42,6 +42,7 @@ export function toJobView(job: JobRow, posterInfo?: { email: string; name: strin
     retest_of: job.retestOf,
     reserved_until: iso(job.reservedUntil),
     paid_at: iso(job.paidAt),
+    pack_id: job.packId ?? null,
   };
   if (posterInfo) view.poster_info = posterInfo;
   if (rating !== undefined) view.rating = rating ? toRatingView(rating) : null;

@@ -7,12 +7,12 @@ import type { JobsConfig } from '../config.js';
 import { handledEvents, outbox } from '../db/schema.js';
 import { countOverdueTimers, listTimedJobs, type TimedJob } from '../db/job.repository.js';
 import { applyAccept } from '../domain/review-submission.js';
-import { expireHold } from '../domain/release-job.js';
+import { closeUnfilledSlot, expireHold } from '../domain/release-job.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks.js';
 
 /** Queue, timer and consumer-group names: published names, never rename (stranded jobs). */
 export const TIMER_QUEUE = 'jobs-timers';
-export const TIMERS = { claimTimeout: 'claim-timeout', autoAccept: 'auto-accept', revisionWindow: 'revision-window' } as const;
+export const TIMERS = { claimTimeout: 'claim-timeout', autoAccept: 'auto-accept', revisionWindow: 'revision-window', packFill: 'pack-fill' } as const;
 export const WORKER_GROUP = 'jobs-worker';
 
 export type TimerName = (typeof TIMERS)[keyof typeof TIMERS];
@@ -31,6 +31,10 @@ export interface RevisionWindowData {
   deadlineAt: string;
 }
 
+export interface PackFillData {
+  jobId: string;
+}
+
 export function bullPrefix(cfg: Pick<JobsConfig, 'REDIS_PREFIX'>): string {
   return `${cfg.REDIS_PREFIX}bull`;
 }
@@ -40,6 +44,7 @@ export const timerIds = {
   claimTimeout: (jobId: string, deadlineAt: string) => `${TIMERS.claimTimeout}-${jobId}-${Date.parse(deadlineAt)}`,
   autoAccept: (jobId: string, submissionId: string) => `${TIMERS.autoAccept}-${jobId}-${submissionId}`,
   revisionWindow: (jobId: string, deadlineAt: string) => `${TIMERS.revisionWindow}-${jobId}-${Date.parse(deadlineAt)}`,
+  packFill: (jobId: string) => `${TIMERS.packFill}-${jobId}`,
 };
 
 /** The worker's event plumbing: ServiceEvents (record in a transaction, wake the relay after the commit). */
@@ -67,6 +72,7 @@ export async function runTimer(deps: TimerDeps, name: string, data: unknown): Pr
       const reason = name === TIMERS.claimTimeout ? 'claim_timeout' : 'revision_expired';
       return expireHold(tx, deps, { reason, jobId: d.jobId, testerId: d.testerId, deadlineAt: new Date(d.deadlineAt) });
     }
+    if (name === TIMERS.packFill) return closeUnfilledSlot(tx, deps, { jobId: (data as PackFillData).jobId, at });
     deps.logger.error({ name }, 'unknown timer');
     return false;
   });
@@ -108,7 +114,7 @@ export interface JobsWorker {
 }
 
 /**
- * The timer worker: consumes JobClaimed, WorkSubmitted and RevisionRequested (consumer group
+ * The timer worker: consumes JobClaimed, WorkSubmitted, RevisionRequested and JobPublished (a pack slot's fill deadline) (consumer group
  * 'jobs-worker') and turns them into delayed BullMQ jobs, then processes those when due.
  */
 export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker> {
@@ -182,6 +188,11 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
       const d = (event as EventEnvelope<'RevisionRequested'>).data;
       const data: RevisionWindowData = { jobId: d.jobId, testerId: d.testerId, deadlineAt: d.deadlineAt };
       await queue.add(TIMERS.revisionWindow, data, { jobId: timerIds.revisionWindow(d.jobId, d.deadlineAt), delay: delayUntil(d.deadlineAt) });
+    } else if (event.type === 'JobPublished') {
+      const d = (event as EventEnvelope<'JobPublished'>).data;
+      if (!d.fillDeadlineAt) return;
+      const data: PackFillData = { jobId: d.jobId };
+      await queue.add(TIMERS.packFill, data, { jobId: timerIds.packFill(d.jobId), delay: delayUntil(d.fillDeadlineAt) });
     }
   };
 
@@ -195,7 +206,7 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
    * a no-op forever, so it is retried now. Firing twice is harmless anyway (each timer re-checks
    * the job in one conditional UPDATE).
    */
-  const timerFor = (j: TimedJob): { name: TimerName; data: ClaimTimeoutData | AutoAcceptData | RevisionWindowData; jobId: string; at: Date } | undefined => {
+  const timerFor = (j: TimedJob): { name: TimerName; data: ClaimTimeoutData | AutoAcceptData | RevisionWindowData | PackFillData; jobId: string; at: Date } | undefined => {
     if (j.status === 'claimed' && j.claimDeadlineAt && j.testerId) {
       const deadlineAt = j.claimDeadlineAt.toISOString();
       return { name: TIMERS.claimTimeout, data: { jobId: j.id, testerId: j.testerId, deadlineAt }, jobId: timerIds.claimTimeout(j.id, deadlineAt), at: j.claimDeadlineAt };
@@ -206,6 +217,9 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
     if (j.status === 'revision_requested' && j.revisionDeadlineAt && j.testerId) {
       const deadlineAt = j.revisionDeadlineAt.toISOString();
       return { name: TIMERS.revisionWindow, data: { jobId: j.id, testerId: j.testerId, deadlineAt }, jobId: timerIds.revisionWindow(j.id, deadlineAt), at: j.revisionDeadlineAt };
+    }
+    if (j.status === 'open' && j.fillDeadlineAt) {
+      return { name: TIMERS.packFill, data: { jobId: j.id }, jobId: timerIds.packFill(j.id), at: j.fillDeadlineAt };
     }
     return undefined;
   };
@@ -222,6 +236,13 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
         for (const t of timers) {
           if (t.at.getTime() > Date.now()) continue;
           const state = await queue.getJobState(t.jobId);
+          // A pack's slot open past its fill deadline whose timer already ran (the slot was held
+          // then, and released since): it is closed now, by running its timer again.
+          if (state === 'completed' && t.name === TIMERS.packFill) {
+            await queue.remove(t.jobId);
+            await queue.add(t.name, t.data, { jobId: t.jobId });
+            continue;
+          }
           if (state !== 'failed') continue;
           const failed = await queue.getJob(t.jobId);
           if (!failed) continue;

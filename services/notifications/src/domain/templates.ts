@@ -93,6 +93,15 @@ function bodyOf(kind: NotificationKind, d: MessageData): Body {
         ],
         action: { label: 'Open Webhooks', path: '/dashboard' },
       };
+    case 'pack_slot_refunded':
+      return {
+        subject: `We refunded ${usd(d.amountCents ?? 0)} for an unfilled tester slot`,
+        lines: [
+          `Nobody took one of the tester slots of ${job} in time, so we closed it.`,
+          `${usd(d.amountCents ?? 0)} is on its way back to your card. The testers who took the other slots carry on as usual.`,
+        ],
+        action: { label: 'See your pack', path: jobPath },
+      };
     case 'tester_paid':
       return {
         subject: `You were paid ${usd(d.amountCents ?? 0)}`,

@@ -108,7 +108,12 @@ export function notificationsEventHandlers(opts: {
     // jobs: a poster's webhook endpoint failed for 3 days and was disabled
     WebhookEndpointDisabled: async (e, tx) =>
       queue(tx, e, 'webhook_disabled', e.data.ownerId, { url: e.data.url }),
-    // payments
+    // payments: a pack's slot nobody claimed was closed and its $1 given back
+    PaymentRefunded: async (e, tx) => {
+      const d = e.data;
+      if (d.reason !== 'pack_slot_unfilled' || !d.posterId) return;
+      await queue(tx, e, 'pack_slot_refunded', d.posterId, { jobId: d.jobId, title: d.title, amountCents: d.amountCents });
+    },
     TesterPaid: async (e, tx) =>
       queue(tx, e, 'tester_paid', e.data.testerId, {
         amountCents: e.data.amountCents,

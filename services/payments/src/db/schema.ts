@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgSchema, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgSchema, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const paymentsSchema = pgSchema('payments');
@@ -23,6 +23,8 @@ export const checkoutSessions = paymentsSchema.table(
     amountCents: integer('amount_cents').notNull(),
     currency: text('currency').notNull(),
     checkoutUrl: text('checkout_url').notNull(),
+    /** A pack's session: every job it pays (job_id first), one unit each; null for one job. */
+    jobIds: jsonb('job_ids').$type<string[]>(),
     /** open | paid | expired | cancelled */
     status: text('status').notNull().default('open'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -82,8 +84,9 @@ export const providerEvents = paymentsSchema.table('provider_events', {
  * The money ledger: immutable entries in integer cents. payment +100 (poster), tester_earning
  * +82 (pending until a payout entry points at it), platform_fee +18, payout -82,
  * duplicate_payment +100 (a second paid session for an already paid job) and refund -100 (that
- * duplicate given back; pending until it exists). The unique (kind, job_id) of the first four
- * kinds makes "once per job" structural; duplicates and refunds are once per session. Nothing
+ * duplicate given back, a cleared job's or a pack's unfilled slot's payment given back; pending
+ * until it exists). The unique (kind, job_id) of the first four kinds makes "once per job"
+ * structural; duplicates and refunds are once per session and job. Nothing
  * ever UPDATEs or DELETEs a row.
  */
 export const ledgerEntries = paymentsSchema.table(
@@ -113,7 +116,8 @@ export const ledgerEntries = paymentsSchema.table(
   },
   (t) => [
     uniqueIndex('ledger_kind_job_unique').on(t.kind, t.jobId).where(sql`kind IN ('payment', 'tester_earning', 'platform_fee', 'payout')`),
-    uniqueIndex('ledger_kind_session_unique').on(t.kind, t.sessionId).where(sql`kind IN ('duplicate_payment', 'refund')`),
+    // Once per session and job: a pack's session pays several jobs, each refundable on its own.
+    uniqueIndex('ledger_kind_session_job_unique').on(t.kind, t.sessionId, t.jobId).where(sql`kind IN ('duplicate_payment', 'refund')`),
     unique('ledger_payout_earning_unique').on(t.earningId),
     index('ledger_tester_idx').on(t.testerId),
     check('ledger_kind_check', sql`${t.kind} IN ('payment', 'tester_earning', 'platform_fee', 'payout', 'duplicate_payment', 'refund')`),
@@ -168,6 +172,8 @@ export const localProviderSessions = paymentsSchema.table('local_provider_sessio
   posterId: text('poster_id').notNull(),
   title: text('title').notNull(),
   amountCents: integer('amount_cents').notNull(),
+  /** Units on the line item (a pack: one per tester); amount_cents is the total. */
+  quantity: integer('quantity').notNull().default(1),
   currency: text('currency').notNull(),
   successUrl: text('success_url').notNull(),
   cancelUrl: text('cancel_url').notNull(),

@@ -99,23 +99,29 @@ export async function settlePayment(deps: PaymentsDeps, tx: Tx, session: Provide
   const paidAt = new Date();
   const amount = row.amountCents;
   /** This session's money as a ledger entry: the job's payment, or a duplicate to give back. */
-  const received = (kind: 'payment' | 'duplicate_payment') =>
-    appendOnce(tx, { kind, jobId: row.jobId, amountCents: amount, currency: row.currency, posterId: row.posterId, title: row.title, sessionId: row.id, occurredAt: paidAt });
-  const entry = await received('payment');
+  const received = (kind: 'payment' | 'duplicate_payment', jobId: string, amountCents: number) =>
+    appendOnce(tx, { kind, jobId, amountCents, currency: row.currency, posterId: row.posterId, title: row.title, sessionId: row.id, occurredAt: paidAt });
+  // A pack's session pays each of its jobs one unit (its first job is the session's own).
+  const jobIds = row.jobIds?.length ? row.jobIds : [row.jobId];
+  const unit = Math.floor(amount / jobIds.length);
+  const entry = await received('payment', row.jobId, unit);
   await markCheckoutSessionPaid(tx, row.id, paidAt);
   if (!entry) {
     // The job is paid already: by this session (a redelivery, or completed then
     // async_payment_succeeded), or by another one, which makes this payment a duplicate to give back.
     const first = await findJobPayment(tx, row.jobId);
     if (!first || first.sessionId === row.id) return false;
-    const duplicate = await received('duplicate_payment');
+    const duplicate = await received('duplicate_payment', row.jobId, amount);
     if (duplicate) deps.logger.warn({ jobId: row.jobId, sessionId: row.id, firstSessionId: first.sessionId, amountCents: amount }, 'job paid twice: this session will be refunded');
     return false;
   }
-  await deps.events.record(
-    tx,
-    createEvent('JobPaid', row.jobId, { jobId: row.jobId, sessionId: row.id, posterId: row.posterId, amountCents: amount, paidAt: paidAt.toISOString() }, { correlationId: getCorrelationId() }),
-  );
+  const paid = (jobId: string) =>
+    createEvent('JobPaid', jobId, { jobId, sessionId: row.id, posterId: row.posterId, amountCents: unit, paidAt: paidAt.toISOString() }, { correlationId: getCorrelationId() });
+  await deps.events.record(tx, paid(row.jobId));
+  // The other jobs of a pack: paid (and so published) with the first, in the same transaction.
+  for (const jobId of jobIds.slice(1)) {
+    if (await received('payment', jobId, unit)) await deps.events.record(tx, paid(jobId));
+  }
   return true;
 }
 

@@ -48,6 +48,13 @@ async function stillPayable(deps: PaymentsDeps, row: SessionRow): Promise<boolea
   return true;
 }
 
+/** A pack's jobs, the session's own job first and each once; null for one job. */
+function packJobIds(body: CreateCheckoutSessionBody): string[] | null {
+  if (!body.job_ids || body.job_ids.length <= 1) return null;
+  const rest = body.job_ids.filter((id) => id !== body.job_id);
+  return [body.job_id, ...new Set(rest)];
+}
+
 const answer = (row: SessionRow): CreateCheckoutSessionResponse => ({ checkout_url: row.checkoutUrl, session_id: row.id });
 
 /**
@@ -68,6 +75,10 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
   }
 
   const base = absoluteWebBase(deps.config);
+  // A pack: one unit per job, on one line item (Stripe: quantity N); one job: one unit.
+  const jobIds = packJobIds(body);
+  const quantity = jobIds?.length ?? 1;
+  const amountCents = JOB_PRICE_CENTS * quantity;
   let created: { id: string; url: string };
   try {
     created = await deps.provider.createCheckoutSession({
@@ -75,7 +86,9 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
       posterId: body.poster_id,
       title: body.title,
       attempt: body.attempt,
-      amountCents: JOB_PRICE_CENTS,
+      unitAmountCents: JOB_PRICE_CENTS,
+      quantity,
+      amountCents,
       currency: JOB_CURRENCY,
       successUrl: `${base}/payment/success?session_id={CHECKOUT_SESSION_ID}`,
       cancelUrl: `${base}/payment/cancel`,
@@ -93,9 +106,10 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
     posterId: body.poster_id,
     title: body.title,
     attempt: body.attempt,
-    amountCents: JOB_PRICE_CENTS,
+    amountCents,
     currency: JOB_CURRENCY,
     checkoutUrl: created.url,
+    jobIds,
   };
   // Conflicts on the id (the same attempt asked again) or on "one open session per job".
   await insertOpenCheckoutSession(deps.db, values);

@@ -1,4 +1,5 @@
 import { escapeHtml, standalonePage, styleHashSource } from '@htm/service-kit/html';
+import { formatPrice } from '@htm/contracts/marketplace';
 import type { LocalSessionRow } from '../db/local-sessions.repository.js';
 
 /** The local provider's checkout page (PAYMENTS_PROVIDER=local), rendered at the HTTP edge. */
@@ -37,7 +38,8 @@ export function renderCheckoutPage(session: LocalSessionRow): string {
     <p class="note">Development payment page: no real money moves.</p>
     <dl>
       <dt>Job</dt><dd>${title}</dd>
-      <dt>Price</dt><dd>${dollars(session.amountCents)} ${escapeHtml(session.currency.toUpperCase())}</dd>
+      ${session.quantity > 1 ? `<dt>Testers</dt><dd>${session.quantity} × ${formatPrice(Math.round(session.amountCents / session.quantity))}</dd>
+      ` : ''}<dt>Price</dt><dd>${dollars(session.amountCents)} ${escapeHtml(session.currency.toUpperCase())}</dd>
     </dl>
     ${state}
     ${forms}

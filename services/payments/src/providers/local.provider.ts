@@ -68,6 +68,7 @@ export class LocalProvider implements PaymentProvider {
       posterId: input.posterId,
       title: input.title,
       amountCents: input.amountCents,
+      quantity: input.quantity,
       currency: input.currency,
       successUrl: input.successUrl,
       cancelUrl: input.cancelUrl,

@@ -8,6 +8,9 @@ export interface CreateCheckoutInput {
   posterId: string;
   title: string;
   attempt: number;
+  /** What one unit costs, and how many (a pack: one unit per tester); amountCents = unit × quantity. */
+  unitAmountCents: number;
+  quantity: number;
   amountCents: number;
   currency: string;
   successUrl: string;
@@ -47,6 +50,8 @@ export interface RefundInput {
   amountCents: number;
   /** One key per session: retries reuse it, so the provider refunds once. */
   idempotencyKey: string;
+  /** Why (Stripe's refund reason); default duplicate. */
+  reason?: 'duplicate' | 'requested_by_customer';
   metadata: Record<string, string>;
 }
 

@@ -75,10 +75,10 @@ export class StripeProvider implements PaymentProvider {
         mode: 'payment',
         line_items: [
           {
-            quantity: 1,
+            quantity: input.quantity,
             price_data: {
               currency: input.currency,
-              unit_amount: input.amountCents,
+              unit_amount: input.unitAmountCents,
               product_data: { name: `Website test: ${input.title}`.slice(0, 250) },
             },
           },
@@ -115,7 +115,7 @@ export class StripeProvider implements PaymentProvider {
     const paymentIntent = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
     if (!paymentIntent) throw new Error(`Checkout session ${input.sessionId} has no payment intent to refund`);
     const refund = await this.stripe.refunds.create(
-      { payment_intent: paymentIntent, amount: input.amountCents, reason: 'duplicate', metadata: input.metadata },
+      { payment_intent: paymentIntent, amount: input.amountCents, reason: input.reason ?? 'duplicate', metadata: input.metadata },
       { idempotencyKey: input.idempotencyKey },
     );
     return { id: refund.id };

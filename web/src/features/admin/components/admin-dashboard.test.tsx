@@ -132,7 +132,7 @@ describe('Admin dashboard', () => {
     expect(screen.getByText('$12.00')).toBeTruthy();
     const money = screen.getByRole('list', { name: 'Financial overview' });
     expect(within(money).getByText(/Refunded/).textContent).toBe(
-      '$3.00 Refunded (second payments of a paid job)',
+      '$3.00 Refunded (second payments, cleared jobs, unfilled pack slots)',
     );
     expect(within(money).getByText(/Refunds pending/).textContent).toBe('1 Refunds pending');
     const counts = screen.getByRole('list', { name: 'Job counts' });

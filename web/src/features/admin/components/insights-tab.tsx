@@ -67,6 +67,12 @@ export function InsightsTab() {
             <Stat value={percent(data.acceptance_rate)} label="Accepted" />
             <Stat value={percent(data.revision_rate)} label="Revisions asked" />
             <Stat value={data.testers.active_7d} label="Testers active (7 days)" />
+            {data.packs ? (
+              <Stat
+                value={data.packs.ordered}
+                label={`Packs (${data.packs.testers} testers, ${data.packs.slots_refunded} unfilled refunded)`}
+              />
+            ) : null}
           </ul>
           <Suspense fallback={<Loading />}>
             <InsightsCharts data={data} />

@@ -58,7 +58,10 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
         <Stat value={usd(data?.platform_earnings)} label="Platform earnings" />
         <Stat value={data?.pending_payouts_count ?? 0} label="Pending payouts" />
         <Stat value={data?.completed_jobs_count ?? 0} label="Completed jobs (paid)" />
-        <Stat value={usd(data?.total_refunds)} label="Refunded (second payments of a paid job)" />
+        <Stat
+          value={usd(data?.total_refunds)}
+          label="Refunded (second payments, cleared jobs, unfilled pack slots)"
+        />
         {data?.pending_refunds_count ? (
           <Stat value={data.pending_refunds_count} label="Refunds pending" />
         ) : null}

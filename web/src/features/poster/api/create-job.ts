@@ -6,6 +6,9 @@ export interface CheckoutAnswer {
   checkout_url: string | null;
   session_id: string | null;
   job: JobView;
+  /** Every job ordered (a pack: one per tester; else the one job). */
+  jobs?: JobView[];
+  pack?: { id: string; size: number } | null;
   payment_error?: string;
 }
 

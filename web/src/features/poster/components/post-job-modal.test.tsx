@@ -110,6 +110,7 @@ describe('Post New Job modal', () => {
       geo_rule: 'us_pr_ca',
       fresh_eyes: true,
       assistive_tech: null,
+      testers: 1,
     });
     expect(pendingTelemetry().map((e) => e.name)).toEqual(['post_job_attempt', 'post_job_success']);
   });
@@ -138,6 +139,28 @@ describe('Post New Job modal', () => {
     await submit();
     await waitFor(() => expect(calls).toHaveLength(1));
     expect(calls[0].body).toMatchObject({ fresh_eyes: false, assistive_tech: 'screen_reader' });
+  });
+
+  it('orders several testers in one checkout, showing the price as the count changes', async () => {
+    const { calls } = mockFetch(() => ({
+      status: 201,
+      body: {
+        checkout_url: '/api/payments/local/checkout/cs_local_5',
+        session_id: 'cs_local_5',
+        job: { id: 'j1' },
+        jobs: [{ id: 'j1' }, { id: 'j2' }, { id: 'j3' }, { id: 'j4' }, { id: 'j5' }],
+        pack: { id: 'p1', size: 5 },
+      },
+    }));
+    open();
+    await fillBasics();
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Can I check out on my phone?');
+    expect(screen.getByTestId('pack-price').textContent).toBe('1 tester: $1');
+    await userEvent.selectOptions(screen.getByLabelText('How many testers'), '5 testers');
+    expect(screen.getByTestId('pack-price').textContent).toMatch(/^5 testers × \$1 = \$5\./);
+    await userEvent.click(screen.getByRole('button', { name: 'Post Job & Pay $5' }));
+    await waitFor(() => expect(assigned).toEqual(['/api/payments/local/checkout/cs_local_5']));
+    expect(calls[0].body).toMatchObject({ testers: 5, budget: 1 });
   });
 
   it("shows 'Failed to create job: {reason}' with the server's reason", async () => {

@@ -1,7 +1,21 @@
 import { useState, type FormEvent } from 'react';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
-import { GEO_RULES, JOB_LIMITS, JOB_MESSAGES, createJobBodySchema, type GeoRule } from '@htm/contracts/jobs';
-import { DEFAULT_GEO_RULE } from '@htm/contracts/marketplace';
+import {
+  GEO_RULES,
+  JOB_LIMITS,
+  JOB_MESSAGES,
+  createJobBodySchema,
+  type GeoRule,
+} from '@htm/contracts/jobs';
+import {
+  DEFAULT_GEO_RULE,
+  PACK_SIZE,
+  PRICE_PER_TEST_CENTS,
+  TESTER_SHARE_CENTS,
+  formatPrice,
+  formatUsd,
+  packPriceCents,
+} from '@htm/contracts/marketplace';
 import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
@@ -38,6 +52,8 @@ interface FormState {
   fresh_eyes: boolean;
   /** '' = anyone */
   assistive_tech: AssistiveTech | '';
+  /** How many testers (a pack: one checkout for all). */
+  testers: number;
 }
 
 const initial: FormState = {
@@ -49,6 +65,7 @@ const initial: FormState = {
   expected_completion_hours: '48',
   fresh_eyes: true,
   assistive_tech: '',
+  testers: PACK_SIZE.default,
 };
 
 const FORM_FIELDS = new Set([
@@ -60,6 +77,7 @@ const FORM_FIELDS = new Set([
   'expected_completion_hours',
   'fresh_eyes',
   'assistive_tech',
+  'testers',
 ]);
 
 /** The user typed something (the preset geo rule and hours do not count). */
@@ -108,6 +126,7 @@ export function PostJobModal({
       budget: 1,
       expected_completion_hours: v.expected_completion_hours || undefined,
       assistive_tech: v.assistive_tech || null,
+      testers: v.testers ?? PACK_SIZE.default,
     });
     if (!parsed.success) {
       setErrors(issuesByField(parsed.error.issues));
@@ -159,10 +178,16 @@ export function PostJobModal({
   };
 
   const count = v.requirements.length;
+  // Drafts saved before the tester count existed have none.
+  const testers = v.testers ?? PACK_SIZE.default;
+  const price = formatPrice(packPriceCents(testers));
   return (
     <Modal title="Post New Job" onClose={requestClose} size="lg" banner={prompt}>
       <form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
-        <p className="muted">Every job costs $1 and is paid at checkout. Testers earn $0.82.</p>
+        <p className="muted">
+          Every test costs {formatPrice(PRICE_PER_TEST_CENTS)} and is paid at checkout. Testers earn{' '}
+          {formatUsd(TESTER_SHARE_CENTS)}.
+        </p>
         <Field label="Job title" error={errors.title}>
           <input
             data-autofocus
@@ -277,13 +302,35 @@ export function PostJobModal({
             ))}
           </select>
         </Field>
+        <Field
+          label="How many testers"
+          error={errors.testers}
+          hint={
+            <span data-testid="pack-price">
+              {testers === 1
+                ? `1 tester: ${price}`
+                : `${testers} testers × ${formatPrice(PRICE_PER_TEST_CENTS)} = ${price}. Each tester is a different person; you see what they agree on.`}
+            </span>
+          }
+        >
+          <select value={testers} onChange={(e) => setV({ ...v, testers: Number(e.target.value) })}>
+            {Array.from(
+              { length: PACK_SIZE.max - PACK_SIZE.min + 1 },
+              (_, i) => PACK_SIZE.min + i,
+            ).map((n) => (
+              <option key={n} value={n}>
+                {n === 1 ? '1 tester' : `${n} testers`}
+              </option>
+            ))}
+          </select>
+        </Field>
         <FormMessage error={formError} />
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={requestClose}>
             Cancel
           </button>
           <button type="submit" className="btn btn--primary" disabled={isLoading}>
-            {isLoading ? 'Posting…' : 'Post Job & Pay $1'}
+            {isLoading ? 'Posting…' : `Post Job & Pay ${price}`}
           </button>
         </div>
       </form>

@@ -131,4 +131,53 @@ describe('poster dashboard', () => {
       await screen.findByText('This job has been paid for, so it can no longer be deleted.'),
     ).toBeTruthy();
   });
+
+  it('shows a pack as one card with its progress and what its testers agree on', async () => {
+    const slot = (n: number, status: string) =>
+      ({
+        ...live,
+        id: `bbbbbbbb-0000-0000-0000-00000000000${n}`,
+        title: 'Mug shop',
+        status,
+        pack_id: 'pack-1',
+      }) as Job;
+    const slots = [slot(1, 'submitted'), slot(2, 'completed'), slot(3, 'open')];
+    const calls = mockFetch((c) => {
+      if (c.url === '/api/jobs') return { body: { jobs: [live, ...slots] } };
+      if (c.url === '/api/packs/pack-1')
+        return {
+          body: {
+            pack: { id: 'pack-1', size: 3, claimed: 2, submitted: 2, completed: 1, closed: 0 },
+            jobs: slots,
+            clusters: [
+              {
+                summary: 'The cart button is hidden on mobile',
+                count: 2,
+                job_ids: [slots[0].id, slots[1].id],
+                findings: [
+                  {
+                    job_id: slots[0].id,
+                    text: 'The cart button is hidden on mobile',
+                    severity: 'major',
+                  },
+                  { job_id: slots[1].id, text: 'Cart button hidden on my phone', severity: null },
+                ],
+              },
+            ],
+          },
+        };
+      return { body: {} };
+    }).calls;
+    renderWithStore(<PosterDashboard user={poster} />);
+    const card = await screen.findByRole('listitem', { name: 'Pack of 3 testers: Mug shop' });
+    expect(within(card).getByTestId('pack-progress').textContent).toBe('2 of 3 done');
+    expect(within(card).getAllByText('Mug shop')).toHaveLength(1 + 3);
+    await userEvent.click(within(card).getByRole('button', { name: 'What they agree on' }));
+    const dialog = await screen.findByRole('dialog');
+    expect((await within(dialog).findByText('2 of 3 testers:')).closest('p')!.textContent).toBe(
+      '2 of 3 testers: The cart button is hidden on mobile',
+    );
+    expect(within(dialog).getByText('“Cart button hidden on my phone”')).toBeTruthy();
+    expect(calls.some((c) => c.url === '/api/packs/pack-1')).toBe(true);
+  });
 });

@@ -20,6 +20,25 @@ import { RateTester } from './rate-tester';
 import { ReportActions } from './report-actions';
 import { WebhooksSettings } from './webhooks-settings';
 import { TrackersSettings } from './trackers-settings';
+import { PackCard } from './pack-card';
+
+/** The poster's list: one entry per job, a pack's jobs as one entry where its first job stands. */
+export function groupPacks(jobs: Job[]): Array<{ job: Job } | { packId: string; slots: Job[] }> {
+  const seen = new Set<string>();
+  const out: Array<{ job: Job } | { packId: string; slots: Job[] }> = [];
+  for (const j of jobs) {
+    if (!j.pack_id) out.push({ job: j });
+    else if (!seen.has(j.pack_id)) {
+      seen.add(j.pack_id);
+      const packId = j.pack_id;
+      out.push({
+        packId,
+        slots: jobs.filter((x) => x.pack_id === packId).sort((a, b) => (a.id < b.id ? -1 : 1)),
+      });
+    }
+  }
+  return out;
+}
 
 /** The dashboard counts: unpaid jobs apart from open (live) ones. */
 export function countJobs(jobs: Job[]) {
@@ -66,7 +85,9 @@ function JobRow({
       );
   };
   const unpaid = job.payment_status !== 'paid';
-  const deletable = unpaid && job.status === 'open';
+  // A pack's slot is paid and deleted with its pack (on the pack's card).
+  const inPack = !!job.pack_id;
+  const deletable = unpaid && job.status === 'open' && !inPack;
   const onDelete = async () => {
     const res = await remove(job.id);
     setConfirmDelete(false);
@@ -124,7 +145,7 @@ function JobRow({
       <div className="job-card__side">
         <StatusBadge status={job.status} />
         {unpaid ? <span className="badge badge--unpaid">unpaid</span> : null}
-        {unpaid ? (
+        {unpaid && !inPack ? (
           <BusyButton
             className="btn btn--primary btn--sm"
             onClick={pay}
@@ -258,9 +279,20 @@ export default function PosterDashboard({ user }: { user: User }) {
           </div>
         ) : null}
         <ul className="job-list">
-          {jobs.map((j) => (
-            <JobRow key={j.id} job={j} onReview={setReviewing} onCompare={setComparing} />
-          ))}
+          {groupPacks(jobs).map((e) =>
+            'job' in e ? (
+              <JobRow key={e.job.id} job={e.job} onReview={setReviewing} onCompare={setComparing} />
+            ) : (
+              <PackCard
+                key={e.packId}
+                packId={e.packId}
+                slots={e.slots}
+                renderSlot={(j) => (
+                  <JobRow key={j.id} job={j} onReview={setReviewing} onCompare={setComparing} />
+                )}
+              />
+            ),
+          )}
         </ul>
       </section>
       {current ? (

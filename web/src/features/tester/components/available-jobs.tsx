@@ -48,6 +48,11 @@ function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps)
                 <span className="mono">#{shortId(j.id)}</span> · {GEO[j.geo_rule] ?? j.geo_rule} ·{' '}
                 {j.expected_completion_hours} h
               </p>
+              {j.pack_id ? (
+                <p className="job-card__meta">
+                  Several testers test this site: you take one of the places.
+                </p>
+              ) : null}
               {j.assistive_tech ? (
                 <p>
                   <span className="badge badge--assistive">
