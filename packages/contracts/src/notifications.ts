@@ -15,13 +15,15 @@ export const NOTIFICATION_KINDS = [
   'submission_accepted',
   'tester_paid',
   'webhook_disabled',
+  'data_export_ready',
+  'account_deletion_scheduled',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
-/** Who gets each kind, and how the profile names it. */
+/** Who gets each kind, and how the profile names it ('everyone': account e-mails, always sent, no switch). */
 export const NOTIFICATION_KIND_INFO: Record<
   NotificationKind,
-  { audience: 'poster' | 'tester'; label: string }
+  { audience: 'poster' | 'tester' | 'everyone'; label: string }
 > = {
   job_claimed: { audience: 'poster', label: 'A tester is on your job' },
   work_submitted: { audience: 'poster', label: 'Your results are ready' },
@@ -31,6 +33,8 @@ export const NOTIFICATION_KIND_INFO: Record<
   submission_accepted: { audience: 'tester', label: 'Your work was accepted (you earned $0.82)' },
   tester_paid: { audience: 'tester', label: 'You were paid out' },
   webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
+  data_export_ready: { audience: 'everyone', label: 'Your data download is ready' },
+  account_deletion_scheduled: { audience: 'everyone', label: 'Your account is scheduled for deletion' },
 };
 
 export const NOTIFICATION_MESSAGES = {

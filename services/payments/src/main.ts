@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { refundClearedJobs } from './events/jobs-cleared.handler.js';
+import { refundClearedJobs, refundWithdrawnJobs } from './events/jobs-cleared.handler.js';
+import { eraseUserInPayments } from './domain/privacy.js';
 import { hostService, type HostedService } from '@htm/events';
 import { runMain } from '@htm/service-kit';
 import { loadPaymentsConfig, type PaymentsConfig } from './config.js';
@@ -41,6 +42,9 @@ export async function startPayments(env: Record<string, string | undefined> = pr
           // JobsCleared: the paid jobs nobody finished are refunded; the rest of the money history
           // (payments, earnings, payouts) outlives the jobs it was for; see README.
           JobsCleared: (event, tx) => refundClearedJobs(deps, tx, event),
+          // A deleted poster's paid jobs nobody started; and the deleted person leaves the ledger (the entries stay).
+          JobsWithdrawn: (event, tx) => refundWithdrawnJobs(deps, tx, event),
+          UserDeleted: (event, tx) => eraseUserInPayments(deps, event, tx),
         },
       };
     },

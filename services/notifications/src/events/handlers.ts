@@ -10,6 +10,7 @@ import {
   upsertJob,
   upsertUser,
 } from '../db/projection.repository.js';
+import { eraseNotificationsUser } from '../db/privacy.repository.js';
 
 /**
  * What the notifications service consumes. Each handler runs once per event id, in the
@@ -108,6 +109,12 @@ export function notificationsEventHandlers(opts: {
     // jobs: a poster's webhook endpoint failed for 3 days and was disabled
     WebhookEndpointDisabled: async (e, tx) =>
       queue(tx, e, 'webhook_disabled', e.data.ownerId, { url: e.data.url }),
+    // identity: "Your data, your call"
+    DataExportReady: async (e, tx) =>
+      queue(tx, e, 'data_export_ready', e.data.userId, { url: e.data.downloadUrl, at: new Date(e.data.expiresAt).toUTCString() }),
+    UserDeletionRequested: async (e, tx) =>
+      queue(tx, e, 'account_deletion_scheduled', e.data.userId, { at: new Date(e.data.dueAt).toUTCString() }),
+    UserDeleted: async (e, tx) => eraseNotificationsUser(tx, e.data.userId),
     // payments
     TesterPaid: async (e, tx) =>
       queue(tx, e, 'tester_paid', e.data.testerId, {

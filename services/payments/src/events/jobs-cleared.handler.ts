@@ -18,7 +18,25 @@ export async function refundClearedJobs(
   event: EventEnvelope<'JobsCleared'>,
   events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } = deps.events,
 ): Promise<void> {
-  for (const jobId of event.data.refundJobIds ?? []) {
+  await refundJobs(deps, tx, event.data.refundJobIds ?? [], 'jobs_cleared', event.correlationId ?? undefined, events);
+}
+
+/** JobsWithdrawn (a poster's account deleted): their paid jobs nobody started are refunded the same way. */
+export async function refundWithdrawnJobs(deps: PaymentsDeps, tx: Tx, event: EventEnvelope<'JobsWithdrawn'>): Promise<void> {
+  // The refund names the pseudonym (the account may be erased here before or after this event).
+  await refundJobs(deps, tx, event.data.refundJobIds, event.data.reason, event.correlationId ?? undefined, deps.events, event.data.posterId);
+}
+
+async function refundJobs(
+  deps: PaymentsDeps,
+  tx: Tx,
+  jobIds: readonly string[],
+  reason: 'jobs_cleared' | 'account_deleted',
+  correlationId: string | undefined,
+  events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> },
+  posterOverride?: string,
+): Promise<void> {
+  for (const jobId of jobIds) {
     const payment = await findJobPaymentEntry(tx, jobId);
     if (!payment?.sessionId) {
       deps.logger.warn({ jobId }, 'cleared job has no booked payment: nothing to refund');
@@ -30,7 +48,7 @@ export async function refundClearedJobs(
       sessionId,
       amountCents: payment.amountCents,
       idempotencyKey: `refund-${sessionId}`,
-      metadata: { reason: 'jobs_cleared', job_id: jobId, session_id: sessionId },
+      metadata: { reason, job_id: jobId, session_id: sessionId },
     });
     const refundedAt = new Date();
     const entry = await appendOnce(tx, {
@@ -38,8 +56,8 @@ export async function refundClearedJobs(
       jobId,
       amountCents: -payment.amountCents,
       currency: payment.currency,
-      posterId: payment.posterId,
-      title: payment.title,
+      posterId: posterOverride ?? payment.posterId,
+      title: posterOverride ? null : payment.title,
       sessionId,
       refundId: refund.id,
       occurredAt: refundedAt,
@@ -51,11 +69,11 @@ export async function refundClearedJobs(
         createEvent(
           'PaymentRefunded',
           jobId,
-          { jobId, sessionId, posterId: payment.posterId, amountCents: payment.amountCents, reason: 'jobs_cleared', refundedAt: refundedAt.toISOString() },
-          { correlationId: event.correlationId ?? undefined },
+          { jobId, sessionId, posterId: posterOverride ?? payment.posterId, amountCents: payment.amountCents, reason, refundedAt: refundedAt.toISOString() },
+          { correlationId },
         ),
       );
     }
-    deps.logger.info({ jobId, sessionId, refundId: refund.id, amountCents: payment.amountCents }, 'cleared job refunded');
+    deps.logger.info({ jobId, sessionId, refundId: refund.id, amountCents: payment.amountCents }, reason === 'jobs_cleared' ? 'cleared job refunded' : 'job of a deleted account refunded');
   }
 }
