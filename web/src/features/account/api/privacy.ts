@@ -1,4 +1,9 @@
-import type { AccountDeletionDto, DataExportDto, DeletionBody, PrivacyStatus } from '@htm/contracts/privacy';
+import type {
+  AccountDeletionDto,
+  DataExportDto,
+  DeletionBody,
+  PrivacyStatus,
+} from '@htm/contracts/privacy';
 import { api } from '../../../lib/api';
 
 const privacyApi = api.injectEndpoints({
@@ -20,8 +25,5 @@ const privacyApi = api.injectEndpoints({
   }),
 });
 
-export const {
-  useGetPrivacyQuery,
-  useRequestExportMutation,
-  useRequestDeletionMutation,
-} = privacyApi;
+export const { useGetPrivacyQuery, useRequestExportMutation, useRequestDeletionMutation } =
+  privacyApi;

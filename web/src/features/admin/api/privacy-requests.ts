@@ -14,11 +14,22 @@ const adminPrivacyApi = api.injectEndpoints({
       invalidatesTags: ['AdminPrivacy'],
     }),
     /** POST /api/admin/users/{id}/deletion: for a user who asked by e-mail (their e-mail typed; audited). */
-    adminScheduleDeletion: build.mutation<{ deletion: AccountDeletionDto }, { id: string; email: string }>({
-      query: ({ id, email }) => ({ url: `/admin/users/${encodeURIComponent(id)}/deletion`, method: 'POST', body: { email } }),
+    adminScheduleDeletion: build.mutation<
+      { deletion: AccountDeletionDto },
+      { id: string; email: string }
+    >({
+      query: ({ id, email }) => ({
+        url: `/admin/users/${encodeURIComponent(id)}/deletion`,
+        method: 'POST',
+        body: { email },
+      }),
       invalidatesTags: ['AdminPrivacy'],
     }),
   }),
 });
 
-export const { useGetAdminPrivacyQuery, useAdminRunExportMutation, useAdminScheduleDeletionMutation } = adminPrivacyApi;
+export const {
+  useGetAdminPrivacyQuery,
+  useAdminRunExportMutation,
+  useAdminScheduleDeletionMutation,
+} = adminPrivacyApi;
