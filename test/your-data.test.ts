@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { unzipSync, strFromU8 } from 'fflate';
 import { createEvent, type EventEnvelope } from '@htm/events';
+import { exportLinkExpiredAt } from '@htm/identity/testing';
 import { client, postAndPay, signIn, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -156,10 +157,28 @@ describe('download my data', () => {
     expect(pay.payments_made.filter((p) => p.kind === 'payment')).toHaveLength(2);
   });
 
-  it('allows one export a day (429 export_daily_limit)', async () => {
+  it('allows one export a day (429 export_daily_limit), and refuses a link past its 24 hours', async () => {
     const again = await client(stack, poster.token).post('/api/me/exports');
     expect(again.status).toBe(429);
     expect(again.body).toMatchObject({ code: 'export_daily_limit', detail: expect.stringContaining('once a day') });
+    const id = (await privacy(poster)).export!.id;
+    const old = new URL(await exportLinkExpiredAt(stack.identity, id, new Date(Date.now() - 1000)));
+    const r = await fetch(`${stack.url}${old.pathname}${old.search}`);
+    expect(r.status).toBe(403);
+    expect(await r.json()).toMatchObject({ code: 'export_link_expired' });
+  });
+
+  it('lets the admin run an export for a user who asked by e-mail, written to the audit log', async () => {
+    const run = await client(stack, admin.token).post(`/api/admin/users/${busy.id}/export`);
+    expect(run.status).toBe(202);
+    expect((await client(stack, poster.token).post(`/api/admin/users/${busy.id}/export`)).status).toBe(403);
+    const entry = await waitFor(async () => {
+      const r = (await client(stack, admin.token).get('/api/admin/audit?action=user.export_run')).body as unknown as { entries?: Array<{ actor_id: string; target: string }> };
+      return r.entries?.find((e) => e.target === `user:${busy.id}`);
+    }, 'the admin export in the audit log');
+    expect(entry.actor_id).toBe(admin.id);
+    await waitFor(async () => (await privacy(busy)).export?.status === 'ready', 'the admin-run export');
+    expect((await privacy(busy)).export).toMatchObject({ requested_by_admin: true });
   });
 });
 

@@ -108,6 +108,8 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
     out.on('error', reject);
     archive.on('error', reject);
   });
+  // Awaited below on success; on a failure the catch block cleans up (no unhandled rejection).
+  closed.catch(() => undefined);
   archive.pipe(out);
   // Entries are added one at a time, each file's stream read to its end before the next is asked for.
   const add = (source: string | Readable, name: string) =>
