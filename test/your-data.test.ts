@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { unzipSync, strFromU8 } from 'fflate';
 import { createEvent, type EventEnvelope } from '@htm/events';
+import { startIdentity, type IdentityService } from '@htm/identity';
 import { exportLinkExpiredAt } from '@htm/identity/testing';
 import { client, postAndPay, signIn, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
 
@@ -23,6 +24,7 @@ let doneJob: string;
 let unstartedJob: string;
 let recordingId: string;
 let storageKeys: string[];
+let restarted: IdentityService | undefined;
 
 const SCHEMAS = ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics'];
 /** Kept on purpose (docs/operations.md): event history and the append-only admin audit log. */
@@ -117,6 +119,7 @@ beforeAll(async () => {
   expect(storageKeys.length).toBeGreaterThan(0);
 }, 240_000);
 afterAll(async () => {
+  await restarted?.stop();
   await stack?.stop();
 });
 
@@ -220,8 +223,11 @@ describe('delete my account', () => {
     const pending = await client(stack, admin.token).get('/api/admin/privacy');
     expect((pending.body as unknown as { deletions: Array<{ user_id: string; status: string }> }).deletions.filter((d) => d.status === 'scheduled').map((d) => d.user_id).sort()).toEqual([poster.id, tester.id].sort());
 
-    // The clock the test controls: the grace period is over.
+    // The timer survives a restart: identity stops, the clock the test controls ends the grace
+    // period, and a new identity process finds the due deletions in its tables.
+    await stack.identity.stop();
     await stack.sql("UPDATE identity.account_deletions SET due_at = now() - interval '1 second' WHERE status = 'scheduled'");
+    restarted = await startIdentity({ ...stack.env }, { port: Number(new URL(stack.env.IDENTITY_URL).port) });
     await waitFor(async () => {
       const rows = await stack.sql<{ status: string }>('SELECT status FROM identity.account_deletions WHERE user_id = ANY($1) AND status <> $2', [[poster.id, tester.id], 'cancelled']);
       return rows.length === 2 && rows.every((r) => r.status === 'completed');
@@ -262,7 +268,7 @@ describe('delete my account', () => {
     const before = { sums: await ledgerSums(), ledger: await stack.sql('SELECT * FROM payments.ledger_entries ORDER BY id'), jobs: await stack.sql('SELECT * FROM jobs.jobs ORDER BY id'), withdrawn: await stack.sql("SELECT id FROM jobs.outbox WHERE type = 'JobsWithdrawn'") };
     // The same event again (a redelivery), then the same fact under a new id (an operator's replay).
     const again = createEvent('UserDeleted', row.envelope.subject, row.envelope.data);
-    await stack.identity.ctx.bus.publish([row.envelope, again]);
+    await restarted!.ctx.bus.publish([row.envelope, again]);
     for (const s of ['jobs', 'payments', 'admin', 'notifications', 'analytics'])
       await waitFor(async () => (await stack.sql(`SELECT 1 FROM ${s}.handled_events WHERE event_id = $1`, [again.id])).length === 1, `${s} to handle the replay`);
     expect(await ledgerSums()).toEqual(before.sums);

@@ -40,8 +40,9 @@ export async function insertExport(tx: Tx, row: { userId: string; partsTotal: nu
 }
 
 /**
- * Takes one export to build: a pending one, or one whose builder stopped (building for longer
- * than `staleMs`, e.g. a restart). The conditional UPDATE makes one replica win it.
+ * Takes one export to build: a pending one (after a failed try, once `attempts` minutes have
+ * passed: a service down for a while is waited for), or one whose builder stopped (building for
+ * longer than `staleMs`, e.g. a restart). The conditional UPDATE makes one replica win it.
  */
 export async function claimExport(db: Db, staleMs: number): Promise<DataExportRow | undefined> {
   const [row] = await db
@@ -50,7 +51,7 @@ export async function claimExport(db: Db, staleMs: number): Promise<DataExportRo
     .where(
       eq(
         dataExports.id,
-        sql`(SELECT id FROM ${dataExports} WHERE status = 'pending' OR (status = 'building' AND started_at < ${new Date(Date.now() - staleMs)}) ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+        sql`(SELECT id FROM ${dataExports} WHERE (status = 'pending' AND (started_at IS NULL OR started_at < now() - attempts * interval '1 minute')) OR (status = 'building' AND started_at < ${new Date(Date.now() - staleMs)}) ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)`,
       ),
     )
     .returning();
