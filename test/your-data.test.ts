@@ -211,6 +211,10 @@ describe('delete my account', () => {
     const back = await signIn(stack, poster.email);
     expect(back.id).toBe(poster.id);
     expect((await privacy(back)).deletion).toMatchObject({ status: 'cancelled' });
+    await waitFor(async () => {
+      const r = await client(stack).get(`/api/dev/mail?to=${encodeURIComponent(poster.email)}`);
+      return (r.body as unknown as { messages: Array<{ subject: string }> }).messages.some((m) => m.subject === 'Your account will not be deleted');
+    }, 'the cancellation e-mail');
     poster = back;
   });
 

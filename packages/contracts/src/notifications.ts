@@ -17,6 +17,7 @@ export const NOTIFICATION_KINDS = [
   'webhook_disabled',
   'data_export_ready',
   'account_deletion_scheduled',
+  'account_deletion_cancelled',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -35,6 +36,7 @@ export const NOTIFICATION_KIND_INFO: Record<
   webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
   data_export_ready: { audience: 'everyone', label: 'Your data download is ready' },
   account_deletion_scheduled: { audience: 'everyone', label: 'Your account is scheduled for deletion' },
+  account_deletion_cancelled: { audience: 'everyone', label: 'Your account deletion was cancelled' },
 };
 
 export const NOTIFICATION_MESSAGES = {

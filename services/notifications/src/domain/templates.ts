@@ -113,6 +113,15 @@ function bodyOf(kind: NotificationKind, d: MessageData): Body {
         ],
         action: { label: 'Sign in to keep your account', path: '/' },
       };
+    case 'account_deletion_cancelled':
+      return {
+        subject: 'Your account will not be deleted',
+        lines: [
+          'You signed in again, so the deletion of your account is cancelled and everything stays as it was.',
+          'If this was not you, sign in and end the sign-ins you do not recognise (Sign-ins), then ask for the deletion again.',
+        ],
+        action: { label: 'Open your dashboard', path: '/dashboard' },
+      };
     case 'tester_paid':
       return {
         subject: `You were paid ${usd(d.amountCents ?? 0)}`,

@@ -114,6 +114,7 @@ export function notificationsEventHandlers(opts: {
       queue(tx, e, 'data_export_ready', e.data.userId, { url: e.data.downloadUrl, at: new Date(e.data.expiresAt).toUTCString() }),
     UserDeletionRequested: async (e, tx) =>
       queue(tx, e, 'account_deletion_scheduled', e.data.userId, { at: new Date(e.data.dueAt).toUTCString() }),
+    UserDeletionCancelled: async (e, tx) => queue(tx, e, 'account_deletion_cancelled', e.data.userId, {}),
     UserDeleted: async (e, tx) => eraseNotificationsUser(tx, e.data.userId),
     // payments
     TesterPaid: async (e, tx) =>
