@@ -44,6 +44,13 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: () => '/api/auth/refresh', expect: all(401) },
   { method: 'POST', path: () => '/api/auth/session', body: { session_id: 'x' }, expect: all(401) },
   { method: 'GET', path: () => '/api/me', expect: all(200, { anon: 401 }) },
+  // "Your data, your call": the caller's own export and deletion; the admin's view and runs for a user.
+  { method: 'GET', path: () => '/api/me/privacy', expect: all(200, { anon: 401 }) },
+  { method: 'POST', path: () => '/api/me/deletion', body: { email: 'not.mine@gmail.com' }, expect: all(400, { anon: 401, admin: 403 }) },
+  { method: 'GET', path: () => '/api/me/exports/00000000-0000-4000-8000-000000000000/download?expires=1&sig=x', expect: all(403) },
+  { method: 'GET', path: () => '/api/admin/privacy', expect: adminOnly() },
+  { method: 'POST', path: () => '/api/admin/users/00000000-0000-4000-8000-000000000000/export', expect: adminOnly(404) },
+  { method: 'POST', path: (f) => `/api/admin/users/${f.testerId}/deletion`, body: { email: 'not.theirs@gmail.com' }, expect: adminOnly(400) },
   { method: 'GET', path: () => '/api/auth/sessions', expect: all(200, { anon: 401 }) },
   // Nobody can end a sign-in that is not their own (an unknown id answers the same 404).
   { method: 'DELETE', path: () => '/api/auth/sessions/00000000-0000-4000-8000-000000000000', expect: all(404, { anon: 401 }) },

@@ -28,7 +28,7 @@ const prod = () => ({
   NODE_ENV: 'production',
   DATABASE_URL: 'postgres://svc@db.internal/app',
   SERVICE_TOKEN_PRIVATE_KEY: serviceKey.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-  SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ jobs: servicePublic, admin: servicePublic }),
+  SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ jobs: servicePublic, admin: servicePublic, identity: servicePublic }),
   AUTH_SECRET: strong(),
   FILE_URL_SECRET: strong(),
   JWT_PRIVATE_KEY: jwtKey,

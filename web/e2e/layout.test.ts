@@ -149,6 +149,14 @@ describe('nothing overflows sideways on a phone (390 px)', () => {
     expect(await overflow(p)).toEqual({ page: 0, dialog: 0 });
     const submit = await dialog.getByRole('button', { name: 'Post Job & Pay $1' }).boundingBox();
     expect(submit && submit.x >= 0 && submit.x + submit.width <= 390).toBe(true);
+    await p.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    // "Your data" (download my data, delete my account) fits a phone too.
+    await p.getByRole('button', { name: 'Your data' }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Delete my account' }).waitFor();
+    await shot(p, 'layout-your-data-390');
+    expect(await overflow(p)).toEqual({ page: 0, dialog: 0 });
+    await p.keyboard.press('Escape');
 
     // A would-be tester (signed out): the landing's tester signup form, then Tester Login.
     const testerCtx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
@@ -165,7 +173,7 @@ describe('nothing overflows sideways on a phone (390 px)', () => {
     await admin.goto(
       `${run.product.baseUrl}/api/auth/dev/login?email=admin@gmail.com&name=Admin&intent=poster`,
     );
-    for (const tab of ['Overview', 'Manage', 'Actions', 'Insights']) {
+    for (const tab of ['Overview', 'Manage', 'Actions', 'Insights', 'Privacy']) {
       await admin.getByRole('tab', { name: tab }).click();
       await admin.getByRole('tab', { name: tab, selected: true }).waitFor();
       await shot(admin, `layout-admin-${tab.toLowerCase()}-390`);

@@ -251,6 +251,8 @@ export const AUDIT_ACTIONS = [
   'submission.accepted',
   'payout.sent',
   'jobs.cleared',
+  'user.export_run',
+  'user.deletion_scheduled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

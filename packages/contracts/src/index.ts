@@ -1,6 +1,7 @@
 export * from './common.js';
 export * from './admin.js';
 export * from './identity.js';
+export * from './privacy.js';
 export * from './payments.js';
 export * from './jobs.js';
 export * from './findings.js';

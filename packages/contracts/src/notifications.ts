@@ -16,13 +16,16 @@ export const NOTIFICATION_KINDS = [
   'tester_paid',
   'webhook_disabled',
   'pack_slot_refunded',
+  'data_export_ready',
+  'account_deletion_scheduled',
+  'account_deletion_cancelled',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
-/** Who gets each kind, and how the profile names it. */
+/** Who gets each kind, and how the profile names it ('everyone': account e-mails, always sent, no switch). */
 export const NOTIFICATION_KIND_INFO: Record<
   NotificationKind,
-  { audience: 'poster' | 'tester'; label: string }
+  { audience: 'poster' | 'tester' | 'everyone'; label: string }
 > = {
   job_claimed: { audience: 'poster', label: 'A tester is on your job' },
   work_submitted: { audience: 'poster', label: 'Your results are ready' },
@@ -33,6 +36,9 @@ export const NOTIFICATION_KIND_INFO: Record<
   tester_paid: { audience: 'tester', label: 'You were paid out' },
   webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
   pack_slot_refunded: { audience: 'poster', label: 'An unfilled tester slot was refunded' },
+  data_export_ready: { audience: 'everyone', label: 'Your data download is ready' },
+  account_deletion_scheduled: { audience: 'everyone', label: 'Your account is scheduled for deletion' },
+  account_deletion_cancelled: { audience: 'everyone', label: 'Your account deletion was cancelled' },
 };
 
 export const NOTIFICATION_MESSAGES = {

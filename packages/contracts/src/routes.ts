@@ -8,6 +8,7 @@ import {
   signInsResponseSchema,
   updateProfileBodySchema,
 } from './identity.js';
+import { adminPrivacySchema, dataExportSchema, accountDeletionSchema, deletionBodySchema, privacyStatusSchema } from './privacy.js';
 import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
 import { checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
 import {
@@ -74,6 +75,13 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/me', service: 'identity', access: 'user', rate: 'api', summary: 'The signed-in user', roles: ['poster', 'tester', 'admin'] },
   { method: 'post', path: '/api/users/init', service: 'identity', access: 'user', rate: 'api', summary: 'Choose role, location and (testers) country, once', body: initUserBodySchema },
   { method: 'patch', path: '/api/users/profile', service: 'identity', access: 'user', rate: 'api', summary: 'Update country and/or assistive_tech (testers)', body: updateProfileBodySchema, roles: ['poster', 'tester', 'admin'] },
+  { method: 'get', path: '/api/me/privacy', service: 'identity', access: 'user', rate: 'api', summary: "The caller's latest data export (progress, download expiry) and account deletion (grace period end)", response: privacyStatusSchema, roles: ['poster', 'tester', 'admin'] },
+  { method: 'post', path: '/api/me/exports', service: 'identity', access: 'user', rate: 'api', summary: 'Download my data: start building a zip of everything every service holds about the caller (one a day; 429 export_daily_limit); e-mailed when ready', response: z.object({ export: dataExportSchema }), status: 202, roles: ['poster', 'tester', 'admin'] },
+  { method: 'get', path: `/api/me/exports/{${idParam('id')}}/download`, service: 'identity', access: 'public', rate: 'api', summary: 'The export zip, by the signed link of the e-mail (expires and sig; valid 24 h)', download: true },
+  { method: 'post', path: '/api/me/deletion', service: 'identity', access: 'user', rate: 'api', summary: 'Delete my account: type the e-mail to confirm; every sign-in ends; erased after the grace period unless the user signs in again (409 deletion_blocked says what to do first)', body: deletionBodySchema, response: z.object({ deletion: accountDeletionSchema }), status: 202, roles: ['poster', 'tester'] },
+  { method: 'get', path: '/api/admin/privacy', service: 'identity', access: 'user', rate: 'api', summary: 'Pending and recent data exports and account deletions', response: adminPrivacySchema, roles: ['admin'] },
+  { method: 'post', path: `/api/admin/users/{${idParam('id')}}/export`, service: 'identity', access: 'user', rate: 'api', summary: 'Run a data export for a user who asked by e-mail (audited); the link goes to the user', response: z.object({ export: dataExportSchema }), status: 202, roles: ['admin'] },
+  { method: 'post', path: `/api/admin/users/{${idParam('id')}}/deletion`, service: 'identity', access: 'user', rate: 'api', summary: "Schedule the deletion of a user who asked by e-mail (their e-mail typed to confirm; audited)", body: deletionBodySchema, response: z.object({ deletion: accountDeletionSchema }), status: 202, roles: ['admin'] },
   { method: 'get', path: '/api/admin/testers', service: 'identity', access: 'user', rate: 'api', summary: 'All testers with approval, strikes, rating_avg/rating_count and assistive_tech (filter: assistive_tech)', query: adminTestersQuerySchema, roles: ['admin'] },
   { method: 'get', path: '/api/admin/available-testers', service: 'identity', access: 'user', rate: 'api', summary: 'Approved testers', roles: ['admin'] },
   { method: 'patch', path: `/api/admin/approve-tester/{${idParam('id')}}`, service: 'identity', access: 'user', rate: 'api', summary: 'Approve or unapprove a tester', body: approveTesterBodySchema, roles: ['admin'] },

@@ -70,6 +70,36 @@ export const catalogue = {
       strikeLimit,
     }),
   },
+  DataExportRequested: {
+    source: 'identity',
+    version: 1,
+    description: 'A user (or the admin for them) asked for a download of their data: identity collects every service\'s part over /internal/privacy routes.',
+    data: z.object({ exportId: id, userId: id, requestedAt: iso, actorId }),
+  },
+  DataExportReady: {
+    source: 'identity',
+    version: 1,
+    description: 'A data export is built: notifications e-mails the signed download link (it expires at expiresAt).',
+    data: z.object({ exportId: id, userId: id, email: z.string(), downloadUrl: z.string(), expiresAt: iso }),
+  },
+  UserDeletionRequested: {
+    source: 'identity',
+    version: 1,
+    description: 'A user confirmed "Delete my account" (or the admin did for them): every sign-in ended; the account is erased at dueAt unless they sign in again before.',
+    data: z.object({ userId: id, email: z.string(), name: z.string(), dueAt: iso, actorId }),
+  },
+  UserDeletionCancelled: {
+    source: 'identity',
+    version: 1,
+    description: 'The user signed in again during the grace period: the deletion will not happen.',
+    data: z.object({ userId: id, reason: z.enum(['signed_in', 'admin']) }),
+  },
+  UserDeleted: {
+    source: 'identity',
+    version: 1,
+    description: 'The grace period ended: every service erases or anonymises what it holds about userId and email (money records keep the pseudonym instead of the person) and answers for it at GET /internal/privacy/erasures/{event id}.',
+    data: z.object({ userId: id, pseudonym: id, email: z.string(), type: userType.nullable(), deletedAt: iso }),
+  },
   // jobs
   JobCreated: {
     source: 'jobs',
@@ -190,6 +220,12 @@ export const catalogue = {
       actorId,
     }),
   },
+  JobsWithdrawn: {
+    source: 'jobs',
+    version: 1,
+    description: "A poster's account was deleted (UserDeleted): their paid jobs nobody had started left every list; payments refunds them (refundJobIds).",
+    data: z.object({ posterId: id, refundJobIds: z.array(id), reason: z.enum(['account_deleted']) }),
+  },
   // payments
   JobPaid: {
     source: 'payments',
@@ -221,13 +257,13 @@ export const catalogue = {
   PaymentRefunded: {
     source: 'payments',
     version: 1,
-    description: "Money paid in was given back to the poster (a duplicate payment of an already paid job, a paid job nobody finished when the admin cleared all jobs, or a pack's slot nobody claimed in its fill window).",
+    description: "Money paid in was given back to the poster (a duplicate payment of an already paid job, a paid job nobody finished when the admin cleared all jobs, a pack's slot nobody claimed in its fill window, or a paid job nobody started when its poster deleted their account).",
     data: z.object({
       jobId: id,
       sessionId: z.string(),
       posterId: id.nullable(),
       amountCents: z.number().int(),
-      reason: z.enum(['duplicate', 'jobs_cleared', 'pack_slot_unfilled']),
+      reason: z.enum(['duplicate', 'jobs_cleared', 'pack_slot_unfilled', 'account_deleted']),
       refundedAt: iso,
       /** pack_slot_unfilled: the pack and the job's title (absent otherwise). */
       packId: id.optional(),

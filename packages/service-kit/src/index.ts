@@ -10,6 +10,7 @@ export * from './auth.js';
 export * from './revoked-sessions.js';
 export * from './service-token.js';
 export * from './internal-client.js';
+export * from './privacy-routes.js';
 export * from './tracing.js';
 export * from './idempotency.js';
 export * from './disk.js';

@@ -7,6 +7,8 @@ import { feedbackRoutes } from './http/feedback.routes.js';
 import { leadRoutes } from './http/leads.routes.js';
 import { telemetryRoutes } from './http/telemetry.routes.js';
 import { waitlistRoutes } from './http/waitlist.routes.js';
+import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { readAdminPart, wasHandled } from './db/privacy.repository.js';
 
 export type { AdminDeps };
 
@@ -17,6 +19,7 @@ export function mountAdmin(app: Express, deps: AdminDeps, jobs: JobsClient = def
   app.use(leadRoutes(deps));
   app.use(telemetryRoutes(deps));
   app.use(adminRoutes(deps, jobs));
+  app.use(privacyRoutes(privacyKeyring('admin', deps.config), { part: async (userId, email) => ({ data: await readAdminPart(deps.db, userId, email) }), handled: (id) => wasHandled(deps.db, id) }));
 }
 
 function defaultJobsClient(deps: AdminDeps): JobsClient {

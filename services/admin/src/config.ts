@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, ServiceKeyring } from '@htm/service-kit';
+import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, ServiceKeyring, privacyKeyring } from '@htm/service-kit';
 
 export const adminConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).default(8084),
@@ -11,6 +11,7 @@ export function loadAdminConfig(env: Record<string, string | undefined> = proces
   const cfg = loadConfig('admin', adminConfigSchema, env);
   assertProductionSecrets(cfg, 'admin');
   adminServiceKeys(cfg); // a missing or bad service-token key stops the service here
+  privacyKeyring('admin', cfg); // identity's /internal/privacy calls: its public key must be known
   return cfg;
 }
 

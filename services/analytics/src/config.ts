@@ -4,6 +4,7 @@ import {
   baseConfigSchema,
   eventBusConfigSchema,
   loadConfig,
+  privacyKeyring,
 } from '@htm/service-kit';
 
 export const analyticsConfigSchema = baseConfigSchema
@@ -17,6 +18,7 @@ export function loadAnalyticsConfig(
   env: Record<string, string | undefined> = process.env,
 ): AnalyticsConfig {
   const cfg = loadConfig('analytics', analyticsConfigSchema, env);
+  privacyKeyring('analytics', cfg); // identity's /internal/privacy calls: its public key must be known
   assertProductionSecrets(cfg, 'analytics');
   return cfg;
 }

@@ -4,6 +4,7 @@ import type { IdentityDeps } from './deps.js';
 import { adminTesterRoutes } from './http/admin-testers.routes.js';
 import { authRoutes } from './http/auth.routes.js';
 import { jwksRoutes } from './http/jwks.routes.js';
+import { privacyRoutes } from './http/privacy.routes.js';
 import { userRoutes } from './http/users.routes.js';
 
 export type { IdentityDeps };
@@ -15,4 +16,5 @@ export function mountIdentity(app: Express, deps: IdentityDeps): void {
   app.use(authRoutes(deps));
   app.use(userRoutes(deps));
   app.use(adminTesterRoutes(deps));
+  app.use(privacyRoutes(deps));
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_STRIKE_LIMIT } from '@htm/contracts/marketplace';
 import { z } from 'zod';
-import { assertProductionSecrets, baseConfigSchema, ConfigError, envBool, eventBusConfigSchema, loadConfig } from '@htm/service-kit';
+import { assertProductionSecrets, baseConfigSchema, ConfigError, envBool, eventBusConfigSchema, loadConfig, ServiceKeyring, type ServiceTokenConfig } from '@htm/service-kit';
 
 const optionalString = z
   .string()
@@ -44,6 +44,21 @@ export const identityConfigSchema = baseConfigSchema.extend({
   AUTH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
   /** Strikes at which a tester is unapproved. */
   TESTER_STRIKE_LIMIT: z.coerce.number().int().min(1).default(DEFAULT_STRIKE_LIMIT),
+  /** Where the other services answer identity's /internal/privacy calls (data export parts, deletion checks). */
+  JOBS_URL: z.string().url().default('http://127.0.0.1:8082'),
+  PAYMENTS_URL: z.string().url().default('http://127.0.0.1:8083'),
+  ADMIN_URL: z.string().url().default('http://127.0.0.1:8084'),
+  NOTIFICATIONS_URL: z.string().url().default('http://127.0.0.1:8086'),
+  ANALYTICS_URL: z.string().url().default('http://127.0.0.1:8087'),
+  /** "Delete my account": time in which signing in again cancels the deletion (7 days). */
+  DELETION_GRACE_MS: z.coerce.number().int().min(0).default(7 * 24 * 3600_000),
+  /** "Download my data": lifetime of the e-mailed signed link (24 h), and the least time between two exports (a day). */
+  EXPORT_LINK_TTL_MS: z.coerce.number().int().min(1000).default(24 * 3600_000),
+  EXPORT_INTERVAL_MS: z.coerce.number().int().min(0).default(24 * 3600_000),
+  /** Where export archives are written (default DATA_DIR/exports). */
+  EXPORT_DIR: optionalString,
+  /** How often the privacy sweep builds exports, starts due deletions and checks erasures. */
+  PRIVACY_SWEEP_MS: z.coerce.number().int().min(50).default(15_000),
 }).and(eventBusConfigSchema);
 export type IdentityConfig = z.infer<typeof identityConfigSchema> & { ADMIN_EMAIL?: string };
 
@@ -65,6 +80,7 @@ export function loadIdentityConfig(env: Record<string, string | undefined> = pro
     problems.push('GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both or neither');
   }
   if (problems.length) throw new ConfigError('identity', problems);
+  identityServiceKeys(cfg); // a missing or bad service-token key stops the service here
   const adminEmail = cfg.ADMIN_EMAIL ?? (cfg.NODE_ENV === 'production' ? undefined : 'admin@gmail.com');
   return { ...cfg, ADMIN_EMAIL: adminEmail?.trim().toLowerCase() };
 }
@@ -87,4 +103,9 @@ export function webRedirect(cfg: IdentityConfig, hash: string): string {
 
 export function googleCallbackUrl(cfg: IdentityConfig): string {
   return cfg.GOOGLE_CALLBACK_URL ?? `${cfg.PUBLIC_URL.replace(/\/+$/, '')}/api/auth/google/callback`;
+}
+
+/** identity signs its /internal/privacy calls to every other service (service tokens). */
+export function identityServiceKeys(cfg: ServiceTokenConfig): ServiceKeyring {
+  return ServiceKeyring.fromConfig('identity', cfg, { signs: true });
 }

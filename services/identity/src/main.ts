@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import type { JWTVerifyGetKey } from 'jose';
 import { hostService, type HostedService } from '@htm/events';
 import { createRequestRedis, runMain } from '@htm/service-kit';
-import { devSignInEnabled, loadIdentityConfig, type IdentityConfig } from './config.js';
+import { devSignInEnabled, identityServiceKeys, loadIdentityConfig, type IdentityConfig } from './config.js';
+import { createPrivacyClient } from './clients/privacy.client.js';
+import { startPrivacySweep } from './domain/privacy.js';
 import { reconcileAdminRole } from './domain/admin-role.js';
 import { mountIdentity } from './app.js';
 import type { IdentityDeps } from './deps.js';
@@ -12,7 +14,7 @@ import { KeyStore } from './tokens/signing-keys.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
-export type IdentityService = HostedService<IdentityConfig> & { ctx: IdentityDeps };
+export type IdentityService = HostedService<IdentityConfig> & { ctx: IdentityDeps; privacySweep: { runNow(): Promise<void> } };
 
 /** Starts the identity service (PORT 0 = any free port). Used by main, `npm start` and tests. */
 export async function startIdentity(env: Record<string, string | undefined> = process.env, opts: { port?: number } = {}): Promise<IdentityService> {
@@ -27,6 +29,12 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
   // calls give up after 200 ms (http/rate-limit.ts), session revocations after 2 s.
   const redis = createRequestRedis(config.REDIS_URL, { lazyConnect: false, commandTimeout: 2000 });
   let deps!: IdentityDeps;
+  let sweep: ReturnType<typeof startPrivacySweep> | undefined;
+  const serviceKeys = identityServiceKeys(config);
+  const privacy = createPrivacyClient({
+    urls: { jobs: config.JOBS_URL, payments: config.PAYMENTS_URL, admin: config.ADMIN_URL, notifications: config.NOTIFICATIONS_URL, analytics: config.ANALYTICS_URL },
+    keys: serviceKeys,
+  });
   try {
     const svc = await hostService({
       name: 'identity',
@@ -38,7 +46,7 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
       setup: async (ctx) => {
         keys = new KeyStore(ctx.db, { privateKey: config.JWT_PRIVATE_KEY, previousPublicKeys: config.JWT_PREVIOUS_PUBLIC_KEYS });
         await keys.init();
-        deps = Object.assign(ctx, { keys, redis });
+        deps = Object.assign(ctx, { keys, redis, privacy });
         if (devSignInEnabled(config)) {
           const warning = 'DEV SIGN-IN IS ON: anyone who can reach this server can sign in as anyone, the admin included (DEV_SIGN_IN=true, no Google configured). Never expose it beyond this machine.';
           ctx.logger.warn(warning);
@@ -48,7 +56,11 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
           app: (createHttp) => createHttp((app) => mountIdentity(app, deps)),
           handlers: identityHandlers(deps),
           readiness: { redis: () => redis.ping() },
+          start: async () => {
+            sweep = startPrivacySweep(deps);
+          },
           stop: async () => {
+            await sweep?.stop();
             redis.disconnect();
           },
         };
@@ -59,7 +71,7 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
       await svc.stop();
       throw err;
     });
-    return svc as IdentityService;
+    return Object.assign(svc, { privacySweep: { runNow: () => sweep?.runNow() ?? Promise.resolve() } }) as IdentityService;
   } catch (err) {
     redis.disconnect();
     throw err;

@@ -105,3 +105,9 @@ export async function forgedTokens(svc: IdentityService, validToken: string): Pr
     foreign: await sign({}, (await generateKeyPair('ES256')).privateKey),
   };
 }
+
+/** The signed download link of a data export as if it had expired at `expiredAt` (tests of the 24 h limit). */
+export async function exportLinkExpiredAt(svc: IdentityService, exportId: string, expiredAt: Date): Promise<string> {
+  const { exportDownloadUrl } = await import('./domain/privacy.js');
+  return exportDownloadUrl(svc.ctx, exportId, expiredAt);
+}

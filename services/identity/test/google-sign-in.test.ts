@@ -167,6 +167,8 @@ describe('configuration', () => {
     SERVICE_TOKEN_SECRET: randomBytes(48).toString('base64'),
     AUTH_SECRET: randomBytes(48).toString('base64'),
     JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    // identity signs its /internal/privacy calls (data exports, deletions).
+    SERVICE_TOKEN_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
   };
 
   it('stops the service in production when Google credentials are missing', () => {

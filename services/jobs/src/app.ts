@@ -7,6 +7,8 @@ import { recordingsRoutes } from './http/recordings.routes.js';
 import { shareRoutes } from './http/share.routes.js';
 import { webhooksRoutes } from './http/webhooks.routes.js';
 import { trackersRoutes } from './http/trackers.routes.js';
+import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { jobsPrivacyAnswers } from './domain/privacy.js';
 
 export type { JobsDeps };
 
@@ -26,4 +28,5 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(webhooksRoutes(deps));
   app.use(trackersRoutes(deps));
   app.use(internalRoutes(deps));
+  app.use(privacyRoutes(privacyKeyring('jobs', deps.config), jobsPrivacyAnswers(deps)));
 }

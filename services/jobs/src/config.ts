@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring } from '@htm/service-kit';
+import { ConfigError, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, envBool, ServiceKeyring, privacyKeyring } from '@htm/service-kit';
 import { PACK_FILL_WINDOW_DEFAULT_MS } from '@htm/contracts/marketplace';
 
 const HOUR = 3600_000;
@@ -99,6 +99,7 @@ export function loadJobsConfig(env: Record<string, string | undefined> = process
   assertProductionSecrets(cfg, 'jobs', { FILE_URL_SECRET: cfg.FILE_URL_SECRET });
   if (cfg.NODE_ENV === 'production' && cfg.WEBHOOKS_ALLOW_PRIVATE) throw new ConfigError('jobs', ['WEBHOOKS_ALLOW_PRIVATE: must not be true in production (webhooks could reach internal addresses)']);
   jobsServiceKeys(cfg); // a missing or bad service-token key stops the service here
+  privacyKeyring('jobs', cfg); // identity's /internal/privacy calls: its public key must be known
   return cfg;
 }
 

@@ -6,6 +6,7 @@ import {
   assertProductionSecrets,
   ConfigError,
   envBool,
+  privacyKeyring,
 } from '@htm/service-kit';
 
 const ms = (def: number) => z.coerce.number().int().min(1).default(def);
@@ -43,6 +44,7 @@ export function loadNotificationsConfig(
   env: Record<string, string | undefined> = process.env,
 ): NotificationsConfig {
   const cfg = loadConfig('notifications', notificationsConfigSchema, env);
+  privacyKeyring('notifications', cfg); // identity's /internal/privacy calls: its public key must be known
   assertProductionSecrets(cfg, 'notifications', { UNSUBSCRIBE_SECRET: cfg.UNSUBSCRIBE_SECRET });
   if (cfg.NODE_ENV === 'production' && !cfg.SMTP_URL)
     throw new ConfigError('notifications', ['SMTP_URL: must be set in production']);

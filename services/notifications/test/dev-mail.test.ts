@@ -1,4 +1,5 @@
 /** The embedded default: no SMTP_URL, each message an .eml under DATA_DIR/mail, readable at GET /api/dev/mail. */
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,6 +118,8 @@ describe('in production', () => {
         LOG_LEVEL: 'silent',
         IDENTITY_URL: h.issuer.url,
         SERVICE_TOKEN_SECRET: 'production-like-secret-0123456789abcdef0123',
+        // identity's /internal/privacy calls are accepted with identity's public key.
+        SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ identity: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }).toString() }),
         UNSUBSCRIBE_SECRET: 'Vq3n9T0xR2pLk8ZmY4cW7sJd1HfBgA6eUoN5iQrXtC0vPz',
         SMTP_URL: 'smtp://127.0.0.1:9',
       },

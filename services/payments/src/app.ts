@@ -5,6 +5,8 @@ import { webhookRoutes } from './http/webhook.routes.js';
 import { localCheckoutRoutes } from './http/local-checkout.routes.js';
 import { earningsRoutes } from './http/earnings.routes.js';
 import { payoutRoutes } from './http/payouts.routes.js';
+import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { paymentsPrivacyAnswers } from './domain/privacy.js';
 
 export type { PaymentsDeps };
 
@@ -15,4 +17,5 @@ export function mountPayments(app: Express, deps: PaymentsDeps): void {
   app.use(localCheckoutRoutes(deps));
   app.use(earningsRoutes(deps));
   app.use(payoutRoutes(deps));
+  app.use(privacyRoutes(privacyKeyring('payments', deps.config), paymentsPrivacyAnswers(deps)));
 }

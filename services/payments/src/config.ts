@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PUBLIC_SECRETS, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring } from '@htm/service-kit';
+import { PUBLIC_SECRETS, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring, privacyKeyring } from '@htm/service-kit';
 
 /** The development webhook secret of the local provider (never accepted in production). */
 export const DEV_LOCAL_WEBHOOK_SECRET = 'whsec_dev_only_local_payments_secret';
@@ -65,6 +65,7 @@ export function loadPaymentsConfig(env: Record<string, string | undefined> = pro
       throw new ConfigError('payments', ["STRIPE_WEBHOOK_SECRET: this value is published in the repository; use the signing secret of your endpoint in Stripe's dashboard"]);
   }
   paymentsServiceKeys(cfg); // a missing or bad service-token key stops the service here
+  privacyKeyring('payments', cfg); // identity's /internal/privacy calls: its public key must be known
   return cfg;
 }
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { refundClearedJobs } from './events/jobs-cleared.handler.js';
+import { refundClearedJobs, refundWithdrawnJobs } from './events/jobs-cleared.handler.js';
 import { refundUnfilledSlot } from './events/pack-slot-closed.handler.js';
+import { eraseUserInPayments } from './domain/privacy.js';
 import { hostService, type HostedService } from '@htm/events';
 import { runMain } from '@htm/service-kit';
 import { loadPaymentsConfig, type PaymentsConfig } from './config.js';
@@ -44,6 +45,9 @@ export async function startPayments(env: Record<string, string | undefined> = pr
           JobsCleared: (event, tx) => refundClearedJobs(deps, tx, event),
           // PackSlotClosed: a pack's slot nobody claimed in its fill window is refunded (one unit).
           PackSlotClosed: (event, tx) => refundUnfilledSlot(deps, tx, event),
+          // A deleted poster's paid jobs nobody started; and the deleted person leaves the ledger (the entries stay).
+          JobsWithdrawn: (event, tx) => refundWithdrawnJobs(deps, tx, event),
+          UserDeleted: (event, tx) => eraseUserInPayments(deps, event, tx),
         },
       };
     },

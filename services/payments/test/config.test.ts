@@ -4,7 +4,7 @@ import { ConfigError } from '@htm/service-kit';
 import { loadPaymentsConfig } from '../src/config.js';
 
 const jobsPublicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
-const prodBase = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ jobs: jobsPublicKey }) };
+const prodBase = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ jobs: jobsPublicKey, identity: jobsPublicKey }) };
 
 function problems(env: Record<string, string>): string[] {
   try {

@@ -24,6 +24,7 @@ const EmailPreferencesModal = lazy(
   () => import('../features/notifications/components/email-preferences-modal'),
 );
 const SignInsModal = lazy(() => import('../features/auth/components/sign-ins-modal'));
+const YourDataModal = lazy(() => import('../features/account/components/your-data-modal'));
 
 const TYPE_LABEL: Record<string, string> = {
   poster: 'Site owner',
@@ -48,12 +49,14 @@ function Header({
   live,
   onEmails,
   onSignIns,
+  onYourData,
 }: {
   user: User;
   live: LiveState;
   onLogout: () => void;
   onEmails: () => void;
   onSignIns: () => void;
+  onYourData: () => void;
 }) {
   return (
     <header className="app-header">
@@ -75,6 +78,9 @@ function Header({
           </button>
           <button type="button" className="btn btn--ghost btn--sm" onClick={onSignIns}>
             Sign-ins
+          </button>
+          <button type="button" className="btn btn--ghost btn--sm" onClick={onYourData}>
+            Your data
           </button>
           <LiveIndicator state={live} />
           <button type="button" className="btn btn--ghost btn--sm" onClick={onLogout}>
@@ -109,6 +115,8 @@ export default function Shell() {
   const [feedbackOpen, setFeedbackOpen] = useState(false);
   const [emailsOpen, setEmailsOpen] = useState(false);
   const [signInsOpen, setSignInsOpen] = useState(false);
+  const [yourDataOpen, setYourDataOpen] = useState(false);
+  const [deletedMessage, setDeletedMessage] = useState<string | null>(null);
   // One live connection per signed-in tab, once the role is chosen.
   const live = useLive(user?.type ? user : undefined);
 
@@ -122,6 +130,20 @@ export default function Shell() {
     }
   };
 
+  if (deletedMessage) {
+    // Every sign-in has ended: say what happens next, then leave.
+    return (
+      <main className="container page" id="main">
+        <div className="panel" role="status">
+          <h2>Your account is scheduled for deletion</h2>
+          <p>{deletedMessage}</p>
+          <button type="button" className="btn btn--primary" onClick={doLogout}>
+            Go to the home page
+          </button>
+        </div>
+      </main>
+    );
+  }
   if (isLoading) return <Loading label="Loading your dashboard…" />;
   if (error || !user) {
     return (
@@ -154,6 +176,7 @@ export default function Shell() {
         onLogout={doLogout}
         onEmails={() => setEmailsOpen(true)}
         onSignIns={() => setSignInsOpen(true)}
+        onYourData={() => setYourDataOpen(true)}
       />
       <StatusBar />
       <main className="container page" id="main" tabIndex={-1}>
@@ -169,6 +192,11 @@ export default function Shell() {
       {emailsOpen ? (
         <Suspense fallback={null}>
           <EmailPreferencesModal user={user} onClose={() => setEmailsOpen(false)} />
+        </Suspense>
+      ) : null}
+      {yourDataOpen ? (
+        <Suspense fallback={null}>
+          <YourDataModal user={user} onClose={() => setYourDataOpen(false)} onDeleted={setDeletedMessage} />
         </Suspense>
       ) : null}
       {signInsOpen ? (

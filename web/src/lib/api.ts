@@ -28,6 +28,8 @@ export const api = createApi({
     'SignIn',
     'WebhookEndpoint',
     'Tracker',
+    'Privacy',
+    'AdminPrivacy',
   ],
   endpoints: () => ({}),
 });

@@ -15,7 +15,9 @@ export type AuditedEvent =
   | EventEnvelope<'SubmissionAccepted'>
   | EventEnvelope<'TesterPaid'>
   | EventEnvelope<'JobsCleared'>
-  | EventEnvelope<'SignupApproved'>;
+  | EventEnvelope<'SignupApproved'>
+  | EventEnvelope<'DataExportRequested'>
+  | EventEnvelope<'UserDeletionRequested'>;
 
 function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorId?: string; details: Record<string, unknown> } | undefined {
   switch (e.type) {
@@ -48,6 +50,17 @@ function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorI
         actorId: d.actorId,
         details: { jobs_deleted: d.jobsDeleted, submissions_deleted: d.submissionsDeleted, refunded_jobs: d.refundJobIds?.length ?? 0, refund_job_ids: d.refundJobIds ?? [] },
       };
+    }
+    case 'DataExportRequested': {
+      const d = (e as EventEnvelope<'DataExportRequested'>).data;
+      // Only an export the admin ran for a user who asked by e-mail is an admin action.
+      if (!d.actorId) return undefined;
+      return { action: 'user.export_run', target: `user:${d.userId}`, actorId: d.actorId, details: { export_id: d.exportId } };
+    }
+    case 'UserDeletionRequested': {
+      const d = (e as EventEnvelope<'UserDeletionRequested'>).data;
+      if (!d.actorId) return undefined;
+      return { action: 'user.deletion_scheduled', target: `user:${d.userId}`, actorId: d.actorId, details: { due_at: d.dueAt } };
     }
     case 'SignupApproved': {
       const d = (e as EventEnvelope<'SignupApproved'>).data;

@@ -1,6 +1,7 @@
 import type { EventHandlers } from '@htm/events';
 import { followTesterApproval } from '../db/waitlist.repository.js';
 import { recordAudit } from '../domain/audit.js';
+import { eraseAdminUser } from '../db/privacy.repository.js';
 
 /**
  * What the admin service consumes (each runs once per event id, in a transaction with the
@@ -21,5 +22,9 @@ export function adminEventHandlers(): EventHandlers {
     SubmissionAccepted: (e, tx) => recordAudit(tx, e),
     TesterPaid: (e, tx) => recordAudit(tx, e),
     JobsCleared: (e, tx) => recordAudit(tx, e),
+    // "Your data, your call": the admin's export or deletion for a user is audited; a deleted user's form entries go.
+    DataExportRequested: (e, tx) => recordAudit(tx, e),
+    UserDeletionRequested: (e, tx) => recordAudit(tx, e),
+    UserDeleted: (e, tx) => eraseAdminUser(tx, e.data.userId, e.data.email),
   };
 }

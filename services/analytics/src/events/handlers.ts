@@ -13,6 +13,7 @@ import {
   type JobPatch,
 } from '../db/facts.repository.js';
 import { dayOf, newDurations } from '../domain/facts.js';
+import { eraseAnalyticsUser } from '../db/privacy.repository.js';
 
 /** The fee booked with each earning before EarningRecorded carried it (the rules module's 18 of every $1). */
 const LEGACY_PLATFORM_FEE_CENTS = PLATFORM_FEE_CENTS;
@@ -41,6 +42,8 @@ async function fold(tx: Tx, jobId: string, patch: JobPatch) {
  */
 export function analyticsEventHandlers(): EventHandlers {
   return {
+    // identity: a deleted account leaves the per-person rows (day counts stay)
+    UserDeleted: async (e, tx) => eraseAnalyticsUser(tx, e.data.userId),
     // identity: supply
     UserRoleChosen: async (e, tx) => {
       if (e.data.type !== 'tester') return;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const identitySchema = pgSchema('identity');
@@ -107,3 +107,63 @@ export const signingKeys = identitySchema.table(
 );
 
 export type UserRow = typeof users.$inferSelect;
+
+/**
+ * "Download my data": one row per export asked for (by the user, or by the admin for them). The
+ * privacy sweep builds `pending` ones (each service's part over /internal/privacy, the user's files
+ * from jobs), writes the zip under EXPORT_DIR and marks it `ready` until `expires_at`.
+ */
+export const dataExports = identitySchema.table(
+  'data_exports',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id').notNull(),
+    /** pending | building | ready | failed | expired */
+    status: text('status').$type<'pending' | 'building' | 'ready' | 'failed' | 'expired'>().notNull().default('pending'),
+    /** Services whose part is in the archive so far (the progress shown). */
+    partsDone: jsonb('parts_done').$type<string[]>().notNull().default([]),
+    partsTotal: integer('parts_total').notNull(),
+    /** The admin who ran it for the user (a request by e-mail), or null. */
+    requestedBy: uuid('requested_by'),
+    sizeBytes: integer('size_bytes'),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    readyAt: timestamp('ready_at', { withTimezone: true }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+  },
+  (t) => [index('data_exports_user_idx').on(t.userId, t.requestedAt.desc()), index('data_exports_status_idx').on(t.status)],
+);
+
+/**
+ * "Delete my account": `scheduled` until `due_at` (signing in again cancels it), then `erasing`
+ * (identity erased its part and published UserDeleted) until every service answered that it
+ * handled that event, then `completed`. One open (scheduled or erasing) deletion per user.
+ */
+export const accountDeletions = identitySchema.table(
+  'account_deletions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id').notNull(),
+    /** scheduled | cancelled | erasing | completed */
+    status: text('status').$type<'scheduled' | 'cancelled' | 'erasing' | 'completed'>().notNull().default('scheduled'),
+    requestedBy: uuid('requested_by'),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    cancelledAt: timestamp('cancelled_at', { withTimezone: true }),
+    /** What the person is called from now on in records that are kept (the ledger). */
+    pseudonym: uuid('pseudonym'),
+    /** The UserDeleted event: services answer whether they handled it. */
+    eventId: uuid('event_id'),
+    servicesDone: jsonb('services_done').$type<string[]>().notNull().default([]),
+    erasedAt: timestamp('erased_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('account_deletions_open_uq').on(t.userId).where(sql`status IN ('scheduled', 'erasing')`),
+    index('account_deletions_due_idx').on(t.dueAt).where(sql`status = 'scheduled'`),
+  ],
+);
+export type DataExportRow = typeof dataExports.$inferSelect;
+export type AccountDeletionRow = typeof accountDeletions.$inferSelect;

@@ -7,6 +7,7 @@ import { insertUser, isPreApproved, lockUserByGoogleSub, setRole, updateAccount,
 import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
 import { hashSecret, randomSecret } from './tokens.js';
 import { releasedForStrikes } from './user-rules.js';
+import { cancelDeletionOnSignIn } from './privacy.js';
 
 /** What Google (or the dev sign-in) told us about the person. */
 export interface SignInAccount {
@@ -70,6 +71,9 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
           return { ok: false, error: releasedForStrikes(next, deps.config.TESTER_STRIKE_LIMIT) ? 'tester_released' : 'tester_not_approved' };
         }
         user = existing;
+        // Signing in again within the grace period keeps the account ("Delete my account").
+        const cancelled = await cancelDeletionOnSignIn(tx, existing.id, correlationId);
+        if (cancelled) events.push(cancelled);
         if (Object.keys(patch).length) user = await updateAccount(tx, existing.id, patch);
         if (role) {
           user = await setRole(tx, existing.id, role);

@@ -1,6 +1,7 @@
 import { createEvent, type EventHandlers } from '@htm/events';
 import type { GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
+import { eraseUserInJobs } from '../domain/privacy.js';
 import { applyTransition, isUuid, listClaimedBy, markJobPaid, noteCheckoutCancelled, saveUser } from '../db/job.repository.js';
 
 /**
@@ -8,8 +9,12 @@ import { applyTransition, isUuid, listClaimedBy, markJobPaid, noteCheckoutCancel
  * handled-id record, so a redelivered event changes nothing twice). The state changes are the
  * repository's (db/job.repository.ts), the same functions the use cases and the timers call.
  */
-export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'>): EventHandlers {
+export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config' | 'storage' | 'recordingStore' | 'logger'>): EventHandlers {
   return {
+    // identity: the account's grace period ended; erase what jobs holds (answered at /internal/privacy/erasures/:id)
+    UserDeleted: async (e, tx) => {
+      await eraseUserInJobs(deps(), e, tx);
+    },
     // identity: a projection of users (poster e-mail/name for the admin, tester approval and country)
     UserSignedUp: async (e, tx) => {
       await saveUser(tx, e.data.userId, { email: e.data.email, name: e.data.name });

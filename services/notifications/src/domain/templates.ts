@@ -7,8 +7,10 @@ export interface MessageData {
   title?: string;
   amountCents?: number;
   reason?: string;
-  /** webhook_disabled: the endpoint's address. */
+  /** webhook_disabled: the endpoint's address; data_export_ready: the signed download link. */
   url?: string;
+  /** data_export_ready: when the link expires; account_deletion_scheduled: when the account is erased. */
+  at?: string;
 }
 
 export interface RenderedMessage {
@@ -101,6 +103,33 @@ function bodyOf(kind: NotificationKind, d: MessageData): Body {
           `${usd(d.amountCents ?? 0)} is on its way back to your card. The testers who took the other slots carry on as usual.`,
         ],
         action: { label: 'See your pack', path: jobPath },
+      };
+    case 'data_export_ready':
+      return {
+        subject: 'Your data is ready to download',
+        lines: [
+          'The archive of everything we hold about you (one file per part of the product, plus your files and recordings) is ready.',
+          `Download it here (the link works until ${d.at ?? 'tomorrow'}): ${d.url ?? ''}`,
+        ],
+        action: { label: 'Open your profile', path: '/dashboard?tab=privacy' },
+      };
+    case 'account_deletion_scheduled':
+      return {
+        subject: 'Your account will be deleted',
+        lines: [
+          `You asked us to delete your account. It will be erased on ${d.at ?? 'the end of the grace period'}, and you have been signed out everywhere.`,
+          'Changed your mind? Just sign in again before then and the deletion is cancelled.',
+        ],
+        action: { label: 'Sign in to keep your account', path: '/' },
+      };
+    case 'account_deletion_cancelled':
+      return {
+        subject: 'Your account will not be deleted',
+        lines: [
+          'You signed in again, so the deletion of your account is cancelled and everything stays as it was.',
+          'If this was not you, sign in and end the sign-ins you do not recognise (Sign-ins), then ask for the deletion again.',
+        ],
+        action: { label: 'Open your dashboard', path: '/dashboard' },
       };
     case 'tester_paid':
       return {

@@ -10,6 +10,7 @@ import {
   upsertJob,
   upsertUser,
 } from '../db/projection.repository.js';
+import { eraseNotificationsUser } from '../db/privacy.repository.js';
 
 /**
  * What the notifications service consumes. Each handler runs once per event id, in the
@@ -108,12 +109,20 @@ export function notificationsEventHandlers(opts: {
     // jobs: a poster's webhook endpoint failed for 3 days and was disabled
     WebhookEndpointDisabled: async (e, tx) =>
       queue(tx, e, 'webhook_disabled', e.data.ownerId, { url: e.data.url }),
+    // identity: "Your data, your call"
+    DataExportReady: async (e, tx) =>
+      queue(tx, e, 'data_export_ready', e.data.userId, { url: e.data.downloadUrl, at: new Date(e.data.expiresAt).toUTCString() }),
+    UserDeletionRequested: async (e, tx) =>
+      queue(tx, e, 'account_deletion_scheduled', e.data.userId, { at: new Date(e.data.dueAt).toUTCString() }),
+    UserDeletionCancelled: async (e, tx) => queue(tx, e, 'account_deletion_cancelled', e.data.userId, {}),
+    UserDeleted: async (e, tx) => eraseNotificationsUser(tx, e.data.userId),
     // payments: a pack's slot nobody claimed was closed and its $1 given back
     PaymentRefunded: async (e, tx) => {
       const d = e.data;
       if (d.reason !== 'pack_slot_unfilled' || !d.posterId) return;
       await queue(tx, e, 'pack_slot_refunded', d.posterId, { jobId: d.jobId, title: d.title, amountCents: d.amountCents });
     },
+    // payments
     TesterPaid: async (e, tx) =>
       queue(tx, e, 'tester_paid', e.data.testerId, {
         amountCents: e.data.amountCents,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '@htm/service-kit/db';
-import type { NotificationKind } from '@htm/contracts';
+import { NOTIFICATION_KIND_INFO, type NotificationKind } from '@htm/contracts';
 import type { NotificationsConfig } from '../config.js';
 import {
   disabledKinds,
@@ -108,7 +108,8 @@ export class MailSender {
     const { db, config } = this.opts;
     const kind = m.kind as NotificationKind;
     const logger = this.opts.logger.child({ correlationId: m.correlationId ?? undefined });
-    if ((await disabledKinds(db, m.userId)).includes(kind)) {
+    // Account e-mails (a data download, a deletion) are not a preference: they always go.
+    if (NOTIFICATION_KIND_INFO[kind]?.audience !== 'everyone' && (await disabledKinds(db, m.userId)).includes(kind)) {
       await markSuppressed(db, m.id, 'unsubscribed');
       logger.info(
         { messageId: m.id, kind, userId: m.userId },

@@ -18,7 +18,14 @@ export async function refundJobPayment(
   deps: PaymentsDeps,
   tx: Tx,
   jobId: string,
-  why: { reason: 'jobs_cleared' | 'pack_slot_unfilled'; correlationId?: string; packId?: string; title?: string },
+  why: {
+    reason: 'jobs_cleared' | 'pack_slot_unfilled' | 'account_deleted';
+    correlationId?: string;
+    packId?: string;
+    title?: string;
+    /** account_deleted: the poster's pseudonym, and no title (the account may already be erased here). */
+    posterPseudonym?: string;
+  },
   events: Recorder = deps.events,
 ): Promise<'refunded' | 'already' | 'unpaid'> {
   const payment = await findJobPaymentEntry(tx, jobId);
@@ -34,7 +41,7 @@ export async function refundJobPayment(
     sessionId,
     amountCents: payment.amountCents,
     idempotencyKey: ownJob ? `refund-${sessionId}` : `refund-${sessionId}-${jobId}`,
-    reason: why.reason === 'pack_slot_unfilled' ? 'requested_by_customer' : 'duplicate',
+    reason: why.reason === 'jobs_cleared' ? 'duplicate' : 'requested_by_customer',
     metadata: { reason: why.reason, job_id: jobId, session_id: sessionId },
   });
   const refundedAt = new Date();
@@ -43,8 +50,8 @@ export async function refundJobPayment(
     jobId,
     amountCents: -payment.amountCents,
     currency: payment.currency,
-    posterId: payment.posterId,
-    title: payment.title,
+    posterId: why.posterPseudonym ?? payment.posterId,
+    title: why.posterPseudonym ? null : payment.title,
     sessionId,
     refundId: refund.id,
     occurredAt: refundedAt,
@@ -59,7 +66,7 @@ export async function refundJobPayment(
         {
           jobId,
           sessionId,
-          posterId: payment.posterId,
+          posterId: why.posterPseudonym ?? payment.posterId,
           amountCents: payment.amountCents,
           reason: why.reason,
           refundedAt: refundedAt.toISOString(),
@@ -82,5 +89,17 @@ export async function refundJobPayment(
 export async function refundClearedJobs(deps: PaymentsDeps, tx: Tx, event: EventEnvelope<'JobsCleared'>, events: Recorder = deps.events): Promise<void> {
   for (const jobId of event.data.refundJobIds ?? []) {
     await refundJobPayment(deps, tx, jobId, { reason: 'jobs_cleared', correlationId: event.correlationId ?? undefined }, events);
+  }
+}
+
+/** JobsWithdrawn (a poster's account deleted): their paid jobs nobody started are refunded the same way. */
+export async function refundWithdrawnJobs(deps: PaymentsDeps, tx: Tx, event: EventEnvelope<'JobsWithdrawn'>): Promise<void> {
+  for (const jobId of event.data.refundJobIds) {
+    // The refund names the pseudonym (the account may be erased here before or after this event).
+    await refundJobPayment(deps, tx, jobId, {
+      reason: event.data.reason,
+      correlationId: event.correlationId ?? undefined,
+      posterPseudonym: event.data.posterId,
+    });
   }
 }

@@ -9,6 +9,7 @@ import { HistoryTab } from './history-tab';
 import { InsightsTab } from './insights-tab';
 import { ManageTab } from './manage-tab';
 import { OverviewTab } from './overview-tab';
+import { PrivacyTab } from './privacy-tab';
 
 /** Admin dashboard: Overview, Manage, Actions, History, Insights (charts). `postJob` is the poster's 'Post New Job' launcher. */
 export default function AdminDashboard({ user, postJob }: { user: User; postJob?: ReactNode }) {
@@ -37,6 +38,7 @@ export default function AdminDashboard({ user, postJob }: { user: User; postJob?
           { id: 'actions', label: 'Actions' },
           { id: 'history', label: 'History' },
           { id: 'insights', label: 'Insights' },
+          { id: 'privacy', label: 'Privacy' },
         ]}
       >
         {tab === 'overview' ? <OverviewTab jobs={jobs} /> : null}
@@ -44,6 +46,7 @@ export default function AdminDashboard({ user, postJob }: { user: User; postJob?
         {tab === 'actions' ? <ActionsTab /> : null}
         {tab === 'history' ? <HistoryTab jobs={jobs} /> : null}
         {tab === 'insights' ? <InsightsTab /> : null}
+        {tab === 'privacy' ? <PrivacyTab /> : null}
       </Tabs>
     </div>
   );

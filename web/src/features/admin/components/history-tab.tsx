@@ -21,6 +21,8 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'submission.accepted': 'Submission accepted',
   'payout.sent': 'Payout sent',
   'jobs.cleared': 'All jobs cleared',
+  'user.export_run': 'Data export run for a user',
+  'user.deletion_scheduled': 'Account deletion scheduled for a user',
 };
 
 /** One line saying what the action touched, from its details. */
@@ -40,6 +42,9 @@ function describe(e: AuditEntryDto): string {
       return `${usd(Number(d.amount_cents ?? 0) / 100)} to tester #${shortId(e.target.replace('tester:', ''))}`;
     case 'jobs.cleared':
       return `${String(d.jobs_deleted ?? 0)} jobs, ${String(d.submissions_deleted ?? 0)} submissions deleted; ${String(d.refunded_jobs ?? 0)} paid jobs refunded`;
+    case 'user.export_run':
+    case 'user.deletion_scheduled':
+      return `User #${shortId(e.target.replace('user:', ''))}`;
     default:
       return e.target;
   }

@@ -16,10 +16,12 @@ import {
   useUpdateNotificationPreferencesMutation,
 } from '../api/notification-preferences';
 
-/** The kinds of e-mail that reach this kind of user (the admin sees every kind). */
+/** The kinds of e-mail that reach this kind of user (the admin sees every kind); account e-mails (everyone's) cannot be switched off. */
 export function kindsFor(type: User['type']): NotificationKind[] {
   return NOTIFICATION_KINDS.filter(
-    (k) => type === 'admin' || !type || NOTIFICATION_KIND_INFO[k].audience === type,
+    (k) =>
+      NOTIFICATION_KIND_INFO[k].audience !== 'everyone' &&
+      (type === 'admin' || !type || NOTIFICATION_KIND_INFO[k].audience === type),
   );
 }
 
