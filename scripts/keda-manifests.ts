@@ -55,7 +55,7 @@ function cpuMemory(): Obj[] {
 }
 
 function lagTriggers(bus: 'kafka' | 'redis', group: string): Obj[] {
-  return CONSUMED_SOURCES[group].flatMap((source) =>
+  return CONSUMED_SOURCES[group].flatMap((source): Obj[] =>
     bus === 'kafka'
       ? [
           {
