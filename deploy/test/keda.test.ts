@@ -51,8 +51,6 @@ describe.each([['kafka'], ['redis']] as const)('KEDA component (%s bus)', (bus) 
     // The schema check can fail: a ScaledObject without its target's name is refused.
     expect(() =>
       new ScaledObject({
-        apiVersion: 'keda.sh/v1alpha1',
-        kind: 'ScaledObject',
         metadata: { name: 'x' },
         spec: { scaleTargetRef: {} as never, triggers: [] },
       }).validate(),
