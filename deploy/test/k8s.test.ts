@@ -30,7 +30,9 @@ const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'adm
 async function validate(obj: K8sObject): Promise<string | null> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(`kubernetes-models/${obj.apiVersion}`)) as Record<string, unknown>;
+    // KEDA's custom resources (ScaledObject, TriggerAuthentication) from its kubernetes-models package.
+    const pkg = obj.apiVersion.startsWith('keda.sh/') ? '@kubernetes-models/keda' : 'kubernetes-models';
+    mod = (await import(`${pkg}/${obj.apiVersion}`)) as Record<string, unknown>;
   } catch {
     return `no schema for apiVersion ${obj.apiVersion}`;
   }
@@ -244,9 +246,11 @@ describe('k8s manifests', () => {
 describe('kustomize', () => {
   const kustomizations = walk(K8S).filter((f) => path.basename(f) === 'kustomization.yaml');
 
-  it('base and the dev and prod overlays exist', () => {
+  it('base, the dev and prod overlays and the KEDA components exist', () => {
     expect(kustomizations.map((f) => path.relative(K8S, f)).sort()).toEqual([
       'base/kustomization.yaml',
+      'components/keda-kafka/kustomization.yaml',
+      'components/keda-redis-streams/kustomization.yaml',
       'overlays/dev/kustomization.yaml',
       'overlays/prod/kustomization.yaml',
     ]);
@@ -264,6 +268,8 @@ describe('kustomize', () => {
         if (!exists(p) || (!r.endsWith('.yaml') && !exists(path.join(p, 'kustomization.yaml'))))
           missing.push(r);
       }
+      for (const c of k.components ?? [])
+        if (!exists(path.join(dir, c, 'kustomization.yaml'))) missing.push(c);
       for (const p of k.patches ?? [])
         if (p.path && !exists(path.join(dir, p.path))) missing.push(p.path);
       for (const g of [...(k.configMapGenerator ?? []), ...(k.secretGenerator ?? [])]) {

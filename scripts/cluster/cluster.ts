@@ -32,6 +32,11 @@ export interface ClusterOptions {
   env: Record<string, string | undefined>;
   /** Where the bundles are (default dist/); built there first unless build is false. */
   bundleDir?: string;
+  /**
+   * Roles started from other bundles (never built here), e.g. the previous release's dist/ for a
+   * mixed-version run (scripts/mixed-versions.ts): `{ payments: '/tmp/prev/dist' }`.
+   */
+  roleBundleDirs?: Partial<Record<Role, string>>;
   build?: boolean;
   /** The gateway's port (the first gateway replica; others take free ports). Default: a free port. */
   gatewayPort?: number;
@@ -159,8 +164,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     say(`building the service bundles into ${path.relative(ROOT, bundleDir) || '.'}`);
     for (const t of TARGETS) await buildService(t, { outRoot: bundleDir, log: () => undefined });
   }
+  const dirOf = (role: Role) => opts.roleBundleDirs?.[role] ?? bundleDir;
   for (const role of ROLES) {
-    if (!existsSync(entryFile(bundleDir, role))) throw new Error(`${entryFile(bundleDir, role)} is missing: run npm run build:services`);
+    if (!existsSync(entryFile(dirOf(role), role))) throw new Error(`${entryFile(dirOf(role), role)} is missing: run npm run build:services`);
   }
   mkdirSync(opts.logDir, { recursive: true });
 
@@ -235,7 +241,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     return { ...base, PORT: String(port), PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}` };
   };
   const replicas = Object.fromEntries(
-    ROLES.map((role) => [role, ports[role].map((port, i) => new Replica(role, i, port, entryFile(bundleDir, role), envFor(role, port), path.join(opts.logDir, `${role}-${i + 1}.log`)))]),
+    ROLES.map((role) => [role, ports[role].map((port, i) => new Replica(role, i, port, entryFile(dirOf(role), role), envFor(role, port), path.join(opts.logDir, `${role}-${i + 1}.log`)))]),
   ) as Record<Role, Replica[]>;
 
   const all = ROLES.flatMap((r) => replicas[r]);

@@ -64,6 +64,12 @@ export interface EventBus {
    * is skipped (and counted); answers how many events were handed over.
    */
   readAll?(sources: readonly EventSource[], handler: EventHandler): Promise<{ events: number; skipped: number }>;
+  /**
+   * Events of these sources a consumer group has not handled yet (read but unacknowledged, plus
+   * not read; a group that does not exist yet counts every event, as it will start from the
+   * beginning): the `event_consumer_lag` metric, and what KEDA scales the consumers on.
+   */
+  lag?(group: string, sources: readonly EventSource[]): Promise<number>;
   close(): Promise<void>;
 }
 

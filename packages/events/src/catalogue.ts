@@ -310,7 +310,35 @@ export const catalogue = {
       events: z.array(z.object({ name: z.string(), at: iso, props: z.record(z.string(), z.unknown()).optional() })),
     }),
   },
-} as const satisfies Record<string, { source: EventSource; version: number; description: string; data: z.ZodType }>;
+} as const satisfies Record<string, EventDefinition>;
+
+/**
+ * An older version of a type that consumers still read: events of it written before the new
+ * version (still in the streams), or by a service not yet upgraded during a rolling or independent
+ * deploy. `upgrade` turns its data into the current version's, so handlers see one shape. It stays
+ * in the catalogue at least until `deprecatedUntil` (ISO date): the compatibility check
+ * (`npm run compat:snapshot`, deploy/test/compat.test.ts) refuses to drop it earlier.
+ */
+export interface PreviousVersion {
+  version: number;
+  data: z.ZodType;
+  deprecatedUntil: string;
+  upgrade: (data: never) => unknown;
+}
+
+export interface EventDefinition {
+  source: EventSource;
+  version: number;
+  description: string;
+  data: z.ZodType;
+  /** Older versions consumers still read (none yet: every type is at its first version). */
+  previous?: readonly PreviousVersion[];
+}
+
+/** The definition of a type, typed loosely (for code that handles every type alike). */
+export function definitionOf(type: EventType): EventDefinition {
+  return catalogue[type] as EventDefinition;
+}
 
 export type Catalogue = typeof catalogue;
 export type EventType = keyof Catalogue;

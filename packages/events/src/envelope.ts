@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { currentTraceparent } from '@htm/service-kit/tracing';
-import { catalogue, EVENT_SOURCES, isEventType, type EventData, type EventType } from './catalogue.js';
+import { catalogue, definitionOf, EVENT_SOURCES, isEventType, type EventData, type EventType } from './catalogue.js';
 
 export const envelopeSchema = z.object({
   id: z.string().uuid(),
@@ -107,6 +107,17 @@ export function parseEnvelope(raw: unknown): EventEnvelope {
   if (!env.success) throw new PermanentEventError(`invalid envelope: ${env.error.issues[0]?.message}`);
   const e = env.data;
   if (isEventType(e.type)) {
+    const def = definitionOf(e.type);
+    // An older version still read (its deprecation window): checked against its own schema, then
+    // upgraded to the current shape. Any other version is read with the current schema.
+    const prev = e.version !== def.version ? def.previous?.find((p) => p.version === e.version) : undefined;
+    if (prev) {
+      const old = prev.data.safeParse(e.data);
+      if (!old.success) throw new PermanentEventError(`invalid ${e.type} v${e.version} data: ${old.error.issues[0]?.path.join('.')} ${old.error.issues[0]?.message}`);
+      const up = def.data.safeParse(prev.upgrade(old.data as never));
+      if (!up.success) throw new PermanentEventError(`invalid ${e.type} v${e.version} data after upgrade: ${up.error.issues[0]?.path.join('.')} ${up.error.issues[0]?.message}`);
+      return { ...e, type: e.type, data: up.data } as EventEnvelope;
+    }
     const d = catalogue[e.type].data.safeParse(e.data);
     if (!d.success) throw new PermanentEventError(`invalid ${e.type} data: ${d.error.issues[0]?.path.join('.')} ${d.error.issues[0]?.message}`);
     return { ...e, type: e.type, data: d.data } as EventEnvelope;

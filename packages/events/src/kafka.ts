@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EventSource } from './catalogue.js';
 import { runWithRetry } from './retry.js';
@@ -279,7 +279,42 @@ export class KafkaBus implements EventBus {
     return { events, skipped };
   }
 
+  private lagAdmin?: Promise<Admin>;
+
+  /** Per partition: the end offset minus the group's committed offset (the whole partition when the group committed none). */
+  async lag(group: string, sources: readonly EventSource[]): Promise<number> {
+    this.lagAdmin ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })();
+    let admin: Admin;
+    try {
+      admin = await this.lagAdmin;
+    } catch (err) {
+      this.lagAdmin = undefined;
+      throw err;
+    }
+    const existing = new Set(await admin.listTopics());
+    const topics = sources.map((s) => this.topic(s)).filter((t) => existing.has(t));
+    if (!topics.length) return 0;
+    const committed = await admin.fetchOffsets({ groupId: group, topics });
+    let total = 0n;
+    for (const t of topics) {
+      const mine = new Map((committed.find((c) => c.topic === t)?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+      for (const o of await admin.fetchTopicOffsets(t)) {
+        const at = mine.get(o.partition) ?? -1n;
+        const from = at >= 0n ? at : BigInt(o.low);
+        if (BigInt(o.high) > from) total += BigInt(o.high) - from;
+      }
+    }
+    return Number(total);
+  }
+
   async close(): Promise<void> {
+    const admin = this.lagAdmin;
+    this.lagAdmin = undefined;
+    await admin?.then((a) => a.disconnect(), () => undefined);
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();
     const producer = this.producer;

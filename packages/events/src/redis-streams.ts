@@ -183,16 +183,14 @@ export class RedisStreamsBus implements EventBus {
     return this.pub.xlen(this.dlqKey(group));
   }
 
-  /** Pending (unacknowledged) plus not-yet-read entries per group, for the consumer-lag metric. */
+  /** Pending (unacknowledged) plus not-yet-read entries of a group (every entry while the group does not exist yet). */
   async lag(group: string, sources: readonly EventSource[]): Promise<number> {
     let total = 0;
     for (const s of this.streamsOf(sources)) {
       try {
         const groups = (await this.pub.xinfo('GROUPS', s)) as unknown[][];
-        for (const g of groups) {
-          const m = toMap(g as string[]);
-          if (m.name === group) total += Number(m.lag ?? 0) + Number(m.pending ?? 0);
-        }
+        const mine = groups.map((g) => toMap(g as string[])).find((m) => m.name === group);
+        total += mine ? Number(mine.lag ?? 0) + Number(mine.pending ?? 0) : await this.pub.xlen(s);
       } catch {
         /* stream not created yet */
       }

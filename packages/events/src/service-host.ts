@@ -19,7 +19,7 @@ import {
   type RunningServer,
 } from '@htm/service-kit';
 import type { JWTVerifyGetKey } from 'jose';
-import type { EventSource, ServiceName } from './catalogue.js';
+import type { ServiceName } from './catalogue.js';
 import type { EventBus } from './bus.js';
 import type { HandledEventsTable, OutboxTable } from './outbox.js';
 import { createEventBus, ServiceEvents, type EventHandlers } from './runtime.js';
@@ -137,9 +137,13 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
   });
   late.events = events;
   metrics.gauge('outbox_backlog', 'Outbox rows not yet published', () => events.relay.backlog());
+  // The consumer group's lag, both transports (KEDA reads the same number from Redis or Kafka itself).
+  if (bus.lag && events.consumedSources.length) {
+    const lagOf = bus.lag.bind(bus);
+    metrics.gauge('event_consumer_lag', "Events not yet handled by this service's consumer group", () => lagOf(name, events.consumedSources));
+  }
   if (bus.kind === 'redis' && events.consumedSources.length) {
-    const rbus = bus as unknown as { lag(group: string, sources: readonly EventSource[]): Promise<number>; deadLetterCount(group: string): Promise<number> };
-    metrics.gauge('event_consumer_lag', 'Events not yet handled by this service', () => rbus.lag(name, events.consumedSources));
+    const rbus = bus as unknown as { deadLetterCount(group: string): Promise<number> };
     // Alert on any value above 0: a dead letter is an event whose effect did not happen.
     metrics.gauge('event_dead_letters', 'Events of this service in dead letter (alert when above 0)', () => rbus.deadLetterCount(name));
   }

@@ -141,6 +141,30 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
       expect(byReason.invalid.error).toMatch(/^rejected \(invalid\): /);
     });
 
+    it('reports the lag of a consumer group: every event before it starts, 0 once all are handled', async () => {
+      const b = await bus();
+      expect(b.lag).toBeDefined();
+      await b.publish([lead(1, 'lag-1'), lead(2, 'lag-2'), lead(3, 'lag-3')]);
+      // The group does not exist yet: it will start from the beginning, so all three wait for it.
+      await waitFor(async () => (await b.lag!('lagging', ['admin'])) === 3, 'a lag of 3 before the group starts');
+      expect(await b.lag!('lagging', ['jobs'])).toBe(0);
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const seen: string[] = [];
+      await b.subscribe({
+        group: 'lagging',
+        sources: ['admin'],
+        handler: async (e) => {
+          await gate;
+          seen.push(e.id);
+        },
+      });
+      expect(await b.lag!('lagging', ['admin'])).toBeGreaterThan(0);
+      release();
+      await waitFor(() => seen.length === 3, 'the three events handled');
+      await waitFor(async () => (await b.lag!('lagging', ['admin'])) === 0, 'the lag back to 0');
+    });
+
     it("hands the consumer the event's trace context (traceparent) unchanged", async () => {
       const b = await bus();
       const seen: EventEnvelope[] = [];

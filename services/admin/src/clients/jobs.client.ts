@@ -1,19 +1,10 @@
 import { z } from 'zod';
+import { internalClearAnswerSchema, internalClearPreviewSchema } from '@htm/contracts';
 import { AppError, InternalClient, type ServiceKeyring } from '@htm/service-kit';
 import type { Logger } from 'pino';
 
-/** Jobs' preview of a clear-all: counts, money, and the fingerprint of exactly these jobs. */
-export const clearPreviewSchema = z.object({
-  jobs_total: z.number().int().min(0),
-  jobs_by_status: z.record(z.string(), z.number().int().min(0)),
-  submissions: z.number().int().min(0),
-  paid_unfinished: z.number().int().min(0),
-  paid_unfinished_cents: z.number().int().min(0),
-  paid_completed: z.number().int().min(0),
-  paid_completed_cents: z.number().int().min(0),
-  unpaid: z.number().int().min(0),
-  fingerprint: z.string().min(1),
-});
+/** Jobs' preview of a clear-all: counts, money, and the fingerprint of exactly these jobs (shared with jobs in the contracts). */
+export const clearPreviewSchema = internalClearPreviewSchema;
 export type JobsClearPreview = z.infer<typeof clearPreviewSchema>;
 
 /** The synchronous calls admin makes: jobs' preview of clear-all, and the clear itself. */
@@ -23,11 +14,7 @@ export interface JobsClient {
   clearAll(fingerprint: string, actorId: string): Promise<{ jobs_deleted: number; submissions_deleted: number; refunded_jobs: number }>;
 }
 
-const clearAnswerSchema = z.object({
-  jobs_deleted: z.number().int().min(0),
-  submissions_deleted: z.number().int().min(0),
-  refunded_jobs: z.number().int().min(0).default(0),
-});
+const clearAnswerSchema = internalClearAnswerSchema;
 
 export function createJobsClient(opts: { baseUrl: string; keys: ServiceKeyring; logger: Logger; timeoutMs?: number }): JobsClient {
   const client = new InternalClient({ baseUrl: opts.baseUrl, keys: opts.keys, timeoutMs: opts.timeoutMs ?? 30_000 });

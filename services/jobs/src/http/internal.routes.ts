@@ -1,13 +1,8 @@
 import { Router } from 'express';
-import { z } from 'zod';
+import { internalClearBodySchema as clearBodySchema } from '@htm/contracts';
 import { parseOrThrow, requireServiceToken } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { clearJobs, previewClear } from '../domain/clear-jobs.js';
-
-const clearBodySchema = z.object({
-  fingerprint: z.string({ error: 'The preview fingerprint is required' }).min(1, 'The preview fingerprint is required'),
-  actor_id: z.string().min(1).optional(),
-});
 
 /** /internal/* routes: service tokens only, never proxied by the gateway. */
 export function internalRoutes(deps: JobsDeps): Router {

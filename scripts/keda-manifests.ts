@@ -1,0 +1,215 @@
+/**
+ * Generates the KEDA components of deploy/k8s: ScaledObjects that scale the event consumers on
+ * their consumer group's lag and the jobs worker on its due timers, beside CPU and memory.
+ *
+ *   deploy/k8s/components/keda-kafka          EVENT_BUS=kafka (what the base config runs): Kafka scaler
+ *   deploy/k8s/components/keda-redis-streams  EVENT_BUS=redis: Redis Streams scaler, one trigger per stream partition
+ *
+ *   npm run k8s:keda            # rewrites both components
+ *   npm run k8s:keda -- --check # exits 1 when they are stale (deploy/test/keda.test.ts checks the same)
+ *
+ * Which service consumes which sources is CONSUMED_SOURCES below (the types each service handles,
+ * docs/events.md); the worker scales on BullMQ's list of due timers. jobs and payments already had
+ * CPU HPAs: a target may have only one autoscaler, so the components delete those HPAs and their
+ * ScaledObjects carry the same CPU and memory targets plus the lag triggers.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const COMPONENTS = path.join(root, 'deploy', 'k8s', 'components');
+
+type Source = 'identity' | 'jobs' | 'payments' | 'admin';
+/** The event sources each consumer group reads (its handlers' types; docs/events.md). */
+export const CONSUMED_SOURCES: Record<string, Source[]> = {
+  identity: ['jobs', 'admin'],
+  jobs: ['identity', 'payments'],
+  payments: ['jobs'],
+  admin: ['identity', 'jobs', 'payments'],
+  notifications: ['identity', 'jobs'],
+  analytics: ['identity', 'jobs', 'payments', 'admin'],
+};
+/** Services that also serve HTTP and had a CPU HPA (2..10): their ScaledObject keeps those bounds and targets. */
+const HTTP_SCALED = new Set(['jobs', 'payments']);
+/** REDIS_PREFIX of deploy/k8s/base/config.yaml; Kafka topic names replace ':' with '.'. */
+const PREFIX = 'htm:';
+const KAFKA_PREFIX = PREFIX.replace(/[^A-Za-z0-9._-]/g, '.');
+/** Redis Streams partitions per source (RedisStreamsBus default); one consumer per partition does work at a time. */
+export const REDIS_PARTITIONS = 4;
+/** Kafka partitions per topic (docker-compose's kafka-init, KAFKA_PARTITIONS); more consumers than partitions sit idle. */
+export const KAFKA_PARTITIONS = 6;
+/** Lag per replica KEDA aims for (events not yet handled by the group). */
+export const LAG_TARGET = 50;
+/** Due timers waiting for a worker, per replica. */
+export const TIMERS_TARGET = 20;
+
+type Obj = Record<string, unknown>;
+
+function cpuMemory(): Obj[] {
+  return [
+    { type: 'cpu', metricType: 'Utilization', metadata: { value: '70' } },
+    { type: 'memory', metricType: 'Utilization', metadata: { value: '80' } },
+  ];
+}
+
+function lagTriggers(bus: 'kafka' | 'redis', group: string): Obj[] {
+  return CONSUMED_SOURCES[group].flatMap((source): Obj[] =>
+    bus === 'kafka'
+      ? [
+          {
+            type: 'kafka',
+            name: `lag-${source}`,
+            metadata: {
+              bootstrapServersFromEnv: 'KAFKA_BROKERS',
+              consumerGroup: group,
+              topic: `${KAFKA_PREFIX}events.${source}`,
+              lagThreshold: String(LAG_TARGET),
+              activationLagThreshold: '0',
+              offsetResetPolicy: 'earliest',
+              allowIdleConsumers: 'false',
+            },
+          },
+        ]
+      : Array.from({ length: REDIS_PARTITIONS }, (_, p) => ({
+          type: 'redis-streams',
+          name: `lag-${source}-${p}`,
+          metadata: {
+            stream: `${PREFIX}events:${source}:${p}`,
+            consumerGroup: group,
+            lagCount: String(LAG_TARGET),
+            activationLagCount: '0',
+          },
+          authenticationRef: { name: 'htm-keda-redis' },
+        })),
+  );
+}
+
+function scaledObject(name: string, triggers: Obj[], bounds: { min: number; max: number }): Obj {
+  return {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'ScaledObject',
+    metadata: { name, labels: { 'app.kubernetes.io/name': name } },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+      minReplicaCount: bounds.min,
+      maxReplicaCount: bounds.max,
+      pollingInterval: 15,
+      cooldownPeriod: 300,
+      advanced: {
+        horizontalPodAutoscalerConfig: {
+          behavior: {
+            scaleDown: {
+              stabilizationWindowSeconds: 300,
+              policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }],
+            },
+          },
+        },
+      },
+      triggers,
+    },
+  };
+}
+
+export function renderComponent(bus: 'kafka' | 'redis'): {
+  kustomization: string;
+  objects: string;
+} {
+  const partitions = bus === 'kafka' ? KAFKA_PARTITIONS : REDIS_PARTITIONS;
+  const objects: Obj[] = [];
+  // The worker's timers are BullMQ jobs in Redis whatever the bus: authentication for the Redis scalers.
+  objects.push({
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'TriggerAuthentication',
+    metadata: { name: 'htm-keda-redis' },
+    spec: {
+      secretTargetRef: [
+        { parameter: 'address', name: 'htm-secrets', key: 'KEDA_REDIS_ADDRESS' },
+        { parameter: 'username', name: 'htm-secrets', key: 'KEDA_REDIS_USERNAME' },
+        { parameter: 'password', name: 'htm-secrets', key: 'KEDA_REDIS_PASSWORD' },
+      ],
+    },
+  });
+  for (const group of Object.keys(CONSUMED_SOURCES)) {
+    const http = HTTP_SCALED.has(group);
+    objects.push(
+      scaledObject(
+        group,
+        [...lagTriggers(bus, group), ...cpuMemory()],
+        http ? { min: 2, max: 10 } : { min: 2, max: partitions },
+      ),
+    );
+  }
+  objects.push(
+    scaledObject(
+      'jobs-worker',
+      [
+        {
+          type: 'redis',
+          name: 'due-timers',
+          metadata: {
+            listName: `${PREFIX}bull:jobs-timers:wait`,
+            listLength: String(TIMERS_TARGET),
+            activationListLength: '0',
+          },
+          authenticationRef: { name: 'htm-keda-redis' },
+        },
+        ...cpuMemory(),
+      ],
+      { min: 2, max: 6 },
+    ),
+  );
+  const header = (what: string) =>
+    `# Generated by \`npm run k8s:keda\` (scripts/keda-manifests.ts). Do not edit by hand: deploy/test/keda.test.ts fails when stale.\n# ${what}\n`;
+  const busLine =
+    bus === 'kafka'
+      ? 'KEDA ScaledObjects for EVENT_BUS=kafka: consumers scale on their group lag per topic (Kafka scaler), the worker on due timers.'
+      : 'KEDA ScaledObjects for EVENT_BUS=redis: consumers scale on their group lag per stream partition (Redis Streams scaler), the worker on due timers.';
+  const kustomization = {
+    apiVersion: 'kustomize.config.k8s.io/v1alpha1',
+    kind: 'Component',
+    resources: ['scaledobjects.yaml'],
+    // One autoscaler per Deployment: the ScaledObjects of jobs and payments replace their CPU HPAs.
+    patches: [...HTTP_SCALED].map((name) => ({
+      target: { kind: 'HorizontalPodAutoscaler', name },
+      patch: `$patch: delete\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: ${name}\n`,
+    })),
+  };
+  return {
+    kustomization:
+      header(`${busLine} Needs KEDA 2.12+ in the cluster; add to an overlay's components.`) +
+      stringify(kustomization),
+    objects: header(busLine) + objects.map((o) => stringify(o)).join('---\n'),
+  };
+}
+
+export const COMPONENT_DIRS = { kafka: 'keda-kafka', redis: 'keda-redis-streams' } as const;
+
+function main() {
+  const check = process.argv.includes('--check');
+  let stale = false;
+  for (const bus of ['kafka', 'redis'] as const) {
+    const dir = path.join(COMPONENTS, COMPONENT_DIRS[bus]);
+    const r = renderComponent(bus);
+    for (const [file, text] of [
+      ['kustomization.yaml', r.kustomization],
+      ['scaledobjects.yaml', r.objects],
+    ] as const) {
+      const p = path.join(dir, file);
+      if (check) {
+        if (!existsSync(p) || readFileSync(p, 'utf8') !== text) {
+          console.error(`${path.relative(root, p)} is stale: run \`npm run k8s:keda\``);
+          stale = true;
+        }
+        continue;
+      }
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(p, text);
+      console.log(`wrote ${path.relative(root, p)}`);
+    }
+  }
+  if (stale) process.exit(1);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
