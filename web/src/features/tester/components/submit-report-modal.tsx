@@ -17,6 +17,8 @@ import {
   type FindingDetailsDraft,
 } from './key-finding-fields';
 import { MinutesField } from './minutes-field';
+import { ScreenRecorder, useRecorderInForm } from './screen-recorder';
+import type { AttachedRecording } from '../recording';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
 
@@ -32,6 +34,8 @@ interface DetailedDraft {
   bullets: string[];
   /** Each finding's optional details (severity, steps, expected/actual, moment). */
   details?: FindingDetailsDraft[];
+  /** The uploaded screen recording, sent as `recording_id`. */
+  recording?: AttachedRecording;
 }
 
 /**
@@ -78,6 +82,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const [files, setFiles] = useState<File[]>([]);
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const recorder = useRecorderInForm(job.id, draft, setDraft);
   const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
     clearDraft();
     onClose();
@@ -106,6 +111,10 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    if (recorder.problem) {
+      setFormError(recorder.problem);
+      return;
+    }
     const requirement_responses = responses.map((t, i) => ({
       requirement_index: i,
       response_text: t,
@@ -141,6 +150,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
     if (parsed.data.minutes_spent !== null)
       form.append('minutes_spent', String(parsed.data.minutes_spent));
     for (const f of files) form.append('files', f);
+    if (recorder.recordingId) form.append('recording_id', recorder.recordingId);
     await upload(
       (onProgress) => postSubmission(job.id, form, onProgress),
       'Report submitted. The poster has been notified.',
@@ -159,6 +169,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
         <p className="muted">
           <strong>{job.title}</strong> · answer each thing the poster asked you to check.
         </p>
+        <ScreenRecorder {...recorder.recorderProps} />
         {errors.requirement_responses ? (
           <p className="form-msg form-msg--error" role="alert">
             {errors.requirement_responses}

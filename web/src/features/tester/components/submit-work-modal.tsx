@@ -19,6 +19,8 @@ import {
   type FindingDetailsDraft,
 } from './key-finding-fields';
 import { MinutesField } from './minutes-field';
+import { ScreenRecorder, useRecorderInForm } from './screen-recorder';
+import type { AttachedRecording } from '../recording';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
@@ -36,6 +38,8 @@ interface QuickDraft {
   answers?: string[];
   /** Each finding's optional details (severity, steps, expected/actual, moment). */
   details?: FindingDetailsDraft[];
+  /** The uploaded screen recording, sent as `recording_id`. */
+  recording?: AttachedRecording;
 }
 
 /**
@@ -75,6 +79,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const [file, setFile] = useState<File | null>(null);
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const recorder = useRecorderInForm(job.id, draft, setDraft);
   const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
     clearDraft();
     onClose();
@@ -101,6 +106,10 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    if (recorder.problem) {
+      setFormError(recorder.problem);
+      return;
+    }
     const parsed = submitWorkDashboardSchema.safeParse({
       feedback_text: feedback,
       key_finding_1: findings[0],
@@ -134,6 +143,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     const answered = parsed.data.requirement_responses.filter((r) => r.response_text);
     if (answered.length) form.append('requirement_responses', JSON.stringify(answered));
     if (file) form.append('screenshot', file);
+    if (recorder.recordingId) form.append('recording_id', recorder.recordingId);
     await upload(
       (onProgress) => postSubmitWork(job.id, form, onProgress),
       resubmit ? 'Work resubmitted.' : 'Work submitted. The poster has been notified.',
@@ -182,6 +192,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             ) : null}
           </div>
         ) : null}
+        <ScreenRecorder {...recorder.recorderProps} />
         <Field
           label="Feedback"
           error={errors.feedback_text}
