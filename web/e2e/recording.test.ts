@@ -8,7 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { signIn as devSignIn } from '@htm/identity/testing';
-import { CHROMIUM_ARGS, screenshot as shot, startProduct, type Product } from './support/product.js';
+import {
+  CHROMIUM_ARGS,
+  screenshot as shot,
+  startProduct,
+  type Product,
+} from './support/product.js';
 
 const MEDIA_ARGS = [
   '--use-fake-ui-for-media-stream',
@@ -36,10 +41,16 @@ async function api(token: string, method: string, path: string, body?: unknown) 
   const res = await fetch(`${product.baseUrl}${path}`, {
     method,
     redirect: 'manual',
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+  return {
+    status: res.status,
+    body: (await res.json().catch(() => ({}))) as Record<string, unknown>,
+  };
 }
 
 /** A paid job of a new poster, claimed by a new approved tester (through the API: this test is about the recorder). */
@@ -60,14 +71,27 @@ async function claimedJob(title: string) {
   });
   expect(posted.status).toBe(201);
   const jobId = (posted.body.job as { id: string }).id;
-  const pay = await fetch(`${base}${posted.body.checkout_url as string}/pay`, { method: 'POST', redirect: 'manual' });
+  const pay = await fetch(`${base}${posted.body.checkout_url as string}/pay`, {
+    method: 'POST',
+    redirect: 'manual',
+  });
   expect(pay.status).toBe(303);
 
   const t = await devSignIn(base, testerEmail, { name: 'Tess' });
-  const tInit = await api(t.token, 'POST', '/api/users/init', { type: 'tester', location: 'USA', country: 'US' });
+  const tInit = await api(t.token, 'POST', '/api/users/init', {
+    type: 'tester',
+    location: 'USA',
+    country: 'US',
+  });
   const me = await api(tInit.body.access_token as string, 'GET', '/api/me');
   const admin = await devSignIn(base, 'admin@gmail.com', { intent: 'poster', name: 'Admin' });
-  expect((await api(admin.token, 'PATCH', `/api/admin/approve-tester/${me.body.id as string}`, { approved: true })).status).toBe(200);
+  expect(
+    (
+      await api(admin.token, 'PATCH', `/api/admin/approve-tester/${me.body.id as string}`, {
+        approved: true,
+      })
+    ).status,
+  ).toBe(200);
   // The payment and the approval reach the jobs service as events: claim once both have.
   const deadline = Date.now() + 20_000;
   let claim = { status: 0, body: {} as Record<string, unknown> };
@@ -106,10 +130,15 @@ describe('screen recording in the browser', () => {
       }
       return route.continue();
     });
-    await tester.goto(`${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`);
+    await tester.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+    );
     await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
-    await tester.locator('li', { hasText: title }).getByRole('button', { name: 'Quick report' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByRole('button', { name: 'Quick report' })
+      .click();
 
     const rec = tester.getByRole('region', { name: 'Screen recording' });
     await rec.getByRole('button', { name: 'Record your screen' }).click();
@@ -118,11 +147,17 @@ describe('screen recording in the browser', () => {
     const bar = rec.getByRole('group', { name: 'Recording controls' });
     await bar.getByText('Voice: on').waitFor();
     await bar.getByText(/Sharing: /).waitFor();
-    await bar.getByLabel('Elapsed time').getByText(/^0:02 /).waitFor({ timeout: 10_000 });
+    await bar
+      .getByLabel('Elapsed time')
+      .getByText(/^0:02 /)
+      .waitFor({ timeout: 10_000 });
     await shot(tester, 'recorder-recording-1280');
     await tester.keyboard.press('Alt+M'); // the shortcut marks the moment
     await rec.getByText(/Marked 0:0\d on Key finding 1/).waitFor();
-    await bar.getByLabel('Elapsed time').getByText(/^0:04 /).waitFor({ timeout: 10_000 });
+    await bar
+      .getByLabel('Elapsed time')
+      .getByText(/^0:04 /)
+      .waitFor({ timeout: 10_000 });
     await bar.getByRole('button', { name: 'Stop' }).click();
     await rec.getByText(/Recording attached: 0:0\d/).waitFor({ timeout: 30_000 });
     expect(dropped).toBe(1);
@@ -134,7 +169,10 @@ describe('screen recording in the browser', () => {
     await dialog.getByText(/at 0:0\d in the recording/).waitFor();
     await shot(tester, 'recorder-attached-1280');
     await dialog.getByRole('button', { name: 'Submit Work' }).click();
-    await tester.locator('li', { hasText: title }).getByText('submitted').waitFor({ timeout: 20_000 });
+    await tester
+      .locator('li', { hasText: title })
+      .getByText('submitted')
+      .waitFor({ timeout: 20_000 });
     expect(errors).toEqual([]);
 
     const sub = await api(posterToken, 'GET', `/api/jobs/${jobId}/submission`);
@@ -145,11 +183,15 @@ describe('screen recording in the browser', () => {
 
     // The poster reviews: the player, a marker at the finding, the video jumps there.
     const poster = await newPage();
-    await poster.goto(`${product.baseUrl}/api/auth/dev/login?email=${posterEmail}&name=Pat&intent=poster`);
+    await poster.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${posterEmail}&name=Pat&intent=poster`,
+    );
     await poster.getByRole('button', { name: 'Review Submission' }).click();
     const player = poster.getByRole('region', { name: 'Screen recording' });
     await player.locator('video').waitFor();
-    await player.getByRole('button', { name: /^Jump to 0:0\d: Price hidden until checkout/ }).click();
+    await player
+      .getByRole('button', { name: /^Jump to 0:0\d: Price hidden until checkout/ })
+      .click();
     await poster.waitForFunction(
       (ms) => {
         const v = document.querySelector<HTMLVideoElement>('.player__video');

@@ -55,7 +55,8 @@ export const RECORDER_MESSAGES = {
     'Your browser cannot record the screen (phones and some browsers cannot). Use a desktop Chrome, Edge or Firefox to record, or attach a screenshot instead.',
   screenDenied:
     'Screen sharing was not allowed, so nothing is being recorded. Click "Start recording" again and pick a screen, window or tab. If your browser no longer asks, allow screen sharing for this site in its settings (the icon at the left of the address bar).',
-  screenFailed: 'The screen could not be shared. Close other apps that record the screen and try again.',
+  screenFailed:
+    'The screen could not be shared. Close other apps that record the screen and try again.',
   micDenied:
     'The microphone was not allowed: recording without your voice. To add your voice, allow the microphone for this site (the icon at the left of the address bar) and record again.',
   noMic: 'No microphone found: recording without your voice.',
@@ -150,8 +151,9 @@ export const tusUploader: RecordingUploader = (file, meta, events) => {
       onProgress: (sent, total) => events.onProgress(sent, total),
       onSuccess: () => events.onSuccess(upload?.url?.split('/').pop() ?? ''),
       onError: (err) => {
-        const res = (err as { originalResponse?: { getStatus(): number; getBody(): string } | null })
-          .originalResponse;
+        const res = (
+          err as { originalResponse?: { getStatus(): number; getBody(): string } | null }
+        ).originalResponse;
         const status = res?.getStatus() ?? 0;
         const body = errorBody(res?.getBody());
         if (status === 401 && !refreshed) {

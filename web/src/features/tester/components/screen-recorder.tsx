@@ -20,14 +20,7 @@ import {
 export type RecorderBusy = 'recording' | 'uploading' | 'not_uploaded' | null;
 
 type Phase =
-  | 'idle'
-  | 'consent'
-  | 'starting'
-  | 'recording'
-  | 'paused'
-  | 'uploading'
-  | 'failed'
-  | 'done';
+  'idle' | 'consent' | 'starting' | 'recording' | 'paused' | 'uploading' | 'failed' | 'done';
 
 const MARK_KEY = 'Alt+M';
 
@@ -375,8 +368,8 @@ export function ScreenRecorder({
         <div className="recorder__consent" role="group" aria-label="Before you record">
           <p>
             <strong>Before you start:</strong> you choose a screen, window or tab to share.
-            Everything shown in it, and your voice, is recorded and sent to the poster of this
-            job. Close private tabs, e-mail and chats, and silence notifications first.
+            Everything shown in it, and your voice, is recorded and sent to the poster of this job.
+            Close private tabs, e-mail and chats, and silence notifications first.
           </p>
           <label className="check">
             <input
