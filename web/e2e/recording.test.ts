@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { signIn as devSignIn } from '@htm/identity/testing';
 import {
   CHROMIUM_ARGS,
@@ -54,10 +55,10 @@ async function api(token: string, method: string, path: string, body?: unknown) 
 }
 
 /** A paid job of a new poster, claimed by a new approved tester (through the API: this test is about the recorder). */
-async function claimedJob(title: string) {
+async function claimedJob(title: string, tag = 'rec') {
   const base = product.baseUrl;
-  const posterEmail = `rec.pat${ts}@gmail.com`;
-  const testerEmail = `rec.tess${ts}@gmail.com`;
+  const posterEmail = `${tag}.pat${ts}@gmail.com`;
+  const testerEmail = `${tag}.tess${ts}@gmail.com`;
   const p = await devSignIn(base, posterEmail, { name: 'Pat', intent: 'poster' });
   const pInit = await api(p.token, 'POST', '/api/users/init', { type: 'poster', location: 'USA' });
   const posterToken = pInit.body.access_token as string;
@@ -204,4 +205,87 @@ describe('screen recording in the browser', () => {
     await tester.context().close();
     await poster.context().close();
   }, 120_000);
+  it('lets the tester blur, box and number a screenshot before attaching it: the uploaded PNG is the annotated one', async () => {
+    const title = `Annotated bakery ${ts}`;
+    const { testerEmail, jobId } = await claimedJob(title, 'ann');
+    // A 600x300 picture whose every pixel differs from its neighbours (so blurring shows).
+    const w = 600;
+    const h = 300;
+    const raw = Buffer.alloc(w * h * 3);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++)
+        raw.set([(x * 7) % 256, (y * 5) % 256, (x * y) % 256], (y * w + x) * 3);
+    const original = await sharp(raw, { raw: { width: w, height: h, channels: 3 } })
+      .png()
+      .toBuffer();
+
+    const tester = await newPage();
+    await tester.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+    );
+    await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
+    await tester.getByRole('tab', { name: 'My Jobs' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByRole('button', { name: 'Quick report' })
+      .click();
+    const dialog = tester.getByRole('dialog');
+    await dialog.getByLabel('Feedback').fill('The e-mail field shows my address in clear.');
+    await dialog.getByLabel('Key finding 1').fill('Address shown in clear');
+    await dialog
+      .getByLabel(/Screenshot/)
+      .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: original });
+    await dialog.getByRole('button', { name: /Draw on the screenshot/ }).click();
+    const annotator = dialog.getByRole('group', { name: 'Annotate the screenshot' });
+    const stage = annotator.getByRole('application', { name: 'Screenshot being annotated' });
+    await stage.locator('canvas').first().waitFor();
+    // Keyboard: the blur goes in the middle (240..360 x 120..180 of 600x300), then 20 px left.
+    await annotator.getByLabel('Blur').check();
+    await annotator.getByRole('button', { name: 'Add blur' }).click();
+    for (let i = 0; i < 4; i++) await stage.press('ArrowLeft');
+    // Mouse: a box dragged in the top-left corner; a numbered note with its text.
+    await annotator.getByLabel('Box').check();
+    const box = (await stage.boundingBox())!;
+    await tester.mouse.move(box.x + 20, box.y + 20);
+    await tester.mouse.down();
+    await tester.mouse.move(box.x + 120, box.y + 80, { steps: 4 });
+    await tester.mouse.up();
+    await annotator.getByLabel('Numbered note').check();
+    await annotator.getByLabel('Note text (optional)').fill('My e-mail');
+    await annotator.getByRole('button', { name: 'Add numbered note' }).click();
+    await annotator.getByText('3 marks').waitFor();
+    await shot(tester, 'annotator-1280');
+    await annotator.getByRole('button', { name: 'Use annotated screenshot' }).click();
+    await dialog.getByText('Annotated screenshot attached: shot-annotated.png').waitFor();
+
+    await dialog.getByRole('button', { name: 'Submit Work' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByText('submitted')
+      .waitFor({ timeout: 20_000 });
+
+    // The file the service stored is the annotated PNG.
+    const { token } = await devSignIn(product.baseUrl, testerEmail, { intent: 'tester' });
+    const own = await api(token, 'GET', `/api/jobs/${jobId}/submission`);
+    const fileUrl = (own.body.file_urls as string[])[0];
+    const file = await fetch(`${product.baseUrl}${fileUrl}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(file.status).toBe(200);
+    const stored = Buffer.from(await file.arrayBuffer());
+    const uploaded = await sharp(stored).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([uploaded.info.width, uploaded.info.height]).toEqual([w, h]);
+    const px = (buf: Buffer, x: number, y: number) => [
+      ...buf.subarray((y * w + x) * 3, (y * w + x) * 3 + 3),
+    ];
+    // Inside the blurred area the original pixels are gone; far from every mark they are kept.
+    let changed = 0;
+    for (let x = 225; x < 335; x += 5)
+      for (let y = 125; y < 175; y += 5)
+        if (px(uploaded.data, x, y).join() !== px(raw, x, y).join()) changed++;
+    expect(changed).toBeGreaterThan(200);
+    expect(px(uploaded.data, 580, 290)).toEqual(px(raw, 580, 290));
+    expect(px(uploaded.data, 20, 20)).not.toEqual(px(raw, 20, 20)); // the box's red edge
+    await tester.context().close();
+  }, 90_000);
 });

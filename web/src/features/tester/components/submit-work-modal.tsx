@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { JOB_LIMITS, submitWorkDashboardSchema } from '@htm/contracts/jobs';
 import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
@@ -24,6 +24,11 @@ import type { AttachedRecording } from '../recording';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+
+/** The drawing tools (Konva) load when the tester first draws on a screenshot. */
+const ScreenshotAnnotator = lazy(() =>
+  import('./screenshot-annotator').then((m) => ({ default: m.ScreenshotAnnotator })),
+);
 
 export const QUICK_REPORT = 'Quick report';
 export const QUICK_REPORT_LINE =
@@ -77,6 +82,8 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     // Only when the previous submission arrives.
   }, [previous]);
   const [file, setFile] = useState<File | null>(null);
+  const [annotating, setAnnotating] = useState(false);
+  const [annotated, setAnnotated] = useState(false);
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const recorder = useRecorderInForm(job.id, draft, setDraft);
@@ -92,8 +99,10 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
 
   // A refused file stays selected with its error, so Submit stays blocked until the tester
   // picks another one or clears it: evidence is never dropped silently.
-  const onFile = (f: File | null) => {
+  const onFile = (f: File | null, drawnOn = false) => {
     setFile(f);
+    setAnnotated(drawnOn);
+    setAnnotating(false);
     setErrors((e) => ({ ...e, screenshot: checkScreenshot(f) ?? '' }));
     clearFileRefusal();
   };
@@ -106,8 +115,8 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
-    if (recorder.problem) {
-      setFormError(recorder.problem);
+    if (recorder.problem || annotating) {
+      setFormError(recorder.problem ?? 'Finish or cancel drawing on the screenshot first.');
       return;
     }
     const parsed = submitWorkDashboardSchema.safeParse({
@@ -255,6 +264,27 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             onChange={(e) => onFile(e.target.files?.[0] ?? null)}
           />
         </Field>
+        {file && annotated && !annotating ? (
+          <p className="muted">Annotated screenshot attached: {file.name}</p>
+        ) : null}
+        {file && !annotating && !errors.screenshot && file.type.startsWith('image/') ? (
+          <button
+            type="button"
+            className="btn btn--link btn--sm"
+            onClick={() => setAnnotating(true)}
+          >
+            Draw on the screenshot (boxes, arrows, notes, blur)
+          </button>
+        ) : null}
+        {file && annotating ? (
+          <Suspense fallback={<p className="muted">Loading the drawing tools…</p>}>
+            <ScreenshotAnnotator
+              file={file}
+              onDone={(f) => onFile(f, true)}
+              onCancel={() => setAnnotating(false)}
+            />
+          </Suspense>
+        ) : null}
         <MinutesField
           value={minutes}
           error={errors.minutes_spent}
