@@ -135,6 +135,18 @@ export interface RecordingView {
   size_bytes: number;
 }
 
+/**
+ * What the web app's recorder must respect (GET /api/tester/my-jobs `recording_limits`): the jobs
+ * service's RECORDING_MAX_MS (the recorder stops itself there) and RECORDING_MAX_BYTES.
+ */
+export interface RecordingLimits {
+  max_ms: number;
+  max_bytes: number;
+}
+
+/** The jobs service's defaults, used by the web app until the tester's job list has answered. */
+export const DEFAULT_RECORDING_LIMITS: RecordingLimits = { max_ms: 10 * 60_000, max_bytes: 500 * 1024 * 1024 };
+
 /** Screen recordings (tus uploads at /api/recordings): what the service answers and the web app shows. */
 export const RECORDING_MESSAGES = {
   notYourJob: 'Only the tester holding this job can upload a recording for it.',

@@ -123,6 +123,8 @@ export interface JobsAnswer extends SubmissionView {
   payment_error?: string;
   payment_processed: boolean;
   revision_count: number;
+  /** GET /api/tester/my-jobs: RECORDING_MAX_MS / RECORDING_MAX_BYTES for the web app's recorder. */
+  recording_limits: { max_ms: number; max_bytes: number };
   detail: string;
   code: string;
   errors: Record<string, string[]>;

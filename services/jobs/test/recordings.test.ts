@@ -73,6 +73,13 @@ async function recordingRow(id: string) {
 }
 
 describe('tus creation and upload rights', () => {
+  it("tells the tester's web app the recording limits with their jobs (RECORDING_MAX_MS, RECORDING_MAX_BYTES)", async () => {
+    const { t } = await claimedJob();
+    const r = await api(h, 'GET', '/api/tester/my-jobs', t.token);
+    expect(r.status).toBe(200);
+    expect(r.body.recording_limits).toEqual({ max_ms: 10 * 60_000, max_bytes: MAX_BYTES });
+  });
+
   it('creates an upload for the tester holding the job: 201 with a Location under /api/recordings/', async () => {
     const { job, t } = await claimedJob();
     const r = await create(job.id, t.token);

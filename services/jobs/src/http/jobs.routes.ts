@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
-import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage, type PackView } from '@htm/contracts';
+import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage, type PackView, type RecordingLimits } from '@htm/contracts';
 import { AppError, callerOf, idempotency, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
@@ -127,7 +127,9 @@ export function jobsRoutes(deps: JobsDeps): Router {
 
   r.get('/api/tester/my-jobs', authenticate, requireRole('tester'), async (req, res) => {
     const caller = callerOf(req);
-    res.json({ jobs: (await listTesterJobs(deps, caller)).map((j) => toJobView(j)) });
+    // The recorder in Submit Work stops itself at RECORDING_MAX_MS: the web app learns the limits here.
+    const recording_limits: RecordingLimits = { max_ms: deps.config.RECORDING_MAX_MS, max_bytes: deps.config.RECORDING_MAX_BYTES };
+    res.json({ jobs: (await listTesterJobs(deps, caller)).map((j) => toJobView(j)), recording_limits });
   });
 
   // A claim or an assignment changes jobs.jobs alone: when it ends, the read cache drops its

@@ -1,14 +1,31 @@
+import { DEFAULT_RECORDING_LIMITS, type RecordingLimits } from '@htm/contracts/findings';
 import { api } from '../../../lib/api';
 import type { JobView as Job } from '@htm/contracts/jobs';
 
+/** GET /api/tester/my-jobs: the tester's jobs and the limits the screen recorder respects. */
+export interface MyJobsPage {
+  jobs: Job[];
+  recording_limits: RecordingLimits;
+}
+
 const myJobsApi = api.injectEndpoints({
   endpoints: (build) => ({
-    listMyJobs: build.query<Job[], void>({
+    listMyJobs: build.query<MyJobsPage, void>({
       query: () => ({ url: '/tester/my-jobs' }),
-      transformResponse: (r: { jobs: Job[] }) => r.jobs ?? [],
+      transformResponse: (r: Partial<MyJobsPage>) => ({
+        jobs: r.jobs ?? [],
+        recording_limits: r.recording_limits ?? DEFAULT_RECORDING_LIMITS,
+      }),
       providesTags: ['MyJob'],
     }),
   }),
 });
 
 export const { useListMyJobsQuery } = myJobsApi;
+
+/** RECORDING_MAX_MS / RECORDING_MAX_BYTES as the jobs service says (its defaults until it has). */
+export function useRecordingLimits(): RecordingLimits {
+  return useListMyJobsQuery(undefined, {
+    selectFromResult: (r) => ({ limits: r.data?.recording_limits ?? DEFAULT_RECORDING_LIMITS }),
+  }).limits;
+}

@@ -30,6 +30,22 @@ export const detailsOf = (details: FindingDetailsDraft[] | undefined, i: number)
 const hasDetails = (d: FindingDetailsDraft) =>
   !!(d.severity || d.steps.trim() || d.expected.trim() || d.actual.trim() || d.at_ms !== null);
 
+/**
+ * "Mark moment" while recording: the first finding without a moment gets `atMs`. Returns the new
+ * details and the finding's number, or null when all of them have a moment already.
+ */
+export function markFindingMoment(
+  details: FindingDetailsDraft[] | undefined,
+  atMs: number,
+  count = 3,
+): { details: FindingDetailsDraft[]; n: number } | null {
+  const all = Array.from({ length: count }, (_, i) => detailsOf(details, i));
+  const i = all.findIndex((d) => d.at_ms === null);
+  if (i < 0) return null;
+  all[i] = { ...all[i], at_ms: Math.round(atMs) };
+  return { details: all, n: i + 1 };
+}
+
 /** The multipart fields of finding N's details (`${name}_${n}_severity`, ...), only those given. */
 export function appendFindingDetails(
   form: FormData,

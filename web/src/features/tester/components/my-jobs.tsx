@@ -22,12 +22,15 @@ function deadlineOf(j: Job): string | null | undefined {
   return undefined;
 }
 
+const NO_JOBS: Job[] = [];
+
 /**
  * The My Jobs tab: claimed and revision jobs with their deadline counting down; a card whose
  * deadline passed stays, marked expired, until the tester dismisses it.
  */
 export function MyJobs() {
-  const { data: jobs = [], error, isLoading, refetch } = useListMyJobsQuery();
+  const { data, error, isLoading, refetch } = useListMyJobsQuery();
+  const jobs = data?.jobs ?? NO_JOBS;
   const [modal, setModal] = useState<{ job: Job; variant: 'work' | 'report' } | null>(null);
   const { toast } = useNotify();
   const now = useNow(

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { JOB_LIMITS, submitWorkPosterFlowSchema } from '@htm/contracts/jobs';
 import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
@@ -17,8 +17,15 @@ import {
   type FindingDetailsDraft,
 } from './key-finding-fields';
 import { MinutesField } from './minutes-field';
+import { ScreenRecorder, useRecorderInForm } from './screen-recorder';
+import type { AttachedRecording } from '../recording';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+
+/** The drawing tools (Konva) load when the tester first draws on a screenshot. */
+const ScreenshotAnnotator = lazy(() =>
+  import('./screenshot-annotator').then((m) => ({ default: m.ScreenshotAnnotator })),
+);
 
 export const DETAILED_REPORT = 'Detailed report';
 export const DETAILED_REPORT_LINE =
@@ -32,6 +39,8 @@ interface DetailedDraft {
   bullets: string[];
   /** Each finding's optional details (severity, steps, expected/actual, moment). */
   details?: FindingDetailsDraft[];
+  /** The uploaded screen recording, sent as `recording_id`. */
+  recording?: AttachedRecording;
 }
 
 /**
@@ -76,8 +85,11 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
     // Only when the previous submission arrives.
   }, [previous]);
   const [files, setFiles] = useState<File[]>([]);
+  /** The index of the image being drawn on, and which ones were. */
+  const [annotating, setAnnotating] = useState<number | null>(null);
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const recorder = useRecorderInForm(job.id, draft, setDraft);
   const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
     clearDraft();
     onClose();
@@ -93,6 +105,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const onFiles = (list: FileList | null) => {
     const arr = list ? Array.from(list) : [];
     setFiles(arr);
+    setAnnotating(null);
     setErrors((e) => ({ ...e, files: checkResultFiles(arr) ?? '' }));
     clearFileRefusal();
   };
@@ -106,6 +119,10 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    if (recorder.problem || annotating !== null) {
+      setFormError(recorder.problem ?? 'Finish or cancel drawing on the screenshot first.');
+      return;
+    }
     const requirement_responses = responses.map((t, i) => ({
       requirement_index: i,
       response_text: t,
@@ -141,6 +158,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
     if (parsed.data.minutes_spent !== null)
       form.append('minutes_spent', String(parsed.data.minutes_spent));
     for (const f of files) form.append('files', f);
+    if (recorder.recordingId) form.append('recording_id', recorder.recordingId);
     await upload(
       (onProgress) => postSubmission(job.id, form, onProgress),
       'Report submitted. The poster has been notified.',
@@ -159,6 +177,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
         <p className="muted">
           <strong>{job.title}</strong> · answer each thing the poster asked you to check.
         </p>
+        <ScreenRecorder {...recorder.recorderProps} />
         {errors.requirement_responses ? (
           <p className="form-msg form-msg--error" role="alert">
             {errors.requirement_responses}
@@ -237,6 +256,37 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
             onChange={(e) => onFiles(e.target.files)}
           />
         </Field>
+        {files.some((f) => f.name.endsWith('-annotated.png')) ? (
+          <p className="muted">Files attached: {files.map((f) => f.name).join(', ')}</p>
+        ) : null}
+        {!errors.files && annotating === null
+          ? files.map((f, i) =>
+              f.type.startsWith('image/') ? (
+                <button
+                  key={i}
+                  type="button"
+                  className="btn btn--link btn--sm"
+                  onClick={() => setAnnotating(i)}
+                >
+                  Draw on {f.name} (boxes, arrows, notes, blur)
+                </button>
+              ) : null,
+            )
+          : null}
+        {annotating !== null && files[annotating] ? (
+          <Suspense fallback={<p className="muted">Loading the drawing tools…</p>}>
+            <ScreenshotAnnotator
+              file={files[annotating]}
+              onDone={(f) => {
+                const next = files.map((x, k) => (k === annotating ? f : x));
+                setFiles(next);
+                setErrors((e) => ({ ...e, files: checkResultFiles(next) ?? '' }));
+                setAnnotating(null);
+              }}
+              onCancel={() => setAnnotating(null)}
+            />
+          </Suspense>
+        ) : null}
         <MinutesField
           value={minutes}
           error={errors.minutes_spent}

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { JOB_LIMITS, submitWorkDashboardSchema } from '@htm/contracts/jobs';
 import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
@@ -19,9 +19,16 @@ import {
   type FindingDetailsDraft,
 } from './key-finding-fields';
 import { MinutesField } from './minutes-field';
+import { ScreenRecorder, useRecorderInForm } from './screen-recorder';
+import type { AttachedRecording } from '../recording';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+
+/** The drawing tools (Konva) load when the tester first draws on a screenshot. */
+const ScreenshotAnnotator = lazy(() =>
+  import('./screenshot-annotator').then((m) => ({ default: m.ScreenshotAnnotator })),
+);
 
 export const QUICK_REPORT = 'Quick report';
 export const QUICK_REPORT_LINE =
@@ -36,6 +43,8 @@ interface QuickDraft {
   answers?: string[];
   /** Each finding's optional details (severity, steps, expected/actual, moment). */
   details?: FindingDetailsDraft[];
+  /** The uploaded screen recording, sent as `recording_id`. */
+  recording?: AttachedRecording;
 }
 
 /**
@@ -73,8 +82,11 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     // Only when the previous submission arrives.
   }, [previous]);
   const [file, setFile] = useState<File | null>(null);
+  const [annotating, setAnnotating] = useState(false);
+  const [annotated, setAnnotated] = useState(false);
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const recorder = useRecorderInForm(job.id, draft, setDraft);
   const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
     clearDraft();
     onClose();
@@ -87,8 +99,10 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
 
   // A refused file stays selected with its error, so Submit stays blocked until the tester
   // picks another one or clears it: evidence is never dropped silently.
-  const onFile = (f: File | null) => {
+  const onFile = (f: File | null, drawnOn = false) => {
     setFile(f);
+    setAnnotated(drawnOn);
+    setAnnotating(false);
     setErrors((e) => ({ ...e, screenshot: checkScreenshot(f) ?? '' }));
     clearFileRefusal();
   };
@@ -101,6 +115,10 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    if (recorder.problem || annotating) {
+      setFormError(recorder.problem ?? 'Finish or cancel drawing on the screenshot first.');
+      return;
+    }
     const parsed = submitWorkDashboardSchema.safeParse({
       feedback_text: feedback,
       key_finding_1: findings[0],
@@ -134,6 +152,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
     const answered = parsed.data.requirement_responses.filter((r) => r.response_text);
     if (answered.length) form.append('requirement_responses', JSON.stringify(answered));
     if (file) form.append('screenshot', file);
+    if (recorder.recordingId) form.append('recording_id', recorder.recordingId);
     await upload(
       (onProgress) => postSubmitWork(job.id, form, onProgress),
       resubmit ? 'Work resubmitted.' : 'Work submitted. The poster has been notified.',
@@ -182,6 +201,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             ) : null}
           </div>
         ) : null}
+        <ScreenRecorder {...recorder.recorderProps} />
         <Field
           label="Feedback"
           error={errors.feedback_text}
@@ -244,6 +264,27 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             onChange={(e) => onFile(e.target.files?.[0] ?? null)}
           />
         </Field>
+        {file && annotated && !annotating ? (
+          <p className="muted">Annotated screenshot attached: {file.name}</p>
+        ) : null}
+        {file && !annotating && !errors.screenshot && file.type.startsWith('image/') ? (
+          <button
+            type="button"
+            className="btn btn--link btn--sm"
+            onClick={() => setAnnotating(true)}
+          >
+            Draw on the screenshot (boxes, arrows, notes, blur)
+          </button>
+        ) : null}
+        {file && annotating ? (
+          <Suspense fallback={<p className="muted">Loading the drawing tools…</p>}>
+            <ScreenshotAnnotator
+              file={file}
+              onDone={(f) => onFile(f, true)}
+              onCancel={() => setAnnotating(false)}
+            />
+          </Suspense>
+        ) : null}
         <MinutesField
           value={minutes}
           error={errors.minutes_spent}

@@ -1,0 +1,291 @@
+/**
+ * The tester's screen recording in real Chromium (issue #30): fake camera, microphone and screen
+ * picker (`--use-fake-ui-for-media-stream --use-fake-device-for-media-stream
+ * --auto-accept-this-tab-capture`), so getDisplayMedia + getUserMedia + MediaRecorder record for
+ * real. The tester records a few seconds, marks a moment, loses the connection in the middle of
+ * the upload (it resumes), submits; the poster's player jumps to the finding's moment.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { signIn as devSignIn } from '@htm/identity/testing';
+import {
+  CHROMIUM_ARGS,
+  screenshot as shot,
+  startProduct,
+  type Product,
+} from './support/product.js';
+
+const MEDIA_ARGS = [
+  '--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream',
+  '--auto-accept-this-tab-capture',
+];
+
+let product: Product;
+let browser: Browser;
+beforeAll(async () => {
+  product = await startProduct();
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [...CHROMIUM_ARGS, ...MEDIA_ARGS],
+  });
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+}, 30_000);
+
+const ts = Date.now();
+
+async function api(token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${product.baseUrl}${path}`, {
+    method,
+    redirect: 'manual',
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return {
+    status: res.status,
+    body: (await res.json().catch(() => ({}))) as Record<string, unknown>,
+  };
+}
+
+/** A paid job of a new poster, claimed by a new approved tester (through the API: this test is about the recorder). */
+async function claimedJob(title: string, tag = 'rec') {
+  const base = product.baseUrl;
+  const posterEmail = `${tag}.pat${ts}@gmail.com`;
+  const testerEmail = `${tag}.tess${ts}@gmail.com`;
+  const p = await devSignIn(base, posterEmail, { name: 'Pat', intent: 'poster' });
+  const pInit = await api(p.token, 'POST', '/api/users/init', { type: 'poster', location: 'USA' });
+  const posterToken = pInit.body.access_token as string;
+  const posted = await api(posterToken, 'POST', '/api/jobs', {
+    title,
+    url: 'https://bakery.example',
+    what_to_test: 'Order a cake as a first-time visitor',
+    requirements: ['Can you find the price?'],
+    geo_rule: 'us_pr_ca',
+    fresh_eyes: false,
+  });
+  expect(posted.status).toBe(201);
+  const jobId = (posted.body.job as { id: string }).id;
+  const pay = await fetch(`${base}${posted.body.checkout_url as string}/pay`, {
+    method: 'POST',
+    redirect: 'manual',
+  });
+  expect(pay.status).toBe(303);
+
+  const t = await devSignIn(base, testerEmail, { name: 'Tess' });
+  const tInit = await api(t.token, 'POST', '/api/users/init', {
+    type: 'tester',
+    location: 'USA',
+    country: 'US',
+  });
+  const me = await api(tInit.body.access_token as string, 'GET', '/api/me');
+  const admin = await devSignIn(base, 'admin@gmail.com', { intent: 'poster', name: 'Admin' });
+  expect(
+    (
+      await api(admin.token, 'PATCH', `/api/admin/approve-tester/${me.body.id as string}`, {
+        approved: true,
+      })
+    ).status,
+  ).toBe(200);
+  // The payment and the approval reach the jobs service as events: claim once both have.
+  const deadline = Date.now() + 20_000;
+  let claim = { status: 0, body: {} as Record<string, unknown> };
+  while (Date.now() < deadline) {
+    const fresh = await devSignIn(base, testerEmail, { intent: 'tester' });
+    claim = await api(fresh.token, 'POST', `/api/jobs/${jobId}/claim`);
+    if (claim.status === 200) break;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  expect(claim.status).toBe(200);
+  return { jobId, posterEmail, testerEmail, posterToken };
+}
+
+async function newPage(width = 1280): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+  return ctx.newPage();
+}
+
+describe('screen recording in the browser', () => {
+  it('records the screen with voice, marks a moment, resumes a dropped upload, and the poster jumps to the moment', async () => {
+    const title = `Recorded bakery ${ts}`;
+    const { posterEmail, testerEmail, jobId, posterToken } = await claimedJob(title);
+
+    const tester = await newPage();
+    const errors: string[] = [];
+    tester.on('pageerror', (e) => errors.push(e.message));
+    // The connection drops during the first PATCH: tus-js-client asks the offset (HEAD) and resumes.
+    const seen: string[] = [];
+    let dropped = 0;
+    await tester.route('**/api/recordings/*', (route) => {
+      const method = route.request().method();
+      seen.push(method);
+      if (method === 'PATCH' && dropped === 0) {
+        dropped++;
+        return route.abort('internetdisconnected');
+      }
+      return route.continue();
+    });
+    await tester.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+    );
+    await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
+    await tester.getByRole('tab', { name: 'My Jobs' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByRole('button', { name: 'Quick report' })
+      .click();
+
+    const rec = tester.getByRole('region', { name: 'Screen recording' });
+    await rec.getByRole('button', { name: 'Record your screen' }).click();
+    await rec.getByText('Close private tabs').waitFor();
+    await rec.getByRole('button', { name: 'Start recording' }).click();
+    const bar = rec.getByRole('group', { name: 'Recording controls' });
+    await bar.getByText('Voice: on').waitFor();
+    await bar.getByText(/Sharing: /).waitFor();
+    await bar
+      .getByLabel('Elapsed time')
+      .getByText(/^0:02 /)
+      .waitFor({ timeout: 10_000 });
+    await shot(tester, 'recorder-recording-1280');
+    await tester.keyboard.press('Alt+M'); // the shortcut marks the moment
+    await rec.getByText(/Marked 0:0\d on Key finding 1/).waitFor();
+    await bar
+      .getByLabel('Elapsed time')
+      .getByText(/^0:04 /)
+      .waitFor({ timeout: 10_000 });
+    await bar.getByRole('button', { name: 'Stop' }).click();
+    await rec.getByText(/Recording attached: 0:0\d/).waitFor({ timeout: 30_000 });
+    expect(dropped).toBe(1);
+    expect(seen).toContain('HEAD');
+
+    const dialog = tester.getByRole('dialog');
+    await dialog.getByLabel('Feedback').fill('The price only shows after adding to the cart.');
+    await dialog.getByLabel('Key finding 1').fill('Price hidden until checkout');
+    await dialog.getByText(/at 0:0\d in the recording/).waitFor();
+    await shot(tester, 'recorder-attached-1280');
+    await dialog.getByRole('button', { name: 'Submit Work' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByText('submitted')
+      .waitFor({ timeout: 20_000 });
+    expect(errors).toEqual([]);
+
+    const sub = await api(posterToken, 'GET', `/api/jobs/${jobId}/submission`);
+    const recording = sub.body.recording as { mime_type: string; size_bytes: number } | null;
+    expect(recording?.mime_type).toBe('video/webm');
+    const atMs = (sub.body.findings as Array<{ at_ms: number | null }>)[0].at_ms!;
+    expect(atMs).toBeGreaterThanOrEqual(1500);
+
+    // The poster reviews: the player, a marker at the finding, the video jumps there.
+    const poster = await newPage();
+    await poster.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${posterEmail}&name=Pat&intent=poster`,
+    );
+    await poster.getByRole('button', { name: 'Review Submission' }).click();
+    const player = poster.getByRole('region', { name: 'Screen recording' });
+    await player.locator('video').waitFor();
+    await player
+      .getByRole('button', { name: /^Jump to 0:0\d: Price hidden until checkout/ })
+      .click();
+    await poster.waitForFunction(
+      (ms) => {
+        const v = document.querySelector<HTMLVideoElement>('.player__video');
+        return !!v && Math.abs(v.currentTime * 1000 - ms) < 1000;
+      },
+      atMs,
+      { timeout: 10_000 },
+    );
+    await shot(poster, 'recorder-poster-player-1280');
+    await tester.context().close();
+    await poster.context().close();
+  }, 120_000);
+  it('lets the tester blur, box and number a screenshot before attaching it: the uploaded PNG is the annotated one', async () => {
+    const title = `Annotated bakery ${ts}`;
+    const { testerEmail, jobId } = await claimedJob(title, 'ann');
+    // A 600x300 picture whose every pixel differs from its neighbours (so blurring shows).
+    const w = 600;
+    const h = 300;
+    const raw = Buffer.alloc(w * h * 3);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++)
+        raw.set([(x * 7) % 256, (y * 5) % 256, (x * y) % 256], (y * w + x) * 3);
+    const original = await sharp(raw, { raw: { width: w, height: h, channels: 3 } })
+      .png()
+      .toBuffer();
+
+    const tester = await newPage();
+    await tester.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+    );
+    await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
+    await tester.getByRole('tab', { name: 'My Jobs' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByRole('button', { name: 'Quick report' })
+      .click();
+    const dialog = tester.getByRole('dialog');
+    await dialog.getByLabel('Feedback').fill('The e-mail field shows my address in clear.');
+    await dialog.getByLabel('Key finding 1').fill('Address shown in clear');
+    await dialog
+      .getByLabel(/Screenshot/)
+      .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: original });
+    await dialog.getByRole('button', { name: /Draw on the screenshot/ }).click();
+    const annotator = dialog.getByRole('group', { name: 'Annotate the screenshot' });
+    const stage = annotator.getByRole('application', { name: 'Screenshot being annotated' });
+    await stage.locator('canvas').first().waitFor();
+    // Keyboard: the blur goes in the middle (240..360 x 120..180 of 600x300), then 20 px left.
+    await annotator.getByLabel('Blur').check();
+    await annotator.getByRole('button', { name: 'Add blur' }).click();
+    for (let i = 0; i < 4; i++) await stage.press('ArrowLeft');
+    // Mouse: a box dragged in the top-left corner; a numbered note with its text.
+    await annotator.getByLabel('Box').check();
+    const box = (await stage.boundingBox())!;
+    await tester.mouse.move(box.x + 20, box.y + 20);
+    await tester.mouse.down();
+    await tester.mouse.move(box.x + 120, box.y + 80, { steps: 4 });
+    await tester.mouse.up();
+    await annotator.getByLabel('Numbered note').check();
+    await annotator.getByLabel('Note text (optional)').fill('My e-mail');
+    await annotator.getByRole('button', { name: 'Add numbered note' }).click();
+    await annotator.getByText('3 marks').waitFor();
+    await shot(tester, 'annotator-1280');
+    await annotator.getByRole('button', { name: 'Use annotated screenshot' }).click();
+    await dialog.getByText('Annotated screenshot attached: shot-annotated.png').waitFor();
+
+    await dialog.getByRole('button', { name: 'Submit Work' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByText('submitted')
+      .waitFor({ timeout: 20_000 });
+
+    // The file the service stored is the annotated PNG.
+    const { token } = await devSignIn(product.baseUrl, testerEmail, { intent: 'tester' });
+    const own = await api(token, 'GET', `/api/jobs/${jobId}/submission`);
+    const fileUrl = (own.body.file_urls as string[])[0];
+    const file = await fetch(`${product.baseUrl}${fileUrl}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(file.status).toBe(200);
+    const stored = Buffer.from(await file.arrayBuffer());
+    const uploaded = await sharp(stored).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([uploaded.info.width, uploaded.info.height]).toEqual([w, h]);
+    const px = (buf: Buffer, x: number, y: number) => [
+      ...buf.subarray((y * w + x) * 3, (y * w + x) * 3 + 3),
+    ];
+    // Inside the blurred area the original pixels are gone; far from every mark they are kept.
+    let changed = 0;
+    for (let x = 225; x < 335; x += 5)
+      for (let y = 125; y < 175; y += 5)
+        if (px(uploaded.data, x, y).join() !== px(raw, x, y).join()) changed++;
+    expect(changed).toBeGreaterThan(200);
+    expect(px(uploaded.data, 580, 290)).toEqual(px(raw, 580, 290));
+    expect(px(uploaded.data, 20, 20)).not.toEqual(px(raw, 20, 20)); // the box's red edge
+    await tester.context().close();
+  }, 90_000);
+});
