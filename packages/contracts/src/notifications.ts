@@ -5,6 +5,8 @@ import { emailSchema } from './common.js';
  * The e-mails the notifications service sends ("Beyond the peers, part 2"), one preference each.
  * Posters: a tester took the job, results are ready, the job was accepted automatically.
  * Testers: approved to test, revision requested, submission accepted (earned), paid out.
+ * Later: the poster's payment receipt, a tester's claim that ran out of time, and the opt-in digest
+ * of new jobs a tester can take.
  */
 export const NOTIFICATION_KINDS = [
   'job_claimed',
@@ -15,13 +17,21 @@ export const NOTIFICATION_KINDS = [
   'submission_accepted',
   'tester_paid',
   'webhook_disabled',
+  'job_paid',
+  'claim_expired',
+  'job_digest',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /** Who gets each kind, and how the profile names it. */
 export const NOTIFICATION_KIND_INFO: Record<
   NotificationKind,
-  { audience: 'poster' | 'tester'; label: string }
+  {
+    audience: 'poster' | 'tester';
+    label: string;
+    /** Off until the user switches it on (the others are on until switched off). */
+    optIn?: true;
+  }
 > = {
   job_claimed: { audience: 'poster', label: 'A tester is on your job' },
   work_submitted: { audience: 'poster', label: 'Your results are ready' },
@@ -31,7 +41,30 @@ export const NOTIFICATION_KIND_INFO: Record<
   submission_accepted: { audience: 'tester', label: 'Your work was accepted (you earned $0.82)' },
   tester_paid: { audience: 'tester', label: 'You were paid out' },
   webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
+  job_paid: { audience: 'poster', label: 'Payment receipt (with the date results are expected)' },
+  claim_expired: { audience: 'tester', label: 'A job I claimed went back to the others (time ran out)' },
+  job_digest: {
+    audience: 'tester',
+    label: 'New jobs I can take (at most one e-mail an hour)',
+    optIn: true,
+  },
 };
+
+/** Whether a kind is on for a user who switched `disabled` off and `enabled` on (opt-in kinds start off). */
+export function notificationKindOn(
+  kind: NotificationKind,
+  prefs: { disabled: readonly string[]; enabled: readonly string[] },
+): boolean {
+  return NOTIFICATION_KIND_INFO[kind].optIn
+    ? prefs.enabled.includes(kind)
+    : !prefs.disabled.includes(kind);
+}
+
+/** The brand every e-mail, page and sender name uses. */
+export const BRAND_NAME = 'HumanTest';
+
+/** The job digest goes to a tester at most once in this many milliseconds. */
+export const JOB_DIGEST_MIN_GAP_MS = 3_600_000;
 
 export const NOTIFICATION_MESSAGES = {
   notBoolean: 'Must be true or false',

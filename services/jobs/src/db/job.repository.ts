@@ -380,7 +380,22 @@ export async function setCheckoutSession(db: Q, jobId: string, sessionId: string
 export async function markJobPaid(
   tx: Tx,
   p: { jobId: string; paidAt: Date; sessionId: string; reservedUntil: Date },
-): Promise<Pick<JobRow, 'id' | 'posterId' | 'geoRule'> | undefined> {
+): Promise<
+  | Pick<
+      JobRow,
+      | 'id'
+      | 'posterId'
+      | 'geoRule'
+      | 'title'
+      | 'expectedCompletionHours'
+      | 'assistiveTech'
+      | 'freshEyes'
+      | 'siteHost'
+      | 'reservedTesterId'
+      | 'reservedUntil'
+    >
+  | undefined
+> {
   const [row] = await tx
     .update(jobs)
     .set({
@@ -391,8 +406,24 @@ export async function markJobPaid(
       reservedUntil: sql`CASE WHEN ${jobs.retestOf} IS NOT NULL AND ${jobs.reservedTesterId} IS NOT NULL THEN ${p.reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
     })
     .where(and(eq(jobs.id, p.jobId), ne(jobs.paymentStatus, 'paid')))
-    .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule });
+    .returning({
+      id: jobs.id,
+      posterId: jobs.posterId,
+      geoRule: jobs.geoRule,
+      title: jobs.title,
+      expectedCompletionHours: jobs.expectedCompletionHours,
+      assistiveTech: jobs.assistiveTech,
+      freshEyes: jobs.freshEyes,
+      siteHost: jobs.siteHost,
+      reservedTesterId: jobs.reservedTesterId,
+      reservedUntil: jobs.reservedUntil,
+    });
   return row;
+}
+
+/** identity's UserRenamed: the jobs a user posted show the new name (the admin's lists, poster_info). */
+export async function renamePoster(tx: Tx, userId: string, name: string): Promise<void> {
+  await tx.update(jobs).set({ posterName: name }).where(eq(jobs.posterId, userId));
 }
 
 /** payments' CheckoutCancelled: an unpaid job stays unpublished; the first cancellation time is noted. */
