@@ -1,4 +1,5 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { forgetReturnTo } from '../lib/return-to';
 import { useDispatch } from 'react-redux';
 import { ErrorBoundary } from '../components/error-boundary';
 import { FeedbackForm } from '../components/feedback-form';
@@ -109,6 +110,8 @@ export default function Shell() {
   const [feedbackOpen, setFeedbackOpen] = useState(false);
   const [emailsOpen, setEmailsOpen] = useState(false);
   const [signInsOpen, setSignInsOpen] = useState(false);
+  // Signed in and on the dashboard: a link remembered across the sign-in has served.
+  useEffect(() => forgetReturnTo(), []);
   // One live connection per signed-in tab, once the role is chosen.
   const live = useLive(user?.type ? user : undefined);
 
