@@ -79,8 +79,9 @@ describe('a tester signup from the landing page', () => {
     await waitFor(async () => (await login()) === '/#auth_error=tester_signup_pending', 'the pending signup known to identity');
 
     const list = await client(stack, admin.token).get(`/api/admin/waitlist?q=${encodeURIComponent(email)}`);
-    expect(list.body.entries).toHaveLength(1);
-    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${list.body.entries[0].id}`, { approved: true });
+    const entries = (list.body as unknown as { entries: Array<{ id: string }> }).entries;
+    expect(entries).toHaveLength(1);
+    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${entries[0].id}`, { approved: true });
     expect(approve.status).toBe(200);
     await until(email, "You're approved to test");
     const [mail] = inbox.to(email);
