@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { rememberIntent } from '../../../lib/sign-in-intent';
 
 /**
  * 'Secure Tester Login': only approved testers get in through here. A refused sign-in says what
@@ -26,11 +27,19 @@ export function TesterLogin({ notice, code }: { notice?: string | null; code?: s
           </a>
         ) : null}
         {code === 'site_owner_account' ? (
-          <a className="btn btn--primary btn--block" href="/api/auth/google?intent=poster">
+          <a
+            className="btn btn--primary btn--block"
+            href="/api/auth/google?intent=poster"
+            onClick={() => rememberIntent('poster')}
+          >
             Sign in as a site owner
           </a>
         ) : null}
-        <a className="btn btn--google btn--block" href="/api/auth/google?intent=tester">
+        <a
+          className="btn btn--google btn--block"
+          href="/api/auth/google?intent=tester"
+          onClick={() => rememberIntent('tester')}
+        >
           Continue with Google
         </a>
         <Link className="btn btn--ghost btn--block" to="/">
