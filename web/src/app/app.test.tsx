@@ -163,8 +163,9 @@ describe('app routes and session', () => {
     render(<App store={makeStore()} />);
     expect(await screen.findByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
     expect(window.location.pathname).toBe('/login/tester');
-    expect(screen.getByRole('alert').textContent).toMatch(/has not approved your signup yet/);
-    expect(screen.getByRole('alert').textContent).toMatch(/no need to sign up again/);
+    expect(screen.getByRole('status').textContent).toMatch(/has not approved your signup yet/);
+    expect(screen.getByRole('status').textContent).toMatch(/no need to sign up again/);
+    expect(screen.queryByRole('alert')).toBeNull();
     expect(screen.queryByRole('link', { name: 'Sign up to test' })).toBeNull();
   });
 

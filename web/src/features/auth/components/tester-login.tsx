@@ -17,7 +17,11 @@ export function TesterLogin({ notice, code }: { notice?: string | null; code?: s
           For approved testers. Sign in with the Gmail account you signed up with.
         </p>
         {notice ? (
-          <p className="form-msg form-msg--error" role="alert">
+          // A signup waiting for the admin is news, not an error.
+          <p
+            className={code === 'tester_signup_pending' ? 'notice' : 'form-msg form-msg--error'}
+            role={code === 'tester_signup_pending' ? 'status' : 'alert'}
+          >
             {notice}
           </p>
         ) : null}
