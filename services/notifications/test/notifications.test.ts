@@ -531,6 +531,7 @@ describe('unsubscribed user', () => {
     const askHtml = await ask.text();
     expect(askHtml).toContain('<title>E-mail settings</title>');
     expect(askHtml).toContain('name="viewport"');
+    expect(askHtml).toContain('<p class="brand">HumanTest</p>');
     expect(askHtml).toContain('You will no longer get the e-mail “A tester is on your job”');
     expect(askHtml).toContain(
       `<form method="post" action="${link.pathname}${link.search.replace(/&/g, '&amp;')}"><button type="submit">Unsubscribe</button></form>`,
