@@ -64,7 +64,49 @@ const subjects = (email: string) => inbox.to(email).map((m) => m.subject);
 const until = (email: string, subject: string) =>
   waitFor(() => subjects(email).includes(subject), `"${subject}" to ${email}`);
 
+describe('a tester signup from the landing page', () => {
+  it('is told it waits at the Tester Login, and gets the approval e-mail when the admin approves, before any sign-in', async () => {
+    const email = 'mailflow.landing@gmail.com';
+    const signup = await client(stack).post('/api/waitlist', { email, role: 'Tester (student)' });
+    expect(signup.status).toBe(201);
+    // Signing up again with another role is the same person: one signup per e-mail.
+    const again = await client(stack).post('/api/waitlist', { email, role: 'Tester (9-to-5)' });
+    expect(again.status).toBe(409);
+    const login = () =>
+      fetch(`${stack.url}/api/auth/dev/login?email=${encodeURIComponent(email)}&intent=tester`, {
+        redirect: 'manual',
+      }).then((r) => r.headers.get('location'));
+    await waitFor(async () => (await login()) === '/#auth_error=tester_signup_pending', 'the pending signup known to identity');
+
+    const list = await client(stack, admin.token).get(`/api/admin/waitlist?q=${encodeURIComponent(email)}`);
+    const entries = (list.body as unknown as { entries: Array<{ id: string }> }).entries;
+    expect(entries).toHaveLength(1);
+    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${entries[0].id}`, { approved: true });
+    expect(approve.status).toBe(200);
+    await until(email, "You're approved to test");
+    const [mail] = inbox.to(email);
+    expect(mail.text).toContain('http://app.example/login/tester');
+    expect(mail.text).not.toMatch(/waiting/i);
+    expect(mail.html).toContain('HumanTest');
+    // Now the Tester Login lets her in.
+    await waitFor(async () => /^\/#session_id=/.test((await login()) ?? ''), 'admitted');
+  });
+});
+
 describe('e-mail from ordinary actions', () => {
+  it("sends the poster a receipt with the date results are expected once the job is paid", async () => {
+    const { jobId } = await postAndPay(stack, poster, {
+      title: 'Receipt site',
+      url: 'https://receipt.example',
+      what_to_test: 'Checkout',
+      requirements: ['Checkout works'],
+    });
+    await until(poster.email, 'Receipt: "Receipt site" is paid and live');
+    const mail = inbox.to(poster.email).find((m) => m.subject?.startsWith('Receipt: "Receipt site"'))!;
+    expect(mail.text).toMatch(/Results expected by \w{3}, \w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M UTC\./);
+    expect(mail.text).toContain(`http://app.example/dashboard?job=${jobId}`);
+  });
+
   it('tells the tester they are approved', async () => {
     await until(tester.email, "You're approved to test");
   });

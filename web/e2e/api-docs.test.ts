@@ -55,7 +55,7 @@ describe('/api/docs', () => {
       if (m.type() === 'error' && /Content Security Policy/i.test(m.text()) && !m.text().includes('https://cdn.redoc.ly/redoc/logo-mini.svg')) blocked.push(m.text());
     });
     await page.goto(`${gw.url}/api/docs`);
-    await page.getByRole('heading', { name: /Human website testing marketplace API/ }).waitFor({ timeout: 60_000 });
+    await page.getByRole('heading', { name: /HumanTest marketplace API/ }).waitFor({ timeout: 60_000 });
     await page.getByText('/api/auth/google').first().waitFor({ timeout: 30_000 });
     for (const group of ['identity', 'jobs', 'payments', 'admin', 'notifications']) {
       await page.getByText(group, { exact: true }).first().waitFor({ timeout: 10_000 });

@@ -84,9 +84,10 @@ export type SignInIntent = z.infer<typeof signInIntentSchema>;
  * Codes the sign-in redirects put in `#auth_error=`. Through the tester entrance (intent=tester):
  * 'tester_not_approved' a tester waiting for approval, 'tester_released' unapproved by the strike
  * rule, 'tester_signup_needed' someone not signed up as a tester (new, or no role yet),
+ * 'tester_signup_pending' someone who signed up to test on the landing page, not approved yet,
  * 'site_owner_account' a site owner (poster) account.
  */
-export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'tester_released', 'tester_signup_needed', 'site_owner_account', 'google_failed'] as const;
+export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'tester_released', 'tester_signup_needed', 'tester_signup_pending', 'site_owner_account', 'google_failed'] as const;
 export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 /** The user object of GET /api/me and of `{user}` answers. */

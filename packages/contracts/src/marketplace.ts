@@ -48,6 +48,18 @@ export function geoAllows(rule: string, country: string | null | undefined): boo
   return !!admitted && !!country && admitted.includes(country);
 }
 
+/**
+ * Who can test from where, in words (landing, tester signup, Choose Your Role), from GEO_ADMISSION:
+ * the country is where the tester is while testing; each job's rule names the countries it admits.
+ */
+export const WHO_CAN_TEST = {
+  summary:
+    'Testers in the United States, Puerto Rico and Canada can sign up. Each job says where its testers may be: the US and Puerto Rico (most jobs), the US, Puerto Rico and Canada, or anywhere (beta). VPNs are not allowed.',
+  country: 'Country: where you are when you test. It decides which jobs you see.',
+  location:
+    'Location: the market you test for (the USA or Puerto Rico). In the US or Puerto Rico it follows your country; from Canada, pick the market you know best. It does not say where you live.',
+} as const;
+
 /** Geo rules a tester from `country` may take. */
 export function geoRulesFor(country: string | null | undefined): GeoRule[] {
   return GEO_RULES.filter((r) => geoAllows(r, country));

@@ -5,6 +5,8 @@ import { emailSchema } from './common.js';
  * The e-mails the notifications service sends ("Beyond the peers, part 2"), one preference each.
  * Posters: a tester took the job, results are ready, the job was accepted automatically.
  * Testers: approved to test, revision requested, submission accepted (earned), paid out.
+ * Later: the poster's payment receipt, a tester's claim that ran out of time, and the opt-in digest
+ * of new jobs a tester can take.
  */
 export const NOTIFICATION_KINDS = [
   'job_claimed',
@@ -19,13 +21,21 @@ export const NOTIFICATION_KINDS = [
   'data_export_ready',
   'account_deletion_scheduled',
   'account_deletion_cancelled',
+  'job_paid',
+  'claim_expired',
+  'job_digest',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /** Who gets each kind, and how the profile names it ('everyone': account e-mails, always sent, no switch). */
 export const NOTIFICATION_KIND_INFO: Record<
   NotificationKind,
-  { audience: 'poster' | 'tester' | 'everyone'; label: string }
+  {
+    audience: 'poster' | 'tester' | 'everyone';
+    label: string;
+    /** Off until the user switches it on (the others are on until switched off). */
+    optIn?: true;
+  }
 > = {
   job_claimed: { audience: 'poster', label: 'A tester is on your job' },
   work_submitted: { audience: 'poster', label: 'Your results are ready' },
@@ -39,7 +49,32 @@ export const NOTIFICATION_KIND_INFO: Record<
   data_export_ready: { audience: 'everyone', label: 'Your data download is ready' },
   account_deletion_scheduled: { audience: 'everyone', label: 'Your account is scheduled for deletion' },
   account_deletion_cancelled: { audience: 'everyone', label: 'Your account deletion was cancelled' },
+  job_paid: { audience: 'poster', label: 'Payment receipt (with the date results are expected)' },
+  claim_expired: { audience: 'tester', label: 'A job I claimed went back to the others (time ran out)' },
+  job_digest: {
+    audience: 'tester',
+    label: 'New jobs I can take (at most one e-mail an hour)',
+    optIn: true,
+  },
 };
+
+/** Whether a kind is on for a user who switched `disabled` off and `enabled` on (opt-in kinds start off). */
+export function notificationKindOn(
+  kind: NotificationKind,
+  prefs: { disabled: readonly string[]; enabled: readonly string[] },
+): boolean {
+  // Account e-mails (a data download, a deletion) are not a preference: they always go.
+  if (NOTIFICATION_KIND_INFO[kind].audience === 'everyone') return true;
+  return NOTIFICATION_KIND_INFO[kind].optIn
+    ? prefs.enabled.includes(kind)
+    : !prefs.disabled.includes(kind);
+}
+
+/** The brand every e-mail, page and sender name uses. */
+export const BRAND_NAME = 'HumanTest';
+
+/** The job digest goes to a tester at most once in this many milliseconds. */
+export const JOB_DIGEST_MIN_GAP_MS = 3_600_000;
 
 export const NOTIFICATION_MESSAGES = {
   notBoolean: 'Must be true or false',

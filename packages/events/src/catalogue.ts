@@ -51,6 +51,12 @@ export const catalogue = {
       strikeLimit,
     }),
   },
+  UserRenamed: {
+    source: 'identity',
+    version: 1,
+    description: 'A user signed in with a new name on their Google account; e-mails and admin lists use it from now on.',
+    data: z.object({ userId: id, email: z.string(), name: z.string(), previousName: z.string() }),
+  },
   TesterApprovalChanged: {
     source: 'identity',
     version: 1,
@@ -200,6 +206,17 @@ export const catalogue = {
       paidAt: iso,
       /** A pack's slot: when it is closed and refunded if nobody has claimed it by then (absent otherwise). */
       fillDeadlineAt: iso.optional(),
+      /** Added for the poster's receipt and the testers' job digest (absent from older events). */
+      title: z.string().optional(),
+      expectedCompletionHours: z.number().int().optional(),
+      /** The assistive technology the job asks its tester to use, or null. */
+      assistiveTech: assistiveTech.nullish(),
+      /** Only a tester new to the site (siteHost) may take it. */
+      freshEyes: z.boolean().optional(),
+      siteHost: z.string().nullish(),
+      /** A re-test held for its original tester until reservedUntil. */
+      reservedTesterId: id.nullish(),
+      reservedUntil: iso.nullish(),
     }),
   },
   TesterStrikeRecorded: {

@@ -48,10 +48,20 @@ describe('POST /api/waitlist: tester signup', () => {
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ detail: WAITLIST_MESSAGES.alreadySignedUp, code: 'already_signed_up' });
     expect(again.body.detail).toBe("Already signed up! You'll hear from us soon.");
-    // Another role for the same e-mail is a separate entry.
+    // One tester signup per e-mail: another tester role is the same person signing up again.
     const otherRole = await call(h, 'POST', '/api/waitlist', { body: { email: 'twice@gmail.com', role: 'Tester (student)' } });
-    expect(otherRole.status).toBe(201);
-    expect((await rowsFor('twice@gmail.com')).map((r) => r.role)).toEqual(['Tester (9-to-5)', 'Tester (student)']);
+    expect(otherRole.status).toBe(409);
+    expect(otherRole.body).toEqual({ detail: WAITLIST_MESSAGES.alreadySignedUp, code: 'already_signed_up' });
+    expect((await rowsFor('twice@gmail.com')).map((r) => r.role)).toEqual(['Tester (9-to-5)']);
+  });
+
+  it('keeps one tester signup per e-mail when two arrive at once with different roles', async () => {
+    const [a, b] = await Promise.all([
+      call(h, 'POST', '/api/waitlist', { body: { email: 'race@gmail.com', role: 'Tester (9-to-5)' } }),
+      call(h, 'POST', '/api/waitlist', { body: { email: 'race@gmail.com', role: 'Tester (indie/agency)' } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([201, 409]);
+    expect(await rowsFor('race@gmail.com')).toHaveLength(1);
   });
 
   it('answers 400 with each field message and stores nothing for bad input', async () => {

@@ -98,6 +98,45 @@ describe('pre-approved signups (admin SignupApproved events)', () => {
   });
 });
 
+describe('landing-page signups waiting for the admin (admin WaitlistJoined events)', () => {
+  it('tells a tester who signed up on the landing page that they wait for approval, then admits them once approved', async () => {
+    const entryId = randomUUID();
+    await publish(t, 'WaitlistJoined', entryId, { entryId, email: 'Landing.Signup@gmail.com', role: 'Tester (student)', name: 'Lana' });
+    await waitFor(async () => (await t.svc.ctx.dbHandle.query("SELECT 1 FROM identity.pending_signups WHERE email = 'landing.signup@gmail.com'")).length > 0, 'the pending signup');
+
+    const waiting = await devLogin(t.url, { email: 'landing.signup@gmail.com', intent: 'tester' });
+    expect(waiting.headers.get('location')).toBe('/#auth_error=tester_signup_pending');
+    expect(await userRow('landing.signup@gmail.com')).toBeUndefined();
+    // The no-Gmail waitlist and job requests are not tester signups.
+    const other = randomUUID();
+    await publish(t, 'WaitlistJoined', other, { entryId: other, email: 'waitlist-only@gmail.com', role: 'tester', name: null });
+    await publish(t, 'SignupApproved', entryId, { entryId, email: 'landing.signup@gmail.com', role: 'Tester (student)', approved: true });
+    await waitFor(async () => (await t.svc.ctx.dbHandle.query("SELECT 1 FROM identity.pending_signups WHERE email = 'landing.signup@gmail.com'")).length === 0, 'the signup approved');
+    expect((await devLogin(t.url, { email: 'waitlist-only@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_signup_needed');
+
+    const admitted = await devLogin(t.url, { email: 'landing.signup@gmail.com', intent: 'tester' });
+    expect(admitted.headers.get('location')).toMatch(/^\/#session_id=/);
+
+    // Un-approved again: waiting again (for a new account; this one is a tester now and is told it is not approved).
+    await publish(t, 'SignupApproved', entryId, { entryId, email: 'landing.signup@gmail.com', role: 'Tester (student)', approved: false });
+    await waitFor(async () => (await t.svc.ctx.dbHandle.query("SELECT 1 FROM identity.pending_signups WHERE email = 'landing.signup@gmail.com'")).length > 0, 'pending again');
+    expect((await devLogin(t.url, { email: 'landing.signup@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+  });
+});
+
+describe('a name changed at sign-in', () => {
+  it('is stored and announced as UserRenamed (e-mails and the admin lists follow it)', async () => {
+    const first = await devLogin(t.url, { email: 'renamed@gmail.com', name: 'Old Name', intent: 'poster' });
+    expect(first.status).toBe(302);
+    const id = (await userRow('renamed@gmail.com')).id;
+    await devLogin(t.url, { email: 'renamed@gmail.com', name: 'Old Name', intent: 'poster' });
+    expect(await outboxEvents(t, 'UserRenamed', id)).toEqual([]);
+    await devLogin(t.url, { email: 'renamed@gmail.com', name: 'New Name', intent: 'poster' });
+    const renamed = await outboxEvents(t, 'UserRenamed', id);
+    expect(renamed.map((e) => e.data)).toEqual([{ userId: id, email: 'renamed@gmail.com', name: 'New Name', previousName: 'Old Name' }]);
+  });
+});
+
 describe('admin tester management', () => {
   it('lists testers and available testers with approval, country, location and strikes', async () => {
     const a = await signUpAs(t.url, 'list-a@gmail.com', { type: 'tester', location: 'USA', country: 'US' });

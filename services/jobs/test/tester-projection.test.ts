@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { migrationsFolder } from '../src/main.js';
-import { admin, api, handled, paidJob, poster, publish, startHarness, waitFor, type Harness } from './helpers.js';
+import { admin, api, handled, outboxEvents, paidJob, poster, publish, startHarness, waitFor, type Harness } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,6 +15,41 @@ afterAll(async () => {
 
 type Row = { id: string; type: string | null; approved: boolean | null; country: string | null };
 const userRow = async (id: string) => (await h.svc.ctx.dbHandle.query<Row>('SELECT id, type, approved, country FROM jobs.users WHERE id = $1', [id]))[0];
+
+describe('a name changed at sign-in (identity UserRenamed)', () => {
+  it("shows the poster's new name in the admin's job list", async () => {
+    const p = await poster(h, 'Old Poster Name');
+    const job = await paidJob(h, p, { title: 'Renamed poster job' });
+    const e = await publish(h, 'UserRenamed', p.id, { userId: p.id, email: p.email, name: 'New Poster Name', previousName: 'Old Poster Name' });
+    await waitFor(() => handled(h, e.id), 'the rename handled');
+    const all = await api(h, 'GET', '/api/jobs', (await admin(h)).token);
+    const row = all.body.jobs.find((j: { id: string }) => j.id === job.id);
+    expect(row?.poster_info).toEqual(expect.objectContaining({ email: p.email, name: 'New Poster Name' }));
+  });
+});
+
+describe('JobPublished', () => {
+  it("carries what the poster's receipt and the testers' job digest need", async () => {
+    const p = await poster(h);
+    const job = await paidJob(h, p, { title: 'Digest me', geo_rule: 'us_pr_ca', expected_completion_hours: 24 });
+    const [published] = await waitFor(async () => {
+      const list = await outboxEvents(h, 'JobPublished', job.id);
+      return list.length ? list : undefined;
+    }, 'JobPublished');
+    expect(published.data).toMatchObject({
+      jobId: job.id,
+      posterId: p.id,
+      geoRule: 'us_pr_ca',
+      title: 'Digest me',
+      expectedCompletionHours: 24,
+      assistiveTech: null,
+      siteHost: expect.any(String),
+      reservedTesterId: null,
+      reservedUntil: null,
+    });
+    expect(typeof published.data.freshEyes).toBe('boolean');
+  });
+});
 
 describe('the tester projection', () => {
   it('makes a tester of a user approved through their signup (no role choice), so the admin can assign them', async () => {

@@ -17,7 +17,7 @@ export const notificationsConfigSchema = baseConfigSchema.extend({
   SMTP_URL: z.string().url().optional(),
   /** Where .eml files go without SMTP_URL (default DATA_DIR/mail). */
   MAIL_DIR: z.string().optional(),
-  MAIL_FROM: z.string().min(3).default('Human Website Testing <no-reply@localhost>'),
+  MAIL_FROM: z.string().min(3).default('HumanTest <no-reply@localhost>'),
   /** The address people open the product at: links and the unsubscribe URL in e-mails start with it. */
   PUBLIC_URL: z.string().url().default('http://localhost:8080'),
   /**
@@ -37,6 +37,13 @@ export const notificationsConfigSchema = baseConfigSchema.extend({
   MAIL_MAX_EVENT_AGE_MS: ms(48 * 3600_000),
   /** Attempts before a message whose recipient's address never arrived is given up (suppressed, logged). */
   MAIL_UNKNOWN_RECIPIENT_ATTEMPTS: z.coerce.number().int().min(1).default(12),
+  /** How often the job digest looks for testers to tell about new jobs (each gets at most one an hour). */
+  DIGEST_POLL_MS: ms(60_000),
+  /**
+   * The jobs service's priority window (same key, same value): the digest announces a job only
+   * once its window is over, so nobody is told about a job they cannot claim yet. 0 = no window.
+   */
+  PRIORITY_WINDOW_MS: z.coerce.number().int().min(0).default(600_000),
 }).and(eventBusConfigSchema);
 export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;
 

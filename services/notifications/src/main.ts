@@ -9,6 +9,7 @@ import { handledEvents, outbox } from './db/schema.js';
 import { pendingCount } from './db/message.repository.js';
 import { notificationsEventHandlers } from './events/handlers.js';
 import { MailSender } from './mail/sender.js';
+import { DigestScheduler } from './mail/digest.scheduler.js';
 import { createMailTransport } from './mail/transport.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
@@ -40,7 +41,18 @@ export async function startNotifications(
         unsubscribeSecret,
         logger: ctx.logger.child({ component: 'mail-sender' }),
       });
-      deps = Object.assign(Object.create(ctx) as NotificationsDeps, { unsubscribeSecret, sender });
+      const digests = new DigestScheduler({
+        db: ctx.db,
+        pollMs: config.DIGEST_POLL_MS,
+        priorityWindowMs: config.PRIORITY_WINDOW_MS,
+        logger: ctx.logger.child({ component: 'job-digest' }),
+        kick: () => sender.kick(),
+      });
+      deps = Object.assign(Object.create(ctx) as NotificationsDeps, {
+        unsubscribeSecret,
+        sender,
+        digests,
+      });
       ctx.metrics.gauge('mail_pending', 'E-mails queued and not yet sent', () =>
         pendingCount(ctx.db),
       );
@@ -51,8 +63,12 @@ export async function startNotifications(
           kick: () => sender.kick(),
           maxEventAgeMs: config.MAIL_MAX_EVENT_AGE_MS,
         }),
-        start: async () => sender.start(),
+        start: async () => {
+          sender.start();
+          digests.start();
+        },
         stop: async () => {
+          await digests.stop();
           await sender.stop();
           transport.close();
         },

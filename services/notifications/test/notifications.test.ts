@@ -19,6 +19,8 @@ beforeAll(async () => {
   h = await startHarness('notif_smtp', {
     SMTP_URL: `smtp://127.0.0.1:${inbox.port}`,
     MAIL_UNKNOWN_RECIPIENT_ATTEMPTS: '3',
+    // Digest rounds are run by the tests (svc.deps.digests.runOnce()), not by the clock.
+    DIGEST_POLL_MS: '3600000',
   });
 });
 afterAll(async () => {
@@ -130,12 +132,246 @@ describe('each kind of e-mail', () => {
       expect(header(m, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
       expect(m.text).toContain(unsubscribeLink(m));
     }
+    for (const m of [...posterMails, ...testerMails]) {
+      // One brand everywhere; the HTML part is built from MJML (responsive, no MJML tag left).
+      expect(m.from?.text).toContain('HumanTest');
+      expect(m.text).toContain('your HumanTest account');
+      expect(m.html).toContain('HumanTest');
+      expect(m.html).not.toMatch(/<mj-|Human Website Testing/);
+      expect(m.html).toMatch(/<meta name="viewport"/);
+    }
     const claimed = posterMails.find((m) => m.subject === 'A tester is on your job')!;
     expect(claimed.text).toContain('Hi Pat,');
+    // A tester with a country is sent to the jobs open to that country.
+    const approvedMail = testerMails.find((m) => m.subject === "You're approved to test")!;
+    expect(approvedMail.text).toContain('paid jobs open to testers in your country');
     expect(claimed.text).toContain(`http://app.example/dashboard?job=${jobId}`);
     expect(
       testerMails.find((m) => m.subject === 'The poster asked for a revision')!.text,
     ).toContain('Please check checkout too');
+  });
+});
+
+async function handled(eventId: string): Promise<void> {
+  await waitFor(
+    async () =>
+      (await h.sql('SELECT 1 FROM notifications.handled_events WHERE event_id = $1', [eventId]))
+        .length > 0,
+    'the event handled',
+  );
+}
+
+describe('landing-page tester signups', () => {
+  it('e-mails the approval when the admin approves (no account yet), without saying jobs are waiting, and not again at the first sign-in', async () => {
+    const entryId = randomUUID();
+    await h.publish('SignupApproved', entryId, {
+      entryId,
+      email: 'Landing.Tester@gmail.com',
+      role: 'Tester (student)',
+      approved: true,
+    });
+    const [mail] = await mailsTo('landing.tester@gmail.com', 1, 'the approval e-mail');
+    expect(mail.subject).toBe("You're approved to test");
+    expect(mail.text).toContain('Sign in at the Tester Login with this Gmail address');
+    expect(mail.text).toContain('Go to the Tester Login: http://app.example/login/tester');
+    expect(mail.text).not.toMatch(/waiting/i);
+    expect(unsubscribeLink(mail)).toMatch(/\/api\/notifications\/unsubscribe\?token=/);
+
+    // Later she signs in at the Tester Login: identity creates her approved (reason signup).
+    const userId = randomUUID();
+    await h.publish('UserSignedUp', userId, { userId, email: 'landing.tester@gmail.com', name: 'Lana' });
+    const approval = await h.publish('TesterApprovalChanged', userId, {
+      userId,
+      email: 'landing.tester@gmail.com',
+      name: 'Lana',
+      approved: true,
+      country: null,
+      reason: 'signup',
+    });
+    await handled(approval.id);
+    expect(
+      await h.sql('SELECT 1 FROM notifications.messages WHERE user_id = $1', [userId]),
+    ).toEqual([]);
+    // A no-Gmail waitlist entry approved is not a tester signup: no e-mail.
+    const other = randomUUID();
+    const waitlist = await h.publish('SignupApproved', other, {
+      entryId: other,
+      email: 'no-gmail@example.com',
+      role: 'tester',
+      approved: true,
+    });
+    await handled(waitlist.id);
+    expect(await h.sql("SELECT 1 FROM notifications.messages WHERE user_id = 'signup:no-gmail@example.com'")).toEqual([]);
+    expect(inbox.to('landing.tester@gmail.com')).toHaveLength(1);
+  });
+});
+
+describe('the poster receipt', () => {
+  it('is e-mailed when the paid job goes live, with the date results are expected', async () => {
+    const poster = await knownUser(h, 'receipt.poster@gmail.com', 'Rita');
+    const jobId = await postedJob(poster, 'Check my cake shop');
+    await h.publish('JobPublished', jobId, {
+      jobId,
+      posterId: poster.id,
+      geoRule: 'us_pr',
+      paidAt: '2026-11-26T10:00:00.000Z',
+      title: 'Check my cake shop',
+      expectedCompletionHours: 48,
+    });
+    const [mail] = await mailsTo(poster.email, 1, 'the receipt');
+    expect(mail.subject).toBe('Receipt: "Check my cake shop" is paid and live');
+    expect(mail.text).toContain(
+      `We received your payment of $1.00 for "Check my cake shop" (job ${jobId.slice(0, 8)}).`,
+    );
+    // paid_at + 48 h to complete + 48 h to be claimed, as on the job card.
+    expect(mail.text).toMatch(/Results expected by Mon, Nov 30, 2026, 10:00\sAM UTC\./);
+    expect(mail.html).toMatch(/Results expected by Mon, Nov 30, 2026, 10:00\sAM UTC\./);
+    expect(mail.text).toContain(`See your job: http://app.example/dashboard?job=${jobId}`);
+  });
+});
+
+describe("a tester's claim that ran out of time", () => {
+  it('tells the tester the job went back to the others (only for a claim timeout)', async () => {
+    const poster = await knownUser(h, 'expired.poster@gmail.com');
+    const tester = await knownUser(h, 'expired.tester@gmail.com', 'Eve');
+    const jobId = await postedJob(poster, 'Slow job');
+    const revision = await h.publish('JobReleased', jobId, {
+      jobId,
+      testerId: tester.id,
+      reason: 'revision_expired',
+    });
+    await h.publish('JobReleased', jobId, { jobId, testerId: tester.id, reason: 'claim_timeout' });
+    const [mail] = await mailsTo(tester.email, 1, 'the claim-expired e-mail');
+    expect(mail.subject).toBe('Your claim ran out of time');
+    expect(mail.text).toContain('Hi Eve,');
+    expect(mail.text).toContain(
+      'The time to submit your work on "Slow job" ran out, so the job went back to the other testers.',
+    );
+    expect(mail.text).toContain('Find another job: http://app.example/dashboard');
+    expect(
+      await h.sql('SELECT 1 FROM notifications.messages WHERE event_id = $1', [revision.id]),
+    ).toEqual([]);
+  });
+});
+
+describe('a name changed at sign-in', () => {
+  it('is used by the next e-mail (UserRenamed)', async () => {
+    const tester = await knownUser(h, 'renamed.tester@gmail.com', 'Old Name');
+    const renamed = await h.publish('UserRenamed', tester.id, {
+      userId: tester.id,
+      email: tester.email,
+      name: 'New Name',
+      previousName: 'Old Name',
+    });
+    await handled(renamed.id);
+    await h.publish('TesterPaid', tester.id, {
+      testerId: tester.id,
+      payoutId: randomUUID(),
+      amountCents: 82,
+      jobIds: [],
+      paidAt: now(),
+    });
+    const [mail] = await mailsTo(tester.email, 1, 'the payout e-mail');
+    expect(mail.text).toContain('Hi New Name,');
+  });
+});
+
+describe('the job digest (opt-in)', () => {
+  it('lists, at most once an hour, the new jobs a tester can take by geo, assistive tech, priority window and state', async () => {
+    const poster = await knownUser(h, 'digest.poster@gmail.com');
+    const canadian = await knownUser(h, 'digest.ca@gmail.com', 'Cleo');
+    const quiet = await knownUser(h, 'digest.quiet@gmail.com', 'Quinn');
+    for (const t of [canadian, quiet])
+      await h.publish('TesterApprovalChanged', t.id, {
+        userId: t.id,
+        email: t.email,
+        name: 'T',
+        approved: true,
+        country: 'CA',
+        location: 'USA',
+        assistiveTech: [],
+        reason: 'admin',
+      });
+    const tokenOf = (t: { id: string; email: string }) =>
+      h.issuer.mint({ id: t.id, email: t.email, type: 'tester' });
+    const prefs = async (t: { id: string; email: string }, body?: unknown) =>
+      (
+        (await (
+          await fetch(`${h.url}/api/notifications/preferences`, {
+            method: body ? 'PATCH' : 'GET',
+            headers: {
+              authorization: `Bearer ${await tokenOf(t)}`,
+              'content-type': 'application/json',
+            },
+            body: body ? JSON.stringify(body) : undefined,
+          })
+        ).json()) as { preferences: Record<string, boolean> }
+      ).preferences;
+    // Off until switched on.
+    expect(await prefs(canadian)).toMatchObject({ job_digest: false, claim_expired: true });
+    expect(await prefs(canadian, { job_digest: true })).toMatchObject({ job_digest: true });
+
+    const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
+    const publish = async (
+      title: string,
+      extra: Partial<{ geoRule: 'us_pr' | 'us_pr_ca' | 'global_beta'; paidAt: string; assistiveTech: 'screen_reader' }> = {},
+    ) => {
+      const jobId = await postedJob(poster, title);
+      const e = await h.publish('JobPublished', jobId, {
+        jobId,
+        posterId: poster.id,
+        geoRule: extra.geoRule ?? 'us_pr_ca',
+        paidAt: extra.paidAt ?? ago(30),
+        title,
+        expectedCompletionHours: 48,
+        assistiveTech: extra.assistiveTech ?? null,
+        freshEyes: false,
+        siteHost: 'bakery.example',
+      });
+      await handled(e.id);
+      return jobId;
+    };
+    await publish('Fits: US, PR and Canada');
+    await publish('US and PR only', { geoRule: 'us_pr' });
+    await publish('Needs a screen reader', { assistiveTech: 'screen_reader' });
+    await publish('Still in its priority window', { paidAt: new Date().toISOString() });
+    const taken = await publish('Already claimed');
+    const claim = await h.publish('JobClaimed', taken, {
+      jobId: taken,
+      testerId: quiet.id,
+      claimedAt: now(),
+      deadlineAt: now(),
+      by: 'tester',
+    });
+    await handled(claim.id);
+
+    expect(await h.svc.deps.digests.runOnce()).toBe(1);
+    const digests = () => inbox.to(canadian.email).filter((m) => /you can take$/.test(m.subject ?? ''));
+    const [digest] = await waitFor(() => (digests().length ? digests() : undefined), 'the digest');
+    expect(digest.subject).toBe('A new job you can take');
+    expect(digest.text).toContain('- Fits: US, PR and Canada');
+    expect(digest.text).not.toMatch(/US and PR only|screen reader|priority window|Already claimed/);
+    expect(digest.text).toContain('See available jobs: http://app.example/dashboard');
+    expect(digest.html).toContain('<li>Fits: US, PR and Canada</li>');
+
+    // Another job within the hour: no second digest yet.
+    await publish('Second fitting job');
+    expect(await h.svc.deps.digests.runOnce()).toBe(0);
+    // An hour later: the next digest lists only what is new.
+    await h.sql(
+      "UPDATE notifications.users SET last_digest_at = now() - interval '61 minutes' WHERE id = $1",
+      [canadian.id],
+    );
+    expect(await h.svc.deps.digests.runOnce()).toBe(1);
+    const [, next] = await waitFor(
+      () => (digests().length >= 2 ? digests() : undefined),
+      'the second digest',
+    );
+    expect(next.text).toContain('- Second fitting job');
+    expect(digests()).toHaveLength(2);
+    expect(next.text).not.toContain('Fits: US, PR and Canada');
+    // The tester who did not switch it on gets none.
+    expect(inbox.to(quiet.email).filter((m) => /you can take$/.test(m.subject ?? ''))).toEqual([]);
   });
 });
 
@@ -295,6 +531,7 @@ describe('unsubscribed user', () => {
     const askHtml = await ask.text();
     expect(askHtml).toContain('<title>E-mail settings</title>');
     expect(askHtml).toContain('name="viewport"');
+    expect(askHtml).toContain('<p class="brand">HumanTest</p>');
     expect(askHtml).toContain('You will no longer get the e-mail “A tester is on your job”');
     expect(askHtml).toContain(
       `<form method="post" action="${link.pathname}${link.search.replace(/&/g, '&amp;')}"><button type="submit">Unsubscribe</button></form>`,

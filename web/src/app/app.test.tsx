@@ -157,6 +157,18 @@ describe('app routes and session', () => {
     );
   });
 
+  it('tells someone who signed up on the landing page that the signup waits for approval, without asking them to sign up again', async () => {
+    mockFetch(() => ({ body: {} }));
+    go('/#auth_error=tester_signup_pending');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Secure Tester Login' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/login/tester');
+    expect(screen.getByRole('status').textContent).toMatch(/has not approved your signup yet/);
+    expect(screen.getByRole('status').textContent).toMatch(/no need to sign up again/);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Sign up to test' })).toBeNull();
+  });
+
   it('tells a site owner this is the tester entrance, with the site owner sign-in', async () => {
     mockFetch(() => ({ body: {} }));
     go('/#auth_error=site_owner_account');
@@ -306,6 +318,23 @@ describe('app routes and session', () => {
     window.localStorage.setItem(LOGOUT_MARK_KEY, 'earlier-logout');
     setToken('fresh');
     expect(getToken()).toBe('fresh');
+  });
+
+  it('opens the job an e-mail linked to after signing in (/dashboard?job=ID kept across the sign-in)', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/auth/session') return { body: { access_token: 'T1' } };
+      if (c.url === '/api/me') return { body: poster };
+      return { body: { jobs: [] } };
+    });
+    go('/dashboard?job=job-1');
+    const first = render(<App store={makeStore()} />);
+    expect(window.location.pathname).toBe('/login');
+    first.unmount();
+    // Back from Google in the same tab.
+    go('/#session_id=S-9');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('heading', { name: 'Welcome, Pat' })).toBeTruthy();
+    expect(`${window.location.pathname}${window.location.search}`).toBe('/dashboard?job=job-1');
   });
 
   it('redirects /dashboard to the login screen when signed out', () => {

@@ -1,6 +1,7 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Provider } from 'react-redux';
-import { BrowserRouter, Link, Navigate, Route, Routes } from 'react-router';
+import { BrowserRouter, Link, Navigate, Route, Routes, useLocation } from 'react-router';
+import { rememberReturnTo, returnTo } from '../lib/return-to';
 import { Loading } from '../components/loading';
 import { Toaster } from '../components/toaster';
 import { useSharedSelector } from '../lib/hooks';
@@ -30,6 +31,13 @@ function NotFound() {
   );
 }
 
+/** Signed out on a dashboard link (an e-mail's ?job= or ?tab=): kept for after the sign-in. */
+function ToSignIn({ to }: { to: string }) {
+  const location = useLocation();
+  useState(() => rememberReturnTo(location.pathname + location.search));
+  return <Navigate to={to} replace />;
+}
+
 function AppRoutes() {
   const { authError, exchanging } = useSessionBootstrap();
   const session = useSharedSelector((s) => s.session);
@@ -48,7 +56,7 @@ function AppRoutes() {
           path="/login"
           element={
             session.signedIn ? (
-              <Navigate to="/dashboard" replace />
+              <Navigate to={returnTo()} replace />
             ) : (
               <SignIn notice={session.notice ?? authError?.message} />
             )
@@ -58,7 +66,7 @@ function AppRoutes() {
           path="/login/tester"
           element={
             session.signedIn ? (
-              <Navigate to="/dashboard" replace />
+              <Navigate to={returnTo()} replace />
             ) : (
               <TesterLogin notice={authError?.message ?? session.notice} code={authError?.code} />
             )
@@ -70,7 +78,7 @@ function AppRoutes() {
             session.signedIn ? (
               <Shell />
             ) : (
-              <Navigate to={session.lastExit === 'logout' ? '/' : '/login'} replace />
+              <ToSignIn to={session.lastExit === 'logout' ? '/' : '/login'} />
             )
           }
         />

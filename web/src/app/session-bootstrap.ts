@@ -2,6 +2,7 @@ import type { Dispatch } from '@reduxjs/toolkit';
 import { useEffect, useRef, useState } from 'react';
 import { useDispatch } from 'react-redux';
 import { useNavigate } from 'react-router';
+import { returnTo } from '../lib/return-to';
 import { AUTH_EXPIRED_EVENT, trySilentRefresh } from '../lib/base-query';
 import { errorMessage } from '../lib/error-message';
 import { loggedOut, signedIn, signedOut } from '../lib/session-slice';
@@ -64,7 +65,7 @@ export function useSessionBootstrap() {
           setToken(token);
           await resetCache(dispatch);
           dispatch(signedIn());
-          navigate('/dashboard', { replace: true });
+          navigate(returnTo(), { replace: true });
         } else {
           setAuthError({
             code: 'google_failed',

@@ -1,4 +1,5 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { forgetReturnTo } from '../lib/return-to';
 import { useDispatch } from 'react-redux';
 import { ErrorBoundary } from '../components/error-boundary';
 import { FeedbackForm } from '../components/feedback-form';
@@ -117,6 +118,8 @@ export default function Shell() {
   const [signInsOpen, setSignInsOpen] = useState(false);
   const [yourDataOpen, setYourDataOpen] = useState(false);
   const [deletedMessage, setDeletedMessage] = useState<string | null>(null);
+  // Signed in and on the dashboard: a link remembered across the sign-in has served.
+  useEffect(() => forgetReturnTo(), []);
   // One live connection per signed-in tab, once the role is chosen.
   const live = useLive(user?.type ? user : undefined);
 

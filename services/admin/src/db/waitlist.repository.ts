@@ -25,13 +25,25 @@ function where(f: WaitlistFilter, extra?: SQL): SQL | undefined {
 }
 
 /**
- * Inserts an entry; undefined when it is a signup or waitlist entry and the same e-mail already
- * has one with this role. Job requests are always stored (one row per request).
+ * Inserts an entry; undefined when it is a waitlist entry and the same e-mail already has one
+ * with this role, or a tester signup and the same e-mail already signed up to test (whatever
+ * role it picked: one signup per e-mail). Job requests are always stored (one row per request).
+ * Call it inside a transaction (the signup check holds a lock on the e-mail until it commits).
  */
-export async function insertWaitlistEntry(tx: Tx | Db, values: NewWaitlistEntry): Promise<WaitlistEntry | undefined> {
+export async function insertWaitlistEntry(tx: Tx, values: NewWaitlistEntry): Promise<WaitlistEntry | undefined> {
   if (values.kind === 'job_request') {
     const [row] = await tx.insert(waitlistEntries).values(values).returning();
     return row;
+  }
+  if (values.kind === 'signup') {
+    // Two signups of one e-mail at the same moment take turns here.
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`admin:signup:${values.email}`}))`);
+    const [existing] = await tx
+      .select({ id: waitlistEntries.id })
+      .from(waitlistEntries)
+      .where(and(eq(waitlistEntries.email, values.email), eq(waitlistEntries.kind, 'signup')))
+      .limit(1);
+    if (existing) return undefined;
   }
   const [row] = await tx
     .insert(waitlistEntries)

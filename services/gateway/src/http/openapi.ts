@@ -79,7 +79,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
-      title: 'Human website testing marketplace API',
+      title: 'HumanTest marketplace API',
       version: '1.0.0',
       description: 'Every route is served under /api by the gateway. Errors: {detail, code, errors?}. Money in dollars at this edge.',
     },

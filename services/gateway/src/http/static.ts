@@ -3,7 +3,7 @@ import compression from 'compression';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Human website testing</title></head>
+const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>HumanTest</title></head>
 <body><main><h1>The web app is not built yet</h1><p>Run <code>npm run build -w web</code>, then reload.</p></main></body></html>`;
 
 /**

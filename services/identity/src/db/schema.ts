@@ -37,6 +37,16 @@ export const preApprovedEmails = identitySchema.table('pre_approved_emails', {
   approvedAt: timestamp('approved_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
+/**
+ * Tester signups from the landing page the admin has not approved yet (admin's WaitlistJoined;
+ * SignupApproved moves them to pre_approved_emails): the Tester Login says they are waiting.
+ */
+export const pendingSignups = identitySchema.table('pending_signups', {
+  email: text('email').primaryKey(),
+  entryId: text('entry_id').notNull(),
+  signedUpAt: timestamp('signed_up_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /** Strikes reported by jobs (TesterStrikeRecorded), one row per event. */
 export const testerStrikes = identitySchema.table('tester_strikes', {
   id: uuid('id').primaryKey().defaultRandom(),

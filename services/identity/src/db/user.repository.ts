@@ -1,7 +1,7 @@
 import { and, count, desc, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import type { AssistiveTech, UserCountry, UserLocation } from '@htm/contracts';
-import { preApprovedEmails, testerRatings, testerStrikes, users, type UserRow } from './schema.js';
+import { pendingSignups, preApprovedEmails, testerRatings, testerStrikes, users, type UserRow } from './schema.js';
 
 /**
  * All SQL about users and what other services tell identity about them (pre-approved e-mails,
@@ -178,6 +178,21 @@ export async function addPreApprovedEmail(tx: Db | Tx, email: string, entryId: s
 
 export async function removePreApprovedEmail(tx: Db | Tx, email: string): Promise<void> {
   await tx.delete(preApprovedEmails).where(eq(preApprovedEmails.email, email));
+}
+
+// ---- pending tester signups (admin's WaitlistJoined, until SignupApproved) ----
+
+export async function isSignupPending(db: Db | Tx, email: string): Promise<boolean> {
+  const [row] = await db.select({ email: pendingSignups.email }).from(pendingSignups).where(eq(pendingSignups.email, email));
+  return Boolean(row);
+}
+
+export async function addPendingSignup(tx: Db | Tx, email: string, entryId: string, at: Date): Promise<void> {
+  await tx.insert(pendingSignups).values({ email, entryId, signedUpAt: at }).onConflictDoNothing({ target: pendingSignups.email });
+}
+
+export async function removePendingSignup(tx: Db | Tx, email: string): Promise<void> {
+  await tx.delete(pendingSignups).where(eq(pendingSignups.email, email));
 }
 
 // ---- strikes and ratings (jobs' TesterStrikeRecorded, TesterRated) ----

@@ -3,7 +3,7 @@ import { getCorrelationId } from '@htm/service-kit';
 import type { AssistiveTech, AuthErrorCode, SignInIntent } from '@htm/contracts';
 import type { IdentityDeps } from '../deps.js';
 import { createSigninSession } from '../db/session.repository.js';
-import { insertUser, isPreApproved, lockUserByGoogleSub, setRole, updateAccount, type UserRow } from '../db/user.repository.js';
+import { insertUser, isPreApproved, isSignupPending, lockUserByGoogleSub, setRole, updateAccount, type UserRow } from '../db/user.repository.js';
 import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
 import { hashSecret, randomSecret } from './tokens.js';
 import { releasedForStrikes } from './user-rules.js';
@@ -43,7 +43,7 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
 
       if (!existing) {
         const type = admin ? 'admin' : intent === 'tester' && pre ? 'tester' : null;
-        if (intent === 'tester' && !type) return { ok: false, error: 'tester_signup_needed' };
+        if (intent === 'tester' && !type) return { ok: false, error: (await isSignupPending(tx, email)) ? 'tester_signup_pending' : 'tester_signup_needed' };
         const row = await insertUser(tx, { googleSub: account.sub, email, name, type, approved: type !== null });
         if (!row) return 'retry';
         user = row;
@@ -67,7 +67,7 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
         if (intent === 'tester' && next.type !== 'admin' && !(next.type === 'tester' && next.approved)) {
           // Say what is true: a site owner, someone not signed up as a tester, or a tester not (or no longer) approved.
           if (next.type === 'poster') return { ok: false, error: 'site_owner_account' };
-          if (next.type === null) return { ok: false, error: 'tester_signup_needed' };
+          if (next.type === null) return { ok: false, error: (await isSignupPending(tx, email)) ? 'tester_signup_pending' : 'tester_signup_needed' };
           return { ok: false, error: releasedForStrikes(next, deps.config.TESTER_STRIKE_LIMIT) ? 'tester_released' : 'tester_not_approved' };
         }
         user = existing;
@@ -75,6 +75,9 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
         const cancelled = await cancelDeletionOnSignIn(tx, existing.id, correlationId);
         if (cancelled) events.push(cancelled);
         if (Object.keys(patch).length) user = await updateAccount(tx, existing.id, patch);
+        // A new name on the Google account reaches e-mails and the admin's lists through this event.
+        if (patch.name !== undefined)
+          events.push(createEvent('UserRenamed', user.id, { userId: user.id, email: user.email, name: user.name, previousName: existing.name }, { correlationId }));
         if (role) {
           user = await setRole(tx, existing.id, role);
           if (role.type === 'admin') events.push(roleChosen(user, correlationId));

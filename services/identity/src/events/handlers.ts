@@ -1,14 +1,18 @@
 import type { EventEnvelope, EventHandlers } from '@htm/events';
 import type { Tx } from '@htm/service-kit/db';
 import type { IdentityDeps } from '../deps.js';
+import { TESTER_SIGNUP_ROLES } from '@htm/contracts';
 import {
+  addPendingSignup,
   addPreApprovedEmail,
   addRating,
   findUser,
+  isPreApproved,
   lockTestersByEmail,
   lockUser,
   recordRating,
   recordStrike,
+  removePendingSignup,
   removePreApprovedEmail,
   setApproval,
   setStrikes,
@@ -25,13 +29,33 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export async function onSignupApproved(deps: IdentityDeps, event: EventEnvelope<'SignupApproved'>, tx: Tx): Promise<void> {
   const email = normaliseEmail(event.data.email);
-  if (event.data.approved) await addPreApprovedEmail(tx, email, event.data.entryId);
-  else await removePreApprovedEmail(tx, email);
+  if (event.data.approved) {
+    await addPreApprovedEmail(tx, email, event.data.entryId);
+    await removePendingSignup(tx, email);
+  } else {
+    await removePreApprovedEmail(tx, email);
+    // Un-approved: the signup waits for the admin again (the Tester Login says so).
+    if (isTesterSignupRole(event.data.role)) await addPendingSignup(tx, email, event.data.entryId, new Date(event.occurredAt));
+  }
   const testers = [];
   for (const t of await lockTestersByEmail(tx, email, !event.data.approved)) testers.push(await setApproval(tx, t.id, event.data.approved));
   for (const t of testers) await deps.events.record(tx, approvalChanged(t, 'signup', event.correlationId ?? undefined, deps.config.TESTER_STRIKE_LIMIT));
   // The testers stay signed in; tokens with the old approval are refused as stale (rows locked until commit).
   await announceClaimsChanged(deps, testers.map((t) => t.id));
+}
+
+const isTesterSignupRole = (role: string) => (TESTER_SIGNUP_ROLES as readonly string[]).includes(role);
+
+/**
+ * admin's WaitlistJoined: a tester signup from the landing page waits for the admin. Identity keeps
+ * the e-mail so the Tester Login says "waiting for approval" instead of "sign up first".
+ */
+export async function onWaitlistJoined(event: EventEnvelope<'WaitlistJoined'>, tx: Tx): Promise<void> {
+  if (!isTesterSignupRole(event.data.role)) return;
+  const email = normaliseEmail(event.data.email);
+  // Already approved (events of one entry are in order; a second signup of an approved e-mail changes nothing).
+  if (await isPreApproved(tx, email)) return;
+  await addPendingSignup(tx, email, event.data.entryId, new Date(event.occurredAt));
 }
 
 /** jobs' TesterStrikeRecorded: store the strike; at TESTER_STRIKE_LIMIT an approved tester is unapproved. */
@@ -65,6 +89,7 @@ export async function onTesterRated(deps: IdentityDeps, event: EventEnvelope<'Te
 
 export function identityHandlers(deps: IdentityDeps): EventHandlers {
   return {
+    WaitlistJoined: (e, tx) => onWaitlistJoined(e, tx),
     SignupApproved: (e, tx) => onSignupApproved(deps, e, tx),
     TesterStrikeRecorded: (e, tx) => onTesterStrikeRecorded(deps, e, tx),
     TesterRated: (e, tx) => onTesterRated(deps, e, tx),

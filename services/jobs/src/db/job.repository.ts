@@ -386,7 +386,23 @@ export async function setCheckoutSession(db: Q, jobId: string, sessionId: string
 export async function markJobPaid(
   tx: Tx,
   p: { jobId: string; paidAt: Date; sessionId: string; reservedUntil: Date; fillDeadlineAt: Date },
-): Promise<Pick<JobRow, 'id' | 'posterId' | 'geoRule' | 'fillDeadlineAt'> | undefined> {
+): Promise<
+  | Pick<
+      JobRow,
+      | 'id'
+      | 'posterId'
+      | 'geoRule'
+      | 'title'
+      | 'expectedCompletionHours'
+      | 'assistiveTech'
+      | 'freshEyes'
+      | 'siteHost'
+      | 'reservedTesterId'
+      | 'reservedUntil'
+      | 'fillDeadlineAt'
+    >
+  | undefined
+> {
   const [row] = await tx
     .update(jobs)
     .set({
@@ -399,8 +415,25 @@ export async function markJobPaid(
       fillDeadlineAt: sql`CASE WHEN ${jobs.packId} IS NOT NULL THEN ${p.fillDeadlineAt.toISOString()}::timestamptz ELSE NULL END`,
     })
     .where(and(eq(jobs.id, p.jobId), ne(jobs.paymentStatus, 'paid')))
-    .returning({ id: jobs.id, posterId: jobs.posterId, geoRule: jobs.geoRule, fillDeadlineAt: jobs.fillDeadlineAt });
+    .returning({
+      id: jobs.id,
+      posterId: jobs.posterId,
+      geoRule: jobs.geoRule,
+      title: jobs.title,
+      expectedCompletionHours: jobs.expectedCompletionHours,
+      assistiveTech: jobs.assistiveTech,
+      freshEyes: jobs.freshEyes,
+      siteHost: jobs.siteHost,
+      reservedTesterId: jobs.reservedTesterId,
+      reservedUntil: jobs.reservedUntil,
+      fillDeadlineAt: jobs.fillDeadlineAt,
+    });
   return row;
+}
+
+/** identity's UserRenamed: the jobs a user posted show the new name (the admin's lists, poster_info). */
+export async function renamePoster(tx: Tx, userId: string, name: string): Promise<void> {
+  await tx.update(jobs).set({ posterName: name }).where(eq(jobs.posterId, userId));
 }
 
 /** payments' CheckoutCancelled: an unpaid job stays unpublished; the first cancellation time is noted. */

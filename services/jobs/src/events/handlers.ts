@@ -2,7 +2,8 @@ import { createEvent, type EventHandlers } from '@htm/events';
 import type { GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import { eraseUserInJobs } from '../domain/privacy.js';
-import { applyTransition, isUuid, listClaimedBy, markJobPaid, noteCheckoutCancelled, saveUser } from '../db/job.repository.js';
+import { applyTransition, isUuid, listClaimedBy, markJobPaid, noteCheckoutCancelled, renamePoster, saveUser } from '../db/job.repository.js';
+import type { AssistiveTech } from '@htm/contracts';
 
 /**
  * What the jobs service consumes (each runs once per event id, in a transaction with the
@@ -18,6 +19,11 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
     // identity: a projection of users (poster e-mail/name for the admin, tester approval and country)
     UserSignedUp: async (e, tx) => {
       await saveUser(tx, e.data.userId, { email: e.data.email, name: e.data.name });
+    },
+    // A name changed at sign-in: the projection and the poster name on the user's jobs follow.
+    UserRenamed: async (e, tx) => {
+      await saveUser(tx, e.data.userId, { email: e.data.email, name: e.data.name });
+      await renamePoster(tx, e.data.userId, e.data.name);
     },
     UserRoleChosen: async (e, tx) => {
       const d = e.data;
@@ -82,6 +88,14 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
               geoRule: published.geoRule as GeoRule,
               paidAt: e.data.paidAt,
               ...(published.fillDeadlineAt ? { fillDeadlineAt: published.fillDeadlineAt.toISOString() } : {}),
+              // What the poster's receipt and the testers' job digest need (notifications).
+              title: published.title,
+              expectedCompletionHours: published.expectedCompletionHours,
+              assistiveTech: published.assistiveTech as AssistiveTech | null,
+              freshEyes: published.freshEyes,
+              siteHost: published.siteHost,
+              reservedTesterId: published.reservedTesterId,
+              reservedUntil: published.reservedUntil?.toISOString() ?? null,
             },
             { correlationId: e.correlationId },
           ),

@@ -34,7 +34,7 @@ const date = (iso: string) => new Date(iso).toLocaleDateString('en-US', { year: 
  */
 export async function renderReportPdf(r: SharedReportView, images: ReportImage[], links: PdfLinks): Promise<Buffer> {
   const pictures = (await Promise.all(images.map(async (img) => ({ img, data: await embeddable(img) })))).filter((p) => p.data !== null);
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `${r.job.title}: test report`, Creator: 'Human website testing' } });
+  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `${r.job.title}: test report`, Creator: 'HumanTest' } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve, reject) => {

@@ -105,18 +105,36 @@ export async function sentTo(db: Db, email: string, limit = 100): Promise<Messag
     .limit(limit);
 }
 
-export async function disabledKinds(db: Q, userId: string): Promise<string[]> {
+/** A user's switched-off kinds and switched-on opt-in kinds (none stored: the defaults). */
+export async function preferencesOf(
+  db: Q,
+  userId: string,
+): Promise<{ disabled: string[]; enabled: string[] }> {
   const [row] = await db
-    .select({ disabled: preferences.disabled })
+    .select({ disabled: preferences.disabled, enabled: preferences.enabled })
     .from(preferences)
     .where(eq(preferences.userId, userId))
     .limit(1);
-  return row?.disabled ?? [];
+  return { disabled: row?.disabled ?? [], enabled: row?.enabled ?? [] };
 }
 
-export async function setDisabledKinds(db: Q, userId: string, disabled: string[]): Promise<void> {
+export async function setPreferences(
+  db: Q,
+  userId: string,
+  p: { disabled: string[]; enabled: string[] },
+): Promise<void> {
   await db
     .insert(preferences)
-    .values({ userId, disabled })
-    .onConflictDoUpdate({ target: preferences.userId, set: { disabled, updatedAt: new Date() } });
+    .values({ userId, ...p })
+    .onConflictDoUpdate({ target: preferences.userId, set: { ...p, updatedAt: new Date() } });
+}
+
+/** Whether an e-mail of this kind was ever queued for this recipient (the landing signup's approval). */
+export async function wasQueued(db: Q, userId: string, kind: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.userId, userId), eq(messages.kind, kind)))
+    .limit(1);
+  return Boolean(row);
 }

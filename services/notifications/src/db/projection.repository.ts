@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { jobs, users } from './schema.js';
+import { jobs, testedSites, users } from './schema.js';
 
 type Q = Db | Tx;
 
@@ -18,10 +18,36 @@ export async function upsertUser(
     });
 }
 
+/** A tester's role choice: approval, country (UserRoleChosen of a tester). */
+export async function recordTester(
+  db: Q,
+  u: { id: string; email: string; name: string; approved: boolean; country: string | null },
+): Promise<void> {
+  const set = { ...u, email: u.email.toLowerCase(), updatedAt: new Date() };
+  await db.insert(users).values(set).onConflictDoUpdate({ target: users.id, set });
+}
+
+/** Whether a tester (someone whose approval identity announced) has this address. */
+export async function isKnownTester(db: Q, email: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.email, email.toLowerCase()), isNotNull(users.approved)))
+    .limit(1);
+  return Boolean(row);
+}
+
 /** Records a tester's approval; answers whether it just turned true (it was not true before). */
 export async function recordApproval(
   db: Q,
-  u: { id: string; email: string; name: string; approved: boolean },
+  u: {
+    id: string;
+    email: string;
+    name: string;
+    approved: boolean;
+    country: string | null;
+    assistiveTech?: string[];
+  },
 ): Promise<boolean> {
   const [before] = await db
     .select({ approved: users.approved })
@@ -32,6 +58,8 @@ export async function recordApproval(
     email: u.email.toLowerCase(),
     name: u.name,
     approved: u.approved,
+    country: u.country,
+    ...(u.assistiveTech ? { assistiveTech: u.assistiveTech } : {}),
     updatedAt: new Date(),
   };
   await db
@@ -48,13 +76,76 @@ export async function findUser(db: Q, id: string) {
 
 export async function upsertJob(
   db: Q,
-  j: { id: string; posterId: string; title: string },
+  j: {
+    id: string;
+    posterId: string;
+    title: string;
+    url: string;
+    geoRule: string;
+    expectedCompletionHours: number;
+  },
 ): Promise<void> {
-  await db
-    .insert(jobs)
-    .values(j)
-    .onConflictDoUpdate({ target: jobs.id, set: { posterId: j.posterId, title: j.title } });
+  const { id: _id, ...set } = j;
+  await db.insert(jobs).values(j).onConflictDoUpdate({ target: jobs.id, set });
 }
+
+/** jobs' JobPublished: the job is paid and open to the testers it admits. */
+export async function publishJob(
+  db: Q,
+  j: {
+    id: string;
+    posterId: string;
+    title?: string;
+    geoRule: string;
+    paidAt: Date;
+    expectedCompletionHours?: number;
+    assistiveTech?: string | null;
+    freshEyes?: boolean;
+    siteHost?: string | null;
+    reservedTesterId?: string | null;
+    reservedUntil?: Date | null;
+  },
+) {
+  const set = {
+    posterId: j.posterId,
+    geoRule: j.geoRule,
+    paidAt: j.paidAt,
+    status: 'open',
+    ...(j.title !== undefined ? { title: j.title } : {}),
+    ...(j.expectedCompletionHours !== undefined
+      ? { expectedCompletionHours: j.expectedCompletionHours }
+      : {}),
+    assistiveTech: j.assistiveTech ?? null,
+    freshEyes: j.freshEyes ?? false,
+    siteHost: j.siteHost ?? null,
+    reservedTesterId: j.reservedTesterId ?? null,
+    reservedUntil: j.reservedUntil ?? null,
+  };
+  const [row] = await db
+    .insert(jobs)
+    .values({ id: j.id, title: j.title ?? '', ...set })
+    .onConflictDoUpdate({ target: jobs.id, set })
+    .returning();
+  return row;
+}
+
+/** Taken by a tester (JobClaimed), or waiting for one again (JobReleased). */
+export async function setJobStatus(db: Q, id: string, status: 'open' | 'taken'): Promise<void> {
+  await db.update(jobs).set({ status }).where(eq(jobs.id, id));
+}
+
+/** A tester submitted work on this job: its site is not new to them any more (fresh eyes). */
+export async function recordTestedSite(db: Q, testerId: string, jobId: string): Promise<void> {
+  const job = await findJob(db, jobId);
+  if (!job?.siteHost) return;
+  await db
+    .insert(testedSites)
+    .values({ testerId, siteHost: siteKey(job.posterId, job.siteHost) })
+    .onConflictDoNothing();
+}
+
+/** The jobs service's "same site" key (services/jobs domain/fresh-eyes.ts siteKey): poster and host. */
+export const siteKey = (posterId: string, host: string) => `${posterId}|${host}`;
 
 export async function findJob(db: Q, id: string) {
   const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);

@@ -5,6 +5,7 @@ import {
   integer,
   jsonb,
   pgSchema,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -26,20 +27,58 @@ export const users = notificationsSchema.table('users', {
   name: text('name').notNull().default(''),
   /** Tester approval as last announced (the approval e-mail goes out when it turns true). */
   approved: boolean('approved'),
+  /** A tester's country and assistive technology as last announced (the job digest's geo and assistive-tech rules). */
+  country: text('country'),
+  assistiveTech: jsonb('assistive_tech').$type<string[]>().notNull().default([]),
+  /** When the last job digest was queued for this tester (at most one an hour). */
+  lastDigestAt: ts('last_digest_at'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
-/** Projection of jobs' JobCreated: who posted a job and its title. */
+/**
+ * Projection of jobs' JobCreated (who posted a job, its title), JobPublished (paid: open to testers,
+ * with what decides who may take it), JobClaimed / JobReleased (taken or open again).
+ */
 export const jobs = notificationsSchema.table('jobs', {
   id: text('id').primaryKey(),
   posterId: text('poster_id').notNull(),
   title: text('title').notNull(),
+  url: text('url'),
+  expectedCompletionHours: integer('expected_completion_hours'),
+  geoRule: text('geo_rule'),
+  /** unpaid (not published yet), open (paid, waiting for a tester), taken. */
+  status: text('status').notNull().default('unpaid'),
+  paidAt: ts('paid_at'),
+  assistiveTech: text('assistive_tech'),
+  freshEyes: boolean('fresh_eyes').notNull().default(false),
+  siteHost: text('site_host'),
+  reservedTesterId: text('reserved_tester_id'),
+  reservedUntil: ts('reserved_until'),
 });
 
-/** Kinds a user switched off (absent row: everything on). */
+/** Sites a tester has submitted work on (the digest leaves out fresh-eyes jobs of those sites). */
+export const testedSites = notificationsSchema.table(
+  'tested_sites',
+  { testerId: text('tester_id').notNull(), siteHost: text('site_host').notNull() },
+  (t) => [primaryKey({ columns: [t.testerId, t.siteHost] })],
+);
+
+/** Jobs already announced to a tester in a digest (each job is in at most one digest per tester). */
+export const digestJobs = notificationsSchema.table(
+  'digest_jobs',
+  {
+    testerId: text('tester_id').notNull(),
+    jobId: text('job_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.testerId, t.jobId] })],
+);
+
+/** Kinds a user switched off, and opt-in kinds they switched on (absent row: the defaults). */
 export const preferences = notificationsSchema.table('preferences', {
   userId: text('user_id').primaryKey(),
   disabled: jsonb('disabled').$type<string[]>().notNull().default([]),
+  enabled: jsonb('enabled').$type<string[]>().notNull().default([]),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 

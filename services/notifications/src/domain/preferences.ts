@@ -1,22 +1,24 @@
 import {
+  NOTIFICATION_KIND_INFO,
   NOTIFICATION_KINDS,
   NOTIFICATION_MESSAGES,
+  notificationKindOn,
   type NotificationKind,
   type NotificationPreferences,
   type NotificationPreferencesBody,
 } from '@htm/contracts';
 import type { Db } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
-import { disabledKinds, setDisabledKinds } from '../db/message.repository.js';
+import { preferencesOf, setPreferences } from '../db/message.repository.js';
 import { verifyUnsubscribeToken } from './unsubscribe-token.js';
 
-const asPreferences = (disabled: string[]): NotificationPreferences =>
+const asPreferences = (p: { disabled: string[]; enabled: string[] }): NotificationPreferences =>
   Object.fromEntries(
-    NOTIFICATION_KINDS.map((k) => [k, !disabled.includes(k)]),
+    NOTIFICATION_KINDS.map((k) => [k, notificationKindOn(k, p)]),
   ) as NotificationPreferences;
 
 export async function readPreferences(db: Db, userId: string): Promise<NotificationPreferences> {
-  return asPreferences(await disabledKinds(db, userId));
+  return asPreferences(await preferencesOf(db, userId));
 }
 
 /** PATCH: switches the given kinds on or off, leaves the others as they were. */
@@ -26,14 +28,25 @@ export async function updatePreferences(
   body: NotificationPreferencesBody,
 ): Promise<NotificationPreferences> {
   return db.transaction(async (tx) => {
-    const off = new Set(await disabledKinds(tx, userId));
-    for (const [kind, on] of Object.entries(body)) {
-      if (on === true) off.delete(kind);
-      else if (on === false) off.add(kind);
+    const before = await preferencesOf(tx, userId);
+    // Opt-in kinds (off until switched on) are kept in `enabled`, the others in `disabled`.
+    const off = new Set(before.disabled);
+    const on = new Set(before.enabled);
+    for (const [kind, value] of Object.entries(body)) {
+      if (typeof value !== 'boolean') continue;
+      const optIn = NOTIFICATION_KIND_INFO[kind as keyof typeof NOTIFICATION_KIND_INFO]?.optIn;
+      if (optIn) {
+        if (value) on.add(kind);
+        else on.delete(kind);
+      } else if (value) off.delete(kind);
+      else off.add(kind);
     }
-    const disabled = NOTIFICATION_KINDS.filter((k) => off.has(k));
-    await setDisabledKinds(tx, userId, disabled);
-    return asPreferences(disabled);
+    const next = {
+      disabled: NOTIFICATION_KINDS.filter((k) => off.has(k)),
+      enabled: NOTIFICATION_KINDS.filter((k) => on.has(k)),
+    };
+    await setPreferences(tx, userId, next);
+    return asPreferences(next);
   });
 }
 

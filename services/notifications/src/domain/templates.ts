@@ -1,4 +1,12 @@
-import { formatUsd, TESTER_SHARE_CENTS, type NotificationKind } from '@htm/contracts';
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- mjml 5 ships no types; the declaration must reach every tsconfig that compiles this file
+/// <reference path="./mjml.d.ts" />
+import {
+  BRAND_NAME,
+  formatUsd,
+  PRICE_PER_TEST_CENTS,
+  TESTER_SHARE_CENTS,
+  type NotificationKind,
+} from '@htm/contracts';
 import { escapeHtml } from '@htm/service-kit/html';
 
 /** What a message template may use (stored with the message when the event is handled). */
@@ -11,6 +19,17 @@ export interface MessageData {
   url?: string;
   /** data_export_ready: when the link expires; account_deletion_scheduled: when the account is erased. */
   at?: string;
+  /** tester_approved: the tester's country (null: not chosen yet, e.g. a landing-page signup). */
+  country?: string | null;
+  /** job_paid: when the results are expected (ISO). */
+  expectedBy?: string;
+  /** job_digest: the jobs the tester can take. */
+  jobs?: Array<{ id: string; title: string }>;
+  /** job_digest: jobs left out of the list (they are on the dashboard). */
+  more?: number;
+  /** A recipient without an account yet (a landing-page signup): where to write and how to greet. */
+  email?: string;
+  name?: string | null;
 }
 
 export interface RenderedMessage {
@@ -21,15 +40,37 @@ export interface RenderedMessage {
 
 const usd = formatUsd;
 
-interface Body {
+/** One e-mail's words: the same in the plain-text and the HTML part. */
+export interface MessageBody {
   subject: string;
   lines: string[];
+  /** A list under the lines (the job digest's jobs), each with its own link. */
+  items?: Array<{ label: string; path: string }>;
   action: { label: string; path: string };
 }
 
-function bodyOf(kind: NotificationKind, d: MessageData): Body {
+/** "Mon, Nov 30, 2026, 2:00 PM UTC": e-mails do not know the reader's time zone, so they say UTC. */
+export function formatEmailDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toLocaleString('en-US', {
+    weekday: 'short',
+    month: 'short',
+    day: 'numeric',
+    year: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone: 'UTC',
+  })} UTC`;
+}
+
+const jobPathOf = (jobId?: string) =>
+  jobId ? `/dashboard?job=${encodeURIComponent(jobId)}` : '/dashboard';
+
+/** The words of each kind of e-mail. */
+export function messageBody(kind: NotificationKind, d: MessageData): MessageBody {
   const job = d.title ? `"${d.title}"` : 'your job';
-  const jobPath = d.jobId ? `/dashboard?job=${encodeURIComponent(d.jobId)}` : '/dashboard';
+  const jobPath = jobPathOf(d.jobId);
   switch (kind) {
     case 'job_claimed':
       return {
@@ -59,14 +100,25 @@ function bodyOf(kind: NotificationKind, d: MessageData): Body {
         action: { label: 'Read the findings', path: jobPath },
       };
     case 'tester_approved':
-      return {
-        subject: "You're approved to test",
-        lines: [
-          'Your tester account has been approved.',
-          'Paid jobs you can take are waiting on your dashboard.',
-        ],
-        action: { label: 'Find a job', path: '/dashboard' },
-      };
+      // No country yet (a landing-page signup approved before signing in): no jobs can be shown to
+      // them until they choose one, so the e-mail says what to do instead of "jobs are waiting".
+      return d.country
+        ? {
+            subject: "You're approved to test",
+            lines: [
+              'Your tester account has been approved.',
+              'Your dashboard lists the paid jobs open to testers in your country.',
+            ],
+            action: { label: 'Find a job', path: '/dashboard' },
+          }
+        : {
+            subject: "You're approved to test",
+            lines: [
+              'Your tester signup has been approved.',
+              'Sign in at the Tester Login with this Gmail address and choose where you test from; then you will see the paid jobs open to testers in your country.',
+            ],
+            action: { label: 'Go to the Tester Login', path: '/login/tester' },
+          };
     case 'revision_requested':
       return {
         subject: 'The poster asked for a revision',
@@ -137,28 +189,121 @@ function bodyOf(kind: NotificationKind, d: MessageData): Body {
         lines: [`A payout of ${usd(d.amountCents ?? 0)} is on its way to your account.`],
         action: { label: 'See your earnings', path: '/dashboard?tab=earnings' },
       };
+    case 'job_paid':
+      return {
+        subject: `Receipt: ${job} is paid and live`,
+        lines: [
+          `We received your payment of ${usd(d.amountCents ?? PRICE_PER_TEST_CENTS)} for ${job}${d.jobId ? ` (job ${d.jobId.slice(0, 8)})` : ''}.`,
+          'Your job is now open to testers.',
+          ...(d.expectedBy ? [`Results expected by ${formatEmailDate(d.expectedBy)}.`] : []),
+          'We will e-mail you when a tester starts and when the results are ready.',
+        ],
+        action: { label: 'See your job', path: jobPath },
+      };
+    case 'claim_expired':
+      return {
+        subject: 'Your claim ran out of time',
+        lines: [
+          `The time to submit your work on ${d.title ? `"${d.title}"` : 'a job you claimed'} ran out, so the job went back to the other testers.`,
+          'A claim that runs out counts as a strike. Claim a job only when you can finish it in time.',
+        ],
+        action: { label: 'Find another job', path: '/dashboard' },
+      };
+    case 'job_digest': {
+      const jobs = d.jobs ?? [];
+      return {
+        subject:
+          jobs.length === 1 ? 'A new job you can take' : `${jobs.length} new jobs you can take`,
+        lines: [
+          jobs.length === 1
+            ? 'A paid job you can take was posted:'
+            : `${jobs.length} paid jobs you can take were posted:`,
+        ],
+        items: [
+          ...jobs.map((j) => ({ label: j.title, path: '/dashboard' })),
+          ...(d.more ? [{ label: `and ${d.more} more on your dashboard`, path: '/dashboard' }] : []),
+        ],
+        action: { label: 'See available jobs', path: '/dashboard' },
+      };
+    }
   }
 }
 
-/** The e-mail of one kind: plain text and HTML with the same words, a link to the right screen, the unsubscribe link. */
-export function renderMessage(
+const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif";
+
+/** The HTML part, as MJML (responsive, inlined styles for mail clients): every text is escaped. */
+function mjmlOf(b: MessageBody, hello: string, link: string, unsubscribeUrl: string): string {
+  const text = (s: string) => `<mj-text>${escapeHtml(s)}</mj-text>`;
+  const items = b.items?.length
+    ? `<mj-text><ul style="margin:0;padding-left:20px">${b.items
+        .map((i) => `<li>${escapeHtml(i.label)}</li>`)
+        .join('')}</ul></mj-text>`
+    : '';
+  return `<mjml lang="en">
+  <mj-head>
+    <mj-title>${escapeHtml(b.subject)}</mj-title>
+    <mj-preview>${escapeHtml(b.lines[0] ?? b.subject)}</mj-preview>
+    <mj-attributes>
+      <mj-all font-family="${FONT}" />
+      <mj-text font-size="16px" line-height="1.5" color="#0f172a" padding="6px 24px" />
+    </mj-attributes>
+  </mj-head>
+  <mj-body background-color="#f4f6fb">
+    <mj-section padding="24px 0 8px">
+      <mj-column>
+        <mj-text font-size="20px" font-weight="700" color="#1e40af">${BRAND_NAME}</mj-text>
+      </mj-column>
+    </mj-section>
+    <mj-section background-color="#ffffff" border-radius="12px" padding="16px 0">
+      <mj-column>
+        ${text(hello)}
+        ${b.lines.map(text).join('\n        ')}
+        ${items}
+        <mj-button href="${escapeHtml(link)}" background-color="#1e40af" color="#ffffff" font-weight="700" border-radius="8px" padding="16px 24px">${escapeHtml(b.action.label)}</mj-button>
+        <mj-text font-size="13px" color="#475569">Or open <a href="${escapeHtml(link)}" style="color:#1e40af">${escapeHtml(link)}</a></mj-text>
+      </mj-column>
+    </mj-section>
+    <mj-section padding="8px 0 24px">
+      <mj-column>
+        <mj-text font-size="12px" color="#475569">You get this e-mail because of your ${BRAND_NAME} account. <a href="${escapeHtml(unsubscribeUrl)}" style="color:#1e40af">Unsubscribe from these e-mails</a></mj-text>
+      </mj-column>
+    </mj-section>
+  </mj-body>
+</mjml>`;
+}
+
+type Mjml = typeof import('mjml').default;
+let mjml: Promise<Mjml> | undefined;
+/** mjml is loaded on first use (it is large, and only the mail sender renders). */
+const loadMjml = () => (mjml ??= import('mjml').then((m) => m.default));
+
+/**
+ * The e-mail of one kind: a plain-text and an HTML part with the same words (the HTML built with
+ * MJML), a link to the right screen, and the unsubscribe link.
+ */
+export async function renderMessage(
   kind: NotificationKind,
   data: MessageData,
   opts: { name: string; publicUrl: string; unsubscribeUrl: string },
-): RenderedMessage {
-  const b = bodyOf(kind, data);
+): Promise<RenderedMessage> {
+  const b = messageBody(kind, data);
   const link = new URL(b.action.path, opts.publicUrl).toString();
   const hello = opts.name ? `Hi ${opts.name},` : 'Hi,';
-  const footer = `You get this e-mail because of your account at Human Website Testing. Unsubscribe from these e-mails: ${opts.unsubscribeUrl}`;
-  const text = [hello, '', ...b.lines, '', `${b.action.label}: ${link}`, '', '--', footer, ''].join(
-    '\n',
-  );
-  const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>${escapeHtml(hello)}</p>
-${b.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
-<p><a href="${escapeHtml(link)}">${escapeHtml(b.action.label)}</a></p>
-<hr><p style="font-size:12px;color:#555">You get this e-mail because of your account at Human Website Testing.
-<a href="${escapeHtml(opts.unsubscribeUrl)}">Unsubscribe from these e-mails</a></p>
-</body></html>`;
-  return { subject: b.subject, text, html };
+  const footer = `You get this e-mail because of your ${BRAND_NAME} account. Unsubscribe from these e-mails: ${opts.unsubscribeUrl}`;
+  const text = [
+    hello,
+    '',
+    ...b.lines,
+    ...(b.items?.length ? ['', ...b.items.map((i) => `- ${i.label}`)] : []),
+    '',
+    `${b.action.label}: ${link}`,
+    '',
+    '--',
+    footer,
+    '',
+  ].join('\n');
+  const out = await (await loadMjml())(mjmlOf(b, hello, link, opts.unsubscribeUrl), {
+    validationLevel: 'strict',
+  });
+  return { subject: b.subject, text, html: out.html };
 }

@@ -1,16 +1,30 @@
 import type { Tx } from '@htm/service-kit/db';
 import type { EventEnvelope, EventHandlers } from '@htm/events';
-import { TESTER_SHARE_CENTS, type NotificationKind } from '@htm/contracts';
+import {
+  PRICE_PER_TEST_CENTS,
+  resultsExpectedBy,
+  TESTER_SHARE_CENTS,
+  TESTER_SIGNUP_ROLES,
+  type NotificationKind,
+} from '@htm/contracts';
 import type { Logger } from 'pino';
-import { enqueueMessage } from '../db/message.repository.js';
+import { enqueueMessage, wasQueued } from '../db/message.repository.js';
 import {
   clearJobs,
   findJob,
+  isKnownTester,
+  publishJob,
   recordApproval,
+  recordTestedSite,
+  recordTester,
+  setJobStatus,
   upsertJob,
   upsertUser,
 } from '../db/projection.repository.js';
 import { eraseNotificationsUser } from '../db/privacy.repository.js';
+
+/** The recipient of a landing-page signup's approval e-mail: no account yet, only the address. */
+export const signupRecipient = (email: string) => `signup:${email.trim().toLowerCase()}`;
 
 /**
  * What the notifications service consumes. Each handler runs once per event id, in the
@@ -61,29 +75,100 @@ export function notificationsEventHandlers(opts: {
     // identity: where to write to
     UserSignedUp: async (e, tx) =>
       upsertUser(tx, { id: e.data.userId, email: e.data.email, name: e.data.name }),
-    UserRoleChosen: async (e, tx) =>
+    UserRenamed: async (e, tx) =>
       upsertUser(tx, { id: e.data.userId, email: e.data.email, name: e.data.name }),
-    TesterApprovalChanged: async (e, tx) => {
+    UserRoleChosen: async (e, tx) => {
       const d = e.data;
-      if (
-        await recordApproval(tx, {
+      if (d.type === 'tester')
+        await recordTester(tx, {
           id: d.userId,
           email: d.email,
           name: d.name,
           approved: d.approved,
-        })
+          country: d.country,
+        });
+      else await upsertUser(tx, { id: d.userId, email: d.email, name: d.name });
+    },
+    TesterApprovalChanged: async (e, tx) => {
+      const d = e.data;
+      const turnedOn = await recordApproval(tx, {
+        id: d.userId,
+        email: d.email,
+        name: d.name,
+        approved: d.approved,
+        country: d.country,
+        assistiveTech: d.assistiveTech,
+      });
+      // A landing-page signup was told when the admin approved it (SignupApproved): not twice.
+      if (
+        turnedOn &&
+        !(d.reason === 'signup' && (await wasQueued(tx, signupRecipient(d.email), 'tester_approved')))
       )
-        await queue(tx, e, 'tester_approved', d.userId, {});
+        await queue(tx, e, 'tester_approved', d.userId, { country: d.country });
+    },
+    // admin: the admin approved a landing-page tester signup. The e-mail goes now, not when the
+    // tester next signs in; a tester identity already knows is told through TesterApprovalChanged.
+    SignupApproved: async (e, tx) => {
+      const d = e.data;
+      if (!d.approved || !(TESTER_SIGNUP_ROLES as readonly string[]).includes(d.role)) return;
+      const to = signupRecipient(d.email);
+      if (await isKnownTester(tx, d.email)) return;
+      if (await wasQueued(tx, to, 'tester_approved')) return;
+      await queue(tx, e, 'tester_approved', to, { email: d.email.trim().toLowerCase(), country: null });
     },
     // jobs
     JobCreated: async (e, tx) =>
-      upsertJob(tx, { id: e.data.jobId, posterId: e.data.posterId, title: e.data.title }),
+      upsertJob(tx, {
+        id: e.data.jobId,
+        posterId: e.data.posterId,
+        title: e.data.title,
+        url: e.data.url,
+        geoRule: e.data.geoRule,
+        expectedCompletionHours: e.data.expectedCompletionHours,
+      }),
+    // Paid and open to testers: the poster's receipt (with when results are expected); the job
+    // digest picks the job up from the projection.
+    JobPublished: async (e, tx) => {
+      const d = e.data;
+      const job = await publishJob(tx, {
+        id: d.jobId,
+        posterId: d.posterId,
+        title: d.title,
+        geoRule: d.geoRule,
+        paidAt: new Date(d.paidAt),
+        expectedCompletionHours: d.expectedCompletionHours,
+        assistiveTech: d.assistiveTech,
+        freshEyes: d.freshEyes,
+        siteHost: d.siteHost,
+        reservedTesterId: d.reservedTesterId,
+        reservedUntil: d.reservedUntil ? new Date(d.reservedUntil) : null,
+      });
+      const expectedBy =
+        job.expectedCompletionHours != null
+          ? resultsExpectedBy({ paid_at: d.paidAt, expected_completion_hours: job.expectedCompletionHours })
+          : null;
+      await queue(tx, e, 'job_paid', d.posterId, {
+        jobId: d.jobId,
+        title: job.title || undefined,
+        amountCents: PRICE_PER_TEST_CENTS,
+        ...(expectedBy ? { expectedBy } : {}),
+      });
+    },
     JobsCleared: async (_e, tx) => clearJobs(tx),
     JobClaimed: async (e, tx) => {
+      await setJobStatus(tx, e.data.jobId, 'taken');
       const job = await posterOf(tx, e, e.data.jobId);
       if (job) await queue(tx, e, 'job_claimed', job.posterId, { jobId: job.id, title: job.title });
     },
+    JobReleased: async (e, tx) => {
+      const d = e.data;
+      await setJobStatus(tx, d.jobId, 'open');
+      if (d.reason !== 'claim_timeout') return;
+      const job = await findJob(tx, d.jobId);
+      await queue(tx, e, 'claim_expired', d.testerId, { jobId: d.jobId, title: job?.title });
+    },
     WorkSubmitted: async (e, tx) => {
+      await recordTestedSite(tx, e.data.testerId, e.data.jobId);
       const job = await posterOf(tx, e, e.data.jobId);
       if (job)
         await queue(tx, e, 'work_submitted', job.posterId, { jobId: job.id, title: job.title });

@@ -1,3 +1,4 @@
+import { BRAND_NAME } from '@htm/contracts';
 import { escapeHtml, standalonePage, styleHashSource } from '@htm/service-kit/html';
 
 /**
@@ -11,11 +12,13 @@ main{max-width:440px;margin:48px auto;padding:28px;background:#fff;border:1px so
 h1{font-size:1.35rem;line-height:1.3;margin:0 0 12px}p{margin:0 0 16px;color:#334155}
 button{width:100%;min-height:48px;padding:12px 16px;border:0;border-radius:10px;background:#1e40af;color:#fff;font:inherit;font-weight:700;cursor:pointer}
 button:hover,button:focus-visible{background:#1e3a8a}button:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-a{color:#1e40af}.small{font-size:.9rem;color:#475569;margin-top:16px}`;
+a{color:#1e40af}.small{font-size:.9rem;color:#475569;margin-top:16px}
+.brand{margin:0 0 16px;font-weight:700;font-size:1.1rem;color:#1e40af}`;
 
 export const UNSUBSCRIBE_STYLE_HASH = styleHashSource(STYLE);
 
-const page = (body: string) => standalonePage({ title: 'E-mail settings', style: STYLE, body: `  <main>\n${body}\n  </main>` });
+const page = (body: string) =>
+  standalonePage({ title: 'E-mail settings', style: STYLE, body: `  <main>\n    <p class="brand">${BRAND_NAME}</p>\n${body}\n  </main>` });
 const profileLink = '<p class="small">You can choose which e-mails you get in your <a href="/dashboard">profile</a>.</p>';
 
 /** GET: asks before switching anything off. */

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Db } from '@htm/service-kit/db';
-import { NOTIFICATION_KIND_INFO, type NotificationKind } from '@htm/contracts';
+import { notificationKindOn, type NotificationKind } from '@htm/contracts';
 import type { NotificationsConfig } from '../config.js';
 import {
-  disabledKinds,
   leaseDueMessages,
+  preferencesOf,
   markFailed,
   markSent,
   markSuppressed,
@@ -108,8 +108,7 @@ export class MailSender {
     const { db, config } = this.opts;
     const kind = m.kind as NotificationKind;
     const logger = this.opts.logger.child({ correlationId: m.correlationId ?? undefined });
-    // Account e-mails (a data download, a deletion) are not a preference: they always go.
-    if (NOTIFICATION_KIND_INFO[kind]?.audience !== 'everyone' && (await disabledKinds(db, m.userId)).includes(kind)) {
+    if (!notificationKindOn(kind, await preferencesOf(db, m.userId))) {
       await markSuppressed(db, m.id, 'unsubscribed');
       logger.info(
         { messageId: m.id, kind, userId: m.userId },
@@ -117,7 +116,12 @@ export class MailSender {
       );
       return;
     }
-    const user = await findUser(db, m.userId);
+    const data = m.data as MessageData;
+    // A recipient without an account yet (a landing-page signup) is written to at the address
+    // the event named.
+    const user =
+      (await findUser(db, m.userId)) ??
+      (data.email ? { email: data.email, name: data.name ?? '' } : undefined);
     if (!user?.email && m.attempts + 1 >= config.MAIL_UNKNOWN_RECIPIENT_ATTEMPTS) {
       // Never announced by identity (e.g. an account older than this service's streams).
       await markSuppressed(db, m.id, 'recipient address unknown');
@@ -141,7 +145,7 @@ export class MailSender {
       config.PUBLIC_URL,
       signUnsubscribeToken(this.opts.unsubscribeSecret, m.userId, kind),
     );
-    const rendered = renderMessage(kind, m.data as MessageData, {
+    const rendered = await renderMessage(kind, data, {
       name: user.name,
       publicUrl: config.PUBLIC_URL,
       unsubscribeUrl: unsubscribe,

@@ -8,6 +8,8 @@ export const AUTH_ERROR_MESSAGES: Record<string, string> = {
   tester_released: identityMessages.testerReleased,
   tester_signup_needed:
     'This is the tester entrance, and this Google account is not signed up as a tester yet. Sign up to test first; we will e-mail you once an admin approves you.',
+  tester_signup_pending:
+    'Thanks for signing up to test. An admin has not approved your signup yet; we will e-mail you as soon as they do. There is no need to sign up again.',
   site_owner_account:
     'This is the tester entrance, and this Google account is a site owner account. Sign in as a site owner to post jobs and read your results.',
   google_failed: 'Google authentication failed',
@@ -18,6 +20,7 @@ export const TESTER_ENTRANCE_CODES = [
   'tester_not_approved',
   'tester_released',
   'tester_signup_needed',
+  'tester_signup_pending',
   'site_owner_account',
 ];
 

@@ -5,6 +5,8 @@ import userEvent from '@testing-library/user-event';
 import { getToken, setToken } from '../../../lib/tokens';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage } from '../../../test/setup';
+import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
+import { rememberIntent } from '../../../lib/sign-in-intent';
 import { ChooseRole } from './choose-role';
 
 beforeEach(() => {
@@ -95,5 +97,30 @@ describe('Choose Your Role', () => {
     renderWithStore(<ChooseRole onLogout={() => void out++} />);
     await userEvent.click(screen.getByRole('button', { name: 'Logout' }));
     expect(out).toBe(1);
+  });
+
+  it('preselects the role the visitor set out with (Tester Login), and explains location vs country', async () => {
+    mockFetch(() => ({ body: {} }));
+    rememberIntent('tester');
+    renderWithStore(<ChooseRole />);
+    expect((screen.getByLabelText(/Tester/) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByText(WHO_CAN_TEST.summary)).toBeTruthy();
+    expect(screen.getByLabelText('Country').getAttribute('aria-describedby')).toBeTruthy();
+    expect(screen.getByText(WHO_CAN_TEST.country)).toBeTruthy();
+    expect(screen.getByText(WHO_CAN_TEST.location)).toBeTruthy();
+    expect(WHO_CAN_TEST.location).toMatch(/does not say where you live/);
+  });
+
+  it("preselects site owner after 'Get Your Site Tested', and nothing without an intent", async () => {
+    mockFetch(() => ({ body: {} }));
+    rememberIntent('poster');
+    const { unmount } = renderWithStore(<ChooseRole />);
+    expect((screen.getByLabelText(/Site owner/) as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByText(WHO_CAN_TEST.summary)).toBeNull();
+    unmount();
+    resetStorage();
+    renderWithStore(<ChooseRole />);
+    expect((screen.getByLabelText(/Site owner/) as HTMLInputElement).checked).toBe(false);
+    expect((screen.getByLabelText(/Tester/) as HTMLInputElement).checked).toBe(false);
   });
 });

@@ -1,5 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { initUserBodySchema } from '@htm/contracts/identity';
+import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
+import { rememberedIntent } from '../../../lib/sign-in-intent';
 import { Field, FormMessage } from '../../../components/field';
 import { formErrorMessage } from '../../../lib/error-message';
 import { issuesByField } from '../../../lib/zod-errors';
@@ -42,14 +44,17 @@ export function validateRoleChoice(v: RoleChoice): Record<string, string> {
 /** 'Choose Your Role' for a signed-in user without a type (with a way out: Logout). */
 export function ChooseRole({
   name,
+  intent = rememberedIntent(),
   onDone,
   onLogout,
 }: {
   name?: string;
+  /** What the visitor set out to do ('Get Your Site Tested' = poster, Tester Login = tester): preselected. */
+  intent?: 'poster' | 'tester' | null;
   onDone?: () => void;
   onLogout?: () => void;
 }) {
-  const [v, setV] = useState<RoleChoice>({ role: '', location: '', country: '' });
+  const [v, setV] = useState<RoleChoice>({ role: intent ?? '', location: '', country: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [initUser, { isLoading }] = useInitUserMutation();
@@ -111,7 +116,35 @@ export function ChooseRole({
           </label>
           {errors.type ? <div className="field__error">{errors.type}</div> : null}
         </fieldset>
-        <Field label="Location" error={errors.location}>
+        {v.role === 'tester' ? (
+          <>
+            <p className="muted" id="where-testers">
+              {WHO_CAN_TEST.summary}
+            </p>
+            <Field label="Country" error={errors.country} hint={WHO_CAN_TEST.country}>
+              <select
+                value={v.country}
+                onChange={(e) => {
+                  const country = e.target.value;
+                  // US and PR decide the location; Canada keeps the one chosen below.
+                  const location = locationForCountry(country) ?? v.location;
+                  setV({ ...v, country, location });
+                  setErrors((er) => ({ ...er, country: '', location: '' }));
+                }}
+              >
+                <option value="">Select…</option>
+                <option value="US">United States (US)</option>
+                <option value="PR">Puerto Rico (PR)</option>
+                <option value="CA">Canada (CA)</option>
+              </select>
+            </Field>
+          </>
+        ) : null}
+        <Field
+          label="Location"
+          error={errors.location}
+          hint={v.role === 'tester' ? WHO_CAN_TEST.location : undefined}
+        >
           <select
             value={v.location}
             onChange={(e) => change({ location: e.target.value }, 'location')}
@@ -121,29 +154,6 @@ export function ChooseRole({
             <option value="PR">Puerto Rico (PR)</option>
           </select>
         </Field>
-        {v.role === 'tester' ? (
-          <Field
-            label="Country"
-            error={errors.country}
-            hint="Jobs are matched to testers by country. VPNs are not allowed."
-          >
-            <select
-              value={v.country}
-              onChange={(e) => {
-                const country = e.target.value;
-                // US and PR decide the location; Canada keeps the one chosen above.
-                const location = locationForCountry(country) ?? v.location;
-                setV({ ...v, country, location });
-                setErrors((er) => ({ ...er, country: '', location: '' }));
-              }}
-            >
-              <option value="">Select…</option>
-              <option value="US">United States (US)</option>
-              <option value="PR">Puerto Rico (PR)</option>
-              <option value="CA">Canada (CA)</option>
-            </select>
-          </Field>
-        ) : null}
         <FormMessage error={formError} />
         <button className="btn btn--primary btn--block" type="submit" disabled={isLoading}>
           {isLoading ? 'Saving…' : 'Continue'}

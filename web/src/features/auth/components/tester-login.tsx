@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { rememberIntent } from '../../../lib/sign-in-intent';
 
 /**
  * 'Secure Tester Login': only approved testers get in through here. A refused sign-in says what
@@ -16,7 +17,11 @@ export function TesterLogin({ notice, code }: { notice?: string | null; code?: s
           For approved testers. Sign in with the Gmail account you signed up with.
         </p>
         {notice ? (
-          <p className="form-msg form-msg--error" role="alert">
+          // A signup waiting for the admin is news, not an error.
+          <p
+            className={code === 'tester_signup_pending' ? 'notice' : 'form-msg form-msg--error'}
+            role={code === 'tester_signup_pending' ? 'status' : 'alert'}
+          >
             {notice}
           </p>
         ) : null}
@@ -26,11 +31,19 @@ export function TesterLogin({ notice, code }: { notice?: string | null; code?: s
           </a>
         ) : null}
         {code === 'site_owner_account' ? (
-          <a className="btn btn--primary btn--block" href="/api/auth/google?intent=poster">
+          <a
+            className="btn btn--primary btn--block"
+            href="/api/auth/google?intent=poster"
+            onClick={() => rememberIntent('poster')}
+          >
             Sign in as a site owner
           </a>
         ) : null}
-        <a className="btn btn--google btn--block" href="/api/auth/google?intent=tester">
+        <a
+          className="btn btn--google btn--block"
+          href="/api/auth/google?intent=tester"
+          onClick={() => rememberIntent('tester')}
+        >
           Continue with Google
         </a>
         <Link className="btn btn--ghost btn--block" to="/">

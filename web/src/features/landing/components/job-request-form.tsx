@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { rememberIntent } from '../../../lib/sign-in-intent';
 import { Field, FormMessage } from '../../../components/field';
 import { keepJobRequestForAfterSignIn } from '../../../lib/drafts';
 import { formErrorMessage } from '../../../lib/error-message';
@@ -74,7 +75,11 @@ export function JobRequestForm() {
       {needsSignIn ? (
         <div className="form-msg form-msg--info" role="status">
           <p>{MSG.draftKept}</p>
-          <a className="btn btn--google btn--block" href={SIGN_IN_TO_CONTINUE_HREF}>
+          <a
+            className="btn btn--google btn--block"
+            href={SIGN_IN_TO_CONTINUE_HREF}
+            onClick={() => rememberIntent('poster')}
+          >
             {MSG.signInToContinue}
           </a>
         </div>

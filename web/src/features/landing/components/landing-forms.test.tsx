@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { LEAD_MESSAGES, TESTER_SIGNUP_ROLES, WAITLIST_MESSAGES } from '@htm/contracts/admin';
+import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { FeedbackForm } from '../../../components/feedback-form';
 import { setToken } from '../../../lib/tokens';
 import { renderWithStore } from '../../../test/render';
@@ -376,6 +377,22 @@ describe('feedback form', () => {
     await userEvent.type(screen.getByLabelText('Feedback'), 'Hi');
     await userEvent.click(screen.getByRole('button', { name: 'Send Feedback' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Too many requests, slow down');
+  });
+});
+
+describe('who can test from where', () => {
+  it('is said on the landing (tester section) and in the tester signup form, Canada included', () => {
+    mockFetch(() => ({ status: 200, body: {} }));
+    renderWithStore(<LandingPage signedIn={false} />);
+    const section = document.getElementById('tester-signup')!;
+    expect(within(section).getByText(/Who can test from where\./).closest('p')!.textContent).toContain(WHO_CAN_TEST.summary);
+    expect(WHO_CAN_TEST.summary).toMatch(/United States, Puerto Rico and Canada/);
+  });
+
+  it('is said above the tester signup fields', () => {
+    renderWithStore(<TesterSignupForm />);
+    const form = screen.getByRole('form', { name: 'Tester signup' });
+    expect(within(form).getByText(WHO_CAN_TEST.summary)).toBeTruthy();
   });
 });
 

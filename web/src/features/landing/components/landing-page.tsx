@@ -1,4 +1,5 @@
 import { lazy, Suspense, type ReactNode } from 'react';
+import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { scrollToSection } from '../scroll-to-section';
 import { Link } from 'react-router';
 import { useHydrated } from '../use-hydrated';
@@ -398,6 +399,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 Earn $0.82 per job. Each test takes 5-10 minutes: visit a site, follow the
                 checklist, write what you noticed. Sign up and an admin approves you before your
                 first job.
+              </p>
+              <p className="who-can-test">
+                <strong>Who can test from where.</strong> {WHO_CAN_TEST.summary}
               </p>
               <div className="card card--soft">
                 <h3>No Gmail? Join the waitlist</h3>

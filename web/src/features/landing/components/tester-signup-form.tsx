@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { Field, FormMessage } from '../../../components/field';
 import { errorMessage, errorStatus, isUnreachable } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -46,6 +47,9 @@ export function TesterSignupForm() {
   return (
     <>
       <form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
+        <p className="muted" id="tester-signup-where">
+          {WHO_CAN_TEST.summary}
+        </p>
         <Field
           label="Gmail address"
           error={errors.email}

@@ -180,4 +180,26 @@ describe('poster dashboard', () => {
     expect(within(dialog).getByText('“Cart button hidden on my phone”')).toBeTruthy();
     expect(calls.some((c) => c.url === '/api/packs/pack-1')).toBe(true);
   });
+
+  it("opens the results of the job an e-mail links to (/dashboard?job=ID), and shows an open job's card", async () => {
+    const done = { ...live, id: 'aaaaaaaa-0000-0000-0000-000000000003', title: 'Finished', status: 'completed', tester_id: 't1' } as Job;
+    mockFetch((c) =>
+      c.url === '/api/jobs'
+        ? { body: { jobs: [live, done] } }
+        : { status: 404, body: { detail: 'Not here in this test', code: 'not_found' } },
+    );
+    renderWithStore(<PosterDashboard user={poster} />, { route: `/dashboard?job=${done.id}` });
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByRole('heading', { name: 'Results' })).toBeTruthy();
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  });
+
+  it('focuses the card of a linked job that has no results yet', async () => {
+    backend([base, live]);
+    renderWithStore(<PosterDashboard user={poster} />, { route: `/dashboard?job=${live.id}` });
+    await screen.findByText('Shop');
+    await waitFor(() => expect(document.activeElement?.id).toBe(`job-${live.id}`));
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
 });

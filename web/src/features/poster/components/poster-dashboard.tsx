@@ -1,5 +1,6 @@
 import { resultsExpectedBy, type JobView as Job } from '@htm/contracts/jobs';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { JobCardHead } from '../../../components/job-card-head';
 import { Loading } from '../../../components/loading';
 import { BeforeAfter } from '../../../components/before-after';
@@ -106,7 +107,7 @@ function JobRow({
       );
   };
   return (
-    <li className="job-card">
+    <li className="job-card" id={`job-${job.id}`} tabIndex={-1}>
       <div className="job-card__main">
         <JobCardHead job={job} />
         <p className="job-card__meta muted">Posted {formatDate(job.created_at)}</p>
@@ -234,6 +235,35 @@ export default function PosterDashboard({ user }: { user: User }) {
   const c = countJobs(jobs);
   const current = reviewing ? (jobs.find((j) => j.id === reviewing.id) ?? reviewing) : null;
 
+  // A link from an e-mail (/dashboard?job=ID): open that job's results, or show its card.
+  const [params, setParams] = useSearchParams();
+  const linked = params.get('job');
+  const openedLink = useRef<string | null>(null);
+  useEffect(() => {
+    if (!linked || openedLink.current === linked) return;
+    const job = jobs.find((j) => j.id === linked);
+    if (!job) return;
+    openedLink.current = linked;
+    if (job.status === 'submitted' || job.status === 'completed') {
+      setReviewing(job);
+      return;
+    }
+    const card = document.getElementById(`job-${job.id}`);
+    card?.scrollIntoView?.({ block: 'center' });
+    card?.focus();
+  }, [linked, jobs]);
+  const closeReview = () => {
+    setReviewing(null);
+    if (linked)
+      setParams(
+        (p) => {
+          p.delete('job');
+          return p;
+        },
+        { replace: true },
+      );
+  };
+
   return (
     <div className="dashboard">
       <div className="dashboard__head">
@@ -296,7 +326,7 @@ export default function PosterDashboard({ user }: { user: User }) {
         </ul>
       </section>
       {current ? (
-        <ReviewModal job={current} onClose={() => setReviewing(null)}>
+        <ReviewModal job={current} onClose={closeReview}>
           <ReportActions job={current} />
           {current.status === 'completed' ? <RateTester job={current} /> : null}
         </ReviewModal>

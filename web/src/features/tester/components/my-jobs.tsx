@@ -1,5 +1,6 @@
 import { JOB_MESSAGES, type JobView as Job } from '@htm/contracts/jobs';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { BeforeAfter } from '../../../components/before-after';
 import { JobCardHead } from '../../../components/job-card-head';
 import { Loading } from '../../../components/loading';
@@ -33,6 +34,17 @@ export function MyJobs() {
   const jobs = data?.jobs ?? NO_JOBS;
   const [modal, setModal] = useState<{ job: Job; variant: 'work' | 'report' } | null>(null);
   const { toast } = useNotify();
+  // A link from an e-mail (/dashboard?job=ID): show that job's card.
+  const [params] = useSearchParams();
+  const linked = params.get('job');
+  const shownLink = useRef<string | null>(null);
+  useEffect(() => {
+    if (!linked || shownLink.current === linked || !jobs.some((j) => j.id === linked)) return;
+    shownLink.current = linked;
+    const card = document.getElementById(`my-job-${linked}`);
+    card?.scrollIntoView?.({ block: 'center' });
+    card?.focus();
+  }, [linked, jobs]);
   const now = useNow(
     1000,
     jobs.some((j) => deadlineOf(j)),
@@ -76,7 +88,7 @@ export function MyJobs() {
           const revision = j.status === 'revision_requested' && !lapsed;
           const due = timeLeft(deadlineOf(j), now);
           return (
-            <li className="job-card" key={j.id}>
+            <li className="job-card" key={j.id} id={`my-job-${j.id}`} tabIndex={-1}>
               <div className="job-card__main">
                 <JobCardHead job={j} />
                 <p className="prewrap job-card__brief" title={j.what_to_test}>

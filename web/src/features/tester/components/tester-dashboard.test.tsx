@@ -366,4 +366,13 @@ describe('Available Jobs paging', () => {
     expect(screen.queryByRole('button', { name: 'Load more jobs' })).toBeNull();
     expect(calls.some((c) => c.url.endsWith('cursor=CUR2'))).toBe(true);
   });
+
+  it('opens the Earnings tab from an e-mail link (/dashboard?tab=earnings), My Jobs for ?job=ID', async () => {
+    mockFetch(() => ({ body: { jobs: [], next_cursor: null } }));
+    const { unmount } = renderWithStore(<TesterDashboard user={tester} />, { route: '/dashboard?tab=earnings' });
+    expect(screen.getByRole('tab', { name: 'Earnings' }).getAttribute('aria-selected')).toBe('true');
+    unmount();
+    renderWithStore(<TesterDashboard user={tester} />, { route: `/dashboard?job=${openJob.id}` });
+    expect(screen.getByRole('tab', { name: 'My Jobs' }).getAttribute('aria-selected')).toBe('true');
+  });
 });

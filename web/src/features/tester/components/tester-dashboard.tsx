@@ -1,5 +1,6 @@
 import { identityMessages } from '@htm/contracts/identity';
 import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { Tabs } from '../../../components/tabs';
 import { featureFlags } from '../../../lib/config';
 import type { User } from '../../../lib/types';
@@ -9,8 +10,18 @@ import { MyJobs } from './my-jobs';
 import { ProfileModal } from './profile-modal';
 
 /** Tester dashboard: pending approval, or tabs Available Jobs / My Jobs / Earnings. */
+const TABS = ['available', 'mine', 'earnings'];
+
+/** The tab an e-mail link opens: ?tab=earnings, or My Jobs for ?job=ID (a job of theirs). */
+function linkedTab(params: URLSearchParams): string {
+  const tab = params.get('tab');
+  if (tab && TABS.includes(tab)) return tab;
+  return params.get('job') ? 'mine' : 'available';
+}
+
 export default function TesterDashboard({ user }: { user: User }) {
-  const [tab, setTab] = useState('available');
+  const [params] = useSearchParams();
+  const [tab, setTab] = useState(() => linkedTab(params));
   const [profileOpen, setProfileOpen] = useState(false);
   const profile = profileOpen ? (
     <ProfileModal user={user} onClose={() => setProfileOpen(false)} />
