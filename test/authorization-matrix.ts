@@ -103,6 +103,8 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/tester/payout-account', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: () => '/api/admin/financial-overview', expect: adminOnly() },
   { method: 'POST', path: () => '/api/admin/payouts/run', expect: adminOnly() },
+  // Cash-out (issue #34): approved testers only; the matrix's tester has less than $5 pending (409).
+  { method: 'POST', path: () => '/api/tester/cash-out', expect: all(403, { anon: 401, tester: 409 }) },
   // admin
   { method: 'POST', path: () => '/api/feedback', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },
   { method: 'POST', path: () => '/api/leads', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },

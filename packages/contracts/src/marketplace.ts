@@ -64,6 +64,13 @@ export const TESTER_SHARE_CENTS = 82;
 /** What the platform keeps. */
 export const PLATFORM_FEE_CENTS = PRICE_PER_TEST_CENTS - TESTER_SHARE_CENTS;
 
+/**
+ * Default of payments' CASH_OUT_MIN_CENTS: a tester may cash out their pending earnings once they
+ * reach this much ("Fair and fast for testers"). Payments announces the value it uses in
+ * GET /api/tester/my-earnings (`cash_out.min_usd`); the web app shows that, never this default.
+ */
+export const DEFAULT_CASH_OUT_MIN_CENTS = 500;
+
 /** "$0.82" */
 export const formatUsd = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
 /** "$1" for whole dollars, else "$0.82". */

@@ -9,7 +9,7 @@ import {
   updateProfileBodySchema,
 } from './identity.js';
 import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
-import { checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
+import { cashOutResponseSchema, checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
 import {
   adminAuditQuerySchema,
   adminListQuerySchema,
@@ -129,6 +129,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/tester/my-earnings', service: 'payments', access: 'user', rate: 'api', summary: "The tester's earnings from the ledger", response: earningsResponseSchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'provider', summary: "The tester's payout account", response: payoutAccountResponseSchema, roles: ['tester'] },
   { method: 'post', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'provider', summary: 'Connect a payout account (Stripe Connect onboarding link in stripe mode)', response: payoutAccountResponseSchema, roles: ['tester'] },
+  { method: 'post', path: '/api/tester/cash-out', service: 'payments', access: 'user', rate: 'provider', summary: 'Cash out every pending earning in one transfer once they reach CASH_OUT_MIN_CENTS (202); 409 below_minimum, no_payout_account or payout_in_progress; honours Idempotency-Key', response: cashOutResponseSchema, roles: ['tester'], status: 202 },
   { method: 'get', path: '/api/admin/financial-overview', service: 'payments', access: 'user', rate: 'api', summary: 'Totals over the ledger', response: financialOverviewSchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/payouts/run', service: 'payments', access: 'user', rate: 'api', summary: 'Pay every pending earning of connected testers', response: payoutRunResponseSchema, roles: ['admin'] },
   // admin
