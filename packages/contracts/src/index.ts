@@ -10,3 +10,4 @@ export * from './analytics.js';
 export * from './live.js';
 export * from './marketplace.js';
 export * from './reports.js';
+export * from './appeals.js';

@@ -71,6 +71,16 @@ export const PLATFORM_FEE_CENTS = PRICE_PER_TEST_CENTS - TESTER_SHARE_CENTS;
  */
 export const DEFAULT_CASH_OUT_MIN_CENTS = 500;
 
+/**
+ * Reasons and one appeal ("Fair and fast for testers"): a tester may appeal each strike and each
+ * rating of LOW_RATING_MAX stars or fewer once, within APPEAL_WINDOW_MS of it; such a rating must
+ * say why.
+ */
+export const APPEAL_WINDOW_MS = 14 * 24 * 3600_000;
+export const LOW_RATING_MAX = 2;
+export const APPEAL_MESSAGE_MIN = 10;
+export const APPEAL_MESSAGE_MAX = 1000;
+
 /** "$0.82" */
 export const formatUsd = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
 /** "$1" for whole dollars, else "$0.82". */

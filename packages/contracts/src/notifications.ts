@@ -15,6 +15,7 @@ export const NOTIFICATION_KINDS = [
   'submission_accepted',
   'tester_paid',
   'webhook_disabled',
+  'appeal_decided',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -31,6 +32,7 @@ export const NOTIFICATION_KIND_INFO: Record<
   submission_accepted: { audience: 'tester', label: 'Your work was accepted (you earned $0.82)' },
   tester_paid: { audience: 'tester', label: 'You were paid out' },
   webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
+  appeal_decided: { audience: 'tester', label: 'Your appeal was decided' },
 };
 
 export const NOTIFICATION_MESSAGES = {

@@ -7,6 +7,7 @@ import { recordingsRoutes } from './http/recordings.routes.js';
 import { shareRoutes } from './http/share.routes.js';
 import { webhooksRoutes } from './http/webhooks.routes.js';
 import { trackersRoutes } from './http/trackers.routes.js';
+import { appealsRoutes } from './http/appeals.routes.js';
 
 export type { JobsDeps };
 
@@ -25,5 +26,6 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(shareRoutes(deps));
   app.use(webhooksRoutes(deps));
   app.use(trackersRoutes(deps));
+  app.use(appealsRoutes(deps));
   app.use(internalRoutes(deps));
 }

@@ -108,6 +108,17 @@ export function notificationsEventHandlers(opts: {
     // jobs: a poster's webhook endpoint failed for 3 days and was disabled
     WebhookEndpointDisabled: async (e, tx) =>
       queue(tx, e, 'webhook_disabled', e.data.ownerId, { url: e.data.url }),
+    // jobs: the admin decided a tester's appeal (#34)
+    AppealDecided: async (e, tx) => {
+      const job = await findJob(tx, e.data.jobId);
+      await queue(tx, e, 'appeal_decided', e.data.testerId, {
+        jobId: e.data.jobId,
+        title: job?.title,
+        kind: e.data.kind,
+        decision: e.data.decision,
+        note: e.data.note,
+      });
+    },
     // payments
     TesterPaid: async (e, tx) =>
       queue(tx, e, 'tester_paid', e.data.testerId, {
