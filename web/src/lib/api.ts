@@ -28,6 +28,7 @@ export const api = createApi({
     'SignIn',
     'WebhookEndpoint',
     'Tracker',
+    'Appeal',
   ],
   endpoints: () => ({}),
 });

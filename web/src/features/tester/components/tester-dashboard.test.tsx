@@ -51,6 +51,55 @@ describe('Tester dashboard', () => {
     expect(screen.queryByRole('tab')).toBeNull();
   });
 
+  it('shows a paused tester each strike with its reason and sends one appeal', async () => {
+    let appealed = false;
+    const strike = {
+      job_id: '11111111-2222-4333-8444-555555555555',
+      job_title: 'Bakery',
+      kind: 'strike',
+      reason: 'Your claim on this job expired, so it went back to the available jobs.',
+      stars: null,
+      at: new Date().toISOString(),
+      appealable_until: new Date(Date.now() + 86_400_000).toISOString(),
+      overturned: false,
+    };
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/appeals' && c.method === 'POST') {
+        appealed = true;
+        return { status: 201, body: { appeal: { id: 'a1', status: 'open' } } };
+      }
+      if (c.url === '/api/appeals')
+        return {
+          body: {
+            items: [
+              {
+                ...strike,
+                appeal: appealed ? { id: 'a1', status: 'open', decision_note: null } : null,
+              },
+            ],
+          },
+        };
+      return { body: {} };
+    });
+    renderWithStore(<TesterDashboard user={{ ...tester, approved: false, released: true }} />);
+    expect(await screen.findByText(`Reason: ${strike.reason}`)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Appeal this strike' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Send appeal' }));
+    expect(screen.getByText('Say why in 10 to 1000 characters')).toBeTruthy();
+    await userEvent.type(
+      screen.getByLabelText('Why should this strike be removed?'),
+      'The site was down all afternoon.',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Send appeal' }));
+    expect(await screen.findByText('Appeal sent: an admin will decide')).toBeTruthy();
+    expect(calls.find((c) => c.method === 'POST')!.body).toEqual({
+      job_id: strike.job_id,
+      kind: 'strike',
+      message: 'The site was down all afternoon.',
+    });
+    expect(screen.queryByRole('button', { name: 'Appeal this strike' })).toBeNull();
+  });
+
   it('lists available jobs with ids shortened to 8 characters and claims one', async () => {
     const { calls } = mockFetch((c) => {
       if (c.url.startsWith('/api/tester/available-jobs'))
