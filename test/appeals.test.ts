@@ -114,6 +114,8 @@ describe('strikes: reason, one appeal, the admin overturns and the tester is app
       [tester.id],
     );
     expect(approval[0]?.envelope.data).toMatchObject({ reason: 'appeal', approved: true });
+    // The admin's history has it.
+    await waitFor(async () => (await stack.sql(`SELECT 1 FROM admin.audit_log WHERE action = 'appeal.overturned' AND target = $1 AND actor_id = $2`, [`tester:${tester.id}`, admin.id])).length === 1, 'the audit entry');
     // The tester is told by e-mail.
     await waitFor(async () => (await stack.sql(`SELECT 1 FROM notifications.messages WHERE kind = 'appeal_decided' AND user_id = $1`, [tester.id])).length === 1, 'the e-mail');
     // And may take jobs again with a fresh token.

@@ -251,6 +251,8 @@ export const AUDIT_ACTIONS = [
   'submission.accepted',
   'payout.sent',
   'jobs.cleared',
+  'appeal.overturned',
+  'appeal.upheld',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

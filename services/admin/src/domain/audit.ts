@@ -15,7 +15,8 @@ export type AuditedEvent =
   | EventEnvelope<'SubmissionAccepted'>
   | EventEnvelope<'TesterPaid'>
   | EventEnvelope<'JobsCleared'>
-  | EventEnvelope<'SignupApproved'>;
+  | EventEnvelope<'SignupApproved'>
+  | EventEnvelope<'AppealDecided'>;
 
 function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorId?: string; details: Record<string, unknown> } | undefined {
   switch (e.type) {
@@ -47,6 +48,15 @@ function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorI
         target: 'jobs:all',
         actorId: d.actorId,
         details: { jobs_deleted: d.jobsDeleted, submissions_deleted: d.submissionsDeleted, refunded_jobs: d.refundJobIds?.length ?? 0, refund_job_ids: d.refundJobIds ?? [] },
+      };
+    }
+    case 'AppealDecided': {
+      const d = (e as EventEnvelope<'AppealDecided'>).data;
+      return {
+        action: d.decision === 'overturn' ? 'appeal.overturned' : 'appeal.upheld',
+        target: `tester:${d.testerId}`,
+        actorId: d.actorId,
+        details: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, note: d.note, stars: d.stars },
       };
     }
     case 'SignupApproved': {

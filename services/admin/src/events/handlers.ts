@@ -21,5 +21,6 @@ export function adminEventHandlers(): EventHandlers {
     SubmissionAccepted: (e, tx) => recordAudit(tx, e),
     TesterPaid: (e, tx) => recordAudit(tx, e),
     JobsCleared: (e, tx) => recordAudit(tx, e),
+    AppealDecided: (e, tx) => recordAudit(tx, e),
   };
 }

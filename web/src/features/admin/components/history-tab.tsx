@@ -21,6 +21,8 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'submission.accepted': 'Submission accepted',
   'payout.sent': 'Payout sent',
   'jobs.cleared': 'All jobs cleared',
+  'appeal.overturned': 'Appeal overturned',
+  'appeal.upheld': 'Appeal upheld',
 };
 
 /** One line saying what the action touched, from its details. */
@@ -40,6 +42,9 @@ function describe(e: AuditEntryDto): string {
       return `${usd(Number(d.amount_cents ?? 0) / 100)} to tester #${shortId(e.target.replace('tester:', ''))}`;
     case 'jobs.cleared':
       return `${String(d.jobs_deleted ?? 0)} jobs, ${String(d.submissions_deleted ?? 0)} submissions deleted; ${String(d.refunded_jobs ?? 0)} paid jobs refunded`;
+    case 'appeal.overturned':
+    case 'appeal.upheld':
+      return `${String(d.kind ?? 'appeal')} on job #${shortId(String(d.job_id ?? ''))} of tester #${shortId(e.target.replace('tester:', ''))}${d.note ? `: ${String(d.note)}` : ''}`;
     default:
       return e.target;
   }
