@@ -342,7 +342,8 @@ export const rateJobBodySchema = z.object({
   comment: optionalText(JOB_LIMITS.ratingCommentMax, JOB_MESSAGES.ratingCommentTooLong).transform((v) => v ?? null),
 }).superRefine((v, ctx) => {
   // A low rating shows the tester its reason ("Fair and fast for testers").
-  if (v.stars <= LOW_RATING_MAX && !v.comment) ctx.addIssue({ code: 'custom', path: ['comment'], message: JOB_MESSAGES.lowRatingNeedsReason });
+  // Only for valid stars: a bad stars value is its own error.
+  if (Number.isInteger(v.stars) && v.stars >= JOB_LIMITS.starsMin && v.stars <= LOW_RATING_MAX && !v.comment) ctx.addIssue({ code: 'custom', path: ['comment'], message: JOB_MESSAGES.lowRatingNeedsReason });
 });
 export type RateJobBody = z.infer<typeof rateJobBodySchema>;
 
