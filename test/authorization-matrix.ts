@@ -112,6 +112,13 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/tester/payout-account', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: () => '/api/admin/financial-overview', expect: adminOnly() },
   { method: 'POST', path: () => '/api/admin/payouts/run', expect: adminOnly() },
+  // Appeals (issue #34): testers (released ones too) appeal their own strikes and low ratings; the admin decides.
+  { method: 'POST', path: () => '/api/appeals', body: { job_id: '00000000-0000-4000-8000-000000000000', kind: 'strike', message: 'matrix appeal message' }, expect: all(403, { anon: 401, unapprovedTester: 404, tester: 404 }) },
+  { method: 'GET', path: () => '/api/appeals', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
+  { method: 'GET', path: () => '/api/admin/appeals', expect: adminOnly() },
+  { method: 'POST', path: () => '/api/admin/appeals/00000000-0000-4000-8000-000000000000/decision', body: { decision: 'uphold' }, expect: adminOnly(404) },
+  // Cash-out (issue #34): approved testers only; the matrix's tester has less than $5 pending (409).
+  { method: 'POST', path: () => '/api/tester/cash-out', expect: all(403, { anon: 401, tester: 409 }) },
   // admin
   { method: 'POST', path: () => '/api/feedback', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },
   { method: 'POST', path: () => '/api/leads', body: { email: 'm@gmail.com', message: 'matrix' }, expect: all(201) },

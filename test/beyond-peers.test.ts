@@ -193,7 +193,7 @@ describe('ratings', () => {
       comment: 'Clear and thorough.',
       created_at: expect.any(String),
     });
-    const again = await client(stack, poster.token).post(`/api/jobs/${jobId}/rating`, { stars: 1 });
+    const again = await client(stack, poster.token).post(`/api/jobs/${jobId}/rating`, { stars: 1, comment: 'Changed my mind.' });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('already_rated');
     expect((await posterJob(jobId)).rating).toEqual(rating);

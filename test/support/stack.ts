@@ -3,7 +3,7 @@
  * payments, jobs (+ timer worker), admin, notifications, analytics and the gateway, over real HTTP, against one real
  * Postgres database (each service in its own schema) and real Redis under a unique prefix.
  */
-import type { CheckoutStatusResponse, JobView, PackCluster, PackSummary, PayoutRunResponse, SubmissionView } from '@htm/contracts';
+import type { AppealView, CheckoutStatusResponse, JobView, PackCluster, PackSummary, PayoutRunResponse, SubmissionView } from '@htm/contracts';
 import { createTestDatabase, testRedisPrefix, waitFor, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
 import { freePort } from '@htm/service-kit';
 import { startIdentity } from '@htm/identity';
@@ -126,6 +126,8 @@ export interface GatewayAnswer extends SubmissionView {
   payment_status: CheckoutStatusResponse['payment_status'];
   paid: PayoutRunResponse['paid'];
   outcome: string;
+  /** POST /api/appeals, POST /api/admin/appeals/{id}/decision */
+  appeal: AppealView;
   detail: string;
   code: string;
   errors?: Record<string, string[]>;

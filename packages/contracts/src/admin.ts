@@ -253,6 +253,8 @@ export const AUDIT_ACTIONS = [
   'jobs.cleared',
   'user.export_run',
   'user.deletion_scheduled',
+  'appeal.overturned',
+  'appeal.upheld',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

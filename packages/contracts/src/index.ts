@@ -12,3 +12,4 @@ export * from './live.js';
 export * from './marketplace.js';
 export * from './reports.js';
 export * from './internal.js';
+export * from './appeals.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
 import type { FindingSeverity, FindingView, RecordingView } from './findings.js';
-import { PACK_SIZE, DEFAULT_GEO_RULE, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
+import { PACK_SIZE, DEFAULT_GEO_RULE, LOW_RATING_MAX, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -93,6 +93,7 @@ export const JOB_MESSAGES = {
   minutesRange: `Minutes spent must be a whole number from ${JOB_LIMITS.minutesMin} to ${JOB_LIMITS.minutesMax}`,
   starsRange: `Stars must be a whole number from ${JOB_LIMITS.starsMin} to ${JOB_LIMITS.starsMax}`,
   ratingCommentTooLong: `Comment must be ${JOB_LIMITS.ratingCommentMax} characters or less`,
+  lowRatingNeedsReason: 'Say why: the tester sees the reason for a rating of 1 or 2 stars and may appeal it',
   freshEyesInvalid: 'fresh_eyes must be true or false',
   /** Post New Job switches and the badge. */
   freshEyesLabel: 'A tester who has not seen my site before',
@@ -349,6 +350,10 @@ export const rateJobBodySchema = z.object({
     .min(JOB_LIMITS.starsMin, { error: JOB_MESSAGES.starsRange })
     .max(JOB_LIMITS.starsMax, { error: JOB_MESSAGES.starsRange }),
   comment: optionalText(JOB_LIMITS.ratingCommentMax, JOB_MESSAGES.ratingCommentTooLong).transform((v) => v ?? null),
+}).superRefine((v, ctx) => {
+  // A low rating shows the tester its reason ("Fair and fast for testers").
+  // Only for valid stars: a bad stars value is its own error.
+  if (Number.isInteger(v.stars) && v.stars >= JOB_LIMITS.starsMin && v.stars <= LOW_RATING_MAX && !v.comment) ctx.addIssue({ code: 'custom', path: ['comment'], message: JOB_MESSAGES.lowRatingNeedsReason });
 });
 export type RateJobBody = z.infer<typeof rateJobBodySchema>;
 

@@ -47,6 +47,15 @@ export type LiveEarningsMessage = z.infer<typeof liveEarningsMessageSchema>;
 export const liveAdminMessageSchema = z.object({ list: z.enum(['testers', 'waitlist', 'leads', 'feedback']) });
 export type LiveAdminMessage = z.infer<typeof liveAdminMessageSchema>;
 
+/** `event: appeal`: an appeal was filed (admins) or decided (the tester and admins), issue #34. */
+export const liveAppealMessageSchema = z.object({
+  appeal_id: z.string(),
+  job_id: z.string(),
+  kind: z.enum(['strike', 'rating']),
+  decision: z.enum(['overturn', 'uphold']).nullable(),
+});
+export type LiveAppealMessage = z.infer<typeof liveAppealMessageSchema>;
+
 /** The gateway's own live routes, for the API reference (not proxied: not in OPERATIONS). */
 export const LIVE_OPERATIONS = [
   {
@@ -58,7 +67,7 @@ export const LIVE_OPERATIONS = [
   {
     method: 'get',
     path: '/api/live',
-    summary: 'The live stream (text/event-stream): job, available and earnings messages with ids, a ping comment every 20 s; 401 invalid_ticket',
+    summary: 'The live stream (text/event-stream): job, available, earnings, admin and appeal messages with ids, a ping comment every 20 s; 401 invalid_ticket',
     query: liveStreamQuerySchema,
   },
 ] as const;

@@ -78,6 +78,23 @@ export const TESTER_SHARE_CENTS = 82;
 /** What the platform keeps. */
 export const PLATFORM_FEE_CENTS = PRICE_PER_TEST_CENTS - TESTER_SHARE_CENTS;
 
+/**
+ * Default of payments' CASH_OUT_MIN_CENTS: a tester may cash out their pending earnings once they
+ * reach this much ("Fair and fast for testers"). Payments announces the value it uses in
+ * GET /api/tester/my-earnings (`cash_out.min_usd`); the web app shows that, never this default.
+ */
+export const DEFAULT_CASH_OUT_MIN_CENTS = 500;
+
+/**
+ * Reasons and one appeal ("Fair and fast for testers"): a tester may appeal each strike and each
+ * rating of LOW_RATING_MAX stars or fewer once, within APPEAL_WINDOW_MS of it; such a rating must
+ * say why.
+ */
+export const APPEAL_WINDOW_MS = 14 * 24 * 3600_000;
+export const LOW_RATING_MAX = 2;
+export const APPEAL_MESSAGE_MIN = 10;
+export const APPEAL_MESSAGE_MAX = 1000;
+
 /** "$0.82" */
 export const formatUsd = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
 /** "$1" for whole dollars, else "$0.82". */

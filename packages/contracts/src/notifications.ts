@@ -24,6 +24,7 @@ export const NOTIFICATION_KINDS = [
   'job_paid',
   'claim_expired',
   'job_digest',
+  'appeal_decided',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -56,6 +57,7 @@ export const NOTIFICATION_KIND_INFO: Record<
     label: 'New jobs I can take (at most one e-mail an hour)',
     optIn: true,
   },
+  appeal_decided: { audience: 'tester', label: 'Your appeal was decided' },
 };
 
 /** Whether a kind is on for a user who switched `disabled` off and `enabled` on (opt-in kinds start off). */

@@ -63,6 +63,14 @@ export const earningsResponseSchema = z.object({
       status: earningStatusSchema,
     }),
   ),
+  /** What POST /api/tester/cash-out would pay now, the minimum in force, and a cash-out still being sent. */
+  cash_out: z
+    .object({
+      min_usd: z.number(),
+      available_usd: z.number(),
+      in_progress: z.object({ id: z.string(), amount_usd: z.number() }).nullable(),
+    })
+    .optional(),
 });
 export type EarningsResponse = z.infer<typeof earningsResponseSchema>;
 
@@ -123,6 +131,15 @@ export const payoutAccountResponseSchema = z.object({
   onboarding_url: z.string().nullable(),
 });
 export type PayoutAccountResponse = z.infer<typeof payoutAccountResponseSchema>;
+
+/** A cash-out's state: being sent (claimed, transfer not booked yet), paid, or refused by the provider. */
+export const cashOutStatusSchema = z.enum(['processing', 'paid', 'failed']);
+
+/** POST /api/tester/cash-out → 202 */
+export const cashOutResponseSchema = z.object({
+  payout: z.object({ id: z.string(), amount_usd: z.number(), status: cashOutStatusSchema }),
+});
+export type CashOutResponse = z.infer<typeof cashOutResponseSchema>;
 
 /** POST /api/admin/payouts/run */
 export const payoutRunResponseSchema = z.object({

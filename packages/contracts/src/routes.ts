@@ -10,7 +10,7 @@ import {
 } from './identity.js';
 import { adminPrivacySchema, dataExportSchema, accountDeletionSchema, deletionBodySchema, privacyStatusSchema } from './privacy.js';
 import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
-import { checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
+import { cashOutResponseSchema, checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
 import {
   adminAuditQuerySchema,
   adminListQuerySchema,
@@ -25,6 +25,7 @@ import {
 import { sendFindingBodySchema, shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
 import { insightsQuerySchema, insightsResponseSchema } from './analytics.js';
+import { adminAppealsQuerySchema, adminAppealsResponseSchema, appealBodySchema, appealDecisionBodySchema, appealResponseSchema, myAppealsResponseSchema } from './appeals.js';
 
 export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications' | 'analytics';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -128,6 +129,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/jobs/{id}/issues', service: 'jobs', access: 'user', rate: 'api', summary: "Issues made from the job's findings", roles: ['poster', 'admin'] },
   { method: 'post', path: '/api/jobs/{id}/findings/{index}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send a finding to GitHub or Jira {tracker}: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
   { method: 'post', path: '/api/jobs/{id}/issue', service: 'jobs', access: 'user', rate: 'provider', summary: 'Send the whole report (every finding) to GitHub or Jira {tracker} as one issue: 201 the new issue, 200 the one made before', body: sendFindingBodySchema, roles: ['poster', 'admin'], status: 201 },
+  { method: 'post', path: '/api/appeals', service: 'jobs', access: 'user', rate: 'api', summary: 'Appeal a strike or a rating of 1-2 stars once, within 14 days: 201; 409 already_appealed or appeal_window_closed; 403 not_your_appeal', body: appealBodySchema, response: appealResponseSchema, roles: ['tester'], status: 201 },
+  { method: 'get', path: '/api/appeals', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's strikes and ratings of 1-2 stars with their reasons, and their appeals", response: myAppealsResponseSchema, roles: ['tester'] },
+  { method: 'get', path: '/api/admin/appeals', service: 'jobs', access: 'user', rate: 'api', summary: 'Appeals by status (default open), oldest first', query: adminAppealsQuerySchema, response: adminAppealsResponseSchema, roles: ['admin'] },
+  { method: 'post', path: '/api/admin/appeals/{id}/decision', service: 'jobs', access: 'user', rate: 'api', summary: 'Overturn (the strike is removed, re-approving a tester it released; the rating leaves the average) or uphold; 409 appeal_decided', body: appealDecisionBodySchema, response: appealResponseSchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },
@@ -138,6 +143,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/tester/my-earnings', service: 'payments', access: 'user', rate: 'api', summary: "The tester's earnings from the ledger", response: earningsResponseSchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'provider', summary: "The tester's payout account", response: payoutAccountResponseSchema, roles: ['tester'] },
   { method: 'post', path: '/api/tester/payout-account', service: 'payments', access: 'user', rate: 'provider', summary: 'Connect a payout account (Stripe Connect onboarding link in stripe mode)', response: payoutAccountResponseSchema, roles: ['tester'] },
+  { method: 'post', path: '/api/tester/cash-out', service: 'payments', access: 'user', rate: 'provider', summary: 'Cash out every pending earning in one transfer once they reach CASH_OUT_MIN_CENTS (202); 409 below_minimum, no_payout_account or payout_in_progress; honours Idempotency-Key', response: cashOutResponseSchema, roles: ['tester'], status: 202 },
   { method: 'get', path: '/api/admin/financial-overview', service: 'payments', access: 'user', rate: 'api', summary: 'Totals over the ledger', response: financialOverviewSchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/payouts/run', service: 'payments', access: 'user', rate: 'api', summary: 'Pay every pending earning of connected testers', response: payoutRunResponseSchema, roles: ['admin'] },
   // admin

@@ -71,7 +71,8 @@ export const catalogue = {
       location: location.nullish(),
       /** The assistive technology the tester uses (absent from events written before it was added). */
       assistiveTech: z.array(assistiveTech).optional(),
-      reason: z.enum(['admin', 'signup', 'strikes', 'profile']),
+      /** appeal: an overturned strike took the tester back under the strike limit (re-approved). */
+      reason: z.enum(['admin', 'signup', 'strikes', 'profile', 'appeal']),
       actorId,
       strikeLimit,
     }),
@@ -224,6 +225,30 @@ export const catalogue = {
     version: 1,
     description: 'A tester got a strike (job released from them); identity unapproves testers at its strike limit.',
     data: z.object({ testerId: id, jobId: id, strikes: z.number().int(), reason: z.string() }),
+  },
+  AppealFiled: {
+    source: 'jobs',
+    version: 1,
+    description: 'A tester appealed a strike or a rating of 1-2 stars (once each, within 14 days); the admin decides.',
+    data: z.object({ appealId: id, testerId: id, jobId: id, kind: z.enum(['strike', 'rating']), message: z.string(), filedAt: iso }),
+  },
+  AppealDecided: {
+    source: 'jobs',
+    version: 1,
+    description:
+      'The admin overturned or upheld an appeal. Overturned: identity removes the strike (re-approving a tester it released) or takes the rating out of the average; notifications e-mails the tester.',
+    data: z.object({
+      appealId: id,
+      testerId: id,
+      jobId: id,
+      kind: z.enum(['strike', 'rating']),
+      decision: z.enum(['overturn', 'uphold']),
+      note: z.string().nullable(),
+      /** The overturned rating's stars (kind rating), so the average can lose them. */
+      stars: z.number().int().min(1).max(5).nullable(),
+      decidedAt: iso,
+      actorId,
+    }),
   },
   JobsCleared: {
     source: 'jobs',

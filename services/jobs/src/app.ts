@@ -9,6 +9,7 @@ import { webhooksRoutes } from './http/webhooks.routes.js';
 import { trackersRoutes } from './http/trackers.routes.js';
 import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
 import { jobsPrivacyAnswers } from './domain/privacy.js';
+import { appealsRoutes } from './http/appeals.routes.js';
 
 export type { JobsDeps };
 
@@ -27,6 +28,7 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(shareRoutes(deps));
   app.use(webhooksRoutes(deps));
   app.use(trackersRoutes(deps));
+  app.use(appealsRoutes(deps));
   app.use(internalRoutes(deps));
   app.use(privacyRoutes(privacyKeyring('jobs', deps.config), jobsPrivacyAnswers(deps)));
 }

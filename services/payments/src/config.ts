@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_CASH_OUT_MIN_CENTS } from '@htm/contracts/marketplace';
 import { PUBLIC_SECRETS, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring, privacyKeyring } from '@htm/service-kit';
 
 /** The development webhook secret of the local provider (never accepted in production). */
@@ -12,6 +13,8 @@ const common = baseConfigSchema.extend({
   PUBLIC_URL: z.string().url().default('http://localhost:8080'),
   /** With Stripe: how long a checkout-session or connected-account look-up is reused (ms; 0 = never). */
   PROVIDER_CACHE_MS: z.coerce.number().int().min(0).default(5000),
+  /** A tester may cash out (POST /api/tester/cash-out) once their pending earnings reach this many cents. */
+  CASH_OUT_MIN_CENTS: z.coerce.number().int().min(1).default(DEFAULT_CASH_OUT_MIN_CENTS),
   /** Allows PAYMENTS_PROVIDER=local with NODE_ENV=production (demo deployments only). */
   PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: envBool.default(false),
 });

@@ -13,6 +13,7 @@ import { createProvider } from './providers/create-provider.js';
 import { LocalProvider } from './providers/local.provider.js';
 import { reconcileLocalCheckouts } from './domain/local-checkout.js';
 import { recordEarning } from './events/submission-accepted.handler.js';
+import { resumeCashOuts } from './domain/cash-out.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -37,6 +38,8 @@ export async function startPayments(env: Record<string, string | undefined> = pr
         // Local provider: settle the checkouts whose webhook a crash prevented.
         start: async () => {
           if (deps.provider instanceof LocalProvider) await reconcileLocalCheckouts(deps).catch((err: Error) => ctx.logger.error({ err: err.message }, 'could not reconcile local checkouts'));
+          // Cash-outs a crash left between the transfer and the ledger write: the same key, paid once.
+          await resumeCashOuts(deps).catch((err: Error) => ctx.logger.error({ err: err.message }, 'could not resume cash-outs'));
         },
         handlers: {
           SubmissionAccepted: (event, tx) => recordEarning(tx, event, deps.events),

@@ -159,7 +159,7 @@ describe('earnings, payouts (local) and the financial overview', () => {
       expect(await res.json()).toHaveProperty('code');
     }
     const empty = await fetch(`${h.svc.url}/api/tester/my-earnings`, { headers: tester });
-    expect(await empty.json()).toEqual({ total_usd: 0, pending_usd: 0, last_30_days: 0, completed_jobs: 0, pending_jobs: 0, effective_hourly_rate: null, median_minutes: null, jobs: [] });
+    expect(await empty.json()).toEqual({ total_usd: 0, pending_usd: 0, last_30_days: 0, completed_jobs: 0, pending_jobs: 0, effective_hourly_rate: null, median_minutes: null, jobs: [], cash_out: { min_usd: 5, available_usd: 0, in_progress: null } });
   });
   it('pays nobody for an acceptance of a job with no booked payment, and shows the admin a mismatch', async () => {
     const job = randomUUID();

@@ -30,6 +30,7 @@ export const api = createApi({
     'Tracker',
     'Privacy',
     'AdminPrivacy',
+    'Appeal',
   ],
   endpoints: () => ({}),
 });

@@ -24,6 +24,9 @@ describe('live messages in the web app', () => {
     expect(liveEffect('admin', { list: 'testers' }, { type: 'admin' }).tags).toEqual(['Tester']);
     expect(liveEffect('admin', { list: 'waitlist' }, { type: 'admin' }).tags).toEqual(['Waitlist']);
     expect(liveEffect('admin', { list: 'feedback' }, { type: 'admin' }).tags).toEqual([]);
+    // Appeals (#34): the tester hears the decision and reads their standing again; admins refetch the queue.
+    expect(liveEffect('appeal', { appeal_id: 'a1', decision: 'overturn' }, tester)).toEqual({ tags: ['Appeal', 'Me'], notice: 'Your appeal was accepted' });
+    expect(liveEffect('appeal', { appeal_id: 'a1', decision: null }, { type: 'admin' })).toEqual({ tags: ['Appeal'] });
   });
 
   it('backs off from about a second to at most 30 seconds', () => {

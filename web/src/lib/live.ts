@@ -26,7 +26,7 @@ type TagType = Parameters<typeof api.util.invalidateTags>[0][number];
 type Tag = Exclude<TagType, null | undefined | false>;
 
 /** Every tag the live channel may touch (a `resync` reloads them all). */
-const ALL_LIVE_TAGS: Tag[] = ['Job', 'AdminJob', 'MyJob', 'AvailableJob', 'Earnings', 'Overview', 'Submission', 'Tester', 'Waitlist', 'Lead'];
+const ALL_LIVE_TAGS: Tag[] = ['Job', 'AdminJob', 'MyJob', 'AvailableJob', 'Earnings', 'Overview', 'Submission', 'Tester', 'Waitlist', 'Lead', 'Appeal'];
 
 /** The admin's lists an `admin` message names (feedback has no list on screen). */
 const ADMIN_LIST_TAGS: Record<string, Tag | undefined> = { testers: 'Tester', waitlist: 'Waitlist', leads: 'Lead' };
@@ -36,6 +36,8 @@ export const LIVE_NOTICES = {
   JobClaimed: 'Your job was claimed',
   WorkSubmitted: 'Results are ready',
   autoAccepted: 'Auto-accepted after 96 hours',
+  appealOverturned: 'Your appeal was accepted',
+  appealUpheld: 'Your appeal was not accepted',
 } as const;
 
 export interface LiveEffect {
@@ -62,6 +64,12 @@ export function liveEffect(event: string, data: Record<string, unknown>, user: P
   if (event === 'admin') {
     const tag = ADMIN_LIST_TAGS[String(data.list)];
     return { tags: tag ? [tag] : [] };
+  }
+  if (event === 'appeal') {
+    // The tester hears the decision (an overturned strike may approve them again: 'Me').
+    if (user.type === 'tester' && data.decision)
+      return { tags: ['Appeal', 'Me'], notice: data.decision === 'overturn' ? LIVE_NOTICES.appealOverturned : LIVE_NOTICES.appealUpheld };
+    return { tags: ['Appeal'] };
   }
   if (event === 'resync') return { tags: ALL_LIVE_TAGS };
   return { tags: [] };
@@ -149,7 +157,7 @@ export function useLive(user: Pick<User, 'id' | 'type'> | undefined): LiveState 
       };
       // The browser's own reconnect would reuse the spent ticket: reconnect ourselves.
       es.onerror = retry;
-      for (const name of ['job', 'available', 'earnings', 'admin', 'resync']) es.addEventListener(name, onMessage as EventListener);
+      for (const name of ['job', 'available', 'earnings', 'admin', 'appeal', 'resync']) es.addEventListener(name, onMessage as EventListener);
       es.addEventListener('session_ended', retry);
       es.addEventListener('token_expired', renew(false));
       es.addEventListener('account_changed', renew(true));

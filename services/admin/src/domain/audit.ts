@@ -17,7 +17,8 @@ export type AuditedEvent =
   | EventEnvelope<'JobsCleared'>
   | EventEnvelope<'SignupApproved'>
   | EventEnvelope<'DataExportRequested'>
-  | EventEnvelope<'UserDeletionRequested'>;
+  | EventEnvelope<'UserDeletionRequested'>
+  | EventEnvelope<'AppealDecided'>;
 
 function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorId?: string; details: Record<string, unknown> } | undefined {
   switch (e.type) {
@@ -61,6 +62,15 @@ function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorI
       const d = (e as EventEnvelope<'UserDeletionRequested'>).data;
       if (!d.actorId) return undefined;
       return { action: 'user.deletion_scheduled', target: `user:${d.userId}`, actorId: d.actorId, details: { due_at: d.dueAt } };
+    }
+    case 'AppealDecided': {
+      const d = (e as EventEnvelope<'AppealDecided'>).data;
+      return {
+        action: d.decision === 'overturn' ? 'appeal.overturned' : 'appeal.upheld',
+        target: `tester:${d.testerId}`,
+        actorId: d.actorId,
+        details: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, note: d.note, stars: d.stars },
+      };
     }
     case 'SignupApproved': {
       const d = (e as EventEnvelope<'SignupApproved'>).data;

@@ -26,5 +26,6 @@ export function adminEventHandlers(): EventHandlers {
     DataExportRequested: (e, tx) => recordAudit(tx, e),
     UserDeletionRequested: (e, tx) => recordAudit(tx, e),
     UserDeleted: (e, tx) => eraseAdminUser(tx, e.data.userId, e.data.email),
+    AppealDecided: (e, tx) => recordAudit(tx, e),
   };
 }

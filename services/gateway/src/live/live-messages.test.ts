@@ -41,6 +41,15 @@ describe('live messages from events', () => {
     ]);
   });
 
+  it("tells admins of a new appeal and the tester of the admin's decision", () => {
+    const filed = toLiveMessages(createEvent('AppealFiled', 'a1', { appealId: 'a1', testerId: TESTER, jobId: JOB, kind: 'strike', message: 'The site was down.', filedAt: at }));
+    expect(filed).toEqual([{ event: 'appeal', data: { appeal_id: 'a1', job_id: JOB, kind: 'strike', decision: null }, to: { users: [], admins: true } }]);
+    const decided = toLiveMessages(
+      createEvent('AppealDecided', TESTER, { appealId: 'a1', testerId: TESTER, jobId: JOB, kind: 'strike', decision: 'overturn', note: null, stars: null, decidedAt: at, actorId: 'admin-1' }),
+    );
+    expect(decided).toEqual([{ event: 'appeal', data: { appeal_id: 'a1', job_id: JOB, kind: 'strike', decision: 'overturn' }, to: { users: [TESTER], admins: true } }]);
+  });
+
   it("refreshes the admin's lists of testers, signups and leads, and ignores what nobody watches live", () => {
     expect(toLiveMessages(createEvent('LeadReceived', 'l1', { leadId: 'l1', email: 'a@b.c' }))).toEqual([{ event: 'admin', data: { list: 'leads' }, to: { users: [], admins: true } }]);
     expect(toLiveMessages(createEvent('TesterApprovalChanged', 'u1', { userId: 'u1', email: 'a@b.c', name: 'A', approved: true, country: 'US', reason: 'admin' }))[0].data).toEqual({ list: 'testers' });

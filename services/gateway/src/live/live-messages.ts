@@ -5,7 +5,7 @@
 import type { EventEnvelope } from '@htm/events';
 import { GEO_ADMISSION, LIVE_JOB_STATE, type UserCountry } from '@htm/contracts/marketplace';
 
-export const LIVE_EVENT_NAMES = ['job', 'available', 'earnings', 'admin'] as const;
+export const LIVE_EVENT_NAMES = ['job', 'available', 'earnings', 'admin', 'appeal'] as const;
 export type LiveEventName = (typeof LIVE_EVENT_NAMES)[number];
 
 export type TesterCountry = UserCountry;
@@ -97,6 +97,15 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
     case 'TesterPaid': {
       const d = (e as EventEnvelope<'TesterPaid'>).data;
       return [{ event: 'earnings', data: { action: 'paid', amount_cents: d.amountCents, job_ids: d.jobIds }, to: { users: [d.testerId] } }];
+    }
+    // Appeals (#34): the admins' queue changes; the tester hears the decision.
+    case 'AppealFiled': {
+      const d = (e as EventEnvelope<'AppealFiled'>).data;
+      return [{ event: 'appeal', data: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, decision: null }, to: { users: [], admins: true } }];
+    }
+    case 'AppealDecided': {
+      const d = (e as EventEnvelope<'AppealDecided'>).data;
+      return [{ event: 'appeal', data: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, decision: d.decision }, to: { users: [d.testerId], admins: true } }];
     }
     // The admin's lists of people and messages.
     case 'UserRoleChosen':

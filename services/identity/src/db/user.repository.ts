@@ -204,6 +204,24 @@ export async function recordStrike(tx: Db | Tx, strike: { testerId: string; jobI
   return Number(n);
 }
 
+/** An overturned strike (jobs' AppealDecided): the tester's latest strike for the job goes; answers the new count. */
+export async function removeStrike(tx: Db | Tx, testerId: string, jobId: string): Promise<number> {
+  await tx.execute(sql`DELETE FROM identity.tester_strikes WHERE id = (
+    SELECT id FROM identity.tester_strikes WHERE tester_id = ${testerId} AND job_id = ${jobId} ORDER BY created_at DESC LIMIT 1)`);
+  const [{ n }] = await tx.select({ n: count() }).from(testerStrikes).where(eq(testerStrikes.testerId, testerId));
+  return Number(n);
+}
+
+/** An overturned rating: it leaves the tester's rating_sum / rating_count (once: the row goes). */
+export async function removeRating(tx: Db | Tx, jobId: string): Promise<void> {
+  const [gone] = await tx.delete(testerRatings).where(eq(testerRatings.jobId, jobId)).returning();
+  if (!gone) return;
+  await tx
+    .update(users)
+    .set({ ratingSum: sql`GREATEST(${users.ratingSum} - ${gone.stars}, 0)`, ratingCount: sql`GREATEST(${users.ratingCount} - 1, 0)`, updatedAt: new Date() })
+    .where(eq(users.id, gone.testerId));
+}
+
 /** Stores a job's rating; false when that job was rated before (nothing to add). */
 export async function recordRating(tx: Db | Tx, rating: { jobId: string; testerId: string; stars: number; ratedAt: Date }): Promise<boolean> {
   const inserted = await tx.insert(testerRatings).values(rating).onConflictDoNothing().returning();

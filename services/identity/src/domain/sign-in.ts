@@ -121,7 +121,7 @@ export function roleChosen(user: UserRow, correlationId: string | undefined, str
 }
 
 /** `strikeLimit`: identity's TESTER_STRIKE_LIMIT, announced so jobs unapproves at the same strike. */
-export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'strikes' | 'profile', correlationId: string | undefined, strikeLimit: number, actorId?: string) {
+export function approvalChanged(user: UserRow, reason: 'admin' | 'signup' | 'strikes' | 'profile' | 'appeal', correlationId: string | undefined, strikeLimit: number, actorId?: string) {
   return createEvent(
     'TesterApprovalChanged',
     user.id,

@@ -14,12 +14,15 @@ import {
   recordStrike,
   removePendingSignup,
   removePreApprovedEmail,
+  removeRating,
+  removeStrike,
   setApproval,
   setStrikes,
 } from '../db/user.repository.js';
 import { normaliseEmail } from '../domain/gmail-rule.js';
 import { approvalChanged } from '../domain/sign-in.js';
 import { announceClaimsChanged } from '../domain/revoke-sessions.js';
+import { releasedForStrikes } from '../domain/user-rules.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -87,11 +90,36 @@ export async function onTesterRated(deps: IdentityDeps, event: EventEnvelope<'Te
   await addRating(tx, u.id, d.stars);
 }
 
+/**
+ * jobs' AppealDecided, overturned: a strike leaves the tester's count (a tester that strike
+ * released is approved again, reason 'appeal'), or a rating leaves their average. Upheld: nothing.
+ */
+export async function onAppealDecided(deps: IdentityDeps, event: EventEnvelope<'AppealDecided'>, tx: Tx): Promise<void> {
+  const d = event.data;
+  if (d.decision !== 'overturn') return;
+  if (d.kind === 'rating') return removeRating(tx, d.jobId);
+  const u = UUID.test(d.testerId) ? await lockUser(tx, d.testerId) : undefined;
+  if (!u) {
+    deps.logger.warn({ testerId: d.testerId, eventId: event.id }, 'overturned strike of an unknown tester ignored');
+    return;
+  }
+  const limit = deps.config.TESTER_STRIKE_LIMIT;
+  const wasReleased = releasedForStrikes(u, limit);
+  const strikes = await removeStrike(tx, u.id, d.jobId);
+  let row = await setStrikes(tx, u.id, strikes);
+  if (wasReleased && strikes < limit) {
+    row = await setApproval(tx, u.id, true);
+    await deps.events.record(tx, approvalChanged(row, 'appeal', event.correlationId ?? undefined, limit, d.actorId));
+    await announceClaimsChanged(deps, [row.id]);
+  }
+}
+
 export function identityHandlers(deps: IdentityDeps): EventHandlers {
   return {
     WaitlistJoined: (e, tx) => onWaitlistJoined(e, tx),
     SignupApproved: (e, tx) => onSignupApproved(deps, e, tx),
     TesterStrikeRecorded: (e, tx) => onTesterStrikeRecorded(deps, e, tx),
     TesterRated: (e, tx) => onTesterRated(deps, e, tx),
+    AppealDecided: (e, tx) => onAppealDecided(deps, e, tx),
   };
 }

@@ -188,7 +188,7 @@ export async function starsByPoster(db: Q, testerId: string): Promise<Array<{ su
   const rows = await db
     .select({ sum: sql<number>`sum(${ratings.stars})::int`, count: sql<number>`count(*)::int` })
     .from(ratings)
-    .where(eq(ratings.testerId, testerId))
+    .where(and(eq(ratings.testerId, testerId), isNull(ratings.overturnedAt)))
     .groupBy(ratings.posterId);
   return rows.map((r) => ({ sum: Number(r.sum), count: Number(r.count) }));
 }
@@ -198,6 +198,7 @@ export async function topRatedCountries(db: Q): Promise<Array<string | null>> {
   const perPoster = db
     .select({ testerId: ratings.testerId, avg: sql<string>`avg(${ratings.stars})`.as('poster_avg') })
     .from(ratings)
+    .where(isNull(ratings.overturnedAt))
     .groupBy(ratings.testerId, ratings.posterId)
     .as('per_poster');
   const top = db

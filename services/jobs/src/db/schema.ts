@@ -166,9 +166,47 @@ export const ratings = jobsSchema.table(
     stars: integer('stars').notNull(),
     comment: text('comment'),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /** An appeal overturned it: it no longer counts in the tester's average. */
+    overturnedAt: ts('overturned_at'),
   },
   (t) => [index('ratings_tester_idx').on(t.testerId)],
 );
+
+/** Every strike a tester got (a job released from them), with its reason; an appeal may overturn it. */
+export const strikes = jobsSchema.table(
+  'strikes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    testerId: text('tester_id').notNull(),
+    jobId: uuid('job_id').notNull(),
+    /** claim_timeout | revision_expired */
+    reason: text('reason').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    overturnedAt: ts('overturned_at'),
+  },
+  (t) => [index('strikes_tester_idx').on(t.testerId, t.jobId)],
+);
+
+/** A tester's appeal of a strike or a low rating: one per job and kind; the admin decides. */
+export const appeals = jobsSchema.table(
+  'appeals',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    testerId: text('tester_id').notNull(),
+    jobId: uuid('job_id').notNull(),
+    kind: text('kind').notNull(),
+    message: text('message').notNull(),
+    /** open | overturned | upheld */
+    status: text('status').notNull().default('open'),
+    decisionNote: text('decision_note'),
+    decidedBy: text('decided_by'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    decidedAt: ts('decided_at'),
+  },
+  (t) => [uniqueIndex('appeals_once').on(t.testerId, t.jobId, t.kind), index('appeals_status_idx').on(t.status, t.createdAt)],
+);
+export type AppealRow = typeof appeals.$inferSelect;
+export type StrikeRow = typeof strikes.$inferSelect;
 
 export const files = jobsSchema.table(
   'files',

@@ -2,6 +2,7 @@ import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit/db';
 import type { GeoRule } from '@htm/contracts';
 import { addStrike, applyTransition, findJob } from '../db/job.repository.js';
+import { insertStrike } from '../db/appeal.repository.js';
 
 /**
  * A timer took the job back: the claim ran out before work was submitted (claim_timeout), or a
@@ -19,6 +20,8 @@ export async function expireHold(
   const row = await applyTransition(tx, { id: t.jobId, testerId: t.testerId, ...deadline }, t.reason, { releasedTesterId: t.testerId, releaseReason: t.reason });
   if (!row) return false;
   const strikes = await addStrike(tx, t.testerId);
+  // Its own row, with its reason: the tester sees it and may appeal it once (#34).
+  await insertStrike(tx, { testerId: t.testerId, jobId: t.jobId, reason: t.reason });
   await deps.events.record(
     tx,
     createEvent('JobReleased', t.jobId, { jobId: t.jobId, testerId: t.testerId, reason: t.reason, posterId: row.posterId, geoRule: row.geoRule as GeoRule }),

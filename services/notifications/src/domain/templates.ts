@@ -30,6 +30,10 @@ export interface MessageData {
   /** A recipient without an account yet (a landing-page signup): where to write and how to greet. */
   email?: string;
   name?: string | null;
+  /** appeal_decided: what was appealed, the decision and the admin's note. */
+  kind?: 'strike' | 'rating';
+  decision?: 'overturn' | 'uphold';
+  note?: string | null;
 }
 
 export interface RenderedMessage {
@@ -183,6 +187,25 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
         ],
         action: { label: 'Open your dashboard', path: '/dashboard' },
       };
+    case 'appeal_decided': {
+      const what = d.kind === 'rating' ? 'rating' : 'strike';
+      const where = d.title ? ` on "${d.title}"` : '';
+      return d.decision === 'overturn'
+        ? {
+            subject: `Your appeal was accepted: the ${what} is removed`,
+            lines: [
+              `We looked at your appeal of the ${what}${where} and removed it.`,
+              d.kind === 'rating' ? 'It no longer counts in your average rating.' : 'It no longer counts against you.',
+              ...(d.note ? [`The admin's note: ${d.note}`] : []),
+            ],
+            action: { label: 'Open your dashboard', path: '/dashboard' },
+          }
+        : {
+            subject: `Your appeal of the ${what} was not accepted`,
+            lines: [`We looked at your appeal of the ${what}${where} and kept it.`, ...(d.note ? [`The admin's note: ${d.note}`] : [])],
+            action: { label: 'Open your dashboard', path: '/dashboard' },
+          };
+    }
     case 'tester_paid':
       return {
         subject: `You were paid ${usd(d.amountCents ?? 0)}`,

@@ -207,6 +207,17 @@ export function notificationsEventHandlers(opts: {
       if (d.reason !== 'pack_slot_unfilled' || !d.posterId) return;
       await queue(tx, e, 'pack_slot_refunded', d.posterId, { jobId: d.jobId, title: d.title, amountCents: d.amountCents });
     },
+    // jobs: the admin decided a tester's appeal (#34)
+    AppealDecided: async (e, tx) => {
+      const job = await findJob(tx, e.data.jobId);
+      await queue(tx, e, 'appeal_decided', e.data.testerId, {
+        jobId: e.data.jobId,
+        title: job?.title,
+        kind: e.data.kind,
+        decision: e.data.decision,
+        note: e.data.note,
+      });
+    },
     // payments
     TesterPaid: async (e, tx) =>
       queue(tx, e, 'tester_paid', e.data.testerId, {

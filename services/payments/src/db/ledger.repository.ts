@@ -140,7 +140,7 @@ export interface PendingEarning {
   account_status: string | null;
 }
 
-/** Earnings without a payout entry, with the tester's payout account (if any). */
+/** Earnings without a payout entry and not taken by a cash-out, with the tester's payout account (if any). */
 export async function listPendingEarnings(db: Exec): Promise<PendingEarning[]> {
   const r = await db.execute(sql`
     SELECT e.id, e.job_id, e.tester_id, e.amount_cents, a.account_id, a.status AS account_status
@@ -148,6 +148,7 @@ export async function listPendingEarnings(db: Exec): Promise<PendingEarning[]> {
     LEFT JOIN payments.payout_accounts a ON a.tester_id = e.tester_id
     WHERE e.kind = 'tester_earning'
       AND NOT EXISTS (SELECT 1 FROM payments.ledger_entries p WHERE p.kind = 'payout' AND p.earning_id = e.id)
+      AND NOT EXISTS (SELECT 1 FROM payments.cash_out_items i WHERE i.earning_id = e.id)
     ORDER BY e.occurred_at, e.id`);
   return rowsOf<PendingEarning>(r).map((x) => ({ ...x, amount_cents: Number(x.amount_cents) }));
 }

@@ -110,6 +110,8 @@ export const ledgerEntries = paymentsSchema.table(
     transferId: text('transfer_id'),
     /** refund: the provider's refund id. */
     refundId: text('refund_id'),
+    /** payout: the tester's cash-out it was part of (null for the admin's payout run). */
+    cashOutId: uuid('cash_out_id'),
     /** When the fact happened (payment time, acceptance time, transfer time). */
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -202,4 +204,46 @@ export const localProviderTransfers = paymentsSchema.table('local_provider_trans
   amountCents: integer('amount_cents').notNull(),
   transferGroup: text('transfer_group'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * A tester's cash-out (POST /api/tester/cash-out): all their pending earnings in ONE transfer.
+ * The row and its items are committed BEFORE the provider is called, with the idempotency key
+ * every retry reuses, so a double click, a retry or a crash between the transfer and the ledger
+ * write pays once. At most one `processing` cash-out per tester (partial unique index).
+ */
+export const cashOuts = paymentsSchema.table(
+  'cash_outs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    testerId: text('tester_id').notNull(),
+    accountId: text('account_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    idempotencyKey: text('idempotency_key').notNull().unique(),
+    /** processing (claimed, transfer not booked yet) | paid | failed (the provider refused; earnings released) */
+    status: text('status').notNull().default('processing'),
+    transferId: text('transfer_id'),
+    lastError: text('last_error'),
+    tries: integer('tries').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    paidAt: timestamp('paid_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('cash_outs_one_processing_per_tester').on(t.testerId).where(sql`status = 'processing'`),
+    index('cash_outs_tester_idx').on(t.testerId),
+    check('cash_outs_status_check', sql`${t.status} IN ('processing', 'paid', 'failed')`),
+    check('cash_outs_amount_check', sql`${t.amountCents} > 0`),
+  ],
+);
+
+/**
+ * The earnings a cash-out pays: an earning belongs to at most one live cash-out (primary key);
+ * a refused cash-out deletes its items, so the earnings can be cashed out again.
+ */
+export const cashOutItems = paymentsSchema.table('cash_out_items', {
+  earningId: uuid('earning_id').primaryKey(),
+  cashOutId: uuid('cash_out_id').notNull(),
+  jobId: text('job_id').notNull(),
+  amountCents: integer('amount_cents').notNull(),
 });

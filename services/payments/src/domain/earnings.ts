@@ -4,12 +4,13 @@ import { listTesterEarnings, overviewTotals, testerTotals } from '../db/ledger.r
 import { listEarningMismatches, listMismatches } from '../db/mismatch.repository.js';
 import { centsToDollars } from './money.js';
 import { earningStatus } from './payout-rules.js';
+import { cashOutSummary } from './cash-out.js';
 
 /** A tester's earnings; every figure comes from the ledger (integer cents, shown as dollars). */
 export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, now = new Date()): Promise<EarningsResponse> {
   // One snapshot: an earning booked between two reads would show beside totals that miss it.
-  const { totals, rows } = await deps.db.transaction(
-    async (tx) => ({ totals: await testerTotals(tx, testerId, now), rows: await listTesterEarnings(tx, testerId) }),
+  const { totals, rows, cashOut } = await deps.db.transaction(
+    async (tx) => ({ totals: await testerTotals(tx, testerId, now), rows: await listTesterEarnings(tx, testerId), cashOut: await cashOutSummary(deps, tx, testerId) }),
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
   return {
@@ -26,6 +27,7 @@ export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, no
       completed_at: new Date(r.occurred_at).toISOString(),
       status: earningStatus(r),
     })),
+    cash_out: cashOut,
   };
 }
 

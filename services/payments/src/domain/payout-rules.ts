@@ -3,6 +3,9 @@
 /** The idempotency key of an earning's transfer: the same for every retry and re-run. */
 export const payoutKey = (earningId: string) => `payout-${earningId}`;
 
+/** The idempotency key of a cash-out's one transfer: the same for every retry and resume. */
+export const cashOutKey = (cashOutId: string) => `cash-out-${cashOutId}`;
+
 /** Stripe keeps idempotency keys for at least 24 hours; look transfers up well before that. */
 export const KEY_LIFETIME_MS = 20 * 3600_000;
 

@@ -6,6 +6,8 @@ import { failPayoutAttempt, findPayoutAccount, startPayoutAttempt, succeedPayout
 import { appendOnce, listPendingEarnings } from '../db/ledger.repository.js';
 import { JOB_CURRENCY, TransferRefusedError } from '../providers/provider.js';
 import { refreshAccount } from './payout-account.js';
+import { resumeCashOuts } from './cash-out.js';
+import { earningInCashOut, lockPayoutAccount } from '../db/cash-out.repository.js';
 import { centsToDollars } from './money.js';
 import { mustLookForTransfer, nextPayoutKey, payoutKey } from './payout-rules.js';
 
@@ -18,6 +20,8 @@ import { mustLookForTransfer, nextPayoutKey, payoutKey } from './payout-rules.js
  * nobody is paid twice (the ledger's unique earning_id makes that structural on our side).
  */
 export async function runPayouts(deps: PaymentsDeps, actorId?: string): Promise<PayoutRunResponse> {
+  // Testers' own cash-outs a crash or an unknown answer left unfinished are settled first.
+  await resumeCashOuts(deps, actorId);
   const pending = await listPendingEarnings(deps.db);
   const result: PayoutRunResponse = { paid: [], failed: [], skipped_unconnected: 0 };
 
@@ -34,20 +38,27 @@ export async function runPayouts(deps: PaymentsDeps, actorId?: string): Promise<
       result.skipped_unconnected++;
       continue;
     }
-    const attempt = await startPayoutAttempt(deps.db, {
-      earningId: earning.id,
-      testerId: earning.tester_id,
-      jobId: earning.job_id,
-      amountCents: earning.amount_cents,
-      accountId,
-      idempotencyKey: payoutKey(earning.id),
+    // Under the tester's payout-account lock, so a cash-out claiming earnings at this moment and
+    // this run never take the same earning.
+    const attempt = await deps.db.transaction(async (tx) => {
+      await lockPayoutAccount(tx, earning.tester_id);
+      if (await earningInCashOut(tx, earning.id)) return undefined;
+      return startPayoutAttempt(tx, {
+        earningId: earning.id,
+        testerId: earning.tester_id,
+        jobId: earning.job_id,
+        amountCents: earning.amount_cents,
+        accountId,
+        idempotencyKey: payoutKey(earning.id),
+      });
     });
+    if (!attempt) continue; // the tester cashed it out themselves
 
     let transferId: string;
     try {
       // Stripe forgets idempotency keys after 24 h: an older unfinished attempt first looks for
       // a transfer it may have made (same transfer group, same earning in metadata).
-      const found = mustLookForTransfer(attempt) ? await deps.provider.findTransfer({ transferGroup: `job_${attempt.jobId}`, earningId: earning.id }) : null;
+      const found = mustLookForTransfer(attempt) ? await deps.provider.findTransfer({ transferGroup: `job_${attempt.jobId}`, metadata: { earning_id: earning.id } }) : null;
       // A retry sends exactly the first attempt's parameters with its key.
       const t = found ?? await deps.provider.transfer({
         accountId: attempt.accountId,

@@ -88,10 +88,11 @@ export interface PaymentProvider {
   accountReady(accountId: string): Promise<boolean>;
   transfer(input: TransferInput): Promise<{ id: string }>;
   /**
-   * A transfer already made for an earning (looked up by transfer group and metadata), for
-   * retries older than the provider keeps idempotency keys (Stripe: 24 h). Null when none.
+   * A transfer already made for an earning or a cash-out (looked up by transfer group and the
+   * metadata it was sent with), for retries older than the provider keeps idempotency keys
+   * (Stripe: 24 h). Null when none.
    */
-  findTransfer(input: { transferGroup: string; earningId: string }): Promise<{ id: string } | null>;
+  findTransfer(input: { transferGroup: string; metadata: Record<string, string> }): Promise<{ id: string } | null>;
 }
 
 /**

@@ -164,7 +164,7 @@ export class StripeProvider implements PaymentProvider {
     }
   }
 
-  findTransfer(input: { transferGroup: string; earningId: string }): Promise<{ id: string } | null> {
+  findTransfer(input: { transferGroup: string; metadata: Record<string, string> }): Promise<{ id: string } | null> {
     return findStripeTransfer(this.stripe, input);
   }
 
@@ -183,9 +183,9 @@ export class StripeProvider implements PaymentProvider {
   }
 }
 
-export async function findStripeTransfer(stripe: Stripe, input: { transferGroup: string; earningId: string }): Promise<{ id: string } | null> {
+export async function findStripeTransfer(stripe: Stripe, input: { transferGroup: string; metadata: Record<string, string> }): Promise<{ id: string } | null> {
   for await (const t of stripe.transfers.list({ transfer_group: input.transferGroup, limit: 100 })) {
-    if (t.metadata?.earning_id === input.earningId && !t.reversed) return { id: t.id };
+    if (Object.entries(input.metadata).every(([k, v]) => t.metadata?.[k] === v) && !t.reversed) return { id: t.id };
   }
   return null;
 }

@@ -23,6 +23,8 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'jobs.cleared': 'All jobs cleared',
   'user.export_run': 'Data export run for a user',
   'user.deletion_scheduled': 'Account deletion scheduled for a user',
+  'appeal.overturned': 'Appeal overturned',
+  'appeal.upheld': 'Appeal upheld',
 };
 
 /** One line saying what the action touched, from its details. */
@@ -45,6 +47,9 @@ function describe(e: AuditEntryDto): string {
     case 'user.export_run':
     case 'user.deletion_scheduled':
       return `User #${shortId(e.target.replace('user:', ''))}`;
+    case 'appeal.overturned':
+    case 'appeal.upheld':
+      return `${String(d.kind ?? 'appeal')} on job #${shortId(String(d.job_id ?? ''))} of tester #${shortId(e.target.replace('tester:', ''))}${d.note ? `: ${String(d.note)}` : ''}`;
     default:
       return e.target;
   }

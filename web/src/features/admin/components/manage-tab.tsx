@@ -16,6 +16,7 @@ import { useListAvailableTestersQuery, useListTestersQuery } from '../api/list-t
 import { useListWaitlistQuery, useUpdateWaitlistEntryMutation } from '../api/list-waitlist';
 import { Pager } from './pager';
 import { usePagedSearch } from './use-paged-search';
+import { useDecideAppealMutation, useListOpenAppealsQuery } from '../api/appeals';
 
 /** Checkbox state that flips at once and falls back if the server refuses. */
 /**
@@ -335,6 +336,71 @@ function TesterApprovals() {
   );
 }
 
+/** Testers' open appeals of strikes and low ratings (#34): overturn or uphold, with a note. */
+function AppealsSection() {
+  const { data: appeals = [], isLoading } = useListOpenAppealsQuery();
+  const [decide, { isLoading: deciding }] = useDecideAppealMutation();
+  const [notes, setNotes] = useState<Record<string, string>>({});
+  const { toast, status } = useNotify();
+  const onDecide = async (id: string, decision: 'overturn' | 'uphold') => {
+    const res = await decide({ id, decision, note: notes[id]?.trim() || undefined });
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to decide the appeal'));
+    else
+      status(
+        decision === 'overturn'
+          ? 'Appeal accepted: removed. The tester is told by e-mail.'
+          : 'Appeal not accepted. The tester is told by e-mail.',
+      );
+  };
+  return (
+    <section className="panel" aria-labelledby="appeals-title">
+      <h3 id="appeals-title">Open appeals</h3>
+      {isLoading ? <Loading /> : null}
+      {!isLoading && !appeals.length ? <p className="empty">No open appeals.</p> : null}
+      <ul className="entry-list">
+        {appeals.map((a) => (
+          <li key={a.id} className="entry entry--stack">
+            <div>
+              <strong>{a.kind === 'strike' ? 'Strike' : `Rating ${a.stars} ★`}</strong> on{' '}
+              {a.job_title || a.job_id}{' '}
+              <span className="muted">
+                tester {a.tester_id.slice(0, 8)} · {formatDate(a.created_at)}
+              </span>
+              <p>Reason given: {a.reason}</p>
+              <p>Tester says: {a.message}</p>
+            </div>
+            <Field label="Note to the tester" optional>
+              <input
+                value={notes[a.id] ?? ''}
+                onChange={(e) => setNotes({ ...notes, [a.id]: e.target.value })}
+                maxLength={1000}
+              />
+            </Field>
+            <div className="row">
+              <button
+                type="button"
+                className="btn btn--primary btn--sm"
+                disabled={deciding}
+                onClick={() => onDecide(a.id, 'overturn')}
+              >
+                Overturn
+              </button>{' '}
+              <button
+                type="button"
+                className="btn btn--secondary btn--sm"
+                disabled={deciding}
+                onClick={() => onDecide(a.id, 'uphold')}
+              >
+                Uphold
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) {
   return (
     <div className="stack">
@@ -342,6 +408,7 @@ export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) 
         <h2 id="all-jobs-title">All jobs</h2>
         {loading ? <Loading /> : <JobsTable jobs={jobs} />}
       </section>
+      <AppealsSection />
       <div className="grid-2">
         <WaitlistSection kind="signup" pageSize={10} title="Tester signups" />
         <WaitlistSection kind="job_request" pageSize={5} title="Job requests" />

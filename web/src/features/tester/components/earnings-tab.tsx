@@ -11,11 +11,29 @@ import {
   useGetPayoutAccountQuery,
 } from '../api/connect-payout-account';
 import { useGetEarningsQuery } from '../api/get-earnings';
+import { useCashOutMutation } from '../api/cash-out';
+
+/** Why the cash-out button is disabled, in the tester's words; null when it can be used. */
+function cashOutBlocked(
+  cashOut: { min_usd: number; available_usd: number; in_progress: { amount_usd: number } | null } | undefined,
+  connected: boolean,
+): string | null {
+  if (!cashOut) return 'Cash-out is not available right now.';
+  if (cashOut.in_progress)
+    return `Your cash-out of ${usd(cashOut.in_progress.amount_usd)} is being sent. You can cash out again once it has arrived.`;
+  if (!connected) return 'Connect a payout account to cash out.';
+  if (cashOut.available_usd < cashOut.min_usd)
+    return cashOut.available_usd > 0
+      ? `You can cash out from ${usd(cashOut.min_usd)}; you have ${usd(cashOut.available_usd)}.`
+      : `You can cash out from ${usd(cashOut.min_usd)}; nothing is pending yet.`;
+  return null;
+}
 
 export function EarningsTab() {
   const { data, error, isLoading } = useGetEarningsQuery();
   const { data: account } = useGetPayoutAccountQuery();
   const [connect, { isLoading: connecting }] = useConnectPayoutAccountMutation();
+  const [cashOut, { isLoading: cashingOut }] = useCashOutMutation();
   const { toast, status } = useNotify();
   useEffect(() => {
     if (error) toast(errorMessage(error, 'Failed to load earnings'));
@@ -28,6 +46,15 @@ export function EarningsTab() {
     else if (res.data?.onboarding_url) browser.assign(res.data.onboarding_url);
     else status('Payout account connected.');
   };
+
+  const onCashOut = async () => {
+    const res = await cashOut();
+    if ('error' in res && res.error) toast(errorMessage(res.error, 'Cash-out failed'));
+    else if (res.data?.payout.status === 'paid')
+      status(`${usd(res.data.payout.amount_usd)} sent to your payout account.`);
+    else if (res.data) status(`Your cash-out of ${usd(res.data.payout.amount_usd)} is being sent.`);
+  };
+  const blocked = cashOutBlocked(data?.cash_out, !!account?.connected);
 
   if (isLoading) return <Loading label="Loading earnings…" />;
   return (
@@ -53,8 +80,8 @@ export function EarningsTab() {
       <div className="panel payout">
         {account?.connected ? (
           <p>
-            Payout account connected <span className="muted">({account.account_id})</span>. Payouts
-            are sent when an admin runs them.
+            Payout account connected <span className="muted">({account.account_id})</span>. Cash
+            out yourself from {usd(data?.cash_out?.min_usd)}, or wait for the next payout run.
           </p>
         ) : (
           <>
@@ -69,6 +96,21 @@ export function EarningsTab() {
             </button>
           </>
         )}
+      </div>
+      <div className="panel payout cash-out">
+        <button
+          type="button"
+          className="btn btn--primary"
+          onClick={onCashOut}
+          disabled={!!blocked || cashingOut}
+          aria-describedby="cash-out-why"
+        >
+          {cashingOut ? 'Cashing out…' : `Cash out ${usd(data?.cash_out?.available_usd)}`}
+        </button>
+        <p id="cash-out-why" className={blocked ? 'muted' : undefined}>
+          {blocked ??
+            `All your pending earnings go to your payout account in one transfer.`}
+        </p>
       </div>
       {data?.jobs?.length ? (
         <Table caption="Earnings by job" columns={['Job', 'Amount', 'Completed', 'Status']}>

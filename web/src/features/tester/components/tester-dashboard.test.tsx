@@ -51,6 +51,55 @@ describe('Tester dashboard', () => {
     expect(screen.queryByRole('tab')).toBeNull();
   });
 
+  it('shows a paused tester each strike with its reason and sends one appeal', async () => {
+    let appealed = false;
+    const strike = {
+      job_id: '11111111-2222-4333-8444-555555555555',
+      job_title: 'Bakery',
+      kind: 'strike',
+      reason: 'Your claim on this job expired, so it went back to the available jobs.',
+      stars: null,
+      at: new Date().toISOString(),
+      appealable_until: new Date(Date.now() + 86_400_000).toISOString(),
+      overturned: false,
+    };
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/appeals' && c.method === 'POST') {
+        appealed = true;
+        return { status: 201, body: { appeal: { id: 'a1', status: 'open' } } };
+      }
+      if (c.url === '/api/appeals')
+        return {
+          body: {
+            items: [
+              {
+                ...strike,
+                appeal: appealed ? { id: 'a1', status: 'open', decision_note: null } : null,
+              },
+            ],
+          },
+        };
+      return { body: {} };
+    });
+    renderWithStore(<TesterDashboard user={{ ...tester, approved: false, released: true }} />);
+    expect(await screen.findByText(`Reason: ${strike.reason}`)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Appeal this strike' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Send appeal' }));
+    expect(screen.getByText('Say why in 10 to 1000 characters')).toBeTruthy();
+    await userEvent.type(
+      screen.getByLabelText('Why should this strike be removed?'),
+      'The site was down all afternoon.',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Send appeal' }));
+    expect(await screen.findByText('Appeal sent: an admin will decide')).toBeTruthy();
+    expect(calls.find((c) => c.method === 'POST')!.body).toEqual({
+      job_id: strike.job_id,
+      kind: 'strike',
+      message: 'The site was down all afternoon.',
+    });
+    expect(screen.queryByRole('button', { name: 'Appeal this strike' })).toBeNull();
+  });
+
   it('lists available jobs with ids shortened to 8 characters and claims one', async () => {
     const { calls } = mockFetch((c) => {
       if (c.url.startsWith('/api/tester/available-jobs'))
@@ -164,6 +213,69 @@ describe('Tester dashboard', () => {
     // The same status badge as everywhere else.
     expect(screen.getByText('auto accepted').className).toBe('badge badge--auto_accepted');
     expect(screen.getByRole('button', { name: 'Connect payout account' })).toBeTruthy();
+  });
+
+  it('disables "Cash out" below the minimum and says why', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/tester/my-earnings')
+        return {
+          body: {
+            total_usd: 4.92,
+            pending_usd: 4.92,
+            last_30_days: 4.92,
+            completed_jobs: 6,
+            pending_jobs: 6,
+            jobs: [],
+            cash_out: { min_usd: 5, available_usd: 4.92, in_progress: null },
+          },
+        };
+      if (c.url === '/api/tester/payout-account')
+        return { body: { connected: true, account_id: 'acct_1', onboarding_url: null } };
+      return { body: { jobs: [], next_cursor: null } };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Earnings' }));
+    const button = (await screen.findByRole('button', { name: 'Cash out $4.92' })) as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(document.getElementById(button.getAttribute('aria-describedby')!)!.textContent).toBe(
+      'You can cash out from $5.00; you have $4.92.',
+    );
+  });
+
+  it('cashes out from $5 with an Idempotency-Key and says it was sent', async () => {
+    let paid = false;
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/tester/cash-out') {
+        paid = true;
+        return { status: 202, body: { payout: { id: 'p1', amount_usd: 5.74, status: 'paid' } } };
+      }
+      if (c.url === '/api/tester/my-earnings')
+        return {
+          body: {
+            total_usd: 5.74,
+            pending_usd: paid ? 0 : 5.74,
+            last_30_days: 5.74,
+            completed_jobs: 7,
+            pending_jobs: paid ? 0 : 7,
+            jobs: [],
+            cash_out: { min_usd: 5, available_usd: paid ? 0 : 5.74, in_progress: null },
+          },
+        };
+      if (c.url === '/api/tester/payout-account')
+        return { body: { connected: true, account_id: 'acct_1', onboarding_url: null } };
+      return { body: { jobs: [], next_cursor: null } };
+    });
+    const { store } = renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Earnings' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Cash out $5.74' }));
+    // The page's status line (announced politely by the app shell).
+    await waitFor(() => expect(store.getState().ui.status?.text).toBe('$5.74 sent to your payout account.'));
+    const post = calls.find((c) => c.url === '/api/tester/cash-out')!;
+    expect(post.method).toBe('POST');
+    expect(post.headers['Idempotency-Key']).toMatch(/.{16,}/);
+    // The tab reads the ledger again: nothing left, so the button is disabled with its reason.
+    const after = (await screen.findByRole('button', { name: 'Cash out $0.00' })) as HTMLButtonElement;
+    expect(after.disabled).toBe(true);
   });
 
   it('moves between tabs with the arrow keys', async () => {

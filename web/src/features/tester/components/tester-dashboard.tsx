@@ -8,6 +8,7 @@ import { AvailableJobs } from './available-jobs';
 import { EarningsTab } from './earnings-tab';
 import { MyJobs } from './my-jobs';
 import { ProfileModal } from './profile-modal';
+import { StrikesPanel } from './strikes-panel';
 
 /** Tester dashboard: pending approval, or tabs Available Jobs / My Jobs / Earnings. */
 const TABS = ['available', 'mine', 'earnings'];
@@ -47,6 +48,7 @@ export default function TesterDashboard({ user }: { user: User }) {
         <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>
           Update Your Profile
         </button>
+        {user.released ? <StrikesPanel /> : null}
         {profile}
       </div>
     );
@@ -90,6 +92,7 @@ export default function TesterDashboard({ user }: { user: User }) {
       >
         {tab === 'available' ? <AvailableJobs /> : tab === 'mine' ? <MyJobs /> : <EarningsTab />}
       </Tabs>
+      <StrikesPanel />
       {profile}
     </div>
   );

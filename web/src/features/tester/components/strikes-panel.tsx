@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import type { AppealableView } from '@htm/contracts/appeals';
+import { APPEAL_MESSAGES } from '@htm/contracts/appeals';
+import { APPEAL_MESSAGE_MAX, APPEAL_MESSAGE_MIN } from '@htm/contracts/marketplace';
+import { Field } from '../../../components/field';
+import { errorMessage } from '../../../lib/error-message';
+import { formatDate } from '../../../lib/format';
+import { useNotify } from '../../../lib/hooks';
+import { useFileAppealMutation, useListMyMarksQuery } from '../api/appeals';
+
+const STATUS_TEXT = {
+  open: 'Appeal sent: an admin will decide',
+  overturned: 'Appeal accepted: removed',
+  upheld: 'Appeal not accepted',
+} as const;
+
+function AppealForm({ item, onDone }: { item: AppealableView; onDone: () => void }) {
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [fileAppeal, { isLoading }] = useFileAppealMutation();
+  const { status } = useNotify();
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const text = message.trim();
+    if (text.length < APPEAL_MESSAGE_MIN || text.length > APPEAL_MESSAGE_MAX)
+      return setError(APPEAL_MESSAGES.message);
+    const res = await fileAppeal({ job_id: item.job_id, kind: item.kind, message: text });
+    if ('error' in res && res.error) setError(errorMessage(res.error, 'Failed to send the appeal'));
+    else {
+      status('Appeal sent. An admin will decide and we will e-mail you.');
+      onDone();
+    }
+  };
+  return (
+    <form className="stack" onSubmit={submit} noValidate>
+      <Field
+        label={`Why should this ${item.kind} be removed?`}
+        error={error}
+        hint={`${APPEAL_MESSAGE_MIN} to ${APPEAL_MESSAGE_MAX} characters; you can appeal once.`}
+      >
+        <textarea
+          value={message}
+          onChange={(e) => setMessage(e.target.value)}
+          rows={3}
+          maxLength={APPEAL_MESSAGE_MAX}
+        />
+      </Field>
+      <div>
+        <button type="submit" className="btn btn--primary btn--sm" disabled={isLoading}>
+          Send appeal
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The tester's strikes and ratings of 1-2 stars, each with its reason and one appeal (#34). */
+export function StrikesPanel() {
+  const { data: items = [] } = useListMyMarksQuery();
+  const [open, setOpen] = useState<string | null>(null);
+  // When the panel opened: whether the 14 days have passed (the list refetches on every visit).
+  const [now] = useState(() => Date.now());
+  if (!items.length) return null;
+  return (
+    <section className="panel" aria-labelledby="marks-title">
+      <h2 id="marks-title">Strikes and low ratings</h2>
+      <ul className="entry-list">
+        {items.map((item) => {
+          const key = `${item.kind}:${item.job_id}`;
+          const canAppeal =
+            !item.appeal && !item.overturned && Date.parse(item.appealable_until) > now;
+          return (
+            <li key={key} className="entry entry--stack">
+              <div>
+                <strong>{item.kind === 'strike' ? 'Strike' : `Rating: ${item.stars} ★`}</strong> on{' '}
+                {item.job_title || 'a job'} <span className="muted">({formatDate(item.at)})</span>
+                <p>Reason: {item.reason}</p>
+                {item.appeal ? (
+                  <p className="muted">
+                    {STATUS_TEXT[item.appeal.status]}
+                    {item.appeal.decision_note ? ` — ${item.appeal.decision_note}` : ''}
+                  </p>
+                ) : item.overturned ? (
+                  <p className="muted">Removed.</p>
+                ) : !canAppeal ? (
+                  <p className="muted">The 14 days to appeal have passed.</p>
+                ) : (
+                  <p className="muted">You can appeal until {formatDate(item.appealable_until)}.</p>
+                )}
+              </div>
+              {canAppeal && open !== key ? (
+                <button
+                  type="button"
+                  className="btn btn--secondary btn--sm"
+                  onClick={() => setOpen(key)}
+                >
+                  Appeal this {item.kind}
+                </button>
+              ) : null}
+              {canAppeal && open === key ? (
+                <AppealForm item={item} onDone={() => setOpen(null)} />
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
