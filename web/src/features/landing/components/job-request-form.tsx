@@ -6,6 +6,7 @@ import { getToken } from '../../../lib/tokens';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, SITE_OWNER_ROLE, validateJobRequest, type JobRequest } from '../landing-rules';
+import { Form } from '../../../components/form';
 
 const empty: JobRequest = { email: '', url: '', needs: '' };
 
@@ -44,7 +45,7 @@ export function JobRequestForm() {
   });
 
   return (
-    <form className="form" onSubmit={onSubmit} noValidate aria-label="Request a test">
+    <Form className="form" onSubmit={onSubmit} noValidate aria-label="Request a test">
       <Field label="Your email" error={errors.email}>
         <input
           type="email"
@@ -84,6 +85,6 @@ export function JobRequestForm() {
       <button className="btn btn--primary" type="submit" disabled={isLoading}>
         {isLoading ? 'Sending…' : 'Request My $1 Test'}
       </button>
-    </form>
+    </Form>
   );
 }

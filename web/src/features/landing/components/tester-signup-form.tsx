@@ -11,6 +11,7 @@ import {
   type TesterSignup,
 } from '../landing-rules';
 import { WaitlistForm } from './waitlist-form';
+import { Form } from '../../../components/form';
 
 const empty: TesterSignup = { email: '', role: '', contact: '', about: '' };
 
@@ -45,7 +46,7 @@ export function TesterSignupForm() {
   const noGmail = errors.email === MSG.gmailOnly && !isGmail(v.email);
   return (
     <>
-      <form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
+      <Form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
         <Field
           label="Gmail address"
           error={errors.email}
@@ -93,7 +94,7 @@ export function TesterSignupForm() {
         <button className="btn btn--primary" type="submit" disabled={isLoading}>
           {isLoading ? 'Signing up…' : 'Sign Up to Test'}
         </button>
-      </form>
+      </Form>
       {noGmail ? (
         <section className="card card--soft" aria-label="Waitlist for other e-mail providers">
           <h3>Join the waitlist</h3>

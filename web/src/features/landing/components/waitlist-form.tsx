@@ -4,6 +4,7 @@ import { formErrorMessage } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
+import { Form } from '../../../components/form';
 
 /** Waitlist for people without Gmail: name + email → POST /api/waitlist (role 'tester'). */
 export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
@@ -35,7 +36,7 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
   });
 
   return (
-    <form
+    <Form
       className="form form--inline"
       onSubmit={onSubmit}
       noValidate
@@ -67,6 +68,6 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
         </p>
       )}
       <FormMessage error={result.error} success={result.success} />
-    </form>
+    </Form>
   );
 }

@@ -1,6 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
-import { GEO_RULES, JOB_LIMITS, JOB_MESSAGES, createJobBodySchema, type GeoRule } from '@htm/contracts/jobs';
+import {
+  GEO_RULES,
+  JOB_LIMITS,
+  JOB_MESSAGES,
+  createJobBodySchema,
+  type GeoRule,
+} from '@htm/contracts/jobs';
 import { DEFAULT_GEO_RULE } from '@htm/contracts/marketplace';
 import { useDiscardGuard } from '../../../components/discard-guard';
 import { Field, FormMessage } from '../../../components/field';
@@ -19,6 +25,7 @@ import { useNotify } from '../../../lib/hooks';
 import { track } from '../../../lib/telemetry';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useCreateJobMutation } from '../api/create-job';
+import { Form } from '../../../components/form';
 
 export const POSTING_FAILED = 'Posting failed. Please retry once; if it fails again, re-login.';
 
@@ -161,7 +168,7 @@ export function PostJobModal({
   const count = v.requirements.length;
   return (
     <Modal title="Post New Job" onClose={requestClose} size="lg" banner={prompt}>
-      <form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
+      <Form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
         <p className="muted">Every job costs $1 and is paid at checkout. Testers earn $0.82.</p>
         <Field label="Job title" error={errors.title}>
           <input
@@ -286,7 +293,7 @@ export function PostJobModal({
             {isLoading ? 'Posting…' : 'Post Job & Pay $1'}
           </button>
         </div>
-      </form>
+      </Form>
     </Modal>
   );
 }

@@ -6,6 +6,7 @@ import { useNotify } from '../../../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useRateJobMutation } from '../api/rate-job';
+import { Form } from '../../../components/form';
 
 const STARS = [1, 2, 3, 4, 5] as const;
 
@@ -55,7 +56,7 @@ export function RateTester({ job }: { job: Job }) {
   };
 
   return (
-    <form className="form rating" onSubmit={submit} noValidate aria-label="Rate the tester">
+    <Form className="form rating" onSubmit={submit} noValidate aria-label="Rate the tester">
       <fieldset className="choice-group">
         <legend>Rate the tester</legend>
         <div className="rating__stars">
@@ -90,6 +91,6 @@ export function RateTester({ job }: { job: Job }) {
           {isLoading ? 'Saving…' : 'Save rating'}
         </button>
       </div>
-    </form>
+    </Form>
   );
 }

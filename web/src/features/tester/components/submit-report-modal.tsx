@@ -19,6 +19,7 @@ import {
 import { MinutesField } from './minutes-field';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+import { Form } from '../../../components/form';
 
 export const DETAILED_REPORT = 'Detailed report';
 export const DETAILED_REPORT_LINE =
@@ -78,10 +79,12 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const [files, setFiles] = useState<File[]>([]);
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
-    clearDraft();
-    onClose();
-  });
+  const { progress, formError, setFormError, fileError, upload, clearFileRefusal } = useWorkUpload(
+    () => {
+      clearDraft();
+      onClose();
+    },
+  );
   const { requestClose, prompt } = useDiscardGuard(
     hasText(draft) || files.length > 0,
     onClose,
@@ -106,6 +109,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    clearFileRefusal();
     const requirement_responses = responses.map((t, i) => ({
       requirement_index: i,
       response_text: t,
@@ -154,7 +158,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
       size="lg"
       banner={prompt}
     >
-      <form className="form" onSubmit={submit} noValidate aria-label="Submit detailed report">
+      <Form className="form" onSubmit={submit} noValidate aria-label="Submit detailed report">
         <p className="muted">{DETAILED_REPORT_LINE}</p>
         <p className="muted">
           <strong>{job.title}</strong> · answer each thing the poster asked you to check.
@@ -227,7 +231,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
         <Field
           label="Screenshots or screen recordings"
           optional
-          error={errors.files || undefined}
+          error={errors.files || fileError || undefined}
           hint="Images up to 10MB, videos up to 100MB. One main file recommended; share extra links in your feedback."
         >
           <input
@@ -255,7 +259,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
             {resubmit ? 'Resubmit Work' : 'Submit Work'}
           </button>
         </div>
-      </form>
+      </Form>
     </Modal>
   );
 }

@@ -22,6 +22,7 @@ import { MinutesField } from './minutes-field';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+import { Form } from '../../../components/form';
 
 export const QUICK_REPORT = 'Quick report';
 export const QUICK_REPORT_LINE =
@@ -75,10 +76,12 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const [file, setFile] = useState<File | null>(null);
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
-    clearDraft();
-    onClose();
-  });
+  const { progress, formError, setFormError, fileError, upload, clearFileRefusal } = useWorkUpload(
+    () => {
+      clearDraft();
+      onClose();
+    },
+  );
   const { requestClose, prompt } = useDiscardGuard(
     hasText(draft) || file !== null,
     onClose,
@@ -101,6 +104,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    clearFileRefusal();
     const parsed = submitWorkDashboardSchema.safeParse({
       feedback_text: feedback,
       key_finding_1: findings[0],
@@ -147,7 +151,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
       size="lg"
       banner={prompt}
     >
-      <form
+      <Form
         className="form"
         onSubmit={submit}
         noValidate
@@ -235,7 +239,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
         <Field
           label="Screenshot"
           optional
-          error={errors.screenshot || undefined}
+          error={errors.screenshot || fileError || undefined}
           hint="PNG, JPG or GIF, up to 10MB."
         >
           <input
@@ -262,7 +266,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             {resubmit ? 'Resubmit Work' : 'Submit Work'}
           </button>
         </div>
-      </form>
+      </Form>
     </Modal>
   );
 }
