@@ -31,6 +31,7 @@ beforeAll(async () => {
     () => import('../features/landing/components/job-request-form'),
     () => import('../features/landing/components/developer-lead-form'),
     () => import('../components/feedback-form'),
+    () => import('../features/landing/components/live-proof'),
     () => import('./shell'),
     () => import('../features/poster/components/poster-dashboard'),
     () => import('../features/poster/components/post-job-launcher'),

@@ -15,6 +15,16 @@ import type { AppStore } from './store';
 const Shell = lazy(() => import('./shell'));
 const PaymentSuccess = lazy(() => import('../features/payment-return/components/payment-success'));
 const PaymentCancel = lazy(() => import('../features/payment-return/components/payment-cancel'));
+const ExampleReport = lazy(() => import('../features/info/components/example-report'));
+const TermsPage = lazy(() =>
+  import('../features/info/components/policy-pages').then((m) => ({ default: m.TermsPage })),
+);
+const PrivacyPage = lazy(() =>
+  import('../features/info/components/policy-pages').then((m) => ({ default: m.PrivacyPage })),
+);
+const RefundPage = lazy(() =>
+  import('../features/info/components/policy-pages').then((m) => ({ default: m.RefundPage })),
+);
 
 function NotFound() {
   return (
@@ -76,6 +86,10 @@ function AppRoutes() {
         />
         <Route path="/payment/success" element={<PaymentSuccess />} />
         <Route path="/payment/cancel" element={<PaymentCancel />} />
+        <Route path="/example-report" element={<ExampleReport />} />
+        <Route path="/terms" element={<TermsPage />} />
+        <Route path="/privacy" element={<PrivacyPage />} />
+        <Route path="/refunds" element={<RefundPage />} />
         <Route path="*" element={<NotFound />} />
       </Routes>
     </Suspense>

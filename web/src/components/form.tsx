@@ -1,17 +1,11 @@
 import { useEffect, useRef, type FormHTMLAttributes, type SubmitEvent } from 'react';
+import { scrollBehavior } from '../lib/motion';
 
 /** How long after a submit an error that arrives (a server's field errors) still takes focus. */
 const FOCUS_WINDOW_MS = 15_000;
 
 const INVALID = '[aria-invalid="true"]';
 const FOCUSABLE = 'input:not([type="hidden"]), select, textarea, button, [tabindex]';
-
-/** True when the visitor asked the system for less motion. */
-export function prefersReducedMotion(): boolean {
-  return typeof window.matchMedia === 'function'
-    ? window.matchMedia('(prefers-reduced-motion: reduce)').matches
-    : false;
-}
 
 /**
  * The first control of `form` that shows an error: a field marked aria-invalid, else the
@@ -29,7 +23,7 @@ export function firstInvalid(form: HTMLElement): HTMLElement | null {
 
 /** Scrolls `el` into the middle of the window (no animation when motion is reduced) and focuses it. */
 export function revealAndFocus(el: HTMLElement) {
-  el.scrollIntoView?.({ block: 'center', behavior: prefersReducedMotion() ? 'auto' : 'smooth' });
+  el.scrollIntoView?.({ block: 'center', behavior: scrollBehavior() });
   if (el.getAttribute('role') === 'alert' && !el.hasAttribute('tabindex')) el.tabIndex = -1;
   el.focus({ preventScroll: true });
 }

@@ -228,7 +228,8 @@ function WaitlistSection({
                   </a>
                 </div>
               ) : null}
-              {e.note ? <div className="prewrap muted">{e.note}</div> : null}
+              {/* Older waitlist entries stored the name as the note too: show it once. */}
+              {e.note && e.note !== e.name ? <div className="prewrap muted">{e.note}</div> : null}
               <div className="muted">{formatDate(e.created_at)}</div>
               {testerByEmail.has(e.email.toLowerCase()) ? (
                 <div className="muted">Has a tester account: its approval is shown here.</div>

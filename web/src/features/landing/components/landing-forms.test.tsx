@@ -82,14 +82,31 @@ describe('waitlist form', () => {
     );
     expect(calls[0].url).toBe('/api/waitlist');
     expect(calls[0].method).toBe('POST');
+    // The name is not sent again as the note: an empty note is left out.
     expect(calls[0].body).toEqual({
       email: 'ann@yahoo.com',
       role: 'tester',
       name: 'Ann Lee',
-      note: 'Ann Lee',
     });
     expect((screen.getByLabelText('Name') as HTMLInputElement).value).toBe('');
     expect((screen.getByLabelText('Email') as HTMLInputElement).value).toBe('');
+  });
+
+  it('sends what was written in the optional note as the note, and clears it on success', async () => {
+    const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
+    renderWithStore(<WaitlistForm />);
+    await userEvent.type(screen.getByLabelText('Name'), 'Ann Lee');
+    await userEvent.type(screen.getByLabelText('Email'), 'ann@yahoo.com');
+    await userEvent.type(screen.getByLabelText(/^Note/), '  I use Outlook ');
+    await userEvent.click(screen.getByRole('button', { name: 'Join Waitlist' }));
+    await screen.findByRole('status');
+    expect(calls[0].body).toEqual({
+      email: 'ann@yahoo.com',
+      role: 'tester',
+      name: 'Ann Lee',
+      note: 'I use Outlook',
+    });
+    expect((screen.getByLabelText(/^Note/) as HTMLInputElement).value).toBe('');
   });
 
   it("shows 'Failed to join waitlist' when the answer is not a success", async () => {

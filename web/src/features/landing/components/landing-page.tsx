@@ -1,6 +1,7 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { scrollToSection } from '../scroll-to-section';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
+import { SiteFooter } from '../../../components/site-footer';
 import { useHydrated } from '../use-hydrated';
 
 // The forms (and the API layer they use) load right after first paint, keeping the
@@ -17,6 +18,7 @@ const JobRequestForm = lazy(() =>
 const DeveloperLeadForm = lazy(() =>
   import('./developer-lead-form').then((m) => ({ default: m.DeveloperLeadForm })),
 );
+const LiveProof = lazy(() => import('./live-proof').then((m) => ({ default: m.LiveProof })));
 const FeedbackForm = lazy(() =>
   import('../../../components/feedback-form').then((m) => ({ default: m.FeedbackForm })),
 );
@@ -107,7 +109,18 @@ interface LandingPageProps {
   authError?: { code: string; message: string } | null;
 }
 
+/** The landing's sections a link may open (/#job-request from the other public pages). */
+const SECTIONS = new Set(['samples', 'job-request', 'tester-signup', 'how', 'faq']);
+
 export function LandingPage({ signedIn, authError }: LandingPageProps) {
+  const { hash } = useLocation();
+  const hydrated = useHydrated();
+  useEffect(() => {
+    const id = hash.slice(1);
+    if (hydrated && SECTIONS.has(id)) scrollToSection(id);
+  }, [hash, hydrated]);
+  // Only one waitlist form at a time: the sign-in problem's, when it offers one.
+  const waitlistAtTop = authError?.code === 'gmail_only';
   return (
     <div className="landing">
       <a className="skip-link" href="#main">
@@ -205,6 +218,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                   See Samples
                 </button>
               </div>
+              <p className="hero__example">
+                <Link to="/example-report">See a complete example report</Link>
+              </p>
               <ul className="hero__facts" aria-label="Key facts">
                 <li>
                   <strong>$1</strong> per test
@@ -216,6 +232,11 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                   <strong>1 free</strong> revision
                 </li>
               </ul>
+              {hydrated ? (
+                <Suspense fallback={null}>
+                  <LiveProof />
+                </Suspense>
+              ) : null}
             </div>
             <aside className="price-card" aria-label="Pricing">
               <p className="price-card__label">One human test</p>
@@ -257,6 +278,11 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </figure>
               ))}
             </div>
+            <p className="samples__more">
+              <Link className="btn btn--secondary" to="/example-report">
+                Read a complete example report
+              </Link>
+            </p>
           </div>
         </section>
 
@@ -399,13 +425,15 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 checklist, write what you noticed. Sign up and an admin approves you before your
                 first job.
               </p>
-              <div className="card card--soft">
-                <h3>No Gmail? Join the waitlist</h3>
-                <p className="muted">Other e-mail providers coming soon.</p>
-                <Deferred>
-                  <WaitlistForm />
-                </Deferred>
-              </div>
+              {waitlistAtTop ? null : (
+                <div className="card card--soft">
+                  <h3>No Gmail? Join the waitlist</h3>
+                  <p className="muted">Other e-mail providers coming soon.</p>
+                  <Deferred>
+                    <WaitlistForm />
+                  </Deferred>
+                </div>
+              )}
             </div>
             <div className="card card--form">
               <Deferred>
@@ -433,14 +461,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
         </section>
       </main>
 
-      <footer className="site-footer">
-        <div className="container site-footer__inner">
-          <span>© HumanTest — $1 human website testing</span>
-          <nav aria-label="Footer">
-            <Link to="/login/tester">Tester Login</Link>
-          </nav>
-        </div>
-      </footer>
+      <SiteFooter />
     </div>
   );
 }

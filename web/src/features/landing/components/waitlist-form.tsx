@@ -6,10 +6,11 @@ import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
 import { Form } from '../../../components/form';
 
-/** Waitlist for people without Gmail: name + email → POST /api/waitlist (role 'tester'). */
+/** Waitlist for people without Gmail: name, email and an optional note → POST /api/waitlist (role 'tester'). */
 export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState(initialEmail);
+  const [note, setNote] = useState('');
   const [join, { isLoading }] = useJoinWaitlistMutation();
   const filled = canSubmitWaitlist(name, email);
   const fillAllId = useId();
@@ -20,7 +21,8 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
         email: email.trim().toLowerCase(),
         role: 'tester',
         name: name.trim(),
-        note: name.trim(),
+        // The note is what the visitor wrote in it (their provider, a question), never the name.
+        ...(note.trim() ? { note: note.trim() } : {}),
       });
       if (!('data' in res && res.data?.success))
         return {
@@ -31,6 +33,7 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
         };
       setName('');
       setEmail('');
+      setNote('');
       return { success: MSG.waitlistSuccess };
     },
   });
@@ -51,6 +54,18 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
           autoComplete="email"
           value={email}
           onChange={(e) => setEmail(e.target.value)}
+        />
+      </Field>
+      <Field
+        label="Note"
+        optional
+        hint="Which e-mail provider you use, or anything we should know."
+      >
+        <textarea
+          rows={2}
+          maxLength={2000}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
         />
       </Field>
       <button
