@@ -296,8 +296,8 @@ describe('app routes and session', () => {
     );
     go('/dashboard');
     render(<App store={makeStore()} />);
-    expect(window.location.pathname).toBe('/login');
-    await waitFor(() => expect(calls.some((c) => c.url === '/api/auth/refresh')).toBe(true));
+    await waitFor(() => expect(window.location.pathname).toBe('/login'));
+    expect(calls.some((c) => c.url === '/api/auth/refresh')).toBe(true);
     expect(screen.queryByRole('button', { name: 'Logout' })).toBeNull();
     expect(calls.some((c) => c.url === '/api/me')).toBe(false);
     expect(getToken()).toBeNull();
@@ -307,6 +307,28 @@ describe('app routes and session', () => {
     window.localStorage.setItem(LOGOUT_MARK_KEY, 'earlier-logout');
     setToken('fresh');
     expect(getToken()).toBe('fresh');
+  });
+
+  it('shows a loading state, not the sign-in page, while a reload restores the session on a slow network', async () => {
+    document.cookie = 'XSRF-TOKEN=x; path=/';
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    mockFetch(async (c) => {
+      if (c.url === '/api/auth/refresh') {
+        await held;
+        return { body: { access_token: 'fresh' } };
+      }
+      return { body: c.url === '/api/me' ? poster : { jobs: [] } };
+    });
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    expect(screen.getByRole('status').textContent).toBe('Starting your session…');
+    expect(screen.queryByRole('heading', { name: 'Sign in' })).toBeNull();
+    expect(window.location.pathname).toBe('/dashboard');
+    answer();
+    expect(await screen.findByRole('button', { name: 'Logout' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/dashboard');
+    expect(screen.queryByRole('heading', { name: 'Sign in' })).toBeNull();
   });
 
   it('redirects /dashboard to the login screen when signed out', () => {

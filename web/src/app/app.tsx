@@ -41,12 +41,15 @@ function NotFound() {
 }
 
 function AppRoutes() {
-  const { authError, exchanging } = useSessionBootstrap();
+  const { authError, exchanging, restoring } = useSessionBootstrap();
   const session = useSharedSelector((s) => s.session);
   // The prerendered landing page is the signed-out one: hydrate it as such, then show a
   // signed-in visitor's "Go to Dashboard" (one re-render right after hydration).
   const hydrated = useHydrated();
   if (exchanging) return <Loading label="Signing you in…" />;
+  // While a session is restored from the refresh cookie, the screens that depend on it wait.
+  const starting =
+    restoring && !session.signedIn ? <Loading label="Starting your session…" /> : null;
   return (
     <Suspense fallback={<Loading />}>
       <Routes>
@@ -57,31 +60,34 @@ function AppRoutes() {
         <Route
           path="/login"
           element={
-            session.signedIn ? (
+            starting ??
+            (session.signedIn ? (
               <Navigate to="/dashboard" replace />
             ) : (
               <SignIn notice={session.notice ?? authError?.message} />
-            )
+            ))
           }
         />
         <Route
           path="/login/tester"
           element={
-            session.signedIn ? (
+            starting ??
+            (session.signedIn ? (
               <Navigate to="/dashboard" replace />
             ) : (
               <TesterLogin notice={authError?.message ?? session.notice} code={authError?.code} />
-            )
+            ))
           }
         />
         <Route
           path="/dashboard/*"
           element={
-            session.signedIn ? (
+            starting ??
+            (session.signedIn ? (
               <Shell />
             ) : (
               <Navigate to={session.lastExit === 'logout' ? '/' : '/login'} replace />
-            )
+            ))
           }
         />
         <Route path="/payment/success" element={<PaymentSuccess />} />
