@@ -39,8 +39,12 @@ export const MSG = {
   signupOk: "You're signed up! We'll e-mail you as soon as an admin approves your tester account.",
   signInFirst: 'Please sign in first',
   signInToContinue: 'Sign in with Google to continue',
+  jobRequestNext:
+    'What happens next: sign in with Google, Post New Job opens with this filled in, and you pay $1 at checkout. Nothing is charged before that.',
+  jobRequestNextSignedIn:
+    'Post New Job opens on your dashboard with this filled in: check it and pay $1 at checkout.',
   draftKept:
-    "Your request is kept: after you sign in, Post New Job opens with it, ready to pay $1.",
+    'Your request is kept: after you sign in, Post New Job opens with it, ready to pay $1.',
   jobRequestFailure: 'Failed to create job. Please try again.',
   jobRequestOk: "Job request received! We'll follow up by e-mail within 24 hours.",
   failure: 'Something went wrong. Please try again.',
@@ -103,9 +107,10 @@ export interface JobRequest {
   url: string;
   needs: string;
 }
-export function validateJobRequest(v: JobRequest): Record<string, string> {
+/** The job request's problems; a signed-in visitor is not asked for an e-mail (`needsEmail` false). */
+export function validateJobRequest(v: JobRequest, needsEmail = true): Record<string, string> {
   const e: Record<string, string> = {};
-  const mail = emailProblem(v.email);
+  const mail = needsEmail ? emailProblem(v.email) : null;
   if (mail) e.email = mail;
   const url = v.url.trim() ? urlProblem(v.url) : MSG.urlRequired;
   if (url) e.url = url;

@@ -321,8 +321,8 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <div>
               <h2 id="job-request-title">Get your site tested</h2>
               <p className="section__lead">
-                Tell us what to look at. Signed-in site owners can post a paid job straight from the
-                dashboard; this form sends us a request and we'll set it up with you.
+                Tell us what to look at. After you sign in with Google, Post New Job opens with your
+                request filled in, ready to pay $1.
               </p>
               <ul className="checklist">
                 <li>$1 per test, paid securely at checkout</li>
@@ -332,7 +332,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             </div>
             <div className="card card--form">
               <Deferred>
-                <JobRequestForm />
+                <JobRequestForm signedIn={signedIn} />
               </Deferred>
             </div>
           </div>
