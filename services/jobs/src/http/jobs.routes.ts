@@ -101,6 +101,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
         jobs: page.map((p) => toJobView(p.job)),
         next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null,
         usual_minutes: usual === null ? null : Math.round(usual),
+        max_active_claims: deps.config.MAX_ACTIVE_CLAIMS,
       };
       return Buffer.from(JSON.stringify(answer));
     });
@@ -110,8 +111,8 @@ export function jobsRoutes(deps: JobsDeps): Router {
       res.type('application/json').send(body);
       return;
     }
-    const shared = JSON.parse(body.toString('utf8')) as { jobs: unknown[]; next_cursor: string | null };
-    res.json({ jobs: [...held.map((j) => toJobView(j)), ...shared.jobs], next_cursor: shared.next_cursor });
+    const shared = JSON.parse(body.toString('utf8')) as AvailableJobsPage;
+    res.json({ ...shared, jobs: [...held.map((j) => toJobView(j)), ...shared.jobs] });
   });
 
   r.get('/api/tester/my-jobs', authenticate, requireRole('tester'), async (req, res) => {
