@@ -101,7 +101,12 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
               <div className="muted">{j.poster_info?.email}</div>
             </td>
             <td>
-              <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+              {/* An unpaid job is not open to testers: it is labelled unpaid, not Open. */}
+              {j.status === 'open' && j.payment_status !== 'paid' ? null : (
+                <>
+                  <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+                </>
+              )}
               {j.payment_status !== 'paid' ? (
                 <span className="badge badge--unpaid">unpaid</span>
               ) : null}
@@ -235,19 +240,22 @@ function WaitlistSection({
                 <div className="muted">Has a tester account: its approval is shown here.</div>
               ) : null}
             </div>
-            {(() => {
-              const account = testerByEmail.get(e.email.toLowerCase());
-              return (
-                <label className="switch">
-                  <input
-                    type="checkbox"
-                    checked={optimistic.value(e.id, account ? account.approved : e.approved)}
-                    onChange={(ev) => toggle(e.id, ev.target.checked, account?.id)}
-                  />
-                  <span>Approved</span>
-                </label>
-              );
-            })()}
+            {/* A job request is not something to approve: no switch on it. */}
+            {kind === 'job_request'
+              ? null
+              : (() => {
+                  const account = testerByEmail.get(e.email.toLowerCase());
+                  return (
+                    <label className="switch">
+                      <input
+                        type="checkbox"
+                        checked={optimistic.value(e.id, account ? account.approved : e.approved)}
+                        onChange={(ev) => toggle(e.id, ev.target.checked, account?.id)}
+                      />
+                      <span>Approved</span>
+                    </label>
+                  );
+                })()}
           </li>
         ))}
       </ul>
