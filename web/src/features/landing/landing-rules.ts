@@ -90,13 +90,23 @@ export interface TesterSignup {
   contact: string;
   about: string;
 }
+/**
+ * A contact address as people type it: 'linkedin.com/in/x' or 'www.site.com' gets https://
+ * in front; anything with a scheme (or empty) is kept as typed.
+ */
+export function withHttps(text: string): string {
+  const t = text.trim();
+  if (!t || /^[a-z][a-z0-9+.-]*:/i.test(t)) return t;
+  return `https://${t.replace(/^\/+/, '')}`;
+}
+
 export function validateTesterSignup(v: TesterSignup): Record<string, string> {
   const e: Record<string, string> = {};
   const mail = emailProblem(v.email);
   if (mail) e.email = mail;
   else if (!isGmail(v.email)) e.email = MSG.gmailOnly;
   if (!(TESTER_ROLES as readonly string[]).includes(v.role)) e.role = MSG.roleRequired;
-  const contact = v.contact.trim() ? urlProblem(v.contact) : null;
+  const contact = v.contact.trim() ? urlProblem(withHttps(v.contact)) : null;
   if (contact) e.contact = contact;
   if (v.about.trim().length > 2000) e.about = MSG.noteTooLong;
   return e;

@@ -169,6 +169,16 @@ describe('tester signup form', () => {
     });
   });
 
+  it('accepts a contact typed without https (linkedin.com/in/x) and sends it with https://', async () => {
+    const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
+    renderWithStore(<TesterSignupForm />);
+    await fill();
+    await userEvent.type(screen.getByLabelText(/Contact info/), 'linkedin.com/in/tess');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign Up to Test' }));
+    expect(await screen.findByRole('status')).toBeTruthy();
+    expect((calls[0].body as { url: string }).url).toBe('https://linkedin.com/in/tess');
+  });
+
   it("answers 409 with 'Already signed up! You'll hear from us soon.'", async () => {
     mockFetch(() => ({ status: 409, body: { detail: 'duplicate', code: 'conflict' } }));
     renderWithStore(<TesterSignupForm />);

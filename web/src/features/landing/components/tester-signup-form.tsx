@@ -8,6 +8,7 @@ import {
   TESTER_ROLES,
   isGmail,
   validateTesterSignup,
+  withHttps,
   type TesterSignup,
 } from '../landing-rules';
 import { WaitlistForm } from './waitlist-form';
@@ -33,7 +34,7 @@ export function TesterSignupForm() {
       const res = await join({
         email: v.email.trim().toLowerCase(),
         role: v.role,
-        url: v.contact.trim() || undefined,
+        url: withHttps(v.contact) || undefined,
         note: v.about.trim() || undefined,
       });
       if ('error' in res && res.error) return { error: signupError(res.error) };
@@ -75,9 +76,10 @@ export function TesterSignupForm() {
           error={errors.contact}
         >
           <input
-            type="url"
+            type="text"
             inputMode="url"
-            placeholder="https://"
+            autoComplete="url"
+            placeholder="linkedin.com/in/you"
             value={v.contact}
             onChange={(e) => setV({ ...v, contact: e.target.value })}
           />
