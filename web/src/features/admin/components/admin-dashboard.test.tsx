@@ -336,6 +336,64 @@ describe('Admin dashboard', () => {
     );
   });
 
+  it('lists for Assign only the testers who can take the job, or says why nobody can', async () => {
+    backend((c) => {
+      if (c.url === '/api/jobs')
+        return {
+          body: {
+            jobs: [
+              job('usjob0001', 'open'),
+              job('cajob0001', 'open', { geo_rule: 'us_pr_ca' }),
+              job('srjob0001', 'open', { assistive_tech: 'screen_reader' }),
+            ],
+          },
+        };
+      if (c.url === '/api/admin/available-testers')
+        return {
+          body: {
+            testers: [
+              {
+                id: 'us1',
+                email: 'u@gmail.com',
+                name: 'Uma',
+                approved: true,
+                country: 'US',
+                assistive_tech: [],
+              },
+              {
+                id: 'ca1',
+                email: 'c@gmail.com',
+                name: 'Cal',
+                approved: true,
+                country: 'CA',
+                assistive_tech: [],
+              },
+            ],
+          },
+        };
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const options = async (id: string) => {
+      const select = await screen.findByLabelText(`Assign job ${id.slice(0, 8)} to tester`);
+      await within(select).findByRole('option', { name: 'Uma (US)' });
+      return within(select)
+        .getAllByRole('option')
+        .map((o) => o.textContent)
+        .slice(1);
+    };
+    // A Canadian may not take a US & PR job; both may take a US, PR & CA one.
+    expect(await options('usjob0001')).toEqual(['Uma (US)']);
+    expect(await options('cajob0001')).toEqual(['Uma (US)', 'Cal (CA)']);
+    // Nobody uses a screen reader: no list, the reason instead.
+    const row = screen.getByText('Job srjob0001').closest('tr')!;
+    expect(within(row).queryByRole('combobox')).toBeNull();
+    expect(
+      within(row).getByText(/No approved tester can take it: none in an admitted country uses/),
+    ).toBeTruthy();
+  });
+
   it("shows testers' ratings and assistive technology in Manage, filters by it, and shows job ratings", async () => {
     const reader = {
       id: 'tst2',

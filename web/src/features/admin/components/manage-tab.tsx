@@ -1,5 +1,11 @@
 import { useState } from 'react';
-import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
+import {
+  ASSISTIVE_TECH,
+  ASSISTIVE_TECH_LABELS,
+  type AssistiveTech,
+  type TesterDto,
+} from '@htm/contracts/identity';
+import { geoAllows } from '@htm/contracts/marketplace';
 import { Field } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { ReviewModal } from '../../../components/review-modal';
@@ -35,17 +41,34 @@ function useOptimisticToggles() {
   return { value: (id: string, server: boolean) => overrides[id] ?? server, set };
 }
 
+/** Whether an approved tester can take `job`: its geo rule admits their country, and they use its assistive technology. */
+export function canTake(job: Job, t: TesterDto): boolean {
+  if (!geoAllows(job.geo_rule, t.country)) return false;
+  return !job.assistive_tech || (t.assistive_tech ?? []).includes(job.assistive_tech);
+}
+
+/** Assign: only the approved testers who can take this job, or why there are none. */
 function AssignControl({ job }: { job: Job }) {
   const { data: testers = [] } = useListAvailableTestersQuery();
   const [testerId, setTesterId] = useState('');
   const [assign, { isLoading }] = useAssignJobMutation();
   const { toast, status } = useNotify();
+  const eligible = testers.filter((t) => canTake(job, t));
   const onAssign = async () => {
     if (!testerId) return;
     const res = await assign({ jobId: job.id, testerId });
     if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to assign job'));
     else status(`Job #${shortId(job.id)} assigned.`);
   };
+  if (testers.length && !eligible.length)
+    return (
+      <p className="muted">
+        No approved tester can take it:{' '}
+        {job.assistive_tech
+          ? `none in an admitted country uses ${ASSISTIVE_TECH_LABELS[job.assistive_tech]}.`
+          : 'none lives in a country this job admits.'}
+      </p>
+    );
   return (
     <div className="inline-control">
       <label className="sr-only" htmlFor={`assign-${job.id}`}>
@@ -57,7 +80,7 @@ function AssignControl({ job }: { job: Job }) {
         onChange={(e) => setTesterId(e.target.value)}
       >
         <option value="">Approved tester…</option>
-        {testers.map((t) => (
+        {eligible.map((t) => (
           <option key={t.id} value={t.id}>
             {t.name || t.email} ({t.country ?? '—'})
           </option>
