@@ -499,8 +499,9 @@ describe('Admin dashboard', () => {
     // The signup's own flag says false, the tester account says approved: one state, approved.
     const signupSwitch = (await within(signups).findByLabelText(/Approved/)) as HTMLInputElement;
     await waitFor(() => expect(signupSwitch.checked).toBe(true));
-    // Un-approving in Tester approvals unticks the signup too.
+    // Un-approving in Tester approvals (after its confirmation) unticks the signup too.
     await userEvent.click(await within(testers).findByLabelText('Approved'));
+    await userEvent.click(within(testers).getByRole('button', { name: 'Yes, un-approve' }));
     await waitFor(() => expect(signupSwitch.checked).toBe(false));
     expect(calls.filter((c) => c.method === 'PATCH').map((c) => c.url)).toEqual([
       '/api/admin/approve-tester/tst1',
@@ -510,6 +511,41 @@ describe('Admin dashboard', () => {
     await waitFor(() => expect(approved).toBe(true));
     await waitFor(() =>
       expect((within(testers).getByLabelText('Approved') as HTMLInputElement).checked).toBe(true),
+    );
+  });
+
+  it('says how many claimed jobs un-approving a tester releases, before anything is sent', async () => {
+    const { calls } = backend((c) =>
+      c.url === '/api/jobs'
+        ? {
+            body: {
+              jobs: [
+                job('held00001', 'claimed', { tester_id: 'tst1' }),
+                job('held00002', 'revision_requested', { tester_id: 'tst1' }),
+                job('othr00001', 'claimed', { tester_id: 'someone' }),
+              ],
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const testers = await screen.findByRole('region', { name: 'Tester approvals' });
+    await userEvent.click(await within(testers).findByLabelText('Approved'));
+    const ask = within(testers).getByRole('group', { name: 'Un-approve Tess?' });
+    expect(ask.textContent).toContain(
+      'Un-approve Tess? 2 claimed jobs will be released to other testers.',
+    );
+    expect(calls.some((c) => c.method === 'PATCH')).toBe(false);
+    await userEvent.click(within(ask).getByRole('button', { name: 'Keep approved' }));
+    expect(calls.some((c) => c.method === 'PATCH')).toBe(false);
+    expect((within(testers).getByLabelText('Approved') as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(within(testers).getByLabelText('Approved'));
+    await userEvent.click(within(testers).getByRole('button', { name: 'Yes, un-approve' }));
+    await waitFor(() =>
+      expect(
+        calls.find((c) => c.method === 'PATCH' && c.url === '/api/admin/approve-tester/tst1')?.body,
+      ).toEqual({ approved: false }),
     );
   });
 

@@ -287,8 +287,18 @@ function WaitlistSection({
   );
 }
 
-function TesterApprovals() {
+/** Jobs a tester holds now (claimed, or waiting for their revision): un-approving releases them. */
+function heldBy(jobs: Job[], testerId: string): number {
+  return jobs.filter(
+    (j) =>
+      j.tester_id === testerId && (j.status === 'claimed' || j.status === 'revision_requested'),
+  ).length;
+}
+
+function TesterApprovals({ jobs }: { jobs: Job[] }) {
   const [tech, setTech] = useState<AssistiveTech | ''>('');
+  // Un-approving asks first, saying how many held jobs go back to other testers.
+  const [confirming, setConfirming] = useState<string | null>(null);
   const {
     data: testers = [],
     error,
@@ -356,10 +366,44 @@ function TesterApprovals() {
               <input
                 type="checkbox"
                 checked={optimistic.value(t.id, t.approved)}
-                onChange={(e) => toggle(t.id, e.target.checked)}
+                onChange={(e) => (e.target.checked ? void toggle(t.id, true) : setConfirming(t.id))}
               />
               <span>Approved</span>
             </label>
+            {confirming === t.id ? (
+              <div
+                className="confirm-inline"
+                role="group"
+                aria-label={`Un-approve ${t.name || t.email}?`}
+              >
+                <span>
+                  Un-approve {t.name || t.email}?{' '}
+                  {(() => {
+                    const n = heldBy(jobs, t.id);
+                    return n
+                      ? `${n} claimed ${n === 1 ? 'job' : 'jobs'} will be released to other testers.`
+                      : 'No claimed jobs will be released.';
+                  })()}
+                </span>
+                <button
+                  type="button"
+                  className="btn btn--danger btn--sm"
+                  onClick={() => {
+                    setConfirming(null);
+                    void toggle(t.id, false);
+                  }}
+                >
+                  Yes, un-approve
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--ghost btn--sm"
+                  onClick={() => setConfirming(null)}
+                >
+                  Keep approved
+                </button>
+              </div>
+            ) : null}
           </li>
         ))}
       </ul>
@@ -384,7 +428,7 @@ export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) 
         title="Waitlist"
         searchLabel="Search waitlist"
       />
-      <TesterApprovals />
+      <TesterApprovals jobs={jobs} />
     </div>
   );
 }
