@@ -126,7 +126,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <p className="promo-banner">$1 for the human quirks AI skips - real eyes for real users.</p>
+      <aside aria-label="Offer">
+        <p className="promo-banner">$1 for the human quirks AI skips - real eyes for real users.</p>
+      </aside>
       <header className="site-header">
         <div className="container site-header__inner">
           <Link to="/" className="brand">
