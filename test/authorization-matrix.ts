@@ -128,6 +128,7 @@ export const MATRIX: MatrixRow[] = [
   { method: 'PATCH', path: () => '/api/admin/waitlist/00000000-0000-4000-8000-000000000000', body: { approved: true }, expect: adminOnly(404) },
   // analytics
   { method: 'GET', path: () => '/api/admin/insights?from=2026-03-01&to=2026-03-31', expect: adminOnly() },
+  { method: 'GET', path: () => '/api/public/proof', expect: all(200) },
   // notifications
   { method: 'GET', path: () => '/api/notifications/preferences', expect: all(200, { anon: 401 }) },
   { method: 'PATCH', path: () => '/api/notifications/preferences', body: {}, expect: all(200, { anon: 401 }) },

@@ -134,19 +134,35 @@ const overflow = (p: Page) =>
     };
   });
 
-describe('nothing overflows sideways on a phone (390 px)', () => {
-  it("keeps the poster's dashboard, the Post New Job dialog, the tester's and the admin's screens inside the window", async () => {
+/** Every phone width the product must fit without scrolling sideways. */
+const PHONES = [320, 390, 414];
+
+/** Resizes the page to each phone width and measures the overflow there ({width: overflow}). */
+async function overflowAtPhones(p: Page, name?: string) {
+  const seen: Record<number, { page: number; dialog: number }> = {};
+  for (const width of PHONES) {
+    await p.setViewportSize({ width, height: 844 });
+    if (name && width !== 390) await shot(p, `${name}-${width}`);
+    seen[width] = await overflow(p);
+  }
+  await p.setViewportSize({ width: 390, height: 844 });
+  return seen;
+}
+const NONE = Object.fromEntries(PHONES.map((w) => [w, { page: 0, dialog: 0 }]));
+
+describe('nothing overflows sideways on a phone (320-414 px)', () => {
+  it("keeps the poster's dashboard, the Post New Job dialog, the public pages, the tester's and the admin's screens inside the window", async () => {
     const ctx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
     const p = await ctx.newPage();
     await signInPoster(p, run.product.baseUrl, `phone${ts}@gmail.com`, 'Phil');
-    expect(await overflow(p)).toEqual({ page: 0, dialog: 0 });
+    expect(await overflowAtPhones(p, 'layout-poster')).toEqual(NONE);
     await p.getByRole('button', { name: 'Post New Job' }).click();
     const dialog = p.getByRole('dialog');
     await dialog.getByLabel('Who may test').waitFor();
     await shot(p, 'layout-post-new-job-390');
     // The dialog is open, and neither it nor the page scrolls sideways.
     expect(await dialog.isVisible()).toBe(true);
-    expect(await overflow(p)).toEqual({ page: 0, dialog: 0 });
+    expect(await overflowAtPhones(p, 'layout-post-new-job')).toEqual(NONE);
     const submit = await dialog.getByRole('button', { name: 'Post Job & Pay $1' }).boundingBox();
     expect(submit && submit.x >= 0 && submit.x + submit.width <= 390).toBe(true);
     await p.keyboard.press('Escape');
@@ -163,10 +179,31 @@ describe('nothing overflows sideways on a phone (390 px)', () => {
     const tester = await testerCtx.newPage();
     await tester.goto(`${run.product.baseUrl}/`);
     await tester.getByRole('form', { name: 'Tester signup' }).waitFor();
-    expect(await overflow(tester)).toEqual({ page: 0, dialog: 0 });
+    expect(await overflowAtPhones(tester, 'layout-landing')).toEqual(NONE);
     await tester.goto(`${run.product.baseUrl}/login/tester`);
     await tester.getByRole('link', { name: 'Continue with Google' }).waitFor();
-    expect(await overflow(tester)).toEqual({ page: 0, dialog: 0 });
+    expect(await overflowAtPhones(tester)).toEqual(NONE);
+    // The public pages a visitor reaches from the landing page.
+    for (const path of ['/example-report', '/terms']) {
+      await tester.goto(`${run.product.baseUrl}${path}`);
+      await tester.getByRole('heading', { level: 1 }).waitFor();
+      expect(await overflowAtPhones(tester, `layout${path.replace('/', '-')}`)).toEqual(NONE);
+    }
+    // Signed in, choosing the tester role (then the pending-approval dashboard).
+    await tester.goto(
+      `${run.product.baseUrl}/api/auth/dev/login?email=phonetester${ts}@gmail.com&name=Tia&intent=poster`,
+    );
+    const chooser = tester.getByRole('heading', { name: 'Choose Your Role' });
+    await chooser.waitFor();
+    expect(await overflowAtPhones(tester, 'layout-choose-role')).toEqual(NONE);
+    await tester.getByRole('radio', { name: /^Tester/ }).check();
+    await tester.getByLabel('Location').selectOption('USA');
+    await tester.getByLabel('Country').selectOption('US');
+    await tester.getByRole('button', { name: 'Continue' }).click();
+    await tester
+      .getByRole('heading', { name: 'Your tester account is pending approval' })
+      .waitFor();
+    expect(await overflowAtPhones(tester, 'layout-tester-pending')).toEqual(NONE);
     await testerCtx.close();
 
     const admin = await ctx.newPage();
@@ -177,8 +214,8 @@ describe('nothing overflows sideways on a phone (390 px)', () => {
       await admin.getByRole('tab', { name: tab }).click();
       await admin.getByRole('tab', { name: tab, selected: true }).waitFor();
       await shot(admin, `layout-admin-${tab.toLowerCase()}-390`);
-      expect(await overflow(admin)).toEqual({ page: 0, dialog: 0 });
+      expect(await overflowAtPhones(admin)).toEqual(NONE);
     }
     await ctx.close();
-  }, 90_000);
+  }, 150_000);
 });

@@ -104,3 +104,24 @@ export const insightsResponseSchema = z.object({
   packs: z.object({ ordered: count, testers: count, slots_refunded: count }),
 });
 export type InsightsResponse = z.infer<typeof insightsResponseSchema>;
+
+/**
+ * The landing page's live proof is shown only from this many delivered tests (and as many
+ * measured first results) on: fewer would not be an honest median.
+ */
+export const PROOF_MIN_TESTS = 10;
+
+/**
+ * GET /api/public/proof: `proof` is null while there is too little data to be honest, else the
+ * tests delivered (accepted, by the poster, the admin or automatically) and the median time from
+ * payment to the first result, in hours (one decimal).
+ */
+export const publicProofResponseSchema = z.object({
+  proof: z
+    .object({
+      tests_delivered: z.number().int().nonnegative(),
+      median_hours_to_first_result: z.number().nonnegative(),
+    })
+    .nullable(),
+});
+export type PublicProofResponse = z.infer<typeof publicProofResponseSchema>;

@@ -477,6 +477,8 @@ export interface AvailableJobsPage {
   next_cursor: string | null;
   /** Median minutes_spent of recent submissions ("usually N minutes"), null before any. */
   usual_minutes: number | null;
+  /** How many jobs a tester may hold at once (MAX_ACTIVE_CLAIMS): Claim waits while they hold that many. */
+  max_active_claims: number;
 }
 
 export interface SubmissionView {

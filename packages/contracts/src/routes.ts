@@ -24,7 +24,7 @@ import {
 } from './admin.js';
 import { sendFindingBodySchema, shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
-import { insightsQuerySchema, insightsResponseSchema } from './analytics.js';
+import { insightsQuerySchema, insightsResponseSchema, publicProofResponseSchema } from './analytics.js';
 import { adminAppealsQuerySchema, adminAppealsResponseSchema, appealBodySchema, appealDecisionBodySchema, appealResponseSchema, myAppealsResponseSchema } from './appeals.js';
 
 export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications' | 'analytics';
@@ -168,6 +168,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/notifications/unsubscribe', service: 'notifications', access: 'public', rate: 'form', summary: 'RFC 8058 one-click unsubscribe (List-Unsubscribe-Post from the mail client)', query: unsubscribeQuerySchema },
   { method: 'get', path: '/api/dev/mail', service: 'notifications', access: 'public', rate: 'api', summary: 'Development only: e-mails sent to an address, newest first (404 in production)', query: devMailQuerySchema },
   // analytics
+  { method: 'get', path: '/api/public/proof', service: 'analytics', access: 'public', rate: 'api', summary: "The landing page's live proof: tests delivered and the median hours to a first result (proof null while there is too little data)", response: publicProofResponseSchema },
   { method: 'get', path: '/api/admin/insights', service: 'analytics', access: 'user', rate: 'api', summary: 'Marketplace insights per day from the event stream (from/to: YYYY-MM-DD, at most 366 days)', query: insightsQuerySchema, response: insightsResponseSchema, roles: ['admin'] },
 ];
 

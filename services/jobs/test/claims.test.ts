@@ -82,6 +82,8 @@ describe('claiming', () => {
     expect(mine.body.jobs.map((j) => j.id)).toEqual([job.id]);
     const avail = await api(h, 'GET', '/api/tester/available-jobs?limit=100', t.token);
     expect(avail.body.jobs.map((j) => j.id)).not.toContain(job.id);
+    // The one-job rule the web app shows beside Claim (MAX_ACTIVE_CLAIMS of this harness).
+    expect(avail.body.max_active_claims).toBe(2);
   });
 
   it('enforces MAX_ACTIVE_CLAIMS even for simultaneous claims by one tester', async () => {

@@ -117,6 +117,7 @@ export interface JobsAnswer extends SubmissionView {
   job: JobView;
   jobs: JobView[];
   next_cursor: string | null;
+  max_active_claims: number;
   submission: SubmissionView;
   checkout_url: string | null;
   session_id: string | null;

@@ -31,6 +31,7 @@ beforeAll(async () => {
     () => import('../features/landing/components/job-request-form'),
     () => import('../features/landing/components/developer-lead-form'),
     () => import('../components/feedback-form'),
+    () => import('../features/landing/components/live-proof'),
     () => import('./shell'),
     () => import('../features/poster/components/poster-dashboard'),
     () => import('../features/poster/components/post-job-launcher'),
@@ -307,8 +308,8 @@ describe('app routes and session', () => {
     );
     go('/dashboard');
     render(<App store={makeStore()} />);
-    expect(window.location.pathname).toBe('/login');
-    await waitFor(() => expect(calls.some((c) => c.url === '/api/auth/refresh')).toBe(true));
+    await waitFor(() => expect(window.location.pathname).toBe('/login'));
+    expect(calls.some((c) => c.url === '/api/auth/refresh')).toBe(true);
     expect(screen.queryByRole('button', { name: 'Logout' })).toBeNull();
     expect(calls.some((c) => c.url === '/api/me')).toBe(false);
     expect(getToken()).toBeNull();
@@ -335,6 +336,28 @@ describe('app routes and session', () => {
     render(<App store={makeStore()} />);
     expect(await screen.findByRole('heading', { name: 'Welcome, Pat' })).toBeTruthy();
     expect(`${window.location.pathname}${window.location.search}`).toBe('/dashboard?job=job-1');
+  });
+
+  it('shows a loading state, not the sign-in page, while a reload restores the session on a slow network', async () => {
+    document.cookie = 'XSRF-TOKEN=x; path=/';
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    mockFetch(async (c) => {
+      if (c.url === '/api/auth/refresh') {
+        await held;
+        return { body: { access_token: 'fresh' } };
+      }
+      return { body: c.url === '/api/me' ? poster : { jobs: [] } };
+    });
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    expect(screen.getByRole('status').textContent).toBe('Starting your session…');
+    expect(screen.queryByRole('heading', { name: 'Sign in' })).toBeNull();
+    expect(window.location.pathname).toBe('/dashboard');
+    answer();
+    expect(await screen.findByRole('button', { name: 'Logout' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/dashboard');
+    expect(screen.queryByRole('heading', { name: 'Sign in' })).toBeNull();
   });
 
   it('redirects /dashboard to the login screen when signed out', () => {

@@ -16,6 +16,16 @@ import type { AppStore } from './store';
 const Shell = lazy(() => import('./shell'));
 const PaymentSuccess = lazy(() => import('../features/payment-return/components/payment-success'));
 const PaymentCancel = lazy(() => import('../features/payment-return/components/payment-cancel'));
+const ExampleReport = lazy(() => import('../features/info/components/example-report'));
+const TermsPage = lazy(() =>
+  import('../features/info/components/policy-pages').then((m) => ({ default: m.TermsPage })),
+);
+const PrivacyPage = lazy(() =>
+  import('../features/info/components/policy-pages').then((m) => ({ default: m.PrivacyPage })),
+);
+const RefundPage = lazy(() =>
+  import('../features/info/components/policy-pages').then((m) => ({ default: m.RefundPage })),
+);
 
 function NotFound() {
   return (
@@ -39,12 +49,15 @@ function ToSignIn({ to }: { to: string }) {
 }
 
 function AppRoutes() {
-  const { authError, exchanging } = useSessionBootstrap();
+  const { authError, exchanging, restoring } = useSessionBootstrap();
   const session = useSharedSelector((s) => s.session);
   // The prerendered landing page is the signed-out one: hydrate it as such, then show a
   // signed-in visitor's "Go to Dashboard" (one re-render right after hydration).
   const hydrated = useHydrated();
   if (exchanging) return <Loading label="Signing you in…" />;
+  // While a session is restored from the refresh cookie, the screens that depend on it wait.
+  const starting =
+    restoring && !session.signedIn ? <Loading label="Starting your session…" /> : null;
   return (
     <Suspense fallback={<Loading />}>
       <Routes>
@@ -55,35 +68,42 @@ function AppRoutes() {
         <Route
           path="/login"
           element={
-            session.signedIn ? (
+            starting ??
+            (session.signedIn ? (
               <Navigate to={returnTo()} replace />
             ) : (
               <SignIn notice={session.notice ?? authError?.message} />
-            )
+            ))
           }
         />
         <Route
           path="/login/tester"
           element={
-            session.signedIn ? (
+            starting ??
+            (session.signedIn ? (
               <Navigate to={returnTo()} replace />
             ) : (
               <TesterLogin notice={authError?.message ?? session.notice} code={authError?.code} />
-            )
+            ))
           }
         />
         <Route
           path="/dashboard/*"
           element={
-            session.signedIn ? (
+            starting ??
+            (session.signedIn ? (
               <Shell />
             ) : (
               <ToSignIn to={session.lastExit === 'logout' ? '/' : '/login'} />
-            )
+            ))
           }
         />
         <Route path="/payment/success" element={<PaymentSuccess />} />
         <Route path="/payment/cancel" element={<PaymentCancel />} />
+        <Route path="/example-report" element={<ExampleReport />} />
+        <Route path="/terms" element={<TermsPage />} />
+        <Route path="/privacy" element={<PrivacyPage />} />
+        <Route path="/refunds" element={<RefundPage />} />
         <Route path="*" element={<NotFound />} />
       </Routes>
     </Suspense>

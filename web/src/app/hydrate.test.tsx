@@ -70,7 +70,10 @@ describe('the prerendered landing page', () => {
   });
 
   it('is the signed-out page; a signed-in visitor gets Go to Dashboard right after hydration', async () => {
-    mockFetch(() => ({ status: 401, body: {} }));
+    // The landing's public live proof answers anyone; every other call is refused.
+    mockFetch((c) =>
+      c.url === '/api/public/proof' ? { body: { proof: null } } : { status: 401, body: {} },
+    );
     const { root, errors } = await hydrateLanding(() => {
       expect(screen.getByRole('link', { name: 'Sign in with Google' })).toBeTruthy();
       setToken('T1');

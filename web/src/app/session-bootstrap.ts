@@ -3,11 +3,11 @@ import { useEffect, useRef, useState } from 'react';
 import { useDispatch } from 'react-redux';
 import { useNavigate } from 'react-router';
 import { returnTo } from '../lib/return-to';
-import { AUTH_EXPIRED_EVENT, trySilentRefresh } from '../lib/base-query';
+import { AUTH_EXPIRED_EVENT, trySilentRefresh, xsrfToken } from '../lib/base-query';
 import { errorMessage } from '../lib/error-message';
 import { loggedOut, signedIn, signedOut } from '../lib/session-slice';
 import { onLogoutInOtherTab } from '../lib/session-sync';
-import { clearTokens, setToken } from '../lib/tokens';
+import { clearTokens, getToken, setToken } from '../lib/tokens';
 import { exchangeSession } from '../features/auth/api/create-session';
 import {
   SESSION_EXPIRED,
@@ -46,6 +46,16 @@ export function useSessionBootstrap() {
     () => typeof window !== 'undefined' && /session_id=/.test(window.location.hash),
   );
 
+  // A reload with no stored token but a refresh cookie: the session is being restored. Until the
+  // refresh answers, signed-in screens show a loading state, not the sign-in page.
+  const [restoring, setRestoring] = useState(
+    () =>
+      typeof window !== 'undefined' &&
+      !/(session_id|auth_error)=/.test(window.location.hash) &&
+      !getToken() &&
+      Boolean(xsrfToken()),
+  );
+
   const started = useRef(false);
 
   useEffect(() => {
@@ -78,9 +88,11 @@ export function useSessionBootstrap() {
       setAuthError({ code, message: authErrorMessage(code) ?? 'Google authentication failed' });
       if (TESTER_ENTRANCE_CODES.includes(code)) navigate('/login/tester', { replace: true });
     } else {
-      void trySilentRefresh().then((t) => {
-        if (t) dispatch(signedIn());
-      });
+      void trySilentRefresh()
+        .then((t) => {
+          if (t) dispatch(signedIn());
+        })
+        .finally(() => setRestoring(false));
     }
     // Runs once at start.
   }, []);
@@ -106,5 +118,5 @@ export function useSessionBootstrap() {
     [dispatch],
   );
 
-  return { authError, exchanging };
+  return { authError, exchanging, restoring };
 }

@@ -167,12 +167,12 @@ export default function Shell() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <div className="feedback-banner">
+      <aside className="feedback-banner" aria-label="Beta feedback">
         <span>We're in beta — tell us what to improve.</span>
         <button type="button" className="btn btn--link" onClick={() => setFeedbackOpen(true)}>
           Send Feedback
         </button>
-      </div>
+      </aside>
       <Header
         user={user}
         live={live}

@@ -106,18 +106,28 @@ describe('toasts and status messages', () => {
 
   it('removes a toast after 5 seconds and a status message after 3 seconds', () => {
     renderWithStore(<Notifier />);
-    fireEvent.click(screen.getByRole('button', { name: 'toast' }));
     fireEvent.click(screen.getByRole('button', { name: 'status' }));
-    expect(screen.getByText('Failed to load jobs')).toBeTruthy();
     expect(screen.getByText('Saved.')).toBeTruthy();
     act(() => jest.advanceTimersByTime(2900));
     expect(screen.getByText('Saved.')).toBeTruthy();
     act(() => jest.advanceTimersByTime(200));
     expect(screen.queryByText('Saved.')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'toast' }));
     expect(screen.getByText('Failed to load jobs')).toBeTruthy();
-    act(() => jest.advanceTimersByTime(1700));
+    act(() => jest.advanceTimersByTime(4900));
     expect(screen.getByText('Failed to load jobs')).toBeTruthy();
-    act(() => jest.advanceTimersByTime(300));
+    act(() => jest.advanceTimersByTime(200));
+    expect(screen.queryByText('Failed to load jobs')).toBeNull();
+  });
+
+  it('never shows the status banner and a toast at once', () => {
+    renderWithStore(<Notifier />);
+    fireEvent.click(screen.getByRole('button', { name: 'status' }));
+    fireEvent.click(screen.getByRole('button', { name: 'toast' }));
+    expect(screen.getByText('Failed to load jobs')).toBeTruthy();
+    expect(screen.queryByText('Saved.')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'status' }));
+    expect(screen.getByText('Saved.')).toBeTruthy();
     expect(screen.queryByText('Failed to load jobs')).toBeNull();
   });
 });

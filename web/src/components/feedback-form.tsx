@@ -4,6 +4,7 @@ import { useSendFeedbackMutation } from '../lib/feedback-api';
 import { isEmail } from '../lib/format';
 import { useFormSubmit } from '../lib/use-form-submit';
 import { Field, FormMessage } from './field';
+import { Form } from './form';
 
 /** Feedback rules (spec 5): email and feedback required. */
 export function validateFeedback(email: string, message: string): Record<string, string> {
@@ -42,7 +43,7 @@ export function FeedbackForm({
   });
 
   return (
-    <form className="form" onSubmit={onSubmit} noValidate aria-label="Send feedback">
+    <Form className="form" onSubmit={onSubmit} noValidate aria-label="Send feedback">
       <Field label="Your email" error={errors.email}>
         <input
           type="email"
@@ -58,6 +59,6 @@ export function FeedbackForm({
       <button className="btn btn--primary" type="submit" disabled={isLoading}>
         {isLoading ? 'Sending…' : 'Send Feedback'}
       </button>
-    </form>
+    </Form>
   );
 }

@@ -11,6 +11,7 @@ import { issuesByField } from '../lib/zod-errors';
 import { useGetSubmissionQuery } from '../lib/submission-api';
 import { useReviewJobMutation } from '../lib/review-api';
 import { FullResults, SubmissionPreview } from './job-results';
+import { Form } from './form';
 
 type Decision = '' | 'accept' | 'request_revision' | 'reject';
 
@@ -151,7 +152,7 @@ export function ReviewModal({
         </>
       ) : null}
       {canReview ? (
-        <form className="form" onSubmit={submit} noValidate aria-label="Review decision">
+        <Form className="form" onSubmit={submit} noValidate aria-label="Review decision">
           <fieldset className="choice-group">
             <legend>Decision</legend>
             <DecisionChoice
@@ -229,7 +230,7 @@ export function ReviewModal({
               {saving ? 'Submitting…' : 'Submit Review'}
             </button>
           </div>
-        </form>
+        </Form>
       ) : (
         <div className="form__actions">
           <button type="button" className="btn btn--primary" onClick={onClose}>

@@ -20,6 +20,8 @@ export const uiSlice = createSlice({
   reducers: {
     toastAdded: {
       reducer(state, action: PayloadAction<Toast>) {
+        // One message at a time: a toast replaces the status banner (they never stack).
+        state.status = null;
         state.toasts.push(action.payload);
         if (state.toasts.length > 4) state.toasts.shift();
       },
@@ -32,6 +34,8 @@ export const uiSlice = createSlice({
     },
     statusShown: {
       reducer(state, action: PayloadAction<{ id: number; text: string }>) {
+        // ...and the status banner replaces the toasts.
+        state.toasts = [];
         state.status = action.payload;
       },
       prepare(text: string) {

@@ -85,3 +85,24 @@ export async function activeTesters(db: Db, since: Date): Promise<number> {
     .where(sql`${testers.lastActiveAt} >= ${since.toISOString()}::timestamptz`);
   return Number(row?.count ?? 0);
 }
+
+/** Tests delivered (accepted by the poster, the admin or automatically) over the whole history. */
+export async function deliveredTotal(db: Db): Promise<number> {
+  const [row] = await db
+    .select({
+      count: sql<number>`COALESCE(SUM(${daily.completedPoster} + ${daily.completedAdmin} + ${daily.completedAuto}), 0)::int`,
+    })
+    .from(daily);
+  return Number(row?.count ?? 0);
+}
+
+/** A duration metric's histogram over the whole history: [bucket, count]. */
+export async function histogramAllTime(db: Db, metric: string): Promise<Array<[number, number]>> {
+  const rows = await db
+    .select({ bucket: durations.bucket, count: sql<number>`SUM(${durations.count})::int` })
+    .from(durations)
+    .where(eq(durations.metric, metric))
+    .groupBy(durations.bucket)
+    .orderBy(durations.bucket);
+  return rows.map((r) => [r.bucket, Number(r.count)]);
+}

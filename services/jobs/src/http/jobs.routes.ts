@@ -110,6 +110,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
         jobs: page.map((p) => toJobView(p.job)),
         next_cursor: rows.length > q.limit && last ? encodeCursor(last.cursorTs, last.job.id) : null,
         usual_minutes: usual === null ? null : Math.round(usual),
+        max_active_claims: deps.config.MAX_ACTIVE_CLAIMS,
       };
       return Buffer.from(JSON.stringify(answer));
     });

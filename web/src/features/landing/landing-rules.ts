@@ -39,8 +39,12 @@ export const MSG = {
   signupOk: "You're signed up! We'll e-mail you as soon as an admin approves your tester account.",
   signInFirst: 'Please sign in first',
   signInToContinue: 'Sign in with Google to continue',
+  jobRequestNext:
+    'What happens next: sign in with Google, Post New Job opens with this filled in, and you pay $1 at checkout. Nothing is charged before that.',
+  jobRequestNextSignedIn:
+    'Post New Job opens on your dashboard with this filled in: check it and pay $1 at checkout.',
   draftKept:
-    "Your request is kept: after you sign in, Post New Job opens with it, ready to pay $1.",
+    'Your request is kept: after you sign in, Post New Job opens with it, ready to pay $1.',
   jobRequestFailure: 'Failed to create job. Please try again.',
   jobRequestOk: "Job request received! We'll follow up by e-mail within 24 hours.",
   failure: 'Something went wrong. Please try again.',
@@ -86,13 +90,23 @@ export interface TesterSignup {
   contact: string;
   about: string;
 }
+/**
+ * A contact address as people type it: 'linkedin.com/in/x' or 'www.site.com' gets https://
+ * in front; anything with a scheme (or empty) is kept as typed.
+ */
+export function withHttps(text: string): string {
+  const t = text.trim();
+  if (!t || /^[a-z][a-z0-9+.-]*:/i.test(t)) return t;
+  return `https://${t.replace(/^\/+/, '')}`;
+}
+
 export function validateTesterSignup(v: TesterSignup): Record<string, string> {
   const e: Record<string, string> = {};
   const mail = emailProblem(v.email);
   if (mail) e.email = mail;
   else if (!isGmail(v.email)) e.email = MSG.gmailOnly;
   if (!(TESTER_ROLES as readonly string[]).includes(v.role)) e.role = MSG.roleRequired;
-  const contact = v.contact.trim() ? urlProblem(v.contact) : null;
+  const contact = v.contact.trim() ? urlProblem(withHttps(v.contact)) : null;
   if (contact) e.contact = contact;
   if (v.about.trim().length > 2000) e.about = MSG.noteTooLong;
   return e;
@@ -103,9 +117,10 @@ export interface JobRequest {
   url: string;
   needs: string;
 }
-export function validateJobRequest(v: JobRequest): Record<string, string> {
+/** The job request's problems; a signed-in visitor is not asked for an e-mail (`needsEmail` false). */
+export function validateJobRequest(v: JobRequest, needsEmail = true): Record<string, string> {
   const e: Record<string, string> = {};
-  const mail = emailProblem(v.email);
+  const mail = needsEmail ? emailProblem(v.email) : null;
   if (mail) e.email = mail;
   const url = v.url.trim() ? urlProblem(v.url) : MSG.urlRequired;
   if (url) e.url = url;

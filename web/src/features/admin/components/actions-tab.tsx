@@ -9,7 +9,9 @@ import { useNotify } from '../../../lib/hooks';
 import { downloadBlob } from '../../../lib/transfer';
 import { useClearJobsMutation, usePreviewClearJobsMutation } from '../api/clear-jobs';
 import type { ClearJobsPreview } from '@htm/contracts/admin';
+import { useListFeedbackQuery } from '../api/list-feedback';
 import { useListLeadsQuery } from '../api/list-leads';
+import { Pager } from './pager';
 import { useRunPayoutsMutation } from '../api/run-payouts';
 import { usePagedSearch } from './use-paged-search';
 
@@ -51,15 +53,52 @@ function Leads() {
           </li>
         ))}
       </ul>
-      {data && page < paged.pagesOf(data.total) ? (
-        <button
-          type="button"
-          className="btn btn--ghost btn--sm"
-          onClick={() => paged.setPage(page + 1)}
-        >
-          Next page
-        </button>
+      <Pager page={page} pages={paged.pagesOf(data?.total)} onPage={paged.setPage} />
+    </section>
+  );
+}
+
+const FEEDBACK_PAGE_SIZE = 10;
+
+/** What people sent through 'Send Feedback' (the beta banner and the landing page), paged. */
+function FeedbackEntries() {
+  const paged = usePagedSearch(FEEDBACK_PAGE_SIZE);
+  const { page } = paged;
+  const { data, error, isLoading, refetch } = useListFeedbackQuery({
+    q: paged.search || undefined,
+    page,
+    page_size: FEEDBACK_PAGE_SIZE,
+  });
+  return (
+    <section className="panel" aria-labelledby="feedback-list-title">
+      <h3 id="feedback-list-title">Feedback</h3>
+      <Field label="Search feedback">
+        <input {...paged.input} />
+      </Field>
+      {isLoading ? <Loading /> : null}
+      {error ? (
+        <p className="form-msg form-msg--error" role="alert">
+          {errorMessage(error, "Couldn't load feedback")} —{' '}
+          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+            retry
+          </button>
+        </p>
       ) : null}
+      {data && !data.feedback?.length ? <p className="empty">No feedback yet.</p> : null}
+      <ul className="entry-list">
+        {data?.feedback?.map((f) => (
+          <li className="entry" key={f.id}>
+            <div>
+              <strong>{f.email}</strong> <span className="muted">{formatDate(f.created_at)}</span>
+              <div className="prewrap" dir="auto">
+                {f.message}
+              </div>
+              {f.page_url ? <div className="muted">From {f.page_url}</div> : null}
+            </div>
+          </li>
+        ))}
+      </ul>
+      <Pager page={page} pages={paged.pagesOf(data?.total)} onPage={paged.setPage} />
     </section>
   );
 }
@@ -199,6 +238,7 @@ export function ActionsTab() {
         </section>
       </div>
       <Leads />
+      <FeedbackEntries />
       {preview ? (
         <Modal title="Clear all jobs?" onClose={() => setPreview(null)}>
           <ClearPreviewText p={preview} />

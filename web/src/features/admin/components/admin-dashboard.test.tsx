@@ -114,6 +114,8 @@ function backend(overrides: (c: Call) => FakeResponseInit | undefined = () => un
       return { body: { leads: [], total: 0, page: 1, page_size: 10 } };
     if (c.url.startsWith('/api/admin/audit'))
       return { body: { entries: [], total: 0, page: 1, page_size: 20 } };
+    if (c.url.startsWith('/api/admin/feedback'))
+      return { body: { feedback: [], total: 0, page: 1, page_size: 10 } };
     if (c.url === '/api/admin/clear-jobs/preview') return { body: PREVIEW };
     return { body: {} };
   });
@@ -145,10 +147,23 @@ describe('Admin dashboard', () => {
       c.url === '/api/admin/financial-overview'
         ? {
             body: {
-              total_payments: 0, total_payouts: 0, platform_earnings: 0, pending_payouts_count: 0,
-              completed_jobs_count: 0, total_refunds: 0, pending_refunds_count: 0,
+              total_payments: 0,
+              total_payouts: 0,
+              platform_earnings: 0,
+              pending_payouts_count: 0,
+              completed_jobs_count: 0,
+              total_refunds: 0,
+              pending_refunds_count: 0,
               earning_mismatches: [
-                { job_id: 'job-1', tester_id: 'tst1', poster_id: 'p1', title: 'Shop', event_id: 'e1', reason: 'no_payment', recorded_at: '2026-01-01T00:00:00Z' },
+                {
+                  job_id: 'job-1',
+                  tester_id: 'tst1',
+                  poster_id: 'p1',
+                  title: 'Shop',
+                  event_id: 'e1',
+                  reason: 'no_payment',
+                  recorded_at: '2026-01-01T00:00:00Z',
+                },
               ],
             },
           }
@@ -165,10 +180,28 @@ describe('Admin dashboard', () => {
     let total = 3;
     const { calls } = backend((c) => {
       if (c.url === '/api/admin/dead-letters')
-        return { body: { total, groups: total ? [{ group: 'jobs', count: 2 }, { group: 'notifications', count: 1 }] : [] } };
+        return {
+          body: {
+            total,
+            groups: total
+              ? [
+                  { group: 'jobs', count: 2 },
+                  { group: 'notifications', count: 1 },
+                ]
+              : [],
+          },
+        };
       if (c.url === '/api/admin/dead-letters/replay' && c.method === 'POST') {
         total = 0;
-        return { body: { replayed: 3, groups: [{ group: 'jobs', count: 2 }, { group: 'notifications', count: 1 }] } };
+        return {
+          body: {
+            replayed: 3,
+            groups: [
+              { group: 'jobs', count: 2 },
+              { group: 'notifications', count: 1 },
+            ],
+          },
+        };
       }
       return undefined;
     });
@@ -178,12 +211,16 @@ describe('Admin dashboard', () => {
     expect(notice.textContent).toContain('jobs: 2, notifications: 1');
     await userEvent.click(within(notice).getByRole('button', { name: 'Replay' }));
     expect(await screen.findByText('Replayed 3 events.')).toBeTruthy();
-    await waitFor(() => expect(screen.queryByRole('alert', { name: 'Events that need a hand' })).toBeNull());
+    await waitFor(() =>
+      expect(screen.queryByRole('alert', { name: 'Events that need a hand' })).toBeNull(),
+    );
     expect(calls.filter((c) => c.url === '/api/admin/dead-letters/replay')).toHaveLength(1);
   });
 
   it('shows no dead-letter notice when every event was applied', async () => {
-    backend((c) => (c.url === '/api/admin/dead-letters' ? { body: { total: 0, groups: [] } } : undefined));
+    backend((c) =>
+      c.url === '/api/admin/dead-letters' ? { body: { total: 0, groups: [] } } : undefined,
+    );
     renderWithStore(<AdminDashboard user={admin} />);
     expect(await screen.findByText('$2.16')).toBeTruthy();
     expect(screen.queryByRole('alert', { name: 'Events that need a hand' })).toBeNull();
@@ -299,6 +336,64 @@ describe('Admin dashboard', () => {
     );
   });
 
+  it('lists for Assign only the testers who can take the job, or says why nobody can', async () => {
+    backend((c) => {
+      if (c.url === '/api/jobs')
+        return {
+          body: {
+            jobs: [
+              job('usjob0001', 'open'),
+              job('cajob0001', 'open', { geo_rule: 'us_pr_ca' }),
+              job('srjob0001', 'open', { assistive_tech: 'screen_reader' }),
+            ],
+          },
+        };
+      if (c.url === '/api/admin/available-testers')
+        return {
+          body: {
+            testers: [
+              {
+                id: 'us1',
+                email: 'u@gmail.com',
+                name: 'Uma',
+                approved: true,
+                country: 'US',
+                assistive_tech: [],
+              },
+              {
+                id: 'ca1',
+                email: 'c@gmail.com',
+                name: 'Cal',
+                approved: true,
+                country: 'CA',
+                assistive_tech: [],
+              },
+            ],
+          },
+        };
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const options = async (id: string) => {
+      const select = await screen.findByLabelText(`Assign job ${id.slice(0, 8)} to tester`);
+      await within(select).findByRole('option', { name: 'Uma (US)' });
+      return within(select)
+        .getAllByRole('option')
+        .map((o) => o.textContent)
+        .slice(1);
+    };
+    // A Canadian may not take a US & PR job; both may take a US, PR & CA one.
+    expect(await options('usjob0001')).toEqual(['Uma (US)']);
+    expect(await options('cajob0001')).toEqual(['Uma (US)', 'Cal (CA)']);
+    // Nobody uses a screen reader: no list, the reason instead.
+    const row = screen.getByText('Job srjob0001').closest('tr')!;
+    expect(within(row).queryByRole('combobox')).toBeNull();
+    expect(
+      within(row).getByText(/No approved tester can take it: none in an admitted country uses/),
+    ).toBeTruthy();
+  });
+
   it("shows testers' ratings and assistive technology in Manage, filters by it, and shows job ratings", async () => {
     const reader = {
       id: 'tst2',
@@ -404,8 +499,9 @@ describe('Admin dashboard', () => {
     // The signup's own flag says false, the tester account says approved: one state, approved.
     const signupSwitch = (await within(signups).findByLabelText(/Approved/)) as HTMLInputElement;
     await waitFor(() => expect(signupSwitch.checked).toBe(true));
-    // Un-approving in Tester approvals unticks the signup too.
+    // Un-approving in Tester approvals (after its confirmation) unticks the signup too.
     await userEvent.click(await within(testers).findByLabelText('Approved'));
+    await userEvent.click(within(testers).getByRole('button', { name: 'Yes, un-approve' }));
     await waitFor(() => expect(signupSwitch.checked).toBe(false));
     expect(calls.filter((c) => c.method === 'PATCH').map((c) => c.url)).toEqual([
       '/api/admin/approve-tester/tst1',
@@ -415,6 +511,41 @@ describe('Admin dashboard', () => {
     await waitFor(() => expect(approved).toBe(true));
     await waitFor(() =>
       expect((within(testers).getByLabelText('Approved') as HTMLInputElement).checked).toBe(true),
+    );
+  });
+
+  it('says how many claimed jobs un-approving a tester releases, before anything is sent', async () => {
+    const { calls } = backend((c) =>
+      c.url === '/api/jobs'
+        ? {
+            body: {
+              jobs: [
+                job('held00001', 'claimed', { tester_id: 'tst1' }),
+                job('held00002', 'revision_requested', { tester_id: 'tst1' }),
+                job('othr00001', 'claimed', { tester_id: 'someone' }),
+              ],
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const testers = await screen.findByRole('region', { name: 'Tester approvals' });
+    await userEvent.click(await within(testers).findByLabelText('Approved'));
+    const ask = within(testers).getByRole('group', { name: 'Un-approve Tess?' });
+    expect(ask.textContent).toContain(
+      'Un-approve Tess? 2 claimed jobs will be released to other testers.',
+    );
+    expect(calls.some((c) => c.method === 'PATCH')).toBe(false);
+    await userEvent.click(within(ask).getByRole('button', { name: 'Keep approved' }));
+    expect(calls.some((c) => c.method === 'PATCH')).toBe(false);
+    expect((within(testers).getByLabelText('Approved') as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(within(testers).getByLabelText('Approved'));
+    await userEvent.click(within(testers).getByRole('button', { name: 'Yes, un-approve' }));
+    await waitFor(() =>
+      expect(
+        calls.find((c) => c.method === 'PATCH' && c.url === '/api/admin/approve-tester/tst1')?.body,
+      ).toEqual({ approved: false }),
     );
   });
 
@@ -579,6 +710,115 @@ describe('Admin dashboard', () => {
     expect(await screen.findByText(/The jobs changed since the preview/)).toBeTruthy();
     expect(await screen.findByText(/This permanently deletes 7 jobs/)).toBeTruthy();
     expect(calls.filter((c) => c.url === '/api/admin/clear-jobs')).toHaveLength(1);
+  });
+
+  it('does not count or label an unpaid job as Open', async () => {
+    backend((c) =>
+      c.url === '/api/jobs'
+        ? {
+            body: {
+              jobs: [
+                job('open00001', 'open'),
+                job('unpd00001', 'open', { payment_status: 'unpaid' }),
+              ],
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    const counts = await screen.findByRole('list', { name: 'Job counts' });
+    await waitFor(() => expect(within(counts).getByText('All').textContent).toBe('2 All'));
+    expect(within(counts).getByText('Open').textContent).toBe('1 Open');
+    expect(within(counts).getByText('Unpaid').textContent).toBe('1 Unpaid');
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const table = await screen.findByRole('table', { name: 'All jobs' });
+    const unpaidRow = within(table).getByText('Job unpd00001').closest('tr')!;
+    const badges = [...unpaidRow.querySelectorAll('.badge')].map((b) => b.textContent);
+    expect(badges).toEqual(['unpaid']);
+    const paidRow = within(table).getByText('Job open00001').closest('tr')!;
+    expect([...paidRow.querySelectorAll('.badge')].map((b) => b.textContent)).toEqual(['open']);
+  });
+
+  it('shows feedback entries in Actions, and pages leads back and forth with Page N of M', async () => {
+    const leads = (page: number) =>
+      Array.from({ length: page === 3 ? 1 : 10 }, (_, i) => ({
+        id: `l${page}-${i}`,
+        email: `lead${page}-${i}@gmail.com`,
+        message: 'Need help',
+        created_at: '2026-01-01T00:00:00Z',
+      }));
+    const { calls } = backend((c) => {
+      if (c.url.startsWith('/api/admin/leads')) {
+        const page = Number(new URL(c.url, 'http://x').searchParams.get('page'));
+        return { body: { leads: leads(page), total: 21, page, page_size: 10 } };
+      }
+      if (c.url.startsWith('/api/admin/feedback'))
+        return {
+          body: {
+            feedback: [
+              {
+                id: 'f1',
+                email: 'fan@gmail.com',
+                message: 'The menu is hard to find',
+                page_url: 'https://humantest.example/dashboard',
+                created_at: '2026-01-02T00:00:00Z',
+              },
+            ],
+            total: 1,
+            page: 1,
+            page_size: 10,
+          },
+        };
+      return undefined;
+    });
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Actions' }));
+    const feedback = await screen.findByRole('region', { name: 'Feedback' });
+    expect(await within(feedback).findByText('The menu is hard to find')).toBeTruthy();
+    expect(within(feedback).getByText('fan@gmail.com')).toBeTruthy();
+    const leadsPanel = screen.getByRole('region', { name: 'Developer leads' });
+    expect(await within(leadsPanel).findByText('Page 1 of 3')).toBeTruthy();
+    await userEvent.click(within(leadsPanel).getByRole('button', { name: 'Next' }));
+    expect(await within(leadsPanel).findByText('lead2-0@gmail.com')).toBeTruthy();
+    expect(within(leadsPanel).getByText('Page 2 of 3')).toBeTruthy();
+    await userEvent.click(within(leadsPanel).getByRole('button', { name: 'Previous' }));
+    expect(await within(leadsPanel).findByText('lead1-0@gmail.com')).toBeTruthy();
+    expect(calls.some((c) => c.url.includes('/api/admin/leads') && c.url.includes('page=2'))).toBe(
+      true,
+    );
+  });
+
+  it('offers no Approved switch on job requests (only on signups and the waitlist)', async () => {
+    backend((c) =>
+      c.url.startsWith('/api/admin/waitlist') && c.url.includes('kind=job_request')
+        ? {
+            body: {
+              entries: [
+                {
+                  id: 'jr1',
+                  email: 'owner@gmail.com',
+                  name: null,
+                  role: 'Site owner',
+                  url: 'https://shop.example',
+                  note: 'Check the checkout',
+                  approved: false,
+                  created_at: '2026-01-01T00:00:00Z',
+                },
+              ],
+              total: 1,
+              page: 1,
+              page_size: 5,
+            },
+          }
+        : undefined,
+    );
+    renderWithStore(<AdminDashboard user={admin} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Manage' }));
+    const requests = await screen.findByRole('region', { name: 'Job requests' });
+    expect(await within(requests).findByText('Check the checkout')).toBeTruthy();
+    expect(within(requests).queryByRole('checkbox')).toBeNull();
+    const signups = screen.getByRole('region', { name: 'Tester signups' });
+    expect(await within(signups).findByRole('checkbox', { name: 'Approved' })).toBeTruthy();
   });
 
   it("says 'Failed to load leads (status)' and 'Couldn't load leads — retry'", async () => {

@@ -1,5 +1,11 @@
 import { useState } from 'react';
-import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
+import {
+  ASSISTIVE_TECH,
+  ASSISTIVE_TECH_LABELS,
+  type AssistiveTech,
+  type TesterDto,
+} from '@htm/contracts/identity';
+import { geoAllows } from '@htm/contracts/marketplace';
 import { Field } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { ReviewModal } from '../../../components/review-modal';
@@ -36,17 +42,34 @@ function useOptimisticToggles() {
   return { value: (id: string, server: boolean) => overrides[id] ?? server, set };
 }
 
+/** Whether an approved tester can take `job`: its geo rule admits their country, and they use its assistive technology. */
+export function canTake(job: Job, t: TesterDto): boolean {
+  if (!geoAllows(job.geo_rule, t.country)) return false;
+  return !job.assistive_tech || (t.assistive_tech ?? []).includes(job.assistive_tech);
+}
+
+/** Assign: only the approved testers who can take this job, or why there are none. */
 function AssignControl({ job }: { job: Job }) {
   const { data: testers = [] } = useListAvailableTestersQuery();
   const [testerId, setTesterId] = useState('');
   const [assign, { isLoading }] = useAssignJobMutation();
   const { toast, status } = useNotify();
+  const eligible = testers.filter((t) => canTake(job, t));
   const onAssign = async () => {
     if (!testerId) return;
     const res = await assign({ jobId: job.id, testerId });
     if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to assign job'));
     else status(`Job #${shortId(job.id)} assigned.`);
   };
+  if (testers.length && !eligible.length)
+    return (
+      <p className="muted">
+        No approved tester can take it:{' '}
+        {job.assistive_tech
+          ? `none in an admitted country uses ${ASSISTIVE_TECH_LABELS[job.assistive_tech]}.`
+          : 'none lives in a country this job admits.'}
+      </p>
+    );
   return (
     <div className="inline-control">
       <label className="sr-only" htmlFor={`assign-${job.id}`}>
@@ -58,7 +81,7 @@ function AssignControl({ job }: { job: Job }) {
         onChange={(e) => setTesterId(e.target.value)}
       >
         <option value="">Approved tester…</option>
-        {testers.map((t) => (
+        {eligible.map((t) => (
           <option key={t.id} value={t.id}>
             {t.name || t.email} ({t.country ?? '—'})
           </option>
@@ -102,7 +125,12 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
               <div className="muted">{j.poster_info?.email}</div>
             </td>
             <td>
-              <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+              {/* An unpaid job is not open to testers: it is labelled unpaid, not Open. */}
+              {j.status === 'open' && j.payment_status !== 'paid' ? null : (
+                <>
+                  <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+                </>
+              )}
               {j.payment_status !== 'paid' ? (
                 <span className="badge badge--unpaid">unpaid</span>
               ) : null}
@@ -229,25 +257,29 @@ function WaitlistSection({
                   </a>
                 </div>
               ) : null}
-              {e.note ? <div className="prewrap muted">{e.note}</div> : null}
+              {/* Older waitlist entries stored the name as the note too: show it once. */}
+              {e.note && e.note !== e.name ? <div className="prewrap muted">{e.note}</div> : null}
               <div className="muted">{formatDate(e.created_at)}</div>
               {testerByEmail.has(e.email.toLowerCase()) ? (
                 <div className="muted">Has a tester account: its approval is shown here.</div>
               ) : null}
             </div>
-            {(() => {
-              const account = testerByEmail.get(e.email.toLowerCase());
-              return (
-                <label className="switch">
-                  <input
-                    type="checkbox"
-                    checked={optimistic.value(e.id, account ? account.approved : e.approved)}
-                    onChange={(ev) => toggle(e.id, ev.target.checked, account?.id)}
-                  />
-                  <span>Approved</span>
-                </label>
-              );
-            })()}
+            {/* A job request is not something to approve: no switch on it. */}
+            {kind === 'job_request'
+              ? null
+              : (() => {
+                  const account = testerByEmail.get(e.email.toLowerCase());
+                  return (
+                    <label className="switch">
+                      <input
+                        type="checkbox"
+                        checked={optimistic.value(e.id, account ? account.approved : e.approved)}
+                        onChange={(ev) => toggle(e.id, ev.target.checked, account?.id)}
+                      />
+                      <span>Approved</span>
+                    </label>
+                  );
+                })()}
           </li>
         ))}
       </ul>
@@ -256,8 +288,18 @@ function WaitlistSection({
   );
 }
 
-function TesterApprovals() {
+/** Jobs a tester holds now (claimed, or waiting for their revision): un-approving releases them. */
+function heldBy(jobs: Job[], testerId: string): number {
+  return jobs.filter(
+    (j) =>
+      j.tester_id === testerId && (j.status === 'claimed' || j.status === 'revision_requested'),
+  ).length;
+}
+
+function TesterApprovals({ jobs }: { jobs: Job[] }) {
   const [tech, setTech] = useState<AssistiveTech | ''>('');
+  // Un-approving asks first, saying how many held jobs go back to other testers.
+  const [confirming, setConfirming] = useState<string | null>(null);
   const {
     data: testers = [],
     error,
@@ -325,10 +367,44 @@ function TesterApprovals() {
               <input
                 type="checkbox"
                 checked={optimistic.value(t.id, t.approved)}
-                onChange={(e) => toggle(t.id, e.target.checked)}
+                onChange={(e) => (e.target.checked ? void toggle(t.id, true) : setConfirming(t.id))}
               />
               <span>Approved</span>
             </label>
+            {confirming === t.id ? (
+              <div
+                className="confirm-inline"
+                role="group"
+                aria-label={`Un-approve ${t.name || t.email}?`}
+              >
+                <span>
+                  Un-approve {t.name || t.email}?{' '}
+                  {(() => {
+                    const n = heldBy(jobs, t.id);
+                    return n
+                      ? `${n} claimed ${n === 1 ? 'job' : 'jobs'} will be released to other testers.`
+                      : 'No claimed jobs will be released.';
+                  })()}
+                </span>
+                <button
+                  type="button"
+                  className="btn btn--danger btn--sm"
+                  onClick={() => {
+                    setConfirming(null);
+                    void toggle(t.id, false);
+                  }}
+                >
+                  Yes, un-approve
+                </button>
+                <button
+                  type="button"
+                  className="btn btn--ghost btn--sm"
+                  onClick={() => setConfirming(null)}
+                >
+                  Keep approved
+                </button>
+              </div>
+            ) : null}
           </li>
         ))}
       </ul>
@@ -419,7 +495,7 @@ export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) 
         title="Waitlist"
         searchLabel="Search waitlist"
       />
-      <TesterApprovals />
+      <TesterApprovals jobs={jobs} />
     </div>
   );
 }

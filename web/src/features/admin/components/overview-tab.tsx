@@ -73,7 +73,10 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
             These jobs were marked accepted, but no payment for them is in the ledger, so nobody was
             paid. Look into each one before paying anyone by hand.
           </p>
-          <Table caption="Earnings not paid" columns={['Job', 'Tester', 'Poster', 'Reason', 'Recorded']}>
+          <Table
+            caption="Earnings not paid"
+            columns={['Job', 'Tester', 'Poster', 'Reason', 'Recorded']}
+          >
             {data.earning_mismatches.map((m) => (
               <tr key={m.job_id}>
                 <td>{m.title ? `${m.title} (${m.job_id})` : m.job_id}</td>
@@ -89,7 +92,11 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
       <h2>Jobs</h2>
       <ul className="stats" aria-label="Job counts">
         <Stat value={jobs.length} label="All" />
-        <Stat value={count(['open'])} label="Open" />
+        {/* Open = live for testers: an unpaid job is counted under Unpaid only. */}
+        <Stat
+          value={jobs.filter((j) => j.status === 'open' && j.payment_status === 'paid').length}
+          label="Open"
+        />
         <Stat value={count(['claimed', 'revision_requested'])} label="In Progress" />
         <Stat value={count(['submitted'])} label="Submitted" />
         <Stat value={count(['completed'])} label="Completed" />

@@ -6,6 +6,7 @@ import { Field, FormMessage } from '../../../components/field';
 import { formErrorMessage } from '../../../lib/error-message';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useInitUserMutation, type InitUserBody } from '../api/init-user';
+import { Form } from '../../../components/form';
 
 export interface RoleChoice {
   role: string;
@@ -83,7 +84,7 @@ export function ChooseRole({
 
   return (
     <main className="auth-page" id="main">
-      <form className="auth-card" onSubmit={submit} noValidate>
+      <Form className="auth-card" onSubmit={submit} noValidate>
         <h1>Choose Your Role</h1>
         <p className="muted">{name ? `Welcome, ${name}. ` : ''}How will you use HumanTest?</p>
         <fieldset className="choice-group">
@@ -163,7 +164,7 @@ export function ChooseRole({
             Logout
           </button>
         ) : null}
-      </form>
+      </Form>
     </main>
   );
 }

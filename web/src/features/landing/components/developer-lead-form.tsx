@@ -5,6 +5,7 @@ import { formErrorMessage } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useSendLeadMutation } from '../api/send-lead';
 import { MSG, validateLead } from '../landing-rules';
+import { Form } from '../../../components/form';
 
 /** 'Looking for a Developer?' lead form → POST /api/leads. */
 export function DeveloperLeadForm() {
@@ -29,7 +30,7 @@ export function DeveloperLeadForm() {
         Testers found something you can't fix yourself? Tell us what you need and we'll connect you
         with a developer. Or write to <a href={`mailto:${SUPPORT_EMAIL}`}>{SUPPORT_EMAIL}</a>.
       </p>
-      <form className="form" onSubmit={onSubmit} noValidate aria-labelledby="lead-title">
+      <Form className="form" onSubmit={onSubmit} noValidate aria-labelledby="lead-title">
         <Field label="Your email" error={errors.email}>
           <input
             type="email"
@@ -51,7 +52,7 @@ export function DeveloperLeadForm() {
         <button className="btn btn--secondary" type="submit" disabled={isLoading}>
           {isLoading ? 'Sending…' : 'Send'}
         </button>
-      </form>
+      </Form>
     </div>
   );
 }

@@ -1,12 +1,11 @@
 import { useState } from 'react';
 import { rememberIntent } from '../../../lib/sign-in-intent';
+import { useNavigate } from 'react-router';
 import { Field, FormMessage } from '../../../components/field';
 import { keepJobRequestForAfterSignIn } from '../../../lib/drafts';
-import { formErrorMessage } from '../../../lib/error-message';
-import { getToken } from '../../../lib/tokens';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { useJoinWaitlistMutation } from '../api/join-waitlist';
-import { MSG, SITE_OWNER_ROLE, validateJobRequest, type JobRequest } from '../landing-rules';
+import { MSG, validateJobRequest, type JobRequest } from '../landing-rules';
+import { Form } from '../../../components/form';
 
 const empty: JobRequest = { email: '', url: '', needs: '' };
 
@@ -14,46 +13,41 @@ const empty: JobRequest = { email: '', url: '', needs: '' };
 export const SIGN_IN_TO_CONTINUE_HREF = '/api/auth/google?intent=poster';
 
 /**
- * Job request. Signed in: stored as a waitlist entry with role 'Site owner' (every request is
- * kept). Signed out: the request is kept as the Post New Job draft and the visitor is offered
- * "Sign in with Google to continue"; after sign-in Post New Job opens with it, ready to pay.
+ * Job request. Signed in: Post New Job opens on the dashboard with it (URL, what to test, the
+ * things to check), ready to pay; nothing is filed by hand. Signed out: the request is kept as
+ * the Post New Job draft, what was typed stays, and the visitor is offered "Sign in with Google
+ * to continue"; after sign-in Post New Job opens with it.
  */
-export function JobRequestForm() {
+export function JobRequestForm({ signedIn = false }: { signedIn?: boolean }) {
   const [v, setV] = useState<JobRequest>(empty);
   const [needsSignIn, setNeedsSignIn] = useState(false);
-  const [join, { isLoading }] = useJoinWaitlistMutation();
+  const navigate = useNavigate();
   const { errors, result, onSubmit } = useFormSubmit({
-    validate: () => validateJobRequest(v),
+    // Signed in, the account's e-mail is known: only the site and the needs are asked for.
+    validate: () => validateJobRequest(v, !signedIn),
     send: async () => {
-      if (!getToken()) {
-        keepJobRequestForAfterSignIn(v.url, v.needs);
-        setNeedsSignIn(true);
+      keepJobRequestForAfterSignIn(v.url, v.needs);
+      if (signedIn) {
+        navigate('/dashboard');
         return {};
       }
-      setNeedsSignIn(false);
-      const res = await join({
-        email: v.email.trim().toLowerCase(),
-        role: SITE_OWNER_ROLE,
-        url: v.url.trim(),
-        note: v.needs.trim(),
-      });
-      if ('error' in res && res.error)
-        return { error: formErrorMessage(res.error, MSG.jobRequestFailure) };
-      setV(empty);
-      return { success: MSG.jobRequestOk };
+      setNeedsSignIn(true);
+      return {};
     },
   });
 
   return (
-    <form className="form" onSubmit={onSubmit} noValidate aria-label="Request a test">
-      <Field label="Your email" error={errors.email}>
-        <input
-          type="email"
-          autoComplete="email"
-          value={v.email}
-          onChange={(e) => setV({ ...v, email: e.target.value })}
-        />
-      </Field>
+    <Form className="form" onSubmit={onSubmit} noValidate aria-label="Request a test">
+      {signedIn ? null : (
+        <Field label="Your email" error={errors.email}>
+          <input
+            type="email"
+            autoComplete="email"
+            value={v.email}
+            onChange={(e) => setV({ ...v, email: e.target.value })}
+          />
+        </Field>
+      )}
       <Field label="Website URL" error={errors.url}>
         <input
           type="url"
@@ -86,9 +80,10 @@ export function JobRequestForm() {
       ) : (
         <FormMessage error={result.error} success={result.success} />
       )}
-      <button className="btn btn--primary" type="submit" disabled={isLoading}>
-        {isLoading ? 'Sending…' : 'Request My $1 Test'}
+      <button className="btn btn--primary" type="submit">
+        {signedIn ? 'Open Post New Job' : 'Request My $1 Test'}
       </button>
-    </form>
+      <p className="field__hint">{signedIn ? MSG.jobRequestNextSignedIn : MSG.jobRequestNext}</p>
+    </Form>
   );
 }

@@ -2,6 +2,7 @@ import '../../../test/setup';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { Route, Routes } from 'react-router';
 import { LEAD_MESSAGES, TESTER_SIGNUP_ROLES, WAITLIST_MESSAGES } from '@htm/contracts/admin';
 import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { FeedbackForm } from '../../../components/feedback-form';
@@ -83,14 +84,31 @@ describe('waitlist form', () => {
     );
     expect(calls[0].url).toBe('/api/waitlist');
     expect(calls[0].method).toBe('POST');
+    // The name is not sent again as the note: an empty note is left out.
     expect(calls[0].body).toEqual({
       email: 'ann@yahoo.com',
       role: 'tester',
       name: 'Ann Lee',
-      note: 'Ann Lee',
     });
     expect((screen.getByLabelText('Name') as HTMLInputElement).value).toBe('');
     expect((screen.getByLabelText('Email') as HTMLInputElement).value).toBe('');
+  });
+
+  it('sends what was written in the optional note as the note, and clears it on success', async () => {
+    const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
+    renderWithStore(<WaitlistForm />);
+    await userEvent.type(screen.getByLabelText('Name'), 'Ann Lee');
+    await userEvent.type(screen.getByLabelText('Email'), 'ann@yahoo.com');
+    await userEvent.type(screen.getByLabelText(/^Note/), '  I use Outlook ');
+    await userEvent.click(screen.getByRole('button', { name: 'Join Waitlist' }));
+    await screen.findByRole('status');
+    expect(calls[0].body).toEqual({
+      email: 'ann@yahoo.com',
+      role: 'tester',
+      name: 'Ann Lee',
+      note: 'I use Outlook',
+    });
+    expect((screen.getByLabelText(/^Note/) as HTMLInputElement).value).toBe('');
   });
 
   it("shows 'Failed to join waitlist' when the answer is not a success", async () => {
@@ -152,6 +170,16 @@ describe('tester signup form', () => {
     });
   });
 
+  it('accepts a contact typed without https (linkedin.com/in/x) and sends it with https://', async () => {
+    const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
+    renderWithStore(<TesterSignupForm />);
+    await fill();
+    await userEvent.type(screen.getByLabelText(/Contact info/), 'linkedin.com/in/tess');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign Up to Test' }));
+    expect(await screen.findByRole('status')).toBeTruthy();
+    expect((calls[0].body as { url: string }).url).toBe('https://linkedin.com/in/tess');
+  });
+
   it("answers 409 with 'Already signed up! You'll hear from us soon.'", async () => {
     mockFetch(() => ({ status: 409, body: { detail: 'duplicate', code: 'conflict' } }));
     renderWithStore(<TesterSignupForm />);
@@ -206,6 +234,11 @@ describe('job request form', () => {
   it('keeps a signed-out request as the Post New Job draft and offers "Sign in with Google to continue"', async () => {
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
     renderWithStore(<JobRequestForm />);
+    // Before sending, the form says plainly what happens next.
+    expect(screen.getByText(MSG.jobRequestNext)).toBeTruthy();
+    expect(MSG.jobRequestNext).toBe(
+      'What happens next: sign in with Google, Post New Job opens with this filled in, and you pay $1 at checkout. Nothing is charged before that.',
+    );
     await fill();
     await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
     const link = screen.getByRole('link', { name: 'Sign in with Google to continue' });
@@ -225,9 +258,8 @@ describe('job request form', () => {
   });
 
   it('refuses a site no tester could open, like Post New Job does', async () => {
-    setToken('t');
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
-    renderWithStore(<JobRequestForm />);
+    renderWithStore(<JobRequestForm signedIn />);
     for (const [url, message] of [
       ['http://localhost:3000', MSG.urlLocal],
       ['https://exa mple.com', MSG.urlInvalid],
@@ -235,7 +267,7 @@ describe('job request form', () => {
     ]) {
       await userEvent.clear(screen.getByLabelText('Website URL'));
       await userEvent.type(screen.getByLabelText('Website URL'), url);
-      await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
+      await userEvent.click(screen.getByRole('button', { name: 'Open Post New Job' }));
       expect(screen.getByText(message)).toBeTruthy();
     }
     expect(MSG.urlLocal).toBe(
@@ -245,7 +277,6 @@ describe('job request form', () => {
   });
 
   it('requires email, a URL and testing needs', async () => {
-    setToken('t');
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
     renderWithStore(<JobRequestForm />);
     await userEvent.type(screen.getByLabelText('Website URL'), 'not a url');
@@ -258,38 +289,28 @@ describe('job request form', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it("sends a waitlist entry with role 'Site owner' and the bearer token", async () => {
+  it('signed in, opens Post New Job with the request instead of filing a manual one', async () => {
     setToken('t');
     const { calls } = mockFetch(() => ({ status: 201, body: { success: true } }));
-    renderWithStore(<JobRequestForm />);
-    await fill();
-    await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
-    expect(await screen.findByRole('status')).toBeTruthy();
-    expect(calls[0].body).toEqual({
-      email: 'owner@gmail.com',
-      role: 'Site owner',
-      url: 'https://shop.example',
-      note: 'Checkout on mobile',
-    });
-    expect(calls[0].headers.Authorization).toBe('Bearer t');
-  });
-
-  it("shows the server's reason, and 'Failed to create job. Please try again.' only without one", async () => {
-    setToken('t');
-    let answer: { status: number; body: unknown } = {
-      status: 409,
-      body: { detail: 'Already signed up!', code: 'already_signed_up' },
-    };
-    mockFetch(() => answer);
-    renderWithStore(<JobRequestForm />);
-    await fill();
-    await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('Already signed up!');
-    answer = { status: 500, body: '' };
-    await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
-    await waitFor(() =>
-      expect(screen.getByRole('alert').textContent).toBe('Failed to create job. Please try again.'),
+    renderWithStore(
+      <Routes>
+        <Route path="/" element={<JobRequestForm signedIn />} />
+        <Route path="/dashboard" element={<p>Dashboard</p>} />
+      </Routes>,
     );
+    // The account's e-mail is known: not asked for.
+    expect(screen.queryByLabelText('Your email')).toBeNull();
+    expect(screen.getByText(MSG.jobRequestNextSignedIn)).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Website URL'), 'https://shop.example');
+    await userEvent.type(screen.getByLabelText('What should testers look at?'), 'Checkout');
+    await userEvent.click(screen.getByRole('button', { name: 'Open Post New Job' }));
+    expect(await screen.findByText('Dashboard')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+    expect(JSON.parse(sessionStorage.getItem('draft:post-job')!)).toMatchObject({
+      url: 'https://shop.example',
+      what_to_test: 'Checkout',
+    });
+    expect(sessionStorage.getItem('draft:post-job-after-sign-in')).toBe('true');
   });
 });
 
@@ -409,7 +430,7 @@ describe('landing page: assistive-technology testers', () => {
 describe('every landing form when the server cannot be reached', () => {
   const CANT_REACH = "Can't reach HumanTest — your draft is kept; try again in a moment";
 
-  it('says so in the feedback, lead, waitlist and (signed-in) job request forms, keeping what was typed', async () => {
+  it('says so in the feedback, lead and waitlist forms, keeping what was typed', async () => {
     mockFetch(() => 'network-error');
     setToken('t');
     const feedback = renderWithStore(<FeedbackForm />);
@@ -435,12 +456,5 @@ describe('every landing form when the server cannot be reached', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Join Waitlist' }));
     expect((await screen.findByRole('alert')).textContent).toBe(CANT_REACH);
     waitlist.unmount();
-
-    renderWithStore(<JobRequestForm />);
-    await userEvent.type(screen.getByLabelText('Your email'), 'owner@gmail.com');
-    await userEvent.type(screen.getByLabelText('Website URL'), 'https://shop.example');
-    await userEvent.type(screen.getByLabelText('What should testers look at?'), 'Checkout');
-    await userEvent.click(screen.getByRole('button', { name: 'Request My $1 Test' }));
-    expect((await screen.findByRole('alert')).textContent).toBe(CANT_REACH);
   });
 });

@@ -1,7 +1,8 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { scrollToSection } from '../scroll-to-section';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
+import { SiteFooter } from '../../../components/site-footer';
 import { useHydrated } from '../use-hydrated';
 
 // The forms (and the API layer they use) load right after first paint, keeping the
@@ -18,6 +19,7 @@ const JobRequestForm = lazy(() =>
 const DeveloperLeadForm = lazy(() =>
   import('./developer-lead-form').then((m) => ({ default: m.DeveloperLeadForm })),
 );
+const LiveProof = lazy(() => import('./live-proof').then((m) => ({ default: m.LiveProof })));
 const FeedbackForm = lazy(() =>
   import('../../../components/feedback-form').then((m) => ({ default: m.FeedbackForm })),
 );
@@ -108,13 +110,26 @@ interface LandingPageProps {
   authError?: { code: string; message: string } | null;
 }
 
+/** The landing's sections a link may open (/#job-request from the other public pages). */
+const SECTIONS = new Set(['samples', 'job-request', 'tester-signup', 'how', 'faq']);
+
 export function LandingPage({ signedIn, authError }: LandingPageProps) {
+  const { hash } = useLocation();
+  const hydrated = useHydrated();
+  useEffect(() => {
+    const id = hash.slice(1);
+    if (hydrated && SECTIONS.has(id)) scrollToSection(id);
+  }, [hash, hydrated]);
+  // Only one waitlist form at a time: the sign-in problem's, when it offers one.
+  const waitlistAtTop = authError?.code === 'gmail_only';
   return (
     <div className="landing">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <p className="promo-banner">$1 for the human quirks AI skips - real eyes for real users.</p>
+      <aside aria-label="Offer">
+        <p className="promo-banner">$1 for the human quirks AI skips - real eyes for real users.</p>
+      </aside>
       <header className="site-header">
         <div className="container site-header__inner">
           <Link to="/" className="brand">
@@ -206,6 +221,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                   See Samples
                 </button>
               </div>
+              <p className="hero__example">
+                <Link to="/example-report">See a complete example report</Link>
+              </p>
               <ul className="hero__facts" aria-label="Key facts">
                 <li>
                   <strong>$1</strong> per test
@@ -217,6 +235,11 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                   <strong>1 free</strong> revision
                 </li>
               </ul>
+              {hydrated ? (
+                <Suspense fallback={null}>
+                  <LiveProof />
+                </Suspense>
+              ) : null}
             </div>
             <aside className="price-card" aria-label="Pricing">
               <p className="price-card__label">One human test</p>
@@ -258,6 +281,11 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </figure>
               ))}
             </div>
+            <p className="samples__more">
+              <Link className="btn btn--secondary" to="/example-report">
+                Read a complete example report
+              </Link>
+            </p>
           </div>
         </section>
 
@@ -296,8 +324,8 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <div>
               <h2 id="job-request-title">Get your site tested</h2>
               <p className="section__lead">
-                Tell us what to look at. Signed-in site owners can post a paid job straight from the
-                dashboard; this form sends us a request and we'll set it up with you.
+                Tell us what to look at. After you sign in with Google, Post New Job opens with your
+                request filled in, ready to pay $1.
               </p>
               <ul className="checklist">
                 <li>$1 per test, paid securely at checkout</li>
@@ -307,7 +335,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             </div>
             <div className="card card--form">
               <Deferred>
-                <JobRequestForm />
+                <JobRequestForm signedIn={signedIn} />
               </Deferred>
             </div>
           </div>
@@ -403,13 +431,15 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               <p className="who-can-test">
                 <strong>Who can test from where.</strong> {WHO_CAN_TEST.summary}
               </p>
-              <div className="card card--soft">
-                <h3>No Gmail? Join the waitlist</h3>
-                <p className="muted">Other e-mail providers coming soon.</p>
-                <Deferred>
-                  <WaitlistForm />
-                </Deferred>
-              </div>
+              {waitlistAtTop ? null : (
+                <div className="card card--soft">
+                  <h3>No Gmail? Join the waitlist</h3>
+                  <p className="muted">Other e-mail providers coming soon.</p>
+                  <Deferred>
+                    <WaitlistForm />
+                  </Deferred>
+                </div>
+              )}
             </div>
             <div className="card card--form">
               <Deferred>
@@ -437,14 +467,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
         </section>
       </main>
 
-      <footer className="site-footer">
-        <div className="container site-footer__inner">
-          <span>© HumanTest — $1 human website testing</span>
-          <nav aria-label="Footer">
-            <Link to="/login/tester">Tester Login</Link>
-          </nav>
-        </div>
-      </footer>
+      <SiteFooter />
     </div>
   );
 }

@@ -9,9 +9,11 @@ import {
   TESTER_ROLES,
   isGmail,
   validateTesterSignup,
+  withHttps,
   type TesterSignup,
 } from '../landing-rules';
 import { WaitlistForm } from './waitlist-form';
+import { Form } from '../../../components/form';
 
 const empty: TesterSignup = { email: '', role: '', contact: '', about: '' };
 
@@ -33,7 +35,7 @@ export function TesterSignupForm() {
       const res = await join({
         email: v.email.trim().toLowerCase(),
         role: v.role,
-        url: v.contact.trim() || undefined,
+        url: withHttps(v.contact) || undefined,
         note: v.about.trim() || undefined,
       });
       if ('error' in res && res.error) return { error: signupError(res.error) };
@@ -46,7 +48,7 @@ export function TesterSignupForm() {
   const noGmail = errors.email === MSG.gmailOnly && !isGmail(v.email);
   return (
     <>
-      <form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
+      <Form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
         <p className="muted" id="tester-signup-where">
           {WHO_CAN_TEST.summary}
         </p>
@@ -78,9 +80,10 @@ export function TesterSignupForm() {
           error={errors.contact}
         >
           <input
-            type="url"
+            type="text"
             inputMode="url"
-            placeholder="https://"
+            autoComplete="url"
+            placeholder="linkedin.com/in/you"
             value={v.contact}
             onChange={(e) => setV({ ...v, contact: e.target.value })}
           />
@@ -97,7 +100,7 @@ export function TesterSignupForm() {
         <button className="btn btn--primary" type="submit" disabled={isLoading}>
           {isLoading ? 'Signing up…' : 'Sign Up to Test'}
         </button>
-      </form>
+      </Form>
       {noGmail ? (
         <section className="card card--soft" aria-label="Waitlist for other e-mail providers">
           <h3>Join the waitlist</h3>

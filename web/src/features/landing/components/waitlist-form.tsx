@@ -4,11 +4,13 @@ import { formErrorMessage } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
+import { Form } from '../../../components/form';
 
-/** Waitlist for people without Gmail: name + email → POST /api/waitlist (role 'tester'). */
+/** Waitlist for people without Gmail: name, email and an optional note → POST /api/waitlist (role 'tester'). */
 export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState(initialEmail);
+  const [note, setNote] = useState('');
   const [join, { isLoading }] = useJoinWaitlistMutation();
   const filled = canSubmitWaitlist(name, email);
   const fillAllId = useId();
@@ -19,7 +21,8 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
         email: email.trim().toLowerCase(),
         role: 'tester',
         name: name.trim(),
-        note: name.trim(),
+        // The note is what the visitor wrote in it (their provider, a question), never the name.
+        ...(note.trim() ? { note: note.trim() } : {}),
       });
       if (!('data' in res && res.data?.success))
         return {
@@ -30,12 +33,13 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
         };
       setName('');
       setEmail('');
+      setNote('');
       return { success: MSG.waitlistSuccess };
     },
   });
 
   return (
-    <form
+    <Form
       className="form form--inline"
       onSubmit={onSubmit}
       noValidate
@@ -50,6 +54,18 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
           autoComplete="email"
           value={email}
           onChange={(e) => setEmail(e.target.value)}
+        />
+      </Field>
+      <Field
+        label="Note"
+        optional
+        hint="Which e-mail provider you use, or anything we should know."
+      >
+        <textarea
+          rows={2}
+          maxLength={2000}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
         />
       </Field>
       <button
@@ -67,6 +83,6 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
         </p>
       )}
       <FormMessage error={result.error} success={result.success} />
-    </form>
+    </Form>
   );
 }

@@ -15,6 +15,7 @@ import {
   useGetNotificationPreferencesQuery,
   useUpdateNotificationPreferencesMutation,
 } from '../api/notification-preferences';
+import { Form } from '../../../components/form';
 
 /** The kinds of e-mail that reach this kind of user (the admin sees every kind); account e-mails (everyone's) cannot be switched off. */
 export function kindsFor(type: User['type']): NotificationKind[] {
@@ -62,7 +63,7 @@ export default function EmailPreferencesModal({
         <FormMessage error={errorMessage(error, 'Could not load your e-mail settings.')} />
       ) : null}
       {draft ? (
-        <form className="form" onSubmit={submit} aria-label="E-mail settings">
+        <Form className="form" onSubmit={submit} aria-label="E-mail settings">
           <fieldset>
             <legend>E-mail me at {user.email} when:</legend>
             {kinds.map((k, i) => (
@@ -86,7 +87,7 @@ export default function EmailPreferencesModal({
               Save
             </button>
           </div>
-        </form>
+        </Form>
       ) : null}
     </Modal>
   );

@@ -9,7 +9,8 @@ import { PostJobModal } from './post-job-modal';
  */
 let openAfterSignIn: boolean | undefined;
 function shouldOpenAfterSignIn(): boolean {
-  openAfterSignIn ??= takePostJobAfterSignIn();
+  // Taken again once closed: a signed-in poster may send another request from the landing page.
+  if (!openAfterSignIn) openAfterSignIn = takePostJobAfterSignIn();
   return openAfterSignIn;
 }
 

@@ -33,6 +33,7 @@ import { useNotify } from '../../../lib/hooks';
 import { track } from '../../../lib/telemetry';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useCreateJobMutation } from '../api/create-job';
+import { Form } from '../../../components/form';
 
 export const POSTING_FAILED = 'Posting failed. Please retry once; if it fails again, re-login.';
 
@@ -183,7 +184,7 @@ export function PostJobModal({
   const price = formatPrice(packPriceCents(testers));
   return (
     <Modal title="Post New Job" onClose={requestClose} size="lg" banner={prompt}>
-      <form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
+      <Form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
         <p className="muted">
           Every test costs {formatPrice(PRICE_PER_TEST_CENTS)} and is paid at checkout. Testers earn{' '}
           {formatUsd(TESTER_SHARE_CENTS)}.
@@ -333,7 +334,7 @@ export function PostJobModal({
             {isLoading ? 'Posting…' : `Post Job & Pay ${price}`}
           </button>
         </div>
-      </form>
+      </Form>
     </Modal>
   );
 }

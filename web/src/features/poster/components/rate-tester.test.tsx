@@ -32,6 +32,29 @@ describe('rating the tester on the results screen', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('draws the choice as stars, each a radio a keyboard and a screen reader can use', async () => {
+    mockFetch(() => ({ status: 201, body: {} }));
+    const { container } = renderWithStore(<RateTester job={job()} />);
+    const glyphs = () => [...container.querySelectorAll('.star__glyph')].map((g) => g.textContent);
+    expect(glyphs()).toEqual(['☆', '☆', '☆', '☆', '☆']);
+    const three = screen.getByRole('radio', { name: '3 stars' });
+    await userEvent.click(three);
+    expect(glyphs()).toEqual(['★', '★', '★', '☆', '☆']);
+    // Five native radios of one group (the browser's arrow keys move along it), named for a screen reader.
+    const radios = screen.getAllByRole('radio') as HTMLInputElement[];
+    expect(radios.map((r) => r.name)).toEqual(Array(5).fill('stars'));
+    expect(radios.map((r) => r.getAttribute('aria-label'))).toEqual([
+      '1 star',
+      '2 stars',
+      '3 stars',
+      '4 stars',
+      '5 stars',
+    ]);
+    await userEvent.click(screen.getByRole('radio', { name: '1 star' }));
+    expect(glyphs()).toEqual(['★', '☆', '☆', '☆', '☆']);
+    expect(screen.getByRole('group', { name: 'Rate the tester' })).toBeTruthy();
+  });
+
   it('sends the stars and the comment, then shows the rating', async () => {
     const { calls } = mockFetch(() => ({
       status: 201,

@@ -6,6 +6,7 @@ import { useNotify } from '../../../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useRateJobMutation } from '../api/rate-job';
+import { Form } from '../../../components/form';
 
 const STARS = [1, 2, 3, 4, 5] as const;
 
@@ -55,24 +56,30 @@ export function RateTester({ job }: { job: Job }) {
   };
 
   return (
-    <form className="form rating" onSubmit={submit} noValidate aria-label="Rate the tester">
+    <Form className="form rating" onSubmit={submit} noValidate aria-label="Rate the tester">
       <fieldset className="choice-group">
         <legend>Rate the tester</legend>
+        {/* Stars drawn as stars; each is a native radio (arrow keys move, the name says "3 stars"). */}
         <div className="rating__stars">
-          {STARS.map((n) => (
-            <label className="choice" key={n}>
-              <input
-                type="radio"
-                name="stars"
-                value={n}
-                checked={stars === n}
-                onChange={() => setStars(n)}
-              />
-              <span>
-                {n} {n === 1 ? 'star' : 'stars'}
-              </span>
-            </label>
-          ))}
+          {STARS.map((n) => {
+            const on = stars !== null && n <= stars;
+            return (
+              <label className={`star${on ? ' star--on' : ''}`} key={n}>
+                <input
+                  className="sr-only"
+                  type="radio"
+                  name="stars"
+                  value={n}
+                  checked={stars === n}
+                  onChange={() => setStars(n)}
+                  aria-label={`${n} ${n === 1 ? 'star' : 'stars'}`}
+                />
+                <span className="star__glyph" aria-hidden="true">
+                  {on ? '★' : '☆'}
+                </span>
+              </label>
+            );
+          })}
         </div>
         {errors.stars ? <div className="field__error">{errors.stars}</div> : null}
       </fieldset>
@@ -90,6 +97,6 @@ export function RateTester({ job }: { job: Job }) {
           {isLoading ? 'Saving…' : 'Save rating'}
         </button>
       </div>
-    </form>
+    </Form>
   );
 }

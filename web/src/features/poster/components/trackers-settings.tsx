@@ -9,6 +9,7 @@ import {
   useSaveGithubTrackerMutation,
   useSaveJiraTrackerMutation,
 } from '../api/report';
+import { Form } from '../../../components/form';
 
 const firstErrors = (issues: Array<{ path: PropertyKey[]; message: string }>) =>
   Object.fromEntries(issues.map((i) => [String(i.path[0]), i.message]));
@@ -78,7 +79,7 @@ export function TrackersSettings() {
         shown again.
       </p>
       <div className="trackers">
-        <form className="form tracker-form" onSubmit={submitGithub} noValidate aria-label="GitHub">
+        <Form className="form tracker-form" onSubmit={submitGithub} noValidate aria-label="GitHub">
           <h3>GitHub</h3>
           {data?.github ? (
             <p>
@@ -110,8 +111,8 @@ export function TrackersSettings() {
           >
             {data?.github ? 'Replace' : 'Connect GitHub'}
           </BusyButton>
-        </form>
-        <form className="form tracker-form" onSubmit={submitJira} noValidate aria-label="Jira">
+        </Form>
+        <Form className="form tracker-form" onSubmit={submitJira} noValidate aria-label="Jira">
           <h3>Jira</h3>
           {data?.jira ? (
             <p>
@@ -158,7 +159,7 @@ export function TrackersSettings() {
           >
             {data?.jira ? 'Replace' : 'Connect Jira'}
           </BusyButton>
-        </form>
+        </Form>
       </div>
     </section>
   );

@@ -13,6 +13,7 @@ import {
   useTestWebhookMutation,
   useWebhookDeliveriesQuery,
 } from '../api/report';
+import { Form } from '../../../components/form';
 
 const STATUS_LABEL = { pending: 'Retrying', delivered: 'Delivered', failed: 'Failed' } as const;
 
@@ -132,7 +133,7 @@ export function WebhooksSettings() {
         </a>{' '}
         says. Failed deliveries are retried for a day.
       </p>
-      <form
+      <Form
         className="form webhooks__add"
         onSubmit={submit}
         noValidate
@@ -165,7 +166,7 @@ export function WebhooksSettings() {
             {urlError}
           </p>
         ) : null}
-      </form>
+      </Form>
       {secret ? (
         <div className="notice" role="status">
           <p>

@@ -1,12 +1,9 @@
 import { api } from '../../../lib/api';
-import type { JobView as Job } from '@htm/contracts/jobs';
+import type { AvailableJobsPage } from '@htm/contracts/jobs';
 
 const availableApi = api.injectEndpoints({
   endpoints: (build) => ({
-    listAvailableJobs: build.query<
-      { jobs: Job[]; next_cursor: string | null; usual_minutes?: number | null },
-      { cursor?: string } | void
-    >({
+    listAvailableJobs: build.query<AvailableJobsPage, { cursor?: string } | void>({
       query: (a) => ({ url: '/tester/available-jobs', params: { limit: 20, cursor: a?.cursor } }),
       providesTags: ['AvailableJob'],
     }),

@@ -1,12 +1,14 @@
 import { ASSISTIVE_TECH_LABELS } from '@htm/contracts/identity';
 import type { JobView as Job } from '@htm/contracts/jobs';
-import { useEffect, useState } from 'react';
+import { useId, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { errorMessage } from '../../../lib/error-message';
 import { shortId } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { useClaimJobMutation } from '../api/claim-job';
 import { useListAvailableJobsQuery } from '../api/list-available-jobs';
+import { useListMyJobsQuery } from '../api/list-my-jobs';
+import { JobBrief } from './job-brief';
 
 const GEO: Record<string, string> = {
   us_pr: 'US & PR',
@@ -20,19 +22,50 @@ interface PageProps {
   onMore: (cursor: string) => void;
   onClaim: (job: Job) => void;
   claiming: string | null;
+  /** Why Claim waits (the one-job rule while a job is held), else null, and that sentence's id. */
+  heldReason: string | null;
+  heldId: string;
+}
+
+/** The sentence beside a disabled Claim while the tester holds as many jobs as they may. */
+export function heldReasonFor(held: number, max: number): string | null {
+  if (held < max) return null;
+  return max === 1
+    ? 'You are working on a job: submit it (My Jobs) before claiming another. One job at a time.'
+    : `You hold ${held} jobs, the most at a time: submit one (My Jobs) before claiming another.`;
 }
 
 /** One page of available jobs (cursor pagination: "Load more" asks for the next page). */
-function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps) {
-  const { data, error, isLoading } = useListAvailableJobsQuery(cursor ? { cursor } : undefined);
-  const { toast } = useNotify();
-  useEffect(() => {
-    if (error) toast(errorMessage(error, 'Failed to load available jobs'));
-  }, [error, toast]);
+function AvailablePage({
+  cursor,
+  isLast,
+  onMore,
+  onClaim,
+  claiming,
+  heldReason,
+  heldId,
+}: PageProps) {
+  const { data, error, isLoading, isFetching, refetch } = useListAvailableJobsQuery(
+    cursor ? { cursor } : undefined,
+  );
   if (isLoading) return <Loading label="Loading available jobs…" />;
   const jobs = data?.jobs ?? [];
   return (
     <>
+      {error ? (
+        <div className="form-msg form-msg--error load-error" role="alert">
+          <span>{errorMessage(error, 'Failed to load available jobs')}</span>{' '}
+          <button
+            type="button"
+            className="btn btn--secondary btn--sm"
+            onClick={() => void refetch()}
+            disabled={isFetching}
+          >
+            Retry
+          </button>
+        </div>
+      ) : null}
+
       {!cursor && !jobs.length && !error ? (
         <p className="empty">No jobs available right now. Check back soon.</p>
       ) : null}
@@ -60,13 +93,18 @@ function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps)
                   </span>
                 </p>
               ) : null}
-              <p className="prewrap">{j.what_to_test}</p>
+              <JobBrief text={j.what_to_test} />
               {j.requirements?.length ? (
-                <ul className="reqs-list">
-                  {j.requirements.map((r, i) => (
-                    <li key={i}>{r}</li>
-                  ))}
-                </ul>
+                <div className="job-card__checks">
+                  <span className="muted">Things to check:</span>
+                  <ul className="reqs-list">
+                    {j.requirements.map((r, i) => (
+                      <li key={i} dir="auto">
+                        {r}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
               ) : null}
             </div>
             <div className="job-card__side">
@@ -75,7 +113,8 @@ function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps)
                 type="button"
                 className="btn btn--primary btn--sm"
                 onClick={() => onClaim(j)}
-                disabled={claiming === j.id}
+                disabled={claiming === j.id || Boolean(heldReason)}
+                aria-describedby={heldReason ? heldId : undefined}
               >
                 {claiming === j.id ? 'Claiming…' : 'Claim'}
               </button>
@@ -100,6 +139,20 @@ function AvailablePage({ cursor, isLast, onMore, onClaim, claiming }: PageProps)
 export function AvailableJobs() {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const { data, refetch, isFetching } = useListAvailableJobsQuery();
+  const { data: myJobs } = useListMyJobsQuery();
+  const mine = myJobs?.jobs ?? [];
+  const now = Date.now();
+  const active = mine.filter((j) => {
+    const deadline =
+      j.status === 'claimed'
+        ? j.claim_deadline_at
+        : j.status === 'revision_requested'
+          ? j.revision_deadline_at
+          : undefined;
+    return deadline !== undefined && (!deadline || Date.parse(deadline) > now);
+  }).length;
+  const heldReason = heldReasonFor(active, data?.max_active_claims ?? 1);
+  const heldId = useId();
   const [claim] = useClaimJobMutation();
   const [claiming, setClaiming] = useState<string | null>(null);
   const { toast, status } = useNotify();
@@ -130,6 +183,11 @@ export function AvailableJobs() {
           Refresh
         </button>
       </div>
+      {heldReason ? (
+        <p className="notice" id={heldId}>
+          {heldReason}
+        </p>
+      ) : null}
       {cursors.map((c, i) => (
         <AvailablePage
           key={c ?? 'first'}
@@ -138,6 +196,8 @@ export function AvailableJobs() {
           onMore={(next) => setCursors((cs) => (cs.includes(next) ? cs : [...cs, next]))}
           onClaim={onClaim}
           claiming={claiming}
+          heldReason={heldReason}
+          heldId={heldId}
         />
       ))}
     </div>

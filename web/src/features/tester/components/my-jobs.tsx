@@ -8,6 +8,7 @@ import { errorMessage } from '../../../lib/error-message';
 import { formatDate, statusLabel, timeLeft } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
+import { JobBrief } from './job-brief';
 import { RevisionRequest } from './revision-request';
 import { DETAILED_REPORT, DETAILED_REPORT_LINE, SubmitReportModal } from './submit-report-modal';
 import { QUICK_REPORT, QUICK_REPORT_LINE, SubmitWorkModal } from './submit-work-modal';
@@ -91,9 +92,19 @@ export function MyJobs() {
             <li className="job-card" key={j.id} id={`my-job-${j.id}`} tabIndex={-1}>
               <div className="job-card__main">
                 <JobCardHead job={j} />
-                <p className="prewrap job-card__brief" title={j.what_to_test}>
-                  {j.what_to_test}
-                </p>
+                <JobBrief text={j.what_to_test} />
+                {j.requirements?.length ? (
+                  <div className="job-card__checks">
+                    <span className="muted">Things to check:</span>
+                    <ul className="reqs-list">
+                      {j.requirements.map((r, i) => (
+                        <li key={i} dir="auto">
+                          {r}
+                        </li>
+                      ))}
+                    </ul>
+                  </div>
+                ) : null}
                 {working && due ? <p className="muted">Time left to submit: {due}.</p> : null}
                 {lapsed ? (
                   <p className="notice" role="status">

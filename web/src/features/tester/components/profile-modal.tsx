@@ -12,6 +12,7 @@ import { useNotify } from '../../../lib/hooks';
 import type { User } from '../../../lib/types';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useUpdateProfileMutation } from '../api/update-profile';
+import { Form } from '../../../components/form';
 
 /**
  * 'Update Your Profile' (country, and the assistive technology the tester uses). The answer
@@ -50,7 +51,7 @@ export function ProfileModal({ user, onClose }: { user: User; onClose: () => voi
 
   return (
     <Modal title="Update Your Profile" onClose={onClose}>
-      <form className="form" onSubmit={submit} noValidate aria-label="Update Your Profile">
+      <Form className="form" onSubmit={submit} noValidate aria-label="Update Your Profile">
         <Field label="Country" hint="Jobs are offered by country. VPNs are not allowed.">
           <select data-autofocus value={country} onChange={(e) => setCountry(e.target.value)}>
             <option value="">Select…</option>
@@ -84,7 +85,7 @@ export function ProfileModal({ user, onClose }: { user: User; onClose: () => voi
             Save
           </button>
         </div>
-      </form>
+      </Form>
     </Modal>
   );
 }

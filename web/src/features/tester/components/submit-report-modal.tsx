@@ -21,6 +21,7 @@ import { ScreenRecorder, useRecorderInForm } from './screen-recorder';
 import type { AttachedRecording } from '../recording';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+import { Form } from '../../../components/form';
 
 /** The drawing tools (Konva) load when the tester first draws on a screenshot. */
 const ScreenshotAnnotator = lazy(() =>
@@ -90,10 +91,12 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const recorder = useRecorderInForm(job.id, draft, setDraft);
-  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
-    clearDraft();
-    onClose();
-  });
+  const { progress, formError, setFormError, fileError, upload, clearFileRefusal } = useWorkUpload(
+    () => {
+      clearDraft();
+      onClose();
+    },
+  );
   const { requestClose, prompt } = useDiscardGuard(
     hasText(draft) || files.length > 0,
     onClose,
@@ -119,6 +122,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    clearFileRefusal();
     if (recorder.problem || annotating !== null) {
       setFormError(recorder.problem ?? 'Finish or cancel drawing on the screenshot first.');
       return;
@@ -172,7 +176,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
       size="lg"
       banner={prompt}
     >
-      <form className="form" onSubmit={submit} noValidate aria-label="Submit detailed report">
+      <Form className="form" onSubmit={submit} noValidate aria-label="Submit detailed report">
         <p className="muted">{DETAILED_REPORT_LINE}</p>
         <p className="muted">
           <strong>{job.title}</strong> · answer each thing the poster asked you to check.
@@ -246,7 +250,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
         <Field
           label="Screenshots or screen recordings"
           optional
-          error={errors.files || undefined}
+          error={errors.files || fileError || undefined}
           hint="Images up to 10MB, videos up to 100MB. One main file recommended; share extra links in your feedback."
         >
           <input
@@ -305,7 +309,7 @@ export function SubmitReportModal({ job, onClose }: { job: Job; onClose: () => v
             {resubmit ? 'Resubmit Work' : 'Submit Work'}
           </button>
         </div>
-      </form>
+      </Form>
     </Modal>
   );
 }

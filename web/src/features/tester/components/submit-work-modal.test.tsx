@@ -129,9 +129,15 @@ describe('Submit Work modal (tester dashboard)', () => {
     const input = screen.getByLabelText(/Screenshot/) as HTMLInputElement;
     await userEvent.upload(input, fileOf('fake.png', 'image/png', 2000));
     await submit();
-    expect((await screen.findByRole('alert')).textContent).toBe('Please upload an image file only');
-    await userEvent.upload(input, fileOf('real.png', 'image/png', 3000));
+    // The server's refusal is shown on the file field itself, which takes the focus.
+    await waitFor(() => expect(input.getAttribute('aria-invalid')).toBe('true'));
+    const errorId = input.getAttribute('aria-describedby')!.split(' ').pop()!;
+    expect(document.getElementById(errorId)!.textContent).toBe('Please upload an image file only');
+    await waitFor(() => expect(document.activeElement).toBe(input));
     expect(screen.queryByRole('alert')).toBeNull();
+    await userEvent.upload(input, fileOf('real.png', 'image/png', 3000));
+    expect(input.getAttribute('aria-invalid')).toBeNull();
+    expect(screen.queryByText('Please upload an image file only')).toBeNull();
   });
 
   it('uploads multipart with the bearer token and shows progress', async () => {
@@ -175,7 +181,10 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect(group.querySelectorAll('textarea')).toHaveLength(2);
     await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
     await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
-    await userEvent.type(screen.getByLabelText(/2\. Pay with a test card/), 'Paid with 4242, receipt came.');
+    await userEvent.type(
+      screen.getByLabelText(/2\. Pay with a test card/),
+      'Paid with 4242, receipt came.',
+    );
     await submit();
     await waitFor(() => expect(calls).toHaveLength(1));
     expect(JSON.parse(calls[0].form.get('requirement_responses') as string)).toEqual([
@@ -214,7 +223,11 @@ describe('Submit Work modal (tester dashboard)', () => {
   it('says the draft is kept when the server could not store the file (507), and keeps every field and the file', async () => {
     mockXhr(() => ({
       status: 507,
-      body: { detail: 'We could not store your file right now; your draft is kept, try again in a few minutes', code: 'storage_full' },
+      body: {
+        detail:
+          'We could not store your file right now; your draft is kept, try again in a few minutes',
+        code: 'storage_full',
+      },
     }));
     renderWithStore(<SubmitWorkModal job={job} onClose={() => undefined} />);
     await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
@@ -225,8 +238,12 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(
       'We could not store your file right now; your draft is kept, try again in a few minutes',
     );
-    expect((screen.getByLabelText('Feedback') as HTMLTextAreaElement).value).toBe('The cart badge lags behind.');
-    expect((screen.getByLabelText('Key finding 1') as HTMLInputElement).value).toBe('Cart badge lags');
+    expect((screen.getByLabelText('Feedback') as HTMLTextAreaElement).value).toBe(
+      'The cart badge lags behind.',
+    );
+    expect((screen.getByLabelText('Key finding 1') as HTMLInputElement).value).toBe(
+      'Cart badge lags',
+    );
     expect(input.files?.[0]?.name).toBe('shot.png');
   });
 
@@ -381,7 +398,9 @@ describe('Submit Work modal: finding details', () => {
     await userEvent.click(screen.getByLabelText(/Steps to reproduce/));
     await userEvent.paste('s'.repeat(1001));
     await submit();
-    expect(screen.getByText('Finding 1: steps to reproduce must be 1000 characters or less')).toBeTruthy();
+    expect(
+      screen.getByText('Finding 1: steps to reproduce must be 1000 characters or less'),
+    ).toBeTruthy();
     expect(calls).toHaveLength(0);
   });
 });

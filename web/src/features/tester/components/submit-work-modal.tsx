@@ -24,6 +24,7 @@ import type { AttachedRecording } from '../recording';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+import { Form } from '../../../components/form';
 
 /** The drawing tools (Konva) load when the tester first draws on a screenshot. */
 const ScreenshotAnnotator = lazy(() =>
@@ -87,10 +88,12 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const [minutes, setMinutes] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const recorder = useRecorderInForm(job.id, draft, setDraft);
-  const { progress, formError, setFormError, upload, clearFileRefusal } = useWorkUpload(() => {
-    clearDraft();
-    onClose();
-  });
+  const { progress, formError, setFormError, fileError, upload, clearFileRefusal } = useWorkUpload(
+    () => {
+      clearDraft();
+      onClose();
+    },
+  );
   const { requestClose, prompt } = useDiscardGuard(
     hasText(draft) || file !== null,
     onClose,
@@ -115,6 +118,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setFormError(null);
+    clearFileRefusal();
     if (recorder.problem || annotating) {
       setFormError(recorder.problem ?? 'Finish or cancel drawing on the screenshot first.');
       return;
@@ -166,7 +170,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
       size="lg"
       banner={prompt}
     >
-      <form
+      <Form
         className="form"
         onSubmit={submit}
         noValidate
@@ -255,7 +259,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
         <Field
           label="Screenshot"
           optional
-          error={errors.screenshot || undefined}
+          error={errors.screenshot || fileError || undefined}
           hint="PNG, JPG or GIF, up to 10MB."
         >
           <input
@@ -303,7 +307,7 @@ export function SubmitWorkModal({ job, onClose }: { job: Job; onClose: () => voi
             {resubmit ? 'Resubmit Work' : 'Submit Work'}
           </button>
         </div>
-      </form>
+      </Form>
     </Modal>
   );
 }

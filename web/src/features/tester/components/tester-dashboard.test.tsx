@@ -18,7 +18,11 @@ const tester: User = {
   country: 'US',
   approved: true,
 };
-const openJob = jobView({ id: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee', status: 'open', tester_id: null });
+const openJob = jobView({
+  id: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
+  status: 'open',
+  tester_id: null,
+});
 
 beforeEach(() => {
   resetStorage();
@@ -179,6 +183,95 @@ describe('Tester dashboard', () => {
     expect(document.getElementById(detailed.getAttribute('aria-describedby')!)!.textContent).toBe(
       'An answer for each thing to check, your device and browser, 3 key findings and files.',
     );
+  });
+
+  it('disables Claim while a job is held and says why (one job at a time)', async () => {
+    const held = jobView({ id: 'held-1', title: 'Held job', status: 'claimed', tester_id: 't1' });
+    mockFetch((c) => {
+      if (c.url === '/api/tester/my-jobs') return { body: { jobs: [held] } };
+      if (c.url.startsWith('/api/tester/available-jobs'))
+        return { body: { jobs: [openJob], next_cursor: null, max_active_claims: 1 } };
+      return { body: {} };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await screen.findByText('Bakery');
+    const claim = screen.getByRole('button', { name: 'Claim' }) as HTMLButtonElement;
+    await waitFor(() => expect(claim.disabled).toBe(true));
+    expect(document.getElementById(claim.getAttribute('aria-describedby')!)!.textContent).toBe(
+      'You are working on a job: submit it (My Jobs) before claiming another. One job at a time.',
+    );
+  });
+
+  it('keeps Claim open while the tester holds fewer jobs than the limit', async () => {
+    const held = jobView({ id: 'held-1', title: 'Held job', status: 'claimed', tester_id: 't1' });
+    mockFetch((c) => {
+      if (c.url === '/api/tester/my-jobs') return { body: { jobs: [held] } };
+      if (c.url.startsWith('/api/tester/available-jobs'))
+        return { body: { jobs: [openJob], next_cursor: null, max_active_claims: 2 } };
+      return { body: {} };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await screen.findByText('Bakery');
+    await waitFor(() => expect(screen.getByRole('tab', { name: /My Jobs/ })).toBeTruthy());
+    expect((screen.getByRole('button', { name: 'Claim' }) as HTMLButtonElement).disabled).toBe(
+      false,
+    );
+    expect(screen.queryByText(/One job at a time/)).toBeNull();
+  });
+
+  it('shows an error with Retry, not a blank tab, when available jobs fail to load', async () => {
+    let fail = true;
+    mockFetch((c) => {
+      if (c.url.startsWith('/api/tester/available-jobs'))
+        return fail
+          ? { status: 503, body: { detail: 'Service unavailable', code: 'unavailable' } }
+          : { body: { jobs: [openJob], next_cursor: null, max_active_claims: 1 } };
+      return { body: { jobs: [] } };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Service unavailable');
+    fail = false;
+    await userEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByText('Bakery')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it("shows the claimed job's things to check, and a long brief shortened with 'more'", async () => {
+    const brief = `Order a cake. ${'Try every step of the checkout as a first-time visitor. '.repeat(6)}`;
+    mockFetch((c) => {
+      if (c.url === '/api/tester/my-jobs')
+        return {
+          body: {
+            jobs: [
+              {
+                ...openJob,
+                status: 'claimed',
+                tester_id: 't1',
+                what_to_test: brief,
+                requirements: ['Find the price', 'Pay as a guest'],
+              },
+            ],
+          },
+        };
+      return { body: { jobs: [], next_cursor: null } };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'My Jobs' }));
+    await screen.findByRole('button', { name: 'Quick report' });
+    const checks = screen.getByText('Things to check:').parentElement!;
+    expect(
+      within(checks)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['Find the price', 'Pay as a guest']);
+    const more = screen.getByRole('button', { name: 'more' });
+    expect(more.getAttribute('aria-expanded')).toBe('false');
+    const text = document.getElementById(more.getAttribute('aria-controls')!)!;
+    expect(text.classList.contains('job-card__brief')).toBe(true);
+    await userEvent.click(more);
+    expect(screen.getByRole('button', { name: 'less' }).getAttribute('aria-expanded')).toBe('true');
+    expect(text.classList.contains('job-card__brief')).toBe(false);
   });
 
   it('shows earnings totals, the last 30 days and rows', async () => {

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { useDispatch } from 'react-redux';
 import { CANT_REACH, errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
@@ -16,8 +16,8 @@ import {
 export function useWorkUpload(onClose: () => void) {
   const [progress, setProgress] = useState<number | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
-  // The server refused the attached file (413/415): that message is about the file input.
-  const fileRefused = useRef(false);
+  // The server refused the attached file (413/415): that message is shown on the file input.
+  const [fileError, setFileError] = useState<string | null>(null);
   const dispatch = useDispatch();
   const { status } = useNotify();
 
@@ -34,22 +34,18 @@ export function useWorkUpload(onClose: () => void) {
       return;
     }
     setProgress(null);
-    fileRefused.current = res.status === 413 || res.status === 415;
     // The job is no longer ours (claim expired, already submitted...): drop the stale card.
     if (jobMovedOn(res.status)) dispatch(invalidateAfterRefusedSubmit());
-    setFormError(
+    const message =
       res.status === 0
         ? CANT_REACH
-        : errorMessage({ status: res.status, data: res.data }, 'Failed to submit work'),
-    );
+        : errorMessage({ status: res.status, data: res.data }, 'Failed to submit work');
+    if (res.status === 413 || res.status === 415) setFileError(message);
+    else setFormError(message);
   };
 
   /** The tester picked other files: a server refusal of the previous ones no longer applies. */
-  const clearFileRefusal = () => {
-    if (!fileRefused.current) return;
-    fileRefused.current = false;
-    setFormError(null);
-  };
+  const clearFileRefusal = () => setFileError(null);
 
-  return { progress, formError, setFormError, upload, clearFileRefusal };
+  return { progress, formError, setFormError, fileError, upload, clearFileRefusal };
 }

@@ -1,0 +1,50 @@
+import { useEffect, type ReactNode } from 'react';
+import { Link } from 'react-router';
+import { SiteFooter } from '../../../components/site-footer';
+
+/** A public page beside the landing page: the brand, one heading, the content, the footer. */
+export function InfoPage({
+  title,
+  lead,
+  children,
+}: {
+  title: string;
+  lead?: ReactNode;
+  children: ReactNode;
+}) {
+  useEffect(() => {
+    document.title = `${title} · HumanTest`;
+    // A page opened from a link starts at its top (the router keeps the scroll position).
+    window.scrollTo(0, 0);
+  }, [title]);
+  return (
+    <div className="landing info-page">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="site-header">
+        <div className="container site-header__inner">
+          <Link to="/" className="brand">
+            <span className="brand__mark" aria-hidden="true">
+              $1
+            </span>
+            HumanTest
+          </Link>
+          <nav className="site-nav" aria-label="Main">
+            <Link className="btn btn--primary" to="/#job-request">
+              Get Your Site Tested
+            </Link>
+          </nav>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1} className="section">
+        <div className="container container--narrow">
+          <h1>{title}</h1>
+          {lead ? <p className="section__lead">{lead}</p> : null}
+          {children}
+        </div>
+      </main>
+      <SiteFooter />
+    </div>
+  );
+}
