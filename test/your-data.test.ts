@@ -115,6 +115,10 @@ beforeAll(async () => {
   expect((await client(stack, admin.token).post('/api/admin/payouts/run')).status).toBe(200);
   await waitFor(async () => (await ledgerSums()).payout === -82, 'the payout');
   ({ jobId: unstartedJob } = await postAndPay(stack, poster));
+  // A strike (as a claim timeout records it) and the tester's appeal of it: theirs to download and to erase.
+  await stack.sql("INSERT INTO jobs.strikes (tester_id, job_id, reason) VALUES ($1, $2, 'claim_timeout')", [tester.id, doneJob]);
+  const appeal = await client(stack, tester.token).post('/api/appeals', { job_id: doneJob, kind: 'strike', message: 'My connection dropped; I was back within minutes.' });
+  expect(appeal.status).toBe(201);
   storageKeys = (await stack.sql<{ storage_key: string }>('SELECT storage_key FROM jobs.files')).map((r) => r.storage_key);
   expect(storageKeys.length).toBeGreaterThan(0);
 }, 240_000);
@@ -128,10 +132,14 @@ describe('download my data', () => {
     const zip = await downloadArchive(tester);
     for (const s of SCHEMAS) expect(Object.keys(zip)).toContain(`services/${s}.json`);
     expect((json(zip, 'identity').profile as { email: string }).email).toBe(tester.email);
-    const jobs = json(zip, 'jobs') as { submissions: Array<{ keyFindings: string[] }>; ratings_received: Array<{ stars: number }>; recordings: unknown[] };
+    const jobs = json(zip, 'jobs') as { submissions: Array<{ keyFindings: string[] }>; ratings_received: Array<{ stars: number }>; recordings: unknown[]; strikes: unknown[]; appeals: unknown[] };
     expect(jobs.submissions[0].keyFindings).toEqual(['Order button is below the fold']);
     expect(jobs.ratings_received).toEqual([expect.objectContaining({ stars: 5, comment: 'Thorough and clear' })]);
     expect(jobs.recordings).toHaveLength(1);
+    expect(jobs.strikes).toEqual([expect.objectContaining({ reason: 'claim_timeout' })]);
+    expect(jobs.appeals).toEqual([
+      expect.objectContaining({ kind: 'strike', message: 'My connection dropped; I was back within minutes.', status: 'open' }),
+    ]);
     const pay = json(zip, 'payments') as { earnings_and_payouts: Array<{ kind: string; amountCents: number }>; payout_account: unknown };
     expect(pay.earnings_and_payouts.map((e) => [e.kind, e.amountCents]).sort()).toEqual([['payout', -82], ['tester_earning', 82]]);
     expect(pay.payout_account).not.toBeNull();

@@ -209,7 +209,8 @@ export async function signInTester(stack: Stack, email: string, opts: { country?
     if (r.status !== 200) throw new Error(`approve-tester answered ${r.status}`);
     await waitFor(async () => (await stack.sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [a.id]).catch(() => []))[0]?.approved, 'jobs to learn the approval');
     // The approval made the earlier tokens stale (they carry the old approval): sign in at the tester login.
-    ({ token, jar } = await devSignIn(stack.url, email, { intent: 'tester' }));
+    // Same name as before: Google sends the account's name every time (a new one is a rename, UserRenamed).
+    ({ token, jar } = await devSignIn(stack.url, email, { intent: 'tester', name: email.split('@')[0] }));
   }
   return { ...a, token, jar };
 }

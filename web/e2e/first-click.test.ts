@@ -148,9 +148,15 @@ describe('first click to paid job, without dead ends', () => {
     await detailed.getByLabel('Browser used').fill('Chrome');
     await detailed.getByRole('button', { name: 'Submit Work' }).click();
     await detailed.getByText(/Device/).first().waitFor();
-    const deviceBox = await detailed.getByLabel('Device used').boundingBox();
-    const browserBox = await detailed.getByLabel('Browser used').boundingBox();
-    expect(deviceBox && browserBox && Math.abs(deviceBox.y - browserBox.y)).toBe(0);
+    // Both read in one frame: the failed submit scrolls the first invalid field into view.
+    const [deviceY, browserY] = await detailed.evaluate((d) =>
+      ['Device used', 'Browser used'].map((name) => {
+        const label = [...d.querySelectorAll('label')].find((l) => l.textContent?.trim() === name);
+        const input = label?.htmlFor ? d.ownerDocument.getElementById(label.htmlFor) : label?.querySelector('input');
+        return input ? input.getBoundingClientRect().top : NaN;
+      }),
+    );
+    expect(Math.abs(deviceY - browserY)).toBe(0);
     await shot(tester, 'detailed-report-errors');
     await tester.keyboard.press('Escape');
     await tester.getByRole('button', { name: 'Discard draft' }).click();
@@ -159,7 +165,7 @@ describe('first click to paid job, without dead ends', () => {
     // Quick report: Esc asks; the draft survives a reload; then it is sent.
     await mine.getByRole('button', { name: 'Quick report' }).click();
     const quick = tester.getByRole('dialog', { name: 'Quick report' });
-    await quick.getByLabel('Feedback').fill('The price is only shown in the cart, not on the cake.');
+    await quick.getByLabel('Feedback', { exact: true }).fill('The price is only shown in the cart, not on the cake.');
     await tester.keyboard.press('Escape');
     await tester.getByRole('alertdialog', { name: 'Discard your draft?' }).waitFor();
     await tester.getByRole('button', { name: 'Keep editing' }).click();
@@ -169,7 +175,7 @@ describe('first click to paid job, without dead ends', () => {
       .locator('li', { hasText: title })
       .getByRole('button', { name: 'Quick report' })
       .click();
-    expect(await quick.getByLabel('Feedback').inputValue()).toBe(
+    expect(await quick.getByLabel('Feedback', { exact: true }).inputValue()).toBe(
       'The price is only shown in the cart, not on the cake.',
     );
     await quick.getByLabel('Key finding 1').fill('Price hidden until cart');

@@ -84,7 +84,7 @@ describe('live updates in the browser', () => {
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
     const mine = tester.locator('li', { hasText: title });
     await mine.getByRole('button', { name: 'Quick report' }).click();
-    await tester.getByLabel('Feedback').fill('The price only shows after adding to the cart.');
+    await tester.getByLabel('Feedback', { exact: true }).fill('The price only shows after adding to the cart.');
     await tester.getByLabel('Key finding 1').fill('Price hidden');
     await tester.getByLabel(/Screenshot/).setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: PNG_1x1 });
     await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();

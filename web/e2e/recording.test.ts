@@ -165,7 +165,7 @@ describe('screen recording in the browser', () => {
     expect(seen).toContain('HEAD');
 
     const dialog = tester.getByRole('dialog');
-    await dialog.getByLabel('Feedback').fill('The price only shows after adding to the cart.');
+    await dialog.getByLabel('Feedback', { exact: true }).fill('The price only shows after adding to the cart.');
     await dialog.getByLabel('Key finding 1').fill('Price hidden until checkout');
     await dialog.getByText(/at 0:0\d in the recording/).waitFor();
     await shot(tester, 'recorder-attached-1280');
@@ -230,7 +230,7 @@ describe('screen recording in the browser', () => {
       .getByRole('button', { name: 'Quick report' })
       .click();
     const dialog = tester.getByRole('dialog');
-    await dialog.getByLabel('Feedback').fill('The e-mail field shows my address in clear.');
+    await dialog.getByLabel('Feedback', { exact: true }).fill('The e-mail field shows my address in clear.');
     await dialog.getByLabel('Key finding 1').fill('Address shown in clear');
     await dialog
       .getByLabel(/Screenshot/)

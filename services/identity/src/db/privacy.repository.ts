@@ -3,14 +3,15 @@ import type { Db, Tx } from '@htm/service-kit/db';
 import {
   accountDeletions,
   dataExports,
+  pendingSignups,
   refreshFamilies,
   refreshTokens,
   signinSessions,
   testerRatings,
   testerStrikes,
-  users,
   type AccountDeletionRow,
   type DataExportRow,
+  users,
 } from './schema.js';
 
 /** All SQL of "Download my data" and "Delete my account" in identity. */
@@ -203,6 +204,9 @@ export async function readIdentityPart(db: Db | Tx, userId: string): Promise<Rec
  * sign-ins, sign-in handles and strikes are deleted. Ratings keep only their stars.
  */
 export async function eraseIdentityUser(tx: Tx, userId: string, pseudonym: string): Promise<void> {
+  // A landing signup still waiting for approval is kept by e-mail: it goes with the account.
+  const [before] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  if (before) await tx.delete(pendingSignups).where(eq(pendingSignups.email, before.email));
   await tx
     .update(users)
     .set({ googleSub: `deleted:${pseudonym}`, email: `deleted-${pseudonym}@deleted.invalid`, name: 'Deleted user', location: null, country: null, approved: false, assistiveTech: [], updatedAt: new Date() })

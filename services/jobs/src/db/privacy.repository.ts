@@ -1,12 +1,14 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import {
+  appeals,
   files,
   handledEvents,
   jobs,
   ratings,
   recordings,
   shareLinks,
+  strikes,
   submissions,
   trackerCredentials,
   users,
@@ -44,6 +46,14 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
     .where(eq(webhookEndpoints.ownerId, userId));
   const trackers = await db.select({ kind: trackerCredentials.kind, settings: trackerCredentials.settings, updatedAt: trackerCredentials.updatedAt }).from(trackerCredentials).where(eq(trackerCredentials.ownerId, userId));
   const recs = await db.select().from(recordings).where(eq(recordings.testerId, userId));
+  const ownStrikes = await db
+    .select({ jobId: strikes.jobId, reason: strikes.reason, createdAt: strikes.createdAt, overturnedAt: strikes.overturnedAt })
+    .from(strikes)
+    .where(eq(strikes.testerId, userId));
+  const ownAppeals = await db
+    .select({ id: appeals.id, jobId: appeals.jobId, kind: appeals.kind, message: appeals.message, status: appeals.status, decisionNote: appeals.decisionNote, createdAt: appeals.createdAt, decidedAt: appeals.decidedAt })
+    .from(appeals)
+    .where(eq(appeals.testerId, userId));
   return {
     profile: profile ?? null,
     jobs_posted: posted.map((j) => ({ ...j, checkoutSessionId: undefined })),
@@ -56,6 +66,8 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
     webhooks: hooks,
     issue_trackers: trackers,
     recordings: recs,
+    strikes: ownStrikes,
+    appeals: ownAppeals,
   };
 }
 
@@ -112,6 +124,11 @@ export async function eraseJobsUser(tx: Tx, userId: string, pseudonym: string): 
 
   await tx.update(ratings).set({ testerId: pseudonym }).where(eq(ratings.testerId, userId));
   await tx.update(ratings).set({ posterId: pseudonym, comment: null }).where(eq(ratings.posterId, userId));
+  // Strikes and appeals are the tester's own record (an appeal's message is their words): they go.
+  await tx.delete(appeals).where(eq(appeals.testerId, userId));
+  await tx.delete(strikes).where(eq(strikes.testerId, userId));
+  // The admin who decided an appeal keeps no name here, only their id; a deleted admin's id goes.
+  await tx.update(appeals).set({ decidedBy: pseudonym }).where(eq(appeals.decidedBy, userId));
   await tx.delete(shareLinks).where(eq(shareLinks.createdBy, userId));
   const hooks = await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.ownerId, userId)).returning({ id: webhookEndpoints.id });
   if (hooks.length) await tx.delete(webhookDeliveries).where(inArray(webhookDeliveries.endpointId, hooks.map((h) => h.id)));

@@ -69,7 +69,7 @@ describe('job state machine: refused transitions are 409 with a sentence', () =>
   });
 
   it('rejects unknown statuses loudly', () => {
-    expect(() => normalizeStatus('closed')).toThrow('unknown job status');
+    expect(() => normalizeStatus('archived')).toThrow('unknown job status');
   });
 });
 

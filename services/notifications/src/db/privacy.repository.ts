@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { handledEvents, jobs, messages, preferences, users } from './schema.js';
+import { digestJobs, handledEvents, jobs, messages, preferences, testedSites, users } from './schema.js';
 
 /** All SQL of the notifications part of "Your data, your call". */
 
@@ -11,13 +11,18 @@ export async function readNotificationsPart(db: Db | Tx, userId: string): Promis
     .select({ id: messages.id, kind: messages.kind, status: messages.status, toEmail: messages.toEmail, subject: messages.subject, text: messages.text, createdAt: messages.createdAt, sentAt: messages.sentAt })
     .from(messages)
     .where(eq(messages.userId, userId));
-  return { address: address ?? null, email_preferences: prefs ?? null, emails: sent };
+  // What the job digest keeps: the sites the tester has tested (fresh eyes) and the jobs already announced to them.
+  const sites = await db.select({ siteHost: testedSites.siteHost }).from(testedSites).where(eq(testedSites.testerId, userId));
+  const announced = await db.select({ jobId: digestJobs.jobId, createdAt: digestJobs.createdAt }).from(digestJobs).where(eq(digestJobs.testerId, userId));
+  return { address: address ?? null, email_preferences: prefs ?? null, emails: sent, tested_sites: sites, jobs_in_digests: announced };
 }
 
-/** Deletes the address, the preferences and every e-mail to the user (pending ones are never sent). */
+/** Deletes the address, the preferences, the digest's memory and every e-mail to the user (pending ones are never sent). */
 export async function eraseNotificationsUser(tx: Tx, userId: string): Promise<void> {
   await tx.delete(messages).where(eq(messages.userId, userId));
   await tx.delete(preferences).where(eq(preferences.userId, userId));
+  await tx.delete(testedSites).where(eq(testedSites.testerId, userId));
+  await tx.delete(digestJobs).where(eq(digestJobs.testerId, userId));
   await tx.delete(users).where(eq(users.id, userId));
   await tx.update(jobs).set({ posterId: 'deleted' }).where(eq(jobs.posterId, userId));
 }

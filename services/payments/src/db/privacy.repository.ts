@@ -1,6 +1,6 @@
 import { eq, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { checkoutSessions, earningMismatches, handledEvents, ledgerEntries, localProviderSessions, payoutAccounts, payoutAttempts } from './schema.js';
+import { cashOuts, checkoutSessions, earningMismatches, handledEvents, ledgerEntries, localProviderSessions, payoutAccounts, payoutAttempts } from './schema.js';
 
 /** All SQL of the payments part of "Your data, your call". */
 
@@ -19,8 +19,13 @@ export async function readPaymentsPart(db: Db | Tx, userId: string): Promise<Rec
     .select({ id: checkoutSessions.id, jobId: checkoutSessions.jobId, title: checkoutSessions.title, amountCents: checkoutSessions.amountCents, currency: checkoutSessions.currency, status: checkoutSessions.status, createdAt: checkoutSessions.createdAt, paidAt: checkoutSessions.paidAt })
     .from(checkoutSessions)
     .where(eq(checkoutSessions.posterId, userId));
+  const cashOutsOf = await db
+    .select({ id: cashOuts.id, amountCents: cashOuts.amountCents, status: cashOuts.status, transferId: cashOuts.transferId, createdAt: cashOuts.createdAt, paidAt: cashOuts.paidAt })
+    .from(cashOuts)
+    .where(eq(cashOuts.testerId, userId));
   return {
     ledger_entries: ledger,
+    cash_outs: cashOutsOf,
     earnings_and_payouts: ledger.filter((e) => e.kind === 'tester_earning' || e.kind === 'payout'),
     payments_made: ledger.filter((e) => e.posterId === userId && (e.kind === 'payment' || e.kind === 'refund' || e.kind === 'duplicate_payment')),
     payout_account: account[0] ?? null,
@@ -58,6 +63,8 @@ export async function erasePaymentsUser(tx: Tx, userId: string, pseudonym: strin
   await tx.update(checkoutSessions).set({ posterId: pseudonym, title: '' }).where(eq(checkoutSessions.posterId, userId));
   await tx.update(localProviderSessions).set({ posterId: pseudonym, title: '' }).where(eq(localProviderSessions.posterId, userId));
   await tx.update(payoutAttempts).set({ testerId: pseudonym }).where(eq(payoutAttempts.testerId, userId));
+  // Cash-outs are money records like the ledger: kept, under the pseudonym.
+  await tx.update(cashOuts).set({ testerId: pseudonym, updatedAt: new Date() }).where(eq(cashOuts.testerId, userId));
   await tx.update(payoutAccounts).set({ testerId: pseudonym, updatedAt: new Date() }).where(eq(payoutAccounts.testerId, userId));
   await tx.update(earningMismatches).set({ testerId: pseudonym }).where(eq(earningMismatches.testerId, userId));
   await tx.update(earningMismatches).set({ posterId: pseudonym, title: null }).where(eq(earningMismatches.posterId, userId));

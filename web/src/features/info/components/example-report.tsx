@@ -1,4 +1,5 @@
 import type { JobView, SubmissionView } from '@htm/contracts/jobs';
+import { DEFAULT_GEO_RULE } from '@htm/contracts/marketplace';
 import { Link } from 'react-router';
 import { JobCardHead } from '../../../components/job-card-head';
 import { FullResults, SubmissionPreview } from '../../../components/job-results';
@@ -14,7 +15,7 @@ const JOB: JobView = {
     'Order a birthday cake for pick-up on Saturday as a first-time visitor, on your phone.',
   budget: 1,
   expected_completion_hours: 48,
-  geo_rule: 'us_pr',
+  geo_rule: DEFAULT_GEO_RULE,
   requirements: [
     'Can you find the price of a 20 cm cake before adding it to the cart?',
     'Is it clear when the cake can be picked up?',
