@@ -25,7 +25,7 @@
  * msgpackr-extract: an optional speed-up). They stay dynamic imports, so a missing one only
  * matters if that mode is used.
  */
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { builtinModules } from 'node:module';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -143,6 +143,23 @@ function importedPackages(meta: Metafile): string[] {
   return [...found].sort();
 }
 
+/** What every bundle of a service is built with: one ESM file for Node 20, npm packages left external. */
+function bundleOptions(outdir: string) {
+  return {
+    absWorkingDir: root,
+    outdir,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    minifySyntax: true,
+    banner: { js: BANNER },
+    metafile: true,
+    logLevel: 'warning',
+  } satisfies BuildOptions;
+}
+
 export async function buildService(
   t: ServiceTarget,
   opts: { outRoot?: string; log?: (s: string) => void } = {},
@@ -160,37 +177,17 @@ export async function buildService(
   const outputs: Metafile['outputs'] = {};
   for (const [name, file] of Object.entries(t.entries)) {
     const result = await build({
-      absWorkingDir: root,
+      ...bundleOptions(outdir),
       entryPoints: { [name]: file },
-      outdir,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      sourcemap: 'linked',
-      minifySyntax: true,
-      banner: { js: BANNER },
-      metafile: true,
-      logLevel: 'warning',
       plugins: [npmPackagesExternal, onlyEntryRunsAsMain([file])],
     });
     Object.assign(outputs, result.metafile.outputs);
   }
   // Its own file (loaded with --import before the entry), named after the service for its spans.
   const otel = await build({
-    absWorkingDir: root,
+    ...bundleOptions(outdir),
     entryPoints: { 'otel-register': OTEL_REGISTER },
-    outdir,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: 'linked',
-    minifySyntax: true,
-    banner: { js: BANNER },
     define: { 'process.env.HTM_SERVICE_NAME': JSON.stringify(t.service) },
-    metafile: true,
-    logLevel: 'warning',
     plugins: [npmPackagesExternal],
   });
   Object.assign(outputs, otel.metafile.outputs);

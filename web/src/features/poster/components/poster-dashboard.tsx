@@ -22,6 +22,7 @@ import { ReportActions } from './report-actions';
 import { WebhooksSettings } from './webhooks-settings';
 import { TrackersSettings } from './trackers-settings';
 import { PackCard } from './pack-card';
+import { JobChecks } from '../../../components/job-checks';
 
 /** The poster's list: one entry per job, a pack's jobs as one entry where its first job stands. */
 export function groupPacks(jobs: Job[]): Array<{ job: Job } | { packId: string; slots: Job[] }> {
@@ -121,18 +122,7 @@ function JobRow({
               : null}
           </p>
         ) : null}
-        {job.requirements?.length ? (
-          <div className="job-card__checks">
-            <span className="muted">Things to check:</span>
-            <ul className="reqs-list">
-              {job.requirements.map((r, i) => (
-                <li key={i} dir="auto">
-                  {r}
-                </li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
+        <JobChecks requirements={job.requirements} />
         {job.status === 'open' && !unpaid ? (
           <p className="job-card__live">Live — waiting for a tester to claim it.</p>
         ) : null}

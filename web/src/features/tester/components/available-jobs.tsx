@@ -9,6 +9,7 @@ import { useClaimJobMutation } from '../api/claim-job';
 import { useListAvailableJobsQuery } from '../api/list-available-jobs';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { JobBrief } from './job-brief';
+import { JobChecks } from '../../../components/job-checks';
 
 const GEO: Record<string, string> = {
   us_pr: 'US & PR',
@@ -94,18 +95,7 @@ function AvailablePage({
                 </p>
               ) : null}
               <JobBrief text={j.what_to_test} />
-              {j.requirements?.length ? (
-                <div className="job-card__checks">
-                  <span className="muted">Things to check:</span>
-                  <ul className="reqs-list">
-                    {j.requirements.map((r, i) => (
-                      <li key={i} dir="auto">
-                        {r}
-                      </li>
-                    ))}
-                  </ul>
-                </div>
-              ) : null}
+              <JobChecks requirements={j.requirements} />
             </div>
             <div className="job-card__side">
               <span className="price">$0.82</span>

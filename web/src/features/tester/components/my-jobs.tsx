@@ -13,6 +13,7 @@ import { RevisionRequest } from './revision-request';
 import { DETAILED_REPORT, DETAILED_REPORT_LINE, SubmitReportModal } from './submit-report-modal';
 import { QUICK_REPORT, QUICK_REPORT_LINE, SubmitWorkModal } from './submit-work-modal';
 import { useNow } from './use-now';
+import { JobChecks } from '../../../components/job-checks';
 
 /** How often an expired card asks the server again (its timer releases the job shortly after). */
 const EXPIRED_REFETCH_MS = 10_000;
@@ -93,18 +94,7 @@ export function MyJobs() {
               <div className="job-card__main">
                 <JobCardHead job={j} />
                 <JobBrief text={j.what_to_test} />
-                {j.requirements?.length ? (
-                  <div className="job-card__checks">
-                    <span className="muted">Things to check:</span>
-                    <ul className="reqs-list">
-                      {j.requirements.map((r, i) => (
-                        <li key={i} dir="auto">
-                          {r}
-                        </li>
-                      ))}
-                    </ul>
-                  </div>
-                ) : null}
+                <JobChecks requirements={j.requirements} />
                 {working && due ? <p className="muted">Time left to submit: {due}.</p> : null}
                 {lapsed ? (
                   <p className="notice" role="status">
