@@ -5,7 +5,7 @@
  * no personal field or file of theirs is left in any service's schema or storage, the ledger's
  * sums are unchanged, and signing in with the old session is refused.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
@@ -69,6 +69,10 @@ async function downloadArchive(a: Actor): Promise<Record<string, Uint8Array>> {
     const r = await client(stack).get(`/api/dev/mail?to=${encodeURIComponent(a.email)}`);
     return (r.body as unknown as { messages: Array<{ subject: string; text: string }> }).messages.find((m) => m.subject === 'Your data is ready to download');
   }, 'the export e-mail');
+  // The finished zip is in the database (any identity replica serves the link), not on this disk.
+  const scratch = path.join(stack.env.DATA_DIR, 'exports');
+  expect(existsSync(scratch) ? readdirSync(scratch) : []).toEqual([]);
+  expect((await stack.sql<{ n: number }>('SELECT count(*)::int AS n FROM identity.export_chunks'))[0].n).toBeGreaterThan(0);
   const link = /(https?:\/\/\S+\/api\/me\/exports\/\S+)/.exec(mail.text)![1];
   const url = new URL(link);
   const res = await fetch(`${stack.url}${url.pathname}${url.search}`);
@@ -255,6 +259,8 @@ describe('delete my account', () => {
     const uploads = path.join(stack.env.DATA_DIR, 'uploads');
     for (const key of storageKeys) expect(existsSync(path.join(uploads, key))).toBe(false);
     expect(existsSync(path.join(uploads, 'recordings', recordingId))).toBe(false);
+    // Their archives too (the zips' rows in identity).
+    expect(await stack.sql('SELECT export_id FROM identity.export_chunks c JOIN identity.data_exports e ON e.id = c.export_id WHERE e.user_id = ANY($1)', [[poster.id, tester.id]])).toEqual([]);
     // Money: every entry kept, sums unchanged; the unstarted paid job refunded.
     await waitFor(async () => (await ledgerSums()).refund === -100, 'the refund of the unstarted job');
     const after = await ledgerSums();

@@ -21,7 +21,8 @@ const tally = { cases: 0, byStatus: new Map<number, number>(), validation: 0 };
 const SEED = Number(process.env.FUZZ_SEED ?? (process.env.CI ? 20261122 : Date.now() % 2 ** 31));
 
 beforeAll(async () => {
-  stack = await startStack({ label: 'fuzz', withWorker: false });
+  // The privacy sweep builds a requested data export in the background: often, so settled() can wait for it.
+  stack = await startStack({ label: 'fuzz', withWorker: false, env: { PRIVACY_SWEEP_MS: '100' } });
   actors.admin = await signInAdmin(stack);
   actors.poster = await signInPoster(stack, 'fuzz.poster@gmail.com');
   actors.tester = await signInTester(stack, 'fuzz.tester@gmail.com', { admin: actors.admin });
@@ -52,10 +53,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** After a success, let its events settle (consumers, projections) before the next baseline. */
 async function settled(): Promise<Record<string, string>> {
   let prev = await checksum();
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 40; i++) {
     await sleep(120);
     const next = await checksum();
-    if (JSON.stringify(next) === JSON.stringify(prev)) return next;
+    // A data export asked for is built by identity's sweep a moment later: not settled until it is.
+    const building = await stack.sql<{ n: number }>("SELECT count(*)::int AS n FROM identity.data_exports WHERE status IN ('pending', 'building')");
+    if (JSON.stringify(next) === JSON.stringify(prev) && building[0].n === 0) return next;
     prev = next;
   }
   return prev;

@@ -55,7 +55,7 @@ export const identityConfigSchema = baseConfigSchema.extend({
   /** "Download my data": lifetime of the e-mailed signed link (24 h), and the least time between two exports (a day). */
   EXPORT_LINK_TTL_MS: z.coerce.number().int().min(1000).default(24 * 3600_000),
   EXPORT_INTERVAL_MS: z.coerce.number().int().min(0).default(24 * 3600_000),
-  /** Where export archives are written (default DATA_DIR/exports). */
+  /** Scratch folder where an export's zip is built before it is stored in the database (default DATA_DIR/exports). */
   EXPORT_DIR: optionalString,
   /** How often the privacy sweep builds exports, starts due deletions and checks erasures. */
   PRIVACY_SWEEP_MS: z.coerce.number().int().min(50).default(15_000),

@@ -3,6 +3,7 @@ import type { Db, Tx } from '@htm/service-kit/db';
 import {
   accountDeletions,
   dataExports,
+  exportChunks,
   pendingSignups,
   refreshFamilies,
   refreshTokens,
@@ -223,3 +224,24 @@ export function isErased(u: { googleSub: string }): boolean {
   return u.googleSub.startsWith('deleted:');
 }
 
+
+/** The bytes of finished exports: one row per MiB, read back in order by the download. */
+export async function replaceExportChunks(db: Db, exportId: string, chunks: AsyncIterable<Buffer>): Promise<number> {
+  await db.delete(exportChunks).where(eq(exportChunks.exportId, exportId));
+  let seq = 0;
+  let size = 0;
+  for await (const data of chunks) {
+    await db.insert(exportChunks).values({ exportId, seq: seq++, data });
+    size += data.length;
+  }
+  return size;
+}
+
+export async function readExportChunk(db: Db, exportId: string, seq: number): Promise<Buffer | undefined> {
+  const [row] = await db.select({ data: exportChunks.data }).from(exportChunks).where(and(eq(exportChunks.exportId, exportId), eq(exportChunks.seq, seq)));
+  return row?.data;
+}
+
+export async function deleteExportChunks(db: Db | Tx, exportIds: readonly string[]): Promise<void> {
+  if (exportIds.length) await db.delete(exportChunks).where(inArray(exportChunks.exportId, [...exportIds]));
+}

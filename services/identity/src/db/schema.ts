@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const identitySchema = pgSchema('identity');
@@ -144,6 +144,23 @@ export const dataExports = identitySchema.table(
     expiresAt: timestamp('expires_at', { withTimezone: true }),
   },
   (t) => [index('data_exports_user_idx').on(t.userId, t.requestedAt.desc()), index('data_exports_status_idx').on(t.status)],
+);
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * A finished export's zip, in 1 MiB pieces: in the database, not on the disk of the replica that
+ * built it, so the e-mailed link works on whichever identity replica answers it. Deleted when the
+ * link expires or the account is erased.
+ */
+export const exportChunks = identitySchema.table(
+  'export_chunks',
+  {
+    exportId: uuid('export_id').notNull(),
+    seq: integer('seq').notNull(),
+    data: bytea('data').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.exportId, t.seq] })],
 );
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import archiver from 'archiver';
@@ -28,6 +28,9 @@ import {
   eraseIdentityUser,
   setDeletionProgress,
   setExportProgress,
+  deleteExportChunks,
+  readExportChunk,
+  replaceExportChunks,
   type AccountDeletionRow,
   type DataExportRow,
 } from '../db/privacy.repository.js';
@@ -56,7 +59,8 @@ const EXPORT_MAX_ATTEMPTS = 5;
 export function exportDir(deps: IdentityDeps): string {
   return deps.config.EXPORT_DIR ?? path.join(deps.config.DATA_DIR, 'exports');
 }
-const exportFile = (deps: IdentityDeps, id: string) => path.join(exportDir(deps), `${id}.zip`);
+/** A finished zip is stored in the database in pieces of this size (any replica serves the link). */
+const EXPORT_CHUNK_BYTES = 1 << 20;
 
 // ---- download my data ----
 
@@ -85,15 +89,23 @@ export function exportDownloadUrl(deps: IdentityDeps, id: string, expiresAt: Dat
   return `${deps.config.PUBLIC_URL.replace(/\/+$/, '')}/api/me/exports/${id}/download?expires=${expires}&sig=${sig}`;
 }
 
-/** Checks a download link: its signature, its expiry and that the export is still ready. Answers the file path. */
-export async function openExportDownload(deps: IdentityDeps, id: string, expires: unknown, sig: unknown): Promise<{ file: string; row: DataExportRow }> {
+/** Checks a download link: its signature, its expiry and that the export is still ready. */
+export async function openExportDownload(deps: IdentityDeps, id: string, expires: unknown, sig: unknown): Promise<{ row: DataExportRow; chunks: () => AsyncGenerator<Buffer> }> {
   const refused = () => AppError.forbidden('This download link is not valid. Ask for a new export from your profile.', 'export_link_invalid');
   if (typeof expires !== 'string' || typeof sig !== 'string' || !/^\d{1,15}$/.test(expires)) throw refused();
   if (!safeEqual(sig, hmac(deps.config.AUTH_SECRET, 'data-export', `${id}.${expires}`))) throw refused();
   if (Number(expires) < Date.now()) throw AppError.forbidden('This download link has expired (links last 24 hours). Ask for a new export from your profile.', 'export_link_expired');
   const row = /^[0-9a-f-]{36}$/i.test(id) ? await findExport(deps.db, id) : undefined;
   if (!row || row.status !== 'ready') throw AppError.notFound('This export is no longer available. Ask for a new one from your profile.', 'export_gone');
-  return { file: exportFile(deps, id), row };
+  // The zip's pieces one at a time, so a large archive is never held in memory.
+  async function* chunks() {
+    for (let seq = 0; ; seq++) {
+      const data = await readExportChunk(deps.db, id, seq);
+      if (!data) return;
+      yield data;
+    }
+  }
+  return { row, chunks };
 }
 
 /** Builds one export: every service's part as services/<name>.json, the user's files under files/. */
@@ -137,8 +149,13 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
     await rm(tmp, { force: true });
     throw err;
   }
-  await rename(tmp, exportFile(deps, row.id));
-  const { size } = await stat(exportFile(deps, row.id));
+  // Into the database (the link may be answered by another replica), then off this disk.
+  let size: number;
+  try {
+    size = await replaceExportChunks(deps.db, row.id, createReadStream(tmp, { highWaterMark: EXPORT_CHUNK_BYTES }));
+  } finally {
+    await rm(tmp, { force: true });
+  }
   const expiresAt = new Date(Date.now() + deps.config.EXPORT_LINK_TTL_MS);
   await deps.events.inTransaction(async (tx) => {
     const ready = await markExportReady(tx, row.id, { sizeBytes: size, expiresAt });
@@ -219,7 +236,7 @@ export async function startDueDeletion(deps: IdentityDeps, now = new Date()): Pr
     return { userId: due.userId, exportIds };
   });
   if (!started) return false;
-  for (const id of started.exportIds) await rm(exportFile(deps, id), { force: true });
+  await deleteExportChunks(deps.db, started.exportIds);
   // Any access token still alive is refused from now on.
   await announceClaimsChanged(deps, [started.userId]);
   deps.logger.info({ userId: started.userId }, 'account erased in identity; UserDeleted published');
@@ -249,7 +266,7 @@ export async function checkErasures(deps: IdentityDeps): Promise<void> {
 export async function privacySweep(deps: IdentityDeps): Promise<void> {
   while (await startDueDeletion(deps));
   await checkErasures(deps);
-  for (const id of await expireExports(deps.db, new Date())) await rm(exportFile(deps, id), { force: true });
+  await deleteExportChunks(deps.db, await expireExports(deps.db, new Date()));
   for (let row = await claimExport(deps.db, EXPORT_STALE_MS); row; row = await claimExport(deps.db, EXPORT_STALE_MS)) {
     try {
       await buildExport(deps, row);

@@ -1,4 +1,5 @@
-import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import { deletionBodySchema, type AccountDeletionDto, type DataExportDto } from '@htm/contracts';
 import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
@@ -26,16 +27,18 @@ export function privacyRoutes(deps: IdentityDeps): Router {
   });
 
   r.get('/api/me/exports/:id/download', async (req, res) => {
-    const { file, row } = await openExportDownload(deps, String(req.params.id), req.query.expires, req.query.sig);
+    const { row, chunks } = await openExportDownload(deps, String(req.params.id), req.query.expires, req.query.sig);
     res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('Content-Type', 'application/zip');
     res.setHeader('Content-Disposition', `attachment; filename="my-data-${row.requestedAt.toISOString().slice(0, 10)}.zip"`);
-    const stream = createReadStream(file);
-    stream.once('error', () => {
-      if (!res.headersSent) res.status(404).json({ detail: 'This export is no longer available. Ask for a new one from your profile.', code: 'export_gone' });
-      else res.destroy();
-    });
-    stream.pipe(res);
+    if (row.sizeBytes !== null) res.setHeader('Content-Length', String(row.sizeBytes));
+    try {
+      await pipeline(Readable.from(chunks()), res);
+    } catch (err) {
+      // The client went away, or the export expired halfway: nothing more to send.
+      deps.logger.warn({ exportId: row.id, err: (err as Error).message }, 'data export download ended early');
+      res.destroy();
+    }
   });
 
   r.post('/api/me/deletion', authenticate, async (req, res) => {
