@@ -237,7 +237,7 @@ export const createJobBodySchema = z.object({
     .max(200, { error: 'invite_tester_id must be the id of one of your favourite testers' })
     .optional()
     .nullable()
-    .transform((v) => (v ? v : null)),
+    .transform((v) => v || undefined),
 });
 export type CreateJobBody = z.infer<typeof createJobBodySchema>;
 
