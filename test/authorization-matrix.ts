@@ -117,6 +117,10 @@ export const MATRIX: MatrixRow[] = [
   { method: 'GET', path: () => '/api/appeals', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: () => '/api/admin/appeals', expect: adminOnly() },
   { method: 'POST', path: () => '/api/admin/appeals/00000000-0000-4000-8000-000000000000/decision', body: { decision: 'uphold' }, expect: adminOnly(404) },
+  // Favourite testers (issue #34): posters only; only a tester whose work the poster accepted (the matrix's submission is not accepted yet: 403 not_your_tester).
+  { method: 'POST', path: () => '/api/favourites', body: { tester_id: 'matrix-tester-never-accepted' }, expect: all(403, { anon: 401 }) },
+  { method: 'GET', path: () => '/api/favourites', expect: all(403, { anon: 401, owner: 200, otherPoster: 200 }) },
+  { method: 'DELETE', path: () => '/api/favourites/matrix-tester-never-accepted', expect: all(403, { anon: 401, owner: 204, otherPoster: 204 }) },
   // Cash-out (issue #34): approved testers only; the matrix's tester has less than $5 pending (409).
   { method: 'POST', path: () => '/api/tester/cash-out', expect: all(403, { anon: 401, tester: 409 }) },
   // admin

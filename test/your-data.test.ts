@@ -123,6 +123,8 @@ beforeAll(async () => {
   await stack.sql("INSERT INTO jobs.strikes (tester_id, job_id, reason) VALUES ($1, $2, 'claim_timeout')", [tester.id, doneJob]);
   const appeal = await client(stack, tester.token).post('/api/appeals', { job_id: doneJob, kind: 'strike', message: 'My connection dropped; I was back within minutes.' });
   expect(appeal.status).toBe(201);
+  // The poster's favourite tester (#34): in the poster's download; erased with either of them.
+  expect((await client(stack, poster.token).post('/api/favourites', { tester_id: tester.id })).status).toBe(201);
   storageKeys = (await stack.sql<{ storage_key: string }>('SELECT storage_key FROM jobs.files')).map((r) => r.storage_key);
   expect(storageKeys.length).toBeGreaterThan(0);
 }, 240_000);
@@ -162,7 +164,8 @@ describe('download my data', () => {
   it("gives the poster the jobs they posted, the report and the rating they gave, and their payments; webhooks without secrets", async () => {
     expect((await client(stack, poster.token).post('/api/webhook-endpoints', { url: 'https://hooks.example/x', events: ['job.completed'] })).status).toBeLessThan(300);
     const zip = await downloadArchive(poster);
-    const jobs = json(zip, 'jobs') as { jobs_posted: Array<{ id: string }>; reports_received: unknown[]; ratings_given: Array<{ stars: number }>; webhooks: Array<Record<string, unknown>> };
+    const jobs = json(zip, 'jobs') as { jobs_posted: Array<{ id: string }>; reports_received: unknown[]; ratings_given: Array<{ stars: number }>; webhooks: Array<Record<string, unknown>>; favourite_testers: Array<{ testerId: string }> };
+    expect(jobs.favourite_testers).toEqual([expect.objectContaining({ testerId: tester.id })]);
     expect(jobs.jobs_posted.map((j) => j.id).sort()).toEqual([doneJob, unstartedJob].sort());
     expect(jobs.reports_received).toHaveLength(1);
     expect(jobs.ratings_given[0].stars).toBe(5);

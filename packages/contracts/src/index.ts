@@ -13,3 +13,4 @@ export * from './marketplace.js';
 export * from './reports.js';
 export * from './internal.js';
 export * from './appeals.js';
+export * from './favourites.js';

@@ -230,6 +230,14 @@ export const createJobBodySchema = z.object({
     .optional()
     .nullable()
     .transform((v) => v ?? PACK_SIZE.default),
+  /** A favourite tester (#34) to hold the job for first (RETEST_RESERVE_MS from its payment), then everyone. */
+  invite_tester_id: z
+    .string({ error: 'invite_tester_id must be the id of one of your favourite testers' })
+    .trim()
+    .max(200, { error: 'invite_tester_id must be the id of one of your favourite testers' })
+    .optional()
+    .nullable()
+    .transform((v) => v || undefined),
 });
 export type CreateJobBody = z.infer<typeof createJobBodySchema>;
 

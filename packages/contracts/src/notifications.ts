@@ -25,6 +25,7 @@ export const NOTIFICATION_KINDS = [
   'claim_expired',
   'job_digest',
   'appeal_decided',
+  'job_held_for_you',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -58,6 +59,7 @@ export const NOTIFICATION_KIND_INFO: Record<
     optIn: true,
   },
   appeal_decided: { audience: 'tester', label: 'Your appeal was decided' },
+  job_held_for_you: { audience: 'tester', label: 'A poster holds a job for me first (an invitation or a re-test)' },
 };
 
 /** Whether a kind is on for a user who switched `disabled` off and `enabled` on (opt-in kinds start off). */

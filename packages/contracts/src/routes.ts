@@ -25,6 +25,7 @@ import {
 import { sendFindingBodySchema, shareLinkBodySchema, shareLinkResponseSchema, webhookEndpointBodySchema } from './reports.js';
 import { devMailQuerySchema, notificationPreferencesBodySchema, unsubscribeQuerySchema } from './notifications.js';
 import { insightsQuerySchema, insightsResponseSchema, publicProofResponseSchema } from './analytics.js';
+import { favouriteBodySchema, favouriteResponseSchema, favouritesResponseSchema } from './favourites.js';
 import { adminAppealsQuerySchema, adminAppealsResponseSchema, appealBodySchema, appealDecisionBodySchema, appealResponseSchema, myAppealsResponseSchema } from './appeals.js';
 
 export type ServiceName = 'identity' | 'jobs' | 'payments' | 'admin' | 'notifications' | 'analytics';
@@ -133,6 +134,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/appeals', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's strikes and ratings of 1-2 stars with their reasons, and their appeals", response: myAppealsResponseSchema, roles: ['tester'] },
   { method: 'get', path: '/api/admin/appeals', service: 'jobs', access: 'user', rate: 'api', summary: 'Appeals by status (default open), oldest first', query: adminAppealsQuerySchema, response: adminAppealsResponseSchema, roles: ['admin'] },
   { method: 'post', path: '/api/admin/appeals/{id}/decision', service: 'jobs', access: 'user', rate: 'api', summary: 'Overturn (the strike is removed, re-approving a tester it released; the rating leaves the average) or uphold; 409 appeal_decided', body: appealDecisionBodySchema, response: appealResponseSchema, roles: ['admin'] },
+  { method: 'post', path: '/api/favourites', service: 'jobs', access: 'user', rate: 'api', summary: 'Favourite a tester whose work on one of your jobs you accepted: 201 (200 when already a favourite); 403 not_your_tester', body: favouriteBodySchema, response: favouriteResponseSchema, roles: ['poster'], status: 201 },
+  { method: 'get', path: '/api/favourites', service: 'jobs', access: 'user', rate: 'api', summary: "The poster's favourite testers with their name, average rating and jobs done", response: favouritesResponseSchema, roles: ['poster'] },
+  { method: 'delete', path: '/api/favourites/{tester_id}', service: 'jobs', access: 'user', rate: 'api', summary: 'Remove a favourite tester (204, also when they were not one)', roles: ['poster'], status: 204 },
   { method: 'post', path: '/api/admin/assign/{jobId}/{testerId}', service: 'jobs', access: 'user', rate: 'api', summary: 'Assign a paid open job to an approved, geo-eligible tester', roles: ['admin'] },
   // payments
   { method: 'get', path: '/api/payments/checkout/status/{session_id}', service: 'payments', access: 'user', rate: 'provider', summary: "A checkout session's payment status (asks the provider if the webhook is late)", response: checkoutStatusResponseSchema, roles: ['poster', 'admin'] },

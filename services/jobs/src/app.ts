@@ -10,6 +10,7 @@ import { trackersRoutes } from './http/trackers.routes.js';
 import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
 import { jobsPrivacyAnswers } from './domain/privacy.js';
 import { appealsRoutes } from './http/appeals.routes.js';
+import { favouritesRoutes } from './http/favourites.routes.js';
 
 export type { JobsDeps };
 
@@ -29,6 +30,7 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(webhooksRoutes(deps));
   app.use(trackersRoutes(deps));
   app.use(appealsRoutes(deps));
+  app.use(favouritesRoutes(deps));
   app.use(internalRoutes(deps));
   app.use(privacyRoutes(privacyKeyring('jobs', deps.config), jobsPrivacyAnswers(deps)));
 }

@@ -31,6 +31,7 @@ export const api = createApi({
     'Privacy',
     'AdminPrivacy',
     'Appeal',
+    'Favourite',
   ],
   endpoints: () => ({}),
 });

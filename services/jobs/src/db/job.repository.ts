@@ -381,7 +381,7 @@ export async function setCheckoutSession(db: Q, jobId: string, sessionId: string
 
 /**
  * payments' JobPaid: the job becomes paid (and live, even if its poster deleted it meanwhile: a
- * checkout paid in an old tab). A re-test is held for its original tester until `reservedUntil`.
+ * checkout paid in an old tab). A re-test (its original tester) or a job with an invited favourite is held for that tester until `reservedUntil`.
  * Undefined when it was paid already.
  */
 export async function markJobPaid(
@@ -411,7 +411,7 @@ export async function markJobPaid(
       paidAt: p.paidAt,
       checkoutSessionId: p.sessionId,
       deletedAt: null,
-      reservedUntil: sql`CASE WHEN ${jobs.retestOf} IS NOT NULL AND ${jobs.reservedTesterId} IS NOT NULL THEN ${p.reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
+      reservedUntil: sql`CASE WHEN ${jobs.reservedTesterId} IS NOT NULL THEN ${p.reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
       // A pack's slot nobody has claimed by then is closed and refunded (the fill timer).
       fillDeadlineAt: sql`CASE WHEN ${jobs.packId} IS NOT NULL THEN ${p.fillDeadlineAt.toISOString()}::timestamptz ELSE NULL END`,
     })

@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import {
   appeals,
+  favourites,
   files,
   handledEvents,
   jobs,
@@ -54,6 +55,7 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
     .select({ id: appeals.id, jobId: appeals.jobId, kind: appeals.kind, message: appeals.message, status: appeals.status, decisionNote: appeals.decisionNote, createdAt: appeals.createdAt, decidedAt: appeals.decidedAt })
     .from(appeals)
     .where(eq(appeals.testerId, userId));
+  const favs = await db.select({ testerId: favourites.testerId, createdAt: favourites.createdAt }).from(favourites).where(eq(favourites.posterId, userId));
   return {
     profile: profile ?? null,
     jobs_posted: posted.map((j) => ({ ...j, checkoutSessionId: undefined })),
@@ -68,6 +70,7 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
     recordings: recs,
     strikes: ownStrikes,
     appeals: ownAppeals,
+    favourite_testers: favs,
   };
 }
 
@@ -127,6 +130,8 @@ export async function eraseJobsUser(tx: Tx, userId: string, pseudonym: string): 
   // Strikes and appeals are the tester's own record (an appeal's message is their words): they go.
   await tx.delete(appeals).where(eq(appeals.testerId, userId));
   await tx.delete(strikes).where(eq(strikes.testerId, userId));
+  // A poster's favourites, and the deleted tester in anyone's favourites, go.
+  await tx.delete(favourites).where(or(eq(favourites.posterId, userId), eq(favourites.testerId, userId)));
   // The admin who decided an appeal keeps no name here, only their id; a deleted admin's id goes.
   await tx.update(appeals).set({ decidedBy: pseudonym }).where(eq(appeals.decidedBy, userId));
   await tx.delete(shareLinks).where(eq(shareLinks.createdBy, userId));

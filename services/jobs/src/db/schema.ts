@@ -205,6 +205,17 @@ export const appeals = jobsSchema.table(
   },
   (t) => [uniqueIndex('appeals_once').on(t.testerId, t.jobId, t.kind), index('appeals_status_idx').on(t.status, t.createdAt)],
 );
+/** A poster's favourite tester (#34): a tester whose work on one of the poster's jobs they accepted. */
+export const favourites = jobsSchema.table(
+  'favourites',
+  {
+    posterId: text('poster_id').notNull(),
+    testerId: text('tester_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.posterId, t.testerId] }), index('favourites_tester_idx').on(t.testerId)],
+);
+export type FavouriteRow = typeof favourites.$inferSelect;
 export type AppealRow = typeof appeals.$inferSelect;
 export type StrikeRow = typeof strikes.$inferSelect;
 

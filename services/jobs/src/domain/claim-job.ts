@@ -95,12 +95,13 @@ export async function assignJob(deps: JobsDeps, jobId: string, testerId: string,
 }
 
 /** Assistive technology, fresh eyes and the priority window: 403 for a tester, 409 for the admin. */
-function assertTesterFits(job: ClaimableJob, tester: TesterStanding, by: 'tester' | 'admin', windowMs: number, now: Date): void {
+function assertTesterFits(job: ClaimableJob, tester: TesterStanding, by: 'tester' | 'admin', windowMs: number, now: Date, heldForTester = false): void {
   const refuse = (detail: string, code: string) => (by === 'admin' ? AppError.conflict(detail, code) : AppError.forbidden(detail, code));
   if (job.assistiveTech && !tester.assistiveTech.includes(job.assistiveTech)) {
     throw refuse(by === 'admin' ? 'This job is for a tester who uses the assistive technology it names, and this tester does not.' : JOB_MESSAGES.assistiveTechRequired, 'assistive_tech_required');
   }
-  if (freshEyesBlocks(job, tester.testedSites)) {
+  // A job held for this tester (a re-test, an invited favourite) is theirs: fresh eyes does not block them.
+  if (!heldForTester && freshEyesBlocks(job, tester.testedSites)) {
     throw refuse(by === 'admin' ? 'This job asks for a tester new to this site, and this tester has tested it.' : JOB_MESSAGES.alreadyTestedSite, 'already_tested_site');
   }
   if (inPriorityWindow(job, tester, windowMs, now)) throw refuse(JOB_MESSAGES.priorityWindow, 'priority_window');
@@ -123,7 +124,7 @@ export function checkClaimEligibility(job: ClaimableJob, tester: TesterStanding,
   decide(job, by === 'admin' ? 'assign' : 'claim');
   const holder = reservedFor(job, now);
   if (by === 'tester' && holder && holder !== tester.id) {
-    throw AppError.forbidden('This re-test is reserved for the tester who did the first test.', 'reserved_for_original_tester');
+    throw AppError.forbidden('This job is held for another tester for now (a re-test or an invited tester); it opens to everyone when the hold ends.', 'reserved_for_original_tester');
   }
   if (!geoAllows(job.geoRule, tester.country)) {
     throw by === 'admin'
@@ -131,7 +132,7 @@ export function checkClaimEligibility(job: ClaimableJob, tester: TesterStanding,
       : AppError.forbidden('This job is not available in your country.', 'geo_not_allowed');
   }
   // A re-test held for this tester is theirs: the priority window does not apply to it.
-  assertTesterFits(job, tester, by, holder === tester.id ? 0 : priorityWindowMs, now);
+  assertTesterFits(job, tester, by, holder === tester.id ? 0 : priorityWindowMs, now, holder === tester.id);
 }
 
 const jobTaken = () => AppError.conflict('This job has already been taken by another tester.', 'job_taken');

@@ -7,6 +7,7 @@ import { countCheckoutAttempt, findJob, getJob, insertJob as insertJobRow, markU
 import { findPack, insertPack, listPackJobs, markUnpaidPackDeleted, setPackCheckoutSession } from '../db/pack.repository.js';
 import { decide } from './job-state.js';
 import { siteHost } from './fresh-eyes.js';
+import { assertInvitable } from './favourites.js';
 
 export interface CheckoutAnswer {
   checkout_url: string | null;
@@ -27,6 +28,8 @@ export const PAYMENT_DOWN = 'Payments are not answering right now. Your job is s
  * PackCreated once, one transaction) and one checkout for all of them (testers × $1).
  */
 export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBody): Promise<CheckoutAnswer> {
+  // An invited favourite (#34): the job is held for them (like a re-test) once paid, then opens to everyone.
+  if (body.invite_tester_id) await assertInvitable(deps, caller, body.invite_tester_id);
   const fields: NewJob = {
     title: body.title,
     url: body.url,
@@ -36,13 +39,15 @@ export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBod
     requirements: body.requirements,
     freshEyes: body.fresh_eyes,
     assistiveTech: body.assistive_tech,
+    reservedTesterId: body.invite_tester_id,
   };
   if (body.testers <= 1) return requestCheckout(deps, await insertJob(deps, caller, fields));
   const { pack, slots } = await deps.events.inTransaction(async (tx) => {
     const createdAt = new Date();
     const pack = await insertPack(tx, { posterId: caller.id, size: body.testers, createdAt });
     const slots: JobRow[] = [];
-    for (let i = 0; i < body.testers; i++) slots.push(await insertJobIn(deps, tx, caller, { ...fields, packId: pack.id }, createdAt));
+    // An invited favourite is held one slot (a pack's slots each go to a different tester).
+    for (let i = 0; i < body.testers; i++) slots.push(await insertJobIn(deps, tx, caller, { ...fields, reservedTesterId: i === 0 ? fields.reservedTesterId : null, packId: pack.id }, createdAt));
     slots.sort((a, b) => (a.id < b.id ? -1 : 1));
     await deps.events.record(
       tx,

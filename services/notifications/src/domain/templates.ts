@@ -232,6 +232,15 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
         ],
         action: { label: 'Find another job', path: '/dashboard' },
       };
+    case 'job_held_for_you':
+      return {
+        subject: `A job is held for you: ${d.title ? `"${d.title}"` : 'a new job'}`,
+        lines: [
+          `A poster you tested for wants you first: ${d.title ? `"${d.title}"` : 'their new job'} is held for you${d.at ? ` until ${formatEmailDate(d.at)}` : ''}.`,
+          'Claim it from your dashboard before then; after that it opens to every tester.',
+        ],
+        action: { label: 'See the job', path: '/dashboard' },
+      };
     case 'job_digest': {
       const jobs = d.jobs ?? [];
       return {

@@ -153,6 +153,10 @@ export function notificationsEventHandlers(opts: {
         amountCents: PRICE_PER_TEST_CENTS,
         ...(expectedBy ? { expectedBy } : {}),
       });
+      // Held for one tester first (an invited favourite, a re-test): they hear of it at once.
+      if (d.reservedTesterId && d.reservedUntil && new Date(d.reservedUntil).getTime() > Date.now()) {
+        await queue(tx, e, 'job_held_for_you', d.reservedTesterId, { jobId: d.jobId, title: job.title || undefined, at: d.reservedUntil });
+      }
     },
     JobsCleared: async (_e, tx) => clearJobs(tx),
     JobClaimed: async (e, tx) => {

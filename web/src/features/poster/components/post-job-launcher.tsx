@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { takePostJobAfterSignIn } from '../../../lib/drafts';
+import type { FavouriteView } from '@htm/contracts/favourites';
 import { PostJobModal } from './post-job-modal';
 
 /**
@@ -16,9 +17,10 @@ function shouldOpenAfterSignIn(): boolean {
 
 /**
  * The 'Post New Job' button and its modal (also shown to the admin). Opens by itself once after
- * a signed-out visitor's job request on the landing page led them through sign-in.
+ * a signed-out visitor's job request on the landing page led them through sign-in. The poster's
+ * favourite testers (their dashboard's list) may be invited first.
  */
-export default function PostJobLauncher() {
+export default function PostJobLauncher({ favourites }: { favourites?: FavouriteView[] } = {}) {
   const [open, setOpen] = useState(shouldOpenAfterSignIn);
   const close = () => {
     openAfterSignIn = false;
@@ -29,7 +31,7 @@ export default function PostJobLauncher() {
       <button type="button" className="btn btn--primary" onClick={() => setOpen(true)}>
         Post New Job
       </button>
-      {open ? <PostJobModal onClose={close} onPosted={() => (openAfterSignIn = false)} /> : null}
+      {open ? <PostJobModal onClose={close} onPosted={() => (openAfterSignIn = false)} favourites={favourites} /> : null}
     </>
   );
 }

@@ -34,6 +34,7 @@ import { track } from '../../../lib/telemetry';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useCreateJobMutation } from '../api/create-job';
 import { Form } from '../../../components/form';
+import type { FavouriteView } from '@htm/contracts/favourites';
 
 export const POSTING_FAILED = 'Posting failed. Please retry once; if it fails again, re-login.';
 
@@ -55,6 +56,8 @@ interface FormState {
   assistive_tech: AssistiveTech | '';
   /** How many testers (a pack: one checkout for all). */
   testers: number;
+  /** A favourite tester to hold the job for first ('' = none; drafts from before have none). */
+  invite_tester_id?: string;
 }
 
 const initial: FormState = {
@@ -67,6 +70,7 @@ const initial: FormState = {
   fresh_eyes: true,
   assistive_tech: '',
   testers: PACK_SIZE.default,
+  invite_tester_id: '',
 };
 
 const FORM_FIELDS = new Set([
@@ -79,6 +83,7 @@ const FORM_FIELDS = new Set([
   'fresh_eyes',
   'assistive_tech',
   'testers',
+  'invite_tester_id',
 ]);
 
 /** The user typed something (the preset geo rule and hours do not count). */
@@ -98,9 +103,12 @@ function isFormField(key: string, requirementCount: number): boolean {
 export function PostJobModal({
   onClose,
   onPosted,
+  favourites = [],
 }: {
   onClose: () => void;
   onPosted?: () => void;
+  /** The poster's favourite testers: "Invite a favourite tester first" is shown when there are any. */
+  favourites?: FavouriteView[];
 }) {
   const [v, setV, clearDraft] = useDraft<FormState>(DRAFT_KEYS.postJob, initial, typedIn);
   const dirty = typedIn(v);
@@ -128,6 +136,8 @@ export function PostJobModal({
       expected_completion_hours: v.expected_completion_hours || undefined,
       assistive_tech: v.assistive_tech || null,
       testers: v.testers ?? PACK_SIZE.default,
+      // Only a favourite still in the list (a draft may name one removed since).
+      invite_tester_id: favourites.some((f) => f.tester_id === v.invite_tester_id) ? v.invite_tester_id : undefined,
     });
     if (!parsed.success) {
       setErrors(issuesByField(parsed.error.issues));
@@ -325,6 +335,25 @@ export function PostJobModal({
             ))}
           </select>
         </Field>
+        {favourites.length > 0 ? (
+          <Field
+            label="Invite a favourite tester first"
+            error={errors.invite_tester_id}
+            hint="The job is held for them for a while after you pay, then it opens to every tester."
+          >
+            <select
+              value={v.invite_tester_id ?? ''}
+              onChange={(e) => setV({ ...v, invite_tester_id: e.target.value })}
+            >
+              <option value="">No one: open to every tester</option>
+              {favourites.map((f) => (
+                <option key={f.tester_id} value={f.tester_id}>
+                  {f.name || 'A tester'}
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : null}
         <FormMessage error={formError} />
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={requestClose}>

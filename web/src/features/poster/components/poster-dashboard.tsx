@@ -17,6 +17,8 @@ import { useDeleteJobMutation } from '../api/delete-job';
 import { useListJobsQuery } from '../api/list-jobs';
 import { useRetestJobMutation } from '../api/retest-job';
 import PostJobLauncher from './post-job-launcher';
+import { FavouriteTesters, FavouriteToggle } from './favourite-testers';
+import { useListFavouritesQuery } from '../api/favourites';
 import { RateTester } from './rate-tester';
 import { ReportActions } from './report-actions';
 import { WebhooksSettings } from './webhooks-settings';
@@ -216,6 +218,7 @@ function JobRow({
 /** Poster dashboard: welcome, 'Post New Job', counts and the poster's own jobs. */
 export default function PosterDashboard({ user }: { user: User }) {
   const { data: jobs = [], error, isLoading, refetch } = useListJobsQuery();
+  const { data: favourites = [] } = useListFavouritesQuery();
   const [reviewing, setReviewing] = useState<Job | null>(null);
   const [comparing, setComparing] = useState<Job | null>(null);
   const { toast } = useNotify();
@@ -263,7 +266,7 @@ export default function PosterDashboard({ user }: { user: User }) {
             Post a site, pay $1, and get real human feedback within 24-48 hours.
           </p>
         </div>
-        <PostJobLauncher />
+        <PostJobLauncher favourites={favourites} />
       </div>
       <ul className="stats" aria-label="Job counts">
         <li className="stat">
@@ -318,9 +321,11 @@ export default function PosterDashboard({ user }: { user: User }) {
       {current ? (
         <ReviewModal job={current} onClose={closeReview}>
           <ReportActions job={current} />
+          {current.status === 'completed' && current.tester_id ? <FavouriteToggle testerId={current.tester_id} /> : null}
           {current.status === 'completed' ? <RateTester job={current} /> : null}
         </ReviewModal>
       ) : null}
+      <FavouriteTesters />
       <WebhooksSettings />
       <TrackersSettings />
       {comparing ? (
