@@ -80,6 +80,7 @@ export const MATRIX: MatrixRow[] = [
   { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/rating`, body: { stars: 5 }, expect: all(403, { anon: 401, owner: 409 }) },
   { method: 'GET', path: () => '/api/tester/available-jobs', expect: all(403, { anon: 401, tester: 200 }) },
   { method: 'GET', path: () => '/api/tester/my-jobs', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
+  { method: 'GET', path: () => '/api/tester/standing', expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }) },
   { method: 'GET', path: (f) => f.fileUrl, expect: all(403, { anon: 401, tester: 200, admin: 200 }) },
   // findings leave the product (issue 32): the submitted fixture's report (locked: the preview)
   { method: 'POST', path: (f) => `/api/jobs/${f.submitted}/share`, body: { expires_in_days: 3 }, expect: all(403, { anon: 401, owner: 201, admin: 201 }) },

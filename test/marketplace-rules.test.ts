@@ -25,6 +25,7 @@ export const COPIES: Array<{ rule: string; pattern: RegExp }> = [
   { rule: 'strike limit: DEFAULT_STRIKE_LIMIT, announced as strikeLimit', pattern: /STRIKE_LIMIT[^\n]*\.default\(\d+\)/ },
   { rule: 'revision limit: REVISION_LIMIT', pattern: /REVISIONS?\w*\s*=\s*\d/ },
   { rule: 'top-rated threshold: TOP_RATED / isTopRated', pattern: /minAvgTenths\s*:\s*\d|>=\s*4\.5\b/ },
+  { rule: 'levels: TRUSTED / testerLevel / PRIORITY_LEVELS', pattern: /minAcceptancePct\s*:\s*\d|PRIORITY_LEVELS\s*[:=]\s*\[|level\s*===\s*'top'/ },
 ];
 
 /** The copies of a rule in one file's text: "line: rule". */
@@ -67,6 +68,8 @@ describe('the marketplace rules are stated once', () => {
     ['strike config', 'TESTER_STRIKE_LIMIT: z.coerce.number().int().min(1).default(3),'],
     ['revision limit', 'export const MAX_REVISIONS = 1;'],
     ['top rated', 'export const TOP_RATED = { minCount: 3, minAvgTenths: 45 } as const;'],
+    ['trusted level', 'export const TRUSTED = { minJobs: 5, minAcceptancePct: 80 } as const;'],
+    ['priority by level', "  const early = standing.level === 'top';"],
   ])('recognises a copy: %s', (_name, line) => {
     expect(ruleCopies(line)).toHaveLength(1);
   });

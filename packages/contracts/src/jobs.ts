@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
 import type { FindingSeverity, FindingView, RecordingView } from './findings.js';
-import { PACK_SIZE, DEFAULT_GEO_RULE, LOW_RATING_MAX, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
+import { TESTER_LEVELS, PACK_SIZE, DEFAULT_GEO_RULE, LOW_RATING_MAX, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -527,3 +527,21 @@ export interface RetestComparisonView {
   requirements: Array<{ requirement_index: number; requirement: string; before: string | null; after: string | null }>;
   key_findings: Array<{ index: number; before: string | null; after: string | null }>;
 }
+
+/**
+ * GET /api/tester/standing: the tester's record and level (the rules module's testerLevel) and,
+ * below Top, what the next level still needs. `priority_access`: whether newly paid jobs show to
+ * them during the priority window.
+ */
+export const testerStandingSchema = z.object({
+  jobs_completed: z.number().int(),
+  /** Accepted jobs over finished claims (accepted + strikes in force), whole percent; null before any. */
+  acceptance_rate_pct: z.number().int().nullable(),
+  /** Average of the stars posters gave (overturned ratings left out), one decimal; null without ratings. */
+  rating_avg: z.number().nullable(),
+  rating_count: z.number().int(),
+  level: z.enum(TESTER_LEVELS),
+  priority_access: z.boolean(),
+  next_level: z.object({ level: z.enum(TESTER_LEVELS), needs: z.array(z.string()) }).nullable(),
+});
+export type TesterStandingView = z.infer<typeof testerStandingSchema>;

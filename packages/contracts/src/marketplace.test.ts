@@ -3,7 +3,11 @@ import {
   checkoutRefusal,
   geoAllows,
   geoRulesFor,
+  acceptanceRatePct,
+  hasPriorityAccess,
   isTopRated,
+  testerLevel,
+  TRUSTED,
   JOB_ACTIONS,
   JOB_STATUSES,
   LIVE_JOB_STATE,
@@ -142,5 +146,51 @@ describe('the other rules', () => {
     expect(isTopRated([poster(5, 5, 5, 5)])).toBe(false); // one poster, one voice
     expect(isTopRated([poster(5), poster(4), poster(5), poster(4)])).toBe(true); // 4.5
     expect(isTopRated([poster(5), poster(4), poster(4)])).toBe(false); // 4.33
+  });
+
+  describe('levels (New, Trusted, Top)', () => {
+    const poster = (...stars: number[]) => ({ sum: stars.reduce((a, b) => a + b, 0), count: stars.length });
+    const rec = (jobsCompleted: number, strikes: number, ...starsByPoster: Array<{ sum: number; count: number }>) => ({ jobsCompleted, strikes, starsByPoster });
+
+    it('starts a tester at New, saying how many accepted jobs Trusted needs', () => {
+      expect(testerLevel(rec(0, 0))).toEqual({ level: 'new', next: { level: 'trusted', needs: ['5 more accepted jobs (5 in all)'] } });
+      expect(testerLevel(rec(4, 0)).next?.needs).toEqual(['1 more accepted job (5 in all)']);
+    });
+
+    it('makes Trusted at 5 accepted jobs with 80% of finished claims accepted', () => {
+      expect(TRUSTED).toEqual({ minJobs: 5, minAcceptancePct: 80 });
+      expect(testerLevel(rec(5, 0)).level).toBe('trusted');
+      expect(testerLevel(rec(8, 2)).level).toBe('trusted'); // 80%
+      expect(testerLevel(rec(5, 2))).toEqual({ level: 'new', next: { level: 'trusted', needs: ['an acceptance rate of 80% or more (yours: 71%)'] } });
+      expect(acceptanceRatePct(rec(0, 0))).toBeNull();
+      expect(acceptanceRatePct(rec(2, 1))).toBe(67);
+    });
+
+    it('tells a Trusted tester what Top needs: posters and their average, each one voice', () => {
+      expect(testerLevel(rec(6, 0, poster(5, 5, 5, 5)))).toEqual({
+        level: 'trusted',
+        next: { level: 'top', needs: ['ratings from 2 more posters (3 different posters in all)'] },
+      });
+      expect(testerLevel(rec(6, 0, poster(5), poster(4), poster(4))).next?.needs).toEqual(['an average of 4.5 stars or more, each poster counted once (yours: 4.3)']);
+      expect(testerLevel(rec(6, 0)).next?.needs).toEqual(['ratings from 3 more posters (3 different posters in all)', 'an average of 4.5 stars or more, each poster counted once']);
+    });
+
+    it('is Top exactly when the tester is top-rated, whatever else, and only Top has the priority window', () => {
+      const cases = [
+        rec(0, 0, poster(5), poster(5), poster(4)),
+        rec(3, 5, poster(5), poster(4), poster(5), poster(4)),
+        rec(20, 0, poster(5), poster(4), poster(4)),
+        rec(20, 0, poster(5, 5, 5, 5)),
+        rec(1, 0),
+      ];
+      for (const r of cases) {
+        const { level, next } = testerLevel(r);
+        expect(level === 'top').toBe(isTopRated(r.starsByPoster));
+        expect(hasPriorityAccess(level)).toBe(isTopRated(r.starsByPoster));
+        expect(next === null).toBe(level === 'top');
+      }
+      expect(hasPriorityAccess('trusted')).toBe(false);
+      expect(hasPriorityAccess('new')).toBe(false);
+    });
   });
 });

@@ -132,6 +132,65 @@ export function isTopRated(byPoster: ReadonlyArray<{ sum: number; count: number 
   return Math.round(tenths + 1e-9) >= TOP_RATED.minAvgTenths;
 }
 
+/**
+ * Levels ("Fair and fast for testers", part 4): what the tester dashboard shows and what decides
+ * the jobs service's priority window. Top is exactly the top-rated rule above (isTopRated); Trusted
+ * asks for TRUSTED.minJobs accepted jobs with at least TRUSTED.minAcceptancePct % of finished
+ * claims accepted (the rest ran out of time: strikes not overturned); everyone else is New.
+ */
+export const TESTER_LEVELS = ['new', 'trusted', 'top'] as const;
+export type TesterLevel = (typeof TESTER_LEVELS)[number];
+export const TESTER_LEVEL_LABELS: Record<TesterLevel, string> = { new: 'New', trusted: 'Trusted', top: 'Top' };
+export const TRUSTED = { minJobs: 5, minAcceptancePct: 80 } as const;
+/** Which levels see a newly paid job during PRIORITY_WINDOW_MS (the window itself: jobs' config). */
+export const PRIORITY_LEVELS: readonly TesterLevel[] = ['top'];
+
+/** What a level is decided from: accepted jobs, strikes in force, and the stars each poster gave. */
+export interface TesterRecord {
+  jobsCompleted: number;
+  strikes: number;
+  starsByPoster: ReadonlyArray<{ sum: number; count: number }>;
+}
+
+/** Accepted jobs over finished claims (accepted + strikes), a whole percent; null before any. */
+export function acceptanceRatePct(r: Pick<TesterRecord, 'jobsCompleted' | 'strikes'>): number | null {
+  const finished = r.jobsCompleted + r.strikes;
+  return finished ? Math.round((r.jobsCompleted * 100) / finished) : null;
+}
+
+/** The average of each poster's average stars, in tenths (half up), as isTopRated counts it; null without ratings. */
+export function posterAverageTenths(byPoster: TesterRecord['starsByPoster']): number | null {
+  const voices = byPoster.filter((p) => p.count > 0);
+  if (!voices.length) return null;
+  return Math.round((voices.reduce((acc, p) => acc + p.sum / p.count, 0) * 10) / voices.length + 1e-9);
+}
+
+/** The tester's level and, below Top, what the next level still needs (one sentence per missing thing). */
+export function testerLevel(r: TesterRecord): { level: TesterLevel; next: { level: TesterLevel; needs: string[] } | null } {
+  if (isTopRated(r.starsByPoster)) return { level: 'top', next: null };
+  const rate = acceptanceRatePct(r);
+  const trustedNeeds: string[] = [];
+  if (r.jobsCompleted < TRUSTED.minJobs) {
+    const more = TRUSTED.minJobs - r.jobsCompleted;
+    trustedNeeds.push(`${more} more accepted job${more === 1 ? '' : 's'} (${TRUSTED.minJobs} in all)`);
+  }
+  if (rate !== null && rate < TRUSTED.minAcceptancePct) trustedNeeds.push(`an acceptance rate of ${TRUSTED.minAcceptancePct}% or more (yours: ${rate}%)`);
+  if (trustedNeeds.length) return { level: 'new', next: { level: 'trusted', needs: trustedNeeds } };
+  const voices = r.starsByPoster.filter((p) => p.count > 0).length;
+  const avg = posterAverageTenths(r.starsByPoster);
+  const topNeeds: string[] = [];
+  if (voices < TOP_RATED.minCount) {
+    const more = TOP_RATED.minCount - voices;
+    topNeeds.push(`ratings from ${more} more poster${more === 1 ? '' : 's'} (${TOP_RATED.minCount} different posters in all)`);
+  }
+  if (avg === null || avg < TOP_RATED.minAvgTenths)
+    topNeeds.push(`an average of ${TOP_RATED.minAvgTenths / 10} stars or more, each poster counted once${avg === null ? '' : ` (yours: ${(avg / 10).toFixed(1)})`}`);
+  return { level: 'trusted', next: { level: 'top', needs: topNeeds } };
+}
+
+/** Whether a tester at `level` sees newly paid jobs during the priority window. */
+export const hasPriorityAccess = (level: TesterLevel): boolean => PRIORITY_LEVELS.includes(level);
+
 // ---- revisions and windows ----
 
 /** Revisions a poster may ask for per job. */

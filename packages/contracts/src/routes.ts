@@ -9,7 +9,7 @@ import {
   updateProfileBodySchema,
 } from './identity.js';
 import { adminPrivacySchema, dataExportSchema, accountDeletionSchema, deletionBodySchema, privacyStatusSchema } from './privacy.js';
-import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema } from './jobs.js';
+import { acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, rateJobBodySchema, reviewBodySchema, testerStandingSchema } from './jobs.js';
 import { cashOutResponseSchema, checkoutStatusResponseSchema, earningsResponseSchema, financialOverviewSchema, payoutAccountResponseSchema, payoutRunResponseSchema } from './payments.js';
 import {
   adminAuditQuerySchema,
@@ -105,6 +105,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/packs/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'A pack (several testers ordered in one checkout): its progress, its jobs and clusters of the findings several testers agree on (the poster, the admin)', roles: ['poster', 'admin'] },
   { method: 'get', path: '/api/tester/available-jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Paid open jobs the tester may take, newest first, keyset-paginated', query: availableJobsQuerySchema, roles: ['tester'] },
   { method: 'get', path: '/api/tester/my-jobs', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs", roles: ['tester'] },
+  { method: 'get', path: '/api/tester/standing', service: 'jobs', access: 'user', rate: 'api', summary: "The tester's jobs completed, acceptance rate, average rating and level (New, Trusted, Top) with what the next level needs", response: testerStandingSchema, roles: ['tester'] },
   { method: 'get', path: '/api/files/{id}', service: 'jobs', access: 'optional', rate: 'api', summary: 'An uploaded file (signed link or bearer token); ?download=1 as attachment', roles: ['poster', 'tester', 'admin'], download: true },
   // Screen recordings over tus 1.0 (issue #30): streamed, never buffered by the gateway. HEAD is answered like GET.
   { method: 'post', path: '/api/recordings', service: 'jobs', access: 'user', rate: 'api', summary: 'tus 1.0 creation of a screen recording upload (Tus-Resumable, Upload-Length or Upload-Defer-Length: 1, Upload-Metadata job_id + filetype); 201 with Location', roles: ['tester'], status: 201, upload: true },

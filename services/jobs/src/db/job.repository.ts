@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, notInArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
-import { DEFAULT_STRIKE_LIMIT, refusalFor, REVISION_LIMIT, TOP_RATED, TRANSITIONS, type JobAction, type JobColumn, type JobMatch } from '@htm/contracts/marketplace';
-import { jobs, ratings, submissions, users, type JobRow, type RatingRow, type UserRow } from './schema.js';
+import { DEFAULT_STRIKE_LIMIT, refusalFor, type TesterRecord, REVISION_LIMIT, TOP_RATED, TRANSITIONS, type JobAction, type JobColumn, type JobMatch } from '@htm/contracts/marketplace';
+import { jobs, ratings, strikes, submissions, users, type JobRow, type RatingRow, type UserRow } from './schema.js';
 
 type Q = Db | Tx;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -191,6 +191,19 @@ export async function starsByPoster(db: Q, testerId: string): Promise<Array<{ su
     .where(and(eq(ratings.testerId, testerId), isNull(ratings.overturnedAt)))
     .groupBy(ratings.posterId);
   return rows.map((r) => ({ sum: Number(r.sum), count: Number(r.count) }));
+}
+
+/**
+ * What the rules module's testerLevel decides from: the tester's accepted (completed) jobs, their
+ * strikes in force (an overturned one no longer counts) and the stars each poster gave.
+ */
+export async function testerRecord(db: Q, testerId: string): Promise<TesterRecord> {
+  const [[done], [struck], stars] = await Promise.all([
+    db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(and(eq(jobs.testerId, testerId), eq(jobs.status, 'completed'))),
+    db.select({ n: sql<number>`count(*)::int` }).from(strikes).where(and(eq(strikes.testerId, testerId), isNull(strikes.overturnedAt))),
+    starsByPoster(db, testerId),
+  ]);
+  return { jobsCompleted: Number(done?.n ?? 0), strikes: Number(struck?.n ?? 0), starsByPoster: stars };
 }
 
 /** Countries of approved top-rated testers (the priority window opens only where one exists). */

@@ -2,9 +2,9 @@ import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
-import { GEO_RULES, isTopRated, JOB_MESSAGES, PACK_SIZE, REFUSALS, type GeoRule } from '@htm/contracts';
+import { acceptanceRatePct, GEO_RULES, hasPriorityAccess, isTopRated, JOB_MESSAGES, PACK_SIZE, REFUSALS, testerLevel, type GeoRule, type TesterRecord, type TesterStandingView } from '@htm/contracts';
 import { findOpenSlot, joinPack, packsOfTester } from '../db/pack.repository.js';
-import { applyTransition, countActiveClaims, findUser, getJob, lockTester, starsByPoster, testedSites, topRatedCountries } from '../db/job.repository.js';
+import { applyTransition, countActiveClaims, findUser, getJob, lockTester, testedSites, testerRecord, topRatedCountries } from '../db/job.repository.js';
 import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
 import { freshEyesBlocks } from './fresh-eyes.js';
 
@@ -13,17 +13,19 @@ export type { TesterStanding };
 /** Whether the stars posters gave make a tester top-rated (the rules module's; topRatedCountries is its SQL side). */
 export { isTopRated };
 
+const NO_RECORD: TesterRecord = { jobsCompleted: 0, strikes: 0, starsByPoster: [] };
+
 /**
  * A tester's approval and country: the jobs service's own projection (identity events) wins;
  * the token's claims are used only while the projection has no row for them yet. With them what
  * decides which jobs they may take beyond geo (assistive tech, fresh eyes, priority window).
  */
 export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, caller: Caller): Promise<TesterStanding> {
-  const [row, sites, topCountries, stars] = await Promise.all([
+  const [row, sites, topCountries, record] = await Promise.all([
     findUser(deps.db, caller.id),
     testedSites(deps.db, caller.id),
     deps.config.PRIORITY_WINDOW_MS > 0 ? topRatedCountries(deps.db) : Promise.resolve([]),
-    deps.config.PRIORITY_WINDOW_MS > 0 ? starsByPoster(deps.db, caller.id) : Promise.resolve([]),
+    deps.config.PRIORITY_WINDOW_MS > 0 ? testerRecord(deps.db, caller.id) : Promise.resolve(NO_RECORD),
   ]);
   const known = row && row.approved !== null;
   return {
@@ -32,7 +34,8 @@ export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, call
     country: row?.country ?? caller.country,
     assistiveTech: row?.assistiveTech ?? [],
     testedSites: sites,
-    topRated: isTopRated(stars),
+    // The level decides the priority window (the rules module's PRIORITY_LEVELS: Top, i.e. top-rated).
+    topRated: hasPriorityAccess(testerLevel(record).level),
     windowRules: GEO_RULES.filter((rule) => topCountries.some((c) => geoAllows(rule, c))),
   };
 }
@@ -44,6 +47,23 @@ export async function testerStanding(deps: Pick<JobsDeps, 'db' | 'config'>, call
  */
 export function cachedStanding(deps: Pick<JobsDeps, 'db' | 'config' | 'readCache'>, caller: Caller): Promise<TesterStanding> {
   return deps.readCache.standing(`${caller.id}|${caller.approved}|${caller.country}`, () => testerStanding(deps, caller));
+}
+
+/** GET /api/tester/standing: the tester's record, level and what the next level needs (the rules module's testerLevel). */
+export async function readTesterStanding(deps: Pick<JobsDeps, 'db'>, testerId: string): Promise<TesterStandingView> {
+  const record = await testerRecord(deps.db, testerId);
+  const { level, next } = testerLevel(record);
+  const count = record.starsByPoster.reduce((n, p) => n + p.count, 0);
+  const sum = record.starsByPoster.reduce((n, p) => n + p.sum, 0);
+  return {
+    jobs_completed: record.jobsCompleted,
+    acceptance_rate_pct: acceptanceRatePct(record),
+    rating_avg: count ? Math.round((sum * 10) / count) / 10 : null,
+    rating_count: count,
+    level,
+    priority_access: hasPriorityAccess(level),
+    next_level: next,
+  };
 }
 
 /** Whether the priority window still hides a job from this tester at `now`. */

@@ -4,7 +4,7 @@ import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema
 import { AppError, callerOf, idempotency, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
-import { assignJob, cachedStanding, claimJob } from '../domain/claim-job.js';
+import { assignJob, cachedStanding, claimJob, readTesterStanding } from '../domain/claim-job.js';
 import { isStorageFull, prepareSubmission, storageFailed, submitWork } from '../domain/submit-work.js';
 import { uploadRules, type SubmitVariant } from '../domain/uploads.js';
 import { readRetestComparison, readSubmission } from '../domain/read-submission.js';
@@ -131,6 +131,10 @@ export function jobsRoutes(deps: JobsDeps): Router {
     // The recorder in Submit Work stops itself at RECORDING_MAX_MS: the web app learns the limits here.
     const recording_limits: RecordingLimits = { max_ms: deps.config.RECORDING_MAX_MS, max_bytes: deps.config.RECORDING_MAX_BYTES };
     res.json({ jobs: (await listTesterJobs(deps, caller)).map((j) => toJobView(j)), recording_limits });
+  });
+
+  r.get('/api/tester/standing', authenticate, requireRole('tester'), async (req, res) => {
+    res.set('cache-control', 'no-store').json(await readTesterStanding(deps, callerOf(req).id));
   });
 
   // A claim or an assignment changes jobs.jobs alone: when it ends, the read cache drops its

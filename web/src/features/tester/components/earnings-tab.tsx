@@ -12,6 +12,7 @@ import {
 } from '../api/connect-payout-account';
 import { useGetEarningsQuery } from '../api/get-earnings';
 import { useCashOutMutation } from '../api/cash-out';
+import { EarningsWeeks } from './earnings-weeks';
 
 /** Why the cash-out button is disabled, in the tester's words; null when it can be used. */
 function cashOutBlocked(
@@ -112,6 +113,7 @@ export function EarningsTab() {
             `All your pending earnings go to your payout account in one transfer.`}
         </p>
       </div>
+      <EarningsWeeks rows={data?.jobs ?? []} />
       {data?.jobs?.length ? (
         <Table caption="Earnings by job" columns={['Job', 'Amount', 'Completed', 'Status']}>
           {data.jobs.map((j) => (

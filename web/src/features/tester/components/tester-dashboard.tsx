@@ -6,6 +6,7 @@ import { featureFlags } from '../../../lib/config';
 import type { User } from '../../../lib/types';
 import { AvailableJobs } from './available-jobs';
 import { EarningsTab } from './earnings-tab';
+import { LevelCard } from './level-card';
 import { MyJobs } from './my-jobs';
 import { ProfileModal } from './profile-modal';
 import { StrikesPanel } from './strikes-panel';
@@ -72,6 +73,7 @@ export default function TesterDashboard({ user }: { user: User }) {
           Update Your Profile
         </button>
       </div>
+      <LevelCard />
       {featureFlags.enable_country_cta && !user.country ? (
         <div className="notice">
           Set your country to see the jobs open to you.{' '}
