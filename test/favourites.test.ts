@@ -111,6 +111,16 @@ describe('favourite testers', () => {
     expect((await stack.sql<{ tester_id: string }>('SELECT tester_id FROM jobs.jobs WHERE id = $1', [jobId]))[0].tester_id).toBe(favourite.id);
   });
 
+  it('opens an invited job to every tester once the hold is over', async () => {
+    const { jobId } = await postAndPay(stack, poster, { ...JOB, title: 'Invited, then open', invite_tester_id: favourite.id });
+    expect(await availableIds(other)).not.toContain(jobId);
+    // The hold runs out (the test moves its end into the past instead of waiting RETEST_RESERVE_MS).
+    await stack.sql("UPDATE jobs.jobs SET reserved_until = now() - interval '1 second' WHERE id = $1", [jobId]);
+    await waitFor(async () => (await availableIds(other)).includes(jobId), 'the job in the other tester\'s Available Jobs');
+    expect((await client(stack, other.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(200);
+    expect((await stack.sql<{ tester_id: string }>('SELECT tester_id FROM jobs.jobs WHERE id = $1', [jobId]))[0].tester_id).toBe(other.id);
+  });
+
   it('removes a favourite (204, also when it was none) and a removed tester can no longer be invited', async () => {
     expect((await del(poster, favourite.id)).status).toBe(204);
     expect((await del(poster, favourite.id)).status).toBe(204);
