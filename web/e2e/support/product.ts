@@ -70,15 +70,21 @@ export async function startProduct(timeoutMs = 150_000): Promise<Product> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'htm-e2e-'));
   let output = '';
+  // Each product keeps to itself: its own PGlite databases under DATA_DIR (not the suite's
+  // DATABASE_URL, whose schemas another file's product would share) and its own key prefix on the
+  // suite's Redis (streams, consumer groups and rate limits of two products would otherwise mix).
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    REDIS_PREFIX: `e2e${port}:`,
+    // Absolute links handed out by the services point at the origin the browser uses.
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+  };
+  delete env.DATABASE_URL;
   const child: ChildProcess = spawn('npm', ['start'], {
     cwd: root,
-    // PUBLIC_URL: absolute links handed out by the services point at the origin the browser uses.
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
