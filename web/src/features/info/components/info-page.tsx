@@ -1,6 +1,7 @@
 import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { SiteFooter } from '../../../components/site-footer';
+import { BrandLink } from '../../../components/brand-link';
 
 /** A public page beside the landing page: the brand, one heading, the content, the footer. */
 export function InfoPage({
@@ -24,12 +25,7 @@ export function InfoPage({
       </a>
       <header className="site-header">
         <div className="container site-header__inner">
-          <Link to="/" className="brand">
-            <span className="brand__mark" aria-hidden="true">
-              $1
-            </span>
-            HumanTest
-          </Link>
+          <BrandLink />
           <nav className="site-nav" aria-label="Main">
             <Link className="btn btn--primary" to="/#job-request">
               Get Your Site Tested

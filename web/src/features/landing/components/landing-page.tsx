@@ -4,6 +4,7 @@ import { scrollToSection } from '../scroll-to-section';
 import { Link, useLocation } from 'react-router';
 import { SiteFooter } from '../../../components/site-footer';
 import { useHydrated } from '../use-hydrated';
+import { BrandLink } from '../../../components/brand-link';
 
 // The forms (and the API layer they use) load right after first paint, keeping the
 // landing page's initial JavaScript small.
@@ -132,12 +133,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
       </aside>
       <header className="site-header">
         <div className="container site-header__inner">
-          <Link to="/" className="brand">
-            <span className="brand__mark" aria-hidden="true">
-              $1
-            </span>
-            HumanTest
-          </Link>
+          <BrandLink />
           <nav className="site-nav" aria-label="Main">
             <button
               type="button"
