@@ -222,7 +222,7 @@ describe('strikes (jobs TesterStrikeRecorded events)', () => {
     expect(listed.body.testers.find((x: { id: string }) => x.id === user.id)).toMatchObject({ strikes: 3, approved: false });
   });
 
-  it('tells a tester released by the strike rule so (sign-in code and /api/me), until an admin re-approves them; each change keeps the sign-in', async () => {
+  it('lets a tester released by the strike rule in at the tester entrance, paused (/api/me says released), until an admin re-approves them; each change keeps the sign-in', async () => {
     const { user, token: first, jar } = await signUpAs(t.url, 'released@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
     const waiting = await signUpAs(t.url, 'still-waiting@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
     expect((await call(t.url, '/api/me', { token: waiting.token })).body).toMatchObject({ approved: false, released: false });
@@ -238,19 +238,37 @@ describe('strikes (jobs TesterStrikeRecorded events)', () => {
     expect((await staleOnMe(token)).body).toMatchObject({ code: 'token_stale' });
     token = await refreshed(jar);
     expect((await call(t.url, '/api/me', { token })).body).toMatchObject({ approved: false, released: true });
-    expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_released');
-    // someone who was simply never approved still hears "not approved yet"
-    expect((await devLogin(t.url, { email: 'still-waiting@gmail.com', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+    // A new sign-in at the tester entrance gets in too (#34: the paused dashboard shows the strikes and the appeal form).
+    const again = await devLogin(t.url, { email: 'released@gmail.com', name: 'Test Person', intent: 'tester' });
+    const second = await exchange(t.url, sessionIdOf(again.headers.get('location')), new CookieJar().take(again));
+    expect(second.res.status).toBe(200);
+    expect((await call(t.url, '/api/me', { token: second.body.access_token as string })).body).toMatchObject({ type: 'tester', approved: false, released: true });
 
     await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
     expect((await staleOnMe(token)).body).toMatchObject({ code: 'token_stale' });
     expect((await call(t.url, '/api/me', { token: await refreshed(jar) })).body).toMatchObject({ approved: true, released: false });
-    expect((await devLogin(t.url, { email: 'released@gmail.com', intent: 'tester' })).headers.get('location')).toMatch(/^\/#session_id=/);
-    // Through all of it, one sign-in: nothing was revoked.
+    expect((await call(t.url, '/api/me', { token: await refreshed(second.jar) })).body).toMatchObject({ approved: true, released: false });
+    expect((await devLogin(t.url, { email: 'released@gmail.com', name: 'Test Person', intent: 'tester' })).headers.get('location')).toMatch(/^\/#session_id=/);
+    // Through all of it, both sign-ins live: nothing was revoked.
     const families = await t.svc.ctx.dbHandle.query<{ revoked_at: Date | null }>(
       'SELECT f.revoked_at FROM identity.refresh_families f JOIN identity.users u ON u.id = f.user_id WHERE u.email = $1',
       ['released@gmail.com'],
     );
-    expect(families.map((f) => f.revoked_at)).toEqual([null]);
+    expect(families.map((f) => f.revoked_at)).toEqual([null, null]);
+  });
+
+  it('still refuses at the tester entrance a tester who is not approved for any other reason (never approved, or un-approved by the admin below the strike limit)', async () => {
+    // Never approved: "not approved yet", whatever the other testers' strikes.
+    await signUpAs(t.url, 'never-approved@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    expect((await devLogin(t.url, { email: 'never-approved@gmail.com', name: 'Test Person', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+
+    // Approved, two strikes (below the limit of 3), then un-approved by the admin: refused too.
+    const { user } = await signUpAs(t.url, 'admin-paused@gmail.com', { type: 'tester', location: 'USA', country: 'US' });
+    await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: true } });
+    for (let i = 1; i <= 2; i++) await publish(t, 'TesterStrikeRecorded', user.id, { testerId: user.id, jobId: randomUUID(), strikes: i, reason: 'claim_timeout' });
+    await waitFor(async () => (await userRow('admin-paused@gmail.com')).strikes === 2, 'two strikes');
+    await call(t.url, `/api/admin/approve-tester/${user.id}`, { method: 'PATCH', token: adminToken, body: { approved: false } });
+    expect((await devLogin(t.url, { email: 'admin-paused@gmail.com', name: 'Test Person', intent: 'tester' })).headers.get('location')).toBe('/#auth_error=tester_not_approved');
+    // (The site owner, unknown and pending-signup refusals keep their codes: 'Secure Tester Login' above.)
   });
 });

@@ -6,7 +6,7 @@ import { createSigninSession } from '../db/session.repository.js';
 import { insertUser, isPreApproved, isSignupPending, lockUserByGoogleSub, setRole, updateAccount, type UserRow } from '../db/user.repository.js';
 import { isAdminEmail, mayUseEmail, normaliseEmail } from './gmail-rule.js';
 import { hashSecret, randomSecret } from './tokens.js';
-import { releasedForStrikes } from './user-rules.js';
+import { mayUseTesterEntrance } from './user-rules.js';
 import { cancelDeletionOnSignIn } from './privacy.js';
 
 /** What Google (or the dev sign-in) told us about the person. */
@@ -64,11 +64,11 @@ export async function completeSignIn(deps: IdentityDeps, account: SignInAccount,
           role = { type: 'tester', approved: true };
         }
         const next = { ...existing, ...patch, ...role };
-        if (intent === 'tester' && next.type !== 'admin' && !(next.type === 'tester' && next.approved)) {
-          // Say what is true: a site owner, someone not signed up as a tester, or a tester not (or no longer) approved.
+        if (intent === 'tester' && !mayUseTesterEntrance(next, deps.config.TESTER_STRIKE_LIMIT)) {
+          // Say what is true: a site owner, someone not signed up as a tester, or a tester not approved.
           if (next.type === 'poster') return { ok: false, error: 'site_owner_account' };
           if (next.type === null) return { ok: false, error: (await isSignupPending(tx, email)) ? 'tester_signup_pending' : 'tester_signup_needed' };
-          return { ok: false, error: releasedForStrikes(next, deps.config.TESTER_STRIKE_LIMIT) ? 'tester_released' : 'tester_not_approved' };
+          return { ok: false, error: 'tester_not_approved' };
         }
         user = existing;
         // Signing in again within the grace period keeps the account ("Delete my account").

@@ -10,6 +10,18 @@ export function releasedForStrikes(u: Pick<UserRow, 'type' | 'approved' | 'strik
   return u.type === 'tester' && !u.approved && u.strikes >= strikeLimit;
 }
 
+/**
+ * Who gets in through the tester entrance (intent=tester): the admin, an approved tester, and a
+ * tester released by the strike rule. The released tester lands on the dashboard's paused state,
+ * which shows each strike with its reason and the appeal form (#34: every strike can be appealed
+ * once within 14 days, so they must be able to reach it); jobs and payments still refuse them
+ * everything an approved tester may do (claim, submit, cash out). A tester never approved, or
+ * un-approved by the admin below the strike limit, is still refused (`tester_not_approved`).
+ */
+export function mayUseTesterEntrance(u: Pick<UserRow, 'type' | 'approved' | 'strikes'>, strikeLimit: number): boolean {
+  return u.type === 'admin' || (u.type === 'tester' && u.approved) || releasedForStrikes(u, strikeLimit);
+}
+
 /** A role choice is still open: no type yet, or a pre-approved tester who has not chosen a location. */
 export function needsRoleChoice(u: Pick<UserRow, 'type' | 'location'>): boolean {
   return u.type === null || (u.type === 'tester' && u.location === null);
