@@ -1,12 +1,13 @@
 /**
  * #34 Reasons and one appeal, across jobs, identity and notifications: a tester released by missed
- * claims sees each strike's reason, appeals one once, and the admin's overturn re-approves them;
+ * claims signs in again at the tester entrance (paused: nothing but the appeal), sees each strike's
+ * reason, appeals one once, and the admin's overturn re-approves them so they claim again;
  * a 1-star rating must say why, may be appealed, and an overturn takes it out of the average.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { JOB_MESSAGES } from '@htm/contracts';
-import { client, postAndPay, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type CookieJar, type Stack } from './support/stack.js';
+import { client, postAndPay, signIn, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type CookieJar, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let admin: Actor;
@@ -49,14 +50,27 @@ let strikeJob: string;
 let oldStrikeJob: string;
 
 describe('strikes: reason, one appeal, the admin overturns and the tester is approved again', () => {
-  it('shows the released tester each strike with its reason', async () => {
+  it('lets the released tester sign in at the tester entrance, refuses them claims, submissions and cash-outs, and shows each strike with its reason', async () => {
     ({ jobId: oldStrikeJob } = await postAndPay(stack, poster, { title: 'Old strike job', url: 'https://a.example', what_to_test: 'x', requirements: ['y'], fresh_eyes: false }));
     ({ jobId: strikeJob } = await postAndPay(stack, poster, { title: 'Strike job', url: 'https://b.example', what_to_test: 'x', requirements: ['y'], fresh_eyes: false }));
     await missClaim(oldStrikeJob, tester.token, 1);
     await missClaim(strikeJob, tester.token, 2);
     await waitFor(async () => (await identityUser(tester.id))?.approved === false, 'identity to release the tester at 2 strikes');
 
-    tester.token = await refreshed(tester.jar);
+    // Released, the tester signs in anew at the tester entrance (a new browser): the paused dashboard.
+    const back = await signIn(stack, 'appeals.tester@gmail.com', 'tester');
+    tester = { ...tester, token: back.token, jar: back.jar };
+    expect((await client(stack, tester.token).get('/api/me')).body).toMatchObject({ type: 'tester', approved: false, released: true });
+    // Everything but the appeal stays refused by the services that own it, whatever the client shows.
+    const claim = await client(stack, tester.token).post(`/api/jobs/${strikeJob}/claim`);
+    expect([claim.status, claim.body.code]).toEqual([403, 'tester_not_approved']);
+    expect((await client(stack, tester.token).get('/api/tester/available-jobs')).status).toBe(403);
+    const submit = new FormData();
+    submit.set('feedback_text', 'Trying to submit while paused, which must not work.');
+    submit.set('key_finding_1', 'Nothing to see here');
+    expect((await fetch(`${stack.url}/api/jobs/${strikeJob}/submit-work`, { method: 'POST', headers: { authorization: `Bearer ${tester.token}` }, body: submit })).status).toBe(403);
+    expect((await client(stack, tester.token).post('/api/tester/cash-out')).body.code).toBe('tester_not_approved');
+
     const mine = await client(stack, tester.token).get('/api/appeals');
     expect(mine.status).toBe(200);
     const items = (mine.body as unknown as { items: Array<Record<string, unknown>> }).items;

@@ -82,8 +82,9 @@ export type SignInIntent = z.infer<typeof signInIntentSchema>;
 
 /**
  * Codes the sign-in redirects put in `#auth_error=`. Through the tester entrance (intent=tester):
- * 'tester_not_approved' a tester waiting for approval, 'tester_released' unapproved by the strike
- * rule, 'tester_signup_needed' someone not signed up as a tester (new, or no role yet),
+ * 'tester_not_approved' a tester not approved (waiting, or un-approved by the admin), 'tester_released'
+ * no longer sent (a tester released by the strike rule now signs in to the paused dashboard and its
+ * appeal form, #34; kept so an old link still shows its message), 'tester_signup_needed' someone not signed up as a tester (new, or no role yet),
  * 'tester_signup_pending' someone who signed up to test on the landing page, not approved yet,
  * 'site_owner_account' a site owner (poster) account.
  */

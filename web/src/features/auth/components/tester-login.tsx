@@ -2,8 +2,9 @@ import { Link } from 'react-router';
 import { rememberIntent } from '../../../lib/sign-in-intent';
 
 /**
- * 'Secure Tester Login': only approved testers get in through here. A refused sign-in says what
- * is true and where to go: the tester signup (not signed up yet) or the site owner sign-in.
+ * 'Secure Tester Login': approved testers get in through here, and testers paused by the strike
+ * rule (their dashboard shows why and lets them appeal, #34). A refused sign-in says what is true
+ * and where to go: the tester signup (not signed up yet) or the site owner sign-in.
  */
 export function TesterLogin({ notice, code }: { notice?: string | null; code?: string | null }) {
   return (

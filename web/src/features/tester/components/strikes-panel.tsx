@@ -14,7 +14,7 @@ const STATUS_TEXT = {
   upheld: 'Appeal not accepted',
 } as const;
 
-function AppealForm({ item, onDone }: { item: AppealableView; onDone: () => void }) {
+function AppealForm({ item, onDone }: { item: AppealableView; onDone?: () => void }) {
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [fileAppeal, { isLoading }] = useFileAppealMutation();
@@ -28,11 +28,16 @@ function AppealForm({ item, onDone }: { item: AppealableView; onDone: () => void
     if ('error' in res && res.error) setError(errorMessage(res.error, 'Failed to send the appeal'));
     else {
       status('Appeal sent. An admin will decide and we will e-mail you.');
-      onDone();
+      onDone?.();
     }
   };
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <form
+      className="stack"
+      onSubmit={submit}
+      noValidate
+      aria-label={`Appeal the ${item.kind} on ${item.job_title || 'a job'}`}
+    >
       <Field
         label={`Why should this ${item.kind} be removed?`}
         error={error}
@@ -54,8 +59,12 @@ function AppealForm({ item, onDone }: { item: AppealableView; onDone: () => void
   );
 }
 
-/** The tester's strikes and ratings of 1-2 stars, each with its reason and one appeal (#34). */
-export function StrikesPanel() {
+/**
+ * The tester's strikes and ratings of 1-2 stars, each with its reason and one appeal (#34).
+ * `paused`: the tester was released by the strike rule and this is all their dashboard shows, so
+ * each strike they can still appeal has its appeal form open (an overturn makes them active again).
+ */
+export function StrikesPanel({ paused = false }: { paused?: boolean }) {
   const { data: items = [] } = useListMyMarksQuery();
   const [open, setOpen] = useState<string | null>(null);
   // When the panel opened: whether the 14 days have passed (the list refetches on every visit).
@@ -63,12 +72,14 @@ export function StrikesPanel() {
   if (!items.length) return null;
   return (
     <section className="panel" aria-labelledby="marks-title">
-      <h2 id="marks-title">Strikes and low ratings</h2>
+      <h2 id="marks-title">{paused ? 'Your strikes and why' : 'Strikes and low ratings'}</h2>
       <ul className="entry-list">
         {items.map((item) => {
           const key = `${item.kind}:${item.job_id}`;
           const canAppeal =
             !item.appeal && !item.overturned && Date.parse(item.appealable_until) > now;
+          // Paused: a strike's form is open at once (appealing it is what this screen is for).
+          const formOpen = open === key || (paused && item.kind === 'strike');
           return (
             <li key={key} className="entry entry--stack">
               <div>
@@ -88,7 +99,7 @@ export function StrikesPanel() {
                   <p className="muted">You can appeal until {formatDate(item.appealable_until)}.</p>
                 )}
               </div>
-              {canAppeal && open !== key ? (
+              {canAppeal && !formOpen ? (
                 <button
                   type="button"
                   className="btn btn--secondary btn--sm"
@@ -97,7 +108,7 @@ export function StrikesPanel() {
                   Appeal this {item.kind}
                 </button>
               ) : null}
-              {canAppeal && open === key ? (
+              {canAppeal && formOpen ? (
                 <AppealForm item={item} onDone={() => setOpen(null)} />
               ) : null}
             </li>

@@ -2,6 +2,8 @@ import '../../../test/setup';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { Provider } from 'react-redux';
+import { MemoryRouter } from 'react-router';
 import { getToken, setToken } from '../../../lib/tokens';
 import type { User } from '../../../lib/types';
 import { jobView } from '../../../test/job-view';
@@ -55,7 +57,7 @@ describe('Tester dashboard', () => {
     expect(screen.queryByRole('tab')).toBeNull();
   });
 
-  it('shows a paused tester each strike with its reason and sends one appeal', async () => {
+  it('shows a paused tester each strike with its reason and its appeal form open, sends one appeal, and turns into the dashboard once approved again', async () => {
     let appealed = false;
     const strike = {
       job_id: '11111111-2222-4333-8444-555555555555',
@@ -66,6 +68,21 @@ describe('Tester dashboard', () => {
       at: new Date().toISOString(),
       appealable_until: new Date(Date.now() + 86_400_000).toISOString(),
       overturned: false,
+    };
+    const oldStrike = {
+      ...strike,
+      job_id: '21111111-2222-4333-8444-555555555555',
+      job_title: 'Florist',
+      at: new Date(Date.now() - 20 * 86_400_000).toISOString(),
+      appealable_until: new Date(Date.now() - 6 * 86_400_000).toISOString(),
+    };
+    const rating = {
+      ...strike,
+      job_id: '31111111-2222-4333-8444-555555555555',
+      job_title: 'Garage',
+      kind: 'rating',
+      stars: 2,
+      reason: '2 stars: no screenshots',
     };
     const { calls } = mockFetch((c) => {
       if (c.url === '/api/appeals' && c.method === 'POST') {
@@ -80,28 +97,53 @@ describe('Tester dashboard', () => {
                 ...strike,
                 appeal: appealed ? { id: 'a1', status: 'open', decision_note: null } : null,
               },
+              { ...oldStrike, appeal: null },
+              { ...rating, appeal: null },
             ],
           },
         };
       return { body: {} };
     });
-    renderWithStore(<TesterDashboard user={{ ...tester, approved: false, released: true }} />);
-    expect(await screen.findByText(`Reason: ${strike.reason}`)).toBeTruthy();
-    await userEvent.click(screen.getByRole('button', { name: 'Appeal this strike' }));
-    await userEvent.click(screen.getByRole('button', { name: 'Send appeal' }));
-    expect(screen.getByText('Say why in 10 to 1000 characters')).toBeTruthy();
+    const paused = { ...tester, approved: false, released: true };
+    const { store, rerender } = renderWithStore(<TesterDashboard user={paused} />);
+    expect(screen.getByText(/You can appeal each one once, within 14 days/)).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Your strikes and why' })).toBeTruthy();
+    expect(screen.getAllByText(`Reason: ${strike.reason}`)).toHaveLength(2);
+    expect(screen.getByText(`Reason: ${rating.reason}`)).toBeTruthy();
+    // The strike still appealable has its form open; the one past 14 days says so; a rating waits behind its button.
+    const form = screen.getByRole('form', { name: 'Appeal the strike on Bakery' });
+    expect(screen.queryByRole('form', { name: 'Appeal the strike on Florist' })).toBeNull();
+    expect(screen.getByText('The 14 days to appeal have passed.')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Appeal this strike' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Appeal this rating' })).toBeTruthy();
+    expect(screen.queryByRole('tab')).toBeNull();
+
+    await userEvent.click(within(form).getByRole('button', { name: 'Send appeal' }));
+    expect(within(form).getByText('Say why in 10 to 1000 characters')).toBeTruthy();
     await userEvent.type(
-      screen.getByLabelText('Why should this strike be removed?'),
+      within(form).getByLabelText('Why should this strike be removed?'),
       'The site was down all afternoon.',
     );
-    await userEvent.click(screen.getByRole('button', { name: 'Send appeal' }));
+    await userEvent.click(within(form).getByRole('button', { name: 'Send appeal' }));
     expect(await screen.findByText('Appeal sent: an admin will decide')).toBeTruthy();
     expect(calls.find((c) => c.method === 'POST')!.body).toEqual({
       job_id: strike.job_id,
       kind: 'strike',
       message: 'The site was down all afternoon.',
     });
-    expect(screen.queryByRole('button', { name: 'Appeal this strike' })).toBeNull();
+    expect(screen.queryByRole('form', { name: 'Appeal the strike on Bakery' })).toBeNull();
+
+    // The admin overturned it: /api/me says approved again (live or on reload), the normal dashboard shows.
+    rerender(
+      <Provider store={store}>
+        <MemoryRouter>
+          <TesterDashboard user={{ ...paused, approved: true, released: false }} />
+        </MemoryRouter>
+      </Provider>,
+    );
+    expect(screen.queryByRole('heading', { name: 'Your tester account is paused' })).toBeNull();
+    expect(screen.getByRole('heading', { name: 'Tester dashboard' })).toBeTruthy();
+    expect(screen.getByRole('tab', { name: 'Available Jobs' })).toBeTruthy();
   });
 
   it('lists available jobs with ids shortened to 8 characters and claims one', async () => {

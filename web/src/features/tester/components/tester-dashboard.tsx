@@ -1,4 +1,5 @@
 import { identityMessages } from '@htm/contracts/identity';
+import { APPEAL_WINDOW_MS } from '@htm/contracts/marketplace';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Tabs } from '../../../components/tabs';
@@ -11,8 +12,10 @@ import { MyJobs } from './my-jobs';
 import { ProfileModal } from './profile-modal';
 import { StrikesPanel } from './strikes-panel';
 
-/** Tester dashboard: pending approval, or tabs Available Jobs / My Jobs / Earnings. */
+/** Tester dashboard: pending approval, paused (released by strikes: reasons and appeals), or tabs Available Jobs / My Jobs / Earnings. */
 const TABS = ['available', 'mine', 'earnings'];
+
+const APPEAL_WINDOW_DAYS = Math.round(APPEAL_WINDOW_MS / 86_400_000);
 
 /** The tab an e-mail link opens: ?tab=earnings, or My Jobs for ?job=ID (a job of theirs). */
 function linkedTab(params: URLSearchParams): string {
@@ -36,6 +39,12 @@ export default function TesterDashboard({ user }: { user: User }) {
           <>
             <h1>Your tester account is paused</h1>
             <p>{identityMessages.testerReleased}</p>
+            <p>
+              Each strike below says why it was given. You can appeal each one once, within{' '}
+              {APPEAL_WINDOW_DAYS} days. When an admin accepts an appeal the strike is removed, and
+              once you are under the strike limit your account is active again; we'll tell you
+              here and by e-mail.
+            </p>
           </>
         ) : (
           <>
@@ -46,10 +55,10 @@ export default function TesterDashboard({ user }: { user: User }) {
             </p>
           </>
         )}
+        {user.released ? <StrikesPanel paused /> : null}
         <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>
           Update Your Profile
         </button>
-        {user.released ? <StrikesPanel /> : null}
         {profile}
       </div>
     );
