@@ -310,12 +310,7 @@ class StreamConsumer {
           ...streams,
           ...streams.map(() => '>'),
         )) as Array<[string, Entry[]]> | null;
-        for (const [stream, entries] of res ?? []) {
-          for (const [id, fields] of entries) {
-            if (!this.running || !this.owned.has(stream)) break;
-            await this.process(stream, id, fields, 1);
-          }
-        }
+        for (const [stream, entries] of res ?? []) await this.processEntries(stream, entries);
       } catch (err) {
         if (!this.running) break;
         this.log?.warn({ err: (err as Error).message }, 'event consumer loop error; retrying');
@@ -360,6 +355,58 @@ class StreamConsumer {
         await this.process(stream, id, fields, deliveries);
         after = id;
         if (!this.running) return;
+      }
+    }
+  }
+
+  /**
+   * Entries of one stream in order: runs of valid envelopes go to the batch handler when there is
+   * one (acknowledged together); whatever it leaves, and anything else, goes one by one.
+   */
+  private async processEntries(stream: string, entries: Entry[]): Promise<void> {
+    let i = 0;
+    while (i < entries.length) {
+      if (!this.running || !this.owned.has(stream)) return;
+      if (this.opts.batchHandler) {
+        const run: Array<{ id: string; event: EventEnvelope }> = [];
+        for (let j = i; j < entries.length; j++) {
+          const raw = entries[j][1] ? toMap(entries[j][1]!).e : undefined;
+          if (raw === undefined) break;
+          try {
+            run.push({ id: entries[j][0], event: acceptEnvelope(raw, this.bus.sourceOfStream(stream)) });
+          } catch {
+            break; // refused: the one-by-one path dead-letters it
+          }
+        }
+        if (run.length > 1) {
+          let done = 0;
+          try {
+            done = Math.max(0, Math.min(run.length, await this.opts.batchHandler(run.map((r) => r.event))));
+          } catch (err) {
+            this.log?.warn({ err: (err as Error).message, events: run.length }, 'event batch failed; handling its events one by one');
+          }
+          if (done > 0) {
+            await this.ackAll(stream, run.slice(0, done).map((r) => r.id));
+            i += done;
+            continue;
+          }
+        }
+      }
+      await this.process(stream, entries[i][0], entries[i][1], 1);
+      i++;
+    }
+  }
+
+  /** One XACK for handled entries, tried until it succeeds (stopping: they stay pending for the next owner, who finds them handled). */
+  private async ackAll(stream: string, ids: string[]): Promise<void> {
+    for (;;) {
+      try {
+        await this.redis.xack(stream, this.opts.group, ...ids);
+        return;
+      } catch (err) {
+        if (!this.running) throw err;
+        this.log?.warn({ err: (err as Error).message }, 'acknowledgement failed; retrying');
+        await sleep(200);
       }
     }
   }
