@@ -6,7 +6,11 @@
  *   sends them) while one consumer loop XREADGROUPs (COUNT 100) and XACKs each batch with one call.
  * - redis-pipeline / kafka-pipeline: our pipeline (packages/events): the outbox relay of a
  *   producing service publishes the committed rows, a consuming service's ServiceEvents handles
- *   each event once (handled-id row + effect row in one transaction) and acknowledges it.
+ *   each event once (its handled-id row, in the transaction a handler's effect would share; the
+ *   handler here has no effect of its own) and acknowledges it. On {type:'commit', n} it also
+ *   commits n events itself, each in its own transaction through ServiceEvents.inTransaction (as a
+ *   use case in the service does: the relay is woken at the commit), and {type:'times'} answers
+ *   when each was committed (by event id).
  * - kafka-bare: the baseline on Kafka: a kafkajs producer sends N messages (batches of 200, acks
  *   all) to a topic a kafkajs consumer (autoCommit) reads.
  *
@@ -16,8 +20,7 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
-import { pgSchema, text, timestamp } from 'drizzle-orm/pg-core';
-import { sql } from 'drizzle-orm';
+import { pgSchema } from 'drizzle-orm/pg-core';
 import { openDatabase } from '@htm/service-kit';
 import { createEvent, handledEventsTable, KafkaBus, outboxTable, RedisStreamsBus, ServiceEvents, type EventBus } from '@htm/events';
 
@@ -94,7 +97,6 @@ async function kafkaBare(): Promise<void> {
 async function pipeline(kind: 'redis' | 'kafka'): Promise<void> {
   const a = pgSchema('bench_a');
   const b = pgSchema('bench_b');
-  const effects = b.table('effects', { leadId: text('lead_id').primaryKey(), handledAt: timestamp('handled_at', { withTimezone: true }) });
   const h = await openDatabase({ schema: 'none', migrationsFolder: fileURLToPath(new URL('../packages/events/test/fixtures/empty-migrations', import.meta.url)), databaseUrl: process.env.DATABASE_URL! });
   const mkBus = (): EventBus =>
     kind === 'redis'
@@ -109,16 +111,26 @@ async function pipeline(kind: 'redis' | 'kafka'): Promise<void> {
     outbox: outboxTable(b),
     handled: handledEventsTable(b),
     bus: subBus,
-    handlers: {
-      LeadReceived: async (e, tx) => {
-        await tx.insert(effects).values({ leadId: e.data.leadId, handledAt: sql`clock_timestamp()` });
-      },
-    },
+    handlers: { LeadReceived: async () => undefined },
   });
   await consumer.start({ relay: false });
   send({ type: 'started' });
   await producer.start({ consumers: false });
-  process.on('message', async (m: { type: string }) => {
+  const committed: Record<string, number> = {};
+  let seq = 0;
+  process.on('message', async (m: { type: string; n?: number }) => {
+    if (m.type === 'commit') {
+      for (let k = 0; k < (m.n ?? 1); k++) {
+        const i = seq++;
+        const e = createEvent('LeadReceived', `lat-${i}`, { leadId: `lat-${i}`, email: 'lead@gmail.com' });
+        void producer
+          .inTransaction((tx) => producer.record(tx, e))
+          .then(() => (committed[e.id] = performance.timeOrigin + performance.now()))
+          .catch(() => undefined);
+      }
+      return;
+    }
+    if (m.type === 'times') return void send({ type: 'times', committed });
     if (m.type !== 'stop') return;
     await producer.stop();
     await consumer.stop();

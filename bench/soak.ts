@@ -26,7 +26,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import sharp from 'sharp';
-import { createTestDatabase, testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
+import { testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
+import { startOwnPostgres } from './own-postgres.js';
 import { ROOT, startCluster, type Cluster } from '../scripts/cluster/cluster.js';
 import { figure, fmt, note, pct, sleep, step } from './support.js';
 import { writeAloneSection } from './results.js';
@@ -44,6 +45,8 @@ interface Sample {
   t: number;
   rss: Record<string, number>;
   redisOther: number;
+  /** Bytes of the other keys by kind (the key with ids and numbers taken out). */
+  redisKinds: Record<string, number>;
   redisStreams: number;
   streamEntries: number;
   outbox: number;
@@ -122,11 +125,15 @@ async function main(): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const outDir = path.join(ROOT, 'bench', 'results');
-  const work = path.join(os.tmpdir(), `soak-${process.pid}`);
+  // Inside the repository (the bundles resolve their packages from its node_modules), like the cluster test.
+  const work = path.join(ROOT, 'test-results', `soak-${process.pid}`);
   mkdirSync(outDir, { recursive: true });
   mkdirSync(work, { recursive: true });
-  const db = await createTestDatabase('soak');
+  // A PostgreSQL of its own (port 18602; fsync off to spare the shared disk): a dozen processes' pools
+  // for the whole run must not depend on the shared server's connection limit, nor add to it.
+  const db = await startOwnPostgres(Number(process.env.BENCH_PG_PORT ?? 18602), { fsync: false });
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool.on('error', () => undefined); // the server stops at the end
   const redis = new Redis(TEST_REDIS_URL);
   const prefix = testRedisPrefix('soak');
   let cluster: Cluster | undefined;
@@ -163,10 +170,11 @@ async function main(): Promise<void> {
     execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'libvpx', '-b:v', '200k', webm]);
 
     const outboxes = (await pool.query<{ s: string }>("SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'outbox' ORDER BY 1")).rows.map((r) => r.s);
-    const sample = async (t0: number): Promise<Sample> => {
+    const sample = async (): Promise<Sample> => {
       const rss: Record<string, number> = {};
       for (const r of procs) rss[r.name] = rssMb(r.pid);
       let redisOther = 0;
+      const redisKinds: Record<string, number> = {};
       let redisStreams = 0;
       let streamEntries = 0;
       let deadLetters = 0;
@@ -183,13 +191,17 @@ async function main(): Promise<void> {
           } else if (/^events:[a-z]+:\d+$/.test(rest) || rest === 'live:messages') {
             redisStreams += bytes;
             streamEntries += await redis.xlen(k);
-          } else redisOther += bytes;
+          } else {
+            redisOther += bytes;
+            const kind = rest.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id').replace(/\d{3,}/g, ':n').replace(/[A-Za-z0-9_-]{20,}/g, ':token');
+            redisKinds[kind] = (redisKinds[kind] ?? 0) + bytes;
+          }
         }
       } while (cursor !== '0');
       const outbox = Number((await pool.query(`SELECT ${outboxes.map((s) => `(SELECT count(*) FROM "${s}".outbox WHERE published_at IS NULL)`).join(' + ') || '0'} AS n`)).rows[0].n);
       const mail = (await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM notifications.messages GROUP BY status').catch(() => ({ rows: [] }))).rows;
       const mailOf = (s: string) => mail.find((m) => m.status === s)?.n ?? 0;
-      return { t: Date.now(), rss, redisOther, redisStreams, streamEntries, outbox, deadLetters, mailPending: mailOf('pending'), mailSent: mailOf('sent') };
+      return { t: Date.now(), rss, redisOther, redisKinds, redisStreams, streamEntries, outbox, deadLetters, mailPending: mailOf('pending'), mailSent: mailOf('sent') };
     };
 
     step(NAME, `signing in ${clients} posters and ${clients} approved testers (second process)`);
@@ -215,16 +227,17 @@ async function main(): Promise<void> {
           windows.push({ t: m.at, p99, n, failures: m.failures, cycles: m.cycles, auto: m.auto, live: m.live, liveOpens: m.liveOpens });
         }
       });
-      traffic.once('exit', (code) => (done = true) && reject(new Error(`traffic exited ${code}`)));
+      traffic.once('exit', (code) => {
+        done = true;
+        reject(new Error(`traffic exited ${code}`));
+      });
     });
     await ready;
     const t0 = Date.now();
     step(NAME, `traffic running for ${minutes} min`);
     const samples: Sample[] = [];
-    const latencies: Array<{ t: number; ms: Record<string, number[]> }> = [];
-    void latencies;
     while (Date.now() - t0 < runMs) {
-      samples.push(await sample(t0));
+      samples.push(await sample());
       const s = samples[samples.length - 1];
       if (samples.length % 6 === 0) {
         const w = windows.slice(-6);
@@ -236,14 +249,15 @@ async function main(): Promise<void> {
     for (const deadline = Date.now() + 120_000; !done && Date.now() < deadline; ) await sleep(200);
     // Quiet: the events and e-mails of the last cycles settle.
     await sleep(5000);
-    const final = await sample(t0);
+    const final = await sample();
 
-    // Judging.
+    // Judging: failures of every call, the wind-down included; p99s of the windows inside the run.
+    const failures = windows.flatMap((w) => w.failures);
+    const calls = windows.reduce((a, w) => a + Object.values(w.n).reduce((x, y) => x + y, 0), 0);
+    windows.splice(0, windows.length, ...windows.filter((w) => w.t - t0 <= runMs + WINDOW_MS / 2));
     const warm = runMs / 6;
     const third = runMs / 3;
     const at = (s: { t: number }) => s.t - t0;
-    const failures = windows.flatMap((w) => w.failures);
-    const calls = windows.reduce((a, w) => a + Object.values(w.n).reduce((x, y) => x + y, 0), 0);
     figure(NAME, 'machine load average (1, 5, 15 min) at the end', os.loadavg().map((l) => l.toFixed(2)).join(' '));
     figure(NAME, 'duration / processes / client pairs', `${minutes} min / ${procs.length} / ${clients}`);
     figure(NAME, 'requests / job cycles finished (of them auto-accepted) / live messages received / live streams opened', `${calls} / ${windows.reduce((a, w) => a + w.cycles, 0)} (${windows.reduce((a, w) => a + w.auto, 0)}) / ${windows.reduce((a, w) => a + w.live, 0)} / ${windows.reduce((a, w) => a + w.liveOpens, 0)}`);
@@ -286,6 +300,13 @@ async function main(): Promise<void> {
     const g = (f: (s: Sample) => number) => `${fmt(median(first3.map(f)))} -> ${fmt(median(last.map(f)))} -> ${fmt(f(final))}`;
     const redisGrowth = median(last.map((s) => s.redisOther)) / median(first3.map((s) => s.redisOther)) - 1;
     figure(NAME, "Redis memory of this run's keys apart from event streams and live history (KB): at one third -> end -> after the traffic", g((s) => s.redisOther / 1024), { text: 'no growth (<= 5%)', ok: redisGrowth <= 0.05 });
+    const kinds = [...new Set([...Object.keys(final.redisKinds), ...first3.flatMap((s) => Object.keys(s.redisKinds))])];
+    const kindRows = kinds
+      .map((k) => ({ k, a: median(first3.map((s) => s.redisKinds[k] ?? 0)), b: median(last.map((s) => s.redisKinds[k] ?? 0)), c: final.redisKinds[k] ?? 0 }))
+      .sort((x, y) => y.b - y.a - (x.b - x.a))
+      .slice(0, 12)
+      .map(({ k, a, b, c }) => `${k.slice(0, 60).padEnd(60)} ${fmt(a / 1024).padStart(7)} -> ${fmt(b / 1024).padStart(7)} -> ${fmt(c / 1024).padStart(7)} KB`);
+    note(NAME, 'Redis keys of this run by kind (ids taken out), KB at one third -> end -> after the traffic, largest growth first', kindRows.join('\n'));
     figure(NAME, 'event streams + live history (kept by design up to their cap / 10 min): KB, entries at one third -> end', `${fmt(median(first3.map((s) => s.redisStreams)) / 1024)} KB, ${median(first3.map((s) => s.streamEntries))} -> ${fmt(median(last.map((s) => s.redisStreams)) / 1024)} KB, ${median(last.map((s) => s.streamEntries))}`);
     const maxOutbox = Math.max(...samples.map((s) => s.outbox));
     figure(NAME, 'unpublished outbox rows: at one third -> end -> after the traffic (max seen)', `${g((s) => s.outbox)} (${maxOutbox})`, { text: 'no growth, 0 after', ok: final.outbox === 0 });
@@ -301,7 +322,7 @@ async function main(): Promise<void> {
   } finally {
     await cluster?.stop();
     await pool.end();
-    await db.drop().catch(() => undefined);
+    await db.stop();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();

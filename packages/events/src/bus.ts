@@ -20,7 +20,7 @@ export interface SubscribeOptions {
    * transaction), and answers how many from the start it handled; those are acknowledged with one
    * command. The rest go through `handler` one by one (its retries and dead letter), so a batch
    * that fails changes nothing but speed. Must have the same effect as `handler` on each event in
-   * turn. Transports may ignore it (Kafka does: one message at a time).
+   * turn. Both transports use it (Redis Streams per read of a stream, Kafka per fetched batch of a partition).
    */
   batchHandler?: (events: EventEnvelope[]) => Promise<number>;
 }
