@@ -25,7 +25,7 @@ const targets = [];
 
 async function openWithRetry(target, port, s) {
   for (let i = 0; ; i++) {
-    const st = await openOne(target, port, s, s.paths[i]);
+    const st = await openOne(target, s.port ?? port, s, s.paths[i]);
     if (st.ok || i + 1 >= s.paths.length) return st;
     target.retried++;
     await new Promise((r) => setTimeout(r, 1000 + Math.random() * 2000));

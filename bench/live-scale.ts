@@ -12,7 +12,10 @@
  * each server process per open stream, and per stream the messages received against those its
  * user's audience rule says it must get (lost, duplicated, or sent to the wrong user).
  *
- *   npx tsx bench/live-scale.ts [--streams 5000] [--seconds 30] [--rate 50]
+ * With --replicas 2 the streams are spread over two gateway replicas (a user's tabs on both, as
+ * behind a load balancer), each its own process reading the same stream; RSS is their sum.
+ *
+ *   npx tsx bench/live-scale.ts [--streams 5000] [--seconds 30] [--rate 50] [--replicas 1]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -95,7 +98,8 @@ interface TargetReport {
   max: number;
 }
 
-export async function run(opts: { streams?: number; seconds?: number; rate?: number } = {}): Promise<void> {
+export async function run(opts: { streams?: number; seconds?: number; rate?: number; replicas?: number } = {}): Promise<void> {
+  const replicas = opts.replicas ?? 1;
   const streams = opts.streams ?? 5000;
   const seconds = opts.seconds ?? 30;
   const rate = opts.rate ?? 50;
@@ -124,42 +128,48 @@ export async function run(opts: { streams?: number; seconds?: number; rate?: num
     await pipe.exec();
     await redis.xadd(key, '*', 'm', JSON.stringify({ event: 'admin', data: {}, to: { users: [] } }));
 
-    step(NAME, 'starting one gateway replica and the bare SSE server, each in its own process');
-    const gwPort = await freePort();
+    step(NAME, `starting ${replicas} gateway replica(s) and the bare SSE server, each in its own process`);
     // LIVE_SCALE_PROFILE=<dir>: a CPU profile of the gateway is written there when it stops.
     const prof = process.env.LIVE_SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LIVE_SCALE_PROFILE}`] : [];
-    const gateway = spawnRaised([...prof, '--import', 'tsx', 'services/gateway/src/main.ts'], {
-      LOG_LEVEL: 'silent',
-      NODE_ENV: 'production',
-      PORT: String(gwPort),
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      REDIS_URL,
-      REDIS_PREFIX: prefix,
-      LIVE_PING_MS: '5000',
-      LIVE_MAX_STREAMS: String(Math.max(10_000, streams)),
-    });
-    children.push(gateway);
+    const gateways: Array<{ port: number; child: ChildProcess }> = [];
     let gwErr = '';
-    gateway.stderr!.on('data', (d: Buffer) => (gwErr = (gwErr + d.toString()).slice(-2000)));
+    for (let r = 0; r < replicas; r++) {
+      const port = await freePort();
+      const child = spawnRaised([...prof, '--import', 'tsx', 'services/gateway/src/main.ts'], {
+        LOG_LEVEL: 'silent',
+        NODE_ENV: 'production',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        REDIS_URL,
+        REDIS_PREFIX: prefix,
+        LIVE_PING_MS: '5000',
+        LIVE_MAX_STREAMS: String(Math.max(10_000, streams)),
+      });
+      children.push(child);
+      child.stderr!.on('data', (d: Buffer) => (gwErr = (gwErr + d.toString()).slice(-2000)));
+      gateways.push({ port, child });
+    }
+    const gwPort = gateways[0].port;
+    const gwRss = () => gateways.reduce((a, g) => a + rssKb(g.child.pid!), 0);
     const barePort = await freePort();
     const bare = spawnRaised(['bench/live-bare-sse.mjs'], { PORT: String(barePort), REDIS_URL, KEY: key });
     children.push(bare);
-    await healthy(`http://127.0.0.1:${gwPort}`, gateway, `gateway (${gwErr})`);
+    for (const g of gateways) await healthy(`http://127.0.0.1:${g.port}`, g.child, `gateway (${gwErr})`);
     await healthy(`http://127.0.0.1:${barePort}`, bare, 'bare SSE server');
     // One client process per server: neither server's clients wait for the other's.
     const clientOf = { gateway: spawnRaised(['bench/live-clients.mjs'], {}, true), bare: spawnRaised(['bench/live-clients.mjs'], {}, true) };
     children.push(clientOf.gateway, clientOf.bare);
     await Promise.all([ask(clientOf.gateway, {}, 'ready'), ask(clientOf.bare, {}, 'ready')]);
     await sleep(3000);
-    const rss0 = { gateway: rssKb(gateway.pid!), bare: rssKb(bare.pid!) };
+    const rss0 = { gateway: gwRss(), bare: rssKb(bare.pid!) };
 
     step(NAME, `opening ${streams} streams on each (${users.length} users x ${perUser} tabs), from two client processes`);
     const t0 = Date.now();
     type Opened = { targets: Array<{ name: string; open: number; refused: string[]; refusedCount: number; retried: number }> };
     const opened = (
       await Promise.all([
-        ask<Opened>(clientOf.gateway, { type: 'open', targets: [{ name: 'gateway', port: gwPort, streams: tickets.map((ts, i) => ({ paths: ts.map((t) => `/api/live?ticket=${t}`), ...users[Math.floor(i / perUser)] })) }] }, 'opened'),
+        ask<Opened>(clientOf.gateway, { type: 'open', targets: [{ name: 'gateway', port: gwPort, streams: tickets.map((ts, i) => ({ paths: ts.map((t) => `/api/live?ticket=${t}`), port: gateways[i % replicas].port, ...users[Math.floor(i / perUser)] })) }] }, 'opened'),
         ask<Opened>(
           clientOf.bare,
           {
@@ -184,7 +194,7 @@ export async function run(opts: { streams?: number; seconds?: number; rate?: num
     for (const t of opened) figure(NAME, `${t.name === 'gateway' ? 'gateway' : 'bare node:http SSE'}: opens refused and tried again with a new ticket (503 under the storm)`, `${t.retried}${t.refusedCount ? ` (${t.refused[0]})` : ''}`);
     for (const t of opened) if (t.open !== streams) throw new Error(`${t.name}: ${t.open} of ${streams} streams open; refused ${t.refusedCount}: ${t.refused.join(' | ')}`);
     await sleep(5000);
-    const rss1 = { gateway: rssKb(gateway.pid!), bare: rssKb(bare.pid!) };
+    const rss1 = { gateway: gwRss(), bare: rssKb(bare.pid!) };
 
     step(NAME, `publishing ${rate} live messages/s for ${seconds} s`);
     // The mix of the feed: most messages name one user (a poster's or tester's job, earnings) and
@@ -203,7 +213,7 @@ export async function run(opts: { streams?: number; seconds?: number; rate?: num
       await redis.xadd(key, '*', 'm', JSON.stringify({ event, data: { bench: { seq, t: now(), to } }, to }));
     }
     const publishMs = now() - start;
-    const rssRun = { gateway: rssKb(gateway.pid!), bare: rssKb(bare.pid!) };
+    const rssRun = { gateway: gwRss(), bare: rssKb(bare.pid!) };
 
     // Wait until every stream has what it must have (or 15 s pass).
     const want = users.reduce((a, u) => a + (expected.get(u.user) ?? 0) * perUser, 0);
@@ -216,7 +226,7 @@ export async function run(opts: { streams?: number; seconds?: number; rate?: num
 
     const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
     figure(NAME, 'machine load average (1, 5, 15 min) at the end', load);
-    figure(NAME, 'open streams per server / users x tabs', `${streams} / ${users.length} x ${perUser}`);
+    figure(NAME, 'open streams per server / users x tabs / gateway replicas', `${streams} / ${users.length} x ${perUser} / ${replicas}`);
     figure(NAME, `time to open ${streams} streams on each server, at once, one client process each (s)`, openMs / 1000);
     figure(NAME, 'messages published / rate achieved (per s)', `${total} / ${fmt(total / (publishMs / 1000))}`);
     const byName = Object.fromEntries(report.targets.map((t) => [t.name, t]));
@@ -252,8 +262,9 @@ export async function run(opts: { streams?: number; seconds?: number; rate?: num
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { streams: { type: 'string' }, seconds: { type: 'string' }, rate: { type: 'string' } } });
+  const { values } = parseArgs({ options: { streams: { type: 'string' }, seconds: { type: 'string' }, rate: { type: 'string' }, replicas: { type: 'string' } } });
   const started = new Date();
-  await run({ streams: values.streams ? Number(values.streams) : undefined, seconds: values.seconds ? Number(values.seconds) : undefined, rate: values.rate ? Number(values.rate) : undefined });
-  writeAloneSection(NAME, started);
+  await run({ streams: values.streams ? Number(values.streams) : undefined, seconds: values.seconds ? Number(values.seconds) : undefined, rate: values.rate ? Number(values.rate) : undefined, replicas: values.replicas ? Number(values.replicas) : undefined });
+  const two = values.replicas && values.replicas !== '1';
+  writeAloneSection(NAME, started, '', '', two ? `${NAME}-${values.replicas}-replicas` : NAME, `npx tsx bench/live-scale.ts${two ? ` --replicas ${values.replicas}` : ''}`);
 }

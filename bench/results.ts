@@ -28,12 +28,12 @@ export function aloneSections(md: string): string[] {
 }
 
 /** Writes (or replaces) the section of `name` with this process's figures and notes. */
-export function writeAloneSection(name: string, started: Date, intro = '', extra = ''): void {
+export function writeAloneSection(name: string, started: Date, intro = '', extra = '', section = name, command = `npx tsx bench/${name}.ts`): void {
   const rows = figures.filter((f) => f.bench === name).map((f) => `| ${f.name} | ${f.value} | ${f.target ? `${f.target} ${f.ok ? '(met)' : '(**not met**)'}` : ''} |`);
   const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
-  const section = [
-    begin(name),
-    `### ${name} (run alone: \`npx tsx bench/${name}.ts\`)`,
+  const text = [
+    begin(section),
+    `### ${section} (run alone: \`${command}\`)`,
     '',
     `${started.toISOString()}, took ${Math.round((Date.now() - started.getTime()) / 1000)} s, git ${sh('git rev-parse --short HEAD')}, ${os.cpus().length} cores, load average at the end ${load}.`,
     intro ? `\n${intro}\n` : '',
@@ -42,10 +42,10 @@ export function writeAloneSection(name: string, started: Date, intro = '', extra
     ...rows,
     ...notes.filter((n) => n.bench === name).map((n) => `\n${n.title}:\n\n\`\`\`\n${n.text}\n\`\`\``),
     extra ? `\n${extra}` : '',
-    end(name),
+    end(section),
   ].join('\n');
   const md = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
-  const re = new RegExp(`${begin(name)}[\\s\\S]*?${end(name).replace(/[/]/g, '\\/')}`);
-  writeFileSync(RESULTS, re.test(md) ? md.replace(re, section) : `${md.trimEnd()}\n\n${section}\n`);
+  const re = new RegExp(`${begin(section)}[\\s\\S]*?${end(section).replace(/[/]/g, '\\/')}`);
+  writeFileSync(RESULTS, re.test(md) ? md.replace(re, () => text) : `${md.trimEnd()}\n\n${text}\n`);
   console.log(`${name}: figures written to ${RESULTS}`);
 }

@@ -153,6 +153,7 @@ export class ServiceEvents {
   private async handleBatch(events: EventEnvelope[]): Promise<number> {
     const handlers = this.opts.handlers ?? {};
     const attempt = async (batch: EventEnvelope[]): Promise<{ done: number; applied: number }> => {
+      if (!batch.some((e) => handlers[e.type])) return { done: batch.length, applied: 0 }; // nothing of ours: no transaction
       let failedAt = -1;
       let applied = 0;
       try {
