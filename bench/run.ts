@@ -4,7 +4,7 @@
  * Figures are ratios measured in one run on this machine, not absolute targets.
  */
 import { execSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { figure, figures, notes, rssMb, sleep, startBenchStack, step } from './support.js';
@@ -14,6 +14,7 @@ import { run as insightsScale } from './insights-scale.js';
 import { run as claimStorm } from './claim-storm.js';
 import { run as eventLatency } from './event-latency.js';
 import { run as liveLatency } from './live-latency.js';
+import { aloneSections } from './results.js';
 
 const started = new Date();
 step('bench', 'starting the stack (identity, jobs + worker, payments, admin, gateway; real Postgres + Redis)');
@@ -115,6 +116,8 @@ ${table}
 ${notes.map((n) => `### ${n.bench}: ${n.title}\n\n\`\`\`\n${n.text}\n\`\`\``).join('\n\n')}
 ${failures.length ? `\n## Failures\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}`;
 const out = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-writeFileSync(out, md);
+// Sections of the benches run alone (live-scale, event-pipeline, soak) stay as they were.
+const kept = existsSync(out) ? aloneSections(readFileSync(out, 'utf8')) : [];
+writeFileSync(out, kept.length ? `${md.trimEnd()}\n\n## Benches run alone\n\n${kept.join('\n\n')}\n` : md);
 step('bench', `figures written to ${out}`);
 if (failures.length) process.exitCode = 1;

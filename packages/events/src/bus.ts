@@ -15,6 +15,14 @@ export interface SubscribeOptions {
   maxAttempts?: number;
   /** Told of every event refused before its handler ran (bad envelope, forged source, wrong stream). */
   onRejected?: (reason: RejectReason, error: string) => void;
+  /**
+   * Optional: handles a run of accepted events of one stream at once, in stream order (e.g. in one
+   * transaction), and answers how many from the start it handled; those are acknowledged with one
+   * command. The rest go through `handler` one by one (its retries and dead letter), so a batch
+   * that fails changes nothing but speed. Must have the same effect as `handler` on each event in
+   * turn. Both transports use it (Redis Streams per read of a stream, Kafka per fetched batch of a partition).
+   */
+  batchHandler?: (events: EventEnvelope[]) => Promise<number>;
 }
 
 export interface Subscription {

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EventSource } from './catalogue.js';
 import { runWithRetry } from './retry.js';
@@ -124,32 +124,71 @@ export class KafkaBus implements EventBus {
     await consumer.subscribe({ topics: opts.sources.map((s) => this.topic(s)), fromBeginning: true });
     const maxAttempts = opts.maxAttempts ?? 5;
     let running = true;
+    /** One message: a refused envelope to dead letter, else the handler with its retries (retry.ts). */
+    const handleOne = async (topic: string, message: KafkaMessage, heartbeat: () => Promise<void>) => {
+      const raw = message.value?.toString() ?? '';
+      let event: EventEnvelope;
+      try {
+        event = acceptEnvelope(raw, this.sourceOfTopic(topic));
+      } catch (err) {
+        const rejected = err as RejectedEventError;
+        opts.onRejected?.(rejected.reason, rejected.message);
+        await this.deadLetter(opts.group, topic, raw, rejected, 1);
+        return;
+      }
+      // Transient errors are retried until they succeed, others maxAttempts times (retry.ts).
+      await runWithRetry(opts.handler, event, {
+        policy: { maxAttempts, baseDelayMs: this.opts.retryBackoffMs },
+        deadLetter: (err, attempts) => this.deadLetter(opts.group, topic, raw, err, attempts),
+        onRetry: (err) => {
+          // Stopping: leave the message uncommitted; the group's next owner handles it.
+          if (!running) throw err;
+        },
+        sleep: async (delayMs) => {
+          await sleep(delayMs);
+          await heartbeat().catch(() => undefined); // a long retry must not cost the group membership
+        },
+      });
+    };
     await consumer.run({
       autoCommit: true,
-      eachMessage: async ({ topic, message, heartbeat }) => {
-        const raw = message.value?.toString() ?? '';
-        let event: EventEnvelope;
-        try {
-          event = acceptEnvelope(raw, this.sourceOfTopic(topic));
-        } catch (err) {
-          const rejected = err as RejectedEventError;
-          opts.onRejected?.(rejected.reason, rejected.message);
-          await this.deadLetter(opts.group, topic, raw, rejected, 1);
-          return;
+      // Offsets are resolved here as messages are done: a run of accepted events goes to the batch
+      // handler at once (one transaction), whatever it leaves goes one by one, in partition order.
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        const msgs = batch.messages;
+        let i = 0;
+        while (i < msgs.length) {
+          if (!isRunning() || isStale()) return;
+          if (opts.batchHandler) {
+            const run: EventEnvelope[] = [];
+            for (let j = i; j < msgs.length; j++) {
+              try {
+                run.push(acceptEnvelope(msgs[j].value?.toString() ?? '', this.sourceOfTopic(batch.topic)));
+              } catch {
+                break; // refused: the one-by-one path dead-letters it
+              }
+            }
+            if (run.length > 1) {
+              let done = 0;
+              try {
+                done = Math.max(0, Math.min(run.length, await opts.batchHandler(run)));
+              } catch (err) {
+                this.opts.logger?.warn({ err: (err as Error).message, events: run.length }, 'event batch failed; handling its events one by one');
+              }
+              if (done > 0) {
+                i += done;
+                resolveOffset(msgs[i - 1].offset);
+                await heartbeat();
+                continue;
+              }
+            }
+          }
+          await handleOne(batch.topic, msgs[i], heartbeat);
+          resolveOffset(msgs[i].offset);
+          i++;
+          await heartbeat();
         }
-        // Transient errors are retried until they succeed, others maxAttempts times (retry.ts).
-        await runWithRetry(opts.handler, event, {
-          policy: { maxAttempts, baseDelayMs: this.opts.retryBackoffMs },
-          deadLetter: (err, attempts) => this.deadLetter(opts.group, topic, raw, err, attempts),
-          onRetry: (err) => {
-            // Stopping: leave the message uncommitted; the group's next owner handles it.
-            if (!running) throw err;
-          },
-          sleep: async (delayMs) => {
-            await sleep(delayMs);
-            await heartbeat().catch(() => undefined); // a long retry must not cost the group membership
-          },
-        });
       },
     });
     this.consumers.add(consumer);

@@ -142,7 +142,7 @@ export class OutboxRelay {
         .from(table)
         .where(isNull(table.publishedAt))
         .orderBy(asc(table.seq))
-        .limit(this.opts.batchSize ?? 200);
+        .limit(this.opts.batchSize ?? 500);
       if (rows.length) {
         const events = rows.map((r) => r.envelope);
         await bus.publish(events);

@@ -310,12 +310,7 @@ class StreamConsumer {
           ...streams,
           ...streams.map(() => '>'),
         )) as Array<[string, Entry[]]> | null;
-        for (const [stream, entries] of res ?? []) {
-          for (const [id, fields] of entries) {
-            if (!this.running || !this.owned.has(stream)) break;
-            await this.process(stream, id, fields, 1);
-          }
-        }
+        if (res) await this.processRead(res);
       } catch (err) {
         if (!this.running) break;
         this.log?.warn({ err: (err as Error).message }, 'event consumer loop error; retrying');
@@ -360,6 +355,93 @@ class StreamConsumer {
         await this.process(stream, id, fields, deliveries);
         after = id;
         if (!this.running) return;
+      }
+    }
+  }
+
+  /** The leading run of valid envelopes of a stream's entries (the batch handler's part). */
+  private leadingRun(stream: string, entries: Entry[]): Array<{ id: string; event: EventEnvelope }> {
+    const run: Array<{ id: string; event: EventEnvelope }> = [];
+    for (const [id, fields] of entries) {
+      const raw = fields ? toMap(fields).e : undefined;
+      if (raw === undefined) break;
+      try {
+        run.push({ id, event: acceptEnvelope(raw, this.bus.sourceOfStream(stream)) });
+      } catch {
+        break; // refused: the one-by-one path dead-letters it
+      }
+    }
+    return run;
+  }
+
+  /**
+   * One read (entries of several streams): the leading runs of every stream go to the batch
+   * handler together (one transaction for the read, not one per stream; each stream's order is
+   * kept, streams are independent), each stream's handled part is acknowledged with one command,
+   * and what is left of each stream goes on stream by stream.
+   */
+  private async processRead(res: Array<[string, Entry[]]>): Promise<void> {
+    const handled = new Map<string, number>();
+    if (this.opts.batchHandler && res.length > 1) {
+      const runs = res.filter(([stream]) => this.owned.has(stream)).map(([stream, entries]) => ({ stream, run: this.leadingRun(stream, entries) }));
+      const all = runs.flatMap((r) => r.run.map((x) => x.event));
+      if (all.length > 1 && this.running) {
+        let done = 0;
+        try {
+          done = Math.max(0, Math.min(all.length, await this.opts.batchHandler(all)));
+        } catch (err) {
+          this.log?.warn({ err: (err as Error).message, events: all.length }, 'event batch failed; handling its events stream by stream');
+        }
+        for (const { stream, run } of runs) {
+          const k = Math.min(done, run.length);
+          done -= k;
+          if (k) await this.ackAll(stream, run.slice(0, k).map((x) => x.id));
+          handled.set(stream, k);
+        }
+      }
+    }
+    for (const [stream, entries] of res) await this.processEntries(stream, entries.slice(handled.get(stream) ?? 0));
+  }
+
+  /**
+   * Entries of one stream in order: runs of valid envelopes go to the batch handler when there is
+   * one (acknowledged together); whatever it leaves, and anything else, goes one by one.
+   */
+  private async processEntries(stream: string, entries: Entry[]): Promise<void> {
+    let i = 0;
+    while (i < entries.length) {
+      if (!this.running || !this.owned.has(stream)) return;
+      if (this.opts.batchHandler) {
+        const run = this.leadingRun(stream, entries.slice(i));
+        if (run.length > 1) {
+          let done = 0;
+          try {
+            done = Math.max(0, Math.min(run.length, await this.opts.batchHandler(run.map((r) => r.event))));
+          } catch (err) {
+            this.log?.warn({ err: (err as Error).message, events: run.length }, 'event batch failed; handling its events one by one');
+          }
+          if (done > 0) {
+            await this.ackAll(stream, run.slice(0, done).map((r) => r.id));
+            i += done;
+            continue;
+          }
+        }
+      }
+      await this.process(stream, entries[i][0], entries[i][1], 1);
+      i++;
+    }
+  }
+
+  /** One XACK for handled entries, tried until it succeeds (stopping: they stay pending for the next owner, who finds them handled). */
+  private async ackAll(stream: string, ids: string[]): Promise<void> {
+    for (;;) {
+      try {
+        await this.redis.xack(stream, this.opts.group, ...ids);
+        return;
+      } catch (err) {
+        if (!this.running) throw err;
+        this.log?.warn({ err: (err as Error).message }, 'acknowledgement failed; retrying');
+        await sleep(200);
       }
     }
   }

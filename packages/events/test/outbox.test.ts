@@ -208,6 +208,66 @@ describe('ServiceEvents.inTransaction', () => {
   });
 });
 
+describe('ServiceEvents consumer: a backlog handled in batches', () => {
+  it('handles each event once and in order per subject, one transaction per batch; an effect that fails mid-batch keeps the ones before it and is retried alone', async () => {
+    const prefix = testRedisPrefix('ob-batch');
+    const bus = mkBus(prefix);
+    await h.query('CREATE TABLE IF NOT EXISTS svc_b.batch_log (n serial PRIMARY KEY, lead_id text NOT NULL)');
+    // 30 events of one subject (one partition, one ordered run) and 10 of another, all published before the consumer starts.
+    const events = [
+      ...Array.from({ length: 30 }, (_, i) => createEvent('LeadReceived', 'batch-subject-a', { leadId: `batch-a-${i}`, email: 'a@gmail.com' })),
+      ...Array.from({ length: 10 }, (_, i) => createEvent('LeadReceived', 'batch-subject-b', { leadId: `batch-b-${i}`, email: 'b@gmail.com' })),
+    ];
+    await h.db.transaction((tx) => writeOutbox(tx, outboxA, events));
+    await mkRelay(bus).flush();
+    let failures = 1;
+    const logs: string[] = [];
+    const logger = { debug: (_o: unknown, msg: string) => logs.push(msg), info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger } as unknown as ConstructorParameters<typeof ServiceEvents>[0]['logger'];
+    const consumerEvents = new ServiceEvents({
+      service: 'notifications',
+      db: h.db,
+      outbox: outboxTable(b),
+      handled: handledB,
+      bus,
+      logger,
+      handlers: {
+        LeadReceived: async (e, tx) => {
+          if (e.data.leadId === 'batch-a-17' && failures > 0) {
+            failures--;
+            throw new Error('effect failed once');
+          }
+          await tx.execute(sql`INSERT INTO svc_b.batch_log (lead_id) VALUES (${e.data.leadId})`);
+          await tx
+            .insert(effectsB)
+            .values({ leadId: e.data.leadId, applied: 1 })
+            .onConflictDoUpdate({ target: effectsB.leadId, set: { applied: sql`${effectsB.applied} + 1` } });
+        },
+      },
+    });
+    await consumerEvents.start({ relay: false });
+    try {
+      await waitFor(async () => (await h.query<{ n: number }>("SELECT count(*)::int AS n FROM svc_b.effects WHERE lead_id LIKE 'batch-%'"))[0].n === 40, 'all 40 effects', 20_000);
+      const rows = await h.query<{ lead_id: string; applied: number }>("SELECT lead_id, applied FROM svc_b.effects WHERE lead_id LIKE 'batch-%'");
+      expect(rows.filter((r) => r.applied !== 1)).toEqual([]);
+      const log = (await h.query<{ lead_id: string }>("SELECT lead_id FROM svc_b.batch_log WHERE lead_id LIKE 'batch-%' ORDER BY n")).map((r) => r.lead_id);
+      expect(log).toHaveLength(40);
+      for (const s of ['a', 'b']) {
+        const mine = log.filter((l) => l.startsWith(`batch-${s}-`)).map((l) => Number(l.split('-')[2]));
+        expect(mine).toEqual([...mine].sort((x, y) => x - y));
+      }
+      expect(failures).toBe(0);
+      expect(logs).toContain('event batch handled');
+      // Every entry acknowledged.
+      await waitFor(async () => {
+        const pending = await Promise.all([0, 1].map((p) => bus.redis.xpending(bus.streamKey('admin', p), 'notifications') as Promise<[number]>));
+        return pending.every((x) => Number(x[0]) === 0);
+      }, 'every entry acknowledged', 10_000);
+    } finally {
+      await consumerEvents.stop();
+    }
+  });
+});
+
 describe('the same service code on PGlite and on Postgres', () => {
   const migrationsFolder = fileURLToPath(new URL('../../../services/admin/src/db/migrations', import.meta.url));
   it.each(['pglite', 'postgres'] as const)('runs migrations and an outbox round trip on %s', async (kind) => {

@@ -85,6 +85,9 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   };
 }
 
+/** How long a live ticket's Redis command may take (see startLive). */
+const LIVE_TICKET_REDIS_TIMEOUT_MS = 2000;
+
 /** The live channel of this replica: the shared feed (consumer group) and this replica's hub. */
 async function startLive(config: GatewayConfig, logger: ReturnType<typeof createLogger>, redis: ReturnType<typeof createRequestRedis>, revoked: RevokedSessions, metrics: Metrics) {
   const bus = createEventBus(config, logger, { clientId: 'gateway' });
@@ -100,6 +103,12 @@ async function startLive(config: GatewayConfig, logger: ReturnType<typeof create
     maxTotal: config.LIVE_MAX_STREAMS,
     historyMs: config.LIVE_HISTORY_MS,
   });
+  // Tickets on a connection of their own, bounded at 2 s rather than the request path's 200 ms:
+  // when thousands of streams reconnect at once the event loop itself can lag past 200 ms, and a
+  // bound that short turned answers already on their way into 503s (after GETDEL had used the
+  // ticket up). Opening a stream is not the proxy path: a short wait there costs nobody else.
+  const ticketRedis = createRequestRedis(config.REDIS_URL, { commandTimeout: LIVE_TICKET_REDIS_TIMEOUT_MS });
+  ticketRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis (live tickets) error'));
   // Neither waits for Redis or Kafka: the gateway serves (and proxies) while they are away.
   hub.start();
   let stopped = false;
@@ -118,10 +127,11 @@ async function startLive(config: GatewayConfig, logger: ReturnType<typeof create
   const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
   return {
     hub,
-    tickets: new LiveTickets(redis, config.REDIS_PREFIX, revoked),
+    tickets: new LiveTickets(ticketRedis, config.REDIS_PREFIX, revoked),
     async stop() {
       stopped = true;
       await hub.stop();
+      ticketRedis.disconnect();
       await bounded(bus.close()); // also ends a feed still waiting to start
       await bounded(feedStarted);
       await bounded(feed.stop());

@@ -21,15 +21,15 @@ export interface LiveHubOptions {
   maxTotal: number;
   /** Resume window (the feed keeps this much history). */
   historyMs: number;
-  /** How often open streams are checked against revoked sessions and claims changes. */
+  /** How often open streams are checked against their token's expiry, revoked sessions and claims changes. */
   revocationCheckMs?: number;
 }
 
 interface Connection {
   caller: Caller;
   res: Response;
-  /** Ends the stream when the access token behind its ticket expires. */
-  expiry?: NodeJS.Timeout;
+  /** When something was last written (a heartbeat goes only to streams quiet for a while). */
+  lastWrite: number;
   /** Messages that arrived while the backlog of a resume was being read. */
   held?: Array<[string, LiveMessage]>;
 }
@@ -39,6 +39,7 @@ type Entry = [id: string, fields: string[]];
 /** A slow reader whose unsent bytes pass this is disconnected (it reconnects and resumes). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 const STREAM_ID = /^\d{1,16}-\d{1,10}$/;
+const PING = Buffer.from(': ping\n\n');
 
 /** Compares two stream ids ("ms-seq"). */
 export function compareIds(a: string, b: string): number {
@@ -64,6 +65,9 @@ function parseEntry(fields: string[]): LiveMessage | undefined {
 export class LiveHub {
   private readonly all = new Set<Connection>();
   private readonly byUser = new Map<string, Set<Connection>>();
+  /** Admins' connections, and approved testers' by country: a broadcast reaches its audience without a scan of every stream. */
+  private readonly admins = new Set<Connection>();
+  private readonly testersByCountry = new Map<string, Set<Connection>>();
   private reader?: Redis;
   private history?: Redis;
   private running = false;
@@ -86,7 +90,7 @@ export class LiveHub {
     this.running = true;
     this.loop = this.run();
     this.timers.push(setInterval(() => this.ping(), this.opts.pingMs));
-    this.timers.push(setInterval(() => this.closeRevoked(), this.opts.revocationCheckMs ?? 1000));
+    this.timers.push(setInterval(() => this.sweep(), this.opts.revocationCheckMs ?? 1000));
     for (const t of this.timers) t.unref();
   }
 
@@ -98,13 +102,17 @@ export class LiveHub {
     while (this.running) {
       try {
         const res = (await this.reader!.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, this.lastId)) as Array<[string, Entry[]]> | null;
+        // One write per stream per read: the frames of a batch for one stream are joined first
+        // (under load a read returns many messages; a write each would be a syscall each).
+        const out = new Map<Connection, Buffer[]>();
         for (const [, entries] of res ?? []) {
           for (const [id, fields] of entries) {
             this.lastId = id;
             const m = parseEntry(fields);
-            if (m) this.dispatch(id, m);
+            if (m) this.dispatch(id, m, out);
           }
         }
+        for (const [c, bufs] of out) this.write(c, bufs.length === 1 ? bufs[0] : Buffer.concat(bufs));
       } catch (err) {
         if (!this.running) break;
         this.opts.logger.warn({ err: (err as Error).message }, 'live reader error; retrying');
@@ -122,42 +130,71 @@ export class LiveHub {
     return false;
   }
 
-  private dispatch(id: string, m: LiveMessage): void {
-    // Named users are found through the index; admins and testers by a scan (few kinds of message).
+  /** The group of `c` in the broadcast indexes (admins, or approved testers of its country), if any. */
+  private groupOf(c: Caller): Set<Connection> | undefined {
+    if (c.type === 'admin') return this.admins;
+    if (c.type !== 'tester' || !c.approved) return undefined;
+    // A tester without a country gets only messages for every tester ('any'): its key matches no listed country.
+    const key = c.country ?? '';
+    let g = this.testersByCountry.get(key);
+    if (!g) this.testersByCountry.set(key, (g = new Set()));
+    return g;
+  }
+
+  /** Adds message `m` to the text `out` holds for each of its receivers (held back during a resume). */
+  private dispatch(id: string, m: LiveMessage, out: Map<Connection, Buffer[]>): void {
+    // Named users through the user index, admins and testers through theirs: no scan of every
+    // stream, and the frame is serialised once for all of its receivers.
+    const to = m.to;
     const targets = new Set<Connection>();
-    for (const u of m.to.users) for (const c of this.byUser.get(u) ?? []) targets.add(c);
-    if (m.to.admins || m.to.testers) for (const c of this.all) if (LiveHub.admits(c.caller, m)) targets.add(c);
-    for (const c of targets) this.send(c, id, m);
+    for (const u of to.users) for (const c of this.byUser.get(u) ?? []) targets.add(c);
+    if (to.admins) for (const c of this.admins) targets.add(c);
+    if (to.testers) {
+      const groups = to.testers === 'any' ? [...this.testersByCountry.values()] : to.testers.map((k) => this.testersByCountry.get(k));
+      for (const g of groups) for (const c of g ?? []) targets.add(c);
+    }
+    if (!targets.size) return;
+    // Encoded once: a broadcast to thousands of streams writes the same bytes to each.
+    const bytes = Buffer.from(frame(id, m));
+    for (const c of targets) {
+      if (c.held) c.held.push([id, m]);
+      else {
+        const list = out.get(c);
+        if (list) list.push(bytes);
+        else out.set(c, [bytes]);
+      }
+    }
   }
 
-  private send(c: Connection, id: string, m: LiveMessage): void {
-    if (c.held) return void c.held.push([id, m]);
-    this.write(c, frame(id, m));
-  }
-
-  private write(c: Connection, text: string): void {
+  private write(c: Connection, text: string | Buffer): void {
     if (c.res.writableLength > MAX_BUFFERED_BYTES) {
       this.opts.logger.warn({ userId: c.caller.id }, 'live stream too slow: disconnected');
       return void c.res.destroy();
     }
+    c.lastWrite = Date.now();
     c.res.write(text);
   }
 
+  /** A heartbeat on every stream nothing was written to in the last half interval (a busy stream needs none). */
   private ping(): void {
-    for (const c of this.all) this.write(c, ': ping\n\n');
+    const quiet = Date.now() - this.opts.pingMs / 2;
+    for (const c of this.all) if (c.lastWrite <= quiet) this.write(c, PING);
   }
 
   /**
-   * Ends streams whose session was revoked (`session_ended`: the client stops) or whose user's
-   * claims changed (`account_changed`: the client refreshes its token, reloads the user and
-   * reconnects, so messages follow the new approval or role).
+   * Ends streams whose access token expired (`token_expired`: the client comes back with a fresh
+   * token and ticket, resuming after its last message), whose session was revoked
+   * (`session_ended`: the client stops) or whose user's claims changed (`account_changed`: the
+   * client refreshes its token, reloads the user and reconnects, so messages follow the new
+   * approval or role). One sweep for all streams instead of a timer each.
    */
-  private closeRevoked(): void {
+  private sweep(): void {
     const revoked = this.opts.revoked;
-    if (!revoked) return;
+    const now = Date.now();
     for (const c of this.all) {
-      if (c.caller.sid && revoked.isRevoked(c.caller.sid)) this.end(c, 'session_ended');
-      else if (revoked.claimsChangedSince?.(c.caller.id, c.caller.claimsAt ?? 0)) this.end(c, 'account_changed');
+      if (c.caller.expiresAt !== undefined && c.caller.expiresAt <= now) this.end(c, 'token_expired');
+      else if (c.caller.sid && revoked?.isRevoked(c.caller.sid)) this.end(c, 'session_ended');
+      else if (revoked?.claimsChangedSince?.(c.caller.id, c.caller.claimsAt ?? 0)) this.end(c, 'account_changed');
     }
   }
 
@@ -190,20 +227,17 @@ export class LiveHub {
     res.socket?.setNoDelay(true);
     res.socket?.setTimeout(0);
     const resume = lastEventId && STREAM_ID.test(lastEventId) ? lastEventId : undefined;
-    const c: Connection = { caller, res, held: resume ? [] : undefined };
-    // A stream outlives nothing: at the token's expiry it ends (`token_expired`) and the client
-    // comes back with a fresh token and ticket, resuming after its last message.
-    if (caller.expiresAt !== undefined) {
-      c.expiry = setTimeout(() => this.end(c, 'token_expired'), Math.max(0, caller.expiresAt - Date.now()));
-      c.expiry.unref();
-    }
+    // A stream outlives nothing: the sweep ends it at its token's expiry (within revocationCheckMs).
+    const c: Connection = { caller, res, lastWrite: 0, held: resume ? [] : undefined };
     this.all.add(c);
     let mine = this.byUser.get(caller.id);
     if (!mine) this.byUser.set(caller.id, (mine = new Set()));
     mine.add(c);
+    const group = this.groupOf(caller);
+    group?.add(c);
     res.on('close', () => {
-      clearTimeout(c.expiry);
       this.all.delete(c);
+      group?.delete(c);
       mine!.delete(c);
       if (!mine!.size && this.byUser.get(caller.id) === mine) this.byUser.delete(caller.id);
     });
@@ -239,12 +273,11 @@ export class LiveHub {
     this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    for (const c of this.all) {
-      clearTimeout(c.expiry);
-      c.res.end();
-    }
+    for (const c of this.all) c.res.end();
     this.all.clear();
     this.byUser.clear();
+    this.admins.clear();
+    this.testersByCountry.clear();
     this.reader?.disconnect();
     this.history?.disconnect();
     // A command queued while Redis was away may never settle: do not wait on it for long.
