@@ -21,7 +21,7 @@ import httpProxy from 'http-proxy';
 import { Server as TusServer } from '@tus/server';
 import { FileStore } from '@tus/file-store';
 import { client, signInAdmin, signInTester, type Actor } from '../test/support/stack.js';
-import { deleteRecording } from '../services/jobs/src/domain/recordings.js';
+import { deleteRecording } from '@htm/jobs/testing';
 import { figure, isMain, note, rssMb, runAlone, sleep, step, type Stack } from './support.js';
 
 const NAME = 'recording-upload';
