@@ -15,6 +15,7 @@ import { run as claimStorm } from './claim-storm.js';
 import { run as eventLatency } from './event-latency.js';
 import { run as liveLatency } from './live-latency.js';
 import { aloneSections } from './results.js';
+import { run as recordingUpload } from './recording-upload.js';
 
 const started = new Date();
 step('bench', 'starting the stack (identity, jobs + worker, payments, admin, gateway; real Postgres + Redis)');
@@ -32,6 +33,7 @@ try {
     ['claim-storm', () => claimStorm(stack)],
     ['event-latency', () => eventLatency(stack)],
     ['live-latency', () => liveLatency(stack)],
+    ['recording-upload', () => recordingUpload(stack)],
   ] as const) {
     step(name, 'running');
     try {

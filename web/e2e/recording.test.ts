@@ -2,8 +2,11 @@
  * The tester's screen recording in real Chromium (issue #30): fake camera, microphone and screen
  * picker (`--use-fake-ui-for-media-stream --use-fake-device-for-media-stream
  * --auto-accept-this-tab-capture`), so getDisplayMedia + getUserMedia + MediaRecorder record for
- * real. The tester records a few seconds, marks a moment, loses the connection in the middle of
- * the upload (it resumes), submits; the poster's player jumps to the finding's moment.
+ * real. The tester records a few seconds, marks a moment; the upload follows the recording (bytes
+ * are on the server before Stop) and loses the connection once (it resumes); submits; the
+ * poster's player jumps to the finding's moment. A reload in the middle of a recording keeps what
+ * was recorded (IndexedDB) and the upload URL (the draft): the upload is finished from the
+ * server's offset.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -37,6 +40,27 @@ afterAll(async () => {
 }, 30_000);
 
 const ts = Date.now();
+
+async function until(ok: () => Promise<boolean>, what: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** What the server has of a tus upload (HEAD), asked as the tester. */
+async function serverOffset(url: string, testerEmail: string) {
+  const { token } = await devSignIn(product.baseUrl, testerEmail, { intent: 'tester' });
+  const r = await fetch(url, {
+    method: 'HEAD',
+    headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${token}` },
+  });
+  return {
+    offset: Number(r.headers.get('upload-offset') ?? -1),
+    length: r.headers.get('upload-length'),
+  };
+}
 
 async function api(token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${product.baseUrl}${path}`, {
@@ -122,9 +146,11 @@ describe('screen recording in the browser', () => {
     // The connection drops during the first PATCH: tus-js-client asks the offset (HEAD) and resumes.
     const seen: string[] = [];
     let dropped = 0;
+    let uploadUrl = '';
     await tester.route('**/api/recordings/*', (route) => {
       const method = route.request().method();
       seen.push(method);
+      uploadUrl = route.request().url();
       if (method === 'PATCH' && dropped === 0) {
         dropped++;
         return route.abort('internetdisconnected');
@@ -159,13 +185,22 @@ describe('screen recording in the browser', () => {
       .getByLabel('Elapsed time')
       .getByText(/^0:04 /)
       .waitFor({ timeout: 10_000 });
+    // The upload follows the recording: bytes are on the server before Stop (after the dropped PATCH).
+    await bar.getByText(/Uploaded as you record: /).waitFor();
+    await until(
+      async () => !!uploadUrl && (await serverOffset(uploadUrl, testerEmail)).offset > 0,
+      'bytes on the server while recording',
+    );
+    expect((await serverOffset(uploadUrl, testerEmail)).length).toBeNull(); // length still deferred
     await bar.getByRole('button', { name: 'Stop' }).click();
-    await rec.getByText(/Recording attached: 0:0\d/).waitFor({ timeout: 30_000 });
+    await rec.getByText(/Recording attached: 0:\d\d/).waitFor({ timeout: 30_000 });
     expect(dropped).toBe(1);
     expect(seen).toContain('HEAD');
 
     const dialog = tester.getByRole('dialog');
-    await dialog.getByLabel('Feedback', { exact: true }).fill('The price only shows after adding to the cart.');
+    await dialog
+      .getByLabel('Feedback', { exact: true })
+      .fill('The price only shows after adding to the cart.');
     await dialog.getByLabel('Key finding 1').fill('Price hidden until checkout');
     await dialog.getByText(/at 0:0\d in the recording/).waitFor();
     await shot(tester, 'recorder-attached-1280');
@@ -205,6 +240,84 @@ describe('screen recording in the browser', () => {
     await tester.context().close();
     await poster.context().close();
   }, 120_000);
+  it('keeps a recording across a reload (IndexedDB + the upload URL in the draft) and finishes its upload from the offset', async () => {
+    const title = `Reloaded bakery ${ts}`;
+    const { testerEmail, jobId } = await claimedJob(title, 'reload');
+    const tester = await newPage(390);
+    const errors: string[] = [];
+    tester.on('pageerror', (e) => errors.push(e.message));
+    let uploadUrl = '';
+    const methods: string[] = [];
+    await tester.route('**/api/recordings/*', (route) => {
+      uploadUrl = route.request().url();
+      methods.push(route.request().method());
+      return route.continue();
+    });
+    await tester.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+    );
+    const openReport = async () => {
+      await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
+      await tester.getByRole('tab', { name: 'My Jobs' }).click();
+      await tester
+        .locator('li', { hasText: title })
+        .getByRole('button', { name: 'Quick report' })
+        .click();
+      return tester.getByRole('region', { name: 'Screen recording' });
+    };
+    let rec = await openReport();
+    await rec.getByRole('button', { name: 'Record your screen' }).click();
+    await rec.getByRole('button', { name: 'Start recording' }).click();
+    const bar = rec.getByRole('group', { name: 'Recording controls' });
+    await bar.getByText(/Uploaded as you record: /).waitFor();
+    await until(
+      async () => !!uploadUrl && (await serverOffset(uploadUrl, testerEmail)).offset > 0,
+      'bytes on the server while recording',
+    );
+    await bar
+      .getByLabel('Elapsed time')
+      .getByText(/^0:0[4-9] /)
+      .waitFor({ timeout: 10_000 });
+    await shot(tester, 'recorder-recording-390');
+    const before = await serverOffset(uploadUrl, testerEmail);
+
+    // The page is reloaded in the middle of the recording.
+    await tester.reload();
+    rec = await openReport();
+    const prompt = rec.getByRole('group', { name: 'Unfinished recording' });
+    await prompt.getByText(/was kept in this browser/).waitFor();
+    await shot(tester, 'recorder-resume-390');
+    await tester.setViewportSize({ width: 1280, height: 900 });
+    await shot(tester, 'recorder-resume-1280');
+    methods.length = 0;
+    await prompt.getByRole('button', { name: 'Upload the recording' }).click();
+    await rec.getByText(/Recording attached: 0:0\d/).waitFor({ timeout: 30_000 });
+    // Resumed at the server's offset on the same upload, not created anew.
+    expect(methods[0]).toBe('HEAD');
+    expect(methods).not.toContain('POST');
+    const after = await serverOffset(uploadUrl, testerEmail);
+    expect(after.offset).toBeGreaterThanOrEqual(before.offset);
+    expect(after.length).toBe(String(after.offset));
+
+    const dialog = tester.getByRole('dialog');
+    await dialog.getByLabel('Feedback', { exact: true }).fill('The cart forgets the cake size.');
+    await dialog.getByLabel('Key finding 1').fill('Cake size lost');
+    await dialog.getByRole('button', { name: 'Submit Work' }).click();
+    await tester
+      .locator('li', { hasText: title })
+      .getByText('submitted')
+      .waitFor({ timeout: 20_000 });
+    const { token } = await devSignIn(product.baseUrl, testerEmail, { intent: 'tester' });
+    // The recording cut by the reload is a playable WebM: the remux measured its duration.
+    await until(async () => {
+      const own = await api(token, 'GET', `/api/jobs/${jobId}/submission`);
+      return (
+        ((own.body.recording as { duration_ms: number | null } | null)?.duration_ms ?? 0) > 2000
+      );
+    }, 'the remuxed duration');
+    expect(errors).toEqual([]);
+    await tester.context().close();
+  }, 90_000);
   it('lets the tester blur, box and number a screenshot before attaching it: the uploaded PNG is the annotated one', async () => {
     const title = `Annotated bakery ${ts}`;
     const { testerEmail, jobId } = await claimedJob(title, 'ann');
@@ -230,7 +343,9 @@ describe('screen recording in the browser', () => {
       .getByRole('button', { name: 'Quick report' })
       .click();
     const dialog = tester.getByRole('dialog');
-    await dialog.getByLabel('Feedback', { exact: true }).fill('The e-mail field shows my address in clear.');
+    await dialog
+      .getByLabel('Feedback', { exact: true })
+      .fill('The e-mail field shows my address in clear.');
     await dialog.getByLabel('Key finding 1').fill('Address shown in clear');
     await dialog
       .getByLabel(/Screenshot/)

@@ -112,6 +112,29 @@ describe('tus creation and upload rights', () => {
     expect(n).toBe(0);
   });
 
+  it('answers 413 to a PATCH that would take an upload of deferred length past RECORDING_MAX_BYTES', async () => {
+    const { job, t } = await claimedJob();
+    const loc = (await create(job.id, t.token)).headers.get('location')!;
+    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, 1000))).status).toBe(204);
+    const over = await tus('PATCH', loc, t.token, { 'Upload-Offset': '1000' }, Buffer.alloc(MAX_BYTES));
+    expect(over.status).toBe(413);
+    expect((await tus('HEAD', loc, t.token)).headers.get('upload-offset')).toBe('1000');
+    // Declaring a final length over the limit is refused the same way.
+    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '1000', 'Upload-Length': String(MAX_BYTES + 1) }, Buffer.alloc(0))).status).toBe(413);
+  });
+
+  it('completes an upload of deferred length whose last PATCH only declares the length (the recorder stopped right after a part went)', async () => {
+    const { job, t } = await claimedJob();
+    const loc = (await create(job.id, t.token)).headers.get('location')!;
+    const id = loc.split('/').pop()!;
+    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm)).status).toBe(204);
+    expect((await recordingRow(id)).status).toBe('uploading');
+    const last = await tus('PATCH', loc, t.token, { 'Upload-Offset': String(webm.length), 'Upload-Length': String(webm.length) }, Buffer.alloc(0));
+    expect(last.status).toBe(204);
+    expect((await recordingRow(id)).status).toBe('complete');
+    await waitFor(async () => (await recordingRow(id))?.duration_ms !== null, 'recording remuxed');
+  });
+
   it('checks the finished file by content: text named video/webm is 415 and deleted', async () => {
     const { job, t } = await claimedJob();
     const text = Buffer.from('this is not a video, just text pretending to be one\n'.repeat(20));

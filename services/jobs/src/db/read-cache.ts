@@ -63,14 +63,19 @@ export class JobsReadCache {
   /**
    * Empties what a change to `table` may have altered: a change to jobs alone (a claim, a payment,
    * a review) empties the pages; a tester's standing is built from users and submissions only, so
-   * standings stay. Without a table (a lost listener, an unknown payload) everything goes.
+   * standings stay; a change to recordings alone empties nothing. Without a table (a lost
+   * listener, an unknown payload) everything goes.
    */
   invalidate(table?: string): void {
+    // No cached read uses recordings: a recording's PATCH (one every few seconds while a tester
+    // records) keeps everything.
+    if (table === 'recordings') return;
     this.generation.page++;
-    this.pages?.clear();
+    // lru-cache's clear() walks all `max` slots even when empty (50,000 for standings): skip it then.
+    if (this.pages?.size) this.pages.clear();
     if (table === 'jobs') return;
     this.generation.standing++;
-    this.standings?.clear();
+    if (this.standings?.size) this.standings.clear();
   }
 
   /** A serialised page (the bytes of the answer, encoded once). */

@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { jobs, recordings, submissions, type RecordingRow } from './schema.js';
 
@@ -18,6 +18,40 @@ export async function findRecording(db: Q, id: string): Promise<RecordingRow | u
 /** Bytes arrived (a PATCH): the abandoned-upload sweep counts from the last one. */
 export async function touchRecording(db: Q, id: string): Promise<void> {
   await db.update(recordings).set({ lastActivityAt: new Date() }).where(eq(recordings.id, id));
+}
+
+/**
+ * A PATCH's whole check in one statement: the recording is this tester's and they still hold its
+ * job (claimed or revision_requested); if so its activity is touched. False: look closer (which
+ * refusal it is). Every PATCH of a recording runs this, so it is one round trip, not three.
+ */
+export async function touchHeldRecording(db: Q, id: string, testerId: string): Promise<boolean> {
+  if (!/^[A-Za-z0-9_-]{1,80}$/.test(id)) return false;
+  const rows = await touchHeld(db as Db).execute({ id, testerId });
+  return rows.length > 0;
+}
+const touchStatements = new WeakMap<Db, ReturnType<typeof prepareTouchHeld>>();
+function prepareTouchHeld(db: Db) {
+  return db
+    .update(recordings)
+    .set({ lastActivityAt: sql`now()` })
+    .from(jobs)
+    .where(
+      and(
+        eq(recordings.id, sql.placeholder('id')),
+        eq(recordings.testerId, sql.placeholder('testerId')),
+        eq(jobs.id, recordings.jobId),
+        eq(jobs.testerId, sql.placeholder('testerId')),
+        inArray(jobs.status, ['claimed', 'revision_requested']),
+      ),
+    )
+    .returning({ id: recordings.id })
+    .prepare('jobs_touch_held_recording');
+}
+function touchHeld(db: Db) {
+  let s = touchStatements.get(db);
+  if (!s) touchStatements.set(db, (s = prepareTouchHeld(db)));
+  return s;
 }
 
 /** The last byte arrived and the content is a video. */

@@ -13,6 +13,7 @@ import {
   insertRecording,
   recordingsToSweep,
   setRecordingMeasured,
+  touchHeldRecording,
   touchRecording,
 } from '../db/recording.repository.js';
 import { isMissingProgram } from '../storage/media-tools.js';
@@ -54,7 +55,9 @@ export async function startRecording(deps: JobsDeps, caller: Caller, u: { jobId:
 }
 
 /** tus PATCH / HEAD: the recording's own tester, and (PATCH) only while still holding its job. */
-export async function authorizeRecordingUpload(deps: JobsDeps, caller: Caller, id: string, writing: boolean): Promise<RecordingRow> {
+export async function authorizeRecordingUpload(deps: JobsDeps, caller: Caller, id: string, writing: boolean): Promise<void> {
+  // The usual PATCH (a recorder sends one every few seconds): checked and touched in one statement.
+  if (writing && (await touchHeldRecording(deps.db, id, caller.id))) return;
   const rec = await findRecording(deps.db, id);
   if (!rec) throw AppError.notFound(RECORDING_MESSAGES.notFound, 'recording_not_found');
   if (rec.testerId !== caller.id) throw AppError.forbidden(RECORDING_MESSAGES.notYourUpload, 'not_your_recording');
@@ -62,7 +65,6 @@ export async function authorizeRecordingUpload(deps: JobsDeps, caller: Caller, i
     await assertHolding(deps, caller, rec.jobId);
     await touchRecording(deps.db, id);
   }
-  return rec;
 }
 
 /**

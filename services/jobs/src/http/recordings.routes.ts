@@ -88,6 +88,7 @@ export function recordingsRoutes(deps: JobsDeps): Router {
         }),
     ));
   const handOver = async (req: Request, res: Response) => {
+    res.locals.changedTable = 'recordings'; // the read cache keeps its pages (see app.ts)
     await (await tus()).handle(req, res);
   };
 

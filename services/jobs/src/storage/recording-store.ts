@@ -85,7 +85,7 @@ async function createS3RecordingStore(cfg: JobsConfig, bucket: string): Promise<
   };
   const datastore = new S3Store({ partSize: 8 * 1024 * 1024, s3ClientConfig: { bucket, ...clientConfig } });
   const client = new S3Client(clientConfig);
-  // The tus S3 store keeps each upload under its id at the bucket's root (and `<id>.info`).
+  // The tus S3 store keeps each upload under its id at the bucket's root (and `<id>.info`, `<id>.part`).
   const key = (id: string) => (assertId(id), id);
   const get = async (id: string, range?: string) => (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key(id), Range: range }))).Body as Readable;
   return {
@@ -113,7 +113,9 @@ async function createS3RecordingStore(cfg: JobsConfig, bucket: string): Promise<
     async remove(id) {
       await datastore.remove(id).catch(() => undefined);
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key(id) })).catch(() => undefined);
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `${key(id)}.info` })).catch(() => undefined);
+      // An unfinished upload also keeps its last part under 5 MB as `<id>.part` (the tus S3 store's
+      // "incomplete part"), which the store's own remove leaves behind.
+      for (const k of [`${key(id)}.info`, `${key(id)}.part`]) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: k })).catch(() => undefined);
     },
   };
 }

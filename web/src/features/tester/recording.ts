@@ -1,5 +1,6 @@
 import { authHeaders, buildUrl, recoverFrom401 } from '../../lib/base-query';
 import { getToken } from '../../lib/tokens';
+import type { RecordingSource } from './live-recording';
 
 /**
  * The tester's screen recording (issue #30): what the recorder can use in this browser, the
@@ -62,11 +63,20 @@ export const RECORDER_MESSAGES = {
   noMic: 'No microphone found: recording without your voice.',
   noRecorder: 'This browser cannot record video in a format the poster can play (WebM or MP4).',
   limitReached: (limit: string) => `The recording stopped itself at the ${limit} limit.`,
+  sizeLimitReached: (size: string) =>
+    `The recording stopped itself at ${size}, the most that can be uploaded.`,
   sharingEnded: 'Screen sharing ended, so the recording stopped.',
   tooLarge: (mb: number) =>
     `This recording is larger than ${mb} MB, the most that can be uploaded. Record a shorter session.`,
   uploadDropped:
     'The upload stopped: the connection dropped. "Retry upload" continues from where it stopped.',
+  uploadWaiting:
+    'Upload paused: the connection dropped. It goes on by itself when the connection is back; the recording continues.',
+  interrupted: (length: string, size: string, stopped: boolean) =>
+    stopped
+      ? `Your recording (${length}, ${size}) had not finished uploading when the page was closed or reloaded. It was kept in this browser: upload the rest now.`
+      : `The page was closed or reloaded while you were recording. What was recorded until then (${length}, ${size}) was kept in this browser: upload it, or discard it and record again.`,
+  lost: 'The recording that was uploading when the page was closed or reloaded is lost: this browser could not keep it. Record again, or submit without a recording.',
   uploadFailed: 'The recording could not be uploaded.',
   stillRecording: 'Stop the recording before submitting.',
   stillUploading: 'The recording is still uploading. Please wait until it has finished.',
@@ -93,7 +103,10 @@ export function micErrorMessage(err: unknown): string {
 }
 
 export interface UploadEvents {
-  onProgress: (sent: number, total: number) => void;
+  /** Bytes the server has (or is receiving) of the recording. */
+  onProgress: (sent: number) => void;
+  /** The upload's URL, once the server created it (the draft keeps it so a reload can resume). */
+  onUrl: (url: string) => void;
   onSuccess: (recordingId: string) => void;
   /** status 0: the network; otherwise the server's answer and its `detail` when it sent one. */
   onError: (status: number, detail: string | null) => void;
@@ -106,8 +119,8 @@ export interface RecordingUpload {
 }
 
 export type RecordingUploader = (
-  file: Blob,
-  meta: { jobId: string; fileType: string },
+  source: RecordingSource,
+  meta: { jobId: string; fileType: string; uploadUrl?: string | null },
   events: UploadEvents,
 ) => RecordingUpload;
 
@@ -121,24 +134,37 @@ function errorBody(text: string | undefined): { detail?: string; code?: string }
   }
 }
 
-/** 5 MB PATCHes: a dropped connection costs at most one chunk, proxies never buffer a whole video. */
+/** At most 5 MB per PATCH: a dropped connection costs at most one chunk, proxies never buffer a whole video. */
 const CHUNK_BYTES = 5 * 1024 * 1024;
 
 /**
- * tus 1.0 through tus-js-client (loaded when the first recording is uploaded): creation with
- * `Upload-Length` and metadata `job_id` / `filetype`, PATCHes of CHUNK_BYTES, retries with
- * backoff on network errors, and `start()` again resumes from the server's offset. Every request
- * carries the same headers as the app's other calls; a 401 refreshes the token once.
+ * tus 1.0 through tus-js-client (loaded when the first recording starts), following the
+ * recording: creation with `Upload-Defer-Length: 1` and metadata `job_id` / `filetype` as soon
+ * as recording starts, PATCHes of what has been recorded so far (the source hands out parts as
+ * MediaRecorder produces them, up to CHUNK_BYTES), and the final PATCH declares `Upload-Length`
+ * once the recording has stopped. Network errors retry with backoff; `start()` again resumes
+ * from the server's offset (HEAD), and so does a new upload given the `uploadUrl` a draft kept.
+ * Every request carries the same headers as the app's other calls; a 401 refreshes the token once.
  */
-export const tusUploader: RecordingUploader = (file, meta, events) => {
+export const tusUploader: RecordingUploader = (source, meta, events) => {
   let upload: import('tus-js-client').Upload | null = null;
   let refreshed = false;
   let aborted = false;
   const start = async () => {
     const { Upload } = await import('tus-js-client');
     if (aborted) return;
-    upload ??= new Upload(file, {
+    upload ??= new Upload(source as unknown as Blob, {
       endpoint: buildUrl('/recordings'),
+      uploadUrl: meta.uploadUrl ?? null,
+      uploadLengthDeferred: true,
+      fileReader: {
+        openFile: async () => ({
+          size: null as unknown as number,
+          slice: (s: number, e: number) => source.slice(s, e),
+          close: () => undefined,
+        }),
+      },
+      fingerprint: async () => null as unknown as string,
       metadata: { job_id: meta.jobId, filetype: meta.fileType },
       chunkSize: CHUNK_BYTES,
       retryDelays: [0, 1000, 3000, 5000],
@@ -148,9 +174,13 @@ export const tusUploader: RecordingUploader = (file, meta, events) => {
         const xhr = req.getUnderlyingObject() as XMLHttpRequest | undefined;
         if (xhr && 'withCredentials' in xhr) xhr.withCredentials = true;
       },
-      onProgress: (sent, total) => events.onProgress(sent, total),
+      onUploadUrlAvailable: () => {
+        if (upload?.url) events.onUrl(upload.url);
+      },
+      onProgress: (sent) => events.onProgress(sent),
       onSuccess: () => events.onSuccess(upload?.url?.split('/').pop() ?? ''),
       onError: (err) => {
+        if (aborted) return;
         const res = (
           err as { originalResponse?: { getStatus(): number; getBody(): string } | null }
         ).originalResponse;
@@ -172,6 +202,7 @@ export const tusUploader: RecordingUploader = (file, meta, events) => {
     start: () => void start(),
     abort: () => {
       aborted = true;
+      source.close();
       void upload?.abort().catch(() => undefined);
     },
   };

@@ -16,7 +16,9 @@ import { EarningsWeeks } from './earnings-weeks';
 
 /** Why the cash-out button is disabled, in the tester's words; null when it can be used. */
 function cashOutBlocked(
-  cashOut: { min_usd: number; available_usd: number; in_progress: { amount_usd: number } | null } | undefined,
+  cashOut:
+    | { min_usd: number; available_usd: number; in_progress: { amount_usd: number } | null }
+    | undefined,
   connected: boolean,
 ): string | null {
   if (!cashOut) return 'Cash-out is not available right now.';
@@ -81,8 +83,8 @@ export function EarningsTab() {
       <div className="panel payout">
         {account?.connected ? (
           <p>
-            Payout account connected <span className="muted">({account.account_id})</span>. Cash
-            out yourself from {usd(data?.cash_out?.min_usd)}, or wait for the next payout run.
+            Payout account connected <span className="muted">({account.account_id})</span>. Cash out
+            yourself from {usd(data?.cash_out?.min_usd)}, or wait for the next payout run.
           </p>
         ) : (
           <>
@@ -109,8 +111,7 @@ export function EarningsTab() {
           {cashingOut ? 'Cashing out…' : `Cash out ${usd(data?.cash_out?.available_usd)}`}
         </button>
         <p id="cash-out-why" className={blocked ? 'muted' : undefined}>
-          {blocked ??
-            `All your pending earnings go to your payout account in one transfer.`}
+          {blocked ?? `All your pending earnings go to your payout account in one transfer.`}
         </p>
       </div>
       <EarningsWeeks rows={data?.jobs ?? []} />

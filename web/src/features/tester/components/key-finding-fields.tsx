@@ -109,7 +109,9 @@ export function KeyFindingFields({
 }) {
   const setDetail = (i: number, patch: Partial<FindingDetailsDraft>) =>
     onDetailsChange?.(
-      values.map((_, j) => (j === i ? { ...detailsOf(details, j), ...patch } : detailsOf(details, j))),
+      values.map((_, j) =>
+        j === i ? { ...detailsOf(details, j), ...patch } : detailsOf(details, j),
+      ),
     );
   return values.map((v, i) => (
     <div className="finding" key={i}>

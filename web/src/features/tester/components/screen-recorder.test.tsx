@@ -8,7 +8,8 @@ import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, mockXhr, resetStorage } from '../../../test/setup';
 import type { RecordingUploader, UploadEvents } from '../recording';
-import { RecordingUploaderContext } from './screen-recorder';
+import type { ChunkKeeper, RecordingSource } from '../live-recording';
+import { RecordingKeeperContext, RecordingUploaderContext } from './screen-recorder';
 import { SubmitReportModal } from './submit-report-modal';
 import { SubmitWorkModal } from './submit-work-modal';
 
@@ -76,6 +77,10 @@ class FakeRecorder {
   resume() {
     this.state = 'recording';
   }
+  /** A chunk as MediaRecorder hands it out every second while recording. */
+  emit(bytes: string) {
+    this.ondataavailable?.({ data: new Blob([bytes], { type: 'video/webm' }) });
+  }
   stop() {
     this.state = 'inactive';
     this.ondataavailable?.({ data: new Blob(['webm bytes'], { type: 'video/webm' }) });
@@ -93,24 +98,36 @@ const media = {
 };
 
 type Outcome = 'ok' | { status: number; detail?: string };
-/** An uploader that answers each start() with the next outcome; `starts` counts them. */
+/**
+ * An uploader that reads the recording as the real one does (parts as they are recorded, to the
+ * end) and answers each start() with the next outcome; `starts` counts them.
+ */
 function scriptedUploader(outcomes: Outcome[] = []) {
-  const uploads: Array<{ file: Blob; meta: { jobId: string; fileType: string }; starts: number }> =
-    [];
-  const uploader: RecordingUploader = (file, meta, ev: UploadEvents) => {
-    const u = { file, meta, starts: 0 };
+  const uploads: Array<{
+    source: RecordingSource;
+    meta: { jobId: string; fileType: string; uploadUrl?: string | null };
+    starts: number;
+    read: number;
+  }> = [];
+  const uploader: RecordingUploader = (source, meta, ev: UploadEvents) => {
+    const u = { source, meta, starts: 0, read: 0 };
     uploads.push(u);
     return {
       start: () => {
         const outcome = outcomes[u.starts++] ?? 'ok';
-        ev.onProgress(Math.floor(file.size / 2), file.size);
-        setTimeout(() =>
-          outcome === 'ok'
-            ? ev.onSuccess('rec123')
-            : ev.onError(outcome.status, outcome.detail ?? null),
-        );
+        ev.onUrl(`/api/recordings/rec123`);
+        void (async () => {
+          for (;;) {
+            const { value, done } = await source.slice(u.read, u.read + 5 * 1024 * 1024);
+            u.read += value.size;
+            ev.onProgress(u.read);
+            if (done) break;
+          }
+          if (outcome === 'ok') ev.onSuccess('rec123');
+          else ev.onError(outcome.status, outcome.detail ?? null);
+        })().catch(() => undefined); // aborted: the form was closed
       },
-      abort: () => undefined,
+      abort: () => source.close(),
     };
   };
   return { uploader, uploads };
@@ -121,10 +138,45 @@ const limits = (max_ms = 600_000) => ({
   body: { jobs: [], recording_limits: { max_ms, max_bytes: 500 * 1024 * 1024 } },
 });
 
-function renderWith(uploader: RecordingUploader, ui: ReactElement) {
+function renderWith(uploader: RecordingUploader, ui: ReactElement, keeper?: ChunkKeeper) {
   return renderWithStore(
-    <RecordingUploaderContext.Provider value={uploader}>{ui}</RecordingUploaderContext.Provider>,
+    <RecordingKeeperContext.Provider value={keeper ?? null}>
+      <RecordingUploaderContext.Provider value={uploader}>{ui}</RecordingUploaderContext.Provider>
+    </RecordingKeeperContext.Provider>,
   );
+}
+
+/** IndexedDB's part, in memory (jsdom has none): what survives the "reload" below. */
+function memoryKeeper(): ChunkKeeper & {
+  kept: Map<string, { blobs: Blob[]; ms: number; stopped: boolean }>;
+} {
+  const kept = new Map<string, { blobs: Blob[]; ms: number; stopped: boolean }>();
+  return {
+    kept,
+    add: async (key, seq, chunk, ms) => {
+      const k = kept.get(key) ?? { blobs: [], ms: 0, stopped: false };
+      k.blobs[seq] = chunk;
+      k.ms = ms;
+      kept.set(key, k);
+    },
+    stopped: async (key, ms) => {
+      const k = kept.get(key);
+      if (k) Object.assign(k, { ms, stopped: true });
+    },
+    load: async (key) => {
+      const k = kept.get(key);
+      return k
+        ? {
+            blobs: k.blobs,
+            size: k.blobs.reduce((n, b) => n + b.size, 0),
+            duration_ms: k.ms,
+            stopped: k.stopped,
+          }
+        : null;
+    },
+    remove: async (key) => void kept.delete(key),
+    prune: async () => undefined,
+  };
 }
 
 const advance = (ms: number) =>
@@ -201,8 +253,12 @@ describe('screen recorder in Submit Work', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
     await screen.findByText(/Recording attached: 0:04/);
     expect(uploads).toHaveLength(1);
-    expect(uploads[0].meta).toEqual({ jobId: job.id, fileType: 'video/webm;codecs=vp9,opus' });
-    expect(uploads[0].file.type).toBe('video/webm');
+    expect(uploads[0].meta).toEqual({
+      jobId: job.id,
+      fileType: 'video/webm;codecs=vp9,opus',
+      uploadUrl: null,
+    });
+    expect(uploads[0].source.finished).toBe(true);
     expect(screenTrack.stopped && micTrack.stopped).toBe(true); // the devices are released
     expect(screen.getByText('at 0:03 in the recording')).toBeTruthy();
     expect(screen.getByText('at 0:04 in the recording')).toBeTruthy();
@@ -323,6 +379,76 @@ describe('screen recorder in Submit Work', () => {
     await screen.findByText(/Recording attached: 0:02/);
     expect(uploads).toHaveLength(1); // the same upload, started again (tus resumes from its offset)
     expect(uploads[0].starts).toBe(2);
+  });
+
+  it('uploads while recording: the parts recorded so far are sent before Stop, and Stop leaves only the rest', async () => {
+    mockFetch(() => limits());
+    const { uploader, uploads } = scriptedUploader();
+    renderWith(uploader, <SubmitWorkModal job={job} onClose={() => undefined} />);
+    await startRecording();
+    expect(uploads).toHaveLength(1); // the upload starts with the recording (deferred length)
+    act(() => FakeRecorder.last!.emit('x'.repeat(1024 * 1024))); // a full part: sent at once
+    await waitFor(() => expect(uploads[0].read).toBe(1024 * 1024));
+    await screen.findByText('Uploaded as you record: 1.0 MB of 1.0 MB');
+    expect(uploads[0].source.finished).toBe(false);
+    await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await screen.findByText(/Recording attached: 0:00, 1.0 MB/);
+    expect(uploads[0].read).toBe(1024 * 1024 + 'webm bytes'.length);
+    expect(uploads[0].source.finished).toBe(true);
+  });
+
+  it('after a reload, finishes the upload from the chunks this browser kept and the upload URL the draft kept', async () => {
+    mockFetch(() => limits());
+    const keeper = memoryKeeper();
+    const first = scriptedUploader();
+    const page = renderWith(
+      first.uploader,
+      <SubmitWorkModal job={job} onClose={() => undefined} />,
+      keeper,
+    );
+    await startRecording();
+    advance(2000);
+    act(() => FakeRecorder.last!.emit('first two seconds'));
+    await waitFor(() => expect(keeper.kept.size).toBe(1));
+    // The page is reloaded while recording: nothing more runs on it (no last chunk, no stop event).
+    Object.assign(FakeRecorder.last!, { ondataavailable: null, onstop: null });
+    page.unmount();
+
+    const second = scriptedUploader();
+    renderWith(second.uploader, <SubmitWorkModal job={job} onClose={() => undefined} />, keeper);
+    const prompt = await screen.findByRole('group', { name: 'Unfinished recording' });
+    expect(prompt.textContent).toContain(
+      'The page was closed or reloaded while you were recording. What was recorded until then (0:02, 0.0 MB) was kept in this browser',
+    );
+    // Submit waits for it (or for a discard).
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The price shows only in the cart.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Price hidden');
+    await userEvent.click(screen.getByRole('button', { name: 'Submit Work' }));
+    expect(screen.getByText(/The recording has not been uploaded/)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Upload the recording' }));
+    await screen.findByText(/Recording attached: 0:02/);
+    expect(second.uploads[0].meta.uploadUrl).toBe('/api/recordings/rec123'); // resumed, not created anew
+    expect(second.uploads[0].source.size).toBe('first two seconds'.length);
+    expect(keeper.kept.size).toBe(0); // uploaded: the browser's copy is gone
+  });
+
+  it('says the recording is lost when the browser kept nothing across the reload, and offers to record again', async () => {
+    mockFetch(() => limits());
+    const page = renderWith(
+      scriptedUploader().uploader,
+      <SubmitWorkModal job={job} onClose={() => undefined} />,
+    );
+    await startRecording();
+    page.unmount();
+    renderWith(
+      scriptedUploader().uploader,
+      <SubmitWorkModal job={job} onClose={() => undefined} />,
+    );
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      'The recording that was uploading when the page was closed or reloaded is lost',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Record again' }));
+    expect(screen.getByRole('button', { name: 'Start recording' })).toBeTruthy();
   });
 
   it("shows the server's refusal of the upload (413) with its message", async () => {

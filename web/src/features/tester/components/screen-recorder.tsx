@@ -15,17 +15,38 @@ import {
   type RecordingUpload,
   type RecordingUploader,
 } from '../recording';
+import {
+  defaultKeeper,
+  LiveRecording,
+  type ChunkKeeper,
+  type KeptRecording,
+  type PendingRecording,
+} from '../live-recording';
 
 /** What the form must know to allow Submit: null when nothing is in progress. */
 export type RecorderBusy = 'recording' | 'uploading' | 'not_uploaded' | null;
 
 type Phase =
-  'idle' | 'consent' | 'starting' | 'recording' | 'paused' | 'uploading' | 'failed' | 'done';
+  | 'idle'
+  | 'consent'
+  | 'starting'
+  | 'recording'
+  | 'paused'
+  | 'uploading'
+  | 'failed'
+  | 'done'
+  | 'checking'
+  | 'interrupted'
+  | 'lost';
 
 const MARK_KEY = 'Alt+M';
 
 /** How recordings are uploaded: tus to /api/recordings (tests provide their own). */
 export const RecordingUploaderContext = createContext<RecordingUploader>(tusUploader);
+/** Where the chunks are kept for a reload: IndexedDB where there is one (tests provide their own). */
+export const RecordingKeeperContext = createContext<ChunkKeeper | null>(null);
+/** A kept recording whose draft is gone (the form was submitted or discarded elsewhere) goes after this. */
+const KEEP_MS = 7 * 86_400_000;
 
 /** Why Submit must wait for the recorder, or null. */
 export function recordingProblem(busy: RecorderBusy): string | null {
@@ -44,7 +65,11 @@ export function recordingProblem(busy: RecorderBusy): string | null {
  * (so a reload keeps it), and Submit learns whether it must wait.
  */
 export function useRecorderInForm<
-  T extends { details?: FindingDetailsDraft[]; recording?: AttachedRecording },
+  T extends {
+    details?: FindingDetailsDraft[];
+    recording?: AttachedRecording;
+    pending_recording?: PendingRecording;
+  },
 >(jobId: string, draft: T, setDraft: (next: T) => void) {
   const limits = useRecordingLimits();
   const [busy, setBusy] = useState<RecorderBusy>(null);
@@ -63,7 +88,10 @@ export function useRecorderInForm<
       limits,
       attached: draft.recording ?? null,
       onAttached: (rec: AttachedRecording | null) =>
-        patch({ recording: rec ?? undefined } as Partial<T>),
+        patch({ recording: rec ?? undefined, pending_recording: undefined } as Partial<T>),
+      pending: draft.pending_recording ?? null,
+      onPending: (p: PendingRecording | null) =>
+        patch({ pending_recording: p ?? undefined } as Partial<T>),
       onMark: (atMs: number) => {
         const m = markFindingMoment(current.current.details, atMs);
         if (!m) return M.allMarked;
@@ -82,15 +110,23 @@ const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
  * "Record your screen" in both Submit Work forms: a consent note, then getDisplayMedia (the
  * tester picks a screen, window or tab) plus the microphone when allowed, MediaRecorder (WebM,
  * or MP4 where that is what the browser records), a recording bar with the elapsed time,
- * pause/resume, stop and "Mark moment" (also Alt+M), a stop at `limits.max_ms`, then a resumable
- * upload (tus) with progress and retry. `onMark(ms)` pins a finding to the moment and answers the
- * line to show; `onAttached` gives the uploaded recording (or null when removed).
+ * pause/resume, stop and "Mark moment" (also Alt+M), a stop at `limits.max_ms`.
+ *
+ * The upload follows the recording (tus with deferred length): it starts with the recording and
+ * sends each part as MediaRecorder produces it, so Stop leaves only the last seconds to send.
+ * Every chunk is also kept in IndexedDB and the draft keeps the upload's URL (`onPending`), so
+ * after a reload the tester can finish the upload from the server's offset; where the browser
+ * kept nothing, the recorder says the recording is lost and offers to record again.
+ * `onMark(ms)` pins a finding to the moment and answers the line to show; `onAttached` gives the
+ * uploaded recording (or null when removed).
  */
 export function ScreenRecorder({
   jobId,
   limits,
   attached,
   onAttached,
+  pending,
+  onPending,
   onMark,
   onBusyChange,
 }: {
@@ -98,31 +134,54 @@ export function ScreenRecorder({
   limits: RecordingLimits;
   attached: AttachedRecording | null;
   onAttached: (rec: AttachedRecording | null) => void;
+  pending: PendingRecording | null;
+  onPending: (p: PendingRecording | null) => void;
   onMark: (atMs: number) => string;
   onBusyChange: (busy: RecorderBusy) => void;
 }) {
   const uploader = useContext(RecordingUploaderContext);
-  const [phase, setPhase] = useState<Phase>(attached ? 'done' : 'idle');
+  const keeper = useContext(RecordingKeeperContext) ?? defaultKeeper();
+  const [phase, setPhase] = useState<Phase>(attached ? 'done' : pending ? 'checking' : 'idle');
   const [withVoice, setWithVoice] = useState(true);
   const [elapsed, setElapsed] = useState(0);
   const [source, setSource] = useState('');
   const [voice, setVoice] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [sent, setSent] = useState<{ sent: number; total: number }>({ sent: 0, total: 0 });
+  // Bytes the server has, and bytes recorded so far (the upload follows the recording).
+  const [sent, setSent] = useState({ sent: 0, total: 0 });
+  const [uploadNote, setUploadNote] = useState<string | null>(null);
+  const [kept, setKept] = useState<KeptRecording | null>(null);
   const [preview, setPreview] = useState<string | null>(null);
 
   const streams = useRef<MediaStream[]>([]);
   const recorder = useRef<MediaRecorder | null>(null);
-  const chunks = useRef<Blob[]>([]);
+  const live = useRef<LiveRecording | null>(null);
   const clock = useRef({ startedAt: 0, pausedAt: 0, pausedMs: 0 });
   const upload = useRef<RecordingUpload | null>(null);
-  const live = useRef<HTMLVideoElement>(null);
-  const stopReason = useRef<string | null>(null);
+  const uploadState = useRef<{ failed: { status: number; detail: string | null } | null }>({
+    failed: null,
+  });
+  const durationMs = useRef(0);
+  const retryTimer = useRef<number | undefined>(undefined);
+  /** What the draft was last told about the unfinished upload (props lag a render behind). */
+  const pendingNow = useRef<PendingRecording | null>(pending);
+  const setPending = (p: PendingRecording | null) => {
+    pendingNow.current = p;
+    latest.current.onPending(p);
+  };
+  /** The upload gave up for now (no network) and a retry is scheduled. */
+  const waiting = useRef(false);
+  const unmounted = useRef(false);
+  const video = useRef<HTMLVideoElement>(null);
+  const stopReason = useRef<{ note: string | null; error: string | null }>({
+    note: null,
+    error: null,
+  });
   // Handlers registered once (timer, key listener, recorder events) call the latest props.
-  const latest = useRef({ onMark, onAttached, onBusyChange });
+  const latest = useRef({ onMark, onAttached, onPending, onBusyChange });
   useLayoutEffect(() => {
-    latest.current = { onMark, onAttached, onBusyChange };
+    latest.current = { onMark, onAttached, onPending, onBusyChange };
   });
   const [canRetry, setCanRetry] = useState(false);
 
@@ -139,31 +198,63 @@ export function ScreenRecorder({
         ? 'recording'
         : phase === 'uploading'
           ? 'uploading'
-          : phase === 'failed'
+          : phase === 'failed' || phase === 'interrupted' || phase === 'checking'
             ? 'not_uploaded'
             : null;
     latest.current.onBusyChange(busy);
   }, [phase]);
+
+  // A reload (or a reopened form) with an unfinished upload: is the recording still in this browser?
+  useEffect(() => {
+    if (phase !== 'checking' || !pending) return;
+    let cancelled = false;
+    keeper
+      .load(pending.key)
+      .catch(() => null)
+      .then((k) => {
+        if (cancelled) return;
+        if (k) {
+          setKept(k);
+          setPhase('interrupted');
+        } else {
+          setPhase('lost');
+          setPending(null);
+        }
+      });
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on mount
+  }, []);
+
+  // Recordings kept for drafts that are long gone.
+  useEffect(() => {
+    void keeper.prune(KEEP_MS).catch(() => undefined);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on mount
+  }, []);
 
   const releaseDevices = () => {
     for (const s of streams.current) for (const t of s.getTracks()) t.stop();
     streams.current = [];
   };
 
-  // Leaving the form (closing the modal) stops the capture and the upload.
-  useEffect(
-    () => () => {
+  // Leaving the form (closing the modal) stops the capture and the upload; the chunks and the
+  // draft's upload URL stay, so reopening the form offers to finish the upload.
+  useEffect(() => {
+    unmounted.current = false;
+    return () => {
+      unmounted.current = true;
+      window.clearTimeout(retryTimer.current);
       releaseDevices();
       if (recorder.current && recorder.current.state !== 'inactive') recorder.current.stop();
       upload.current?.abort();
-    },
-    [],
-  );
+    };
+  }, []);
 
-  const stop = (reason: string | null = null) => {
+  const stop = (reason: { note?: string; error?: string } = {}) => {
     const r = recorder.current;
     if (!r || r.state === 'inactive') return;
-    stopReason.current = reason;
+    stopReason.current = { note: reason.note ?? null, error: reason.error ?? null };
     clock.current.pausedAt ||= Date.now();
     r.stop();
   };
@@ -179,7 +270,7 @@ export function ScreenRecorder({
     const tick = () => {
       const ms = elapsedNow();
       setElapsed(ms);
-      if (ms >= limits.max_ms) stop(M.limitReached(formatMoment(limits.max_ms)));
+      if (ms >= limits.max_ms) stop({ note: M.limitReached(formatMoment(limits.max_ms)) });
     };
     const id = window.setInterval(tick, 250);
     return () => window.clearInterval(id);
@@ -199,34 +290,71 @@ export function ScreenRecorder({
   }, [phase]);
 
   useEffect(() => {
-    if (live.current && streams.current[0] && (phase === 'recording' || phase === 'paused'))
-      live.current.srcObject = streams.current[0];
+    if (video.current && streams.current[0] && (phase === 'recording' || phase === 'paused'))
+      video.current.srcObject = streams.current[0];
   }, [phase]);
 
-  const startUpload = (file: Blob, fileType: string, durationMs: number) => {
-    setPhase('uploading');
-    setError(null);
-    setSent({ sent: 0, total: file.size });
+  const isRecording = () => !!recorder.current && recorder.current.state !== 'inactive';
+
+  const failedMessage = (status: number, detail: string | null) =>
+    status === 0
+      ? M.uploadDropped
+      : status === 413
+        ? (detail ?? M.tooLarge(Math.round(limits.max_bytes / (1024 * 1024))))
+        : `${M.uploadFailed} ${detail ?? ''}`.trim();
+
+  /** Starts the upload of `rec` (while it is recorded, or all of it after a reload). */
+  const startUpload = (
+    rec: LiveRecording,
+    fileType: string,
+    key: string,
+    uploadUrl: string | null,
+  ) => {
+    uploadState.current.failed = null;
+    setUploadNote(null);
+    setSent({ sent: 0, total: rec.size });
     const u = uploader(
-      file,
-      { jobId, fileType },
+      rec,
+      { jobId, fileType, uploadUrl },
       {
-        onProgress: (s, total) => setSent({ sent: s, total }),
+        onProgress: (s) => {
+          if (!unmounted.current) setSent({ sent: s, total: rec.size });
+        },
+        onUrl: (url) => {
+          const p = pendingNow.current;
+          if (p?.key === key && p.upload_url !== url) setPending({ ...p, upload_url: url });
+        },
         onSuccess: (id) => {
           upload.current = null;
+          waiting.current = false;
+          void keeper.remove(key).catch(() => undefined);
+          if (unmounted.current) return;
           setCanRetry(false);
+          setUploadNote(null);
           setPhase('done');
-          latest.current.onAttached({ id, duration_ms: durationMs, size_bytes: file.size });
+          pendingNow.current = null;
+          latest.current.onAttached({ id, duration_ms: durationMs.current, size_bytes: rec.size });
         },
         onError: (status, detail) => {
+          if (unmounted.current) return;
+          if (isRecording()) {
+            if (status === 0) {
+              // The recording goes on (and is kept); the upload catches up when the network is back.
+              setUploadNote(M.uploadWaiting);
+              waiting.current = true;
+              retryTimer.current = window.setTimeout(() => {
+                waiting.current = false;
+                upload.current?.start();
+              }, 3000);
+              return;
+            }
+            uploadState.current.failed = { status, detail };
+            stop({ error: failedMessage(status, detail) });
+            return;
+          }
+          uploadState.current.failed = { status, detail };
           setPhase('failed');
-          setError(
-            status === 0
-              ? M.uploadDropped
-              : status === 413
-                ? (detail ?? M.tooLarge(Math.round(limits.max_bytes / (1024 * 1024))))
-                : `${M.uploadFailed} ${detail ?? ''}`.trim(),
-          );
+          setError(failedMessage(status, detail));
         },
       },
     );
@@ -265,43 +393,87 @@ export function ScreenRecorder({
         micNote = micErrorMessage(err);
       }
     }
-    const video = screen.getVideoTracks()[0];
-    setSource(video ? describeSource(video) : 'Shared screen');
+    const track = screen.getVideoTracks()[0];
+    setSource(track ? describeSource(track) : 'Shared screen');
     setVoice(tracks.some((t) => t.kind === 'audio'));
     setNote(micNote);
     // The tester ends sharing from the browser's own bar: the recording ends there too.
-    video?.addEventListener('ended', () => stop(M.sharingEnded));
+    track?.addEventListener('ended', () => stop({ note: M.sharingEnded }));
     const rec = new MediaRecorder(new MediaStream(tracks), { mimeType: type });
-    chunks.current = [];
+    const fileType = rec.mimeType || type;
+    const key = `${jobId}:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const recording = new LiveRecording(fileType.split(';')[0]);
+    live.current = recording;
+    let seq = 0;
     rec.ondataavailable = (e) => {
-      if (e.data.size) chunks.current.push(e.data);
+      if (!e.data.size) return;
+      if (recording.size + e.data.size > limits.max_bytes) {
+        // Like the time limit: what fits is the recording (a WebM cut between two chunks plays).
+        stop({ note: M.sizeLimitReached(mb(limits.max_bytes)) });
+        return;
+      }
+      recording.append(e.data);
+      void keeper.add(key, seq++, e.data, elapsedNow()).catch(() => undefined);
+      setSent((s) => ({ ...s, total: recording.size }));
     };
     rec.onstop = () => {
       releaseDevices();
-      const durationMs = elapsedNow();
-      const fileType = rec.mimeType || type;
-      const file = new Blob(chunks.current, { type: fileType.split(';')[0] });
-      chunks.current = [];
+      durationMs.current = elapsedNow();
+      recording.finish();
+      void keeper.stopped(key, durationMs.current).catch(() => undefined);
       recorder.current = null;
-      setElapsed(durationMs);
-      if (stopReason.current) setNote(stopReason.current);
+      if (unmounted.current) return;
+      setElapsed(durationMs.current);
+      const why = stopReason.current;
+      if (why.note) setNote(why.note);
       setPreview((old) => {
         if (old) URL.revokeObjectURL(old);
-        return typeof URL.createObjectURL === 'function' ? URL.createObjectURL(file) : null;
+        return typeof URL.createObjectURL === 'function'
+          ? URL.createObjectURL(recording.blob())
+          : null;
       });
-      if (file.size > limits.max_bytes) {
+      setSent((s) => ({ ...s, total: recording.size }));
+      const failed = uploadState.current.failed;
+      if (why.error || failed) {
+        // The server refused the upload (403, 413): retrying would not help.
+        upload.current?.abort();
+        setCanRetry(false);
         setPhase('failed');
-        setError(M.tooLarge(Math.round(limits.max_bytes / (1024 * 1024))));
+        setError(why.error ?? failedMessage(failed!.status, failed!.detail));
         return;
       }
-      startUpload(file, fileType, durationMs);
+      setPhase('uploading');
+      if (waiting.current) {
+        // The network was down while recording: try again now rather than in a few seconds.
+        window.clearTimeout(retryTimer.current);
+        waiting.current = false;
+        upload.current?.start();
+      }
     };
     recorder.current = rec;
     clock.current = { startedAt: Date.now(), pausedAt: 0, pausedMs: 0 };
-    stopReason.current = null;
+    stopReason.current = { note: null, error: null };
+    durationMs.current = 0;
     setElapsed(0);
     rec.start(1000);
     setPhase('recording');
+    setPending({ key, upload_url: null, file_type: fileType });
+    startUpload(recording, fileType, key, null);
+  };
+
+  /** After a reload: the kept chunks are the recording; the upload goes on from the server's offset. */
+  const resumeKept = () => {
+    if (!pending || !kept) return;
+    const recording = new LiveRecording(pending.file_type.split(';')[0], kept.blobs, true);
+    live.current = recording;
+    durationMs.current = kept.duration_ms;
+    setElapsed(kept.duration_ms);
+    setError(null);
+    setPreview(
+      typeof URL.createObjectURL === 'function' ? URL.createObjectURL(recording.blob()) : null,
+    );
+    setPhase('uploading');
+    startUpload(recording, pending.file_type, pending.key, pending.upload_url);
   };
 
   const pause = () => {
@@ -324,8 +496,15 @@ export function ScreenRecorder({
   };
 
   const discard = () => {
+    window.clearTimeout(retryTimer.current);
+    waiting.current = false;
     upload.current?.abort();
     upload.current = null;
+    const key = pendingNow.current?.key;
+    pendingNow.current = null;
+    if (key) void keeper.remove(key).catch(() => undefined);
+    live.current = null;
+    setKept(null);
     setCanRetry(false);
     setPreview((old) => {
       if (old) URL.revokeObjectURL(old);
@@ -333,6 +512,7 @@ export function ScreenRecorder({
     });
     setError(null);
     setNote(null);
+    setUploadNote(null);
     setPhase('idle');
     latest.current.onAttached(null);
   };
@@ -347,7 +527,7 @@ export function ScreenRecorder({
   }
 
   const limit = formatMoment(limits.max_ms);
-  const pct = sent.total ? Math.floor((sent.sent / sent.total) * 100) : 0;
+  const pct = sent.total ? Math.min(100, Math.floor((sent.sent / sent.total) * 100)) : 0;
   return (
     <section className="recorder" aria-label="Screen recording">
       <h3 className="recorder__title">
@@ -363,6 +543,35 @@ export function ScreenRecorder({
             Record your screen
           </button>
         </>
+      ) : null}
+      {phase === 'checking' ? (
+        <p className="muted">Looking for your unfinished recording…</p>
+      ) : null}
+      {phase === 'interrupted' && kept ? (
+        <div className="recorder__resume" role="group" aria-label="Unfinished recording">
+          <p>{M.interrupted(formatMoment(kept.duration_ms), mb(kept.size), kept.stopped)}</p>
+          <div className="form__actions">
+            <button type="button" className="btn btn--ghost" onClick={discard}>
+              Discard recording
+            </button>
+            <button type="button" className="btn btn--primary" onClick={resumeKept}>
+              Upload the recording
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {phase === 'lost' ? (
+        <div className="recorder__resume" role="group" aria-label="Unfinished recording">
+          <p role="alert">{M.lost}</p>
+          <div className="form__actions">
+            <button type="button" className="btn btn--ghost" onClick={discard}>
+              Submit without a recording
+            </button>
+            <button type="button" className="btn btn--primary" onClick={() => setPhase('consent')}>
+              Record again
+            </button>
+          </div>
+        </div>
       ) : null}
       {phase === 'consent' || phase === 'starting' ? (
         <div className="recorder__consent" role="group" aria-label="Before you record">
@@ -434,8 +643,11 @@ export function ScreenRecorder({
           <span className="recorder__source">
             Sharing: {source} · Voice: {voice ? 'on' : 'off'}
           </span>
+          <span className="recorder__upload" aria-label="Upload">
+            {uploadNote ?? `Uploaded as you record: ${mb(sent.sent)} of ${mb(sent.total)}`}
+          </span>
           {/* The live picture of what is shared; muted, the tester hears themselves otherwise. */}
-          <video ref={live} className="recorder__live" autoPlay muted playsInline aria-hidden />
+          <video ref={video} className="recorder__live" autoPlay muted playsInline aria-hidden />
         </div>
       ) : null}
       {phase === 'uploading' ? (
@@ -444,6 +656,7 @@ export function ScreenRecorder({
             Uploading the recording… {pct}% ({mb(Math.max(0, sent.total - sent.sent))} left)
             <progress max={100} value={pct} />
           </label>
+          {uploadNote ? <p className="muted">{uploadNote}</p> : null}
         </div>
       ) : null}
       {phase === 'done' && attached ? (
@@ -480,6 +693,7 @@ export function ScreenRecorder({
               onClick={() => {
                 setError(null);
                 setPhase('uploading');
+                uploadState.current.failed = null;
                 upload.current?.start();
               }}
             >

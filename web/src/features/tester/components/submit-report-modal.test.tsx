@@ -8,7 +8,13 @@ import { renderWithStore } from '../../../test/render';
 import { fileOf, mockFetch, mockXhr, resetStorage } from '../../../test/setup';
 import { SubmitReportModal } from './submit-report-modal';
 
-const job = jobView({ id: 'job-2', title: 'Shop', url: 'https://shop.example', what_to_test: 'Checkout', requirements: ['Find the price', 'Pay'] });
+const job = jobView({
+  id: 'job-2',
+  title: 'Shop',
+  url: 'https://shop.example',
+  what_to_test: 'Checkout',
+  requirements: ['Find the price', 'Pay'],
+});
 
 beforeEach(() => {
   resetStorage();

@@ -19,6 +19,7 @@ import {
 import { MinutesField } from './minutes-field';
 import { ScreenRecorder, useRecorderInForm } from './screen-recorder';
 import type { AttachedRecording } from '../recording';
+import type { PendingRecording } from '../live-recording';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
 import { Form } from '../../../components/form';
@@ -42,6 +43,8 @@ interface DetailedDraft {
   details?: FindingDetailsDraft[];
   /** The uploaded screen recording, sent as `recording_id`. */
   recording?: AttachedRecording;
+  /** A recording whose upload has not finished: its upload URL and where its chunks are kept. */
+  pending_recording?: PendingRecording;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 import { MinutesField } from './minutes-field';
 import { ScreenRecorder, useRecorderInForm } from './screen-recorder';
 import type { AttachedRecording } from '../recording';
+import type { PendingRecording } from '../live-recording';
 import { RevisionRequest } from './revision-request';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
@@ -46,6 +47,8 @@ interface QuickDraft {
   details?: FindingDetailsDraft[];
   /** The uploaded screen recording, sent as `recording_id`. */
   recording?: AttachedRecording;
+  /** A recording whose upload has not finished: its upload URL and where its chunks are kept. */
+  pending_recording?: PendingRecording;
 }
 
 /**

@@ -370,7 +370,9 @@ describe('Tester dashboard', () => {
     });
     renderWithStore(<TesterDashboard user={tester} />);
     await userEvent.click(screen.getByRole('tab', { name: 'Earnings' }));
-    const button = (await screen.findByRole('button', { name: 'Cash out $4.92' })) as HTMLButtonElement;
+    const button = (await screen.findByRole('button', {
+      name: 'Cash out $4.92',
+    })) as HTMLButtonElement;
     expect(button.disabled).toBe(true);
     expect(document.getElementById(button.getAttribute('aria-describedby')!)!.textContent).toBe(
       'You can cash out from $5.00; you have $4.92.',
@@ -404,12 +406,16 @@ describe('Tester dashboard', () => {
     await userEvent.click(screen.getByRole('tab', { name: 'Earnings' }));
     await userEvent.click(await screen.findByRole('button', { name: 'Cash out $5.74' }));
     // The page's status line (announced politely by the app shell).
-    await waitFor(() => expect(store.getState().ui.status?.text).toBe('$5.74 sent to your payout account.'));
+    await waitFor(() =>
+      expect(store.getState().ui.status?.text).toBe('$5.74 sent to your payout account.'),
+    );
     const post = calls.find((c) => c.url === '/api/tester/cash-out')!;
     expect(post.method).toBe('POST');
     expect(post.headers['Idempotency-Key']).toMatch(/.{16,}/);
     // The tab reads the ledger again: nothing left, so the button is disabled with its reason.
-    const after = (await screen.findByRole('button', { name: 'Cash out $0.00' })) as HTMLButtonElement;
+    const after = (await screen.findByRole('button', {
+      name: 'Cash out $0.00',
+    })) as HTMLButtonElement;
     expect(after.disabled).toBe(true);
   });
 
@@ -616,8 +622,12 @@ describe('Available Jobs paging', () => {
 
   it('opens the Earnings tab from an e-mail link (/dashboard?tab=earnings), My Jobs for ?job=ID', async () => {
     mockFetch(() => ({ body: { jobs: [], next_cursor: null } }));
-    const { unmount } = renderWithStore(<TesterDashboard user={tester} />, { route: '/dashboard?tab=earnings' });
-    expect(screen.getByRole('tab', { name: 'Earnings' }).getAttribute('aria-selected')).toBe('true');
+    const { unmount } = renderWithStore(<TesterDashboard user={tester} />, {
+      route: '/dashboard?tab=earnings',
+    });
+    expect(screen.getByRole('tab', { name: 'Earnings' }).getAttribute('aria-selected')).toBe(
+      'true',
+    );
     unmount();
     renderWithStore(<TesterDashboard user={tester} />, { route: `/dashboard?job=${openJob.id}` });
     expect(screen.getByRole('tab', { name: 'My Jobs' }).getAttribute('aria-selected')).toBe('true');
