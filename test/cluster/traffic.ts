@@ -78,7 +78,7 @@ export function startTraffic(
     let json: Record<string, unknown> | undefined;
     let detail: string | undefined;
     let resent = false;
-    for (let attempt = 0; attempt < (opts.retryDropped ? 2 : 1); attempt++) {
+    for (let attempt = 0, resends = 0; attempt <= resends; attempt++) {
       startedAt = Date.now();
       json = undefined;
       detail = undefined;
@@ -97,15 +97,20 @@ export function startTraffic(
           json = r.body as unknown as Record<string, unknown>;
         }
         if (!expect.includes(status) || status === 409) detail = JSON.stringify(json)?.slice(0, 300);
-        break;
+        // The resent request found the first still running (409 idempotency_in_progress, Retry-After: 1): wait for its answer.
+        if (resent && status === 409 && json?.code === 'idempotency_in_progress' && resends < 10) {
+          resends++;
+          await sleep(1000);
+        }
       } catch (err) {
         status = 'network error';
         const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
         detail = `${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`;
         // No answer at all: the connection closed under the request. Sent again once, same key.
-        if (opts.retryDropped && attempt === 0) {
+        if (opts.retryDropped && !resent) {
           retried.push({ client: n, method, path: path.replace(/[0-9a-f-]{36}/g, ':id'), status, detail, startedAt, endedAt: Date.now() });
           resent = true;
+          resends++;
         }
       }
     }
@@ -113,7 +118,7 @@ export function startTraffic(
     calls.push(c);
     // Sent again after a dropped connection: 409 says the first attempt took effect after all (a
     // claim has no Idempotency-Key support: the job is already this tester's), as in step() below.
-    if (resent && status === 409) return json ?? {};
+    if (resent && status === 409 && json?.code !== 'idempotency_in_progress') return json ?? {};
     if (status === 'network error' || !expect.includes(status)) {
       failures.push(c);
       return undefined;
