@@ -39,6 +39,8 @@ export interface TrafficResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How many times a request that got no answer (connection closed) is sent again with `retryDropped`. */
+const DROPPED_RESENDS = 3;
 
 const active = new Set<() => void>();
 /** Stops every traffic still running (afterAll: a test that timed out never called stop()). */
@@ -77,7 +79,7 @@ export function startTraffic(
     let status: Call['status'] = 'network error';
     let json: Record<string, unknown> | undefined;
     let detail: string | undefined;
-    let resent = false;
+    let resent = 0;
     for (let attempt = 0, resends = 0; attempt <= resends; attempt++) {
       startedAt = Date.now();
       json = undefined;
@@ -98,7 +100,7 @@ export function startTraffic(
         }
         if (!expect.includes(status) || status === 409) detail = JSON.stringify(json)?.slice(0, 300);
         // The resent request found the first still running (409 idempotency_in_progress, Retry-After: 1): wait for its answer.
-        if (resent && status === 409 && json?.code === 'idempotency_in_progress' && resends < 10) {
+        if (resent > 0 && status === 409 && json?.code === 'idempotency_in_progress' && resends < 10) {
           resends++;
           await sleep(1000);
         }
@@ -106,10 +108,11 @@ export function startTraffic(
         status = 'network error';
         const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
         detail = `${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`;
-        // No answer at all: the connection closed under the request. Sent again once, same key.
-        if (opts.retryDropped && !resent) {
+        // No answer at all: the connection closed under the request (another pooled connection to
+        // the same stopping gateway may close too). Sent again, same key, up to DROPPED_RESENDS times.
+        if (opts.retryDropped && resent < DROPPED_RESENDS) {
           retried.push({ client: n, method, path: path.replace(/[0-9a-f-]{36}/g, ':id'), status, detail, startedAt, endedAt: Date.now() });
-          resent = true;
+          resent++;
           resends++;
         }
       }
@@ -118,7 +121,7 @@ export function startTraffic(
     calls.push(c);
     // Sent again after a dropped connection: 409 says the first attempt took effect after all (a
     // claim has no Idempotency-Key support: the job is already this tester's), as in step() below.
-    if (resent && status === 409 && json?.code !== 'idempotency_in_progress') return json ?? {};
+    if (resent > 0 && status === 409 && json?.code !== 'idempotency_in_progress') return json ?? {};
     if (status === 'network error' || !expect.includes(status)) {
       failures.push(c);
       return undefined;
@@ -237,7 +240,7 @@ export function startAdminTraffic(stack: Stack, admin: Actor, n: number, opts: {
       let startedAt = Date.now();
       let status: Call['status'] = 'network error';
       let detail: string | undefined;
-      for (let attempt = 0; attempt < (opts.retryDropped ? 2 : 1); attempt++) {
+      for (let attempt = 0; attempt < (opts.retryDropped ? 1 + DROPPED_RESENDS : 1); attempt++) {
         startedAt = Date.now();
         detail = undefined;
         try {
@@ -249,7 +252,7 @@ export function startAdminTraffic(stack: Stack, admin: Actor, n: number, opts: {
           status = 'network error';
           const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
           detail = `${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`;
-          if (opts.retryDropped && attempt === 0) retried.push({ client: clientNo, method, path, status, detail, startedAt, endedAt: Date.now() });
+          if (opts.retryDropped && attempt < DROPPED_RESENDS) retried.push({ client: clientNo, method, path, status, detail, startedAt, endedAt: Date.now() });
         }
       }
       const c: Call = { client: clientNo, method, path, status, detail, startedAt, endedAt: Date.now() };
