@@ -47,6 +47,28 @@ export const TIMERS_TARGET = 20;
 
 type Obj = Record<string, unknown>;
 
+/** TriggerAuthentication of the Redis scalers: the read-only `keda` user of scripts/redis-acl.ts. */
+export const REDIS_AUTH = 'htm-keda-redis';
+/** TriggerAuthentication of the Kafka scaler: KEDA's own SASL principal (User:keda), allowed Describe only. */
+export const KAFKA_AUTH = 'htm-keda-kafka';
+/** Secret keys of each TriggerAuthentication (deploy/k8s/base/secret.template.yaml lists them). */
+export const AUTH_SECRET_KEYS: Record<string, Record<string, string>> = {
+  [REDIS_AUTH]: { address: 'KEDA_REDIS_ADDRESS', username: 'KEDA_REDIS_USERNAME', password: 'KEDA_REDIS_PASSWORD' },
+  // sasl: scram_sha512 (or scram_sha256, plaintext); tls: enable (SASL_SSL) or disable.
+  [KAFKA_AUTH]: { sasl: 'KEDA_KAFKA_SASL', username: 'KEDA_KAFKA_USERNAME', password: 'KEDA_KAFKA_PASSWORD', tls: 'KEDA_KAFKA_TLS' },
+};
+
+function triggerAuthentication(name: string): Obj {
+  return {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'TriggerAuthentication',
+    metadata: { name },
+    spec: {
+      secretTargetRef: Object.entries(AUTH_SECRET_KEYS[name]).map(([parameter, key]) => ({ parameter, name: 'htm-secrets', key })),
+    },
+  };
+}
+
 function cpuMemory(): Obj[] {
   return [
     { type: 'cpu', metricType: 'Utilization', metadata: { value: '70' } },
@@ -70,6 +92,7 @@ function lagTriggers(bus: 'kafka' | 'redis', group: string): Obj[] {
               offsetResetPolicy: 'earliest',
               allowIdleConsumers: 'false',
             },
+            authenticationRef: { name: KAFKA_AUTH },
           },
         ]
       : Array.from({ length: REDIS_PARTITIONS }, (_, p) => ({
@@ -81,7 +104,7 @@ function lagTriggers(bus: 'kafka' | 'redis', group: string): Obj[] {
             lagCount: String(LAG_TARGET),
             activationLagCount: '0',
           },
-          authenticationRef: { name: 'htm-keda-redis' },
+          authenticationRef: { name: REDIS_AUTH },
         })),
   );
 }
@@ -119,18 +142,9 @@ export function renderComponent(bus: 'kafka' | 'redis'): {
   const partitions = bus === 'kafka' ? KAFKA_PARTITIONS : REDIS_PARTITIONS;
   const objects: Obj[] = [];
   // The worker's timers are BullMQ jobs in Redis whatever the bus: authentication for the Redis scalers.
-  objects.push({
-    apiVersion: 'keda.sh/v1alpha1',
-    kind: 'TriggerAuthentication',
-    metadata: { name: 'htm-keda-redis' },
-    spec: {
-      secretTargetRef: [
-        { parameter: 'address', name: 'htm-secrets', key: 'KEDA_REDIS_ADDRESS' },
-        { parameter: 'username', name: 'htm-secrets', key: 'KEDA_REDIS_USERNAME' },
-        { parameter: 'password', name: 'htm-secrets', key: 'KEDA_REDIS_PASSWORD' },
-      ],
-    },
-  });
+  objects.push(triggerAuthentication(REDIS_AUTH));
+  // The Kafka scaler logs in with SASL as its own principal (docs/operations.md, "Event bus credentials").
+  if (bus === 'kafka') objects.push(triggerAuthentication(KAFKA_AUTH));
   for (const group of Object.keys(CONSUMED_SOURCES)) {
     const http = HTTP_SCALED.has(group);
     objects.push(
@@ -153,7 +167,7 @@ export function renderComponent(bus: 'kafka' | 'redis'): {
             listLength: String(TIMERS_TARGET),
             activationListLength: '0',
           },
-          authenticationRef: { name: 'htm-keda-redis' },
+          authenticationRef: { name: REDIS_AUTH },
         },
         ...cpuMemory(),
       ],

@@ -1,5 +1,5 @@
 /**
- * Redis ACL users for the event bus: one user per service, allowed to WRITE events only to its own
+ * Redis ACL users for the event bus: one user per service (and `keda`, read-only, for the autoscaler), allowed to WRITE events only to its own
  * streams (`<prefix>events:<service>:*`) and its own dead letter; it may read and acknowledge the
  * streams it consumes (consumer groups), and use its other keys (rate limits, timers, caches)
  * under the prefix. The gateway writes no event stream at all (its live channel only reads them).
@@ -50,6 +50,20 @@ export function redisUserRules(user: RedisUser, prefix: string): string[] {
   ];
 }
 
+/**
+ * KEDA's user (the prod overlay's keda components, TriggerAuthentication `htm-keda-redis`): reads
+ * only, and only what the scalers ask: a consumer group's lag and pending entries on the event
+ * streams (XINFO GROUPS/STREAM, XPENDING, XLEN) and the timer queue's length (LLEN on BullMQ's
+ * lists), plus PING and the connection handshake. It can write nothing, read no entry's content
+ * (no XRANGE/XREAD), and touch no key outside the streams and BullMQ's.
+ */
+export function kedaUserRules(prefix: string): string[] {
+  const p = glob(prefix);
+  return ['reset', 'on', 'resetchannels', `%R~${p}events:*`, `%R~${p}bull:*`, '-@all', ...KEDA_COMMANDS.map((c) => `+${c}`)];
+}
+/** What KEDA's redis-streams (lagCount, pendingEntriesCount, streamLength) and redis (listLength) scalers run. */
+export const KEDA_COMMANDS = ['xinfo|groups', 'xinfo|stream', 'xpending', 'xlen', 'llen', 'ping', 'hello', 'auth'];
+
 /** `ACL SETUSER` argument lists, one per user, with each user's password (`>pw`). */
 export function aclSetUserArgs(prefix: string, passwords: Record<RedisUser, string>, names: (u: RedisUser) => string = (u) => u): string[][] {
   return REDIS_USERS.map((u) => ['SETUSER', names(u), ...redisUserRules(u, prefix), `>${passwords[u]}`]);
@@ -60,17 +74,16 @@ export function aclSetUserArgs(prefix: string, passwords: Record<RedisUser, stri
  * also switches the passwordless `default` user off and adds `ops`, the operators' user (replaying
  * dead letters writes to any stream; health checks), with its own password.
  */
-export function aclLines(prefix: string, password: (u: RedisUser | 'ops') => string, format: 'setuser' | 'aclfile'): string[] {
-  const services = REDIS_USERS.map((u) => {
-    const rules = [...redisUserRules(u, prefix), `>${password(u)}`];
-    return format === 'setuser' ? `ACL SETUSER ${u} ${rules.join(' ')}` : `user ${u} ${rules.filter((r) => r !== 'reset').join(' ')}`;
-  });
-  if (format === 'setuser') return services;
-  return ['user default off', ...services, `user ops on ~* &* +@all >${password('ops')}`];
+export function aclLines(prefix: string, password: (u: RedisUser | 'ops' | 'keda') => string, format: 'setuser' | 'aclfile'): string[] {
+  const line = (u: RedisUser | 'keda', rules: string[]) => (format === 'setuser' ? `ACL SETUSER ${u} ${rules.join(' ')}` : `user ${u} ${rules.filter((r) => r !== 'reset').join(' ')}`);
+  const services = REDIS_USERS.map((u) => line(u, [...redisUserRules(u, prefix), `>${password(u)}`]));
+  const keda = line('keda', [...kedaUserRules(prefix), `>${password('keda')}`]);
+  if (format === 'setuser') return [...services, keda];
+  return ['user default off', ...services, keda, `user ops on ~* &* +@all >${password('ops')}`];
 }
 
 /** The environment variable holding a user's password. */
-export const passwordVar = (u: RedisUser | 'ops') => `REDIS_PASSWORD_${u.toUpperCase()}`;
+export const passwordVar = (u: RedisUser | 'ops' | 'keda') => `REDIS_PASSWORD_${u.toUpperCase()}`;
 
 function main(argv: string[]) {
   const prefix = /^--prefix=(.*)$/.exec(argv.find((a) => a.startsWith('--prefix=')) ?? '')?.[1] ?? process.env.REDIS_PREFIX ?? 'htm:';

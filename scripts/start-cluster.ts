@@ -8,9 +8,9 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/htm npm run start:cluster -- --jobs=3 --worker=1
  *
  * Options: --<role>=<n> for gateway, identity, jobs, payments, admin, notifications, worker (default
- * 2 each); --port=<n> (the first gateway, default PORT or 8080; the second gateway takes a free
- * port: put a load balancer in front of both, or use the first); --no-build (use the bundles
- * already in dist/).
+ * 2 each); --port=<n> (the public address, default PORT or 8080: a front that spreads connections
+ * over every gateway replica whose /readyz answers, so a gateway restart keeps it up; each gateway
+ * also listens on its own free port); --no-build (use the bundles already in dist/).
  */
 import path from 'node:path';
 import { DEFAULT_REPLICAS, ROLES, ROOT, startCluster, type Cluster, type Role } from './cluster/cluster.js';
@@ -83,7 +83,7 @@ async function main() {
   for (const role of ROLES) {
     for (const r of cluster.replicas[role]) say(`${r.name.padEnd(12)} pid ${String(r.pid).padEnd(7)} ${r.url}   log ${path.relative(ROOT, r.logFile)}`);
   }
-  say(`marketplace running at http://localhost:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s; EVENT_BUS=${env.EVENT_BUS ?? 'redis'}); Ctrl-C stops it`);
+  say(`marketplace running at http://localhost:${port}, spread over ${cluster.replicas.gateway.length} gateway(s) (started in ${((Date.now() - started) / 1000).toFixed(1)} s; EVENT_BUS=${env.EVENT_BUS ?? 'redis'}); Ctrl-C stops it`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, 'scripts', 'start-cluster.ts')) void main();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ScaledObject, TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import {
+  AUTH_SECRET_KEYS,
   COMPONENT_DIRS,
   COMPONENTS,
   CONSUMED_SOURCES,
@@ -74,6 +75,8 @@ describe.each([['kafka'], ['redis']] as const)('KEDA component (%s bus)', (bus) 
           sources.map((s) => `htm.events.${s}`).sort(),
         );
         for (const t of lag) expect(t.metadata.bootstrapServersFromEnv).toBe('KAFKA_BROKERS');
+        // The Kafka scaler logs in with SASL as its own principal (no anonymous listener needed).
+        for (const t of lag) expect(t.authenticationRef.name).toBe('htm-keda-kafka');
       } else {
         const streams = sources.flatMap((s) =>
           Array.from({ length: REDIS_PARTITIONS }, (_, p) => `htm:events:${s}:${p}`),
@@ -100,13 +103,37 @@ describe.each([['kafka'], ['redis']] as const)('KEDA component (%s bus)', (bus) 
     });
   });
 
-  it('reads the Redis credentials from keys the Secret template lists', () => {
+  it('reads the credentials of every scaler from keys the Secret template lists: the Redis user keda, and Kafka SASL on the Kafka bus', () => {
     const template = readYamlDocs(path.join(K8S, 'base', 'secret.template.yaml'))[0] as K8sObject;
-    const auth = docsOf(bus).find((o) => o.kind === 'TriggerAuthentication')!;
-    for (const ref of auth.spec.secretTargetRef) {
-      expect(ref.name).toBe('htm-secrets');
-      expect(Object.keys(template.stringData)).toContain(ref.key);
+    const auths = docsOf(bus).filter((o) => o.kind === 'TriggerAuthentication');
+    expect(auths.map((a) => a.metadata.name).sort()).toEqual(
+      bus === 'kafka' ? ['htm-keda-kafka', 'htm-keda-redis'] : ['htm-keda-redis'],
+    );
+    for (const auth of auths) {
+      for (const ref of auth.spec.secretTargetRef) {
+        expect(ref.name).toBe('htm-secrets');
+        expect(Object.keys(template.stringData)).toContain(ref.key);
+      }
     }
+    const params = (name: string) =>
+      auths
+        .find((a) => a.metadata.name === name)!
+        .spec.secretTargetRef.map((r: K8sObject) => r.parameter)
+        .sort();
+    expect(params('htm-keda-redis')).toEqual(['address', 'password', 'username']);
+    expect(template.stringData.KEDA_REDIS_USERNAME).toBe('keda');
+    if (bus === 'kafka') {
+      // KEDA's Kafka scaler: sasl mode, principal and password, TLS (SASL_SSL).
+      expect(params('htm-keda-kafka')).toEqual(['password', 'sasl', 'tls', 'username']);
+      expect(['scram_sha512', 'scram_sha256', 'plaintext']).toContain(
+        template.stringData[AUTH_SECRET_KEYS['htm-keda-kafka'].sasl],
+      );
+      expect(template.stringData.KEDA_KAFKA_USERNAME).toBe('keda');
+    }
+    // Every trigger that needs credentials names a TriggerAuthentication of this component.
+    for (const o of scaled(bus))
+      for (const t of o.spec.triggers.filter((x: K8sObject) => !['cpu', 'memory'].includes(x.type)))
+        expect(auths.map((a) => a.metadata.name)).toContain(t.authenticationRef?.name);
   });
 });
 

@@ -48,7 +48,7 @@ describe('Redis users (deploy)', () => {
       .replace('exec redis-server', `exec redis-server --port 0 --unixsocket ${socket} --dir ${dir} --save ''`)
       .replace('--appendonly yes', '--appendonly no');
     server = spawn('sh', ['-c', script], { env: { ...process.env, ...env }, stdio: 'ignore' });
-    const as = (user: string) => new Redis({ path: socket, username: user, password: env[passwordVar(user as 'ops')], maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+    const as = (user: string) => new Redis({ path: socket, username: user, password: env[passwordVar(user as 'ops' | 'keda')], enableReadyCheck: user !== 'keda' /* no INFO for keda */, maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
     const ops = as('ops');
     await waitFor(async () => (await ops.connect().then(() => ops.ping(), () => undefined)) === 'PONG', 'redis-server to load the users', 10_000);
     try {
@@ -67,6 +67,30 @@ describe('Redis users (deploy)', () => {
         }
         c.disconnect();
       }
+      // KEDA's user reads a group's lag and the timer queue's length, and nothing else.
+      const keda = as('keda');
+      await keda.connect();
+      await ops.xgroup('CREATE', 'htm:events:jobs:1', 'payments', '0', 'MKSTREAM');
+      await ops.xadd('htm:events:jobs:1', '*', 'e', '{}');
+      const groups = (await keda.xinfo('GROUPS', 'htm:events:jobs:1')) as unknown[][];
+      expect(groups[0]).toEqual(expect.arrayContaining(['name', 'payments', 'lag', 1]));
+      expect(await keda.xpending('htm:events:jobs:1', 'payments')).toEqual([0, null, null, null]);
+      expect(await keda.xlen('htm:events:jobs:1')).toBe(1);
+      expect(await keda.llen('htm:bull:jobs-timers:wait')).toBe(0);
+      expect(await keda.ping()).toBe('PONG');
+      const refused = (p: Promise<unknown>) => p.then(() => 'allowed', (err: Error) => err.message.split(' ')[0]);
+      for (const [what, attempt] of [
+        ['XADD', () => keda.xadd('htm:events:jobs:1', '*', 'e', '{}')],
+        ['XRANGE (event contents)', () => keda.xrange('htm:events:jobs:1', '-', '+')],
+        ['XREADGROUP', () => keda.xreadgroup('GROUP', 'payments', 'keda', 'STREAMS', 'htm:events:jobs:1', '>')],
+        ['XACK', () => keda.xack('htm:events:jobs:1', 'payments', '0-1')],
+        ['DEL', () => keda.del('htm:events:jobs:1')],
+        ['GET (another key)', () => keda.get('htm:ratelimit:x')],
+        ['XLEN (outside the streams)', () => keda.xlen('htm:live:x')],
+      ] as const) {
+        expect([what, await refused(attempt())]).toEqual([what, 'NOPERM']);
+      }
+      keda.disconnect();
       // Each compose service connects as its own user (the jobs worker as jobs).
       for (const [name, svc] of Object.entries(compose.services)) {
         const url = svc.environment?.REDIS_URL;

@@ -4,7 +4,8 @@
  * run), against real PostgreSQL (DATABASE_URL, one schema per service) and Redis. The gateway gets
  * the list of each service's replicas (comma-separated *_URL) and balances over the ready ones;
  * calls between services go through one ServiceAddress per service (what a Kubernetes Service
- * does). Used by `npm run start:cluster` (scripts/start-cluster.ts) and test/cluster.
+ * does), and so does the public address: one front over every gateway replica, which sends each
+ * new connection to a gateway whose /readyz answers (a load balancer's job in production). Used by `npm run start:cluster` (scripts/start-cluster.ts) and test/cluster.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
@@ -38,7 +39,10 @@ export interface ClusterOptions {
    */
   roleBundleDirs?: Partial<Record<Role, string>>;
   build?: boolean;
-  /** The gateway's port (the first gateway replica; others take free ports). Default: a free port. */
+  /**
+   * The public port: a front (a ServiceAddress, as a load balancer) spreading connections over
+   * every gateway replica whose /readyz answers; the gateways themselves take free ports. Default: a free port.
+   */
   gatewayPort?: number;
   /** One log file per process: <logDir>/<role>-<n>.log. */
   logDir: string;
@@ -46,6 +50,8 @@ export interface ClusterOptions {
   drainMs?: number;
   /** How often the gateway and the service addresses ask each replica's /readyz. */
   healthIntervalMs?: number;
+  /** How long a replica may take to answer /readyz 200 after its start (default 90 s; a shared machine needs more). */
+  readyTimeoutMs?: number;
   /**
    * Each service connects to Redis as its own ACL user (scripts/redis-acl.ts), created for the run
    * with the REDIS_URL connection and removed at stop (default true; with EVENT_BUS=redis). If that
@@ -67,6 +73,7 @@ export class Replica {
     private readonly file: string,
     private readonly env: Record<string, string>,
     readonly logFile: string,
+    private readonly readyTimeoutMs = 90_000,
   ) {}
 
   get name(): string {
@@ -82,7 +89,7 @@ export class Replica {
     return this.child?.pid;
   }
 
-  /** Starts the process and resolves once its /readyz answers 200 (rejects if it exits first or in 90 s). */
+  /** Starts the process and resolves once its /readyz answers 200 (rejects if it exits first or after readyTimeoutMs, 90 s). */
   async start(): Promise<void> {
     if (this.running) return;
     // Straight into the log file: a busy parent never slows a child's (synchronous) log writes.
@@ -98,7 +105,7 @@ export class Replica {
     closeSync(log);
     this.child = child;
     this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + this.readyTimeoutMs;
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited before it was ready (see ${this.logFile})`);
       try {
@@ -107,7 +114,7 @@ export class Replica {
       } catch {
         /* not listening yet */
       }
-      if (Date.now() > deadline) throw new Error(`${this.name} not ready in 90 s (see ${this.logFile})`);
+      if (Date.now() > deadline) throw new Error(`${this.name} not ready in ${this.readyTimeoutMs / 1000} s (see ${this.logFile})`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -131,7 +138,7 @@ export class Replica {
 }
 
 export interface Cluster {
-  /** The gateway (the first gateway replica). */
+  /** The public address: the front over every ready gateway replica. */
   url: string;
   /** The first gateway's metrics port: /metrics and the detailed /healthz (every replica's readiness). */
   metricsUrl: string;
@@ -171,9 +178,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   mkdirSync(opts.logDir, { recursive: true });
 
   const ports: Record<Role, number[]> = Object.fromEntries(
-    await Promise.all(ROLES.map(async (r) => [r, await Promise.all(Array.from({ length: counts[r] }, (_, i) => (r === 'gateway' && i === 0 && opts.gatewayPort ? opts.gatewayPort : freePort())))])),
+    await Promise.all(ROLES.map(async (r) => [r, await Promise.all(Array.from({ length: counts[r] }, () => freePort()))])),
   ) as Record<Role, number[]>;
   const healthMs = opts.healthIntervalMs ?? 250;
+  // The public address: a front over the gateways (new connections only to a ready gateway).
+  const front = new ServiceAddress('gateway', ports.gateway.map((port) => ({ host: '127.0.0.1', port })), healthMs);
+  await front.listen(opts.gatewayPort ?? 0);
   const addresses = Object.fromEntries(SERVICES.map((s) => [s, new ServiceAddress(s, ports[s].map((port) => ({ host: '127.0.0.1', port })), healthMs)])) as Record<ServiceRole, ServiceAddress>;
   for (const a of Object.values(addresses)) await a.listen();
   const urlOf = Object.fromEntries(SERVICES.map((s) => [s, addresses[s].url])) as Record<ServiceRole, string>;
@@ -204,7 +214,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     PAYMENTS_SELF_URL: urlOf.payments,
     SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1500),
   });
-  const gatewayPort = ports.gateway[0];
+  const gatewayPort = front.port;
   // Each gateway's metrics port (the detailed health lives there; the public /api/healthz says only the status).
   const metricsPorts = await Promise.all(ports.gateway.map(() => freePort()));
   let busUsers: BusUsers | undefined;
@@ -241,7 +251,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     return { ...base, PORT: String(port), PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}` };
   };
   const replicas = Object.fromEntries(
-    ROLES.map((role) => [role, ports[role].map((port, i) => new Replica(role, i, port, entryFile(dirOf(role), role), envFor(role, port), path.join(opts.logDir, `${role}-${i + 1}.log`)))]),
+    ROLES.map((role) => [role, ports[role].map((port, i) => new Replica(role, i, port, entryFile(dirOf(role), role), envFor(role, port), path.join(opts.logDir, `${role}-${i + 1}.log`), opts.readyTimeoutMs))]),
   ) as Record<Role, Replica[]>;
 
   const all = ROLES.flatMap((r) => replicas[r]);
@@ -249,6 +259,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     // Gateway first (no new traffic), then the workers and services, all gracefully.
     await Promise.all(replicas.gateway.map((r) => r.stop()));
     await Promise.all(all.filter((r) => r.role !== 'gateway').map((r) => r.stop()));
+    await front.close();
     for (const a of Object.values(addresses)) await a.close();
     await busUsers?.remove().catch(() => undefined);
   };
@@ -258,13 +269,14 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     await Promise.all([...replicas.worker, ...replicas.gateway].map((r) => r.start()));
   } catch (err) {
     for (const r of all) await r.stop('SIGKILL').catch(() => undefined);
+    await front.close();
     for (const a of Object.values(addresses)) await a.close();
     await busUsers?.remove().catch(() => undefined);
     throw err;
   }
   say(`cluster running: ${ROLES.map((r) => `${r} ×${counts[r]}`).join(', ')}`);
   return {
-    url: `http://127.0.0.1:${gatewayPort}`,
+    url: front.url,
     metricsUrl: `http://127.0.0.1:${metricsPorts[0]}`,
     replicas,
     addresses: urlOf,

@@ -26,6 +26,12 @@ export interface Cycle {
 
 export interface TrafficResult {
   calls: Call[];
+  /**
+   * Attempts that got no answer at all (the connection closed under them: a gateway stopping) and
+   * that the client sent again at once, as a browser does, with the same Idempotency-Key on a
+   * POST (only with `retryDropped`). Not failures unless the second attempt failed too.
+   */
+  retried: Call[];
   /** Cycles that reached their end (submitted and, for 'poster', accepted). */
   cycles: Cycle[];
   /** Calls that did not get the answer the cycle expected (5xx, network errors, wrong status). */
@@ -33,6 +39,8 @@ export interface TrafficResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How many times a request that got no answer (connection closed) is sent again with `retryDropped`. */
+const DROPPED_RESENDS = 3;
 
 const active = new Set<() => void>();
 /** Stops every traffic still running (afterAll: a test that timed out never called stop()). */
@@ -53,41 +61,67 @@ export function startTraffic(
     leaveToTimer?: (client: number, round: number) => boolean;
     /** Pause before each call, as a person clicking (ms). */
     thinkMs?: number;
+    /** Send an attempt that got no answer (connection closed) once more at once, same Idempotency-Key. */
+    retryDropped?: boolean;
   } = {},
 ) {
   const calls: Call[] = [];
   const failures: Call[] = [];
+  const retried: Call[] = [];
   const cycles: Cycle[] = [];
   let running = true;
 
   const call = async (n: number, actor: Actor | undefined, method: string, path: string, expect: number[], body?: unknown, form?: FormData) => {
     await sleep(opts.thinkMs ?? 100);
-    const startedAt = Date.now();
-    let status: Call['status'];
+    // Like the web app: one Idempotency-Key per user attempt of a POST, so a retry can never do it twice.
+    const key: Record<string, string> = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
+    let startedAt = Date.now();
+    let status: Call['status'] = 'network error';
     let json: Record<string, unknown> | undefined;
     let detail: string | undefined;
-    try {
-      if (form) {
-        const res = await fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${actor!.token}` }, body: form });
-        status = res.status;
-        json = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-      } else if (!actor) {
-        const res = await fetch(`${stack.url}${path}`, { method, redirect: 'manual' });
-        await res.arrayBuffer();
-        status = res.status;
-      } else {
-        // Like the web app: one Idempotency-Key per attempt of a POST, so a retry can never do it twice.
-        const r = await client(stack, actor.token).call(method, path, body, method === 'POST' ? { 'idempotency-key': randomUUID() } : {});
-        status = r.status;
-        json = r.body as unknown as Record<string, unknown>;
+    let resent = 0;
+    for (let attempt = 0, resends = 0; attempt <= resends; attempt++) {
+      startedAt = Date.now();
+      json = undefined;
+      detail = undefined;
+      try {
+        if (form) {
+          const res = await fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${actor!.token}`, ...key }, body: form });
+          status = res.status;
+          json = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+        } else if (!actor) {
+          const res = await fetch(`${stack.url}${path}`, { method, redirect: 'manual', headers: key });
+          await res.arrayBuffer();
+          status = res.status;
+        } else {
+          const r = await client(stack, actor.token).call(method, path, body, key);
+          status = r.status;
+          json = r.body as unknown as Record<string, unknown>;
+        }
+        if (!expect.includes(status) || status === 409) detail = JSON.stringify(json)?.slice(0, 300);
+        // The resent request found the first still running (409 idempotency_in_progress, Retry-After: 1): wait for its answer.
+        if (resent > 0 && status === 409 && json?.code === 'idempotency_in_progress' && resends < 10) {
+          resends++;
+          await sleep(1000);
+        }
+      } catch (err) {
+        status = 'network error';
+        const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+        detail = `${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`;
+        // No answer at all: the connection closed under the request (another pooled connection to
+        // the same stopping gateway may close too). Sent again, same key, up to DROPPED_RESENDS times.
+        if (opts.retryDropped && resent < DROPPED_RESENDS) {
+          retried.push({ client: n, method, path: path.replace(/[0-9a-f-]{36}/g, ':id'), status, detail, startedAt, endedAt: Date.now() });
+          resent++;
+          resends++;
+        }
       }
-      if (!expect.includes(status) || status === 409) detail = JSON.stringify(json)?.slice(0, 300);
-    } catch (err) {
-      status = 'network error';
-      detail = (err as Error).message;
     }
     const c: Call = { client: n, method, path: path.replace(/[0-9a-f-]{36}/g, ':id'), status, detail, startedAt, endedAt: Date.now() };
     calls.push(c);
+    // Sent again after a dropped connection: 409 says the first attempt took effect after all (a
+    // claim has no Idempotency-Key support: the job is already this tester's), as in step() below.
+    if (resent > 0 && status === 409 && json?.code !== 'idempotency_in_progress') return json ?? {};
     if (status === 'network error' || !expect.includes(status)) {
       failures.push(c);
       return undefined;
@@ -176,7 +210,71 @@ export function startTraffic(
       clearTimeout(guard);
       active.delete(halt);
       await all;
-      return { calls, cycles, failures };
+      return { calls, cycles, failures, retried };
+    },
+  };
+}
+
+/**
+ * The admin at work, for the rolling restart of the admin replicas and the gateways: `n` loops of
+ * the Overview's reads (dead letters, waitlist, audit log) and a POST that writes (the clear-all
+ * preview: admin asks jobs for the counts and stores a confirmation), each POST with its own
+ * Idempotency-Key as the web app sends. Every call is recorded; any status but 200 is a failure.
+ */
+export function startAdminTraffic(stack: Stack, admin: Actor, n: number, opts: { thinkMs?: number; retryDropped?: boolean } = {}) {
+  const calls: Call[] = [];
+  const failures: Call[] = [];
+  const retried: Call[] = [];
+  let running = true;
+  const routes: Array<[method: string, path: string]> = [
+    ['GET', '/api/admin/dead-letters'],
+    ['GET', '/api/admin/waitlist?page=1'],
+    ['GET', '/api/admin/audit'],
+    ['POST', '/api/admin/clear-jobs/preview'],
+  ];
+  const loop = async (clientNo: number) => {
+    for (let i = 0; running; i++) {
+      await sleep(opts.thinkMs ?? 200);
+      const [method, path] = routes[(i + clientNo) % routes.length];
+      const key: Record<string, string> = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
+      let startedAt = Date.now();
+      let status: Call['status'] = 'network error';
+      let detail: string | undefined;
+      for (let attempt = 0; attempt < (opts.retryDropped ? 1 + DROPPED_RESENDS : 1); attempt++) {
+        startedAt = Date.now();
+        detail = undefined;
+        try {
+          const r = await client(stack, admin.token).call(method, path, method === 'POST' ? {} : undefined, key);
+          status = r.status;
+          if (status !== 200) detail = JSON.stringify(r.body)?.slice(0, 300);
+          break;
+        } catch (err) {
+          status = 'network error';
+          const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+          detail = `${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`;
+          if (opts.retryDropped && attempt < DROPPED_RESENDS) retried.push({ client: clientNo, method, path, status, detail, startedAt, endedAt: Date.now() });
+        }
+      }
+      const c: Call = { client: clientNo, method, path, status, detail, startedAt, endedAt: Date.now() };
+      calls.push(c);
+      if (status !== 200) failures.push(c);
+    }
+  };
+  const all = Promise.all(Array.from({ length: n }, (_, i) => loop(1000 + i)));
+  const halt = () => {
+    running = false;
+  };
+  const guard = setTimeout(halt, 600_000);
+  guard.unref();
+  active.add(halt);
+  return {
+    calls,
+    async stop(): Promise<{ calls: Call[]; failures: Call[]; retried: Call[] }> {
+      halt();
+      clearTimeout(guard);
+      active.delete(halt);
+      await all;
+      return { calls, failures, retried };
     },
   };
 }

@@ -291,7 +291,7 @@ export interface DeadLettersView {
   total: number;
   groups: Array<{ group: string; count: number }>;
 }
-/** POST /api/admin/dead-letters/replay: how many dead letters went back on their streams. */
+/** POST /api/admin/dead-letters/replay: how many dead letters each group was asked to handle again. */
 export interface ReplayDeadLettersResult {
   replayed: number;
   groups: Array<{ group: string; count: number }>;

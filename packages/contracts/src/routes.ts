@@ -165,7 +165,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/admin/audit', service: 'admin', access: 'user', rate: 'api', summary: "The admin actions' append-only audit log (filters, pages)", query: adminAuditQuerySchema, roles: ['admin'] },
   { method: 'get', path: '/api/admin/audit.csv', service: 'admin', access: 'user', rate: 'api', summary: 'The audit log as CSV (same filters, every page)', query: adminAuditQuerySchema, roles: ['admin'], download: true },
   { method: 'get', path: '/api/admin/dead-letters', service: 'admin', access: 'user', rate: 'api', summary: 'Events no consumer could apply, per consumer group (the Overview\'s "N events need a hand")', roles: ['admin'] },
-  { method: 'post', path: '/api/admin/dead-letters/replay', service: 'admin', access: 'user', rate: 'api', summary: 'Put every dead-lettered event back on its stream (consumers apply each event once)', roles: ['admin'] },
+  { method: 'post', path: '/api/admin/dead-letters/replay', service: 'admin', access: 'user', rate: 'api', summary: "Have every consumer group handle its dead-lettered events again (each group's own consumers; each event applied once)", roles: ['admin'] },
   // notifications
   { method: 'get', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Which e-mails the signed-in user gets, per kind', roles: ['poster', 'tester', 'admin'] },
   { method: 'patch', path: '/api/notifications/preferences', service: 'notifications', access: 'user', rate: 'api', summary: 'Switch e-mail kinds on or off', body: notificationPreferencesBodySchema, roles: ['poster', 'tester', 'admin'] },

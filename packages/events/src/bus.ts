@@ -60,6 +60,14 @@ export interface EventBus {
   deadLetters(group: string, limit?: number): Promise<Array<DeadLetter & { id: string }>>;
   /** Puts dead-lettered events back on their source streams and removes them from dead letter. */
   replayDeadLetters(group: string, ids?: string[]): Promise<number>;
+  /**
+   * Redis Streams only: asks the group's own consumers to apply its dead letters again (one of
+   * them takes the request within about a second, runs each letter through its handler and
+   * removes the ones it applied). Needs no write on any stream, so it works under per-service
+   * Redis users (scripts/redis-acl.ts), where only a stream's own service may write it. Answers
+   * how many letters were asked for (refused, forged or misrouted letters are left out).
+   */
+  requestReplay?(group: string): Promise<number>;
   /** Redis Streams only: see StreamHistory (the outbox relay uses it to notice a wiped Redis). */
   streamHistory?(source: EventSource): Promise<StreamHistory>;
   /** Redis Streams only: writes the history marker of a source's streams. */

@@ -41,11 +41,15 @@ export async function countDeadLetters(bus: EventBus): Promise<DeadLetterCount[]
   return out;
 }
 
-/** Puts every dead letter of every group back on its stream (consumers are idempotent). Returns how many per group. */
+/**
+ * Every dead letter of every group handled again (consumers are idempotent). On Redis Streams each
+ * group's own consumers do it (requestReplay: nothing is written to another service's stream, as
+ * per-service Redis users forbid); on Kafka the letters go back on their topics. Returns how many per group.
+ */
 export async function replayAllDeadLetters(bus: EventBus): Promise<DeadLetterCount[]> {
   const out: DeadLetterCount[] = [];
   for (const { group } of await countDeadLetters(bus)) {
-    const count = await bus.replayDeadLetters(group);
+    const count = bus.requestReplay ? await bus.requestReplay(group) : await bus.replayDeadLetters(group);
     if (count > 0) out.push({ group, count });
   }
   return out;

@@ -68,6 +68,10 @@ export class RedisStreamsBus implements EventBus {
     const m = /^events:([^:]+):\d+$/.exec(stream.slice(this.prefix.length));
     return stream.startsWith(this.prefix) ? m?.[1] : undefined;
   }
+  /** A request that the group's consumers apply its dead letters again (see requestReplay). */
+  replayRequestKey(group: string): string {
+    return `${this.prefix}dlq-replay:${group}`;
+  }
   leaseKey(group: string, stream: string): string {
     return `${this.prefix}lease:${group}:${stream.slice(this.prefix.length)}`;
   }
@@ -135,6 +139,20 @@ export class RedisStreamsBus implements EventBus {
       await this.pub.xdel(this.dlqKey(group), l.id);
       n++;
     }
+    return n;
+  }
+
+  /**
+   * The admin's Replay: asks the group's own consumers (whichever replica looks first, within
+   * about a second) to run every letter through their handler again and remove those applied. It
+   * writes only a plain key, so it works with per-service Redis users, which may not write another
+   * service's streams (replayDeadLetters, by contrast, writes the source stream: the `ops` user's
+   * CLI). A group with no consumer running keeps the request (24 h) and its letters.
+   */
+  async requestReplay(group: string): Promise<number> {
+    const letters = await this.deadLetters(group, 10_000);
+    const n = letters.filter((l) => !l.reason && l.event && typeof l.event === 'object').length;
+    if (n > 0) await this.pub.set(this.replayRequestKey(group), new Date().toISOString(), 'EX', 86_400);
     return n;
   }
 
@@ -253,6 +271,7 @@ class StreamConsumer {
   private running = true;
   private loop?: Promise<void>;
   private lastRenew = 0;
+  private lastReplayCheck = 0;
   private readonly log?: Logger;
 
   constructor(
@@ -293,6 +312,7 @@ class StreamConsumer {
     while (this.running) {
       try {
         await this.renewLeases();
+        await this.replayIfAsked();
         if (!this.owned.size) {
           await sleep(Math.min(this.leaseMs / 3, 1000));
           continue;
@@ -485,6 +505,53 @@ class StreamConsumer {
         },
       },
     );
+  }
+
+  /**
+   * The admin asked for this group's dead letters to be applied again (requestReplay): the first
+   * consumer of the group to see the request takes it (GETDEL) and runs each letter through the
+   * handler, as a delivery would (origin checked against the stream it came from, transient errors
+   * retried); a letter applied is removed from the dead letter, one that fails again stays there.
+   */
+  private async replayIfAsked(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastReplayCheck < Math.min(this.leaseMs / 3, 1000)) return;
+    this.lastReplayCheck = now;
+    if (!(await this.redis.getdel(this.bus.replayRequestKey(this.opts.group)))) return;
+    const dlq = this.bus.dlqKey(this.opts.group);
+    const letters = (await this.redis.xrange(dlq, '-', '+', 'COUNT', 10_000)) as Entry[];
+    let applied = 0;
+    let failed = 0;
+    for (const [id, fields] of letters) {
+      if (!this.running) break;
+      const f = toMap(fields ?? []);
+      // Refused letters (forged, misrouted, invalid) are never replayed: an operator drops them.
+      if (f.reason || f.event === undefined) continue;
+      let event: EventEnvelope;
+      try {
+        event = acceptEnvelope(f.event, f.stream ? this.bus.sourceOfStream(f.stream) : undefined);
+      } catch {
+        continue;
+      }
+      const outcome = await runWithRetry(this.opts.handler, event, {
+        policy: this.retryPolicy,
+        deadLetter: async (err) => {
+          this.log?.error({ err: err.message, eventId: event.id, type: event.type }, 'replayed dead letter failed again; it stays in dead letter');
+        },
+        onRetry: () => this.running,
+        sleep: async (delayMs) => {
+          await sleep(Math.min(delayMs, this.leaseMs / 3));
+          if (!this.running) return false;
+          await this.renewLeases();
+          return true;
+        },
+      });
+      if (outcome === 'handled') {
+        await this.redis.xdel(dlq, id);
+        applied++;
+      } else failed++;
+    }
+    this.log?.info({ applied, failed }, 'dead letters replayed by request');
   }
 
   private get retryPolicy(): RetryPolicy {

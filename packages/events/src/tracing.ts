@@ -76,6 +76,9 @@ export class TracedPublishBus implements EventBus {
   replayDeadLetters(group: string, ids?: string[]): Promise<number> {
     return this.bus.replayDeadLetters(group, ids);
   }
+  get requestReplay(): EventBus['requestReplay'] {
+    return this.bus.requestReplay?.bind(this.bus);
+  }
   get streamHistory(): EventBus['streamHistory'] {
     return this.bus.streamHistory?.bind(this.bus);
   }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
-import { createEvent, RedisStreamsBus, partitionOf, type EventSource } from '../src/index.js';
+import { createEvent, PermanentEventError, RedisStreamsBus, partitionOf, type EventSource } from '../src/index.js';
 import { runBusContract, waitFor } from './bus-contract.js';
 
 runBusContract(
@@ -41,6 +41,33 @@ describe('Redis Streams transport specifics', () => {
     }, 'the poison entry in dead letter');
     expect(letters[0].error).toMatch(/invalid envelope/);
     expect(seen).toEqual([good.id]);
+  });
+
+  it("requestReplay: the group's own consumer applies its letters (no stream write by the asker), one failing again stays, a refused one is never replayed", async () => {
+    const prefix = testRedisPrefix('replayreq');
+    const b = mk(prefix);
+    const broken = new Set(['r1', 'r2']);
+    const applied: string[] = [];
+    await b.subscribe({
+      group: 'g',
+      sources: ['admin'],
+      maxAttempts: 1,
+      handler: async (e) => {
+        if (broken.has(e.subject)) throw new PermanentEventError(`bug on ${e.subject}`);
+        applied.push(e.subject);
+      },
+    });
+    await b.publish(['r1', 'r2'].map((id) => createEvent('LeadReceived', id, { leadId: id, email: `${id}@gmail.com` })));
+    // A forged letter (LeadReceived under payments' name) is refused at once, with a reason.
+    await redis.xadd(b.streamKey('admin', 0), '*', 'e', JSON.stringify({ ...createEvent('LeadReceived', 'r3', { leadId: 'r3', email: 'r3@gmail.com' }), source: 'payments' }));
+    await waitFor(async () => (await b.deadLetterCount('g')) === 3, 'three dead letters');
+    broken.delete('r1'); // r1's bug is fixed, r2's is not
+    expect(await b.requestReplay('g')).toBe(2); // the refused letter is not asked for
+    await waitFor(async () => applied.includes('r1') && (await b.deadLetterCount('g')) === 2, 'r1 applied and removed');
+    await waitFor(async () => !(await redis.exists(b.replayRequestKey('g'))), 'the request taken');
+    const left = await b.deadLetters('g');
+    expect(left.map((l) => (l.event as { subject: string }).subject).sort()).toEqual(['r2', 'r3']);
+    expect(applied).toEqual(['r1']);
   });
 
   it('hands the unacknowledged event of a consumer that died to another consumer of the group', async () => {

@@ -1,6 +1,6 @@
 /**
  * The admin's Overview counts events no consumer could apply, across every consumer group, and
- * its Replay puts them back on their streams, where the (now fixed) consumer applies them once.
+ * its Replay has each group's own consumers apply them again: the (now fixed) consumer applies each once.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '@htm/service-kit/testing';
@@ -49,8 +49,10 @@ describe('dead letters on the admin Overview', () => {
     const replay = await call(h, 'POST', '/api/admin/dead-letters/replay', { token });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual({ replayed: 3, groups: [{ group: 'payments', count: 3 }] });
+    // The group's own consumer takes the request and applies each letter (no write on another service's stream).
     await waitFor(() => applied.length === 3, 'the replayed events applied');
     expect(applied.sort()).toEqual(events.map((e) => e.id).sort());
+    await waitFor(async () => (await call(h, 'GET', '/api/admin/dead-letters', { token })).body.total === 0, 'the dead letter emptied');
     expect((await call(h, 'GET', '/api/admin/dead-letters', { token })).body).toEqual({ total: 0, groups: [] });
   });
 });
