@@ -120,7 +120,7 @@ export function startTraffic(
     const c: Call = { client: n, method, path: path.replace(/[0-9a-f-]{36}/g, ':id'), status, detail, startedAt, endedAt: Date.now() };
     calls.push(c);
     // Sent again after a dropped connection: 409 says the first attempt took effect after all (a
-    // claim has no Idempotency-Key support: the job is already this tester's), as in step() below.
+    // review's or submission's state moved on; a repeated claim by its holder answers 200), as in step() below.
     if (resent > 0 && status === 409 && json?.code !== 'idempotency_in_progress') return json ?? {};
     if (status === 'network error' || !expect.includes(status)) {
       failures.push(c);

@@ -86,6 +86,21 @@ describe('claiming', () => {
     expect(avail.body.max_active_claims).toBe(2);
   });
 
+  it("answers the holder's repeated claim (a double click, a retry after a lost answer) like the first, and one event only", async () => {
+    const p = await poster(h);
+    const job = await paidJob(h, p);
+    const [t, other] = await Promise.all([tester(h), tester(h)]);
+    const [first, double] = await Promise.all([api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token), api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)]);
+    const retry = await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token);
+    for (const r of [first, double, retry]) {
+      expect(r.status).toBe(200);
+      expect(r.body.job).toMatchObject({ id: job.id, status: 'claimed', tester_id: t.id });
+    }
+    // Someone else is still told the job is taken.
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, other.token)).body).toEqual({ detail: 'This job has already been taken by another tester.', code: 'job_taken' });
+    expect(await outboxEvents(h, 'JobClaimed', job.id)).toHaveLength(1);
+  });
+
   it('enforces MAX_ACTIVE_CLAIMS even for simultaneous claims by one tester', async () => {
     const p = await poster(h);
     const jobs = await Promise.all(Array.from({ length: 5 }, () => paidJob(h, p)));

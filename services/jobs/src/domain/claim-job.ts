@@ -88,6 +88,9 @@ export async function claimJob(deps: JobsDeps, caller: Caller, jobId: string): P
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'job_taken') || tries >= PACK_SIZE.max) throw err;
       const job = await getJob(deps.db, target);
+      // A double click or a client's retry after a lost answer: the job is already this tester's,
+      // so the repeat answers like the first claim did instead of "taken by another tester".
+      if (job.testerId === standing.id && job.status === 'claimed') return job;
       const next = job.packId ? await findOpenSlot(deps.db, job.packId, target) : undefined;
       if (!next) throw err;
       target = next;
