@@ -32,12 +32,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const error = errorBodySchema;
   for (const op of OPERATIONS) {
     const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }> = {
-      [String(op.status ?? 200)]: {
-        description: op.summary,
-        ...(op.response ? { content: { 'application/json': { schema: op.response } } } : {}),
-      },
-    };
+    const responses: Record<string, { description: string; content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }> = {};
+    const status = op.status ?? 200;
+    for (const [code, description] of [[status, op.summary], ...Object.entries(op.also ?? {})] as Array<[number | string, string]>) {
+      responses[String(code)] = { description, ...successAnswer(op, Number(code)) };
+    }
     for (const s of errorsFor(op)) responses[String(s)] = { description: ERROR_STATUSES[s], content: { 'application/json': { schema: error } } };
     registry.registerPath({
       method: op.method,
@@ -85,6 +84,20 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     servers: [{ url: '/' }],
   }) as unknown as Record<string, unknown>;
+}
+
+/** The body (JSON schema, or the media types of a file or page) and headers of a success answer. */
+function successAnswer(op: Operation, status: number): { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> } {
+  if (status === 302 || status === 303) return { headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } } };
+  if (status === 204 || op.noBody) return op.upload && op.method === 'post' ? { headers: { Location: { description: 'The new upload', schema: { type: 'string' } } } } : {};
+  const content: Record<string, { schema: unknown }> = {};
+  if (op.response) content['application/json'] = { schema: op.response };
+  for (const type of op.produces ?? []) content[type] = { schema: binary(type) };
+  return { content };
+}
+/** A file, a PDF or a video: bytes; a page or CSV: text. */
+function binary(type: string): Record<string, string> {
+  return type.startsWith('text/') ? { type: 'string' } : { type: 'string', contentMediaType: type };
 }
 
 function zodParams(names: string[]) {
