@@ -112,9 +112,9 @@ export interface Operation {
   rate: RateClass;
   summary: string;
   /** Roles the owning service admits (documentation and the authorization matrix). */
-  roles?: Role[];
+  roles?: readonly Role[];
   body?: z.ZodType;
-  multipart?: string[];
+  multipart?: readonly string[];
   query?: z.ZodType;
   /** The JSON body of the success answer (status `status`). */
   response?: z.ZodType;
@@ -124,7 +124,7 @@ export interface Operation {
    * Media types of a success answer that is not JSON (a file, a PDF, a page), or of another form
    * of it beside `response` (text/csv for export=csv, a page for a browser).
    */
-  produces?: string[];
+  produces?: readonly string[];
   /** The success answer has no body whatever its status (tus creation: 201 with Location). */
   noBody?: boolean;
   /** Other success statuses than `status`, with what they mean (same body). */
@@ -134,8 +134,11 @@ export interface Operation {
   download?: boolean;
 }
 
-/** Every route of ARCHITECTURE.md's ownership table: the gateway routes from it, OpenAPI documents it. */
-export const OPERATIONS: Operation[] = [
+/**
+ * Every route of ARCHITECTURE.md's ownership table: the gateway routes from it, OpenAPI documents
+ * it, and each service mounts its express routes from it (service-kit's catalogueRoutes).
+ */
+const CATALOGUE = [
   // identity
   { method: 'get', path: '/api/auth/google', service: 'identity', access: 'public', rate: 'auth', summary: 'Start Google sign-in (query intent=poster|tester); the DEV sign-in page when Google is not configured', status: 302, produces: ['text/html'], also: { 200: 'The DEV sign-in page (text/html) when Google is not configured' } },
   { method: 'get', path: '/api/auth/google/callback', service: 'identity', access: 'public', rate: 'auth', summary: 'Google OAuth callback; redirects to /#session_id=S', status: 302 },
@@ -162,7 +165,7 @@ export const OPERATIONS: Operation[] = [
   // jobs
   { method: 'get', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: "A poster's own jobs; every job (with poster_info) for the admin", roles: ['poster', 'admin'], response: jobsListResponseSchema },
   { method: 'post', path: '/api/jobs', service: 'jobs', access: 'user', rate: 'api', summary: 'Post a job (testers 1-10: a pack of that many jobs); answers one checkout session for testers × $1', body: createJobBodySchema, roles: ['poster', 'admin'], status: 201, response: checkoutAnswerSchema },
-  { method: 'post', path: '/api/jobs/{id}/retest', service: 'jobs', access: 'user', rate: 'api', summary: "Re-test a completed job (poster only): a new job for the same tester, with a checkout session", roles: ['poster'], status: 201, response: checkoutAnswerSchema },
+  { method: 'post', path: '/api/jobs/{id}/retest', service: 'jobs', access: 'user', rate: 'api', summary: "Re-test a completed job (its poster only; the admin for a job the admin posted): a new job for the same tester, with a checkout session", roles: ['poster', 'admin'], status: 201, response: checkoutAnswerSchema },
   { method: 'get', path: '/api/jobs/{id}/before-after', service: 'jobs', access: 'user', rate: 'api', summary: "A re-test's findings beside the original's, per checklist item and key finding", roles: ['poster', 'tester', 'admin'], response: retestComparisonViewSchema },
   { method: 'delete', path: '/api/jobs/{id}', service: 'jobs', access: 'user', rate: 'api', summary: 'The poster deletes an unpaid job (409 already_paid once paid)', roles: ['poster', 'admin'], status: 204 },
   { method: 'post', path: '/api/jobs/{id}/checkout', service: 'jobs', access: 'user', rate: 'api', summary: 'A new checkout session for an unpaid job', roles: ['poster', 'admin'], response: checkoutAnswerSchema },
@@ -247,7 +250,12 @@ export const OPERATIONS: Operation[] = [
   // analytics
   { method: 'get', path: '/api/public/proof', service: 'analytics', access: 'public', rate: 'api', summary: "The landing page's live proof: tests delivered and the median hours to a first result (proof null while there is too little data)", response: publicProofResponseSchema },
   { method: 'get', path: '/api/admin/insights', service: 'analytics', access: 'user', rate: 'api', summary: 'Marketplace insights per day from the event stream (from/to: YYYY-MM-DD, at most 366 days)', query: insightsQuerySchema, response: insightsResponseSchema, roles: ['admin'] },
-];
+] as const satisfies readonly Operation[];
+
+export const OPERATIONS: readonly Operation[] = CATALOGUE;
+
+/** The path templates of a service's operations for one method (what its routes may mount). */
+export type CataloguePath<S extends ServiceName, M extends HttpMethod> = Extract<(typeof CATALOGUE)[number], { service: S; method: M }>['path'];
 
 /** Statuses whose success answer has no body. */
 export const NO_BODY_STATUSES = [204, 302, 303] as const;

@@ -103,7 +103,7 @@ function binary(type: string): Record<string, string> {
 function zodParams(names: string[]) {
   return z.object(Object.fromEntries(names.map((n) => [n, z.string()])));
 }
-function multipartSchema(fields: string[]) {
+function multipartSchema(fields: readonly string[]) {
   return z.object(Object.fromEntries(fields.map((f) => [f, f === 'screenshot' || f === 'files' ? z.string().describe('binary file') : z.string().optional()])));
 }
 
