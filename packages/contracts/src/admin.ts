@@ -291,10 +291,13 @@ export type ReplayDeadLettersResult = z.infer<typeof replayDeadLettersResultSche
 const pageFields = { total: z.number().int(), page: z.number().int(), page_size: z.number().int() };
 /** GET /api/admin/waitlist (JSON; export=csv answers text/csv). */
 export const waitlistPageSchema = z.object({ entries: z.array(waitlistEntryDtoSchema), ...pageFields });
+export type WaitlistPage = z.infer<typeof waitlistPageSchema>;
 /** GET /api/admin/leads (JSON; export=csv answers text/csv). */
 export const leadsPageSchema = z.object({ leads: z.array(leadDtoSchema), ...pageFields });
+export type LeadsPage = z.infer<typeof leadsPageSchema>;
 /** GET /api/admin/feedback. */
 export const feedbackPageSchema = z.object({ feedback: z.array(feedbackDtoSchema), ...pageFields });
+export type FeedbackPage = z.infer<typeof feedbackPageSchema>;
 /** GET /api/admin/audit. */
 export const auditPageSchema = z.object({ entries: z.array(auditEntryDtoSchema), ...pageFields });
 export type AuditPage = z.infer<typeof auditPageSchema>;

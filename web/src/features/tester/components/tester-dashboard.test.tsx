@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { getToken, setToken } from '../../../lib/tokens';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, mockXhr, resetStorage } from '../../../test/setup';
@@ -17,6 +17,8 @@ const tester: User = {
   location: 'USA',
   country: 'US',
   approved: true,
+  released: false,
+  created_at: '2026-01-01T00:00:00.000Z',
 };
 const openJob = jobView({
   id: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
