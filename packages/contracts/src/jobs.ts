@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
-import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
+import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE } from './identity.js';
 import { FINDING_SEVERITIES, findingViewSchema, recordingLimitsSchema, recordingViewSchema } from './findings.js';
 import { TESTER_LEVELS, PACK_SIZE, DEFAULT_GEO_RULE, LOW_RATING_MAX, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
 
