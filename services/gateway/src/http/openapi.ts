@@ -123,7 +123,7 @@ const DOCS_HTML = `<!doctype html>
 
 /** The redoc files /api/docs loads; nothing else of the package is served. */
 export const DOCS_ASSETS = ['redoc.standalone.js'] as const;
-const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary: { main: '#1e40af' } } }, expandResponses: '200,201', pathInMiddlePanel: true }, document.getElementById('redoc'));`;
+const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary: { main: '#1e40af' } } }, pathInMiddlePanel: true }, document.getElementById('redoc'));`;
 
 /** /api/openapi.json and the API reference at /api/docs (assets served locally, no inline script). */
 export function mountApiDocs(app: Express): void {
