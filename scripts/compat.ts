@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { apiCompare } from 'api-smart-diff';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { INTERNAL_OPERATIONS } from '../packages/contracts/src/internal.js';
+import { INTERNAL_OPERATIONS, PRIVACY_INTERNAL_OPERATIONS } from '../packages/contracts/src/internal.js';
 import { definitionOf, EVENT_TYPES } from '../packages/events/src/catalogue.js';
 import { buildOpenApiDocument } from '../services/gateway/src/http/openapi.js';
 import { subjectOf } from './events-docs.js';
@@ -104,16 +104,26 @@ export function buildEventsSnapshot(): Json {
 /** The internal routes as OpenAPI 3.1 (service tokens; never proxied by the gateway). */
 export function buildInternalOpenApiDocument(): Json {
   const registry = new OpenAPIRegistry();
-  for (const op of INTERNAL_OPERATIONS) {
+  const every = PRIVACY_INTERNAL_OPERATIONS.map((op) => ({ ...op, service: 'every service' }));
+  for (const op of [...INTERNAL_OPERATIONS, ...every]) {
+    const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
     registry.registerPath({
       method: op.method,
       path: op.path,
       summary: op.summary,
       tags: [op.service],
       description: `Answered by ${op.service}; service token of: ${op.callers.join(', ')}.`,
-      request: op.body ? { body: { content: { 'application/json': { schema: op.body } } } } : {},
+      request: {
+        ...(params.length ? { params: z.object(Object.fromEntries(params.map((n) => [n, z.string()]))) } : {}),
+        ...(op.body ? { body: { content: { 'application/json': { schema: op.body } } } } : {}),
+      },
       responses: {
-        200: { description: op.summary, content: { 'application/json': { schema: op.response } } },
+        200: {
+          description: op.summary,
+          content: op.produces
+            ? Object.fromEntries(op.produces.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }]))
+            : { 'application/json': { schema: op.response } },
+        },
       },
     });
   }

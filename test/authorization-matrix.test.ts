@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
+import { catalogueGaps, checkResponses, responseMismatches, responsesChecked } from '@htm/service-kit';
 import { CALLERS, MATRIX, type Caller, type Fixture } from './authorization-matrix.js';
 import { client, postAndPay, signInAdmin, signInPoster, signInTester, startStack, type Stack } from './support/stack.js';
 
@@ -8,6 +9,8 @@ let tokens: Record<Caller, string | undefined>;
 let fixture: Fixture;
 
 beforeAll(async () => {
+  // Every 2xx JSON answer of this file is checked against its operation's response schema.
+  checkResponses();
   stack = await startStack({ label: 'authz' });
   const admin = await signInAdmin(stack);
   const owner = await signInPoster(stack, 'matrix.owner@gmail.com');
@@ -91,5 +94,17 @@ describe('authorization matrix through the gateway', () => {
     }
     expect(wrong).toEqual([]);
     expect(cells).toBe(MATRIX.length * CALLERS.length);
+  });
+
+  it("mounts every service's express routes from the operation catalogue: none without an entry, no entry without a route", () => {
+    for (const name of ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics'] as const) {
+      expect([name, catalogueGaps(stack[name].app, name)]).toEqual([name, { unknown: [], missing: [] }]);
+    }
+  });
+
+  it('answered every 2xx JSON of this file as its operation declares (no missing, mistyped or undeclared field)', () => {
+    expect(responseMismatches).toEqual([]);
+    console.log(`answers checked against their schemas: ${[...responsesChecked.values()].reduce((a, b) => a + b, 0)} over ${responsesChecked.size} operations`);
+    expect(responsesChecked.size).toBeGreaterThan(40);
   });
 });

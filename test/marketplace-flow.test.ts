@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import type { AuditEntryDto, ClearJobsPreview } from '@htm/contracts';
+import { checkResponses, responseMismatches, responsesChecked } from '@htm/service-kit';
 import { client, postAndPay, signInAdmin, signInPoster, signInTester, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -10,6 +11,8 @@ let poster: Actor;
 let tester: Actor;
 
 beforeAll(async () => {
+  // Every 2xx JSON answer of the whole flow is checked against its operation's response schema.
+  checkResponses();
   stack = await startStack({ label: 'flow' });
   admin = await signInAdmin(stack);
   poster = await signInPoster(stack, 'flow.poster@gmail.com');
@@ -163,5 +166,10 @@ describe('a job from posting to the tester getting paid', () => {
     const actions = new Set(audit.map((e) => e.action));
     expect(actions).toEqual(new Set(['tester.approved', 'payout.sent', 'jobs.cleared']));
     expect(audit.every((e) => e.actor_id === admin.id)).toBe(true);
+  });
+
+  it('answered every 2xx JSON of the flow as its operation declares (no missing, mistyped or undeclared field)', () => {
+    expect(responseMismatches).toEqual([]);
+    expect(responsesChecked.size).toBeGreaterThan(20);
   });
 });

@@ -60,6 +60,11 @@ describe('committed snapshots', () => {
         '/internal/jobs/clear',
         '/internal/jobs/clear-preview',
         '/internal/jwks',
+        // Answered by every service to identity (packages/service-kit privacy-routes.ts).
+        '/internal/privacy/erasures/{eventId}',
+        '/internal/privacy/users/{userId}/blockers',
+        '/internal/privacy/users/{userId}/export',
+        '/internal/privacy/users/{userId}/files/{fileId}',
       ].sort(),
     );
   });

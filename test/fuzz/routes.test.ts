@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { OPERATIONS, type Operation } from '@htm/contracts/routes';
+import { checkResponses, responseMismatches } from '@htm/service-kit';
 import { postAndPay, signInAdmin, signInPoster, signInTester, startStack, type Actor, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -22,6 +23,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? (process.env.CI ? 20261122 : Date.n
 
 beforeAll(async () => {
   // The privacy sweep builds a requested data export in the background: often, so settled() can wait for it.
+  // A generated request that succeeds must still answer as its operation declares.
+  checkResponses();
   stack = await startStack({ label: 'fuzz', withWorker: false, env: { PRIVACY_SWEEP_MS: '100' } });
   actors.admin = await signInAdmin(stack);
   actors.poster = await signInPoster(stack, 'fuzz.poster@gmail.com');
@@ -284,4 +287,7 @@ describe('fuzzing every route through the gateway', () => {
       if (actorName !== 'anonymous') expect(tally.validation - before).toBeGreaterThan(10);
     }, 120_000);
   }
+  it('answered every generated request that succeeded as its operation declares', () => {
+    expect(responseMismatches).toEqual([]);
+  });
 });

@@ -180,52 +180,46 @@ export const approveWaitlistBodySchema = z.object({
 });
 export type ApproveWaitlistBody = z.infer<typeof approveWaitlistBodySchema>;
 
-export interface WaitlistEntryDto {
-  id: string;
-  email: string;
-  name: string | null;
-  role: string;
-  kind: WaitlistKind;
-  url: string | null;
-  note: string | null;
-  approved: boolean;
-  created_at: string;
-}
-export interface LeadDto {
-  id: string;
-  email: string;
-  message: string;
-  created_at: string;
-}
-export interface FeedbackDto {
-  id: string;
-  email: string;
-  message: string;
-  page_url: string | null;
-  created_at: string;
-}
-export interface ClearJobsResult {
-  jobs_deleted: number;
-  submissions_deleted: number;
-  waitlist_deleted: number;
+export const waitlistEntryDtoSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: z.string(),
+  kind: z.enum(WAITLIST_KINDS),
+  url: z.string().nullable(),
+  note: z.string().nullable(),
+  approved: z.boolean(),
+  created_at: z.string(),
+});
+export type WaitlistEntryDto = z.infer<typeof waitlistEntryDtoSchema>;
+export const leadDtoSchema = z.object({ id: z.string(), email: z.string(), message: z.string(), created_at: z.string() });
+export type LeadDto = z.infer<typeof leadDtoSchema>;
+export const feedbackDtoSchema = z.object({ id: z.string(), email: z.string(), message: z.string(), page_url: z.string().nullable(), created_at: z.string() });
+export type FeedbackDto = z.infer<typeof feedbackDtoSchema>;
+export const clearJobsResultSchema = z.object({
+  jobs_deleted: z.number().int(),
+  submissions_deleted: z.number().int(),
+  waitlist_deleted: z.number().int(),
   /** Paid jobs nobody finished: their posters are refunded (by payments, shortly after). */
-  refunded_jobs: number;
-}
+  refunded_jobs: z.number().int(),
+});
+export type ClearJobsResult = z.infer<typeof clearJobsResultSchema>;
 
 /** POST /api/admin/clear-jobs/preview: what clear-all would do, and the token confirming exactly that. */
-export interface ClearJobsPreview {
-  jobs_total: number;
-  jobs_by_status: Record<string, number>;
-  submissions: number;
-  paid_unfinished: number;
-  paid_unfinished_cents: number;
-  paid_completed: number;
-  paid_completed_cents: number;
-  unpaid: number;
-  job_requests: number;
-  confirmation: string;
-  expires_at: string;
-}
+export const clearJobsPreviewSchema = z.object({
+  jobs_total: z.number().int(),
+  jobs_by_status: z.record(z.string(), z.number().int()),
+  submissions: z.number().int(),
+  paid_unfinished: z.number().int(),
+  paid_unfinished_cents: z.number().int(),
+  paid_completed: z.number().int(),
+  paid_completed_cents: z.number().int(),
+  unpaid: z.number().int(),
+  job_requests: z.number().int(),
+  confirmation: z.string(),
+  expires_at: z.string(),
+});
+export type ClearJobsPreview = z.infer<typeof clearJobsPreviewSchema>;
 
 export const CLEAR_JOBS_MESSAGES = {
   confirmationRequired: 'Preview the clear first, then confirm it with the confirmation it gives',
@@ -276,23 +270,42 @@ export const adminAuditQuerySchema = z.object({
 });
 export type AdminAuditQuery = z.infer<typeof adminAuditQuerySchema>;
 
-export interface AuditEntryDto {
-  id: number;
-  at: string;
-  actor_id: string | null;
-  action: AuditAction;
-  target: string;
-  details: Record<string, unknown>;
-  correlation_id: string | null;
-}
+export const auditEntryDtoSchema = z.object({
+  id: z.number().int(),
+  at: z.string(),
+  actor_id: z.string().nullable(),
+  action: z.enum(AUDIT_ACTIONS),
+  target: z.string(),
+  details: z.record(z.string(), z.unknown()),
+  correlation_id: z.string().nullable(),
+});
+export type AuditEntryDto = z.infer<typeof auditEntryDtoSchema>;
 
 /** GET /api/admin/dead-letters: events no consumer could apply, per consumer group (admin's Overview). */
-export interface DeadLettersView {
-  total: number;
-  groups: Array<{ group: string; count: number }>;
-}
+export const deadLettersViewSchema = z.object({ total: z.number().int(), groups: z.array(z.object({ group: z.string(), count: z.number().int() })) });
+export type DeadLettersView = z.infer<typeof deadLettersViewSchema>;
 /** POST /api/admin/dead-letters/replay: how many dead letters each group was asked to handle again. */
-export interface ReplayDeadLettersResult {
-  replayed: number;
-  groups: Array<{ group: string; count: number }>;
-}
+export const replayDeadLettersResultSchema = z.object({ replayed: z.number().int(), groups: z.array(z.object({ group: z.string(), count: z.number().int() })) });
+export type ReplayDeadLettersResult = z.infer<typeof replayDeadLettersResultSchema>;
+
+const pageFields = { total: z.number().int(), page: z.number().int(), page_size: z.number().int() };
+/** GET /api/admin/waitlist (JSON; export=csv answers text/csv). */
+export const waitlistPageSchema = z.object({ entries: z.array(waitlistEntryDtoSchema), ...pageFields });
+export type WaitlistPage = z.infer<typeof waitlistPageSchema>;
+/** GET /api/admin/leads (JSON; export=csv answers text/csv). */
+export const leadsPageSchema = z.object({ leads: z.array(leadDtoSchema), ...pageFields });
+export type LeadsPage = z.infer<typeof leadsPageSchema>;
+/** GET /api/admin/feedback. */
+export const feedbackPageSchema = z.object({ feedback: z.array(feedbackDtoSchema), ...pageFields });
+export type FeedbackPage = z.infer<typeof feedbackPageSchema>;
+/** GET /api/admin/audit. */
+export const auditPageSchema = z.object({ entries: z.array(auditEntryDtoSchema), ...pageFields });
+export type AuditPage = z.infer<typeof auditPageSchema>;
+/** PATCH /api/admin/waitlist/{id}. */
+export const waitlistEntryResponseSchema = z.object({ entry: waitlistEntryDtoSchema });
+/** POST /api/waitlist, /api/leads. */
+export const formSentResponseSchema = z.object({ success: z.literal(true) });
+/** POST /api/feedback: the feedback's id. */
+export const feedbackSentResponseSchema = z.object({ success: z.literal(true), id: z.string() });
+/** POST /api/telemetry: how many events of the batch were published. */
+export const telemetryAcceptedResponseSchema = z.object({ accepted: z.number().int() });

@@ -36,14 +36,15 @@ export const FINDING_MESSAGES = {
 } as const;
 
 /** One finding as the poster reads it (GET /api/jobs/{id}/submission `findings`). */
-export interface FindingView {
-  text: string;
-  severity: FindingSeverity | null;
-  steps: string | null;
-  expected: string | null;
-  actual: string | null;
-  at_ms: number | null;
-}
+export const findingViewSchema = z.object({
+  text: z.string(),
+  severity: z.enum(FINDING_SEVERITIES).nullable(),
+  steps: z.string().nullable(),
+  expected: z.string().nullable(),
+  actual: z.string().nullable(),
+  at_ms: z.number().nullable(),
+});
+export type FindingView = z.infer<typeof findingViewSchema>;
 
 /** The details stored beside a finding (its text stays in key_findings). */
 export type FindingDetails = Omit<FindingView, 'text'>;
@@ -127,22 +128,21 @@ export function sortFindingsBySeverity<T extends { severity: FindingSeverity | n
 }
 
 /** The recording attached to a submission (GET /api/jobs/{id}/submission `recording`). */
-export interface RecordingView {
-  id: string;
-  url: string;
-  mime_type: string;
-  duration_ms: number | null;
-  size_bytes: number;
-}
+export const recordingViewSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  mime_type: z.string(),
+  duration_ms: z.number().nullable(),
+  size_bytes: z.number(),
+});
+export type RecordingView = z.infer<typeof recordingViewSchema>;
 
 /**
  * What the web app's recorder must respect (GET /api/tester/my-jobs `recording_limits`): the jobs
  * service's RECORDING_MAX_MS (the recorder stops itself there) and RECORDING_MAX_BYTES.
  */
-export interface RecordingLimits {
-  max_ms: number;
-  max_bytes: number;
-}
+export const recordingLimitsSchema = z.object({ max_ms: z.number(), max_bytes: z.number() });
+export type RecordingLimits = z.infer<typeof recordingLimitsSchema>;
 
 /** The jobs service's defaults, used by the web app until the tester's job list has answered. */
 export const DEFAULT_RECORDING_LIMITS: RecordingLimits = { max_ms: 10 * 60_000, max_bytes: 500 * 1024 * 1024 };

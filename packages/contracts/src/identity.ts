@@ -92,41 +92,43 @@ export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'tester_re
 export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 /** The user object of GET /api/me and of `{user}` answers. */
-export interface UserDto {
-  id: string;
-  email: string;
-  name: string;
-  type: 'poster' | 'tester' | 'admin' | null;
-  location: UserLocation | null;
-  country: UserCountry | null;
-  approved: boolean;
+export const userDtoSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  type: z.enum(['poster', 'tester', 'admin']).nullable(),
+  location: z.enum(USER_LOCATIONS).nullable(),
+  country: z.enum(USER_COUNTRIES).nullable(),
+  approved: z.boolean(),
   /**
    * A tester the strike rule released (unapproved after too many missed deadlines) and no admin
    * has re-approved yet: the app says so instead of "not approved yet".
    */
-  released: boolean;
-  created_at: string;
+  released: z.boolean(),
+  created_at: z.string(),
   /** Testers only: what assistive technology they use (empty by default). */
-  assistive_tech?: AssistiveTech[];
+  assistive_tech: z.array(z.enum(ASSISTIVE_TECH)).optional(),
   /** Testers only: their average rating (one decimal) over `rating_count` ratings; null before the first. */
-  rating_avg?: number | null;
-  rating_count?: number;
-}
+  rating_avg: z.number().nullable().optional(),
+  rating_count: z.number().int().optional(),
+});
+export type UserDto = z.infer<typeof userDtoSchema>;
 
 /** A row of GET /api/admin/testers and /api/admin/available-testers. */
-export interface TesterDto {
-  id: string;
-  email: string;
-  name: string;
-  approved: boolean;
-  country: UserCountry | null;
-  location: UserLocation | null;
-  strikes: number;
-  created_at: string;
-  assistive_tech: AssistiveTech[];
-  rating_avg: number | null;
-  rating_count: number;
-}
+export const testerDtoSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  approved: z.boolean(),
+  country: z.enum(USER_COUNTRIES).nullable(),
+  location: z.enum(USER_LOCATIONS).nullable(),
+  strikes: z.number().int(),
+  created_at: z.string(),
+  assistive_tech: z.array(z.enum(ASSISTIVE_TECH)),
+  rating_avg: z.number().nullable(),
+  rating_count: z.number().int(),
+});
+export type TesterDto = z.infer<typeof testerDtoSchema>;
 
 /** GET /api/admin/testers query: `assistive_tech` keeps the testers who use it. */
 export const adminTestersQuerySchema = z.object({ assistive_tech: assistiveTechSchema.optional() });
@@ -153,3 +155,17 @@ export const signInsResponseSchema = z.object({ sessions: z.array(signInViewSche
 export type SignInsResponse = z.infer<typeof signInsResponseSchema>;
 /** POST /api/auth/logout-all: every sign-in of the user ended (this browser's included). */
 export const logoutAllResponseSchema = z.object({ success: z.literal(true), ended: z.number().int() });
+
+/** POST /api/auth/session and /api/auth/refresh: a new access token (the refresh cookie is set beside it). */
+export const accessTokenResponseSchema = z.object({ access_token: z.string() });
+export type AccessTokenResponse = z.infer<typeof accessTokenResponseSchema>;
+/** POST /api/auth/logout, DELETE /api/auth/sessions/{id}. */
+export const successResponseSchema = z.object({ success: z.literal(true) });
+/** POST /api/users/init, PATCH /api/users/profile: the user and a new access token carrying the change. */
+export const userWithTokenResponseSchema = z.object({ user: userDtoSchema, access_token: z.string() });
+export type UserWithTokenResponse = z.infer<typeof userWithTokenResponseSchema>;
+/** GET /api/admin/testers and /api/admin/available-testers. */
+export const testersResponseSchema = z.object({ testers: z.array(testerDtoSchema) });
+export type TestersResponse = z.infer<typeof testersResponseSchema>;
+/** PATCH /api/admin/approve-tester/{id}. */
+export const testerResponseSchema = z.object({ tester: testerDtoSchema });

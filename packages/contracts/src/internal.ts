@@ -3,6 +3,7 @@ import {
   createCheckoutSessionBodySchema,
   createCheckoutSessionResponseSchema,
 } from './payments.js';
+import { privacyBlockersSchema, privacyPartSchema } from './privacy.js';
 
 /**
  * The internal routes (`/internal/...`, service token, never proxied by the gateway): the few
@@ -64,6 +65,8 @@ export interface InternalOperation {
   summary: string;
   body?: z.ZodType;
   response: z.ZodType;
+  /** A file answer instead of JSON: its media types. */
+  produces?: string[];
 }
 
 export const INTERNAL_OPERATIONS: InternalOperation[] = [
@@ -101,5 +104,42 @@ export const INTERNAL_OPERATIONS: InternalOperation[] = [
       'Delete every job and submission if they are still those of the fingerprint (else 409 clear_preview_stale)',
     body: internalClearBodySchema,
     response: internalClearAnswerSchema,
+  },
+];
+
+/**
+ * The /internal/privacy routes every service answers identity with (packages/service-kit
+ * privacy-routes.ts): each service's part of a data export, its files, what blocks an account
+ * deletion, and whether it erased a deleted user.
+ */
+export const PRIVACY_INTERNAL_OPERATIONS: Array<Omit<InternalOperation, 'service'>> = [
+  {
+    method: 'get',
+    path: '/internal/privacy/users/{userId}/export',
+    callers: ['identity'],
+    summary: "This service's part of the user's data export ({data, files}); ?email= the account's",
+    response: privacyPartSchema,
+  },
+  {
+    method: 'get',
+    path: '/internal/privacy/users/{userId}/files/{fileId}',
+    callers: ['identity'],
+    summary: 'A file of that part (jobs: uploads and recordings)',
+    response: z.string(),
+    produces: ['application/octet-stream'],
+  },
+  {
+    method: 'get',
+    path: '/internal/privacy/users/{userId}/blockers',
+    callers: ['identity'],
+    summary: "Sentences saying what stops the user's account deletion now",
+    response: privacyBlockersSchema,
+  },
+  {
+    method: 'get',
+    path: '/internal/privacy/erasures/{eventId}',
+    callers: ['identity'],
+    summary: 'Whether this service handled that UserDeleted event (its erasure is done)',
+    response: z.object({ handled: z.boolean() }),
   },
 ];

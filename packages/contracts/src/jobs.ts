@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
-import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE, type AssistiveTech } from './identity.js';
-import type { FindingSeverity, FindingView, RecordingView } from './findings.js';
+import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE } from './identity.js';
+import { FINDING_SEVERITIES, findingViewSchema, recordingLimitsSchema, recordingViewSchema } from './findings.js';
 import { TESTER_LEVELS, PACK_SIZE, DEFAULT_GEO_RULE, LOW_RATING_MAX, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
 
 /**
@@ -365,11 +365,8 @@ export const rateJobBodySchema = z.object({
 });
 export type RateJobBody = z.infer<typeof rateJobBodySchema>;
 
-export interface RatingView {
-  stars: number;
-  comment: string | null;
-  created_at: string;
-}
+export const ratingViewSchema = z.object({ stars: z.number().int(), comment: z.string().nullable(), created_at: z.string() });
+export type RatingView = z.infer<typeof ratingViewSchema>;
 
 /** GET /api/tester/available-jobs query. */
 export const AVAILABLE_JOBS_PAGE = { default: 20, max: 100 } as const;
@@ -392,78 +389,75 @@ export const availableJobsQuerySchema = z.object({
 export type AvailableJobsQuery = z.infer<typeof availableJobsQuerySchema>;
 
 /** The job object of every jobs answer (docs/api-contracts.md "Jobs"). */
-export interface JobView {
-  id: string;
-  title: string;
-  url: string;
-  what_to_test: string;
-  budget: 1;
-  expected_completion_hours: number;
-  geo_rule: GeoRule;
-  requirements: string[];
-  status: JobStatus;
-  payment_status: 'paid' | 'unpaid';
-  poster_id: string;
-  tester_id: string | null;
-  poster_info?: { email: string; name: string };
-  last_review: { decision: string; reason: string | null; specific_issues?: string[]; at: string } | null;
-  revision_count: number;
-  created_at: string;
-  claimed_at: string | null;
-  submitted_at: string | null;
-  completed_at: string | null;
-  claim_deadline_at: string | null;
-  auto_accept_at: string | null;
-  revision_deadline_at: string | null;
+export const jobViewSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  url: z.string(),
+  what_to_test: z.string(),
+  budget: z.literal(1),
+  expected_completion_hours: z.number(),
+  geo_rule: z.enum(GEO_RULES),
+  requirements: z.array(z.string()),
+  status: z.enum(JOB_STATUSES),
+  payment_status: z.enum(['paid', 'unpaid']),
+  poster_id: z.string(),
+  tester_id: z.string().nullable(),
+  poster_info: z.object({ email: z.string(), name: z.string() }).optional(),
+  last_review: z.object({ decision: z.string(), reason: z.string().nullable(), specific_issues: z.array(z.string()).optional(), at: z.string() }).nullable(),
+  revision_count: z.number().int(),
+  created_at: z.string(),
+  claimed_at: z.string().nullable(),
+  submitted_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  claim_deadline_at: z.string().nullable(),
+  auto_accept_at: z.string().nullable(),
+  revision_deadline_at: z.string().nullable(),
   /** Only testers new to this poster's site (same host, `www.` ignored) may take it. */
-  fresh_eyes: boolean;
+  fresh_eyes: z.boolean(),
   /** Only testers who use this assistive technology may take it; null: anyone. */
-  assistive_tech: AssistiveTech | null;
+  assistive_tech: z.enum(ASSISTIVE_TECH).nullable(),
   /** The poster's rating of the tester (poster and admin views of a completed job), else null. */
-  rating?: RatingView | null;
+  rating: ratingViewSchema.nullable().optional(),
   /** A re-test: the completed job it checks again ("Re-test: ..."), else null. */
-  retest_of?: string | null;
+  retest_of: z.string().nullable().optional(),
   /** A paid re-test is held for the original tester until then (RETEST_RESERVE_MS after payment). */
-  reserved_until?: string | null;
+  reserved_until: z.string().nullable().optional(),
   /** When the job was paid (null while unpaid). */
-  paid_at?: string | null;
+  paid_at: z.string().nullable().optional(),
   /** The pack this job is one slot of (several testers ordered in one checkout), else null. */
-  pack_id?: string | null;
-}
+  pack_id: z.string().nullable().optional(),
+});
+export type JobView = z.infer<typeof jobViewSchema>;
 
 /** A pack's progress: its slots by state ("3 of 5 done"). */
-export interface PackSummary {
-  id: string;
-  size: number;
-  claimed: number;
-  submitted: number;
-  completed: number;
-  closed: number;
-}
+export const packSummarySchema = z.object({
+  id: z.string(),
+  size: z.number().int(),
+  claimed: z.number().int(),
+  submitted: z.number().int(),
+  completed: z.number().int(),
+  closed: z.number().int(),
+});
+export type PackSummary = z.infer<typeof packSummarySchema>;
 
 /** One tester's finding inside a cluster of GET /api/packs/{id}. */
-export interface PackClusterFinding {
-  job_id: string;
-  text: string;
-  severity: FindingSeverity | null;
-}
+export const packClusterFindingSchema = z.object({ job_id: z.string(), text: z.string(), severity: z.enum(FINDING_SEVERITIES).nullable() });
+export type PackClusterFinding = z.infer<typeof packClusterFindingSchema>;
 
 /** Findings of several testers that say the same thing (grouped by the similarity of their text). */
-export interface PackCluster {
+export const packClusterSchema = z.object({
   /** The cluster's most representative finding text. */
-  summary: string;
+  summary: z.string(),
   /** How many different testers (jobs) hit it. */
-  count: number;
-  job_ids: string[];
-  findings: PackClusterFinding[];
-}
+  count: z.number().int(),
+  job_ids: z.array(z.string()),
+  findings: z.array(packClusterFindingSchema),
+});
+export type PackCluster = z.infer<typeof packClusterSchema>;
 
 /** GET /api/packs/{id} (the poster, the admin): the pack, its jobs and what the testers agree on. */
-export interface PackView {
-  pack: PackSummary;
-  jobs: JobView[];
-  clusters: PackCluster[];
-}
+export const packViewSchema = z.object({ pack: packSummarySchema, jobs: z.array(jobViewSchema), clusters: z.array(packClusterSchema) });
+export type PackView = z.infer<typeof packViewSchema>;
 
 /** A paid job's results are promised within its completion window plus this margin to be claimed. */
 export const RESULTS_CLAIM_MARGIN_HOURS = 48;
@@ -480,53 +474,61 @@ export function resultsExpectedBy(job: Pick<JobView, 'paid_at' | 'expected_compl
 }
 
 /** GET /api/tester/available-jobs: a page of jobs, the next cursor, and how long recent tests took. */
-export interface AvailableJobsPage {
-  jobs: JobView[];
-  next_cursor: string | null;
+export const availableJobsPageSchema = z.object({
+  jobs: z.array(jobViewSchema),
+  next_cursor: z.string().nullable(),
   /** Median minutes_spent of recent submissions ("usually N minutes"), null before any. */
-  usual_minutes: number | null;
+  usual_minutes: z.number().nullable(),
   /** How many jobs a tester may hold at once (MAX_ACTIVE_CLAIMS): Claim waits while they hold that many. */
-  max_active_claims: number;
-}
+  max_active_claims: z.number().int(),
+});
+export type AvailableJobsPage = z.infer<typeof availableJobsPageSchema>;
 
-export interface SubmissionView {
-  id: string;
-  job_id: string;
-  revision: number;
-  submitted_at: string;
-  locked: boolean;
-  auto_accept_at: string | null;
-  submitted_by_snapshot: { name: string; location: string | null };
-  human_preview: { device_used: string | null; browser_used: string | null; key_findings_bullets: string[]; small_image_url: string | null };
-  requirement_responses: Array<{ requirement_index: number; response_text: string }> | null;
-  general_feedback: string | null;
-  file_urls: string[] | null;
+export const submissionViewSchema = z.object({
+  id: z.string(),
+  job_id: z.string(),
+  revision: z.number().int(),
+  submitted_at: z.string(),
+  locked: z.boolean(),
+  auto_accept_at: z.string().nullable(),
+  submitted_by_snapshot: z.object({ name: z.string(), location: z.string().nullable() }),
+  human_preview: z.object({
+    device_used: z.string().nullable(),
+    browser_used: z.string().nullable(),
+    key_findings_bullets: z.array(z.string()),
+    small_image_url: z.string().nullable(),
+  }),
+  requirement_responses: z.array(z.object({ requirement_index: z.number().int(), response_text: z.string() })).nullable(),
+  general_feedback: z.string().nullable(),
+  file_urls: z.array(z.string()).nullable(),
   /** Each file's own name as uploaded (sanitised), in file_urls' order; null where unknown. */
-  file_names: Array<string | null> | null;
+  file_names: z.array(z.string().nullable()).nullable(),
   /** What the tester said they spent (1-240), or null. */
-  minutes_spent: number | null;
+  minutes_spent: z.number().nullable(),
   /** Minutes from the claim to this submission, measured by the server. */
-  claim_to_submit_minutes: number | null;
+  claim_to_submit_minutes: z.number().nullable(),
   /** The key findings with their details (severity, steps, expected/actual, moment), in finding order. */
-  findings: FindingView[];
+  findings: z.array(findingViewSchema),
   /** The screen recording attached to the submission, or null. */
-  recording: RecordingView | null;
-}
+  recording: recordingViewSchema.nullable(),
+});
+export type SubmissionView = z.infer<typeof submissionViewSchema>;
 
 /** GET /api/jobs/{id}/before-after: a re-test's findings beside the original's, per checklist item and key finding. */
-export interface RetestComparisonView {
-  job_id: string;
-  retest_of: string;
+export const retestComparisonViewSchema = z.object({
+  job_id: z.string(),
+  retest_of: z.string(),
   /**
    * The accepted submission of the original job; null for a tester who did not write it (a
    * re-test that went to someone else gets only the per-item findings below).
    */
-  before: SubmissionView | null;
+  before: submissionViewSchema.nullable(),
   /** The re-test's submission (locked for the poster until accepted), or null before one exists. */
-  after: SubmissionView | null;
-  requirements: Array<{ requirement_index: number; requirement: string; before: string | null; after: string | null }>;
-  key_findings: Array<{ index: number; before: string | null; after: string | null }>;
-}
+  after: submissionViewSchema.nullable(),
+  requirements: z.array(z.object({ requirement_index: z.number().int(), requirement: z.string(), before: z.string().nullable(), after: z.string().nullable() })),
+  key_findings: z.array(z.object({ index: z.number().int(), before: z.string().nullable(), after: z.string().nullable() })),
+});
+export type RetestComparisonView = z.infer<typeof retestComparisonViewSchema>;
 
 /**
  * GET /api/tester/standing: the tester's record and level (the rules module's testerLevel) and,
@@ -545,3 +547,31 @@ export const testerStandingSchema = z.object({
   next_level: z.object({ level: z.enum(TESTER_LEVELS), needs: z.array(z.string()) }).nullable(),
 });
 export type TesterStandingView = z.infer<typeof testerStandingSchema>;
+
+/** GET /api/jobs (a poster's own jobs; the admin: every job with poster_info). */
+export const jobsListResponseSchema = z.object({ jobs: z.array(jobViewSchema) });
+/** GET /api/tester/my-jobs: the tester's jobs and the recorder's limits. */
+export const myJobsResponseSchema = z.object({ jobs: z.array(jobViewSchema), recording_limits: recordingLimitsSchema });
+export type MyJobsResponse = z.infer<typeof myJobsResponseSchema>;
+/** One job: claim, accept, assign. */
+export const jobResponseSchema = z.object({ job: jobViewSchema });
+/**
+ * POST /api/jobs, /retest, /checkout: the checkout session (null when payments did not answer:
+ * payment_error says so) for the job, or a pack's first slot, with every slot and the pack.
+ */
+export const checkoutAnswerSchema = z.object({
+  checkout_url: z.string().nullable(),
+  session_id: z.string().nullable(),
+  job: jobViewSchema,
+  jobs: z.array(jobViewSchema),
+  pack: z.object({ id: z.string(), size: z.number().int() }).nullable(),
+  payment_error: z.string().optional(),
+});
+export type CheckoutAnswer = z.infer<typeof checkoutAnswerSchema>;
+/** POST /api/jobs/{id}/submit-work and /submissions: the new submission and the job. */
+export const submitWorkResponseSchema = z.object({ submission: submissionViewSchema, job: jobViewSchema });
+/** POST /api/jobs/{id}/review, PATCH /api/jobs/{id}/complete. */
+export const reviewResponseSchema = z.object({ payment_processed: z.boolean(), revision_count: z.number().int(), job: jobViewSchema });
+export type ReviewResponse = z.infer<typeof reviewResponseSchema>;
+/** POST /api/jobs/{id}/rating. */
+export const ratingResponseSchema = z.object({ rating: ratingViewSchema });

@@ -88,9 +88,8 @@ export const NOTIFICATION_MESSAGES = {
 
 /** GET /api/notifications/preferences and the answer of PATCH: every kind, on (true) or off. */
 export type NotificationPreferences = Record<NotificationKind, boolean>;
-export interface NotificationPreferencesResponse {
-  preferences: NotificationPreferences;
-}
+export const notificationPreferencesResponseSchema = z.object({ preferences: z.record(z.enum(NOTIFICATION_KINDS), z.boolean()) });
+export type NotificationPreferencesResponse = { preferences: NotificationPreferences };
 
 /** PATCH /api/notifications/preferences: some kinds switched on or off; unknown kinds are refused. */
 export const notificationPreferencesBodySchema = z
@@ -114,6 +113,10 @@ export const unsubscribeQuerySchema = z.object({
 
 /** GET /api/dev/mail?to= (development only): messages sent to that address, newest first. */
 export const devMailQuerySchema = z.object({ to: emailSchema });
-export interface DevMailResponse {
-  messages: Array<{ to: string; subject: string; text: string; created_at: string }>;
-}
+export const devMailResponseSchema = z.object({
+  messages: z.array(z.object({ to: z.string(), subject: z.string(), text: z.string(), created_at: z.string() })),
+});
+export type DevMailResponse = z.infer<typeof devMailResponseSchema>;
+
+/** POST /api/notifications/unsubscribe from a mail client (JSON): the kind switched off. */
+export const unsubscribedResponseSchema = z.object({ unsubscribed: z.literal(true), kind: z.enum(NOTIFICATION_KINDS) });

@@ -148,3 +148,6 @@ export const payoutRunResponseSchema = z.object({
   skipped_unconnected: z.number().int(),
 });
 export type PayoutRunResponse = z.infer<typeof payoutRunResponseSchema>;
+
+/** POST /api/payments/webhook: received, and whether it changed anything (a duplicate or an unknown type does not). */
+export const providerWebhookResponseSchema = z.object({ received: z.literal(true), outcome: z.enum(['applied', 'duplicate', 'ignored']) });

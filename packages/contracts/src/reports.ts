@@ -33,32 +33,34 @@ export type ShareLinkView = z.infer<typeof shareLinkResponseSchema>;
 export const REPORT_SEVERITIES = ['blocker', 'major', 'minor', 'cosmetic'] as const;
 
 /** One finding as the report shows it: the key finding, with its details when the tester gave them. */
-export interface ReportFindingView {
-  text: string;
-  severity: string | null;
-  steps: string | null;
-  expected: string | null;
-  actual: string | null;
-  at_ms: number | null;
-}
+export const reportFindingViewSchema = z.object({
+  text: z.string(),
+  severity: z.string().nullable(),
+  steps: z.string().nullable(),
+  expected: z.string().nullable(),
+  actual: z.string().nullable(),
+  at_ms: z.number().nullable(),
+});
+export type ReportFindingView = z.infer<typeof reportFindingViewSchema>;
 
 /** GET /api/shared/{token}: the report as the share page shows it (no e-mail address of anyone). */
-export interface SharedReportView {
-  job: { id: string; title: string; url: string; requirements: string[] };
-  submitted_at: string;
+export const sharedReportViewSchema = z.object({
+  job: z.object({ id: z.string(), title: z.string(), url: z.string(), requirements: z.array(z.string()) }),
+  submitted_at: z.string(),
   /** The poster has not accepted yet: only the preview (key findings, device, browser) is shared. */
-  locked: boolean;
-  tester: { first_name: string; country: string | null };
-  device_used: string | null;
-  browser_used: string | null;
-  findings: ReportFindingView[];
-  requirement_responses: Array<{ requirement: string; response_text: string }>;
-  general_feedback: string | null;
-  screenshots: Array<{ url: string; name: string | null; content_type: string }>;
-  recording: { url: string; mime_type: string | null; duration_ms: number | null } | null;
-  pdf_url: string;
-  expires_at: string;
-}
+  locked: z.boolean(),
+  tester: z.object({ first_name: z.string(), country: z.string().nullable() }),
+  device_used: z.string().nullable(),
+  browser_used: z.string().nullable(),
+  findings: z.array(reportFindingViewSchema),
+  requirement_responses: z.array(z.object({ requirement: z.string(), response_text: z.string() })),
+  general_feedback: z.string().nullable(),
+  screenshots: z.array(z.object({ url: z.string(), name: z.string().nullable(), content_type: z.string() })),
+  recording: z.object({ url: z.string(), mime_type: z.string().nullable(), duration_ms: z.number().nullable() }).nullable(),
+  pdf_url: z.string(),
+  expires_at: z.string(),
+});
+export type SharedReportView = z.infer<typeof sharedReportViewSchema>;
 
 /** Sorted worst first; findings without a severity keep their order after the rest. */
 export function sortBySeverity<T extends { severity: string | null }>(findings: T[]): T[] {
@@ -107,31 +109,34 @@ export const webhookEndpointBodySchema = z.object({
 });
 export type WebhookEndpointBody = z.infer<typeof webhookEndpointBodySchema>;
 
-export interface WebhookEndpointView {
-  id: string;
-  url: string;
-  events: string[];
-  created_at: string;
+export const webhookEndpointViewSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  created_at: z.string(),
   /** Set when 3 days of failures disabled it. */
-  disabled_at: string | null;
-}
+  disabled_at: z.string().nullable(),
+});
+export type WebhookEndpointView = z.infer<typeof webhookEndpointViewSchema>;
 
 /** POST /api/webhook-endpoints: the only answer that carries the secret. */
+export const webhookEndpointCreatedSchema = webhookEndpointViewSchema.extend({ secret: z.string() });
 export type WebhookEndpointCreatedView = WebhookEndpointView & { secret: string };
 
-export interface WebhookDeliveryView {
-  id: string;
+export const webhookDeliveryViewSchema = z.object({
+  id: z.string(),
   /** The webhook-id header of every attempt. */
-  webhook_id: string;
-  event: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  last_response_code: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-  delivered_at: string | null;
-}
+  webhook_id: z.string(),
+  event: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  last_response_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: z.string().nullable(),
+  created_at: z.string(),
+  delivered_at: z.string().nullable(),
+});
+export type WebhookDeliveryView = z.infer<typeof webhookDeliveryViewSchema>;
 
 /** The body of every webhook: `{type, timestamp, data}`. */
 export interface WebhookPayload {
@@ -189,14 +194,25 @@ export type JiraTrackerBody = z.infer<typeof jiraTrackerBodySchema>;
 export const sendFindingBodySchema = z.object({ tracker: z.enum(TRACKER_KINDS, { error: TRACKER_MESSAGES.tracker }) });
 
 /** GET /api/trackers: what is configured, never a token. */
-export interface TrackersView {
-  github: { repository: string } | null;
-  jira: { site_url: string; email: string; project_key: string } | null;
-}
+export const trackersViewSchema = z.object({
+  github: z.object({ repository: z.string() }).nullable(),
+  jira: z.object({ site_url: z.string(), email: z.string(), project_key: z.string() }).nullable(),
+});
+export type TrackersView = z.infer<typeof trackersViewSchema>;
 
-export interface TrackerIssueView {
+export const trackerIssueViewSchema = z.object({
   /** The finding's place in the submission; null: the whole report's issue. */
-  finding_index: number | null;
-  tracker: TrackerKind;
-  url: string;
-}
+  finding_index: z.number().int().nullable(),
+  tracker: z.enum(TRACKER_KINDS),
+  url: z.string(),
+});
+export type TrackerIssueView = z.infer<typeof trackerIssueViewSchema>;
+
+/** GET /api/webhook-endpoints. */
+export const webhookEndpointsResponseSchema = z.object({ endpoints: z.array(webhookEndpointViewSchema) });
+/** GET /api/webhook-endpoints/{id}/deliveries. */
+export const webhookDeliveriesResponseSchema = z.object({ deliveries: z.array(webhookDeliveryViewSchema) });
+/** POST /api/webhook-endpoints/{id}/test and .../redeliver. */
+export const webhookDeliveryResponseSchema = z.object({ delivery: webhookDeliveryViewSchema });
+/** GET /api/jobs/{id}/issues. */
+export const trackerIssuesResponseSchema = z.object({ issues: z.array(trackerIssueViewSchema) });

@@ -70,6 +70,8 @@ export interface HostedService<C extends BaseConfig = BaseConfig> {
   port: number;
   ctx: ServiceContext<C>;
   server: RunningServer;
+  /** The express app (tests walk its routes against the operation catalogue). */
+  app: Express;
   /** Shutdown in order: HTTP, service workers, consumers and relay (flushed), bus, database. */
   stop(): Promise<void>;
 }
@@ -172,6 +174,7 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
     port: server.port,
     ctx,
     server,
+    app,
     stop: () =>
       (stopping ??= (async () => {
         await server.close();

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { NextFunction, Request, RequestHandler } from 'express';
+import { ROLES_OF } from './catalogue.js';
 import { AppError } from './errors.js';
 import type { RevocationList } from './revoked-sessions.js';
 
@@ -202,16 +203,19 @@ export function createAuth(opts: AuthOptions): Auth {
     }
   };
 
-  const requireRole =
-    (...types: UserType[]): RequestHandler =>
-    (req, _res, next) => {
-      const caller = req.caller;
-      if (!caller) return next(AppError.unauthorized('Please sign in.', 'unauthenticated'));
-      if (!caller.type || !types.includes(caller.type)) {
-        return next(AppError.forbidden('Your account type cannot do this.', 'wrong_role'));
-      }
-      next();
-    };
+  // Marked with its roles: a catalogue mount checks they are the operation's (catalogue.ts).
+  const requireRole = (...types: UserType[]): RequestHandler =>
+    Object.assign(
+      ((req, _res, next) => {
+        const caller = req.caller;
+        if (!caller) return next(AppError.unauthorized('Please sign in.', 'unauthenticated'));
+        if (!caller.type || !types.includes(caller.type)) {
+          return next(AppError.forbidden('Your account type cannot do this.', 'wrong_role'));
+        }
+        next();
+      }) satisfies RequestHandler,
+      { [ROLES_OF]: types },
+    );
 
   return { verify, authenticate, optional, requireRole };
 }

@@ -14,3 +14,4 @@ export * from './privacy-routes.js';
 export * from './tracing.js';
 export * from './idempotency.js';
 export * from './disk.js';
+export * from './catalogue.js';

@@ -1,4 +1,5 @@
-import { Router, type RequestHandler } from 'express';
+import type { Router, RequestHandler } from 'express';
+import { catalogueRoutes } from './catalogue.js';
 import type { Readable } from 'node:stream';
 import { AppError } from './errors.js';
 import { requireServiceToken, ServiceKeyring, type ServiceTokenConfig } from './service-token.js';
@@ -26,32 +27,32 @@ export function privacyKeyring(self: string, cfg: ServiceTokenConfig): ServiceKe
 }
 
 export function privacyRoutes(keys: ServiceKeyring, answers: PrivacyAnswers): Router {
-  const r = Router();
+  const r = catalogueRoutes('every');
   const identityOnly: RequestHandler = requireServiceToken(keys, ['identity']);
   const userId = (v: unknown) => {
     const id = String(v);
     if (!UUID.test(id)) throw AppError.notFound('No such user.', 'user_not_found');
     return id;
   };
-  r.get('/internal/privacy/users/:userId/export', identityOnly, async (req, res) => {
+  r.get('/internal/privacy/users/{userId}/export', identityOnly, async (req, res) => {
     const email = typeof req.query.email === 'string' && req.query.email.length <= 320 ? req.query.email : undefined;
     const part = await answers.part(userId(req.params.userId), email);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ data: part.data, files: part.files ?? [] });
   });
-  r.get('/internal/privacy/users/:userId/files/:fileId', identityOnly, async (req, res) => {
+  r.get('/internal/privacy/users/{userId}/files/{fileId}', identityOnly, async (req, res) => {
     const found = answers.file ? await answers.file(userId(req.params.userId), String(req.params.fileId)) : undefined;
     if (!found) throw AppError.notFound('No such file of this user.', 'file_not_found');
     res.setHeader('Content-Type', found.contentType ?? 'application/octet-stream');
     found.stream.once('error', () => res.destroy());
     found.stream.pipe(res);
   });
-  r.get('/internal/privacy/users/:userId/blockers', identityOnly, async (req, res) => {
+  r.get('/internal/privacy/users/{userId}/blockers', identityOnly, async (req, res) => {
     res.json({ blockers: answers.blockers ? await answers.blockers(userId(req.params.userId)) : [] });
   });
-  r.get('/internal/privacy/erasures/:eventId', identityOnly, async (req, res) => {
+  r.get('/internal/privacy/erasures/{eventId}', identityOnly, async (req, res) => {
     const id = String(req.params.eventId);
     res.json({ handled: UUID.test(id) ? await answers.handled(id) : false });
   });
-  return r;
+  return r.router;
 }

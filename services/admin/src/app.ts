@@ -7,7 +7,7 @@ import { feedbackRoutes } from './http/feedback.routes.js';
 import { leadRoutes } from './http/leads.routes.js';
 import { telemetryRoutes } from './http/telemetry.routes.js';
 import { waitlistRoutes } from './http/waitlist.routes.js';
-import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
 import { readAdminPart, wasHandled } from './db/privacy.repository.js';
 
 export type { AdminDeps };
@@ -20,6 +20,8 @@ export function mountAdmin(app: Express, deps: AdminDeps, jobs: JobsClient = def
   app.use(telemetryRoutes(deps));
   app.use(adminRoutes(deps, jobs));
   app.use(privacyRoutes(privacyKeyring('admin', deps.config), { part: async (userId, email) => ({ data: await readAdminPart(deps.db, userId, email) }), handled: (id) => wasHandled(deps.db, id) }));
+  // A route without its catalogue entry, or an operation of this service without its route, stops the start.
+  assertRoutesCatalogued(app, 'admin');
 }
 
 function defaultJobsClient(deps: AdminDeps): JobsClient {

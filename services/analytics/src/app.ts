@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { AnalyticsDeps } from './deps.js';
 import { insightsRoutes } from './http/insights.routes.js';
-import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
 import { readAnalyticsPart, wasHandled } from './db/privacy.repository.js';
 
 export type { AnalyticsDeps };
@@ -10,4 +10,6 @@ export type { AnalyticsDeps };
 export function mountAnalytics(app: Express, deps: AnalyticsDeps): void {
   app.use(insightsRoutes(deps));
   app.use(privacyRoutes(privacyKeyring('analytics', deps.config), { part: async (userId) => ({ data: await readAnalyticsPart(deps.db, userId) }), handled: (id) => wasHandled(deps.db, id) }));
+  // A route without its catalogue entry, or an operation of this service without its route, stops the start.
+  assertRoutesCatalogued(app, 'analytics');
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import express from 'express';
+import express, { type Express } from 'express';
 import { createAuth, createLogger, createRequestRedis, flushTracing, listen, Metrics, RevokedSessions, type RunningServer, runMain, startTracingFromEnv } from '@htm/service-kit';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { createGatewayApp, createUpstreamPools } from './app.js';
@@ -18,6 +18,8 @@ export interface RunningGateway {
   metricsUrl?: string;
   /** This replica's open live streams (absent with LIVE_ENABLED=false). */
   liveHub?: LiveHub;
+  /** The express app (tests walk its routes). */
+  app: Express;
   stop(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     server,
     metricsUrl: metricsServer?.url,
     liveHub: live?.hub,
+    app,
     async stop() {
       // Open streams first: the server only closes once its connections have ended.
       await live?.stop();

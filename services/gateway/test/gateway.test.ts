@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer, get as httpGet, type Server } from 'node:http';
 import { createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestIssuer } from '@htm/service-kit/testing';
-import { listen } from '@htm/service-kit';
+import { listen, routesOf } from '@htm/service-kit';
+import { LIVE_OPERATIONS } from '@htm/contracts/live';
 import { startGateway, type RunningGateway } from '../src/main.js';
 
 /** A stand-in upstream that records what reached it. */
@@ -415,6 +416,16 @@ describe('API reference', () => {
     for (const other of ['redoc.lib.js', 'redoc.standalone.js.map', 'package.json', 'swagger-ui-bundle.js']) {
       expect([other, (await api(`/api/docs/assets/${other}`)).status]).toEqual([other, 404]);
     }
+  });
+  it("has express routes only for its own operations (the live channel, the API reference, health): every other /api path is the catalogue's, proxied", () => {
+    const own = routesOf(gw.app).map((r) => `${r.method} ${r.path}`);
+    const live = LIVE_OPERATIONS.map((op) => `${op.method} ${op.path}`);
+    // The live paths answer every other method 405 (app.all): their routes, not others.
+    const livePaths = new Set<string>(LIVE_OPERATIONS.map((op) => op.path));
+    expect(own.filter((r) => r.includes(' /api/') && !livePaths.has(r.slice(r.indexOf(' ') + 1))).sort()).toEqual(
+      ['get /api/docs', 'get /api/docs/assets/redoc.standalone.js', 'get /api/docs/init.js', 'get /api/healthz', 'get /api/openapi.json'].sort(),
+    );
+    expect(own).toEqual(expect.arrayContaining(live));
   });
   it('answers 405 for a known path with the wrong method', async () => {
     const res = await api('/api/me', { method: 'DELETE' });

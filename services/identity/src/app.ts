@@ -1,3 +1,4 @@
+import { assertRoutesCatalogued } from '@htm/service-kit';
 import type { Express } from 'express';
 import cookieParser from 'cookie-parser';
 import type { IdentityDeps } from './deps.js';
@@ -17,4 +18,6 @@ export function mountIdentity(app: Express, deps: IdentityDeps): void {
   app.use(userRoutes(deps));
   app.use(adminTesterRoutes(deps));
   app.use(privacyRoutes(deps));
+  // A route without its catalogue entry, or an operation of this service without its route, stops the start.
+  assertRoutesCatalogued(app, 'identity');
 }

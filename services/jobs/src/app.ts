@@ -7,7 +7,7 @@ import { recordingsRoutes } from './http/recordings.routes.js';
 import { shareRoutes } from './http/share.routes.js';
 import { webhooksRoutes } from './http/webhooks.routes.js';
 import { trackersRoutes } from './http/trackers.routes.js';
-import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
 import { jobsPrivacyAnswers } from './domain/privacy.js';
 import { appealsRoutes } from './http/appeals.routes.js';
 import { favouritesRoutes } from './http/favourites.routes.js';
@@ -33,4 +33,6 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   app.use(favouritesRoutes(deps));
   app.use(internalRoutes(deps));
   app.use(privacyRoutes(privacyKeyring('jobs', deps.config), jobsPrivacyAnswers(deps)));
+  // A route without its catalogue entry, or an operation of this service without its route, stops the start.
+  assertRoutesCatalogued(app, 'jobs');
 }

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { NotificationsDeps } from './deps.js';
 import { notificationsRoutes } from './http/notifications.routes.js';
-import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
 import { readNotificationsPart, wasHandled } from './db/privacy.repository.js';
 
 export type { NotificationsDeps };
@@ -10,4 +10,6 @@ export type { NotificationsDeps };
 export function mountNotifications(app: Express, deps: NotificationsDeps): void {
   app.use(notificationsRoutes(deps));
   app.use(privacyRoutes(privacyKeyring('notifications', deps.config), { part: async (userId) => ({ data: await readNotificationsPart(deps.db, userId) }), handled: (id) => wasHandled(deps.db, id) }));
+  // A route without its catalogue entry, or an operation of this service without its route, stops the start.
+  assertRoutesCatalogued(app, 'notifications');
 }

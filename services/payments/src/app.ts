@@ -5,7 +5,7 @@ import { webhookRoutes } from './http/webhook.routes.js';
 import { localCheckoutRoutes } from './http/local-checkout.routes.js';
 import { earningsRoutes } from './http/earnings.routes.js';
 import { payoutRoutes } from './http/payouts.routes.js';
-import { privacyKeyring, privacyRoutes } from '@htm/service-kit';
+import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
 import { paymentsPrivacyAnswers } from './domain/privacy.js';
 
 export type { PaymentsDeps };
@@ -18,4 +18,6 @@ export function mountPayments(app: Express, deps: PaymentsDeps): void {
   app.use(earningsRoutes(deps));
   app.use(payoutRoutes(deps));
   app.use(privacyRoutes(privacyKeyring('payments', deps.config), paymentsPrivacyAnswers(deps)));
+  // A route without its catalogue entry, or an operation of this service without its route, stops the start.
+  assertRoutesCatalogued(app, 'payments');
 }

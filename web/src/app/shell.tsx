@@ -12,7 +12,7 @@ import { errorMessage } from '../lib/error-message';
 import { useLive, type LiveState } from '../lib/live';
 import { loggedOut } from '../lib/session-slice';
 import { announceLogout } from '../lib/session-sync';
-import type { User } from '../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { useGetMeQuery } from '../features/auth/api/get-me';
 import { useLogoutMutation } from '../features/auth/api/logout';
 import { ChooseRole } from '../features/auth/components/choose-role';

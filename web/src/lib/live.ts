@@ -10,7 +10,7 @@ import type { LiveTicketResponse } from '@htm/contracts/live';
 import { api } from './api';
 import { API_BASE } from './config';
 import { toastAdded } from './ui-slice';
-import type { User } from './types';
+import type { UserDto as User } from '@htm/contracts/identity';
 
 const liveApi = api.injectEndpoints({
   endpoints: (build) => ({

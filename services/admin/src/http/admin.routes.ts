@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { adminAuditQuerySchema, adminListQuerySchema, adminWaitlistQuerySchema, approveWaitlistBodySchema, clearJobsBodySchema, type AuditEntryDto, type LeadDto, type WaitlistEntryDto } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { AdminDeps } from '../deps.js';
 import type { JobsClient } from '../clients/jobs.client.js';
 import { exportLeads, exportWaitlist, listFeedback, listLeads, listWaitlist, toEntryDto } from '../domain/admin-lists.js';
@@ -43,7 +43,7 @@ const entryId = z.uuid();
 
 /** The admin dashboard's routes: admin account only (401 anonymous, 403 any other role). */
 export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
-  const r = Router();
+  const r = catalogueRoutes('admin');
   const adminOnly = [deps.auth.authenticate, deps.auth.requireRole('admin')];
 
   r.get('/api/admin/waitlist', ...adminOnly, async (req, res) => {
@@ -53,7 +53,7 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
     res.json({ entries: page.items, total: page.total, page: page.page, page_size: page.page_size });
   });
 
-  r.patch('/api/admin/waitlist/:id', ...adminOnly, async (req, res) => {
+  r.patch('/api/admin/waitlist/{id}', ...adminOnly, async (req, res) => {
     const id = entryId.safeParse(req.params.id);
     if (!id.success) throw AppError.notFound('Waitlist entry not found.', 'waitlist_entry_not_found');
     const body = parseOrThrow(approveWaitlistBodySchema, req.body);
@@ -101,5 +101,5 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
     res.json(await replayDeadLetters(deps));
   });
 
-  return r;
+  return r.router;
 }

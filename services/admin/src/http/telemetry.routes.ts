@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { telemetryBodySchema } from '@htm/contracts';
-import { bearerToken, parseOrThrow } from '@htm/service-kit';
+import { bearerToken, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { AdminDeps } from '../deps.js';
 import { publishTelemetry } from '../domain/publish-telemetry.js';
 
 export function telemetryRoutes(deps: AdminDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('admin');
   r.post('/api/telemetry', async (req, res) => {
     const body = parseOrThrow(telemetryBodySchema, req.body);
     // The token only attributes the batch. An expired or bad token makes it anonymous rather
@@ -16,5 +16,5 @@ export function telemetryRoutes(deps: AdminDeps): Router {
     const { accepted } = await publishTelemetry(deps, body, userId);
     res.status(202).json({ accepted });
   });
-  return r;
+  return r.router;
 }

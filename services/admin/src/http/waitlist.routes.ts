@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { JOB_REQUEST_ROLE, WAITLIST_MESSAGES, waitlistBodySchema } from '@htm/contracts';
-import { AppError, parseOrThrow } from '@htm/service-kit';
+import { AppError, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { AdminDeps } from '../deps.js';
 import { joinWaitlist } from '../domain/join-waitlist.js';
 
 export function waitlistRoutes(deps: AdminDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('admin');
   r.post('/api/waitlist', deps.auth.optional, async (req, res) => {
     // A job request needs a signed-in caller before anything else is worth checking.
     if ((req.body as { role?: unknown } | undefined)?.role === JOB_REQUEST_ROLE && !req.caller) {
@@ -15,5 +15,5 @@ export function waitlistRoutes(deps: AdminDeps): Router {
     await joinWaitlist(deps, body, req.caller ?? null);
     res.status(201).json({ success: true });
   });
-  return r;
+  return r.router;
 }

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { insightsQuerySchema } from '@htm/contracts';
-import { parseOrThrow } from '@htm/service-kit';
+import { catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { AnalyticsDeps } from '../deps.js';
 import { getInsights } from '../domain/insights.js';
 import { getPublicProof } from '../domain/proof.js';
 
 export function insightsRoutes(deps: AnalyticsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('analytics');
   const { authenticate, requireRole } = deps.auth;
 
   r.get('/api/admin/insights', authenticate, requireRole('admin'), async (req, res) => {
@@ -19,5 +19,5 @@ export function insightsRoutes(deps: AnalyticsDeps): Router {
     res.set('cache-control', 'public, max-age=60').json(await getPublicProof(deps.db));
   });
 
-  return r;
+  return r.router;
 }

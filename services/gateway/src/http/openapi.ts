@@ -32,12 +32,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const error = errorBodySchema;
   for (const op of OPERATIONS) {
     const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }> = {
-      [String(op.status ?? 200)]: {
-        description: op.summary,
-        ...(op.response ? { content: { 'application/json': { schema: op.response } } } : {}),
-      },
-    };
+    const responses: Record<string, { description: string; content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }> = {};
+    const status = op.status ?? 200;
+    for (const [code, description] of [[status, op.summary], ...Object.entries(op.also ?? {})] as Array<[number | string, string]>) {
+      responses[String(code)] = { description, ...successAnswer(op, Number(code)) };
+    }
     for (const s of errorsFor(op)) responses[String(s)] = { description: ERROR_STATUSES[s], content: { 'application/json': { schema: error } } };
     registry.registerPath({
       method: op.method,
@@ -87,10 +86,24 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   }) as unknown as Record<string, unknown>;
 }
 
+/** The body (JSON schema, or the media types of a file or page) and headers of a success answer. */
+function successAnswer(op: Operation, status: number): { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> } {
+  if (status === 302 || status === 303) return { headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } } };
+  if (status === 204 || op.noBody) return op.upload && op.method === 'post' ? { headers: { Location: { description: 'The new upload', schema: { type: 'string' } } } } : {};
+  const content: Record<string, { schema: unknown }> = {};
+  if (op.response) content['application/json'] = { schema: op.response };
+  for (const type of op.produces ?? []) content[type] = { schema: binary(type) };
+  return { content };
+}
+/** A file, a PDF or a video: bytes; a page or CSV: text. */
+function binary(type: string): Record<string, string> {
+  return type.startsWith('text/') ? { type: 'string' } : { type: 'string', contentMediaType: type };
+}
+
 function zodParams(names: string[]) {
   return z.object(Object.fromEntries(names.map((n) => [n, z.string()])));
 }
-function multipartSchema(fields: string[]) {
+function multipartSchema(fields: readonly string[]) {
   return z.object(Object.fromEntries(fields.map((f) => [f, f === 'screenshot' || f === 'files' ? z.string().describe('binary file') : z.string().optional()])));
 }
 
@@ -110,7 +123,7 @@ const DOCS_HTML = `<!doctype html>
 
 /** The redoc files /api/docs loads; nothing else of the package is served. */
 export const DOCS_ASSETS = ['redoc.standalone.js'] as const;
-const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary: { main: '#1e40af' } } }, expandResponses: '200,201', pathInMiddlePanel: true }, document.getElementById('redoc'));`;
+const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary: { main: '#1e40af' } } }, pathInMiddlePanel: true }, document.getElementById('redoc'));`;
 
 /** /api/openapi.json and the API reference at /api/docs (assets served locally, no inline script). */
 export function mountApiDocs(app: Express): void {

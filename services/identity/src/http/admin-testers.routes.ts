@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { adminTestersQuerySchema, approveTesterBodySchema } from '@htm/contracts';
-import { callerOf, parseOrThrow } from '@htm/service-kit';
+import { callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { toTesterDto } from './user.view.js';
 import { listTesters, setTesterApproval } from '../domain/users.js';
 
 export function adminTesterRoutes(deps: IdentityDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('identity');
   const adminOnly = [deps.auth.authenticate, deps.auth.requireRole('admin')];
 
   r.get('/api/admin/testers', ...adminOnly, async (req, res) => {
@@ -20,11 +20,11 @@ export function adminTesterRoutes(deps: IdentityDeps): Router {
     res.json({ testers: (await listTesters(deps, { approvedOnly: true })).map(toTesterDto) });
   });
 
-  r.patch('/api/admin/approve-tester/:id', ...adminOnly, async (req, res) => {
+  r.patch('/api/admin/approve-tester/{id}', ...adminOnly, async (req, res) => {
     const body = parseOrThrow(approveTesterBodySchema, req.body ?? {});
     const tester = await setTesterApproval(deps, String(req.params.id), body, callerOf(req).id);
     res.json({ tester: toTesterDto(tester) });
   });
 
-  return r;
+  return r.router;
 }

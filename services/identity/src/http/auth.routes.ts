@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { emailSchema, sessionExchangeBodySchema, signInIntentSchema, type SignInIntent } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { devSignInEnabled, googleConfigured, webRedirect } from '../config.js';
 import { completeSignIn, type SignInAccount, type SignInResult } from '../domain/sign-in.js';
@@ -65,7 +65,7 @@ const jsonOnly = (req: Request, _res: Response, next: NextFunction) => {
 };
 
 export function authRoutes(deps: IdentityDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('identity');
   const cfg = deps.config;
   const signinLimit = authRateLimit(deps.redis, cfg, 'signin');
   const sessionLimit = authRateLimit(deps.redis, cfg, 'session');
@@ -101,7 +101,7 @@ export function authRoutes(deps: IdentityDeps): Router {
         );
       })(req, res, (e: unknown) => fail(e));
     });
-  }
+  } else r.without('get', '/api/auth/google/callback');
 
   if (devSignIn) {
     /** Fixed contract (ARCHITECTURE.md): behaves exactly like a Google callback for that account. */
@@ -110,7 +110,7 @@ export function authRoutes(deps: IdentityDeps): Router {
       const account: SignInAccount = { sub: `dev:${q.email}`, email: q.email, emailVerified: true, name: q.name ?? '' };
       redirectAfterSignIn(deps, res, await completeSignIn(deps, account, q.intent));
     });
-  }
+  } else r.without('get', '/api/auth/dev/login');
 
   r.post('/api/auth/session', sessionLimit, async (req, res) => {
     const body = parseOrThrow(sessionExchangeBodySchema, req.body ?? {});
@@ -152,7 +152,7 @@ export function authRoutes(deps: IdentityDeps): Router {
     res.json({ sessions: await listSignIns(deps, callerOf(req)) });
   });
 
-  r.delete('/api/auth/sessions/:id', deps.auth.authenticate, async (req, res) => {
+  r.delete('/api/auth/sessions/{id}', deps.auth.authenticate, async (req, res) => {
     const { current } = await endSignIn(deps, callerOf(req), String(req.params.id));
     noStore(res);
     if (current) clearSessionCookies(res, cfg);
@@ -170,5 +170,5 @@ export function authRoutes(deps: IdentityDeps): Router {
     res.json({ success: true, ended });
   });
 
-  return r;
+  return r.router;
 }

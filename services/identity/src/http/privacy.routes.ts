@@ -2,14 +2,14 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import { deletionBodySchema, type AccountDeletionDto, type DataExportDto } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { latestDeletion, latestExport, listOpenDeletions, listOpenExports, type AccountDeletionRow, type DataExportRow } from '../db/privacy.repository.js';
 import { openExportDownload, requestDeletion, requestExport } from '../domain/privacy.js';
 
 /** "Download my data" and "Delete my account" (the caller's own), and the admin's view of both. */
 export function privacyRoutes(deps: IdentityDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('identity');
   const { authenticate } = deps.auth;
   const adminOnly = [authenticate, deps.auth.requireRole('admin')];
   const interval = deps.config.EXPORT_INTERVAL_MS;
@@ -26,7 +26,7 @@ export function privacyRoutes(deps: IdentityDeps): Router {
     res.status(202).json({ export: toExportDto(row, interval) });
   });
 
-  r.get('/api/me/exports/:id/download', async (req, res) => {
+  r.get('/api/me/exports/{id}/download', async (req, res) => {
     const { row, chunks } = await openExportDownload(deps, String(req.params.id), req.query.expires, req.query.sig);
     res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('Content-Type', 'application/zip');
@@ -59,18 +59,18 @@ export function privacyRoutes(deps: IdentityDeps): Router {
     });
   });
 
-  r.post('/api/admin/users/:id/export', ...adminOnly, async (req, res) => {
+  r.post('/api/admin/users/{id}/export', ...adminOnly, async (req, res) => {
     const row = await requestExport(deps, userIdParam(req.params.id), callerOf(req).id);
     res.status(202).json({ export: toExportDto(row, interval) });
   });
 
-  r.post('/api/admin/users/:id/deletion', ...adminOnly, async (req, res) => {
+  r.post('/api/admin/users/{id}/deletion', ...adminOnly, async (req, res) => {
     const body = parseOrThrow(deletionBodySchema, req.body ?? {});
     const row = await requestDeletion(deps, userIdParam(req.params.id), body.email, callerOf(req).id);
     res.status(202).json({ deletion: toDeletionDto(row) });
   });
 
-  return r;
+  return r.router;
 }
 
 function userIdParam(v: unknown): string {

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { initUserBodySchema, updateProfileBodySchema } from '@htm/contracts';
-import { callerOf, parseOrThrow } from '@htm/service-kit';
+import { callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { toUserDto } from './user.view.js';
 import { chooseRole, getUser, updateProfile } from '../domain/users.js';
 
 export function userRoutes(deps: IdentityDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('identity');
   const { authenticate } = deps.auth;
 
   r.get('/api/me', authenticate, async (req, res) => {
@@ -28,5 +28,5 @@ export function userRoutes(deps: IdentityDeps): Router {
     res.json({ user: toUserDto(user, deps.config.TESTER_STRIKE_LIMIT), access_token: accessToken });
   });
 
-  return r;
+  return r.router;
 }

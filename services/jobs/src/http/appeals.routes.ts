@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { adminAppealsQuerySchema, appealBodySchema, appealDecisionBodySchema } from '@htm/contracts';
-import { callerOf, parseOrThrow } from '@htm/service-kit';
+import { callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { decideAppeal, fileAppeal, listAppealsFor, listMyMarks } from '../domain/appeals.js';
 
 /** Reasons and one appeal (#34): testers appeal a strike or a low rating; the admin decides. */
 export function appealsRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const { authenticate, requireRole } = deps.auth;
 
   r.post('/api/appeals', authenticate, requireRole('tester'), async (req, res) => {
@@ -23,10 +23,10 @@ export function appealsRoutes(deps: JobsDeps): Router {
     res.set('cache-control', 'no-store').json({ appeals: await listAppealsFor(deps, q.status) });
   });
 
-  r.post('/api/admin/appeals/:id/decision', authenticate, requireRole('admin'), async (req, res) => {
+  r.post('/api/admin/appeals/{id}/decision', authenticate, requireRole('admin'), async (req, res) => {
     const body = parseOrThrow(appealDecisionBodySchema, req.body ?? {});
     res.json({ appeal: await decideAppeal(deps, callerOf(req), String(req.params.id), body) });
   });
 
-  return r;
+  return r.router;
 }

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { favouriteBodySchema } from '@htm/contracts';
-import { callerOf, parseOrThrow } from '@htm/service-kit';
+import { callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { addFavourite, myFavourites, removeFavourite } from '../domain/favourites.js';
 
 /** Favourite testers (#34): a poster favourites testers whose work they accepted, lists and removes them. */
 export function favouritesRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const { authenticate, requireRole } = deps.auth;
 
   r.post('/api/favourites', authenticate, requireRole('poster'), async (req, res) => {
@@ -19,10 +19,10 @@ export function favouritesRoutes(deps: JobsDeps): Router {
     res.set('cache-control', 'no-store').json({ favourites: await myFavourites(deps, callerOf(req)) });
   });
 
-  r.delete('/api/favourites/:testerId', authenticate, requireRole('poster'), async (req, res) => {
-    await removeFavourite(deps, callerOf(req), String(req.params.testerId));
+  r.delete('/api/favourites/{tester_id}', authenticate, requireRole('poster'), async (req, res) => {
+    await removeFavourite(deps, callerOf(req), String(req.params.tester_id));
     res.status(204).end();
   });
 
-  return r;
+  return r.router;
 }

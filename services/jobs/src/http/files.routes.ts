@@ -1,12 +1,13 @@
+import { catalogueRoutes } from '@htm/service-kit';
 import { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { JobsDeps } from '../deps.js';
 import { authorizeFile } from '../domain/read-submission.js';
 
 export function filesRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   // Bearer token (optional) or ?sig= signed link.
-  r.get('/api/files/:id', deps.auth.optional, async (req, res) => {
+  r.get('/api/files/{id}', deps.auth.optional, async (req, res) => {
     const sig = typeof req.query.sig === 'string' ? req.query.sig : undefined;
     const file = await authorizeFile(deps, String(req.params.id), { sig, caller: req.caller });
     const { stream, size } = await deps.storage.get(file.storageKey);
@@ -24,5 +25,5 @@ export function filesRoutes(deps: JobsDeps): Router {
     res.setHeader('Content-Disposition', `${disposition}; filename="${ascii}"${ascii === name ? '' : `; filename*=UTF-8''${encodeURIComponent(name)}`}`);
     await pipeline(stream, res);
   });
-  return r;
+  return r.router;
 }

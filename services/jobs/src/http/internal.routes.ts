@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { internalClearBodySchema as clearBodySchema } from '@htm/contracts';
-import { parseOrThrow, requireServiceToken } from '@htm/service-kit';
+import { catalogueRoutes, parseOrThrow, requireServiceToken } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { clearJobs, previewClear } from '../domain/clear-jobs.js';
 
 /** /internal/* routes: service tokens only, never proxied by the gateway. */
 export function internalRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const adminOnly = requireServiceToken(deps.serviceKeys, ['admin']);
   r.get('/internal/jobs/clear-preview', adminOnly, async (_req, res) => {
     res.json(await previewClear(deps));
@@ -15,5 +15,5 @@ export function internalRoutes(deps: JobsDeps): Router {
     const body = parseOrThrow(clearBodySchema, req.body ?? {});
     res.json(await clearJobs(deps, body.fingerprint, body.actor_id));
   });
-  return r;
+  return r.router;
 }

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
 import { ACCEPT_JOB_MESSAGES, AVAILABLE_JOBS_QUERY_MESSAGES, acceptJobBodySchema, availableJobsQuerySchema, createJobBodySchema, median, type AvailableJobsPage, type PackView, type RecordingLimits } from '@htm/contracts';
-import { AppError, callerOf, idempotency, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, idempotency, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { postJob, checkoutAgain, deleteUnpaidJob, retestJob, type CheckoutAnswer } from '../domain/post-job.js';
 import { assignJob, cachedStanding, claimJob, readTesterStanding } from '../domain/claim-job.js';
@@ -43,7 +43,7 @@ function decodeCursor(c: string): { createdAt: string; id: string } {
 const idParam = (req: Request, name = 'id') => String(req.params[name] ?? '');
 
 export function jobsRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const { authenticate, requireRole } = deps.auth;
   // Stripe-style Idempotency-Key on the POSTs that create or pay (after authenticate: keys are per user).
   const once = idempotency({ query: (text, params) => deps.dbHandle.query(text, params), schema: 'jobs', logger: deps.logger });
@@ -54,15 +54,15 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.status(201).json(checkoutJson(await postJob(deps, callerOf(req), body)));
   });
 
-  r.post('/api/jobs/:id/retest', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
+  r.post('/api/jobs/{id}/retest', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     res.status(201).json(checkoutJson(await retestJob(deps, callerOf(req), idParam(req))));
   });
 
-  r.get('/api/jobs/:id/before-after', authenticate, async (req, res) => {
+  r.get('/api/jobs/{id}/before-after', authenticate, async (req, res) => {
     res.json(toRetestComparisonView(await readRetestComparison(deps, callerOf(req), idParam(req)), deps.links));
   });
 
-  r.post('/api/jobs/:id/checkout', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
+  r.post('/api/jobs/{id}/checkout', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     res.json(checkoutJson(await checkoutAgain(deps, callerOf(req), idParam(req))));
   });
 
@@ -73,12 +73,12 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.json({ jobs: jobs.map((j) => toJobView(j, caller.type === 'admin' ? j.posterInfo : undefined, ratings.get(j.id) ?? null)) });
   });
 
-  r.delete('/api/jobs/:id', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.delete('/api/jobs/{id}', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     await deleteUnpaidJob(deps, callerOf(req), idParam(req));
     res.status(204).end();
   });
 
-  r.get('/api/packs/:id', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.get('/api/packs/{id}', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const p = await readPack(deps, callerOf(req), idParam(req));
     res.json({ pack: p.pack, jobs: p.jobs.map((j) => toJobView(j)), clusters: p.clusters } satisfies PackView);
   });
@@ -143,9 +143,9 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.locals.changedTable = 'jobs';
     res.json({ job: toJobView(await claimJob(deps, callerOf(req), idParam(req))) });
   };
-  r.post('/api/jobs/:id/claim', authenticate, requireRole('tester'), claim);
+  r.post('/api/jobs/{id}/claim', authenticate, requireRole('tester'), claim);
   // The spec: "an admin accepts or assigns". A tester accepts for herself; the admin names the tester.
-  r.post('/api/jobs/:id/accept', authenticate, requireRole('tester', 'admin'), async (req, res) => {
+  r.post('/api/jobs/{id}/accept', authenticate, requireRole('tester', 'admin'), async (req, res) => {
     const caller = callerOf(req);
     if (caller.type !== 'admin') return claim(req, res);
     res.locals.changedTable = 'jobs';
@@ -154,7 +154,7 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.json({ job: toJobView(await assignJob(deps, idParam(req), body.tester_id, caller.id)) });
   });
 
-  r.post('/api/admin/assign/:jobId/:testerId', authenticate, requireRole('admin'), async (req, res) => {
+  r.post('/api/admin/assign/{jobId}/{testerId}', authenticate, requireRole('admin'), async (req, res) => {
     res.locals.changedTable = 'jobs';
     res.json({ job: toJobView(await assignJob(deps, idParam(req, 'jobId'), idParam(req, 'testerId'), callerOf(req).id)) });
   });
@@ -179,27 +179,27 @@ export function jobsRoutes(deps: JobsDeps): Router {
     }
     res.status(201).json({ submission: toSubmissionReadView(await readSubmission(deps, caller, out.job.id), deps.links, recUrl), job: toJobView(out.job) });
   };
-  r.post('/api/jobs/:id/submit-work', authenticate, requireRole('tester'), once, submit('dashboard'));
-  r.post('/api/jobs/:id/submissions', authenticate, requireRole('tester'), once, submit('poster_flow'));
+  r.post('/api/jobs/{id}/submit-work', authenticate, requireRole('tester'), once, submit('dashboard'));
+  r.post('/api/jobs/{id}/submissions', authenticate, requireRole('tester'), once, submit('poster_flow'));
 
-  r.get('/api/jobs/:id/submission', authenticate, async (req, res) => {
+  r.get('/api/jobs/{id}/submission', authenticate, async (req, res) => {
     res.json(toSubmissionReadView(await readSubmission(deps, callerOf(req), idParam(req)), deps.links, recUrl));
   });
 
-  r.post('/api/jobs/:id/review', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
+  r.post('/api/jobs/{id}/review', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
     const out = await reviewSubmission(deps, callerOf(req), idParam(req), req.body);
     res.json({ payment_processed: out.payment_processed, revision_count: out.revision_count, job: toJobView(out.job) });
   });
 
-  r.post('/api/jobs/:id/rating', authenticate, async (req, res) => {
+  r.post('/api/jobs/{id}/rating', authenticate, async (req, res) => {
     const rating = await rateJob(deps, callerOf(req), idParam(req), req.body);
     res.status(201).json({ rating: toRatingView(rating) });
   });
 
-  r.patch('/api/jobs/:id/complete', authenticate, requireRole('admin'), async (req, res) => {
+  r.patch('/api/jobs/{id}/complete', authenticate, requireRole('admin'), async (req, res) => {
     const out = await completeJob(deps, callerOf(req), idParam(req));
     res.json({ payment_processed: out.payment_processed, revision_count: out.revision_count, job: toJobView(out.job) });
   });
 
-  return r;
+  return r.router;
 }

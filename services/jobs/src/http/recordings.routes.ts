@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { Metadata, Server as TusServer } from '@tus/server';
-import { AppError, callerOf } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { RecordingRow } from '../db/schema.js';
 import { authorizeRecordingRead, authorizeRecordingUpload, finishRecording, startRecording } from '../domain/recordings.js';
@@ -59,7 +59,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
  * server sees the request; the finished file's content is checked in its onUploadFinish.
  */
 export function recordingsRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const { authenticate, requireRole } = deps.auth;
   const testerOnly = [authenticate, requireRole('tester')];
   let tusP: Promise<TusServer> | undefined;
@@ -105,23 +105,23 @@ export function recordingsRoutes(deps: JobsDeps): Router {
     await handOver(req, res);
   });
 
-  r.patch(`${RECORDINGS_PATH}/:id`, ...testerOnly, async (req, res) => {
+  r.patch(`${RECORDINGS_PATH}/{id}`, ...testerOnly, async (req, res) => {
     await authorizeRecordingUpload(deps, callerOf(req), String(req.params.id), true);
     await handOver(req, res);
   });
 
-  r.head(`${RECORDINGS_PATH}/:id`, ...testerOnly, async (req, res) => {
+  r.head(`${RECORDINGS_PATH}/{id}`, ...testerOnly, async (req, res) => {
     await authorizeRecordingUpload(deps, callerOf(req), String(req.params.id), false);
     await handOver(req, res);
   });
 
   // The player: a signed link (`<video src>`) or a bearer token; Range requests answer 206.
-  r.get(`${RECORDINGS_PATH}/:id`, deps.auth.optional, async (req, res) => {
+  r.get(`${RECORDINGS_PATH}/{id}`, deps.auth.optional, async (req, res) => {
     const sig = typeof req.query.sig === 'string' ? req.query.sig : undefined;
     const rec = await authorizeRecordingRead(deps, String(req.params.id), { sig, caller: req.caller });
     await sendRecording(deps, req, res, rec);
   });
-  return r;
+  return r.router;
 }
 
 /** A finished recording's bytes for the player: the whole file, or one Range with 206 (416 when unsatisfiable). */

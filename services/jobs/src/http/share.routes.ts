@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { shareLinkBodySchema } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { FileRow } from '../db/schema.js';
 import { authorizeSharedFile, authorizeSharedRecording, createShareLink, readOwnReport, readSharedReport, revokeShareLink, type ReportSource } from '../domain/share-report.js';
@@ -63,40 +63,40 @@ async function sendPdf(deps: JobsDeps, req: Request, res: Response, src: ReportS
 }
 
 export function shareRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const { authenticate, requireRole } = deps.auth;
 
-  r.post('/api/jobs/:id/share', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.post('/api/jobs/{id}/share', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const body = parseOrThrow(shareLinkBodySchema, req.body ?? {});
     const link = await createShareLink(deps, callerOf(req), param(req, 'id'), body.expires_in_days);
     res.status(201).json({ url: `/r/${link.token}`, token: link.token, expires_at: link.expiresAt.toISOString() });
   });
 
-  r.delete('/api/jobs/:id/share', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.delete('/api/jobs/{id}/share', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     await revokeShareLink(deps, callerOf(req), param(req, 'id'));
     res.status(204).end();
   });
 
-  r.get('/api/jobs/:id/report.pdf', authenticate, requireRole('poster', 'admin'), async (req, res) => {
+  r.get('/api/jobs/{id}/report.pdf', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const src = await readOwnReport(deps, callerOf(req), param(req, 'id'));
     // Files through the live share link when there is one (the links then work for whoever gets the PDF).
     const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : ownUrls(deps);
     await sendPdf(deps, req, res, src, urls);
   });
 
-  r.get('/api/shared/:token', async (req, res) => {
+  r.get('/api/shared/{token}', async (req, res) => {
     sharedHeaders(res);
     const token = param(req, 'token');
     res.json(toReportView(await readSharedReport(deps, token), deps.links, sharedUrls(token)));
   });
 
-  r.get('/api/shared/:token/report.pdf', async (req, res) => {
+  r.get('/api/shared/{token}/report.pdf', async (req, res) => {
     sharedHeaders(res);
     const token = param(req, 'token');
     await sendPdf(deps, req, res, await readSharedReport(deps, token), sharedUrls(token));
   });
 
-  r.get('/api/shared/:token/files/:fileId', async (req, res) => {
+  r.get('/api/shared/{token}/files/{fileId}', async (req, res) => {
     sharedHeaders(res);
     const file = await authorizeSharedFile(deps, param(req, 'token'), param(req, 'fileId'));
     const { stream, size } = await deps.storage.get(file.storageKey);
@@ -109,12 +109,12 @@ export function shareRoutes(deps: JobsDeps): Router {
   });
 
   // The shared job's screen recording through the token (a <video src> sends no bearer header); Range answers 206.
-  r.get('/api/shared/:token/recording', async (req, res) => {
+  r.get('/api/shared/{token}/recording', async (req, res) => {
     sharedHeaders(res);
     await sendRecording(deps, req, res, await authorizeSharedRecording(deps, param(req, 'token')));
   });
 
-  r.get('/r/:token', async (req, res) => {
+  r.get('/r/{token}', async (req, res) => {
     sharedHeaders(res);
     const token = param(req, 'token');
     let html: string;
@@ -131,5 +131,5 @@ export function shareRoutes(deps: JobsDeps): Router {
     res.type('html').send(html);
   });
 
-  return r;
+  return r.router;
 }

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { githubTrackerBodySchema, jiraTrackerBodySchema, sendFindingBodySchema, TRACKER_KINDS, type TrackerKind } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { issuesOfJob, removeTracker, saveGithub, saveJira, sendFinding, trackersOf, WHOLE_REPORT } from '../domain/trackers.js';
 import { ownUrls, sharedUrls, toReportView, type ReportUrls } from './report-view.js';
@@ -15,7 +15,7 @@ function originOf(req: Request): string {
 
 /** The poster's issue trackers (GitHub, Jira) and "Send to ..." on each finding. */
 export function trackersRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const who = [deps.auth.authenticate, deps.auth.requireRole('poster', 'admin')];
   const kindOf = (req: Request): TrackerKind => {
     const k = param(req, 'kind');
@@ -26,17 +26,17 @@ export function trackersRoutes(deps: JobsDeps): Router {
   r.get('/api/trackers', ...who, async (req, res) => {
     res.json(await trackersOf(deps, callerOf(req)));
   });
-  r.put('/api/trackers/:kind', ...who, async (req, res) => {
+  r.put('/api/trackers/{kind}', ...who, async (req, res) => {
     const kind = kindOf(req);
     if (kind === 'github') await saveGithub(deps, callerOf(req), parseOrThrow(githubTrackerBodySchema, req.body ?? {}));
     else await saveJira(deps, callerOf(req), parseOrThrow(jiraTrackerBodySchema, req.body ?? {}));
     res.json(await trackersOf(deps, callerOf(req)));
   });
-  r.delete('/api/trackers/:kind', ...who, async (req, res) => {
+  r.delete('/api/trackers/{kind}', ...who, async (req, res) => {
     await removeTracker(deps, callerOf(req), kindOf(req));
     res.status(204).end();
   });
-  r.get('/api/jobs/:id/issues', ...who, async (req, res) => {
+  r.get('/api/jobs/{id}/issues', ...who, async (req, res) => {
     res.json({ issues: await issuesOfJob(deps, callerOf(req), param(req, 'id')) });
   });
   const send = async (req: Request, index: number) => {
@@ -57,16 +57,16 @@ export function trackersRoutes(deps: JobsDeps): Router {
     );
     return { status: out.created ? 201 : 200, view: { finding_index: index === WHOLE_REPORT ? null : index, tracker: body.tracker, url: out.url } };
   };
-  r.post('/api/jobs/:id/findings/:index/issue', ...who, async (req, res) => {
+  r.post('/api/jobs/{id}/findings/{index}/issue', ...who, async (req, res) => {
     const index = Number(param(req, 'index'));
     // A negative index would name the whole report's issue: not a finding.
     const out = await send(req, Number.isInteger(index) && index >= 0 ? index : Number.NaN);
     res.status(out.status).json(out.view);
   });
   // The whole report as one issue (every finding listed), once per tracker.
-  r.post('/api/jobs/:id/issue', ...who, async (req, res) => {
+  r.post('/api/jobs/{id}/issue', ...who, async (req, res) => {
     const out = await send(req, WHOLE_REPORT);
     res.status(out.status).json(out.view);
   });
-  return r;
+  return r.router;
 }

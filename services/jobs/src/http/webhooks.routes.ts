@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { webhookEndpointBodySchema, type WebhookDeliveryView, type WebhookEndpointView } from '@htm/contracts';
-import { callerOf, parseOrThrow } from '@htm/service-kit';
+import { callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema.js';
 import { createEndpoint, endpointDeliveries, listOwnEndpoints, redeliver, removeEndpoint, sendTestWebhook } from '../domain/webhooks.js';
@@ -25,7 +25,7 @@ export const toDeliveryView = (d: WebhookDeliveryRow): WebhookDeliveryView => ({
 
 /** The poster's webhook endpoints (Standard Webhooks); each caller sees only their own. */
 export function webhooksRoutes(deps: JobsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('jobs');
   const { authenticate, requireRole } = deps.auth;
   const who = [authenticate, requireRole('poster', 'admin')];
 
@@ -37,18 +37,18 @@ export function webhooksRoutes(deps: JobsDeps): Router {
   r.get('/api/webhook-endpoints', ...who, async (req, res) => {
     res.json({ endpoints: (await listOwnEndpoints(deps, callerOf(req))).map(toEndpointView) });
   });
-  r.delete('/api/webhook-endpoints/:id', ...who, async (req, res) => {
+  r.delete('/api/webhook-endpoints/{id}', ...who, async (req, res) => {
     await removeEndpoint(deps, callerOf(req), param(req, 'id'));
     res.status(204).end();
   });
-  r.get('/api/webhook-endpoints/:id/deliveries', ...who, async (req, res) => {
+  r.get('/api/webhook-endpoints/{id}/deliveries', ...who, async (req, res) => {
     res.json({ deliveries: (await endpointDeliveries(deps, callerOf(req), param(req, 'id'))).map(toDeliveryView) });
   });
-  r.post('/api/webhook-endpoints/:id/test', ...who, async (req, res) => {
+  r.post('/api/webhook-endpoints/{id}/test', ...who, async (req, res) => {
     res.status(202).json({ delivery: toDeliveryView(await sendTestWebhook(deps, callerOf(req), param(req, 'id'))) });
   });
-  r.post('/api/webhook-endpoints/:id/deliveries/:deliveryId/redeliver', ...who, async (req, res) => {
+  r.post('/api/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver', ...who, async (req, res) => {
     res.status(202).json({ delivery: toDeliveryView(await redeliver(deps, callerOf(req), param(req, 'id'), param(req, 'deliveryId'))) });
   });
-  return r;
+  return r.router;
 }

@@ -8,7 +8,7 @@ import {
   type DevMailResponse,
   type NotificationPreferencesResponse,
 } from '@htm/contracts';
-import { AppError, callerOf, parseOrThrow } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { NotificationsDeps } from '../deps.js';
 import { devMailOn } from '../config.js';
 import { checkUnsubscribeToken, readPreferences, unsubscribe, updatePreferences } from '../domain/preferences.js';
@@ -16,7 +16,7 @@ import { sentTo } from '../db/message.repository.js';
 import { confirmPage, donePage, invalidLinkPage, UNSUBSCRIBE_STYLE_HASH } from './unsubscribe.page.js';
 
 export function notificationsRoutes(deps: NotificationsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('notifications');
   const { authenticate } = deps.auth;
 
   r.get('/api/notifications/preferences', authenticate, async (req, res) => {
@@ -94,5 +94,5 @@ export function notificationsRoutes(deps: NotificationsDeps): Router {
     res.json(body);
   });
 
-  return r;
+  return r.router;
 }

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { callerOf } from '@htm/service-kit';
+import { callerOf, catalogueRoutes } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { getFinancialOverview, getTesterEarnings } from '../domain/earnings.js';
 
 export function earningsRoutes(deps: PaymentsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('payments');
   const { authenticate, requireRole } = deps.auth;
 
   r.get('/api/tester/my-earnings', authenticate, requireRole('tester'), async (req, res) => {
@@ -15,5 +15,5 @@ export function earningsRoutes(deps: PaymentsDeps): Router {
     res.set('cache-control', 'no-store').json(await getFinancialOverview(deps));
   });
 
-  return r;
+  return r.router;
 }

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { checkoutSessionIdSchema } from '@htm/contracts';
-import { AppError } from '@htm/service-kit';
+import { AppError, catalogueRoutes } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { redirectBase } from '../config.js';
 import { deliverLocalEvent } from '../providers/local-webhook.js';
@@ -12,9 +12,15 @@ import { LocalProvider } from '../providers/local.provider.js';
  * Like a Stripe-hosted checkout URL, knowing the (random) session id is what grants access.
  */
 export function localCheckoutRoutes(deps: PaymentsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('payments');
   const provider = deps.provider;
-  if (!(provider instanceof LocalProvider)) return r;
+  if (!(provider instanceof LocalProvider)) {
+    // Stripe pays on its own pages: the local checkout is not answered.
+    r.without('get', '/api/payments/local/checkout/{session_id}');
+    r.without('post', '/api/payments/local/checkout/{session_id}/pay');
+    r.without('post', '/api/payments/local/checkout/{session_id}/cancel');
+    return r.router;
+  }
 
   const cfg = deps.config;
   const selfUrl = (req: Request) =>
@@ -29,8 +35,8 @@ export function localCheckoutRoutes(deps: PaymentsDeps): Router {
     return session;
   };
 
-  r.get('/api/payments/local/checkout/:session_id', async (req, res) => {
-    const session = await load(req.params.session_id);
+  r.get('/api/payments/local/checkout/{session_id}', async (req, res) => {
+    const session = await load(String(req.params.session_id));
     res
       .status(200)
       .set({
@@ -45,8 +51,8 @@ export function localCheckoutRoutes(deps: PaymentsDeps): Router {
       .send(renderCheckoutPage(session));
   });
 
-  r.post('/api/payments/local/checkout/:session_id/pay', async (req, res) => {
-    const session = await load(req.params.session_id);
+  r.post('/api/payments/local/checkout/{session_id}/pay', async (req, res) => {
+    const session = await load(String(req.params.session_id));
     const completed = await provider.complete(session.id);
     if (completed) await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.completed', completed);
     // Someone else closed it first (a double-click on Pay, or Pay racing Cancel): the redirect
@@ -55,13 +61,13 @@ export function localCheckoutRoutes(deps: PaymentsDeps): Router {
     res.redirect(303, `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`);
   });
 
-  r.post('/api/payments/local/checkout/:session_id/cancel', async (req, res) => {
-    const session = await load(req.params.session_id);
+  r.post('/api/payments/local/checkout/{session_id}/cancel', async (req, res) => {
+    const session = await load(String(req.params.session_id));
     const cancelled = await provider.cancel(session.id);
     if (cancelled) await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.expired', cancelled);
     else if ((await provider.findSession(session.id))?.paymentStatus === 'paid') return res.redirect(303, `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`);
     res.redirect(303, `${webBase}/payment/cancel`);
   });
 
-  return r;
+  return r.router;
 }

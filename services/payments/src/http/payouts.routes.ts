@@ -1,12 +1,12 @@
 import { Router } from 'express';
-import { callerOf, idempotency } from '@htm/service-kit';
+import { callerOf, catalogueRoutes, idempotency } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { connectPayoutAccount, getPayoutAccount } from '../domain/payout-account.js';
 import { runPayouts } from '../domain/run-payouts.js';
 import { cashOut } from '../domain/cash-out.js';
 
 export function payoutRoutes(deps: PaymentsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('payments');
   const { authenticate, requireRole } = deps.auth;
 
   r.get('/api/tester/payout-account', authenticate, requireRole('tester'), async (req, res) => {
@@ -27,5 +27,5 @@ export function payoutRoutes(deps: PaymentsDeps): Router {
     res.json(await runPayouts(deps, callerOf(req).id));
   });
 
-  return r;
+  return r.router;
 }

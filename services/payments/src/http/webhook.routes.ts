@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError } from '@htm/service-kit';
+import { AppError, catalogueRoutes } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { applyProviderEvent } from '../domain/apply-provider-event.js';
 import type { ProviderEvent } from '../providers/provider.js';
@@ -10,7 +10,7 @@ import { verifyWebhook, WebhookSignatureError } from '../providers/stripe.provid
  * about checkout sessions. The signature is checked on the raw bytes of the body.
  */
 export function webhookRoutes(deps: PaymentsDeps): Router {
-  const r = Router();
+  const r = catalogueRoutes('payments');
   r.post('/api/payments/webhook', async (req, res) => {
     const signature = req.headers['stripe-signature'];
     if (typeof signature !== 'string' || !signature) throw AppError.invalid('Missing Stripe-Signature header.', undefined, 'invalid_signature');
@@ -26,5 +26,5 @@ export function webhookRoutes(deps: PaymentsDeps): Router {
     const outcome = await applyProviderEvent(deps, event);
     res.json({ received: true, outcome });
   });
-  return r;
+  return r.router;
 }

@@ -6,7 +6,7 @@ import { Modal } from '../../../components/modal';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import {
   useGetPrivacyQuery,
   useRequestDeletionMutation,

@@ -1,21 +1,7 @@
+import type { WaitlistEntryDto as WaitlistEntry, WaitlistPage } from '@htm/contracts/admin';
 import { api } from '../../../lib/api';
 
-export interface WaitlistEntry {
-  id: string;
-  email: string;
-  name: string | null;
-  role: string;
-  url: string | null;
-  note: string | null;
-  approved: boolean;
-  created_at: string;
-}
-export interface WaitlistPage {
-  entries: WaitlistEntry[];
-  total: number;
-  page: number;
-  page_size: number;
-}
+export type { WaitlistEntry, WaitlistPage };
 
 const waitlistApi = api.injectEndpoints({
   endpoints: (build) => ({

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage, type Call, type FakeResponseInit } from '../../../test/setup';
 import AdminDashboard from './admin-dashboard';
@@ -16,6 +16,8 @@ const admin: User = {
   location: 'USA',
   country: null,
   approved: true,
+  released: false,
+  created_at: '2026-01-01T00:00:00.000Z',
 };
 const job = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
   id,

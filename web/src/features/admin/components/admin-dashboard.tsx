@@ -2,7 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Tabs } from '../../../components/tabs';
 import { errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { useListAllJobsQuery } from '../api/list-all-jobs';
 import { ActionsTab } from './actions-tab';
 import { HistoryTab } from './history-tab';

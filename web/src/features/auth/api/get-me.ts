@@ -1,5 +1,5 @@
 import { api } from '../../../lib/api';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 
 const meApi = api.injectEndpoints({
   endpoints: (build) => ({

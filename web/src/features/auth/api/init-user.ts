@@ -1,16 +1,12 @@
 import { api } from '../../../lib/api';
 import { setToken } from '../../../lib/tokens';
-import type { User } from '../../../lib/types';
+import type { InitUserBody, UserWithTokenResponse } from '@htm/contracts/identity';
 
-export interface InitUserBody {
-  type: 'poster' | 'tester';
-  location: 'USA' | 'PR';
-  country?: 'US' | 'PR' | 'CA';
-}
+export type { InitUserBody };
 
 const initApi = api.injectEndpoints({
   endpoints: (build) => ({
-    initUser: build.mutation<{ user: User; access_token: string }, InitUserBody>({
+    initUser: build.mutation<UserWithTokenResponse, InitUserBody>({
       query: (body) => ({ url: '/users/init', method: 'POST', body }),
       async onQueryStarted(_arg, { queryFulfilled }) {
         try {

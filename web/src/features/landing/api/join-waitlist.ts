@@ -1,17 +1,12 @@
+import type { WaitlistBody } from '@htm/contracts/admin';
 import { api } from '../../../lib/api';
 
-export interface WaitlistBody {
-  email: string;
-  role: string;
-  url?: string;
-  note?: string;
-  name?: string;
-}
+export type { WaitlistBody };
 
 /** POST /api/waitlist: waitlist form, tester signup and job requests (role 'Site owner'). */
 const waitlistApi = api.injectEndpoints({
   endpoints: (build) => ({
-    joinWaitlist: build.mutation<{ success: boolean }, WaitlistBody>({
+    joinWaitlist: build.mutation<{ success: true }, WaitlistBody>({
       query: (body) => ({ url: '/waitlist', method: 'POST', body }),
     }),
   }),

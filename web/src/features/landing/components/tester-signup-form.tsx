@@ -3,7 +3,7 @@ import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { Field, FormMessage } from '../../../components/field';
 import { errorMessage, errorStatus, isUnreachable } from '../../../lib/error-message';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { useJoinWaitlistMutation } from '../api/join-waitlist';
+import { useJoinWaitlistMutation, type WaitlistBody } from '../api/join-waitlist';
 import {
   MSG,
   TESTER_ROLES,
@@ -34,7 +34,8 @@ export function TesterSignupForm() {
     send: async () => {
       const res = await join({
         email: v.email.trim().toLowerCase(),
-        role: v.role,
+        // validateTesterSignup admitted only the tester roles.
+        role: v.role as WaitlistBody['role'],
         url: withHttps(v.contact) || undefined,
         note: v.about.trim() || undefined,
       });

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage, type Call } from '../../../test/setup';
 import EmailPreferencesModal from './email-preferences-modal';

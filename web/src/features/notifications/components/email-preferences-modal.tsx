@@ -10,7 +10,7 @@ import { Loading } from '../../../components/loading';
 import { Modal } from '../../../components/modal';
 import { errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import {
   useGetNotificationPreferencesQuery,
   useUpdateNotificationPreferencesMutation,

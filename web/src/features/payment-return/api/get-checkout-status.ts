@@ -1,9 +1,7 @@
+import type { CheckoutStatusResponse as CheckoutStatus } from '@htm/contracts/payments';
 import { api } from '../../../lib/api';
 
-export interface CheckoutStatus {
-  payment_status: 'paid' | 'unpaid' | 'expired' | string;
-  job_id: string;
-}
+export type { CheckoutStatus };
 
 const statusApi = api.injectEndpoints({
   endpoints: (build) => ({

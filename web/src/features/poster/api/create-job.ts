@@ -1,16 +1,8 @@
-import type { CreateJobBody, JobView } from '@htm/contracts/jobs';
+import type { CheckoutAnswer, CreateJobBody } from '@htm/contracts/jobs';
 import { api } from '../../../lib/api';
 import { newIdempotencyKey } from '../../../lib/base-query';
 
-export interface CheckoutAnswer {
-  checkout_url: string | null;
-  session_id: string | null;
-  job: JobView;
-  /** Every job ordered (a pack: one per tester; else the one job). */
-  jobs?: JobView[];
-  pack?: { id: string; size: number } | null;
-  payment_error?: string;
-}
+export type { CheckoutAnswer };
 
 const createJobApi = api.injectEndpoints({
   endpoints: (build) => ({

@@ -4,7 +4,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
 import type { JobView as Job } from '@htm/contracts/jobs';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage, type Call } from '../../../test/setup';

@@ -11,7 +11,7 @@ import { browser } from '../../../lib/browser';
 import { errorMessage, formErrorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { useCheckoutJobMutation } from '../api/checkout-job';
 import { useDeleteJobMutation } from '../api/delete-job';
 import { useListJobsQuery } from '../api/list-jobs';

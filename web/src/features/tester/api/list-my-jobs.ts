@@ -1,12 +1,9 @@
 import { DEFAULT_RECORDING_LIMITS, type RecordingLimits } from '@htm/contracts/findings';
 import { api } from '../../../lib/api';
-import type { JobView as Job } from '@htm/contracts/jobs';
+import type { MyJobsResponse as MyJobsPage } from '@htm/contracts/jobs';
 
 /** GET /api/tester/my-jobs: the tester's jobs and the limits the screen recorder respects. */
-export interface MyJobsPage {
-  jobs: Job[];
-  recording_limits: RecordingLimits;
-}
+export type { MyJobsPage };
 
 const myJobsApi = api.injectEndpoints({
   endpoints: (build) => ({

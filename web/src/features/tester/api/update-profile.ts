@@ -1,7 +1,7 @@
 import { api } from '../../../lib/api';
 import { setToken } from '../../../lib/tokens';
 import type { UpdateProfileBody } from '@htm/contracts/identity';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 
 const profileApi = api.injectEndpoints({
   endpoints: (build) => ({

@@ -9,7 +9,7 @@ import { Field, FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import { formErrorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useUpdateProfileMutation } from '../api/update-profile';
 import { Form } from '../../../components/form';

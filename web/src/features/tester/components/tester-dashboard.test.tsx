@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { Provider } from 'react-redux';
 import { MemoryRouter } from 'react-router';
 import { getToken, setToken } from '../../../lib/tokens';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, mockXhr, resetStorage } from '../../../test/setup';
@@ -19,6 +19,8 @@ const tester: User = {
   location: 'USA',
   country: 'US',
   approved: true,
+  released: false,
+  created_at: '2026-01-01T00:00:00.000Z',
 };
 const openJob = jobView({
   id: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Tabs } from '../../../components/tabs';
 import { featureFlags } from '../../../lib/config';
-import type { User } from '../../../lib/types';
+import type { UserDto as User } from '@htm/contracts/identity';
 import { AvailableJobs } from './available-jobs';
 import { EarningsTab } from './earnings-tab';
 import { LevelCard } from './level-card';
