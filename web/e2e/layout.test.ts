@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { signInPoster, screenshot as shot } from './support/product.js';
+import path from 'node:path';
+import { SCREENSHOT_DIR, signInPoster, screenshot as shot } from './support/product.js';
 import { productInBrowser } from './support/hooks.js';
 
 const run = productInBrowser();
@@ -268,7 +269,8 @@ describe('toasts on a phone', () => {
       await submit.click();
       const toast = p.locator('.toast', { hasText: 'GitHub refused the token' });
       await toast.waitFor();
-      await shot(p, `layout-toast-form-at-${block}-390`);
+      // What the phone shows (a full-page shot would move the fixed toast).
+      await p.screenshot({ path: path.join(SCREENSHOT_DIR, `layout-toast-form-at-${block}-390.png`) });
       const box = await toast.boundingBox();
       for (const control of [repo, token, submit])
         expect({ block, covers: overlap(box, await control.boundingBox()) }).toEqual({

@@ -374,6 +374,8 @@ describe('marketplace in the browser', () => {
     await tester.getByRole('tab', { name: 'Earnings' }).click();
     await tester.getByRole('list', { name: 'Earnings summary' }).waitFor();
     await shot(tester, 'tester-earnings');
+    const asTable = tester.getByRole('tabpanel').getByText('Show as a table');
+    if (await asTable.count()) await asTable.first().click();
     await axe.screen(tester, 'tester: Earnings');
 
     // The poster sees the locked preview, accepts, and the full results unlock.
@@ -406,11 +408,15 @@ describe('marketplace in the browser', () => {
 
     // The admin's remaining tabs, now that there is history to show (reload: fresh job list).
     await admin.reload();
+    await admin.getByRole('heading', { name: 'Money' }).waitFor();
     await axe.screen(admin, 'admin: Overview');
     await admin.getByRole('tab', { name: 'Actions' }).click();
     await admin.getByRole('heading', { name: 'Developer leads' }).waitFor();
     await shot(admin, 'admin-actions');
     await axe.screen(admin, 'admin: Actions');
+    await axe.dialog(admin, 'Clear all jobs?', () =>
+      admin.getByRole('button', { name: 'Clear all jobs' }).click(),
+    );
     await admin.getByRole('tab', { name: 'History' }).click();
     await admin.getByRole('tabpanel').getByText(jobTitle).first().waitFor();
     await shot(admin, 'admin-history');
@@ -549,6 +555,20 @@ describe('marketplace in the browser', () => {
       await p.getByRole('heading', { level: 1 }).waitFor();
       await axe.screen(p, path);
     }
+    // A new tester's screen before an admin approves them.
+    const newTester = await newPage();
+    await newTester.goto(
+      `${run.product.baseUrl}/api/auth/dev/login?email=axetester${ts}@gmail.com&name=Ava&intent=poster`,
+    );
+    await newTester.getByRole('radio', { name: /^Tester/ }).check();
+    await newTester.getByLabel('Location').selectOption('USA');
+    await newTester.getByLabel('Country').selectOption('US');
+    await newTester.getByRole('button', { name: 'Continue' }).click();
+    await newTester
+      .getByRole('heading', { name: 'Your tester account is pending approval' })
+      .waitFor();
+    await axe.screen(newTester, 'tester pending approval');
+    await newTester.context().close();
     expect(axe.found).toEqual([]);
     await signInPoster(p, run.product.baseUrl, `axe${ts}@gmail.com`);
     expect(await audit(p)).toEqual([]);

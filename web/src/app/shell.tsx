@@ -66,7 +66,7 @@ function Header({
           <span className="brand__mark" aria-hidden="true">
             $1
           </span>
-          HumanTest
+          <span className="app-header__brand-name">HumanTest</span>
         </a>
         <div className="app-header__user">
           <span className="app-header__name">{user.name || user.email}</span>
