@@ -264,8 +264,10 @@ describe('toasts on a phone', () => {
     await repo.fill('acme/shop');
     await token.fill('github_pat_example');
     // The form at the top of the screen, then at the bottom: the toast takes the other edge.
+    // (Room below the page's last form, so that it can scroll up to the top of the screen.)
+    await p.evaluate(() => (document.body.style.paddingBottom = '900px'));
     for (const block of ['start', 'end'] as const) {
-      await form.evaluate((el, b) => el.scrollIntoView({ block: b }), block);
+      await form.evaluate((el, b) => el.scrollIntoView({ block: b, behavior: 'instant' }), block);
       await submit.click();
       const toast = p.locator('.toast', { hasText: 'GitHub refused the token' });
       await toast.waitFor();
