@@ -58,7 +58,7 @@ function stringOf(s: Schema | undefined): Schema | null {
 /** The largest length a string schema allows, when it has a limit. */
 function maxOf(s: Schema): number | null {
   const max = (s._zod.def.checks ?? [])
-    .map((c) => c._zod.def)
+    .map((c) => c._zod.def as { check: string; maximum?: number })
     .find((c) => c.check === 'max_length');
   return max?.maximum ?? null;
 }

@@ -16,7 +16,7 @@ export const privacyMessages = {
 
 /** POST /api/me/deletion and POST /api/admin/users/{id}/deletion: the account's e-mail, typed to confirm. */
 export const deletionBodySchema = z.object({
-  email: z.string({ error: privacyMessages.confirmEmail }).trim().min(1, privacyMessages.confirmEmail).max(254, privacyMessages.confirmEmail),
+  email: z.string({ error: privacyMessages.confirmEmail }).trim().min(1, privacyMessages.confirmEmail).max(320, privacyMessages.confirmEmail),
 });
 export type DeletionBody = z.infer<typeof deletionBodySchema>;
 
