@@ -419,8 +419,9 @@ describe('marketplace in the browser', () => {
     );
     await admin.getByRole('tab', { name: 'History' }).click();
     await admin.getByRole('tabpanel').getByText(jobTitle).first().waitFor();
+    await admin.getByRole('table', { name: 'Admin actions' }).waitFor();
     await shot(admin, 'admin-history');
-    await axe.screen(admin, 'admin: History');
+    await axe.screen(admin, 'admin: History with the audit log');
     await admin.getByRole('tab', { name: 'Privacy' }).click();
     await admin.getByRole('tab', { name: 'Privacy', selected: true }).waitFor();
     await admin.waitForLoadState('networkidle');
