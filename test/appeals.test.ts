@@ -85,7 +85,7 @@ describe('strikes: reason, one appeal, the admin overturns and the tester is app
   it('refuses bad bodies, other people, a second appeal and a closed window', async () => {
     const bad = await client(stack, tester.token).post('/api/appeals', { job_id: strikeJob, kind: 'strike', message: 'short' });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors).toEqual({ message: ['Say why in 10 to 1000 characters'] });
+    expect(bad.body.errors).toEqual({ message: ['Your reason must be 10 to 1000 characters'] });
     expect((await client(stack, poster.token).post('/api/appeals', { job_id: strikeJob, kind: 'strike', message })).status).toBe(403);
     const notTheirs = await client(stack, other.token).post('/api/appeals', { job_id: strikeJob, kind: 'strike', message });
     expect(notTheirs.status).toBe(403);

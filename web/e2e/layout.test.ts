@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { signInPoster, screenshot as shot } from './support/product.js';
+import path from 'node:path';
+import { SCREENSHOT_DIR, signInPoster, screenshot as shot } from './support/product.js';
 import { productInBrowser } from './support/hooks.js';
 
 const run = productInBrowser();
@@ -156,6 +157,17 @@ describe('nothing overflows sideways on a phone (320-414 px)', () => {
     const p = await ctx.newPage();
     await signInPoster(p, run.product.baseUrl, `phone${ts}@gmail.com`, 'Phil');
     expect(await overflowAtPhones(p, 'layout-poster')).toEqual(NONE);
+    // Logout is in view at 320 px: inside the window and not hidden in the header's strip that
+    // scrolls sideways (the point at its middle is the button itself).
+    await p.setViewportSize({ width: 320, height: 700 });
+    const logout = p.getByRole('button', { name: 'Logout' });
+    await shot(p, 'layout-header-320');
+    expect(await logout.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return r.width > 0 && r.left >= 0 && r.right <= window.innerWidth && hit === el;
+    })).toBe(true);
+    await p.setViewportSize({ width: 390, height: 844 });
     await p.getByRole('button', { name: 'Post New Job' }).click();
     const dialog = p.getByRole('dialog');
     await dialog.getByLabel('Who may test').waitFor();
@@ -218,4 +230,58 @@ describe('nothing overflows sideways on a phone (320-414 px)', () => {
     }
     await ctx.close();
   }, 150_000);
+});
+
+/** True when the two boxes share any pixel. */
+const overlap = (
+  a: { x: number; y: number; width: number; height: number } | null,
+  b: { x: number; y: number; width: number; height: number } | null,
+) =>
+  !!a &&
+  !!b &&
+  a.x < b.x + b.width &&
+  b.x < a.x + a.width &&
+  a.y < b.y + b.height &&
+  b.y < a.y + a.height;
+
+describe('toasts on a phone', () => {
+  it('never cover the fields or the button in use at 390 px, wherever the form is on the screen', async () => {
+    const ctx = await run.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const p = await ctx.newPage();
+    await signInPoster(p, run.product.baseUrl, `toast${ts}@gmail.com`, 'Tom');
+    // GitHub refuses the token: the form's answer is an error toast.
+    await p.route('**/api/trackers/github', (r) =>
+      r.fulfill({
+        status: 422,
+        contentType: 'application/json',
+        body: JSON.stringify({ detail: 'GitHub refused the token: check its Issues permission.' }),
+      }),
+    );
+    const form = p.getByRole('form', { name: 'GitHub' });
+    const repo = form.getByLabel('Repository (owner/name)');
+    const token = form.getByLabel(/Fine-grained token/);
+    const submit = form.getByRole('button', { name: 'Connect GitHub' });
+    await repo.fill('acme/shop');
+    await token.fill('github_pat_example');
+    // The form at the top of the screen, then at the bottom: the toast takes the other edge.
+    // (Room below the page's last form, so that it can scroll up to the top of the screen.)
+    await p.evaluate(() => (document.body.style.paddingBottom = '900px'));
+    for (const block of ['start', 'end'] as const) {
+      await form.evaluate((el, b) => el.scrollIntoView({ block: b, behavior: 'instant' }), block);
+      await submit.click();
+      const toast = p.locator('.toast', { hasText: 'GitHub refused the token' });
+      await toast.waitFor();
+      // What the phone shows (a full-page shot would move the fixed toast).
+      await p.screenshot({ path: path.join(SCREENSHOT_DIR, `layout-toast-form-at-${block}-390.png`) });
+      const box = await toast.boundingBox();
+      for (const control of [repo, token, submit])
+        expect({ block, covers: overlap(box, await control.boundingBox()) }).toEqual({
+          block,
+          covers: false,
+        });
+      await toast.getByRole('button', { name: 'Dismiss' }).click();
+      await toast.waitFor({ state: 'hidden' });
+    }
+    await ctx.close();
+  }, 90_000);
 });

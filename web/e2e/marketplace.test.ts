@@ -26,6 +26,44 @@ async function newPage(): Promise<Page> {
   return ctx.newPage();
 }
 
+// WCAG 2.1 AA and axe's best practices (landmarks, heading order): nothing critical, serious
+// or moderate (a minor finding is reported by axe but not counted here). `within` audits one
+// part of the page (an open dialog: the page behind it was audited on its own).
+async function audit(p: Page, within?: string) {
+  let axe = new AxeBuilder({ page: p }).withTags([
+    'wcag2a',
+    'wcag2aa',
+    'wcag21a',
+    'wcag21aa',
+    'best-practice',
+  ]);
+  if (within) axe = axe.include(within);
+  const r = await axe.analyze();
+  return r.violations
+    .filter((v) => v.impact !== 'minor')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * Collects axe findings screen by screen (one run names every failing screen, not just the
+ * first): `screen` audits the page as it is, `dialog` opens a modal, audits it and closes it.
+ */
+function axeWalk() {
+  const found: string[] = [];
+  const screen = async (p: Page, name: string, within?: string) => {
+    for (const v of await audit(p, within)) found.push(`${name}: ${v}`);
+  };
+  const dialog = async (p: Page, name: string, open: () => Promise<unknown>) => {
+    await open();
+    const d = p.getByRole('dialog');
+    await d.waitFor();
+    await screen(p, name, '[role="dialog"]');
+    await p.keyboard.press('Escape');
+    await d.waitFor({ state: 'hidden' });
+  };
+  return { found, screen, dialog };
+}
+
 async function postAndPay(p: Page, title: string, { shots = true } = {}) {
   await p.getByRole('button', { name: 'Post New Job' }).click();
   await p.getByLabel('Job title').fill(title);
@@ -216,7 +254,8 @@ describe('marketplace in the browser', () => {
     await ctx.close();
   }, 90_000);
 
-  it('runs a job from posting and paying to accepted results', async () => {
+  it('runs a job from posting and paying to accepted results, every screen and modal on the way without an axe finding', async () => {
+    const axe = axeWalk();
     // Poster: development sign-in, role choice, post, pay at the local checkout.
     const poster = await newPage();
     await poster.goto(
@@ -225,6 +264,7 @@ describe('marketplace in the browser', () => {
     await poster.getByRole('heading', { name: 'Choose Your Role' }).waitFor();
     expect(new URL(poster.url()).hash).toBe('');
     await shot(poster, 'choose-role');
+    await axe.screen(poster, 'choose role');
     await poster.getByLabel(/Site owner/).check();
     await poster.getByLabel('Location').selectOption('USA');
     await poster.getByRole('button', { name: 'Continue' }).click();
@@ -232,6 +272,11 @@ describe('marketplace in the browser', () => {
     await poster.getByRole('link', { name: 'Go to Dashboard' }).click();
     await poster.getByText(jobTitle).waitFor();
     await shot(poster, 'poster-dashboard');
+    // The dashboard with a job (favourites, webhooks and issue-tracker settings under it), and
+    // the header's and the beta banner's dialogs.
+    await axe.screen(poster, 'poster dashboard with a job');
+    for (const name of ['E-mail settings', 'Sign-ins', 'Your data', 'Send Feedback'])
+      await axe.dialog(poster, name, () => poster.getByRole('button', { name }).click());
 
     // A tester signs up on the landing page.
     const tester = await newPage();
@@ -279,6 +324,9 @@ describe('marketplace in the browser', () => {
       if (signedIn) break;
       expect(Date.now()).toBeLessThan(deadline);
     }
+    await axe.dialog(tester, 'Update Your Profile', () =>
+      tester.getByRole('button', { name: 'Update Your Profile' }).click(),
+    );
     if (await tester.getByRole('button', { name: 'Set country' }).isVisible()) {
       await tester.getByRole('button', { name: 'Set country' }).click();
       await tester.getByLabel(/Country/).selectOption('US');
@@ -291,11 +339,16 @@ describe('marketplace in the browser', () => {
       await tester.waitForTimeout(500);
     }
     await shot(tester, 'tester-available-jobs');
+    await axe.screen(tester, 'tester: level card and Available Jobs');
     await card.getByRole('button', { name: 'Claim' }).click();
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
     const mine = tester.locator('li', { hasText: jobTitle });
     await mine.getByRole('button', { name: 'Quick report' }).waitFor();
     await shot(tester, 'tester-my-jobs');
+    await axe.screen(tester, "tester: the claimed job's card");
+    await axe.dialog(tester, 'Detailed report', () =>
+      mine.getByRole('button', { name: 'Detailed report' }).click(),
+    );
     await mine.getByRole('button', { name: 'Quick report' }).click();
     await tester
       .getByLabel('Feedback', { exact: true })
@@ -305,17 +358,32 @@ describe('marketplace in the browser', () => {
       .getByLabel(/Screenshot/)
       .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: PNG_1x1 });
     await shot(tester, 'tester-submit-work-modal');
+    await axe.screen(tester, 'Submit Work (quick report)', '[role="dialog"]');
+    // The recorder's consent note, then the screenshot annotator (both inside the dialog).
+    const work = tester.getByRole('dialog');
+    await work.getByRole('button', { name: 'Record your screen' }).click();
+    await work.getByRole('button', { name: 'Start recording' }).waitFor();
+    await axe.screen(tester, 'Submit Work: recorder consent', '[role="dialog"]');
+    await work.getByRole('button', { name: 'Not now' }).click();
+    await work.getByRole('button', { name: /Draw on the screenshot/ }).click();
+    await work.getByRole('group', { name: 'Annotate the screenshot' }).locator('canvas').first().waitFor();
+    await axe.screen(tester, 'Submit Work: screenshot annotator', '[role="dialog"]');
+    await work.getByRole('button', { name: 'Cancel drawing' }).click();
     await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();
     await tester.locator('li', { hasText: jobTitle }).getByText('submitted').waitFor();
     await tester.getByRole('tab', { name: 'Earnings' }).click();
     await tester.getByRole('list', { name: 'Earnings summary' }).waitFor();
     await shot(tester, 'tester-earnings');
+    const asTable = tester.getByRole('tabpanel').getByText('Show as a table');
+    if (await asTable.count()) await asTable.first().click();
+    await axe.screen(tester, 'tester: Earnings');
 
     // The poster sees the locked preview, accepts, and the full results unlock.
     await poster.reload();
     await poster.getByRole('button', { name: 'Review Submission' }).click();
     await poster.getByText('Cart badge lags').waitFor();
     await poster.getByText(/Full results unlock when you accept/).waitFor();
+    await axe.screen(poster, 'review (locked preview)', '[role="dialog"]');
     await poster.getByLabel(/Accept/).check();
     await shot(poster, 'poster-review-modal');
     await poster.getByRole('button', { name: 'Submit Review' }).click();
@@ -333,15 +401,34 @@ describe('marketplace in the browser', () => {
     await poster.getByLabel(/Comment/).fill('Clear and quick.');
     await poster.getByRole('button', { name: 'Save rating' }).click();
     await poster.getByText('You rated this tester 5 out of 5.').waitFor();
+    const results = poster.getByRole('dialog', { name: 'Results' });
+    await results.getByRole('button', { name: 'Share link' }).click();
+    await results.locator('.share-link input').waitFor();
+    await axe.screen(poster, 'results with rating and share link', '[role="dialog"]');
 
     // The admin's remaining tabs, now that there is history to show (reload: fresh job list).
     await admin.reload();
+    await admin.getByRole('heading', { name: 'Money' }).waitFor();
+    await axe.screen(admin, 'admin: Overview');
     await admin.getByRole('tab', { name: 'Actions' }).click();
     await admin.getByRole('heading', { name: 'Developer leads' }).waitFor();
     await shot(admin, 'admin-actions');
+    await axe.screen(admin, 'admin: Actions');
+    await axe.dialog(admin, 'Clear all jobs?', () =>
+      admin.getByRole('button', { name: 'Clear all jobs' }).click(),
+    );
     await admin.getByRole('tab', { name: 'History' }).click();
     await admin.getByRole('tabpanel').getByText(jobTitle).first().waitFor();
+    await admin.getByRole('table', { name: 'Admin actions' }).waitFor();
     await shot(admin, 'admin-history');
+    await axe.screen(admin, 'admin: History with the audit log');
+    await admin.getByRole('tab', { name: 'Privacy' }).click();
+    await admin.getByRole('tab', { name: 'Privacy', selected: true }).waitFor();
+    await admin.waitForLoadState('networkidle');
+    await axe.screen(admin, 'admin: Privacy');
+    await admin.getByRole('tab', { name: 'Manage' }).click();
+    await admin.getByRole('table', { name: 'All jobs' }).getByText(jobTitle).first().waitFor();
+    await axe.screen(admin, 'admin: Manage with jobs');
     // Insights: the charts (loaded with the tab) and the numbers behind each as a table.
     await admin.getByRole('tab', { name: 'Insights' }).click();
     const funnel = admin.getByRole('figure', { name: /Funnel/ });
@@ -366,7 +453,22 @@ describe('marketplace in the browser', () => {
       .first()
       .waitFor();
     await shot(admin, 'admin-insights');
-  }, 180_000);
+
+    // The unsubscribe page behind the e-mails' link (the poster's receipt has one), and a bad link.
+    const mail = (await (
+      await fetch(`${run.product.baseUrl}/api/dev/mail?to=${encodeURIComponent(posterEmail)}`)
+    ).json()) as { messages: Array<{ text: string }> };
+    const link = mail.messages
+      .map((m) => /\/api\/notifications\/unsubscribe\?token=[^\s>)"]+/.exec(m.text)?.[0])
+      .find(Boolean);
+    expect(link).toBeDefined();
+    await tester.goto(`${run.product.baseUrl}${link}`);
+    await tester.getByRole('heading', { name: 'Stop these e-mails?' }).waitFor();
+    await axe.screen(tester, 'unsubscribe');
+    await tester.goto(`${run.product.baseUrl}/api/notifications/unsubscribe?token=x.y`);
+    await axe.screen(tester, 'unsubscribe: bad link');
+    expect(axe.found).toEqual([]);
+  }, 300_000);
 
   it('orders three testers in one checkout and shows the pack as one card (issue 33)', async () => {
     const p = await newPage();
@@ -397,6 +499,9 @@ describe('marketplace in the browser', () => {
       .getByText('No findings yet: they appear here as the testers submit their work.')
       .waitFor();
     await shot(p, 'pack-dashboard');
+    const axe = axeWalk();
+    await axe.screen(p, 'pack: What they agree on', '[role="dialog"]');
+    expect(axe.found).toEqual([]);
     await p.context().close();
   }, 90_000);
 
@@ -431,17 +536,6 @@ describe('marketplace in the browser', () => {
     await shot(p, 'session-expired-login');
   }, 60_000);
 
-  // WCAG 2.1 AA and axe's best practices (landmarks, heading order): nothing critical, serious
-  // or moderate (a minor finding is reported by axe but not counted here).
-  const audit = async (p: Page) => {
-    const r = await new AxeBuilder({ page: p })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-      .analyze();
-    return r.violations
-      .filter((v) => v.impact !== 'minor')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  };
-
   // Each axe pass takes seconds on a busy 2-core machine: the screens are split over two tests.
   it('has no WCAG 2.1 AA or best-practice violations (axe) on the landing page, tester login, the example report, the poster dashboard and a modal', async () => {
     const p = await newPage();
@@ -456,6 +550,27 @@ describe('marketplace in the browser', () => {
     await p.goto(`${run.product.baseUrl}/example-report`);
     await p.getByRole('heading', { name: 'Key findings' }).waitFor();
     expect(await audit(p)).toEqual([]);
+    const axe = axeWalk();
+    for (const path of ['/terms', '/privacy', '/refunds']) {
+      await p.goto(`${run.product.baseUrl}${path}`);
+      await p.getByRole('heading', { level: 1 }).waitFor();
+      await axe.screen(p, path);
+    }
+    // A new tester's screen before an admin approves them.
+    const newTester = await newPage();
+    await newTester.goto(
+      `${run.product.baseUrl}/api/auth/dev/login?email=axetester${ts}@gmail.com&name=Ava&intent=poster`,
+    );
+    await newTester.getByRole('radio', { name: /^Tester/ }).check();
+    await newTester.getByLabel('Location').selectOption('USA');
+    await newTester.getByLabel('Country').selectOption('US');
+    await newTester.getByRole('button', { name: 'Continue' }).click();
+    await newTester
+      .getByRole('heading', { name: 'Your tester account is pending approval' })
+      .waitFor();
+    await axe.screen(newTester, 'tester pending approval');
+    await newTester.context().close();
+    expect(axe.found).toEqual([]);
     await signInPoster(p, run.product.baseUrl, `axe${ts}@gmail.com`);
     expect(await audit(p)).toEqual([]);
     await p.getByRole('button', { name: 'Post New Job' }).click();

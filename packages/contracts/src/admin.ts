@@ -5,7 +5,7 @@ import { LOCAL_URL_MESSAGE, emailSchema, trimmed, webUrlProblem } from './common
 export const feedbackBodySchema = z.object({
   email: emailSchema,
   message: trimmed('Feedback is required', 5000, 'Feedback must be 5000 characters or less'),
-  page_url: z.string().trim().max(2000).optional().nullable(),
+  page_url: z.string().trim().max(2000, { error: 'Page address must be 2000 characters or less' }).optional().nullable(),
 });
 export type FeedbackBody = z.infer<typeof feedbackBodySchema>;
 
@@ -153,10 +153,10 @@ const listQueryBase = {
   q: z.string({ error: 'Search must be one text, given once' }).trim().max(200, { error: 'Search must be 200 characters or less' }).optional(),
   page: z.coerce.number({ error: 'Page must be a whole number of 1 or more' }).int({ error: 'Page must be a whole number of 1 or more' }).min(1, { error: 'Page must be a whole number of 1 or more' }).default(1),
   page_size: z.coerce
-    .number({ error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
-    .int({ error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
-    .min(1, { error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
-    .max(ADMIN_MAX_PAGE_SIZE, { error: `Page size must be between 1 and ${ADMIN_MAX_PAGE_SIZE}` })
+    .number({ error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
+    .int({ error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
+    .min(1, { error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
+    .max(ADMIN_MAX_PAGE_SIZE, { error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
     .optional(),
   export: z.enum(['csv'], { error: "Export must be 'csv'" }).optional(),
 };
@@ -263,8 +263,8 @@ export const adminAuditQuerySchema = z.object({
   page: listQueryBase.page,
   page_size: listQueryBase.page_size,
   action: z.enum(AUDIT_ACTIONS, { error: 'Unknown action' }).optional(),
-  actor: z.string({ error: 'Actor must be one text' }).trim().max(200).optional(),
-  target: z.string({ error: 'Target must be one text' }).trim().max(200).optional(),
+  actor: z.string({ error: 'Actor must be one text' }).trim().max(200, { error: 'Actor must be 200 characters or less' }).optional(),
+  target: z.string({ error: 'Target must be one text' }).trim().max(200, { error: 'Target must be 200 characters or less' }).optional(),
   from: isoDate('From'),
   to: isoDate('To'),
 });

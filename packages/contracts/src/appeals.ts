@@ -10,9 +10,9 @@ export type AppealStatus = (typeof APPEAL_STATUSES)[number];
 export const APPEAL_MESSAGES = {
   jobId: 'Choose the job whose strike or rating you appeal',
   kind: 'Appeal a "strike" or a "rating"',
-  message: `Say why in ${APPEAL_MESSAGE_MIN} to ${APPEAL_MESSAGE_MAX} characters`,
+  message: `Your reason must be ${APPEAL_MESSAGE_MIN} to ${APPEAL_MESSAGE_MAX} characters`,
   decision: 'Decide "overturn" or "uphold"',
-  note: `The note must be ${APPEAL_MESSAGE_MAX} characters or less`,
+  note: `Note must be ${APPEAL_MESSAGE_MAX} characters or less`,
   status: 'status must be open, overturned or upheld',
 } as const;
 

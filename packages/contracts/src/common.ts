@@ -20,7 +20,7 @@ export const emailSchema = z
   .trim()
   .toLowerCase()
   .min(1, { error: 'Email is required' })
-  .max(254, { error: 'Email is too long' })
+  .max(254, { error: 'Email must be 254 characters or less' })
   .email({ error: 'Please enter a valid email address' });
 
 /**

@@ -155,7 +155,7 @@ export const RECORDING_MESSAGES = {
   jobIdRequired: 'Upload-Metadata must name the job_id the recording is for.',
   notVideo: 'Recordings must be videos (WebM or MP4).',
   notVideoContent: 'This file is not a WebM or MP4 video, so it was deleted.',
-  tooLarge: (maxBytes: number) => `Recordings may be at most ${Math.round(maxBytes / (1024 * 1024))} MB.`,
+  tooLarge: (maxBytes: number) => `Recording size must be less than ${Math.round(maxBytes / (1024 * 1024))}MB`,
   unknownRecording: 'This recording is not one of yours for this job. Please record again.',
   stillUploading: 'The recording is still uploading. Please wait until it has finished.',
   cannotSee: 'You cannot see this recording.',

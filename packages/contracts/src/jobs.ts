@@ -50,6 +50,7 @@ export const JOB_MESSAGES = {
   titleTooLong: `Title must be ${JOB_LIMITS.titleMax} characters or less`,
   urlRequired: 'URL is required',
   urlInvalid: 'Please enter a valid URL starting with http:// or https://',
+  urlTooLong: `URL must be ${JOB_LIMITS.urlMax} characters or less`,
   urlLocal: LOCAL_URL_MESSAGE,
   whatToTestRequired: 'Please describe what to test',
   whatToTestTooLong: `What to test must be ${JOB_LIMITS.whatToTestMax} characters or less`,
@@ -57,7 +58,7 @@ export const JOB_MESSAGES = {
   requirementTooLong: `Each thing to check must be ${JOB_LIMITS.requirementMax} characters or less`,
   requirementsTooMany: `You can add at most ${JOB_LIMITS.requirementsMax} things to check`,
   budgetFixed: 'Budget is fixed at $1',
-  hoursRange: `Expected completion must be a whole number of hours between ${JOB_LIMITS.hoursMin} and ${JOB_LIMITS.hoursMax}`,
+  hoursRange: `Expected completion must be a whole number of hours from ${JOB_LIMITS.hoursMin} to ${JOB_LIMITS.hoursMax}`,
   geoRuleInvalid: `Please choose who may test: ${GEO_RULES.slice(0, -1).join(', ')} or ${GEO_RULES[GEO_RULES.length - 1]}`,
   // Submit work, tester-dashboard variant
   feedbackTooShort: 'Feedback must be at least 10 characters',
@@ -132,7 +133,7 @@ const optionalText = (max: number, message: string) =>
     .transform((v) => (v ? v : undefined));
 
 /** What a too-short or too-long Key finding N (2 or 3, which may stay empty) says. */
-export const keyFindingLengthMessage = (n: number) => `Key finding ${n} needs ${JOB_LIMITS.keyFindingMin}–${JOB_LIMITS.keyFindingMax} characters (or leave it empty)`;
+export const keyFindingLengthMessage = (n: number) => `Key finding ${n} must be ${JOB_LIMITS.keyFindingMin} to ${JOB_LIMITS.keyFindingMax} characters (or leave it empty)`;
 
 /**
  * An optional key finding of the dashboard variant: empty is fine, else 5-120 characters. The
@@ -169,7 +170,7 @@ export const createJobBodySchema = z.object({
     .string({ error: JOB_MESSAGES.urlRequired })
     .trim()
     .min(1, { error: JOB_MESSAGES.urlRequired })
-    .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlInvalid })
+    .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlTooLong })
     .superRefine((v, ctx) => {
       const problem = webUrlProblem(v);
       if (problem) ctx.addIssue({ code: 'custom', message: problem === 'local' ? JOB_MESSAGES.urlLocal : JOB_MESSAGES.urlInvalid });

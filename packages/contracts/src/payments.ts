@@ -3,9 +3,9 @@ import { PACK_SIZE } from './marketplace.js';
 
 /** POST /internal/checkout-sessions (jobs -> payments): a $1 checkout for one job. */
 export const createCheckoutSessionBodySchema = z.object({
-  job_id: z.string({ error: 'job_id is required' }).trim().min(1, { error: 'job_id is required' }).max(100, { error: 'job_id is too long' }),
-  poster_id: z.string({ error: 'poster_id is required' }).trim().min(1, { error: 'poster_id is required' }).max(100, { error: 'poster_id is too long' }),
-  title: z.string({ error: 'title is required' }).trim().min(1, { error: 'title is required' }).max(500, { error: 'title is too long' }),
+  job_id: z.string({ error: 'job_id is required' }).trim().min(1, { error: 'job_id is required' }).max(100, { error: 'job_id must be 100 characters or less' }),
+  poster_id: z.string({ error: 'poster_id is required' }).trim().min(1, { error: 'poster_id is required' }).max(100, { error: 'poster_id must be 100 characters or less' }),
+  title: z.string({ error: 'title is required' }).trim().min(1, { error: 'title is required' }).max(500, { error: 'title must be 500 characters or less' }),
   attempt: z.number({ error: 'attempt must be a whole number' }).int({ error: 'attempt must be a whole number' }).min(0, { error: 'attempt must be 0 or more' }).max(1_000_000),
   /**
    * A pack (several testers in one checkout): every job of it, job_id (the session's job) first.

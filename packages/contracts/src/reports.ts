@@ -11,7 +11,7 @@ export const REPORT_MESSAGES = {
   expiresInDays: `expires_in_days must be a whole number from ${SHARE_LINK_LIMITS.minDays} to ${SHARE_LINK_LIMITS.maxDays}`,
   linkGone: 'This link is no longer valid.',
   webhookUrl: 'Enter the full address of your endpoint, starting with https:// or http://',
-  webhookUrlTooLong: 'The address must be 2,000 characters or less',
+  webhookUrlTooLong: 'Endpoint URL must be 2000 characters or less',
   webhookEvents: 'Choose events from: job.paid, job.claimed, job.submitted, job.revision_requested, job.completed',
 } as const;
 

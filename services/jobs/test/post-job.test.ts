@@ -65,8 +65,8 @@ describe('POST /api/jobs', () => {
     [{ requirements: Array.from({ length: 11 }, (_, i) => `check ${i}`) }, 'requirements', 'You can add at most 10 things to check'],
     [{ budget: 2 }, 'budget', 'Budget is fixed at $1'],
     [{ budget: 0 }, 'budget', 'Budget is fixed at $1'],
-    [{ expected_completion_hours: 0 }, 'expected_completion_hours', 'Expected completion must be a whole number of hours between 1 and 168'],
-    [{ expected_completion_hours: 169 }, 'expected_completion_hours', 'Expected completion must be a whole number of hours between 1 and 168'],
+    [{ expected_completion_hours: 0 }, 'expected_completion_hours', 'Expected completion must be a whole number of hours from 1 to 168'],
+    [{ expected_completion_hours: 169 }, 'expected_completion_hours', 'Expected completion must be a whole number of hours from 1 to 168'],
     [{ geo_rule: 'everywhere' }, 'geo_rule', 'Please choose who may test: us_pr, us_pr_ca or global_beta'],
   ])('refuses %j with 400 (%s) and stores nothing', async (over, field, message) => {
     const p = await poster(h);

@@ -107,7 +107,7 @@ describe('tus creation and upload rights', () => {
     const { job, t } = await claimedJob();
     const r = await create(job.id, t.token, { 'Upload-Length': String(MAX_BYTES + 1) });
     expect(r.status).toBe(413);
-    expect(((await r.json()) as { detail: string }).detail).toBe('Recordings may be at most 2 MB.');
+    expect(((await r.json()) as { detail: string }).detail).toBe('Recording size must be less than 2MB');
     const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.recordings WHERE job_id = $1', [job.id]);
     expect(n).toBe(0);
   });

@@ -75,9 +75,9 @@ describe('submit work (tester dashboard variant)', () => {
     [{ feedback_text: 'x'.repeat(1001) }, 'feedback_text', 'Feedback must be less than 1000 characters'],
     [{ key_finding_1: undefined }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
     [{ key_finding_1: 'abcd' }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
-    [{ key_finding_2: 'y'.repeat(121) }, 'key_finding_2', 'Key finding 2 needs 5–120 characters (or leave it empty)'],
-    [{ key_finding_2: 'ab' }, 'key_finding_2', 'Key finding 2 needs 5–120 characters (or leave it empty)'],
-    [{ key_finding_3: 'x' }, 'key_finding_3', 'Key finding 3 needs 5–120 characters (or leave it empty)'],
+    [{ key_finding_2: 'y'.repeat(121) }, 'key_finding_2', 'Key finding 2 must be 5 to 120 characters (or leave it empty)'],
+    [{ key_finding_2: 'ab' }, 'key_finding_2', 'Key finding 2 must be 5 to 120 characters (or leave it empty)'],
+    [{ key_finding_3: 'x' }, 'key_finding_3', 'Key finding 3 must be 5 to 120 characters (or leave it empty)'],
   ])('refuses %j with 400 and leaves no row and no file', async (over, field, message) => {
     const { job, t } = await claimedJob();
     const before = await counts();

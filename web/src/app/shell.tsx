@@ -66,7 +66,7 @@ function Header({
           <span className="brand__mark" aria-hidden="true">
             $1
           </span>
-          HumanTest
+          <span className="app-header__brand-name">HumanTest</span>
         </a>
         <div className="app-header__user">
           <span className="app-header__name">{user.name || user.email}</span>
@@ -84,10 +84,15 @@ function Header({
             Your data
           </button>
           <LiveIndicator state={live} />
-          <button type="button" className="btn btn--ghost btn--sm" onClick={onLogout}>
-            Logout
-          </button>
         </div>
+        {/* Outside the strip above, which scrolls sideways on a phone: Logout is always in view. */}
+        <button
+          type="button"
+          className="btn btn--ghost btn--sm app-header__logout"
+          onClick={onLogout}
+        >
+          Logout
+        </button>
       </div>
     </header>
   );

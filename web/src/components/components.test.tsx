@@ -10,6 +10,7 @@ import { ErrorBoundary } from './error-boundary';
 import { Modal } from './modal';
 import { StatusBar } from './status-bar';
 import { Table } from './table';
+import { toastsBelow } from './toaster';
 
 function ModalHarness() {
   const [open, setOpen] = useState(false);
@@ -229,5 +230,44 @@ describe('RecordingPlayer (the poster’s results)', () => {
     await userEvent.click(screen.getByRole('button', { name: '2x' }));
     expect(video.playbackRate).toBe(2);
     expect(screen.getByRole('button', { name: '2x' }).getAttribute('aria-pressed')).toBe('true');
+  });
+});
+
+describe('toastsBelow (where a phone shows the toasts)', () => {
+  const phone = (matches: boolean) =>
+    Object.defineProperty(window, 'matchMedia', {
+      configurable: true,
+      value: () => ({ matches }),
+    });
+  const at = (top: number) => {
+    const el = document.createElement('button');
+    document.body.append(el);
+    el.getBoundingClientRect = () =>
+      ({ top, bottom: top + 40, left: 0, right: 100, width: 100, height: 40 }) as DOMRect;
+    return el;
+  };
+  afterEach(() => {
+    document.body.innerHTML = '';
+  });
+
+  it('puts them at the bottom edge when the control in use is in the top half of a phone', () => {
+    phone(true);
+    Object.defineProperty(window, 'innerHeight', { configurable: true, value: 800 });
+    const top = at(50);
+    top.focus();
+    expect(toastsBelow(null)).toBe(true);
+    const low = at(700);
+    low.focus();
+    expect(toastsBelow(null)).toBe(false);
+    // Nothing focused (a busy button disabled itself): the last control touched counts.
+    low.blur();
+    expect(toastsBelow(top)).toBe(true);
+    expect(toastsBelow(null)).toBe(false);
+  });
+
+  it('keeps them in their corner on a wide screen', () => {
+    phone(false);
+    at(50).focus();
+    expect(toastsBelow(null)).toBe(false);
   });
 });

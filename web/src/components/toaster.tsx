@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useDispatch } from 'react-redux';
 import { TOAST_MS } from '../lib/config';
 import { useSharedSelector } from '../lib/hooks';
@@ -28,11 +28,49 @@ function ToastItem({ toast }: { toast: Toast }) {
   );
 }
 
-/** Toasts disappear after 5 seconds. */
+/** Phones: the toasts take a whole row of the screen, at its top or bottom edge. */
+const PHONE = '(max-width: 600px)';
+
+/**
+ * True when the place the person is working (the focused control, else the last one touched or
+ * focused, e.g. a submit button that disabled itself while busy) is in the top half of a phone's
+ * screen: the toasts then go to the bottom edge, away from it; else they stay at the top.
+ */
+export function toastsBelow(worked: Element | null): boolean {
+  if (typeof window.matchMedia !== 'function' || !window.matchMedia(PHONE).matches) return false;
+  const active = document.activeElement;
+  const el = active && active !== document.body ? active : worked;
+  if (!el || !el.isConnected) return false;
+  const r = el.getBoundingClientRect();
+  if (!r.width && !r.height) return false;
+  return (r.top + r.bottom) / 2 < window.innerHeight / 2;
+}
+
+/**
+ * Toasts disappear after 5 seconds. On a phone they never cover the field or button in use: they
+ * show at the screen's edge farther from it.
+ */
 export function Toaster() {
   const toasts = useSharedSelector((s) => s.ui.toasts);
+  const worked = useRef<Element | null>(null);
+  const [below, setBelow] = useState(false);
+  useEffect(() => {
+    const note = (e: Event) => {
+      if (e.target instanceof Element) worked.current = e.target;
+    };
+    document.addEventListener('pointerdown', note, true);
+    document.addEventListener('focusin', note, true);
+    return () => {
+      document.removeEventListener('pointerdown', note, true);
+      document.removeEventListener('focusin', note, true);
+    };
+  }, []);
+  const latest = toasts.length ? toasts[toasts.length - 1].id : null;
+  useLayoutEffect(() => {
+    if (latest !== null) setBelow(toastsBelow(worked.current));
+  }, [latest]);
   return (
-    <div className="toaster" aria-live="polite">
+    <div className={`toaster${below ? ' toaster--below' : ''}`} aria-live="polite">
       {toasts.map((t) => (
         <ToastItem key={t.id} toast={t} />
       ))}

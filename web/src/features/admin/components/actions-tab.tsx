@@ -28,7 +28,7 @@ function Leads() {
   const status = errorStatus(error);
   return (
     <section className="panel" aria-labelledby="leads-title">
-      <h3 id="leads-title">Developer leads</h3>
+      <h2 className="panel__title" id="leads-title">Developer leads</h2>
       <Field label="Search leads">
         <input {...paged.input} />
       </Field>
@@ -71,7 +71,7 @@ function FeedbackEntries() {
   });
   return (
     <section className="panel" aria-labelledby="feedback-list-title">
-      <h3 id="feedback-list-title">Feedback</h3>
+      <h2 className="panel__title" id="feedback-list-title">Feedback</h2>
       <Field label="Search feedback">
         <input {...paged.input} />
       </Field>
@@ -194,7 +194,7 @@ export function ActionsTab() {
     <div className="stack">
       <div className="cards cards--3">
         <section className="card">
-          <h3>Export</h3>
+          <h2>Export</h2>
           <p className="muted">Download CSV files.</p>
           <div className="btn-row">
             <button
@@ -214,7 +214,7 @@ export function ActionsTab() {
           </div>
         </section>
         <section className="card">
-          <h3>Payouts</h3>
+          <h2>Payouts</h2>
           <p className="muted">Pay every tester with pending earnings and a connected account.</p>
           <ConfirmButton
             label="Run payouts"
@@ -225,7 +225,7 @@ export function ActionsTab() {
           />
         </section>
         <section className="card card--danger">
-          <h3>Danger zone</h3>
+          <h2>Danger zone</h2>
           <p className="muted">Delete every job, submission and job request.</p>
           <button
             type="button"

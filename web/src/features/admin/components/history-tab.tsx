@@ -71,7 +71,7 @@ function AuditLog() {
   };
   return (
     <section className="panel" aria-labelledby="audit-title">
-      <h3 id="audit-title">Admin actions</h3>
+      <h2 className="panel__title" id="audit-title">Admin actions</h2>
       <p className="muted">
         Every approval, assignment, accept, payout and clear-all, with who did it and when. Entries
         cannot be changed or deleted.

@@ -5,7 +5,7 @@ import {
   type AssistiveTech,
   type TesterDto,
 } from '@htm/contracts/identity';
-import { geoAllows } from '@htm/contracts/marketplace';
+import { APPEAL_MESSAGE_MAX, geoAllows } from '@htm/contracts/marketplace';
 import { Field } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { ReviewModal } from '../../../components/review-modal';
@@ -449,7 +449,7 @@ function AppealsSection() {
               <input
                 value={notes[a.id] ?? ''}
                 onChange={(e) => setNotes({ ...notes, [a.id]: e.target.value })}
-                maxLength={1000}
+                maxLength={APPEAL_MESSAGE_MAX}
               />
             </Field>
             <div className="row">

@@ -454,13 +454,13 @@ describe('screen recorder in Submit Work', () => {
   it("shows the server's refusal of the upload (413) with its message", async () => {
     mockFetch(() => limits());
     const { uploader } = scriptedUploader([
-      { status: 413, detail: 'Recordings may be at most 500 MB.' },
+      { status: 413, detail: 'Recording size must be less than 500MB' },
     ]);
     renderWith(uploader, <SubmitWorkModal job={job} onClose={() => undefined} />);
     await startRecording();
     await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
     expect(
-      (await screen.findByText('Recordings may be at most 500 MB.')).getAttribute('role'),
+      (await screen.findByText('Recording size must be less than 500MB')).getAttribute('role'),
     ).toBe('alert');
     await userEvent.click(screen.getByRole('button', { name: 'Discard recording' }));
     expect(screen.getByRole('button', { name: 'Record your screen' })).toBeTruthy();

@@ -42,7 +42,7 @@ describe('Submit Work modal (tester dashboard)', () => {
     await submit();
     expect(screen.getByText('Feedback must be less than 1000 characters')).toBeTruthy();
     expect(
-      screen.getByText('Key finding 2 needs 5–120 characters (or leave it empty)'),
+      screen.getByText('Key finding 2 must be 5 to 120 characters (or leave it empty)'),
     ).toBeTruthy();
   });
 
@@ -89,7 +89,7 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect(field.getAttribute('aria-invalid')).toBe('true');
     // Its own rule, not the first finding's message.
     expect(
-      screen.getByText('Key finding 2 needs 5–120 characters (or leave it empty)'),
+      screen.getByText('Key finding 2 must be 5 to 120 characters (or leave it empty)'),
     ).toBeTruthy();
     expect(
       screen.queryByText('At least one key finding (min 5 characters) is required'),

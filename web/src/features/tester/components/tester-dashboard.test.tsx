@@ -121,7 +121,7 @@ describe('Tester dashboard', () => {
     expect(screen.queryByRole('tab')).toBeNull();
 
     await userEvent.click(within(form).getByRole('button', { name: 'Send appeal' }));
-    expect(within(form).getByText('Say why in 10 to 1000 characters')).toBeTruthy();
+    expect(within(form).getByText('Your reason must be 10 to 1000 characters')).toBeTruthy();
     await userEvent.type(
       within(form).getByLabelText('Why should this strike be removed?'),
       'The site was down all afternoon.',
