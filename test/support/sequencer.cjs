@@ -8,7 +8,9 @@
 // inside the repository and reads, newest first:
 //   1. $HTM_TEST_CACHE/durations.json (default ~/.cache/htm-jest): what the last runs on this
 //      machine measured (written after every run, per file that ran and did not fail early);
-//   2. test/durations.json (committed): one full run's figures, for a machine's first run.
+//   2. test/durations.json (committed): one full run's figures, for a machine's first run (taken
+//      at load 20-40 beside other work, browser files halved for their PostgreSQL products since:
+//      only the order they give matters).
 // A file found in neither (a new test) counts as slow (60 s): a new file often starts a product,
 // and starting it early costs nothing when it is quick after all.
 /* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS module, as jest.config.cjs */
