@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Redis } from 'ioredis';
 import { startStack, waitFor, type Stack } from '../support/stack.js';
-import { count, insertJobs, sleep, subscriptionOf } from './helpers.js';
+import { count, insertJobs, killConsumer, sleep } from './helpers.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -40,8 +40,8 @@ describe('a consumer killed mid-stream and restarted', () => {
     await stack.payments.ctx.bus.publish(paid.slice(0, N / 2));
     await stack.jobs.ctx.bus.publish(accepted.slice(0, N / 2));
     await waitFor(async () => (await handledJobs()) >= 10 && (await handledPayments()) >= 10, 'the consumers to get going', 20_000);
-    await Promise.all([subscriptionOf(stack.jobs).kill(), subscriptionOf(stack.payments).kill()]);
-    await sleep(200); // handlers already running finish their transaction; their ack is lost
+    // Handlers already running finish their transaction; their ack is lost.
+    await Promise.all([killConsumer(stack.jobs), killConsumer(stack.payments)]);
     const atKill = { jobs: await handledJobs(), payments: await handledPayments() };
 
     // Second half while nobody consumes: it waits in the stream.

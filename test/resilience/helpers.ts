@@ -14,6 +14,22 @@ export function subscriptionOf(svc: Stack['jobs'] | Stack['payments']): Subscrip
   return sub;
 }
 
+/**
+ * Kills the service's consumer like a crashed process (no ack, no lease release) and waits until
+ * the handler it was running when it died has finished: its transaction commits, its ack is lost.
+ * (Waiting a fixed time instead is too short on a busy machine: the handled count then still grows.)
+ */
+export async function killConsumer(svc: Stack['jobs'] | Stack['payments']): Promise<void> {
+  type Consumer = { loop?: Promise<void> };
+  const bus = svc.ctx.bus as unknown as { consumers?: Set<Consumer> };
+  if (!(bus.consumers instanceof Set)) throw new Error('the service bus keeps no consumers (not Redis Streams?)');
+  const before = [...bus.consumers];
+  await subscriptionOf(svc).kill();
+  const killed = before.filter((c) => !bus.consumers!.has(c));
+  if (killed.length !== 1) throw new Error(`expected one killed consumer, found ${killed.length}`);
+  await killed[0].loop?.catch(() => undefined);
+}
+
 /** Inserts `n` unpaid open jobs straight into jobs.jobs; returns their ids in order. */
 export async function insertJobs(stack: Stack, n: number, opts: { paid?: boolean; posterId?: string; tag?: string } = {}): Promise<string[]> {
   const rows = await stack.sql<{ id: string }>(
