@@ -16,15 +16,30 @@ import jsxA11y from 'eslint-plugin-jsx-a11y';
  */
 const SERVICES = ['admin', 'analytics', 'gateway', 'identity', 'jobs', 'notifications', 'payments'];
 
-const SERVICE_MESSAGE = 'A service must not import another service: call it over HTTP (clients/) or react to its events.';
-const APP_MESSAGE = 'Only main.ts imports app.ts: take the Deps type from deps.ts (no import circles).';
+const SERVICE_MESSAGE =
+  'A service must not import another service: call it over HTTP (clients/) or react to its events.';
+const APP_MESSAGE =
+  'Only main.ts imports app.ts: take the Deps type from deps.ts (no import circles).';
 /** Still importing IdentityDeps from app.ts (identity's auth files are being changed by #15): move to deps.ts, then drop. */
 
 const DOMAIN_MESSAGE =
   'Domain code is pure rules and use cases: no drizzle-orm, express, provider SDK, driver or queue here. SQL goes in db/*.repository.ts, HTTP in http/, providers behind providers/.';
-const DOMAIN_HTTP_MESSAGE = 'Domain code must not import http/: the route parses the request and calls the use case, never the other way round.';
+const DOMAIN_HTTP_MESSAGE =
+  'Domain code must not import http/: the route parses the request and calls the use case, never the other way round.';
 /** Packages a domain file must not import (their subpaths included). */
-const DOMAIN_FORBIDDEN = ['drizzle-orm', 'express', 'stripe', 'sharp', 'pdfkit', '@octokit/rest', 'jira.js', 'standardwebhooks', 'pg', 'ioredis', 'bullmq'];
+const DOMAIN_FORBIDDEN = [
+  'drizzle-orm',
+  'express',
+  'stripe',
+  'sharp',
+  'pdfkit',
+  '@octokit/rest',
+  'jira.js',
+  'standardwebhooks',
+  'pg',
+  'ioredis',
+  'bullmq',
+];
 const domainPatterns = [
   { group: DOMAIN_FORBIDDEN.flatMap((name) => [name, `${name}/*`]), message: DOMAIN_MESSAGE },
   { regex: '^(\\.\\./)+http(/|$)', message: DOMAIN_HTTP_MESSAGE },
@@ -32,12 +47,21 @@ const domainPatterns = [
 const serviceBoundaries = SERVICES.flatMap((service) => {
   const others = SERVICES.filter((other) => other !== service);
   const patterns = [
-    { group: others.flatMap((other) => [`@htm/${other}`, `@htm/${other}/*`]), message: SERVICE_MESSAGE },
+    {
+      group: others.flatMap((other) => [`@htm/${other}`, `@htm/${other}/*`]),
+      message: SERVICE_MESSAGE,
+    },
     { regex: `(^|/)(services/)?(${others.join('|')})/(src|test)(/|$)`, message: SERVICE_MESSAGE },
   ];
-  const srcPatterns = [...patterns, { regex: '^\\.{1,2}/(\\.\\./)*app(\\.js)?$', message: APP_MESSAGE }];
+  const srcPatterns = [
+    ...patterns,
+    { regex: '^\\.{1,2}/(\\.\\./)*app(\\.js)?$', message: APP_MESSAGE },
+  ];
   return [
-    { files: [`services/${service}/**/*.{ts,tsx,js,mjs}`], rules: { 'no-restricted-imports': ['error', { patterns }] } },
+    {
+      files: [`services/${service}/**/*.{ts,tsx,js,mjs}`],
+      rules: { 'no-restricted-imports': ['error', { patterns }] },
+    },
     {
       files: [`services/${service}/src/**/*.ts`],
       ignores: [`services/${service}/src/main.ts`],
@@ -46,57 +70,89 @@ const serviceBoundaries = SERVICES.flatMap((service) => {
     {
       // Repeats the rules above: a later no-restricted-imports setting replaces the earlier one.
       files: [`services/${service}/src/domain/**/*.ts`],
-      rules: { 'no-restricted-imports': ['error', { patterns: [...srcPatterns, ...domainPatterns] }] },
+      rules: {
+        'no-restricted-imports': ['error', { patterns: [...srcPatterns, ...domainPatterns] }],
+      },
     },
   ];
 });
 
-const FEATURE_MESSAGE = 'A web feature must not import another feature: move what they share to web/src/lib or web/src/components.';
+const FEATURE_MESSAGE =
+  'A web feature must not import another feature: move what they share to web/src/lib or web/src/components.';
 /** web/src/features/<f>/<depth folders>/file: exactly depth+1 "../" lands in web/src/features. */
 const featureBoundaries = [0, 1, 2, 3, 4].map((depth) => ({
   files: [`web/src/features/*/${'*/'.repeat(depth)}*.{ts,tsx}`],
   rules: {
-    'no-restricted-imports': ['error', {
-      patterns: [
-        { regex: `^(\\.\\./){${depth + 1}}(?!\\.\\./)`, message: FEATURE_MESSAGE },
-        { regex: '(^|/)features(/|$)', message: FEATURE_MESSAGE },
-      ],
-    }],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { regex: `^(\\.\\./){${depth + 1}}(?!\\.\\./)`, message: FEATURE_MESSAGE },
+          { regex: '(^|/)features(/|$)', message: FEATURE_MESSAGE },
+        ],
+      },
+    ],
   },
 }));
 
 const sharedWebBoundaries = {
   files: ['web/src/lib/**/*.{ts,tsx}', 'web/src/components/**/*.{ts,tsx}'],
   rules: {
-    'no-restricted-imports': ['error', {
-      patterns: [{ regex: '(^|/)features(/|$)', message: 'web/src/lib and web/src/components are shared: they must not import a feature (only web/src/app, the router, does).' }],
-    }],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '(^|/)features(/|$)',
+            message:
+              'web/src/lib and web/src/components are shared: they must not import a feature (only web/src/app, the router, does).',
+          },
+        ],
+      },
+    ],
   },
 };
 
 /** The bench and the root tests use each service as its users do: its entry and its ./testing. */
 const PUBLIC_ENTRY_MESSAGE =
-  "Import a service through its entry (@htm/<service>) or @htm/<service>/testing: re-export what you need from its src/index.ts or src/testing.ts.";
+  'Import a service through its entry (@htm/<service>) or @htm/<service>/testing: re-export what you need from its src/index.ts or src/testing.ts.';
 const publicEntries = {
   files: ['bench/**/*.{ts,mjs}', 'test/**/*.ts'],
   rules: {
-    'no-restricted-imports': ['error', {
-      patterns: [
-        { regex: `^@htm/(${SERVICES.join('|')})/(?!testing$)`, message: PUBLIC_ENTRY_MESSAGE },
-        { regex: `(^|/)services/(${SERVICES.join('|')})/(src|test)(/|$)`, message: PUBLIC_ENTRY_MESSAGE },
-      ],
-    }],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { regex: `^@htm/(${SERVICES.join('|')})/(?!testing$)`, message: PUBLIC_ENTRY_MESSAGE },
+          {
+            regex: `(^|/)services/(${SERVICES.join('|')})/(src|test)(/|$)`,
+            message: PUBLIC_ENTRY_MESSAGE,
+          },
+        ],
+      },
+    ],
   },
 };
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'test-results/**', '**/migrations/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '.data/**',
+      'test-results/**',
+      '**/migrations/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-explicit-any': 'warn',
     },
   },

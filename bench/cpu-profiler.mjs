@@ -20,7 +20,11 @@ process.on('SIGUSR2', () => {
   running = false;
   const cpu = process.cpuUsage(cpuAtStart);
   session.post('Profiler.stop', (err, result) => {
-    if (!err) writeFileSync(process.env.PROFILE_OUT, JSON.stringify({ ...result.profile, cpuUsageUs: cpu.user + cpu.system }));
+    if (!err)
+      writeFileSync(
+        process.env.PROFILE_OUT,
+        JSON.stringify({ ...result.profile, cpuUsageUs: cpu.user + cpu.system }),
+      );
     process.send?.('profile-written');
   });
 });

@@ -22,13 +22,27 @@ import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pgSchema } from 'drizzle-orm/pg-core';
 import { openDatabase } from '@htm/service-kit';
-import { createEvent, handledEventsTable, KafkaBus, outboxTable, RedisStreamsBus, ServiceEvents, type EventBus } from '@htm/events';
+import {
+  createEvent,
+  handledEventsTable,
+  KafkaBus,
+  outboxTable,
+  RedisStreamsBus,
+  ServiceEvents,
+  type EventBus,
+} from '@htm/events';
 
 const mode = process.argv[2];
 const N = Number(process.env.N);
 const prefix = process.env.PREFIX!;
 const send = (m: object) => process.send!(m);
-const sample = () => JSON.stringify(createEvent('LeadReceived', `lead-${Math.random()}`, { leadId: 'lead-x', email: 'lead@gmail.com' }));
+const sample = () =>
+  JSON.stringify(
+    createEvent('LeadReceived', `lead-${Math.random()}`, {
+      leadId: 'lead-x',
+      email: 'lead@gmail.com',
+    }),
+  );
 
 async function redisBare(): Promise<void> {
   const key = `${prefix}bare`;
@@ -47,7 +61,18 @@ async function redisBare(): Promise<void> {
   })();
   let acked = 0;
   while (acked < N) {
-    const res = (await sub.xreadgroup('GROUP', 'g', 'c', 'COUNT', 100, 'BLOCK', 500, 'STREAMS', key, '>')) as Array<[string, Array<[string, string[]]>]> | null;
+    const res = (await sub.xreadgroup(
+      'GROUP',
+      'g',
+      'c',
+      'COUNT',
+      100,
+      'BLOCK',
+      500,
+      'STREAMS',
+      key,
+      '>',
+    )) as Array<[string, Array<[string, string[]]>]> | null;
     const entries = res?.[0]?.[1] ?? [];
     if (!entries.length) continue;
     for (const [, f] of entries) JSON.parse(f[1]);
@@ -63,13 +88,27 @@ async function redisBare(): Promise<void> {
 }
 
 async function kafkaBare(): Promise<void> {
-  const kafka = new Kafka({ clientId: 'bench-bare', brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'bench-bare',
+    brokers: process.env.KAFKA_BROKERS!.split(','),
+    logLevel: logLevel.NOTHING,
+  });
   const topic = `${prefix.replace(/[^A-Za-z0-9._-]/g, '.')}bare`;
   // The mock has no CreateTopics: a first message creates the topic (the consumer skips it).
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: true,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   await producer.connect();
   await producer.send({ topic, acks: -1, messages: [{ key: 'warm-up', value: '{}' }] });
-  const consumer = kafka.consumer({ groupId: `${topic}.g`, ...(process.env.KAFKA_MAX_WAIT_MS && { maxWaitTimeInMs: Number(process.env.KAFKA_MAX_WAIT_MS) }) });
+  const consumer = kafka.consumer({
+    groupId: `${topic}.g`,
+    ...(process.env.KAFKA_MAX_WAIT_MS && {
+      maxWaitTimeInMs: Number(process.env.KAFKA_MAX_WAIT_MS),
+    }),
+  });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   let got = 0;
@@ -88,7 +127,11 @@ async function kafkaBare(): Promise<void> {
   const payloads = Array.from({ length: N }, (_, i) => ({ key: `lead-${i}`, value: sample() }));
   send({ type: 'started' });
   t0 = performance.now();
-  for (let i = 0; i < N; i += 200) await producer.sendBatch({ acks: -1, topicMessages: [{ topic, messages: payloads.slice(i, i + 200) }] });
+  for (let i = 0; i < N; i += 200)
+    await producer.sendBatch({
+      acks: -1,
+      topicMessages: [{ topic, messages: payloads.slice(i, i + 200) }],
+    });
   send({ type: 'done', ms: await done });
   await consumer.disconnect();
   await producer.disconnect();
@@ -97,14 +140,33 @@ async function kafkaBare(): Promise<void> {
 async function pipeline(kind: 'redis' | 'kafka'): Promise<void> {
   const a = pgSchema('bench_a');
   const b = pgSchema('bench_b');
-  const h = await openDatabase({ schema: 'none', migrationsFolder: fileURLToPath(new URL('../packages/events/test/fixtures/empty-migrations', import.meta.url)), databaseUrl: process.env.DATABASE_URL! });
+  const h = await openDatabase({
+    schema: 'none',
+    migrationsFolder: fileURLToPath(
+      new URL('../packages/events/test/fixtures/empty-migrations', import.meta.url),
+    ),
+    databaseUrl: process.env.DATABASE_URL!,
+  });
   const mkBus = (): EventBus =>
     kind === 'redis'
       ? new RedisStreamsBus({ url: process.env.REDIS_URL!, prefix })
-      : new KafkaBus({ brokers: process.env.KAFKA_BROKERS!.split(','), prefix: prefix.replace(/[^A-Za-z0-9._-]/g, '.'), clientId: 'bench', consumer: process.env.KAFKA_MAX_WAIT_MS ? { maxWaitTimeInMs: Number(process.env.KAFKA_MAX_WAIT_MS) } : {} });
+      : new KafkaBus({
+          brokers: process.env.KAFKA_BROKERS!.split(','),
+          prefix: prefix.replace(/[^A-Za-z0-9._-]/g, '.'),
+          clientId: 'bench',
+          consumer: process.env.KAFKA_MAX_WAIT_MS
+            ? { maxWaitTimeInMs: Number(process.env.KAFKA_MAX_WAIT_MS) }
+            : {},
+        });
   const pubBus = mkBus();
   const subBus = mkBus();
-  const producer = new ServiceEvents({ service: 'admin', db: h.db, outbox: outboxTable(a), handled: handledEventsTable(a), bus: pubBus });
+  const producer = new ServiceEvents({
+    service: 'admin',
+    db: h.db,
+    outbox: outboxTable(a),
+    handled: handledEventsTable(a),
+    bus: pubBus,
+  });
   const consumer = new ServiceEvents({
     service: 'notifications',
     db: h.db,
@@ -122,7 +184,10 @@ async function pipeline(kind: 'redis' | 'kafka'): Promise<void> {
     if (m.type === 'commit') {
       for (let k = 0; k < (m.n ?? 1); k++) {
         const i = seq++;
-        const e = createEvent('LeadReceived', `lat-${i}`, { leadId: `lat-${i}`, email: 'lead@gmail.com' });
+        const e = createEvent('LeadReceived', `lat-${i}`, {
+          leadId: `lat-${i}`,
+          email: 'lead@gmail.com',
+        });
         void producer
           .inTransaction((tx) => producer.record(tx, e))
           .then(() => (committed[e.id] = performance.timeOrigin + performance.now()))

@@ -33,8 +33,15 @@ CREATE TABLE ${schema}.outbox (seq bigserial PRIMARY KEY, id uuid NOT NULL UNIQU
 CREATE INDEX ON ${schema}.outbox (seq) WHERE published_at IS NULL;
 CREATE TABLE ${schema}.handled_events (event_id uuid PRIMARY KEY, type text NOT NULL, handled_at timestamptz NOT NULL DEFAULT now());`;
 
-function worker(mode: string, env: Record<string, string>): { child: ChildProcess; next(type: string): Promise<{ ms?: number }> } {
-  const child = fork('bench/event-pipeline-worker.ts', [mode], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function worker(
+  mode: string,
+  env: Record<string, string>,
+): { child: ChildProcess; next(type: string): Promise<{ ms?: number }> } {
+  const child = fork('bench/event-pipeline-worker.ts', [mode], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const queue: Array<{ type: string; ms?: number }> = [];
   const waiters: Array<() => void> = [];
   child.on('message', (m: { type: string }) => {
@@ -57,7 +64,8 @@ function worker(mode: string, env: Record<string, string>): { child: ChildProces
   };
 }
 
-const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null ? r() : c.once('exit', () => r())));
+const exited = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null ? r() : c.once('exit', () => r())));
 
 export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<void> {
   const N = opts.n ?? 3000;
@@ -69,28 +77,51 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
   let round = 0;
   try {
     await db.query(DDL('bench_a') + DDL('bench_b'));
-    const reset = () => db.query('TRUNCATE bench_a.outbox, bench_a.handled_events, bench_b.outbox, bench_b.handled_events');
+    const reset = () =>
+      db.query(
+        'TRUNCATE bench_a.outbox, bench_a.handled_events, bench_b.outbox, bench_b.handled_events',
+      );
     const commitRows = async (n: number) => {
       for (let i = 0; i < n; i += 500) {
-        const evs = Array.from({ length: Math.min(500, n - i) }, (_, k) => createEvent('LeadReceived', `lead-${i + k}`, { leadId: `lead-${i + k}`, email: 'lead@gmail.com' }));
+        const evs = Array.from({ length: Math.min(500, n - i) }, (_, k) =>
+          createEvent('LeadReceived', `lead-${i + k}`, {
+            leadId: `lead-${i + k}`,
+            email: 'lead@gmail.com',
+          }),
+        );
         await db.query(
           'INSERT INTO bench_a.outbox (id, type, subject, envelope) SELECT id, type, subject, envelope FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, subject text, envelope jsonb)',
-          [JSON.stringify(evs.map((e) => ({ id: e.id, type: e.type, subject: e.subject, envelope: e })))],
+          [
+            JSON.stringify(
+              evs.map((e) => ({ id: e.id, type: e.type, subject: e.subject, envelope: e })),
+            ),
+          ],
         );
       }
     };
-    const handled = async () => Number((await db.query('SELECT count(*)::int AS n FROM bench_b.handled_events')).rows[0].n);
+    const handled = async () =>
+      Number((await db.query('SELECT count(*)::int AS n FROM bench_b.handled_events')).rows[0].n);
 
     /** Our pipeline over n committed rows: ms from the worker's start until every effect row is there. */
-    const ours = async (kind: 'redis' | 'kafka', n: number, env: Record<string, string>): Promise<number> => {
+    const ours = async (
+      kind: 'redis' | 'kafka',
+      n: number,
+      env: Record<string, string>,
+    ): Promise<number> => {
       await reset();
       await commitRows(n);
-      const w = worker(`${kind}-pipeline`, { N: String(n), PREFIX: `${base}-${round++}:`, DATABASE_URL: tdb.url, ...env });
+      const w = worker(`${kind}-pipeline`, {
+        N: String(n),
+        PREFIX: `${base}-${round++}:`,
+        DATABASE_URL: tdb.url,
+        ...env,
+      });
       await w.next('started');
       const t0 = performance.now();
       for (;;) {
         if ((await handled()) >= n) break;
-        if (performance.now() - t0 > 300_000) throw new Error(`${kind} pipeline: not all ${n} handled in 300 s`);
+        if (performance.now() - t0 > 300_000)
+          throw new Error(`${kind} pipeline: not all ${n} handled in 300 s`);
         await sleep(20);
       }
       const ms = performance.now() - t0;
@@ -98,7 +129,11 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
       await exited(w.child);
       return ms;
     };
-    const bare = async (kind: 'redis' | 'kafka', n: number, env: Record<string, string>): Promise<number> => {
+    const bare = async (
+      kind: 'redis' | 'kafka',
+      n: number,
+      env: Record<string, string>,
+    ): Promise<number> => {
       const w = worker(`${kind}-bare`, { N: String(n), PREFIX: `${base}-${round++}:`, ...env });
       const { ms } = await w.next('done');
       await exited(w.child);
@@ -106,7 +141,11 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
     };
 
     /** Rounds bare, ours, ours, bare; events/s of each and the median ratio of neighbours. */
-    const compare = async (kind: 'redis' | 'kafka', n: number, env: Record<string, string> = {}) => {
+    const compare = async (
+      kind: 'redis' | 'kafka',
+      n: number,
+      env: Record<string, string> = {},
+    ) => {
       const b1 = await bare(kind, n, env);
       step(NAME, `${kind}: bare ${fmt(n / (b1 / 1000))}/s`);
       const o1 = await ours(kind, n, env);
@@ -117,24 +156,56 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
       step(NAME, `${kind}: bare ${fmt(n / (b2 / 1000))}/s`);
       const rate = (ms: number) => n / (ms / 1000);
       const ratios = [rate(o1) / rate(b1), rate(o2) / rate(b2)];
-      return { bare: [rate(b1), rate(b2)], ours: [rate(o1), rate(o2)], ratio: (ratios[0] + ratios[1]) / 2, ratios };
+      return {
+        bare: [rate(b1), rate(b2)],
+        ours: [rate(o1), rate(o2)],
+        ratio: (ratios[0] + ratios[1]) / 2,
+        ratios,
+      };
     };
 
     step(NAME, `Redis Streams: ${N} events per round, rounds bare / ours / ours / bare`);
     const r = await compare('redis', N);
-    figure(NAME, 'machine load average (1, 5, 15 min) before the Redis rounds', os.loadavg().map((l) => l.toFixed(2)).join(' '));
+    figure(
+      NAME,
+      'machine load average (1, 5, 15 min) before the Redis rounds',
+      os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
+    );
     figure(NAME, 'Redis: events per round', N);
-    figure(NAME, 'Redis: bare XADD -> XREADGROUP -> XACK loop, events/s (rounds 1 and 4)', r.bare.map(fmt).join(' / '));
-    figure(NAME, 'Redis: ours, committed outbox row -> handled row, events/s (rounds 2 and 3)', r.ours.map(fmt).join(' / '));
-    figure(NAME, 'Redis: ours / bare (mean of the neighbouring pairs)', `${fmt(r.ratio)} (${r.ratios.map(fmt).join(', ')})`, { text: '>= 0.5', ok: r.ratio >= 0.5 });
+    figure(
+      NAME,
+      'Redis: bare XADD -> XREADGROUP -> XACK loop, events/s (rounds 1 and 4)',
+      r.bare.map(fmt).join(' / '),
+    );
+    figure(
+      NAME,
+      'Redis: ours, committed outbox row -> handled row, events/s (rounds 2 and 3)',
+      r.ours.map(fmt).join(' / '),
+    );
+    figure(
+      NAME,
+      'Redis: ours / bare (mean of the neighbouring pairs)',
+      `${fmt(r.ratio)} (${r.ratios.map(fmt).join(', ')})`,
+      { text: '>= 0.5', ok: r.ratio >= 0.5 },
+    );
 
     // Latency at half our max rate: one event per transaction, committed from this process.
     const maxRate = Math.min(...r.ours);
     const rate = Math.max(1, Math.floor(maxRate / 2));
     const seconds = 10;
-    step(NAME, `latency: ${rate} events/s (half of ${fmt(maxRate)}) for ${seconds} s, one per transaction`);
+    step(
+      NAME,
+      `latency: ${rate} events/s (half of ${fmt(maxRate)}) for ${seconds} s, one per transaction`,
+    );
     await reset();
-    const w = worker('redis-pipeline', { N: '0', PREFIX: `${base}-${round++}:`, DATABASE_URL: tdb.url });
+    const w = worker('redis-pipeline', {
+      N: '0',
+      PREFIX: `${base}-${round++}:`,
+      DATABASE_URL: tdb.url,
+    });
     await w.next('started');
     await sleep(1000);
     // Committed from this process (a second one, as another replica of the producing service would:
@@ -147,9 +218,15 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
     let inFlight = 0;
     const commitOne = async (i: number) => {
       inFlight++;
-      const e = createEvent('LeadReceived', `lat-${i}`, { leadId: `lat-${i}`, email: 'lead@gmail.com' });
+      const e = createEvent('LeadReceived', `lat-${i}`, {
+        leadId: `lat-${i}`,
+        email: 'lead@gmail.com',
+      });
       try {
-        await db.query('INSERT INTO bench_a.outbox (id, type, subject, envelope) VALUES ($1, $2, $3, $4)', [e.id, e.type, e.subject, JSON.stringify(e)]);
+        await db.query(
+          'INSERT INTO bench_a.outbox (id, type, subject, envelope) VALUES ($1, $2, $3, $4)',
+          [e.id, e.type, e.subject, JSON.stringify(e)],
+        );
         committed[e.id] = Date.now();
       } finally {
         inFlight--;
@@ -163,18 +240,41 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
     }
     await Promise.all(pending);
     const achieved = total / ((Date.now() - start) / 1000);
-    for (const deadline = Date.now() + 60_000; (await handled()) < total && Date.now() < deadline; ) await sleep(50);
-    const rows = (await db.query('SELECT event_id, (extract(epoch from handled_at) * 1000)::float8 AS at FROM bench_b.handled_events')).rows as Array<{ event_id: string; at: number }>;
+    for (const deadline = Date.now() + 60_000; (await handled()) < total && Date.now() < deadline;)
+      await sleep(50);
+    const rows = (
+      await db.query(
+        'SELECT event_id, (extract(epoch from handled_at) * 1000)::float8 AS at FROM bench_b.handled_events',
+      )
+    ).rows as Array<{ event_id: string; at: number }>;
     w.child.send({ type: 'stop' });
     await exited(w.child);
-    const lat = rows.filter((x) => committed[x.event_id] !== undefined).map((x) => Math.max(0, x.at - committed[x.event_id])).sort((a, b) => a - b);
+    const lat = rows
+      .filter((x) => committed[x.event_id] !== undefined)
+      .map((x) => Math.max(0, x.at - committed[x.event_id]))
+      .sort((a, b) => a - b);
     figure(NAME, 'Redis: latency run, events/s asked / achieved', `${rate} / ${fmt(achieved)}`);
-    figure(NAME, 'Redis: latency run, events handled / committed', `${lat.length} / ${total}`, { text: 'all', ok: lat.length === total });
-    figure(NAME, 'Redis: commit (second process, relay at its 100 ms poll) -> handled row, at half our max rate: p50 / p99 / max (ms)', `${fmt(pct(lat, 50))} / ${fmt(pct(lat, 99))} / ${fmt(lat[lat.length - 1])}`, {
-      text: 'p99 <= 250',
-      ok: pct(lat, 99) <= 250,
+    figure(NAME, 'Redis: latency run, events handled / committed', `${lat.length} / ${total}`, {
+      text: 'all',
+      ok: lat.length === total,
     });
-    figure(NAME, 'machine load average after the latency run', os.loadavg().map((l) => l.toFixed(2)).join(' '));
+    figure(
+      NAME,
+      'Redis: commit (second process, relay at its 100 ms poll) -> handled row, at half our max rate: p50 / p99 / max (ms)',
+      `${fmt(pct(lat, 50))} / ${fmt(pct(lat, 99))} / ${fmt(lat[lat.length - 1])}`,
+      {
+        text: 'p99 <= 250',
+        ok: pct(lat, 99) <= 250,
+      },
+    );
+    figure(
+      NAME,
+      'machine load average after the latency run',
+      os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
+    );
 
     if (opts.kafka !== false) {
       step(NAME, 'Kafka (librdkafka mock broker): starting');
@@ -182,12 +282,34 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
       try {
         const n = Math.min(N, 1000);
         // kafkajs' default fetch wait (5 s) stalls an idle partition's fetch; both sides get the same 100 ms.
-        const k = await compare('kafka', n, { KAFKA_BROKERS: kafka.brokers, KAFKA_MAX_WAIT_MS: '100' });
+        const k = await compare('kafka', n, {
+          KAFKA_BROKERS: kafka.brokers,
+          KAFKA_MAX_WAIT_MS: '100',
+        });
         figure(NAME, 'Kafka mock: events per round (both sides: maxWaitTimeInMs 100)', n);
-        figure(NAME, 'Kafka mock: bare kafkajs produce -> consume, events/s (rounds 1 and 4)', k.bare.map(fmt).join(' / '));
-        figure(NAME, 'Kafka mock: ours, committed outbox row -> handled row, events/s (rounds 2 and 3)', k.ours.map(fmt).join(' / '));
-        figure(NAME, 'Kafka mock: ours / bare (mean of the neighbouring pairs)', `${fmt(k.ratio)} (${k.ratios.map(fmt).join(', ')})`);
-        figure(NAME, 'machine load average after the Kafka rounds', os.loadavg().map((l) => l.toFixed(2)).join(' '));
+        figure(
+          NAME,
+          'Kafka mock: bare kafkajs produce -> consume, events/s (rounds 1 and 4)',
+          k.bare.map(fmt).join(' / '),
+        );
+        figure(
+          NAME,
+          'Kafka mock: ours, committed outbox row -> handled row, events/s (rounds 2 and 3)',
+          k.ours.map(fmt).join(' / '),
+        );
+        figure(
+          NAME,
+          'Kafka mock: ours / bare (mean of the neighbouring pairs)',
+          `${fmt(k.ratio)} (${k.ratios.map(fmt).join(', ')})`,
+        );
+        figure(
+          NAME,
+          'machine load average after the Kafka rounds',
+          os
+            .loadavg()
+            .map((l) => l.toFixed(2))
+            .join(' '),
+        );
       } finally {
         await kafka.stop();
       }
@@ -202,7 +324,9 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { n: { type: 'string' }, 'no-kafka': { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { n: { type: 'string' }, 'no-kafka': { type: 'boolean' } },
+  });
   const started = new Date();
   await run({ n: values.n ? Number(values.n) : undefined, kafka: !values['no-kafka'] });
   writeAloneSection(NAME, started);

@@ -15,8 +15,16 @@ const byUser = new Map();
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
   if (url.pathname === '/healthz') return res.end('ok');
-  const c = { res, user: url.searchParams.get('user'), kind: url.searchParams.get('kind'), country: url.searchParams.get('country') || null };
-  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+  const c = {
+    res,
+    user: url.searchParams.get('user'),
+    kind: url.searchParams.get('kind'),
+    country: url.searchParams.get('country') || null,
+  };
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+  });
   res.write(': connected\n\n');
   conns.add(c);
   let mine = byUser.get(c.user);
@@ -44,7 +52,13 @@ for (;;) {
       for (const u of to.users) for (const c of byUser.get(u) ?? []) targets.add(c);
       if (to.admins || to.testers) {
         for (const c of conns) {
-          if ((to.admins && c.kind === 'admin') || (to.testers && c.kind === 'tester' && (to.testers === 'any' || (c.country && to.testers.includes(c.country))))) targets.add(c);
+          if (
+            (to.admins && c.kind === 'admin') ||
+            (to.testers &&
+              c.kind === 'tester' &&
+              (to.testers === 'any' || (c.country && to.testers.includes(c.country))))
+          )
+            targets.add(c);
         }
       }
       for (const c of targets) c.res.write(text);

@@ -17,7 +17,8 @@ const now = () => performance.timeOrigin + performance.now();
 function admits(s, to) {
   if (to.users.includes(s.user)) return true;
   if (to.admins && s.kind === 'admin') return true;
-  if (to.testers && s.kind === 'tester') return to.testers === 'any' || (s.country !== null && to.testers.includes(s.country));
+  if (to.testers && s.kind === 'tester')
+    return to.testers === 'any' || (s.country !== null && to.testers.includes(s.country));
   return false;
 }
 
@@ -34,8 +35,20 @@ async function openWithRetry(target, port, s) {
 
 function openOne(target, port, s, path) {
   return new Promise((resolve) => {
-    const st = { user: s.user, kind: s.kind, country: s.country, got: 0, wrong: 0, pings: 0, closed: false, ok: false, buf: '' };
-    const sock = connect(port, '127.0.0.1', () => sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`));
+    const st = {
+      user: s.user,
+      kind: s.kind,
+      country: s.country,
+      got: 0,
+      wrong: 0,
+      pings: 0,
+      closed: false,
+      ok: false,
+      buf: '',
+    };
+    const sock = connect(port, '127.0.0.1', () =>
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`),
+    );
     sock.setEncoding('utf8');
     sock.setNoDelay(true);
     sock.on('data', (d) => {
@@ -63,7 +76,9 @@ function openOne(target, port, s, path) {
         }
         let m;
         try {
-          m = JSON.parse(frame.slice(at + 6, frame.indexOf('\n', at) >= 0 ? frame.indexOf('\n', at) : undefined));
+          m = JSON.parse(
+            frame.slice(at + 6, frame.indexOf('\n', at) >= 0 ? frame.indexOf('\n', at) : undefined),
+          );
         } catch {
           target.badFrames++;
           continue;
@@ -84,11 +99,18 @@ function openOne(target, port, s, path) {
 }
 
 async function openAll(t) {
-  const target = { name: t.name, streams: [], refused: [], retried: 0, latencies: [], badFrames: 0 };
+  const target = {
+    name: t.name,
+    streams: [],
+    refused: [],
+    retried: 0,
+    latencies: [],
+    badFrames: 0,
+  };
   targets.push(target);
   const queue = [...t.streams];
   const workers = Array.from({ length: 100 }, async () => {
-    for (let s; (s = queue.shift()); ) target.streams.push(await openWithRetry(target, t.port, s));
+    for (let s; (s = queue.shift());) target.streams.push(await openWithRetry(target, t.port, s));
   });
   await Promise.all(workers);
 }
@@ -101,7 +123,16 @@ function pct(sorted, p) {
 process.on('message', async (msg) => {
   if (msg.type === 'open') {
     for (const t of msg.targets) await openAll(t);
-    process.send({ type: 'opened', targets: targets.map((t) => ({ name: t.name, open: t.streams.filter((s) => s.ok && !s.closed).length, refused: t.refused.slice(0, 5), refusedCount: t.refused.length, retried: t.retried })) });
+    process.send({
+      type: 'opened',
+      targets: targets.map((t) => ({
+        name: t.name,
+        open: t.streams.filter((s) => s.ok && !s.closed).length,
+        refused: t.refused.slice(0, 5),
+        refusedCount: t.refused.length,
+        retried: t.retried,
+      })),
+    });
   } else if (msg.type === 'report') {
     process.send({
       type: 'report',

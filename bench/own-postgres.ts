@@ -13,12 +13,16 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 
 function pgTool(tool: string, args: string[]): Promise<void> {
   const asRoot = process.getuid?.() === 0;
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${tool}`, ...args]] : [`${PG_BIN}/${tool}`, args];
+  const [cmd, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${tool}`, ...args]]
+    : [`${PG_BIN}/${tool}`, args];
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${tool} exited ${code}: ${err}`))));
+    p.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${tool} exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -29,20 +33,35 @@ export interface OwnPostgres {
 }
 
 /** Starts the server; `fsync: false` spares the shared disk (a soak), true keeps commits as costly as in production (throughput). */
-export async function startOwnPostgres(port: number, opts: { fsync: boolean; maxConnections?: number }): Promise<OwnPostgres> {
+export async function startOwnPostgres(
+  port: number,
+  opts: { fsync: boolean; maxConnections?: number },
+): Promise<OwnPostgres> {
   const dir = mkdtempSync(path.join(tmpdir(), 'htm-bench-pg-'));
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     chownSync(dir, uid, gid);
   }
-  await pgTool('initdb', ['-D', `${dir}/data`, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  await pgTool('initdb', [
+    '-D',
+    `${dir}/data`,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${opts.fsync ? 'on' : 'off'} -c max_connections=${opts.maxConnections ?? 300} -c shared_buffers=64MB`;
   await pgTool('pg_ctl', ['-D', `${dir}/data`, '-o', options, '-l', `${dir}/log`, '-w', 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      await pgTool('pg_ctl', ['-D', `${dir}/data`, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
+      await pgTool('pg_ctl', ['-D', `${dir}/data`, '-m', 'fast', '-w', 'stop']).catch(
+        () => undefined,
+      );
       rmSync(dir, { recursive: true, force: true });
     },
   };

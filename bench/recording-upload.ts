@@ -38,8 +38,14 @@ interface Answer {
 }
 
 /** Runs the uploads at once from bench/upload-client.mjs. */
-async function uploadFromClient(uploads: Array<{ base: string; path: string; token?: string; metadata?: string; size: number }>) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./upload-client.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+async function uploadFromClient(
+  uploads: Array<{ base: string; path: string; token?: string; metadata?: string; size: number }>,
+) {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./upload-client.mjs', import.meta.url))],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   child.stdin.end(JSON.stringify({ uploads, chunk: CHUNK }));
   const r = JSON.parse(await text(child.stdout)) as { wall: number; answers: Answer[] };
   const bad = r.answers.filter((a) => a.status !== 204);
@@ -47,7 +53,11 @@ async function uploadFromClient(uploads: Array<{ base: string; path: string; tok
   return r;
 }
 
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 export async function run(stack: Stack): Promise<void> {
   const deps = stack.jobs.deps;
@@ -55,7 +65,11 @@ export async function run(stack: Stack): Promise<void> {
   step(NAME, 'ten approved testers, each holding a job');
   const admin = await signInAdmin(stack);
   const stamp = Date.now();
-  const testers: Actor[] = await Promise.all(Array.from({ length: 10 }, (_, i) => signInTester(stack, `bench.rec.${stamp}.${i}@gmail.com`, { admin, country: 'US' })));
+  const testers: Actor[] = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      signInTester(stack, `bench.rec.${stamp}.${i}@gmail.com`, { admin, country: 'US' }),
+    ),
+  );
   const jobIds = (
     await stack.sql<{ id: string }>(
       `INSERT INTO jobs.jobs (title, url, what_to_test, requirements, status, payment_status, paid_at, poster_id, geo_rule)
@@ -78,21 +92,29 @@ export async function run(stack: Stack): Promise<void> {
   /** Lets the remux of finished recordings end, then deletes them (the disk is shared). */
   const cleanUp = async () => {
     await Promise.allSettled([...deps.recordingWork]);
-    for (const { id } of await stack.sql<{ id: string }>('SELECT id FROM jobs.recordings')) await deleteRecording(deps, id);
+    for (const { id } of await stack.sql<{ id: string }>('SELECT id FROM jobs.recordings'))
+      await deleteRecording(deps, id);
   };
 
   // The baseline: a bare @tus/server with its file store, in this process, on the same disk.
   const bareDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bare-tus-'));
   const bare = new TusServer({ path: '/files', datastore: new FileStore({ directory: bareDir }) });
   const bareHttp: Server = await new Promise((resolve) => {
-    const s = createServer((req, res) => void bare.handle(req, res)).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer((req, res) => void bare.handle(req, res)).listen(0, '127.0.0.1', () =>
+      resolve(s),
+    );
   });
   const bareUrl = `http://127.0.0.1:${(bareHttp.address() as AddressInfo).port}`;
   const viaBare = (size: number) => ({ base: bareUrl, path: '/files', size });
   // A bare proxy hop (http-proxy, keep-alive upstream) in front of that bare server.
-  const proxy = httpProxy.createProxyServer({ target: bareUrl, agent: new (await import('node:http')).Agent({ keepAlive: true }) });
+  const proxy = httpProxy.createProxyServer({
+    target: bareUrl,
+    agent: new (await import('node:http')).Agent({ keepAlive: true }),
+  });
   const hopHttp: Server = await new Promise((resolve) => {
-    const s = createServer((req, res) => proxy.web(req, res)).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer((req, res) => proxy.web(req, res)).listen(0, '127.0.0.1', () =>
+      resolve(s),
+    );
   });
   const hopUrl = `http://127.0.0.1:${(hopHttp.address() as AddressInfo).port}`;
   const viaHop = (size: number) => ({ base: hopUrl, path: '/files', size });
@@ -105,11 +127,27 @@ export async function run(stack: Stack): Promise<void> {
     type Kind = 'bare' | 'hop' | 'ours';
     const rates: Record<Kind, number[]> = { bare: [], hop: [], ours: [] };
     const cpu: Record<Kind, number[]> = { bare: [], hop: [], ours: [] };
-    const label: Record<Kind, string> = { bare: 'bare @tus/server', hop: 'bare http-proxy hop + bare @tus/server', ours: 'through the gateway' };
-    for (const which of ['bare', 'hop', 'ours', 'ours', 'bare', 'hop', 'hop', 'ours', 'bare'] as Kind[]) {
+    const label: Record<Kind, string> = {
+      bare: 'bare @tus/server',
+      hop: 'bare http-proxy hop + bare @tus/server',
+      ours: 'through the gateway',
+    };
+    for (const which of [
+      'bare',
+      'hop',
+      'ours',
+      'ours',
+      'bare',
+      'hop',
+      'hop',
+      'ours',
+      'bare',
+    ] as Kind[]) {
       step(NAME, `one 200 MB upload, ${label[which]} (load average ${load()})`);
       const c0 = process.cpuUsage();
-      const r = await uploadFromClient([which === 'bare' ? viaBare(SIZE) : which === 'hop' ? viaHop(SIZE) : viaGateway(0, SIZE)]);
+      const r = await uploadFromClient([
+        which === 'bare' ? viaBare(SIZE) : which === 'hop' ? viaHop(SIZE) : viaGateway(0, SIZE),
+      ]);
       const c = process.cpuUsage(c0);
       rates[which].push(SIZE / MB / (r.wall / 1000));
       cpu[which].push((c.user + c.system) / 1000 / (SIZE / MB));
@@ -122,13 +160,40 @@ export async function run(stack: Stack): Promise<void> {
     const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
     const ratio = median(rates.ours) / median(rates.bare);
     const list = (a: number[], digits = 0) => a.map((x) => x.toFixed(digits)).join(', ');
-    figure(NAME, 'one 200 MB upload, bare @tus/server file store (MB/s, each round)', list(rates.bare));
-    figure(NAME, 'one 200 MB upload, bare http-proxy hop in front of it (MB/s, each round)', list(rates.hop));
-    figure(NAME, 'one 200 MB upload through the gateway, all in one process (MB/s, each round)', list(rates.ours));
-    figure(NAME, 'gateway / bare @tus/server throughput (medians of the rounds)', ratio, { text: '>= 0.7', ok: ratio >= 0.7 });
-    figure(NAME, 'bare hop / bare @tus/server throughput (medians)', median(rates.hop) / median(rates.bare));
-    figure(NAME, 'CPU ms per MB of the serving process: bare / bare hop / gateway (medians)', `${median(cpu.bare).toFixed(2)} / ${median(cpu.hop).toFixed(2)} / ${median(cpu.ours).toFixed(2)}`);
-    figure(NAME, 'bare @tus/server CPU per MB / gateway CPU per MB', median(cpu.bare) / median(cpu.ours));
+    figure(
+      NAME,
+      'one 200 MB upload, bare @tus/server file store (MB/s, each round)',
+      list(rates.bare),
+    );
+    figure(
+      NAME,
+      'one 200 MB upload, bare http-proxy hop in front of it (MB/s, each round)',
+      list(rates.hop),
+    );
+    figure(
+      NAME,
+      'one 200 MB upload through the gateway, all in one process (MB/s, each round)',
+      list(rates.ours),
+    );
+    figure(NAME, 'gateway / bare @tus/server throughput (medians of the rounds)', ratio, {
+      text: '>= 0.7',
+      ok: ratio >= 0.7,
+    });
+    figure(
+      NAME,
+      'bare hop / bare @tus/server throughput (medians)',
+      median(rates.hop) / median(rates.bare),
+    );
+    figure(
+      NAME,
+      'CPU ms per MB of the serving process: bare / bare hop / gateway (medians)',
+      `${median(cpu.bare).toFixed(2)} / ${median(cpu.hop).toFixed(2)} / ${median(cpu.ours).toFixed(2)}`,
+    );
+    figure(
+      NAME,
+      'bare @tus/server CPU per MB / gateway CPU per MB',
+      median(cpu.bare) / median(cpu.ours),
+    );
 
     // Ten 100 MB uploads at once: the serving process's RSS, sampled every 50 ms.
     await sleep(1000);
@@ -136,18 +201,37 @@ export async function run(stack: Stack): Promise<void> {
     const before = rssMb();
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 50);
-    step(NAME, `ten 100 MB uploads at once through the gateway (RSS before ${before.toFixed(0)} MB, load average ${load()})`);
+    step(
+      NAME,
+      `ten 100 MB uploads at once through the gateway (RSS before ${before.toFixed(0)} MB, load average ${load()})`,
+    );
     let wall: number;
     try {
       ({ wall } = await uploadFromClient(testers.map((_, i) => viaGateway(i, 100 * MB))));
     } finally {
       clearInterval(sampler);
     }
-    const rows = await stack.sql<{ n: number; bytes: string }>("SELECT count(*)::int AS n, coalesce(sum(size_bytes), 0)::text AS bytes FROM jobs.recordings WHERE status = 'complete'");
-    figure(NAME, 'ten 100 MB uploads at once: finished recordings / bytes', `${rows[0].n} / ${(Number(rows[0].bytes) / MB).toFixed(0)} MB`, { text: '10 / 1000 MB', ok: rows[0].n === 10 && Number(rows[0].bytes) === 1000 * MB });
+    const rows = await stack.sql<{ n: number; bytes: string }>(
+      "SELECT count(*)::int AS n, coalesce(sum(size_bytes), 0)::text AS bytes FROM jobs.recordings WHERE status = 'complete'",
+    );
+    figure(
+      NAME,
+      'ten 100 MB uploads at once: finished recordings / bytes',
+      `${rows[0].n} / ${(Number(rows[0].bytes) / MB).toFixed(0)} MB`,
+      { text: '10 / 1000 MB', ok: rows[0].n === 10 && Number(rows[0].bytes) === 1000 * MB },
+    );
     figure(NAME, 'ten 100 MB uploads at once: aggregate throughput (MB/s)', 1000 / (wall / 1000));
-    figure(NAME, 'ten 100 MB uploads at once: RSS growth of the serving process (MB, peak - before)', peak - before, { text: '<= 64', ok: peak - before <= 64 });
-    note(NAME, 'machine load while measuring', `load average (1, 5, 15 min) at the end: ${load()} on ${os.cpus().length} cores`);
+    figure(
+      NAME,
+      'ten 100 MB uploads at once: RSS growth of the serving process (MB, peak - before)',
+      peak - before,
+      { text: '<= 64', ok: peak - before <= 64 },
+    );
+    note(
+      NAME,
+      'machine load while measuring',
+      `load average (1, 5, 15 min) at the end: ${load()} on ${os.cpus().length} cores`,
+    );
     await cleanUp();
   } finally {
     await new Promise<void>((resolve) => bareHttp.close(() => resolve()));

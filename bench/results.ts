@@ -28,9 +28,24 @@ export function aloneSections(md: string): string[] {
 }
 
 /** Writes (or replaces) the section of `name` with this process's figures and notes. */
-export function writeAloneSection(name: string, started: Date, intro = '', extra = '', section = name, command = `npx tsx bench/${name}.ts`): void {
-  const rows = figures.filter((f) => f.bench === name).map((f) => `| ${f.name} | ${f.value} | ${f.target ? `${f.target} ${f.ok ? '(met)' : '(**not met**)'}` : ''} |`);
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+export function writeAloneSection(
+  name: string,
+  started: Date,
+  intro = '',
+  extra = '',
+  section = name,
+  command = `npx tsx bench/${name}.ts`,
+): void {
+  const rows = figures
+    .filter((f) => f.bench === name)
+    .map(
+      (f) =>
+        `| ${f.name} | ${f.value} | ${f.target ? `${f.target} ${f.ok ? '(met)' : '(**not met**)'}` : ''} |`,
+    );
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   const text = [
     begin(section),
     `### ${section} (run alone: \`${command}\`)`,
@@ -40,7 +55,9 @@ export function writeAloneSection(name: string, started: Date, intro = '', extra
     '| figure | value | target |',
     '|---|---|---|',
     ...rows,
-    ...notes.filter((n) => n.bench === name).map((n) => `\n${n.title}:\n\n\`\`\`\n${n.text}\n\`\`\``),
+    ...notes
+      .filter((n) => n.bench === name)
+      .map((n) => `\n${n.title}:\n\n\`\`\`\n${n.text}\n\`\`\``),
     extra ? `\n${extra}` : '',
     end(section),
   ].join('\n');

@@ -18,7 +18,10 @@ import { aloneSections } from './results.js';
 import { run as recordingUpload } from './recording-upload.js';
 
 const started = new Date();
-step('bench', 'starting the stack (identity, jobs + worker, payments, admin, gateway; real Postgres + Redis)');
+step(
+  'bench',
+  'starting the stack (identity, jobs + worker, payments, admin, gateway; real Postgres + Redis)',
+);
 const stack = await startBenchStack('bench');
 await sleep(2000);
 global.gc?.();
@@ -61,7 +64,10 @@ const sh = (c: string) => {
 };
 const machine = [
   `- Date: ${started.toISOString()} (took ${Math.round((Date.now() - started.getTime()) / 1000)} s)`,
-  `- CPU: ${sh('nproc')} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  `- CPU: ${sh('nproc')} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average at the end ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
   `- Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GB total`,
   `- Node ${process.version}, ${sh('psql --version')}, ${sh('redis-server --version').split(' ').slice(0, 3).join(' ')}`,
   `- Git: ${sh('git rev-parse --short HEAD')}`,
@@ -69,7 +75,12 @@ const machine = [
 const groups = [...new Set(figures.map((f) => f.bench))];
 const table = groups
   .map((g) => {
-    const rows = figures.filter((f) => f.bench === g).map((f) => `| ${f.name} | ${f.value} | ${f.target ? `${f.target} ${f.ok ? '(met)' : '(**not met**)'}` : ''} |`);
+    const rows = figures
+      .filter((f) => f.bench === g)
+      .map(
+        (f) =>
+          `| ${f.name} | ${f.value} | ${f.target ? `${f.target} ${f.ok ? '(met)' : '(**not met**)'}` : ''} |`,
+      );
     return `### ${g}\n\n| figure | value | target |\n|---|---|---|\n${rows.join('\n')}`;
   })
   .join('\n\n');
@@ -120,6 +131,9 @@ ${failures.length ? `\n## Failures\n\n${failures.map((f) => `- ${f}`).join('\n')
 const out = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 // Sections of the benches run alone (live-scale, event-pipeline, soak) stay as they were.
 const kept = existsSync(out) ? aloneSections(readFileSync(out, 'utf8')) : [];
-writeFileSync(out, kept.length ? `${md.trimEnd()}\n\n## Benches run alone\n\n${kept.join('\n\n')}\n` : md);
+writeFileSync(
+  out,
+  kept.length ? `${md.trimEnd()}\n\n## Benches run alone\n\n${kept.join('\n\n')}\n` : md,
+);
 step('bench', `figures written to ${out}`);
 if (failures.length) process.exitCode = 1;

@@ -18,7 +18,14 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { signIn, signInAdmin, signInPoster, signInTester, type Actor, type Stack } from '../test/support/stack.js';
+import {
+  signIn,
+  signInAdmin,
+  signInPoster,
+  signInTester,
+  type Actor,
+  type Stack,
+} from '../test/support/stack.js';
 import { openSse, type SseStream } from '../test/support/sse.js';
 
 const URL_ = process.env.URL!;
@@ -28,12 +35,22 @@ const THINK_MS = 200;
 const screenshot = readFileSync(process.env.SCREENSHOT!);
 const recording = readFileSync(process.env.RECORDING!);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
-const stack = { url: URL_, sql: async (text: string, params?: unknown[]) => (await pool.query(text, params)).rows } as unknown as Stack;
+const stack = {
+  url: URL_,
+  sql: async (text: string, params?: unknown[]) => (await pool.query(text, params)).rows,
+} as unknown as Stack;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 let running = true;
-let window: { latencies: Record<string, number[]>; failures: string[]; cycles: number; auto: number; live: number; liveOpens: number } = fresh();
+let window: {
+  latencies: Record<string, number[]>;
+  failures: string[];
+  cycles: number;
+  auto: number;
+  live: number;
+  liveOpens: number;
+} = fresh();
 function fresh() {
   return { latencies: {}, failures: [], cycles: 0, auto: 0, live: 0, liveOpens: 0 };
 }
@@ -45,7 +62,13 @@ const route = (method: string, path: string) =>
     .replace(/\/cs_local_[A-Za-z0-9_]+/, '/:session')}`;
 
 /** One timed call; undefined (and a failure recorded) unless the status is expected. */
-async function call(actor: Actor | undefined, method: string, path: string, expect: number[], init: { json?: unknown; body?: RequestInit["body"]; headers?: Record<string, string> } = {}) {
+async function call(
+  actor: Actor | undefined,
+  method: string,
+  path: string,
+  expect: number[],
+  init: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string> } = {},
+) {
   await sleep(THINK_MS);
   const t0 = performance.now();
   let status: number | string;
@@ -58,7 +81,9 @@ async function call(actor: Actor | undefined, method: string, path: string, expe
       headers: {
         ...(actor ? { authorization: `Bearer ${actor.token}` } : {}),
         ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...(method === 'POST' && init.json !== undefined ? { 'idempotency-key': randomUUID() } : {}),
+        ...(method === 'POST' && init.json !== undefined
+          ? { 'idempotency-key': randomUUID() }
+          : {}),
         ...init.headers,
       },
       body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
@@ -120,7 +145,13 @@ async function holdLive(who: () => Actor): Promise<void> {
   }
 }
 
-async function cycle(n: number, round: number, poster: Actor, tester: Actor, refresh: (a: Actor) => void): Promise<void> {
+async function cycle(
+  n: number,
+  round: number,
+  poster: Actor,
+  tester: Actor,
+  refresh: (a: Actor) => void,
+): Promise<void> {
   // A sign-in, as a tester coming back (the dev sign-in: identity, sessions, tokens).
   const t0 = performance.now();
   try {
@@ -130,7 +161,14 @@ async function cycle(n: number, round: number, poster: Actor, tester: Actor, ref
     window.failures.push(`dev sign-in -> ${(err as Error).message}`);
   }
   const posted = await call(poster, 'POST', '/api/jobs', [201], {
-    json: { title: `Soak job ${n}.${round}`, url: 'https://bakery.example', what_to_test: 'Can a first-time visitor order a cake?', requirements: ['Find the order button'], geo_rule: 'us_pr_ca', fresh_eyes: false },
+    json: {
+      title: `Soak job ${n}.${round}`,
+      url: 'https://bakery.example',
+      what_to_test: 'Can a first-time visitor order a cake?',
+      requirements: ['Find the order button'],
+      geo_rule: 'us_pr_ca',
+      fresh_eyes: false,
+    },
   });
   if (!posted?.body.checkout_url) return;
   const jobId = (posted.body.job as { id: string }).id;
@@ -138,7 +176,11 @@ async function cycle(n: number, round: number, poster: Actor, tester: Actor, ref
   let paid = false;
   for (let i = 0; i < 300 && running; i++) {
     const mine = await call(poster, 'GET', '/api/jobs', [200]);
-    if ((mine?.body.jobs as Array<{ id: string; payment_status: string }> | undefined)?.some((j) => j.id === jobId && j.payment_status === 'paid')) {
+    if (
+      (mine?.body.jobs as Array<{ id: string; payment_status: string }> | undefined)?.some(
+        (j) => j.id === jobId && j.payment_status === 'paid',
+      )
+    ) {
       paid = true;
       break;
     }
@@ -150,29 +192,61 @@ async function cycle(n: number, round: number, poster: Actor, tester: Actor, ref
   if (!(await call(tester, 'POST', `/api/jobs/${jobId}/claim`, [200], { json: {} }))) return;
   // The screen recording, over tus in two PATCHes.
   const tus = { 'Tus-Resumable': '1.0.0' };
-  const created = await call(tester, 'POST', '/api/recordings', [201], { headers: { ...tus, 'Upload-Length': String(recording.length), 'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}` } });
+  const created = await call(tester, 'POST', '/api/recordings', [201], {
+    headers: {
+      ...tus,
+      'Upload-Length': String(recording.length),
+      'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}`,
+    },
+  });
   if (!created) return;
   const loc = created.headers.get('location')!;
   const half = Math.floor(recording.length / 2);
   const octet = { ...tus, 'Content-Type': 'application/offset+octet-stream' };
-  if (!(await call(tester, 'PATCH', loc, [204], { headers: { ...octet, 'Upload-Offset': '0' }, body: new Uint8Array(recording.subarray(0, half)) }))) return;
-  if (!(await call(tester, 'PATCH', loc, [204], { headers: { ...octet, 'Upload-Offset': String(half) }, body: new Uint8Array(recording.subarray(half)) }))) return;
+  if (
+    !(await call(tester, 'PATCH', loc, [204], {
+      headers: { ...octet, 'Upload-Offset': '0' },
+      body: new Uint8Array(recording.subarray(0, half)),
+    }))
+  )
+    return;
+  if (
+    !(await call(tester, 'PATCH', loc, [204], {
+      headers: { ...octet, 'Upload-Offset': String(half) },
+      body: new Uint8Array(recording.subarray(half)),
+    }))
+  )
+    return;
   const form = new FormData();
   form.set('feedback_text', `Round ${round}: the order button works and prices are clear.`);
   form.set('key_finding_1', 'Order button is easy to find');
   form.set('recording_id', loc.split('/').pop()!);
-  form.set('screenshot', new Blob([new Uint8Array(screenshot)], { type: 'image/png' }), 'screen.png');
-  if (!(await call(tester, 'POST', `/api/jobs/${jobId}/submit-work`, [201], { body: form }))) return;
+  form.set(
+    'screenshot',
+    new Blob([new Uint8Array(screenshot)], { type: 'image/png' }),
+    'screen.png',
+  );
+  if (!(await call(tester, 'POST', `/api/jobs/${jobId}/submit-work`, [201], { body: form })))
+    return;
   if (round % 3 === 0) {
     // Left to the auto-accept timer (AUTO_ACCEPT_AFTER_MS): wait until the job is completed.
     for (let i = 0; i < 600 && running; i++) {
       const mine = await call(poster, 'GET', '/api/jobs', [200]);
-      if ((mine?.body.jobs as Array<{ id: string; status: string }> | undefined)?.some((j) => j.id === jobId && j.status === 'completed')) {
+      if (
+        (mine?.body.jobs as Array<{ id: string; status: string }> | undefined)?.some(
+          (j) => j.id === jobId && j.status === 'completed',
+        )
+      ) {
         window.auto++;
         break;
       }
     }
-  } else if (!(await call(poster, 'POST', `/api/jobs/${jobId}/review`, [200], { json: { decision: 'accept' } }))) return;
+  } else if (
+    !(await call(poster, 'POST', `/api/jobs/${jobId}/review`, [200], {
+      json: { decision: 'accept' },
+    }))
+  )
+    return;
   await call(tester, 'GET', '/api/tester/my-earnings', [200]);
   window.cycles++;
 }
@@ -182,7 +256,10 @@ async function main(): Promise<void> {
   const run = `${Date.now()}`;
   const pairs: Array<{ poster: Actor; tester: Actor }> = [];
   for (let i = 0; i < CLIENTS; i++) {
-    pairs.push({ poster: await signInPoster(stack, `soak.poster${i}.${run}@gmail.com`), tester: await signInTester(stack, `soak.tester${i}.${run}@gmail.com`, { admin }) });
+    pairs.push({
+      poster: await signInPoster(stack, `soak.poster${i}.${run}@gmail.com`),
+      tester: await signInTester(stack, `soak.tester${i}.${run}@gmail.com`, { admin }),
+    });
   }
   process.send!({ type: 'ready' });
   const flush = setInterval(() => {
@@ -194,7 +271,8 @@ async function main(): Promise<void> {
   });
   const loops = pairs.map(async (p, n) => {
     const live = [holdLive(() => p.poster), holdLive(() => p.tester)];
-    for (let round = 1; running; round++) await cycle(n + 1, round, p.poster, p.tester, (a) => (p.tester = a));
+    for (let round = 1; running; round++)
+      await cycle(n + 1, round, p.poster, p.tester, (a) => (p.tester = a));
     await Promise.all(live);
   });
   await Promise.all(loops);

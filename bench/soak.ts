@@ -36,7 +36,9 @@ const NAME = 'soak';
 const SAMPLE_MS = 5000;
 const WINDOW_MS = 10_000;
 
-const { values } = parseArgs({ options: { minutes: { type: 'string' }, clients: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { minutes: { type: 'string' }, clients: { type: 'string' } },
+});
 const minutes = Number(values.minutes ?? 3);
 const clients = Number(values.clients ?? 6);
 const runMs = minutes * 60_000;
@@ -83,41 +85,105 @@ function chart(samples: Sample[], windows: Window[], t0: number, marks: number[]
   const H = 1000;
   const pad = { l: 80, r: 330, t: 50, b: 50 };
   const panelH = (H - pad.t - pad.b - 60) / 2;
-  const colors = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd', '#e6550d', '#31a354'];
+  const colors = [
+    '#1f77b4',
+    '#ff7f0e',
+    '#2ca02c',
+    '#d62728',
+    '#9467bd',
+    '#8c564b',
+    '#e377c2',
+    '#7f7f7f',
+    '#bcbd22',
+    '#17becf',
+    '#393b79',
+    '#637939',
+    '#8c6d31',
+    '#843c39',
+    '#7b4173',
+    '#3182bd',
+    '#e6550d',
+    '#31a354',
+  ];
   const xMax = Math.max(runMs, ...samples.map((s) => s.t - t0)) / 1000;
   const x = (sec: number) => pad.l + (sec / xMax) * (W - pad.l - pad.r);
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  const parts: string[] = [`<rect width="${W}" height="${H}" fill="white"/>`, `<text x="${W / 2 - 200}" y="28" font-family="DejaVu Sans, sans-serif" font-size="20">Soak: ${minutes} min in start:cluster, ${clients} client pairs</text>`];
-  const panel = (top: number, title: string, series: Array<{ name: string; pts: Array<[number, number]> }>, unit: string) => {
-    const yMax = Math.max(1, ...series.flatMap((s) => s.pts.map((p) => p[1]).filter(Number.isFinite))) * 1.1;
+  const parts: string[] = [
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${W / 2 - 200}" y="28" font-family="DejaVu Sans, sans-serif" font-size="20">Soak: ${minutes} min in start:cluster, ${clients} client pairs</text>`,
+  ];
+  const panel = (
+    top: number,
+    title: string,
+    series: Array<{ name: string; pts: Array<[number, number]> }>,
+    unit: string,
+  ) => {
+    const yMax =
+      Math.max(1, ...series.flatMap((s) => s.pts.map((p) => p[1]).filter(Number.isFinite))) * 1.1;
     const y = (v: number) => top + panelH - (v / yMax) * panelH;
-    parts.push(`<text x="${pad.l}" y="${top - 8}" font-family="DejaVu Sans, sans-serif" font-size="16">${esc(title)}</text>`);
-    parts.push(`<rect x="${pad.l}" y="${top}" width="${W - pad.l - pad.r}" height="${panelH}" fill="none" stroke="#999"/>`);
+    parts.push(
+      `<text x="${pad.l}" y="${top - 8}" font-family="DejaVu Sans, sans-serif" font-size="16">${esc(title)}</text>`,
+    );
+    parts.push(
+      `<rect x="${pad.l}" y="${top}" width="${W - pad.l - pad.r}" height="${panelH}" fill="none" stroke="#999"/>`,
+    );
     for (let i = 0; i <= 4; i++) {
       const v = (yMax * i) / 4;
       parts.push(`<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`);
-      parts.push(`<text x="${pad.l - 8}" y="${y(v) + 4}" text-anchor="end" font-family="DejaVu Sans, sans-serif" font-size="12">${fmt(v)} ${unit}</text>`);
+      parts.push(
+        `<text x="${pad.l - 8}" y="${y(v) + 4}" text-anchor="end" font-family="DejaVu Sans, sans-serif" font-size="12">${fmt(v)} ${unit}</text>`,
+      );
     }
     for (let i = 0; i <= 6; i++) {
       const sec = (xMax * i) / 6;
-      parts.push(`<text x="${x(sec)}" y="${top + panelH + 16}" text-anchor="middle" font-family="DejaVu Sans, sans-serif" font-size="12">${fmt(sec / 60)} min</text>`);
+      parts.push(
+        `<text x="${x(sec)}" y="${top + panelH + 16}" text-anchor="middle" font-family="DejaVu Sans, sans-serif" font-size="12">${fmt(sec / 60)} min</text>`,
+      );
     }
-    for (const m of marks) parts.push(`<line x1="${x(m / 1000)}" x2="${x(m / 1000)}" y1="${top}" y2="${top + panelH}" stroke="#aaa" stroke-dasharray="4 4"/>`);
+    for (const m of marks)
+      parts.push(
+        `<line x1="${x(m / 1000)}" x2="${x(m / 1000)}" y1="${top}" y2="${top + panelH}" stroke="#aaa" stroke-dasharray="4 4"/>`,
+      );
     series.forEach((s, i) => {
       const c = colors[i % colors.length];
       const pts = s.pts.filter((p) => Number.isFinite(p[1]));
-      if (pts.length) parts.push(`<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map(([sec, v]) => `${x(sec).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`);
+      if (pts.length)
+        parts.push(
+          `<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map(([sec, v]) => `${x(sec).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
+        );
       const ly = top + 14 + i * 16;
       if (ly < top + panelH) {
         parts.push(`<rect x="${W - pad.r + 15}" y="${ly - 9}" width="12" height="4" fill="${c}"/>`);
-        parts.push(`<text x="${W - pad.r + 32}" y="${ly - 3}" font-family="DejaVu Sans, sans-serif" font-size="12">${esc(s.name.slice(0, 42))}</text>`);
+        parts.push(
+          `<text x="${W - pad.r + 32}" y="${ly - 3}" font-family="DejaVu Sans, sans-serif" font-size="12">${esc(s.name.slice(0, 42))}</text>`,
+        );
       }
     });
   };
   const procs = Object.keys(samples[0]?.rss ?? {});
-  panel(pad.t + 20, 'RSS of each process (MB)', procs.map((p) => ({ name: p, pts: samples.map((s) => [(s.t - t0) / 1000, s.rss[p]] as [number, number]) })), 'MB');
-  const routes = [...new Set(windows.flatMap((w) => Object.keys(w.p99)))].sort((a, b) => (windows.reduce((n, w) => n + (w.n[b] ?? 0), 0) - windows.reduce((n, w) => n + (w.n[a] ?? 0), 0)));
-  panel(pad.t + 80 + panelH, 'p99 of each route per 10 s window (ms); dashed: end of warm-up, thirds', routes.slice(0, 18).map((r) => ({ name: r, pts: windows.map((w) => [(w.t - t0) / 1000, w.p99[r] ?? NaN] as [number, number]) })), 'ms');
+  panel(
+    pad.t + 20,
+    'RSS of each process (MB)',
+    procs.map((p) => ({
+      name: p,
+      pts: samples.map((s) => [(s.t - t0) / 1000, s.rss[p]] as [number, number]),
+    })),
+    'MB',
+  );
+  const routes = [...new Set(windows.flatMap((w) => Object.keys(w.p99)))].sort(
+    (a, b) =>
+      windows.reduce((n, w) => n + (w.n[b] ?? 0), 0) -
+      windows.reduce((n, w) => n + (w.n[a] ?? 0), 0),
+  );
+  panel(
+    pad.t + 80 + panelH,
+    'p99 of each route per 10 s window (ms); dashed: end of warm-up, thirds',
+    routes.slice(0, 18).map((r) => ({
+      name: r,
+      pts: windows.map((w) => [(w.t - t0) / 1000, w.p99[r] ?? NaN] as [number, number]),
+    })),
+    'ms',
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join('')}</svg>`;
 }
 
@@ -138,9 +204,21 @@ async function main(): Promise<void> {
   const prefix = testRedisPrefix('soak');
   let cluster: Cluster | undefined;
   try {
-    step(NAME, 'building the bundles and starting the cluster (gateway 2, jobs 2, every other service 1, jobs worker 1)');
+    step(
+      NAME,
+      'building the bundles and starting the cluster (gateway 2, jobs 2, every other service 1, jobs worker 1)',
+    );
     cluster = await startCluster({
-      replicas: { gateway: 2, identity: 1, jobs: 2, payments: 1, admin: 1, notifications: 1, analytics: 1, worker: 1 },
+      replicas: {
+        gateway: 2,
+        identity: 1,
+        jobs: 2,
+        payments: 1,
+        admin: 1,
+        notifications: 1,
+        analytics: 1,
+        worker: 1,
+      },
       env: {
         NODE_ENV: 'test',
         LOG_LEVEL: 'warn',
@@ -165,11 +243,30 @@ async function main(): Promise<void> {
 
     // A screenshot (PNG) and a 3-second WebM like MediaRecorder's.
     const png = path.join(work, 'screen.png');
-    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#3a6ea5' } }).png().toFile(png);
+    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#3a6ea5' } })
+      .png()
+      .toFile(png);
     const webm = path.join(work, 'clip.webm');
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'libvpx', '-b:v', '200k', webm]);
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=3:size=160x120:rate=10',
+      '-c:v',
+      'libvpx',
+      '-b:v',
+      '200k',
+      webm,
+    ]);
 
-    const outboxes = (await pool.query<{ s: string }>("SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'outbox' ORDER BY 1")).rows.map((r) => r.s);
+    const outboxes = (
+      await pool.query<{ s: string }>(
+        "SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'outbox' ORDER BY 1",
+      )
+    ).rows.map((r) => r.s);
     const sample = async (): Promise<Sample> => {
       const rss: Record<string, number> = {};
       for (const r of procs) rss[r.name] = rssMb(r.pid);
@@ -193,40 +290,91 @@ async function main(): Promise<void> {
             streamEntries += await redis.xlen(k);
           } else {
             redisOther += bytes;
-            const kind = rest.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id').replace(/\d{3,}/g, ':n').replace(/[A-Za-z0-9_-]{20,}/g, ':token');
+            const kind = rest
+              .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id')
+              .replace(/\d{3,}/g, ':n')
+              .replace(/[A-Za-z0-9_-]{20,}/g, ':token');
             redisKinds[kind] = (redisKinds[kind] ?? 0) + bytes;
           }
         }
       } while (cursor !== '0');
-      const outbox = Number((await pool.query(`SELECT ${outboxes.map((s) => `(SELECT count(*) FROM "${s}".outbox WHERE published_at IS NULL)`).join(' + ') || '0'} AS n`)).rows[0].n);
-      const mail = (await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM notifications.messages GROUP BY status').catch(() => ({ rows: [] }))).rows;
+      const outbox = Number(
+        (
+          await pool.query(
+            `SELECT ${outboxes.map((s) => `(SELECT count(*) FROM "${s}".outbox WHERE published_at IS NULL)`).join(' + ') || '0'} AS n`,
+          )
+        ).rows[0].n,
+      );
+      const mail = (
+        await pool
+          .query<{ status: string; n: number }>(
+            'SELECT status, count(*)::int AS n FROM notifications.messages GROUP BY status',
+          )
+          .catch(() => ({ rows: [] }))
+      ).rows;
       const mailOf = (s: string) => mail.find((m) => m.status === s)?.n ?? 0;
-      return { t: Date.now(), rss, redisOther, redisKinds, redisStreams, streamEntries, outbox, deadLetters, mailPending: mailOf('pending'), mailSent: mailOf('sent') };
+      return {
+        t: Date.now(),
+        rss,
+        redisOther,
+        redisKinds,
+        redisStreams,
+        streamEntries,
+        outbox,
+        deadLetters,
+        mailPending: mailOf('pending'),
+        mailSent: mailOf('sent'),
+      };
     };
 
     step(NAME, `signing in ${clients} posters and ${clients} approved testers (second process)`);
     const traffic = fork('bench/soak-traffic.ts', [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, URL: cluster.url, DATABASE_URL: db.url, CLIENTS: String(clients), WINDOW_MS: String(WINDOW_MS), SCREENSHOT: png, RECORDING: webm },
+      env: {
+        ...process.env,
+        URL: cluster.url,
+        DATABASE_URL: db.url,
+        CLIENTS: String(clients),
+        WINDOW_MS: String(WINDOW_MS),
+        SCREENSHOT: png,
+        RECORDING: webm,
+      },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const windows: Window[] = [];
     let done = false;
     const ready = new Promise<void>((resolve, reject) => {
-      traffic.on('message', (m: { type: string; at: number; latencies: Record<string, number[]> } & Omit<Window, 't' | 'p99' | 'n'>) => {
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'done') done = true;
-        else if (m.type === 'window') {
-          const p99: Record<string, number> = {};
-          const n: Record<string, number> = {};
-          for (const [r, ls] of Object.entries(m.latencies)) {
-            ls.sort((a, b) => a - b);
-            p99[r] = pct(ls, 99);
-            n[r] = ls.length;
+      traffic.on(
+        'message',
+        (
+          m: { type: string; at: number; latencies: Record<string, number[]> } & Omit<
+            Window,
+            't' | 'p99' | 'n'
+          >,
+        ) => {
+          if (m.type === 'ready') resolve();
+          else if (m.type === 'done') done = true;
+          else if (m.type === 'window') {
+            const p99: Record<string, number> = {};
+            const n: Record<string, number> = {};
+            for (const [r, ls] of Object.entries(m.latencies)) {
+              ls.sort((a, b) => a - b);
+              p99[r] = pct(ls, 99);
+              n[r] = ls.length;
+            }
+            windows.push({
+              t: m.at,
+              p99,
+              n,
+              failures: m.failures,
+              cycles: m.cycles,
+              auto: m.auto,
+              live: m.live,
+              liveOpens: m.liveOpens,
+            });
           }
-          windows.push({ t: m.at, p99, n, failures: m.failures, cycles: m.cycles, auto: m.auto, live: m.live, liveOpens: m.liveOpens });
-        }
-      });
+        },
+      );
       traffic.once('exit', (code) => {
         done = true;
         reject(new Error(`traffic exited ${code}`));
@@ -241,12 +389,15 @@ async function main(): Promise<void> {
       const s = samples[samples.length - 1];
       if (samples.length % 6 === 0) {
         const w = windows.slice(-6);
-        step(NAME, `${fmt((s.t - t0) / 60_000)} min: RSS total ${fmt(Object.values(s.rss).reduce((a, b) => a + b, 0))} MB, cycles ${w.reduce((a, x) => a + x.cycles, 0)}/min, failures ${windows.reduce((a, x) => a + x.failures.length, 0)}, load ${os.loadavg()[0].toFixed(1)}`);
+        step(
+          NAME,
+          `${fmt((s.t - t0) / 60_000)} min: RSS total ${fmt(Object.values(s.rss).reduce((a, b) => a + b, 0))} MB, cycles ${w.reduce((a, x) => a + x.cycles, 0)}/min, failures ${windows.reduce((a, x) => a + x.failures.length, 0)}, load ${os.loadavg()[0].toFixed(1)}`,
+        );
       }
       await sleep(SAMPLE_MS - ((Date.now() - t0) % SAMPLE_MS));
     }
     traffic.send({ type: 'stop' });
-    for (const deadline = Date.now() + 120_000; !done && Date.now() < deadline; ) await sleep(200);
+    for (const deadline = Date.now() + 120_000; !done && Date.now() < deadline;) await sleep(200);
     // Quiet: the events and e-mails of the last cycles settle.
     await sleep(5000);
     const final = await sample();
@@ -258,14 +409,34 @@ async function main(): Promise<void> {
     const warm = runMs / 6;
     const third = runMs / 3;
     const at = (s: { t: number }) => s.t - t0;
-    figure(NAME, 'machine load average (1, 5, 15 min) at the end', os.loadavg().map((l) => l.toFixed(2)).join(' '));
-    figure(NAME, 'duration / processes / client pairs', `${minutes} min / ${procs.length} / ${clients}`);
-    figure(NAME, 'requests / job cycles finished (of them auto-accepted) / live messages received / live streams opened', `${calls} / ${windows.reduce((a, w) => a + w.cycles, 0)} (${windows.reduce((a, w) => a + w.auto, 0)}) / ${windows.reduce((a, w) => a + w.live, 0)} / ${windows.reduce((a, w) => a + w.liveOpens, 0)}`);
+    figure(
+      NAME,
+      'machine load average (1, 5, 15 min) at the end',
+      os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
+    );
+    figure(
+      NAME,
+      'duration / processes / client pairs',
+      `${minutes} min / ${procs.length} / ${clients}`,
+    );
+    figure(
+      NAME,
+      'requests / job cycles finished (of them auto-accepted) / live messages received / live streams opened',
+      `${calls} / ${windows.reduce((a, w) => a + w.cycles, 0)} (${windows.reduce((a, w) => a + w.auto, 0)}) / ${windows.reduce((a, w) => a + w.live, 0)} / ${windows.reduce((a, w) => a + w.liveOpens, 0)}`,
+    );
     figure(NAME, 'failed requests', failures.length, { text: '0', ok: failures.length === 0 });
     if (failures.length) note(NAME, 'failed requests (first 10)', failures.slice(0, 10).join('\n'));
-    figure(NAME, 'e-mails sent / still pending at the end', `${final.mailSent} / ${final.mailPending}`);
+    figure(
+      NAME,
+      'e-mails sent / still pending at the end',
+      `${final.mailSent} / ${final.mailPending}`,
+    );
 
-    const around = (mid: number) => samples.filter((s) => Math.abs(at(s) - mid) <= Math.max(SAMPLE_MS * 1.5, runMs / 30));
+    const around = (mid: number) =>
+      samples.filter((s) => Math.abs(at(s) - mid) <= Math.max(SAMPLE_MS * 1.5, runMs / 30));
     const last = samples.filter((s) => at(s) >= runMs - Math.max(SAMPLE_MS * 3, runMs / 15));
     const rssRows: string[] = [];
     let worst = -Infinity;
@@ -274,10 +445,21 @@ async function main(): Promise<void> {
       const b = median(last.map((s) => s.rss[p]));
       const g = b / a - 1;
       worst = Math.max(worst, g);
-      rssRows.push(`${p.padEnd(16)} ${fmt(a).padStart(6)} MB -> ${fmt(b).padStart(6)} MB  ${g >= 0 ? '+' : ''}${(g * 100).toFixed(1)}%`);
+      rssRows.push(
+        `${p.padEnd(16)} ${fmt(a).padStart(6)} MB -> ${fmt(b).padStart(6)} MB  ${g >= 0 ? '+' : ''}${(g * 100).toFixed(1)}%`,
+      );
     }
-    figure(NAME, 'largest RSS growth of a process over the last two thirds', `${(worst * 100).toFixed(1)}%`, { text: '<= 5%', ok: worst <= 0.05 });
-    note(NAME, 'RSS at one third of the run -> at the end (medians of the samples around each)', rssRows.join('\n'));
+    figure(
+      NAME,
+      'largest RSS growth of a process over the last two thirds',
+      `${(worst * 100).toFixed(1)}%`,
+      { text: '<= 5%', ok: worst <= 0.05 },
+    );
+    note(
+      NAME,
+      'RSS at one third of the run -> at the end (medians of the samples around each)',
+      rssRows.join('\n'),
+    );
 
     const first = windows.filter((w) => at(w) > warm && at(w) <= warm + third);
     const lastW = windows.filter((w) => at(w) > runMs - third && at(w) <= runMs);
@@ -291,34 +473,109 @@ async function main(): Promise<void> {
       const n = lastW.reduce((x, w) => x + (w.n[r] ?? 0), 0);
       const ratio = b / a;
       if (n >= 20 && Number.isFinite(ratio)) worstP = Math.max(worstP, ratio);
-      p99Rows.push(`${r.slice(0, 52).padEnd(52)} ${fmt(a).padStart(7)} -> ${fmt(b).padStart(7)} ms  x${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}  (${n} calls in the last third${n < 20 ? ', too few to judge' : ''})`);
+      p99Rows.push(
+        `${r.slice(0, 52).padEnd(52)} ${fmt(a).padStart(7)} -> ${fmt(b).padStart(7)} ms  x${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}  (${n} calls in the last third${n < 20 ? ', too few to judge' : ''})`,
+      );
     }
-    figure(NAME, 'largest p99 ratio of a route, last third / first third after warm-up (median of 10 s windows)', worstP === -Infinity ? 'n/a' : worstP, { text: '<= 1.2', ok: worstP <= 1.2 });
-    note(NAME, 'p99 per route: first third after warm-up -> last third (medians of the 10 s windows\' p99)', p99Rows.join('\n'));
+    figure(
+      NAME,
+      'largest p99 ratio of a route, last third / first third after warm-up (median of 10 s windows)',
+      worstP === -Infinity ? 'n/a' : worstP,
+      { text: '<= 1.2', ok: worstP <= 1.2 },
+    );
+    note(
+      NAME,
+      "p99 per route: first third after warm-up -> last third (medians of the 10 s windows' p99)",
+      p99Rows.join('\n'),
+    );
 
     const first3 = around(third);
-    const g = (f: (s: Sample) => number) => `${fmt(median(first3.map(f)))} -> ${fmt(median(last.map(f)))} -> ${fmt(f(final))}`;
-    const redisGrowth = median(last.map((s) => s.redisOther)) / median(first3.map((s) => s.redisOther)) - 1;
-    figure(NAME, "Redis memory of this run's keys apart from event streams and live history (KB): at one third -> end -> after the traffic", g((s) => s.redisOther / 1024), { text: 'no growth (<= 5%)', ok: redisGrowth <= 0.05 });
-    const kinds = [...new Set([...Object.keys(final.redisKinds), ...first3.flatMap((s) => Object.keys(s.redisKinds))])];
+    const g = (f: (s: Sample) => number) =>
+      `${fmt(median(first3.map(f)))} -> ${fmt(median(last.map(f)))} -> ${fmt(f(final))}`;
+    const redisGrowth =
+      median(last.map((s) => s.redisOther)) / median(first3.map((s) => s.redisOther)) - 1;
+    figure(
+      NAME,
+      "Redis memory of this run's keys apart from event streams and live history (KB): at one third -> end -> after the traffic",
+      g((s) => s.redisOther / 1024),
+      { text: 'no growth (<= 5%)', ok: redisGrowth <= 0.05 },
+    );
+    const kinds = [
+      ...new Set([
+        ...Object.keys(final.redisKinds),
+        ...first3.flatMap((s) => Object.keys(s.redisKinds)),
+      ]),
+    ];
     const kindRows = kinds
-      .map((k) => ({ k, a: median(first3.map((s) => s.redisKinds[k] ?? 0)), b: median(last.map((s) => s.redisKinds[k] ?? 0)), c: final.redisKinds[k] ?? 0 }))
+      .map((k) => ({
+        k,
+        a: median(first3.map((s) => s.redisKinds[k] ?? 0)),
+        b: median(last.map((s) => s.redisKinds[k] ?? 0)),
+        c: final.redisKinds[k] ?? 0,
+      }))
       .sort((x, y) => y.b - y.a - (x.b - x.a))
       .slice(0, 12)
-      .map(({ k, a, b, c }) => `${k.slice(0, 60).padEnd(60)} ${fmt(a / 1024).padStart(7)} -> ${fmt(b / 1024).padStart(7)} -> ${fmt(c / 1024).padStart(7)} KB`);
-    note(NAME, 'Redis keys of this run by kind (ids taken out), KB at one third -> end -> after the traffic, largest growth first', kindRows.join('\n'));
-    figure(NAME, 'event streams + live history (kept by design up to their cap / 10 min): KB, entries at one third -> end', `${fmt(median(first3.map((s) => s.redisStreams)) / 1024)} KB, ${median(first3.map((s) => s.streamEntries))} -> ${fmt(median(last.map((s) => s.redisStreams)) / 1024)} KB, ${median(last.map((s) => s.streamEntries))}`);
+      .map(
+        ({ k, a, b, c }) =>
+          `${k.slice(0, 60).padEnd(60)} ${fmt(a / 1024).padStart(7)} -> ${fmt(b / 1024).padStart(7)} -> ${fmt(c / 1024).padStart(7)} KB`,
+      );
+    note(
+      NAME,
+      'Redis keys of this run by kind (ids taken out), KB at one third -> end -> after the traffic, largest growth first',
+      kindRows.join('\n'),
+    );
+    figure(
+      NAME,
+      'event streams + live history (kept by design up to their cap / 10 min): KB, entries at one third -> end',
+      `${fmt(median(first3.map((s) => s.redisStreams)) / 1024)} KB, ${median(first3.map((s) => s.streamEntries))} -> ${fmt(median(last.map((s) => s.redisStreams)) / 1024)} KB, ${median(last.map((s) => s.streamEntries))}`,
+    );
     const maxOutbox = Math.max(...samples.map((s) => s.outbox));
-    figure(NAME, 'unpublished outbox rows: at one third -> end -> after the traffic (max seen)', `${g((s) => s.outbox)} (${maxOutbox})`, { text: 'no growth, 0 after', ok: final.outbox === 0 });
-    figure(NAME, 'dead letters: at one third -> end -> after the traffic', g((s) => s.deadLetters), { text: '0', ok: final.deadLetters === 0 });
-    figure(NAME, 'unsent e-mails: at one third -> end -> after the traffic', g((s) => s.mailPending), { text: 'no growth', ok: final.mailPending <= median(first3.map((s) => s.mailPending)) + clients });
+    figure(
+      NAME,
+      'unpublished outbox rows: at one third -> end -> after the traffic (max seen)',
+      `${g((s) => s.outbox)} (${maxOutbox})`,
+      { text: 'no growth, 0 after', ok: final.outbox === 0 },
+    );
+    figure(
+      NAME,
+      'dead letters: at one third -> end -> after the traffic',
+      g((s) => s.deadLetters),
+      { text: '0', ok: final.deadLetters === 0 },
+    );
+    figure(
+      NAME,
+      'unsent e-mails: at one third -> end -> after the traffic',
+      g((s) => s.mailPending),
+      {
+        text: 'no growth',
+        ok: final.mailPending <= median(first3.map((s) => s.mailPending)) + clients,
+      },
+    );
 
     const json = path.join(outDir, `soak-${stamp}.json`);
     const pngOut = path.join(outDir, `soak-${stamp}.png`);
-    writeFileSync(json, JSON.stringify({ started, minutes, clients, processes: procs.map((r) => r.name), samples, windows, final }, null, 1));
-    await sharp(Buffer.from(chart(samples, windows, t0, [warm, warm + third, runMs - third]))).png().toFile(pngOut);
-    figure(NAME, 'figures / chart', `${path.relative(ROOT, json)} / ${path.relative(ROOT, pngOut)}`);
-    writeAloneSection(NAME, started, `\`npm run bench:soak -- --minutes ${minutes}\`: ${clients} client pairs in a second process, the cluster's logs under ${work}/logs during the run.`, `![soak chart](${path.relative(path.join(ROOT, 'bench'), pngOut)})`);
+    writeFileSync(
+      json,
+      JSON.stringify(
+        { started, minutes, clients, processes: procs.map((r) => r.name), samples, windows, final },
+        null,
+        1,
+      ),
+    );
+    await sharp(Buffer.from(chart(samples, windows, t0, [warm, warm + third, runMs - third])))
+      .png()
+      .toFile(pngOut);
+    figure(
+      NAME,
+      'figures / chart',
+      `${path.relative(ROOT, json)} / ${path.relative(ROOT, pngOut)}`,
+    );
+    writeAloneSection(
+      NAME,
+      started,
+      `\`npm run bench:soak -- --minutes ${minutes}\`: ${clients} client pairs in a second process, the cluster's logs under ${work}/logs during the run.`,
+      `![soak chart](${path.relative(path.join(ROOT, 'bench'), pngOut)})`,
+    );
   } finally {
     await cluster?.stop();
     await pool.end();

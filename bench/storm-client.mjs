@@ -11,7 +11,10 @@ const answers = await Promise.all(
     try {
       const res = await fetch(`${base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(method === 'GET' ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(method === 'GET' ? {} : { 'content-type': 'application/json' }),
+        },
         body: method === 'GET' ? undefined : '{}',
       });
       const body = await res.text();

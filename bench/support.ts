@@ -25,10 +25,17 @@ export interface Figure {
 export const figures: Figure[] = [];
 export const notes: Array<{ bench: string; title: string; text: string }> = [];
 
-export function figure(bench: string, name: string, value: string | number, target?: { text: string; ok: boolean }): void {
+export function figure(
+  bench: string,
+  name: string,
+  value: string | number,
+  target?: { text: string; ok: boolean },
+): void {
   const v = typeof value === 'number' ? fmt(value) : value;
   figures.push({ bench, name, value: v, target: target?.text, ok: target?.ok });
-  console.log(`  ${name}: ${v}${target ? `   (target ${target.text}: ${target.ok ? 'met' : 'NOT met'})` : ''}`);
+  console.log(
+    `  ${name}: ${v}${target ? `   (target ${target.text}: ${target.ok ? 'met' : 'NOT met'})` : ''}`,
+  );
 }
 export function note(bench: string, title: string, text: string): void {
   notes.push({ bench, title, text });
@@ -37,7 +44,8 @@ export function note(bench: string, title: string, text: string): void {
 export function step(bench: string, text: string): void {
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${bench}: ${text}`);
 }
-export const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+export const fmt = (n: number) =>
+  Number.isInteger(n) ? String(n) : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The whole marketplace in this process, tuned for measuring (no logs, no rate limits in the way). */
@@ -96,8 +104,18 @@ export interface CannonResult {
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 
 /** autocannon in a second process (so the load generator does not share the event loop it measures). */
-export async function cannon(url: string, opts: { connections?: number; seconds?: number; headers?: Record<string, string> } = {}): Promise<CannonResult> {
-  const args = [autocannonBin, '--json', '-c', String(opts.connections ?? 10), '-d', String(opts.seconds ?? 8)];
+export async function cannon(
+  url: string,
+  opts: { connections?: number; seconds?: number; headers?: Record<string, string> } = {},
+): Promise<CannonResult> {
+  const args = [
+    autocannonBin,
+    '--json',
+    '-c',
+    String(opts.connections ?? 10),
+    '-d',
+    String(opts.seconds ?? 8),
+  ];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
   args.push(url);
   const out = await new Promise<string>((resolve, reject) => {
@@ -107,10 +125,26 @@ export async function cannon(url: string, opts: { connections?: number; seconds?
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`autocannon exited ${code}: ${stderr.slice(-500)}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`autocannon exited ${code}: ${stderr.slice(-500)}`)),
+    );
   });
-  const r = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors };
+  const r = JSON.parse(out) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
 }
 
 /** Percentile of a sorted sample. */
@@ -120,7 +154,12 @@ export function pct(sorted: number[], p: number): number {
 }
 
 /** `n` sequential requests with one client: fine-grained latency (autocannon rounds to ms). */
-export async function sequentialLatency(url: string, headers: Record<string, string>, n: number, before?: () => void): Promise<{ p50: number; p99: number }> {
+export async function sequentialLatency(
+  url: string,
+  headers: Record<string, string>,
+  n: number,
+  before?: () => void,
+): Promise<{ p50: number; p99: number }> {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     before?.();
@@ -160,19 +199,38 @@ export interface ServiceProcess {
  * One service in its own Node process, as docker-compose and Kubernetes run it
  * (`services/<name>/src/main.ts`), with the stack's environment plus `env`.
  */
-export async function spawnService(name: 'gateway' | 'jobs', stack: Stack, env: Record<string, string> = {}, execArgv: string[] = []): Promise<ServiceProcess> {
+export async function spawnService(
+  name: 'gateway' | 'jobs',
+  stack: Stack,
+  env: Record<string, string> = {},
+  execArgv: string[] = [],
+): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...execArgv, '--import', 'tsx', `services/${name}/src/main.ts`], {
-    env: { ...process.env, ...stack.env, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...execArgv, '--import', 'tsx', `services/${name}/src/main.ts`],
+    {
+      env: {
+        ...process.env,
+        ...stack.env,
+        LOG_LEVEL: 'silent',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}: ${stderr}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -51,7 +51,13 @@ export const TARGETS: ServiceTarget[] = [
   { service: 'admin', entries: { main: 'services/admin/src/main.ts' } },
   { service: 'notifications', entries: { main: 'services/notifications/src/main.ts' } },
   // rebuild.js: `node rebuild.js` drops the projection and replays the streams (npm run analytics:rebuild).
-  { service: 'analytics', entries: { main: 'services/analytics/src/main.ts', rebuild: 'services/analytics/src/rebuild-cli.ts' } },
+  {
+    service: 'analytics',
+    entries: {
+      main: 'services/analytics/src/main.ts',
+      rebuild: 'services/analytics/src/rebuild-cli.ts',
+    },
+  },
 ];
 
 /** External packages that are loaded only on demand and are deliberately not installed in images. */

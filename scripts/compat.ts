@@ -25,7 +25,10 @@ import { fileURLToPath } from 'node:url';
 import { apiCompare } from 'api-smart-diff';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { INTERNAL_OPERATIONS, PRIVACY_INTERNAL_OPERATIONS } from '../packages/contracts/src/internal.js';
+import {
+  INTERNAL_OPERATIONS,
+  PRIVACY_INTERNAL_OPERATIONS,
+} from '../packages/contracts/src/internal.js';
 import { definitionOf, EVENT_TYPES } from '../packages/events/src/catalogue.js';
 import { buildOpenApiDocument } from '../services/gateway/src/http/openapi.js';
 import { subjectOf } from './events-docs.js';
@@ -114,14 +117,18 @@ export function buildInternalOpenApiDocument(): Json {
       tags: [op.service],
       description: `Answered by ${op.service}; service token of: ${op.callers.join(', ')}.`,
       request: {
-        ...(params.length ? { params: z.object(Object.fromEntries(params.map((n) => [n, z.string()]))) } : {}),
+        ...(params.length
+          ? { params: z.object(Object.fromEntries(params.map((n) => [n, z.string()]))) }
+          : {}),
         ...(op.body ? { body: { content: { 'application/json': { schema: op.body } } } } : {}),
       },
       responses: {
         200: {
           description: op.summary,
           content: op.produces
-            ? Object.fromEntries(op.produces.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }]))
+            ? Object.fromEntries(
+                op.produces.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }]),
+              )
             : { 'application/json': { schema: op.response } },
         },
       },

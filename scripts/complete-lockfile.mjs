@@ -17,7 +17,11 @@ function platformOf(name) {
   const os = parts.find((p) => OS.includes(p));
   const cpu = parts.find((p) => CPU.includes(p));
   if (!os || !cpu) return undefined;
-  const libc = parts.some((p) => p.startsWith('musl')) ? ['musl'] : os === 'linux' && parts.some((p) => p.startsWith('gnu')) ? ['glibc'] : undefined;
+  const libc = parts.some((p) => p.startsWith('musl'))
+    ? ['musl']
+    : os === 'linux' && parts.some((p) => p.startsWith('gnu'))
+      ? ['glibc']
+      : undefined;
   return { os: [os], cpu: [cpu], ...(libc ? { libc } : {}) };
 }
 
@@ -36,7 +40,15 @@ for (const [key, entry] of Object.entries(pkgs)) {
   }
 }
 if (added.length) {
-  lock.packages = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))));
+  lock.packages = Object.fromEntries(
+    Object.entries(pkgs).sort(([a], [b]) =>
+      a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'),
+    ),
+  );
   writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 }
-console.log(added.length ? `complete-lockfile: added ${added.length} optional platform packages: ${added.join(', ')}` : 'complete-lockfile: lock is complete');
+console.log(
+  added.length
+    ? `complete-lockfile: added ${added.length} optional platform packages: ${added.join(', ')}`
+    : 'complete-lockfile: lock is complete',
+);

@@ -12,7 +12,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const SERVICES = ['gateway', 'identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics'] as const;
+export const SERVICES = [
+  'gateway',
+  'identity',
+  'jobs',
+  'payments',
+  'admin',
+  'notifications',
+  'analytics',
+] as const;
 
 interface KeyInfo {
   key: string;
@@ -64,7 +72,8 @@ function fieldInfo(field: unknown): { defaultValue?: string; required: boolean; 
       const v = typeof d.defaultValue === 'function' ? d.defaultValue() : d.defaultValue;
       // A discriminator's default branch (EVENT_BUS: z.literal('redis').default('redis')).
       const inner = d.innerType ? defOf(d.innerType) : undefined;
-      const literal = inner?.type === 'literal' ? String((inner.values as unknown[])[0]) : undefined;
+      const literal =
+        inner?.type === 'literal' ? String((inner.values as unknown[])[0]) : undefined;
       return { defaultValue: v === undefined ? undefined : String(v), required: false, literal };
     }
     if (d.type === 'optional' || d.type === 'nullable') return { required: false };

@@ -55,7 +55,10 @@ function parse(argv: string[]): Parsed {
     if (a.startsWith('--')) {
       const [k, v] = a.slice(2).split('=', 2);
       if (v !== undefined) p.flags[k] = v;
-      else if (['count', 'limit', 'partitions', 'since', 'service'].includes(k) && argv[i + 1] !== undefined)
+      else if (
+        ['count', 'limit', 'partitions', 'since', 'service'].includes(k) &&
+        argv[i + 1] !== undefined
+      )
         p.flags[k] = argv[++i];
       else p.flags[k] = true;
     } else if (!p.cmd) p.cmd = a;
@@ -78,7 +81,9 @@ class UsageError extends Error {}
 function busConfig(env: Record<string, string | undefined>) {
   const bus = eventBusConfigSchema.safeParse(env);
   if (!bus.success)
-    throw new UsageError(bus.error.issues.map((i) => `${i.path.join('.') || 'EVENT_BUS'}: ${i.message}`).join('; '));
+    throw new UsageError(
+      bus.error.issues.map((i) => `${i.path.join('.') || 'EVENT_BUS'}: ${i.message}`).join('; '),
+    );
   return {
     ...bus.data,
     REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -159,14 +164,27 @@ export async function runCli(argv: string[], io: CliIo = {}): Promise<number> {
       case 'republish': {
         const since = typeof p.flags.since === 'string' ? new Date(p.flags.since) : undefined;
         if (!since || Number.isNaN(since.getTime()))
-          throw new UsageError('republish needs --since <ISO time>, e.g. --since 2026-11-26T03:00:00Z');
+          throw new UsageError(
+            'republish needs --since <ISO time>, e.g. --since 2026-11-26T03:00:00Z',
+          );
         const service = p.flags.service;
-        if (service !== undefined && (typeof service !== 'string' || !EVENT_SOURCES.includes(service as EventSource)))
+        if (
+          service !== undefined &&
+          (typeof service !== 'string' || !EVENT_SOURCES.includes(service as EventSource))
+        )
           throw new UsageError(`--service must be one of: ${EVENT_SOURCES.join(', ')}`);
         const databaseUrl = env.DATABASE_URL;
-        if (!databaseUrl) throw new UsageError('republish needs DATABASE_URL (the services\' Postgres)');
-        const counts = await republishSince(databaseUrl, since, service ? [service as EventSource] : [...EVENT_SOURCES]);
-        for (const [source, n] of counts) out(`${source}: ${n === undefined ? 'no outbox here' : `${n} event(s) marked to publish again`}`);
+        if (!databaseUrl)
+          throw new UsageError("republish needs DATABASE_URL (the services' Postgres)");
+        const counts = await republishSince(
+          databaseUrl,
+          since,
+          service ? [service as EventSource] : [...EVENT_SOURCES],
+        );
+        for (const [source, n] of counts)
+          out(
+            `${source}: ${n === undefined ? 'no outbox here' : `${n} event(s) marked to publish again`}`,
+          );
         out(
           `the services' outbox relays publish them again in order; consumers skip the events they already handled`,
         );
@@ -307,19 +325,28 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
  * relay already deleted (older than its retention) cannot come back. Returns the rows per source
  * (undefined: that schema has no outbox in this database).
  */
-export async function republishSince(databaseUrl: string, since: Date, sources: readonly EventSource[]): Promise<Array<[EventSource, number | undefined]>> {
+export async function republishSince(
+  databaseUrl: string,
+  since: Date,
+  sources: readonly EventSource[],
+): Promise<Array<[EventSource, number | undefined]>> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const out: Array<[EventSource, number | undefined]> = [];
     for (const source of sources) {
-      const exists = await client.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [`"${source}".outbox`]);
+      const exists = await client.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [
+        `"${source}".outbox`,
+      ]);
       if (!exists.rows[0]?.ok) {
         out.push([source, undefined]);
         continue;
       }
-      const r = await client.query(`UPDATE "${source}".outbox SET published_at = NULL WHERE published_at >= $1`, [since]);
+      const r = await client.query(
+        `UPDATE "${source}".outbox SET published_at = NULL WHERE published_at >= $1`,
+        [since],
+      );
       out.push([source, r.rowCount ?? 0]);
     }
     return out;

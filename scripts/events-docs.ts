@@ -120,7 +120,7 @@ function renderRawEventsDoc(): string {
     'nothing either (below).',
     '',
     '"Your data, your call": `UserDeleted` is consumed by every service (jobs, payments, admin,',
-    'notifications, analytics), each erasing or anonymising what it owns in the handler\'s transaction;',
+    "notifications, analytics), each erasing or anonymising what it owns in the handler's transaction;",
     'identity asks each one whether it handled that event id (`GET /internal/privacy/erasures/{id}`)',
     'until all have, so a deletion is `completed` only when every service has done its part.',
     '',
@@ -162,7 +162,7 @@ function renderRawEventsDoc(): string {
     '   new deployment back-fills itself.',
     '2. **Once per event id.** Each handler runs inside `handleOnce`: the facts it adds and the row in',
     '   `analytics.handled_events` commit in one transaction, so a redelivered event adds nothing twice.',
-    '3. **Order-independent facts.** One job\'s events come from two streams (`jobs` and `payments`), and',
+    "3. **Order-independent facts.** One job's events come from two streams (`jobs` and `payments`), and",
     '   only events of one stream keep their order. So the per-job row keeps the earliest time seen for',
     '   `first_*` facts (paid, first claim, first submission, completion) and the latest for `last_*`',
     '   (last claim, last release), and a duration (paid→claimed, claimed→submitted, paid→first result)',
@@ -173,7 +173,7 @@ function renderRawEventsDoc(): string {
     '   late event lands on the right day and a replay gives the same days.',
     '5. **Money as the ledger books it.** Each money event stands for one ledger entry: `JobPaid` (payment),',
     '   `EarningRecorded` (tester earning and, since it carries `platformFeeCents`, the platform fee),',
-    '   `TesterPaid` (payout), `PaymentRefunded` (refund). Their sums are the financial overview\'s figures.',
+    "   `TesterPaid` (payout), `PaymentRefunded` (refund). Their sums are the financial overview's figures.",
     '6. **Rebuildable.** `npm run analytics:rebuild` empties the projection and its handled ids, then reads',
     '   every stream from its start up to its end as of now (`EventBus.readAll`: Redis `XRANGE`, Kafka a',
     '   throwaway group stopping at the end offsets) through the same handlers. That is how a new metric',
@@ -182,10 +182,10 @@ function renderRawEventsDoc(): string {
     '',
     '| event | analytics keeps |',
     '|---|---|',
-    '| JobCreated | posted per day; the job\'s geo rule |',
+    "| JobCreated | posted per day; the job's geo rule |",
     '| JobPaid | paid and money in per day (`amountCents`) |',
     '| JobPublished | paid jobs per day and geo rule (demand by country) |',
-    '| JobClaimed | first claims per day; paid→claimed; the tester\'s last activity |',
+    "| JobClaimed | first claims per day; paid→claimed; the tester's last activity |",
     '| JobReleased | releases per day; the job waits for a tester again |',
     '| WorkSubmitted | first submissions (and resubmissions) per day; claimed→submitted, paid→first result; activity |',
     '| RevisionRequested | revisions per day |',
@@ -271,4 +271,5 @@ async function main() {
   console.log(`wrote docs/events.md (${EVENT_TYPES.length} event types)`);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  await main();

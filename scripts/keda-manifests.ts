@@ -53,9 +53,18 @@ export const REDIS_AUTH = 'htm-keda-redis';
 export const KAFKA_AUTH = 'htm-keda-kafka';
 /** Secret keys of each TriggerAuthentication (deploy/k8s/base/secret.template.yaml lists them). */
 export const AUTH_SECRET_KEYS: Record<string, Record<string, string>> = {
-  [REDIS_AUTH]: { address: 'KEDA_REDIS_ADDRESS', username: 'KEDA_REDIS_USERNAME', password: 'KEDA_REDIS_PASSWORD' },
+  [REDIS_AUTH]: {
+    address: 'KEDA_REDIS_ADDRESS',
+    username: 'KEDA_REDIS_USERNAME',
+    password: 'KEDA_REDIS_PASSWORD',
+  },
   // sasl: scram_sha512 (or scram_sha256, plaintext); tls: enable (SASL_SSL) or disable.
-  [KAFKA_AUTH]: { sasl: 'KEDA_KAFKA_SASL', username: 'KEDA_KAFKA_USERNAME', password: 'KEDA_KAFKA_PASSWORD', tls: 'KEDA_KAFKA_TLS' },
+  [KAFKA_AUTH]: {
+    sasl: 'KEDA_KAFKA_SASL',
+    username: 'KEDA_KAFKA_USERNAME',
+    password: 'KEDA_KAFKA_PASSWORD',
+    tls: 'KEDA_KAFKA_TLS',
+  },
 };
 
 function triggerAuthentication(name: string): Obj {
@@ -64,7 +73,11 @@ function triggerAuthentication(name: string): Obj {
     kind: 'TriggerAuthentication',
     metadata: { name },
     spec: {
-      secretTargetRef: Object.entries(AUTH_SECRET_KEYS[name]).map(([parameter, key]) => ({ parameter, name: 'htm-secrets', key })),
+      secretTargetRef: Object.entries(AUTH_SECRET_KEYS[name]).map(([parameter, key]) => ({
+        parameter,
+        name: 'htm-secrets',
+        key,
+      })),
     },
   };
 }

@@ -16,7 +16,15 @@
  */
 import { pathToFileURL } from 'node:url';
 
-export const REDIS_USERS = ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics', 'gateway'] as const;
+export const REDIS_USERS = [
+  'identity',
+  'jobs',
+  'payments',
+  'admin',
+  'notifications',
+  'analytics',
+  'gateway',
+] as const;
 export type RedisUser = (typeof REDIS_USERS)[number];
 
 /** The commands that write a stream's entries, and those that could put a crafted key in its place. */
@@ -31,7 +39,11 @@ const glob = (s: string) => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 export function ownStreamPatterns(user: RedisUser, prefix: string): string[] {
   const p = glob(prefix);
   if (user === 'gateway') return [`${p}live:*`, `${p}events:dlq:gateway-live`];
-  return [`${p}events:${user}:*`, `${p}events:dlq:${user}`, ...(user === 'jobs' ? [`${p}bull:*`] : [])];
+  return [
+    `${p}events:${user}:*`,
+    `${p}events:dlq:${user}`,
+    ...(user === 'jobs' ? [`${p}bull:*`] : []),
+  ];
 }
 
 /** The rules of one user (without its password). */
@@ -59,14 +71,40 @@ export function redisUserRules(user: RedisUser, prefix: string): string[] {
  */
 export function kedaUserRules(prefix: string): string[] {
   const p = glob(prefix);
-  return ['reset', 'on', 'resetchannels', `%R~${p}events:*`, `%R~${p}bull:*`, '-@all', ...KEDA_COMMANDS.map((c) => `+${c}`)];
+  return [
+    'reset',
+    'on',
+    'resetchannels',
+    `%R~${p}events:*`,
+    `%R~${p}bull:*`,
+    '-@all',
+    ...KEDA_COMMANDS.map((c) => `+${c}`),
+  ];
 }
 /** What KEDA's redis-streams (lagCount, pendingEntriesCount, streamLength) and redis (listLength) scalers run. */
-export const KEDA_COMMANDS = ['xinfo|groups', 'xinfo|stream', 'xpending', 'xlen', 'llen', 'ping', 'hello', 'auth'];
+export const KEDA_COMMANDS = [
+  'xinfo|groups',
+  'xinfo|stream',
+  'xpending',
+  'xlen',
+  'llen',
+  'ping',
+  'hello',
+  'auth',
+];
 
 /** `ACL SETUSER` argument lists, one per user, with each user's password (`>pw`). */
-export function aclSetUserArgs(prefix: string, passwords: Record<RedisUser, string>, names: (u: RedisUser) => string = (u) => u): string[][] {
-  return REDIS_USERS.map((u) => ['SETUSER', names(u), ...redisUserRules(u, prefix), `>${passwords[u]}`]);
+export function aclSetUserArgs(
+  prefix: string,
+  passwords: Record<RedisUser, string>,
+  names: (u: RedisUser) => string = (u) => u,
+): string[][] {
+  return REDIS_USERS.map((u) => [
+    'SETUSER',
+    names(u),
+    ...redisUserRules(u, prefix),
+    `>${passwords[u]}`,
+  ]);
 }
 
 /**
@@ -74,9 +112,18 @@ export function aclSetUserArgs(prefix: string, passwords: Record<RedisUser, stri
  * also switches the passwordless `default` user off and adds `ops`, the operators' user (replaying
  * dead letters writes to any stream; health checks), with its own password.
  */
-export function aclLines(prefix: string, password: (u: RedisUser | 'ops' | 'keda') => string, format: 'setuser' | 'aclfile'): string[] {
-  const line = (u: RedisUser | 'keda', rules: string[]) => (format === 'setuser' ? `ACL SETUSER ${u} ${rules.join(' ')}` : `user ${u} ${rules.filter((r) => r !== 'reset').join(' ')}`);
-  const services = REDIS_USERS.map((u) => line(u, [...redisUserRules(u, prefix), `>${password(u)}`]));
+export function aclLines(
+  prefix: string,
+  password: (u: RedisUser | 'ops' | 'keda') => string,
+  format: 'setuser' | 'aclfile',
+): string[] {
+  const line = (u: RedisUser | 'keda', rules: string[]) =>
+    format === 'setuser'
+      ? `ACL SETUSER ${u} ${rules.join(' ')}`
+      : `user ${u} ${rules.filter((r) => r !== 'reset').join(' ')}`;
+  const services = REDIS_USERS.map((u) =>
+    line(u, [...redisUserRules(u, prefix), `>${password(u)}`]),
+  );
   const keda = line('keda', [...kedaUserRules(prefix), `>${password('keda')}`]);
   if (format === 'setuser') return [...services, keda];
   return ['user default off', ...services, keda, `user ops on ~* &* +@all >${password('ops')}`];
@@ -86,7 +133,10 @@ export function aclLines(prefix: string, password: (u: RedisUser | 'ops' | 'keda
 export const passwordVar = (u: RedisUser | 'ops' | 'keda') => `REDIS_PASSWORD_${u.toUpperCase()}`;
 
 function main(argv: string[]) {
-  const prefix = /^--prefix=(.*)$/.exec(argv.find((a) => a.startsWith('--prefix=')) ?? '')?.[1] ?? process.env.REDIS_PREFIX ?? 'htm:';
+  const prefix =
+    /^--prefix=(.*)$/.exec(argv.find((a) => a.startsWith('--prefix=')) ?? '')?.[1] ??
+    process.env.REDIS_PREFIX ??
+    'htm:';
   const template = argv.includes('--template');
   const format = template || argv.includes('--aclfile') ? 'aclfile' : 'setuser';
   const lines = aclLines(

@@ -13,7 +13,14 @@
  * also listens on its own free port); --no-build (use the bundles already in dist/).
  */
 import path from 'node:path';
-import { DEFAULT_REPLICAS, ROLES, ROOT, startCluster, type Cluster, type Role } from './cluster/cluster.js';
+import {
+  DEFAULT_REPLICAS,
+  ROLES,
+  ROOT,
+  startCluster,
+  type Cluster,
+  type Role,
+} from './cluster/cluster.js';
 import { redisAnswers } from './redis-probe.js';
 
 const say = (msg: string) => process.stdout.write(`[cluster] ${msg}\n`);
@@ -23,7 +30,11 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-export function parseArgs(argv: string[]): { replicas: Record<Role, number>; port?: number; build: boolean } {
+export function parseArgs(argv: string[]): {
+  replicas: Record<Role, number>;
+  port?: number;
+  build: boolean;
+} {
   const replicas = { ...DEFAULT_REPLICAS };
   let port: number | undefined;
   let build = true;
@@ -35,9 +46,13 @@ export function parseArgs(argv: string[]): { replicas: Record<Role, number>; por
     else if (key === 'port') port = Number(value);
     else if ((ROLES as readonly string[]).includes(key)) {
       const n = Number(value);
-      if (!Number.isInteger(n) || n < 0 || n > 10) throw new Error(`--${key} needs a number of replicas from 0 to 10`);
+      if (!Number.isInteger(n) || n < 0 || n > 10)
+        throw new Error(`--${key} needs a number of replicas from 0 to 10`);
       replicas[key as Role] = n;
-    } else throw new Error(`unknown option --${key}; known: ${ROLES.map((r) => `--${r}=N`).join(' ')} --port=N --no-build`);
+    } else
+      throw new Error(
+        `unknown option --${key}; known: ${ROLES.map((r) => `--${r}=N`).join(' ')} --port=N --no-build`,
+      );
   }
   return { replicas, port, build };
 }
@@ -50,9 +65,13 @@ async function main() {
     fail((err as Error).message);
   }
   const env = { ...process.env };
-  if (!env.DATABASE_URL) fail('DATABASE_URL is not set: the cluster needs a PostgreSQL server (e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/htm).');
+  if (!env.DATABASE_URL)
+    fail(
+      'DATABASE_URL is not set: the cluster needs a PostgreSQL server (e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/htm).',
+    );
   env.REDIS_URL ??= 'redis://127.0.0.1:6379';
-  if (!(await redisAnswers(env.REDIS_URL))) fail(`no Redis answers at ${env.REDIS_URL}: start one (redis-server) or set REDIS_URL.`);
+  if (!(await redisAnswers(env.REDIS_URL)))
+    fail(`no Redis answers at ${env.REDIS_URL}: start one (redis-server) or set REDIS_URL.`);
   const dataDir = path.resolve(env.DATA_DIR ?? path.join(ROOT, '.data', 'cluster'));
   env.DATA_DIR = dataDir;
   const port = args.port ?? Number(env.PORT ?? 8080);
@@ -81,9 +100,18 @@ async function main() {
     fail((err as Error).message);
   }
   for (const role of ROLES) {
-    for (const r of cluster.replicas[role]) say(`${r.name.padEnd(12)} pid ${String(r.pid).padEnd(7)} ${r.url}   log ${path.relative(ROOT, r.logFile)}`);
+    for (const r of cluster.replicas[role])
+      say(
+        `${r.name.padEnd(12)} pid ${String(r.pid).padEnd(7)} ${r.url}   log ${path.relative(ROOT, r.logFile)}`,
+      );
   }
-  say(`marketplace running at http://localhost:${port}, spread over ${cluster.replicas.gateway.length} gateway(s) (started in ${((Date.now() - started) / 1000).toFixed(1)} s; EVENT_BUS=${env.EVENT_BUS ?? 'redis'}); Ctrl-C stops it`);
+  say(
+    `marketplace running at http://localhost:${port}, spread over ${cluster.replicas.gateway.length} gateway(s) (started in ${((Date.now() - started) / 1000).toFixed(1)} s; EVENT_BUS=${env.EVENT_BUS ?? 'redis'}); Ctrl-C stops it`,
+  );
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, 'scripts', 'start-cluster.ts')) void main();
+if (
+  process.argv[1] &&
+  path.resolve(process.argv[1]) === path.resolve(ROOT, 'scripts', 'start-cluster.ts')
+)
+  void main();

@@ -5,7 +5,15 @@
  * Internal services listen on free loopback ports; only the gateway is on PORT (default 8080).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@htm/service-kit';
@@ -53,7 +61,8 @@ async function stopOwnRedis(): Promise<void> {
   if (!r) return;
   ownRedis = undefined;
   signalPid(r.pid, 'SIGTERM');
-  for (let i = 0; i < 100 && isRedisServer(r.pid); i++) await new Promise((res) => setTimeout(res, 50));
+  for (let i = 0; i < 100 && isRedisServer(r.pid); i++)
+    await new Promise((res) => setTimeout(res, 50));
   if (isRedisServer(r.pid)) signalPid(r.pid, 'SIGKILL');
   rmSync(r.stateFile, { force: true });
 }
@@ -72,10 +81,16 @@ async function ensureRedis(env: Env): Promise<string> {
   if (!bin && process.getuid?.() === 0 && which('apt-get')) {
     say('redis-server is missing; installing Debian package redis-server...');
     spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-    spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     bin = which('redis-server');
   }
-  if (!bin) fail(`no Redis answers at ${url} and redis-server is not installed: install it (apt-get install redis-server) or set REDIS_URL to a running Redis.`);
+  if (!bin)
+    fail(
+      `no Redis answers at ${url} and redis-server is not installed: install it (apt-get install redis-server) or set REDIS_URL to a running Redis.`,
+    );
 
   // Owned per DATA_DIR: its data (append-only file, so timers and undelivered events survive a
   // restart) and a state file naming its pid and port live in DATA_DIR/redis. A run that was
@@ -103,7 +118,20 @@ async function ensureRedis(env: Env): Promise<string> {
   // services have shut down (they flush their outboxes into it); it is stopped last.
   const child = spawn(
     bin,
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', ''],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--save',
+      '',
+    ],
     { stdio: 'ignore', detached: true },
   );
   child.unref();
@@ -125,7 +153,8 @@ async function ensureRedis(env: Env): Promise<string> {
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+    if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.'))
+      continue;
     const p = path.join(dir, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
   }
@@ -138,10 +167,19 @@ function ensureWebBuilt(env: Env): void {
   const webDir = path.join(root, 'web');
   if (!existsSync(path.join(webDir, 'index.html'))) return;
   const built = path.join(webDir, 'dist', 'index.html');
-  const stale = !existsSync(built) || statSync(built).mtimeMs < Math.max(newestMtime(path.join(webDir, 'src')), newestMtime(path.join(root, 'packages', 'contracts', 'src')));
+  const stale =
+    !existsSync(built) ||
+    statSync(built).mtimeMs <
+      Math.max(
+        newestMtime(path.join(webDir, 'src')),
+        newestMtime(path.join(root, 'packages', 'contracts', 'src')),
+      );
   if (!stale) return;
   say('building the web app (vite)...');
-  const r = spawnSync('npm', ['run', 'build', '-w', 'web'], { stdio: 'inherit', env: process.env as NodeJS.ProcessEnv });
+  const r = spawnSync('npm', ['run', 'build', '-w', 'web'], {
+    stdio: 'inherit',
+    env: process.env as NodeJS.ProcessEnv,
+  });
   if (r.status !== 0) fail('building the web app failed (see above)');
 }
 
@@ -182,11 +220,13 @@ async function main() {
   });
   // `on`, not `once`: a Ctrl-C reaches this process twice (from the terminal and relayed by npm);
   // the second must not kill it halfway through shutting down.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => void shutdown());
 
   try {
     // Ports first, so every service knows the others' URLs and all start (and migrate) at once.
-    const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort, analyticsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort, analyticsPort] =
+      await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
     base.IDENTITY_URL = `http://127.0.0.1:${identityPort}`;
     base.PAYMENTS_URL = `http://127.0.0.1:${paymentsPort}`;
     base.JOBS_URL = `http://127.0.0.1:${jobsPort}`;
@@ -207,14 +247,21 @@ async function main() {
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     const edge = gatewayEnv(base, process.env);
-    const gateway = await startGateway(edge, { port, host: edge.HOST, metricsPort: Number(base.METRICS_PORT ?? 0) });
+    const gateway = await startGateway(edge, {
+      port,
+      host: edge.HOST,
+      metricsPort: Number(base.METRICS_PORT ?? 0),
+    });
     stops.push(gateway.stop);
   } catch (err) {
     process.stderr.write(`npm start: a service failed to start: ${(err as Error).message}\n`);
     await shutdown(1);
   }
-  if (base.DEV_SIGN_IN === 'true' && !base.GOOGLE_CLIENT_ID) process.stderr.write(`\n[start] !!! ${DEV_SIGN_IN_WARNING}\n\n`);
-  say(`marketplace running at http://localhost:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s; data in ${base.DATA_DIR})`);
+  if (base.DEV_SIGN_IN === 'true' && !base.GOOGLE_CLIENT_ID)
+    process.stderr.write(`\n[start] !!! ${DEV_SIGN_IN_WARNING}\n\n`);
+  say(
+    `marketplace running at http://localhost:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s; data in ${base.DATA_DIR})`,
+  );
 }
 
 void main();

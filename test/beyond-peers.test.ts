@@ -193,7 +193,10 @@ describe('ratings', () => {
       comment: 'Clear and thorough.',
       created_at: expect.any(String),
     });
-    const again = await client(stack, poster.token).post(`/api/jobs/${jobId}/rating`, { stars: 1, comment: 'Changed my mind.' });
+    const again = await client(stack, poster.token).post(`/api/jobs/${jobId}/rating`, {
+      stars: 1,
+      comment: 'Changed my mind.',
+    });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('already_rated');
     expect((await posterJob(jobId)).rating).toEqual(rating);
@@ -503,7 +506,9 @@ describe('priority window (PRIORITY_WINDOW_MS default, 10 minutes)', () => {
     const thirdPoster = await signInPoster(stack, 'peers.third@gmail.com');
     for (const by of [otherPoster, thirdPoster]) {
       const id = await completedJob(rated, { by });
-      expect((await client(stack, by.token).post(`/api/jobs/${id}/rating`, { stars: 5 })).status).toBe(201);
+      expect(
+        (await client(stack, by.token).post(`/api/jobs/${id}/rating`, { stars: 5 })).status,
+      ).toBe(201);
     }
 
     const { jobId: usCa } = await postAndPay(stack, poster, { ...JOB, geo_rule: 'us_pr_ca' });

@@ -8,19 +8,28 @@ import { fileURLToPath } from 'node:url';
  * a circle of types is still two files that cannot be read one without the other).
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) return name === 'node_modules' || name === 'migrations' ? [] : sources(p);
-    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [p] : [];
+    if (statSync(p).isDirectory())
+      return name === 'node_modules' || name === 'migrations' ? [] : sources(p);
+    return /\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts')
+      ? [p]
+      : [];
   });
 }
 
 function resolve(from: string, spec: string): string | undefined {
   const base = path.resolve(path.dirname(from), spec).replace(/\.js$/, '');
-  return [`${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')].find((p) => existsSync(p));
+  return [
+    `${base}.ts`,
+    `${base}.tsx`,
+    path.join(base, 'index.ts'),
+    path.join(base, 'index.tsx'),
+  ].find((p) => existsSync(p));
 }
 
 /** Every circle in the relative-import graph of `dir`, each as the list of files around it. */
@@ -42,7 +51,8 @@ export function importCircles(dir: string): string[][] {
     state.set(f, 'open');
     stack.push(f);
     for (const d of graph.get(f) ?? []) {
-      if (state.get(d) === 'open') circles.push(stack.slice(stack.indexOf(d)).map((x) => path.relative(ROOT, x)));
+      if (state.get(d) === 'open')
+        circles.push(stack.slice(stack.indexOf(d)).map((x) => path.relative(ROOT, x)));
       else if (!state.has(d)) visit(d);
     }
     stack.pop();
@@ -65,6 +75,8 @@ describe('the import graph', () => {
 
   it('finds a circle when there is one (two files importing each other)', () => {
     const fixture = path.join(ROOT, 'test/fixtures/import-circle');
-    expect(importCircles(fixture)).toEqual([['test/fixtures/import-circle/a.ts', 'test/fixtures/import-circle/b.ts']]);
+    expect(importCircles(fixture)).toEqual([
+      ['test/fixtures/import-circle/a.ts', 'test/fixtures/import-circle/b.ts'],
+    ]);
   });
 });

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { startGateway, type RunningGateway } from '@htm/gateway';
 import { createRedis, publishClaimsChange, type Redis } from '@htm/service-kit';
-import { createTestIssuer, testRedisPrefix, TEST_REDIS_URL, waitFor, type TestIssuer } from '@htm/service-kit/testing';
+import {
+  createTestIssuer,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  waitFor,
+  type TestIssuer,
+} from '@htm/service-kit/testing';
 import { openSse, type SseStream } from './support/sse.js';
 
 let issuer: TestIssuer;
@@ -20,7 +26,18 @@ beforeAll(async () => {
   issuer = await createTestIssuer();
   redis = createRedis(TEST_REDIS_URL);
   gateway = await startGateway(
-    { LOG_LEVEL: 'silent', REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, IDENTITY_URL: issuer.url, JOBS_URL: issuer.url, PAYMENTS_URL: issuer.url, ADMIN_URL: issuer.url, NOTIFICATIONS_URL: issuer.url, IDENTITY_JWKS_URL: issuer.jwksUrl, WEB_DIST: '/nonexistent' },
+    {
+      LOG_LEVEL: 'silent',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      IDENTITY_URL: issuer.url,
+      JOBS_URL: issuer.url,
+      PAYMENTS_URL: issuer.url,
+      ADMIN_URL: issuer.url,
+      NOTIFICATIONS_URL: issuer.url,
+      IDENTITY_JWKS_URL: issuer.jwksUrl,
+      WEB_DIST: '/nonexistent',
+    },
     { port: 0, host: '127.0.0.1', metricsPort: 0 },
   );
 });
@@ -31,8 +48,13 @@ afterAll(async () => {
   await issuer?.close();
 });
 
-async function ticket(token: string): Promise<{ status: number; body: { ticket?: string; code?: string } }> {
-  const r = await fetch(`${gateway.url}/api/live/ticket`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+async function ticket(
+  token: string,
+): Promise<{ status: number; body: { ticket?: string; code?: string } }> {
+  const r = await fetch(`${gateway.url}/api/live/ticket`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  });
   return { status: r.status, body: (await r.json()) as { ticket?: string; code?: string } };
 }
 
@@ -45,7 +67,9 @@ async function stream(token: string): Promise<SseStream> {
   return s;
 }
 
-const expOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number }).exp * 1000;
+const expOf = (token: string) =>
+  (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number }).exp *
+  1000;
 
 describe('a live stream', () => {
   it("ends at its token's expiry with `token_expired`, not before", async () => {
@@ -59,7 +83,12 @@ describe('a live stream', () => {
 
   it("ends with `account_changed` when the user's claims change, and a new ticket needs a refreshed token (401 token_stale)", async () => {
     const id = randomUUID();
-    const token = await issuer.mint({ id, type: 'tester', approved: false, claimsAt: Date.now() - 1000 });
+    const token = await issuer.mint({
+      id,
+      type: 'tester',
+      approved: false,
+      claimsAt: Date.now() - 1000,
+    });
     const s = await stream(token);
     await publishClaimsChange(redis, prefix, id, Date.now(), 900);
     await s.ended;

@@ -5,7 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { startGateway, type RunningGateway } from '@htm/gateway';
-import { client, JOB, postAndPay, signInAdmin, signInPoster, signInTester, startStack, type Actor, type Stack } from './support/stack.js';
+import {
+  client,
+  JOB,
+  postAndPay,
+  signInAdmin,
+  signInPoster,
+  signInTester,
+  startStack,
+  type Actor,
+  type Stack,
+} from './support/stack.js';
 import { openSse, type SseMessage, type SseStream } from './support/sse.js';
 
 let stack: Stack;
@@ -13,8 +23,15 @@ let replica2: RunningGateway;
 const streams: SseStream[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ label: 'live', withWorker: false, env: { LIVE_MAX_STREAMS_PER_USER: '3' } });
-  replica2 = await startGateway({ ...stack.env, WEB_DIST: '/nonexistent' }, { port: 0, host: '127.0.0.1', metricsPort: 0 });
+  stack = await startStack({
+    label: 'live',
+    withWorker: false,
+    env: { LIVE_MAX_STREAMS_PER_USER: '3' },
+  });
+  replica2 = await startGateway(
+    { ...stack.env, WEB_DIST: '/nonexistent' },
+    { port: 0, host: '127.0.0.1', metricsPort: 0 },
+  );
 });
 afterAll(async () => {
   for (const s of streams) s.close();
@@ -23,24 +40,34 @@ afterAll(async () => {
 });
 
 async function ticketFor(actor: Actor, base = stack.url): Promise<string> {
-  const r = await fetch(`${base}/api/live/ticket`, { method: 'POST', headers: { authorization: `Bearer ${actor.token}` } });
+  const r = await fetch(`${base}/api/live/ticket`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${actor.token}` },
+  });
   expect(r.status).toBe(200);
   const body = (await r.json()) as { ticket: string; expires_in: number };
   expect(body).toEqual({ ticket: expect.any(String), expires_in: 60 });
   return body.ticket;
 }
 
-async function connect(actor: Actor, opts: { base?: string; lastEventId?: string } = {}): Promise<SseStream> {
+async function connect(
+  actor: Actor,
+  opts: { base?: string; lastEventId?: string } = {},
+): Promise<SseStream> {
   const base = opts.base ?? stack.url;
-  const headers: Record<string, string> = opts.lastEventId ? { 'last-event-id': opts.lastEventId } : {};
+  const headers: Record<string, string> = opts.lastEventId
+    ? { 'last-event-id': opts.lastEventId }
+    : {};
   const s = await openSse(`${base}/api/live?ticket=${await ticketFor(actor, base)}`, headers);
   expect(s.status).toBe(200);
   streams.push(s);
   return s;
 }
 
-const jobMessage = (jobId: string, status: string) => (m: SseMessage) => m.event === 'job' && m.data.job_id === jobId && m.data.status === status;
-const available = (jobId: string, action: string) => (m: SseMessage) => m.event === 'available' && m.data.job_id === jobId && m.data.action === action;
+const jobMessage = (jobId: string, status: string) => (m: SseMessage) =>
+  m.event === 'job' && m.data.job_id === jobId && m.data.status === status;
+const available = (jobId: string, action: string) => (m: SseMessage) =>
+  m.event === 'available' && m.data.job_id === jobId && m.data.action === action;
 
 describe('live tickets', () => {
   it('gives a ticket only to a signed-in caller, and refuses a missing, unknown or reused ticket with 401', async () => {
@@ -68,7 +95,9 @@ describe('live tickets', () => {
   });
 
   it('documents both routes in the API reference', async () => {
-    const doc = (await (await fetch(`${stack.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${stack.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(doc.paths['/api/live/ticket'])).toEqual(['post']);
     expect(Object.keys(doc.paths['/api/live'])).toEqual(['get']);
   });
@@ -103,7 +132,10 @@ describe('the live marketplace', () => {
     await usStream.next(available(jobId, 'added'), 5000, 'available/added for the US tester');
     await posterStream.next(jobMessage(jobId, 'open'), 5000, 'the paid job for the poster');
     // A later job the Canadian tester may take: once it arrives, the first would have come before it.
-    const { jobId: globalJob } = await postAndPay(stack, poster, { ...JOB, geo_rule: 'global_beta' });
+    const { jobId: globalJob } = await postAndPay(stack, poster, {
+      ...JOB,
+      geo_rule: 'global_beta',
+    });
     await caStream.next(available(globalJob, 'added'), 5000, 'available/added for the CA tester');
     expect(caStream.messages.filter((m) => m.data.job_id === jobId)).toEqual([]);
   });
@@ -112,8 +144,17 @@ describe('the live marketplace', () => {
     const claimedAt = performance.now();
     const claim = await client(stack, usTester.token).post(`/api/jobs/${jobId}/claim`);
     expect(claim.status).toBe(200);
-    const m = await posterStream.next(jobMessage(jobId, 'claimed'), Math.max(1000 - (performance.now() - claimedAt), 1), 'the claim on the poster stream');
-    expect(m.data).toEqual({ job_id: jobId, status: 'claimed', payment_status: 'paid', event: 'JobClaimed' });
+    const m = await posterStream.next(
+      jobMessage(jobId, 'claimed'),
+      Math.max(1000 - (performance.now() - claimedAt), 1),
+      'the claim on the poster stream',
+    );
+    expect(m.data).toEqual({
+      job_id: jobId,
+      status: 'claimed',
+      payment_status: 'paid',
+      event: 'JobClaimed',
+    });
     expect(m.id).toMatch(/^\d+-\d+$/);
     await usStream.next(jobMessage(jobId, 'claimed'), 5000, 'the claim on the tester stream');
     await usStream.next(available(jobId, 'removed'), 5000, 'available/removed');
@@ -129,7 +170,9 @@ describe('the live marketplace', () => {
     const first = await resumed.next((x) => x.data.job_id === jobId, 5000, 'the replayed claim');
     expect(first).toMatchObject({ id: claimed.id, event: 'job', data: { status: 'claimed' } });
     // The query parameter does the same (a client reconnecting with a new ticket).
-    const viaQuery = await openSse(`${stack.url}/api/live?ticket=${await ticketFor(poster)}&last_event_id=${paid.id}`);
+    const viaQuery = await openSse(
+      `${stack.url}/api/live?ticket=${await ticketFor(poster)}&last_event_id=${paid.id}`,
+    );
     streams.push(viaQuery);
     expect((await viaQuery.next((x) => x.data.job_id === jobId, 5000)).id).toBe(claimed.id);
     resumed.close();
@@ -137,21 +180,48 @@ describe('the live marketplace', () => {
   });
 
   it('tells the poster the results are ready, and the tester once the earning is in the ledger', async () => {
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366aa' } }).png().toBuffer();
+    const png = await sharp({
+      create: { width: 64, height: 48, channels: 3, background: '#3366aa' },
+    })
+      .png()
+      .toBuffer();
     const form = new FormData();
     form.set('feedback_text', 'The order button is hard to find on a phone.');
     form.set('key_finding_1', 'Order button is below the fold');
     form.set('screenshot', new Blob([png], { type: 'image/png' }), 'shot.png');
-    const submitted = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, { method: 'POST', headers: { authorization: `Bearer ${usTester.token}` }, body: form });
+    const submitted = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${usTester.token}` },
+      body: form,
+    });
     expect(submitted.status).toBe(201);
-    const m = await posterStream.next(jobMessage(jobId, 'submitted'), 5000, 'the submission on the poster stream');
-    expect(m.data).toEqual({ job_id: jobId, status: 'submitted', payment_status: 'paid', event: 'WorkSubmitted' });
+    const m = await posterStream.next(
+      jobMessage(jobId, 'submitted'),
+      5000,
+      'the submission on the poster stream',
+    );
+    expect(m.data).toEqual({
+      job_id: jobId,
+      status: 'submitted',
+      payment_status: 'paid',
+      event: 'WorkSubmitted',
+    });
 
     const admin = await signInAdmin(stack);
-    expect((await client(stack, admin.token).patch(`/api/jobs/${jobId}/complete`)).status).toBe(200);
-    const done = await posterStream.next(jobMessage(jobId, 'completed'), 5000, 'the acceptance on the poster stream');
+    expect((await client(stack, admin.token).patch(`/api/jobs/${jobId}/complete`)).status).toBe(
+      200,
+    );
+    const done = await posterStream.next(
+      jobMessage(jobId, 'completed'),
+      5000,
+      'the acceptance on the poster stream',
+    );
     expect(done.data).toMatchObject({ event: 'SubmissionAccepted', accepted_by: 'admin' });
-    const earned = await usStream.next((x) => x.event === 'earnings', 5000, 'earnings for the tester');
+    const earned = await usStream.next(
+      (x) => x.event === 'earnings',
+      5000,
+      'earnings for the tester',
+    );
     expect(earned.data).toEqual({ job_id: jobId, action: 'earned', amount_cents: 82 });
     // The tester's refetch already sees it: the message follows the ledger.
     const earnings = await client(stack, usTester.token).get('/api/tester/my-earnings');
@@ -176,10 +246,14 @@ describe('the live marketplace', () => {
 
   it('sends a ping comment to keep the stream open', async () => {
     // LIVE_PING_MS is 20 s by default; a replica with a short interval shows the comment.
-    const quick = await startGateway({ ...stack.env, WEB_DIST: '/nonexistent', LIVE_PING_MS: '100' }, { port: 0, host: '127.0.0.1', metricsPort: 0 });
+    const quick = await startGateway(
+      { ...stack.env, WEB_DIST: '/nonexistent', LIVE_PING_MS: '100' },
+      { port: 0, host: '127.0.0.1', metricsPort: 0 },
+    );
     try {
       const s = await connect(poster, { base: quick.url });
-      for (let i = 0; i < 100 && !s.comments.includes('ping'); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && !s.comments.includes('ping'); i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(s.comments).toContain('ping');
       s.close();
     } finally {
@@ -188,7 +262,10 @@ describe('the live marketplace', () => {
   });
 
   it('closes the stream when the session is logged out', async () => {
-    const out = await fetch(`${stack.url}/api/auth/logout`, { method: 'POST', headers: { cookie: poster.jar.header() } });
+    const out = await fetch(`${stack.url}/api/auth/logout`, {
+      method: 'POST',
+      headers: { cookie: poster.jar.header() },
+    });
     expect(out.status).toBe(200);
     await posterStream.ended; // jest's test timeout bounds this
     expect(posterStream.messages.at(-1)?.event).toBe('session_ended');

@@ -76,12 +76,19 @@ describe('a tester signup from the landing page', () => {
       fetch(`${stack.url}/api/auth/dev/login?email=${encodeURIComponent(email)}&intent=tester`, {
         redirect: 'manual',
       }).then((r) => r.headers.get('location'));
-    await waitFor(async () => (await login()) === '/#auth_error=tester_signup_pending', 'the pending signup known to identity');
+    await waitFor(
+      async () => (await login()) === '/#auth_error=tester_signup_pending',
+      'the pending signup known to identity',
+    );
 
-    const list = await client(stack, admin.token).get(`/api/admin/waitlist?q=${encodeURIComponent(email)}`);
+    const list = await client(stack, admin.token).get(
+      `/api/admin/waitlist?q=${encodeURIComponent(email)}`,
+    );
     const entries = (list.body as unknown as { entries: Array<{ id: string }> }).entries;
     expect(entries).toHaveLength(1);
-    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${entries[0].id}`, { approved: true });
+    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${entries[0].id}`, {
+      approved: true,
+    });
     expect(approve.status).toBe(200);
     await until(email, "You're approved to test");
     const [mail] = inbox.to(email);
@@ -94,7 +101,7 @@ describe('a tester signup from the landing page', () => {
 });
 
 describe('e-mail from ordinary actions', () => {
-  it("sends the poster a receipt with the date results are expected once the job is paid", async () => {
+  it('sends the poster a receipt with the date results are expected once the job is paid', async () => {
     const { jobId } = await postAndPay(stack, poster, {
       title: 'Receipt site',
       url: 'https://receipt.example',
@@ -102,8 +109,12 @@ describe('e-mail from ordinary actions', () => {
       requirements: ['Checkout works'],
     });
     await until(poster.email, 'Receipt: "Receipt site" is paid and live');
-    const mail = inbox.to(poster.email).find((m) => m.subject?.startsWith('Receipt: "Receipt site"'))!;
-    expect(mail.text).toMatch(/Results expected by \w{3}, \w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M UTC\./);
+    const mail = inbox
+      .to(poster.email)
+      .find((m) => m.subject?.startsWith('Receipt: "Receipt site"'))!;
+    expect(mail.text).toMatch(
+      /Results expected by \w{3}, \w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M UTC\./,
+    );
     expect(mail.text).toContain(`http://app.example/dashboard?job=${jobId}`);
   });
 

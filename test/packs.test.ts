@@ -4,8 +4,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startJobs } from '@htm/jobs';
-import { PACK_SIZE, TESTER_SHARE_CENTS, PLATFORM_FEE_CENTS, PRICE_PER_TEST_CENTS, type JobView } from '@htm/contracts';
-import { client, signInAdmin, signInPoster, signInTester, startStack, waitFor, JOB, type Actor, type Stack } from './support/stack.js';
+import {
+  PACK_SIZE,
+  TESTER_SHARE_CENTS,
+  PLATFORM_FEE_CENTS,
+  PRICE_PER_TEST_CENTS,
+  type JobView,
+} from '@htm/contracts';
+import {
+  client,
+  signInAdmin,
+  signInPoster,
+  signInTester,
+  startStack,
+  waitFor,
+  JOB,
+  type Actor,
+  type Stack,
+} from './support/stack.js';
 
 let stack: Stack;
 let admin: Actor;
@@ -17,7 +33,8 @@ beforeAll(async () => {
   admin = await signInAdmin(stack);
   poster = await signInPoster(stack, 'packs.poster@gmail.com');
   testers = [];
-  for (let i = 1; i <= 6; i++) testers.push(await signInTester(stack, `packs.tester${i}@gmail.com`, { admin }));
+  for (let i = 1; i <= 6; i++)
+    testers.push(await signInTester(stack, `packs.tester${i}@gmail.com`, { admin }));
 }, 240_000);
 afterAll(async () => {
   await stack?.stop();
@@ -26,36 +43,58 @@ afterAll(async () => {
 const SITE = { ...JOB, title: 'Five testers on my shop', url: 'https://shop.example' };
 
 /** Posts a pack and pays its one checkout as a browser would; waits until every slot is paid. */
-async function postPackAndPay(size: number): Promise<{ packId: string; jobs: JobView[]; sessionId: string }> {
+async function postPackAndPay(
+  size: number,
+): Promise<{ packId: string; jobs: JobView[]; sessionId: string }> {
   const posted = await client(stack, poster.token).post('/api/jobs', { ...SITE, testers: size });
   expect(posted.status).toBe(201);
-  const pay = await fetch(`${stack.url}${posted.body.checkout_url}/pay`, { method: 'POST', redirect: 'manual' });
+  const pay = await fetch(`${stack.url}${posted.body.checkout_url}/pay`, {
+    method: 'POST',
+    redirect: 'manual',
+  });
   expect(pay.status).toBe(303);
   const ids = posted.body.jobs.map((j) => j.id);
   await waitFor(async () => {
-    const mine = (await client(stack, poster.token).get('/api/jobs')).body.jobs.filter((j) => ids.includes(j.id));
+    const mine = (await client(stack, poster.token).get('/api/jobs')).body.jobs.filter((j) =>
+      ids.includes(j.id),
+    );
     return mine.length === size && mine.every((j) => j.payment_status === 'paid');
   }, 'every slot of the pack to be paid');
-  return { packId: posted.body.pack.id, jobs: posted.body.jobs, sessionId: posted.body.session_id! };
+  return {
+    packId: posted.body.pack.id,
+    jobs: posted.body.jobs,
+    sessionId: posted.body.session_id!,
+  };
 }
 
 async function submitFindings(tester: Actor, jobId: string, findings: string[]) {
   const form = new FormData();
   form.set('feedback_text', 'I went through the shop from the home page to the checkout.');
   findings.forEach((f, i) => form.set(`key_finding_${i + 1}`, f));
-  const res = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, { method: 'POST', headers: { authorization: `Bearer ${tester.token}` }, body: form });
+  const res = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tester.token}` },
+    body: form,
+  });
   expect(res.status).toBe(201);
 }
 
 const packListings = async (tester: Actor, packId: string) =>
-  (await client(stack, tester.token).get('/api/tester/available-jobs')).body.jobs.filter((j) => j.pack_id === packId);
+  (await client(stack, tester.token).get('/api/tester/available-jobs')).body.jobs.filter(
+    (j) => j.pack_id === packId,
+  );
 
 describe('ordering several testers in one checkout', () => {
   it('refuses a tester count outside 1-10 with a clear message', async () => {
     for (const testersCount of [0, PACK_SIZE.max + 1, 2.5, '5']) {
-      const r = await client(stack, poster.token).post('/api/jobs', { ...SITE, testers: testersCount });
+      const r = await client(stack, poster.token).post('/api/jobs', {
+        ...SITE,
+        testers: testersCount,
+      });
       expect(r.status).toBe(400);
-      expect(r.body.errors?.testers).toEqual([`Testers must be a whole number from ${PACK_SIZE.min} to ${PACK_SIZE.max}`]);
+      expect(r.body.errors?.testers).toEqual([
+        `Testers must be a whole number from ${PACK_SIZE.min} to ${PACK_SIZE.max}`,
+      ]);
     }
   });
 
@@ -69,13 +108,25 @@ describe('ordering several testers in one checkout', () => {
   it('pays and deletes an unpaid pack as a whole: any slot opens the same checkout, deleting one deletes all', async () => {
     const posted = await client(stack, poster.token).post('/api/jobs', { ...SITE, testers: 3 });
     expect(posted.status).toBe(201);
-    const again = await client(stack, poster.token).post(`/api/jobs/${posted.body.jobs[2].id}/checkout`);
+    const again = await client(stack, poster.token).post(
+      `/api/jobs/${posted.body.jobs[2].id}/checkout`,
+    );
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ session_id: posted.body.session_id, checkout_url: posted.body.checkout_url, pack: posted.body.pack, job: { id: posted.body.jobs[0].id } });
+    expect(again.body).toMatchObject({
+      session_id: posted.body.session_id,
+      checkout_url: posted.body.checkout_url,
+      pack: posted.body.pack,
+      job: { id: posted.body.jobs[0].id },
+    });
     expect(again.body.jobs.map((j) => j.id)).toEqual(posted.body.jobs.map((j) => j.id));
-    const del = await client(stack, poster.token).call('DELETE', `/api/jobs/${posted.body.jobs[1].id}`);
+    const del = await client(stack, poster.token).call(
+      'DELETE',
+      `/api/jobs/${posted.body.jobs[1].id}`,
+    );
     expect(del.status).toBe(204);
-    const left = (await client(stack, poster.token).get('/api/jobs')).body.jobs.filter((j) => j.pack_id === posted.body.pack.id);
+    const left = (await client(stack, poster.token).get('/api/jobs')).body.jobs.filter(
+      (j) => j.pack_id === posted.body.pack.id,
+    );
     expect(left).toEqual([]);
   });
 });
@@ -93,9 +144,22 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
     expect(posted.body.jobs).toHaveLength(5);
     expect(new Set(posted.body.jobs.map((j) => j.id)).size).toBe(5);
     expect(posted.body.job.id).toBe(posted.body.jobs[0].id);
-    for (const j of posted.body.jobs) expect(j).toMatchObject({ budget: 1, pack_id: posted.body.pack.id, title: SITE.title, url: SITE.url, payment_status: 'unpaid' });
-    const [session] = await stack.sql<{ amount_cents: number; job_ids: string[] }>('SELECT amount_cents, job_ids FROM payments.checkout_sessions WHERE id = $1', [posted.body.session_id]);
-    expect(session).toEqual({ amount_cents: 5 * PRICE_PER_TEST_CENTS, job_ids: posted.body.jobs.map((j) => j.id) });
+    for (const j of posted.body.jobs)
+      expect(j).toMatchObject({
+        budget: 1,
+        pack_id: posted.body.pack.id,
+        title: SITE.title,
+        url: SITE.url,
+        payment_status: 'unpaid',
+      });
+    const [session] = await stack.sql<{ amount_cents: number; job_ids: string[] }>(
+      'SELECT amount_cents, job_ids FROM payments.checkout_sessions WHERE id = $1',
+      [posted.body.session_id],
+    );
+    expect(session).toEqual({
+      amount_cents: 5 * PRICE_PER_TEST_CENTS,
+      job_ids: posted.body.jobs.map((j) => j.id),
+    });
     const page = await (await fetch(`${stack.url}${posted.body.checkout_url}`)).text();
     expect(page).toContain('5 × $1');
     expect(page).toContain('Pay $5.00');
@@ -108,7 +172,11 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
       "SELECT job_id, amount_cents, session_id FROM payments.ledger_entries WHERE kind = 'payment' AND job_id = ANY($1::text[]) ORDER BY job_id",
       [ids],
     );
-    expect(payments).toEqual([...ids].sort().map((id) => ({ job_id: id, amount_cents: PRICE_PER_TEST_CENTS, session_id: sessionId })));
+    expect(payments).toEqual(
+      [...ids]
+        .sort()
+        .map((id) => ({ job_id: id, amount_cents: PRICE_PER_TEST_CENTS, session_id: sessionId })),
+    );
   });
 
   it('lists the pack once in Available Jobs', async () => {
@@ -142,19 +210,30 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
     expect(sixth.body.code).toBe('job_taken');
     expect(await packListings(testers[5], packId)).toEqual([]);
 
-    const members = await stack.sql<{ n: number }>('SELECT count(DISTINCT tester_id)::int AS n FROM jobs.pack_members WHERE pack_id = $1', [packId]);
+    const members = await stack.sql<{ n: number }>(
+      'SELECT count(DISTINCT tester_id)::int AS n FROM jobs.pack_members WHERE pack_id = $1',
+      [packId],
+    );
     expect(members[0].n).toBe(5);
   });
 
   it('refuses a slot of the pack to a tester who held one, even after it went back to open', async () => {
     // Tester 1's slot is released (as the claim timer would); the slot opens for someone else, not for them.
     const [first] = [...taken.entries()].filter(([, t]) => t === testers[0]);
-    await stack.sql("UPDATE jobs.jobs SET status = 'open', tester_id = NULL, claimed_at = NULL, claim_deadline_at = NULL WHERE id = $1", [first[0]]);
+    await stack.sql(
+      "UPDATE jobs.jobs SET status = 'open', tester_id = NULL, claimed_at = NULL, claim_deadline_at = NULL WHERE id = $1",
+      [first[0]],
+    );
     const r = await client(stack, testers[0].token).post(`/api/jobs/${first[0]}/claim`);
     expect(r.status).toBe(409);
-    expect(r.body).toMatchObject({ code: 'already_in_pack', detail: expect.stringMatching(/different tester/) });
+    expect(r.body).toMatchObject({
+      code: 'already_in_pack',
+      detail: expect.stringMatching(/different tester/),
+    });
     // Nor can the admin hand it back to them.
-    const assign = await client(stack, admin.token).post(`/api/admin/assign/${first[0]}/${testers[0].id}`);
+    const assign = await client(stack, admin.token).post(
+      `/api/admin/assign/${first[0]}/${testers[0].id}`,
+    );
     expect(assign.status).toBe(409);
     expect(assign.body.code).toBe('already_in_pack');
     const back = await client(stack, testers[5].token).post(`/api/jobs/${first[0]}/claim`);
@@ -168,23 +247,47 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
     const findings = [
       ['The cart button is hidden on mobile', 'Checkout page takes ages to load'],
       ['On my phone the cart button was hidden under the cookie banner'],
-      ['Add to cart button hides behind the menu on mobile screens', 'Search finds nothing for shoes'],
+      [
+        'Add to cart button hides behind the menu on mobile screens',
+        'Search finds nothing for shoes',
+      ],
       ['Footer links to the privacy policy are broken'],
       ['The newsletter form accepts an empty email'],
     ];
-    for (let i = 0; i < order.length; i++) await submitFindings(order[i], byTester.get(order[i].email)!, findings[i]);
+    for (let i = 0; i < order.length; i++)
+      await submitFindings(order[i], byTester.get(order[i].email)!, findings[i]);
 
     const view = await client(stack, poster.token).get(`/api/packs/${packId}`);
     expect(view.status).toBe(200);
-    expect(view.body.pack).toEqual({ id: packId, size: 5, claimed: 5, submitted: 5, completed: 0, closed: 0 });
+    expect(view.body.pack).toEqual({
+      id: packId,
+      size: 5,
+      claimed: 5,
+      submitted: 5,
+      completed: 0,
+      closed: 0,
+    });
     expect(view.body.jobs.map((j) => j.id).sort()).toEqual(jobs.map((j) => j.id).sort());
     const [top, ...rest] = view.body.clusters;
     expect(top.count).toBe(3);
-    expect([...top.job_ids].sort()).toEqual([byTester.get(testers[5].email), byTester.get(testers[1].email), byTester.get(testers[2].email)].sort());
+    expect([...top.job_ids].sort()).toEqual(
+      [
+        byTester.get(testers[5].email),
+        byTester.get(testers[1].email),
+        byTester.get(testers[2].email),
+      ].sort(),
+    );
     expect(top.summary).toMatch(/cart button/i);
-    expect(top.findings.map((f) => f.text).sort()).toEqual([findings[0][0], findings[1][0], findings[2][0]].sort());
+    expect(top.findings.map((f) => f.text).sort()).toEqual(
+      [findings[0][0], findings[1][0], findings[2][0]].sort(),
+    );
     expect(rest.map((c) => c.findings.map((f) => f.text))).toEqual(
-      expect.arrayContaining([[findings[0][1]], [findings[2][1]], [findings[3][0]], [findings[4][0]]]),
+      expect.arrayContaining([
+        [findings[0][1]],
+        [findings[2][1]],
+        [findings[3][0]],
+        [findings[4][0]],
+      ]),
     );
     expect(rest.map((c) => c.count)).toEqual([1, 1, 1, 1]);
   });
@@ -192,14 +295,23 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
   it('shows the pack to its poster and the admin only', async () => {
     expect((await client(stack, admin.token).get(`/api/packs/${packId}`)).status).toBe(200);
     const other = await signInPoster(stack, 'packs.other.poster@gmail.com');
-    expect((await client(stack, other.token).get(`/api/packs/${packId}`)).body.code).toBe('not_pack_poster');
+    expect((await client(stack, other.token).get(`/api/packs/${packId}`)).body.code).toBe(
+      'not_pack_poster',
+    );
     expect((await client(stack, testers[1].token).get(`/api/packs/${packId}`)).status).toBe(403);
-    expect((await client(stack, poster.token).get('/api/packs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect(
+      (await client(stack, poster.token).get('/api/packs/00000000-0000-4000-8000-000000000000'))
+        .status,
+    ).toBe(404);
     expect((await client(stack, poster.token).get('/api/packs/not-a-pack')).status).toBe(404);
   });
 
   it('pays each tester 0.82 when the poster accepts, with exact ledger sums for the pack', async () => {
-    for (const j of jobs) expect((await client(stack, poster.token).post(`/api/jobs/${j.id}/review`, { decision: 'accept' })).status).toBe(200);
+    for (const j of jobs)
+      expect(
+        (await client(stack, poster.token).post(`/api/jobs/${j.id}/review`, { decision: 'accept' }))
+          .status,
+      ).toBe(200);
     const ids = jobs.map((j) => j.id);
     const sums = await waitFor(async () => {
       const [row] = await stack.sql<Record<string, number>>(
@@ -212,7 +324,12 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
       );
       return row.earnings === 5 * TESTER_SHARE_CENTS ? row : undefined;
     }, 'five earnings');
-    expect(sums).toEqual({ payments: 5 * PRICE_PER_TEST_CENTS, earnings: 5 * TESTER_SHARE_CENTS, fees: 5 * PLATFORM_FEE_CENTS, testers: 5 });
+    expect(sums).toEqual({
+      payments: 5 * PRICE_PER_TEST_CENTS,
+      earnings: 5 * TESTER_SHARE_CENTS,
+      fees: 5 * PLATFORM_FEE_CENTS,
+      testers: 5,
+    });
     const view = await client(stack, poster.token).get(`/api/packs/${packId}`);
     expect(view.body.pack).toMatchObject({ completed: 5 });
   });
@@ -225,7 +342,9 @@ describe('testers racing for one pack', () => {
       const l = await packListings(testers[1], packId);
       return l.length ? l : undefined;
     }, 'the pack listed');
-    const answers = await Promise.all(testers.slice(1, 5).map((t) => client(stack, t.token).post(`/api/jobs/${listed.id}/claim`)));
+    const answers = await Promise.all(
+      testers.slice(1, 5).map((t) => client(stack, t.token).post(`/api/jobs/${listed.id}/claim`)),
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(answers.map((a) => a.body.job.id).sort()).toEqual(jobs.map((j) => j.id).sort());
     const fifth = await client(stack, testers[5].token).post(`/api/jobs/${listed.id}/claim`);
@@ -236,15 +355,22 @@ describe('testers racing for one pack', () => {
 describe('unfilled slots', () => {
   it('are closed at the end of the fill window and refunded exactly once, also across a restart', async () => {
     const { packId, jobs, sessionId } = await postPackAndPay(3);
-    await waitFor(async () => (await packListings(testers[0], packId)).length === 1, 'the pack listed');
+    await waitFor(
+      async () => (await packListings(testers[0], packId)).length === 1,
+      'the pack listed',
+    );
     const claim = await client(stack, testers[0].token).post(`/api/jobs/${jobs[0].id}/claim`);
     expect(claim.status).toBe(200);
     const ids = jobs.map((j) => j.id);
-    const refundsBefore = (await client(stack, admin.token).get('/api/admin/financial-overview')).body as unknown as { total_refunds: number };
+    const refundsBefore = (await client(stack, admin.token).get('/api/admin/financial-overview'))
+      .body as unknown as { total_refunds: number };
 
     // The fill window (PACK_FILL_WINDOW_MS, 7 days) ends while the jobs service is down and Redis
     // has lost its timers: the service starting again rebuilds them from the database, and they fire.
-    await stack.sql("UPDATE jobs.jobs SET fill_deadline_at = now() - interval '1 second' WHERE pack_id = $1", [packId]);
+    await stack.sql(
+      "UPDATE jobs.jobs SET fill_deadline_at = now() - interval '1 second' WHERE pack_id = $1",
+      [packId],
+    );
     const queue = stack.jobs.worker!.queue;
     for (const id of ids) await queue.remove(`pack-fill-${id}`);
     const port = Number(new URL(stack.env.JOBS_URL).port);
@@ -253,14 +379,25 @@ describe('unfilled slots', () => {
     try {
       let sql: Stack['sql'] = (text, params) => jobsAgain.ctx.dbHandle.query(text, params);
       const closed = await waitFor(async () => {
-        const rows = await sql<{ id: string; status: string }>('SELECT id, status FROM jobs.jobs WHERE pack_id = $1 ORDER BY id', [packId]);
+        const rows = await sql<{ id: string; status: string }>(
+          'SELECT id, status FROM jobs.jobs WHERE pack_id = $1 ORDER BY id',
+          [packId],
+        );
         return rows.filter((r) => r.status === 'closed').length === 2 ? rows : undefined;
       }, 'two slots closed');
       expect(closed.find((r) => r.id === claim.body.job.id)?.status).toBe('claimed');
       const refunds = async () =>
-        sql<{ job_id: string; amount_cents: number }>("SELECT job_id, amount_cents FROM payments.ledger_entries WHERE kind = 'refund' AND job_id = ANY($1::text[]) ORDER BY job_id", [ids]);
+        sql<{ job_id: string; amount_cents: number }>(
+          "SELECT job_id, amount_cents FROM payments.ledger_entries WHERE kind = 'refund' AND job_id = ANY($1::text[]) ORDER BY job_id",
+          [ids],
+        );
       const open = ids.filter((id) => id !== claim.body.job.id).sort();
-      expect(await waitFor(async () => ((await refunds()).length === 2 ? refunds() : undefined), 'two refunds')).toEqual(open.map((id) => ({ job_id: id, amount_cents: -PRICE_PER_TEST_CENTS })));
+      expect(
+        await waitFor(
+          async () => ((await refunds()).length === 2 ? refunds() : undefined),
+          'two refunds',
+        ),
+      ).toEqual(open.map((id) => ({ job_id: id, amount_cents: -PRICE_PER_TEST_CENTS })));
 
       // Another restart, and the timers rebuilt twice more: nothing is closed or refunded again.
       await jobsAgain.stop();
@@ -271,17 +408,32 @@ describe('unfilled slots', () => {
       // The poster was told by e-mail, once per refunded slot.
       const mail = await waitFor(async () => {
         const r = await fetch(`${stack.url}/api/dev/mail?to=${encodeURIComponent(poster.email)}`);
-        const m = ((await r.json()) as { messages: Array<{ subject: string }> }).messages.filter((x) => /unfilled tester slot/.test(x.subject));
+        const m = ((await r.json()) as { messages: Array<{ subject: string }> }).messages.filter(
+          (x) => /unfilled tester slot/.test(x.subject),
+        );
         return m.length >= 2 ? m : undefined;
       }, 'the refund e-mails');
       expect(mail).toHaveLength(2);
       expect(await refunds()).toHaveLength(2);
-      const provider = await sql<{ n: number; cents: number }>('SELECT count(*)::int AS n, SUM(amount_cents)::int AS cents FROM payments.local_provider_refunds WHERE session_id = $1', [sessionId]);
+      const provider = await sql<{ n: number; cents: number }>(
+        'SELECT count(*)::int AS n, SUM(amount_cents)::int AS cents FROM payments.local_provider_refunds WHERE session_id = $1',
+        [sessionId],
+      );
       expect(provider[0]).toEqual({ n: 2, cents: 2 * PRICE_PER_TEST_CENTS });
-      const overview = (await client(stack, admin.token).get('/api/admin/financial-overview')).body as unknown as { total_refunds: number };
-      expect(Math.round((overview.total_refunds - refundsBefore.total_refunds) * 100)).toBe(2 * PRICE_PER_TEST_CENTS);
+      const overview = (await client(stack, admin.token).get('/api/admin/financial-overview'))
+        .body as unknown as { total_refunds: number };
+      expect(Math.round((overview.total_refunds - refundsBefore.total_refunds) * 100)).toBe(
+        2 * PRICE_PER_TEST_CENTS,
+      );
       const view = await client(stack, poster.token).get(`/api/packs/${packId}`);
-      expect(view.body.pack).toEqual({ id: packId, size: 3, claimed: 1, submitted: 0, completed: 0, closed: 2 });
+      expect(view.body.pack).toEqual({
+        id: packId,
+        size: 3,
+        claimed: 1,
+        submitted: 0,
+        completed: 0,
+        closed: 2,
+      });
       expect(view.body.jobs.filter((j) => j.status === 'closed')).toHaveLength(2);
     } finally {
       // The stack stops what it started; this one is ours.

@@ -5,7 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signIn as devSignIn } from '@htm/identity/testing';
-import { client, postAndPay, signInAdmin, signInPoster, startStack, waitFor, type Actor, type Stack } from './support/stack.js';
+import {
+  client,
+  postAndPay,
+  signInAdmin,
+  signInPoster,
+  startStack,
+  waitFor,
+  type Actor,
+  type Stack,
+} from './support/stack.js';
 
 let stack: Stack;
 let admin: Actor;
@@ -26,18 +35,33 @@ describe('a tester approved through her landing-page signup', () => {
     const name = 'Tina Tëster';
 
     // Landing page "Sign Up to Test", then Admin → Manage ticks "Approved" on her signup.
-    const signup = await client(stack).post('/api/waitlist', { email, role: 'Tester (9-to-5)', name });
+    const signup = await client(stack).post('/api/waitlist', {
+      email,
+      role: 'Tester (9-to-5)',
+      name,
+    });
     expect(signup.status).toBe(201);
     const list = await client(stack, admin.token).get('/api/admin/waitlist?kind=signup');
-    const entry = (list.body as unknown as { entries: Array<{ id: string; email: string }> }).entries.find((e) => e.email === email);
+    const entry = (
+      list.body as unknown as { entries: Array<{ id: string; email: string }> }
+    ).entries.find((e) => e.email === email);
     expect(entry).toBeDefined();
-    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${entry!.id}`, { approved: true });
+    const approve = await client(stack, admin.token).patch(`/api/admin/waitlist/${entry!.id}`, {
+      approved: true,
+    });
     expect(approve.status).toBe(200);
 
     // The tester login succeeds once identity has taken in the approved signup.
-    const session = await waitFor(() => devSignIn(stack.url, email, { name, intent: 'tester' }).catch(() => undefined), 'the tester sign-in to be allowed');
+    const session = await waitFor(
+      () => devSignIn(stack.url, email, { name, intent: 'tester' }).catch(() => undefined),
+      'the tester sign-in to be allowed',
+    );
     const tina = client(stack, session.token);
-    const me = (await tina.get('/api/me')).body as unknown as { id: string; type: string; approved: boolean };
+    const me = (await tina.get('/api/me')).body as unknown as {
+      id: string;
+      type: string;
+      approved: boolean;
+    };
     expect(me).toMatchObject({ type: 'tester', approved: true });
     const profile = await tina.patch('/api/users/profile', { country: 'US' });
     expect(profile.status).toBe(200);
@@ -45,19 +69,41 @@ describe('a tester approved through her landing-page signup', () => {
     const tinaNow = client(stack, profile.body.access_token as string);
 
     const available = await client(stack, admin.token).get('/api/admin/available-testers');
-    expect((available.body as unknown as { testers: Array<{ id: string; name: string; country: string | null }> }).testers).toContainEqual(
-      expect.objectContaining({ id: me.id, name, country: 'US' }),
-    );
+    expect(
+      (
+        available.body as unknown as {
+          testers: Array<{ id: string; name: string; country: string | null }>;
+        }
+      ).testers,
+    ).toContainEqual(expect.objectContaining({ id: me.id, name, country: 'US' }));
     // Wait until jobs has handled every identity event about her (the country comes last).
-    await waitFor(async () => (await stack.sql<{ country: string | null }>('SELECT country FROM jobs.users WHERE id = $1', [me.id]))[0]?.country === 'US', 'jobs to learn her country');
+    await waitFor(
+      async () =>
+        (
+          await stack.sql<{ country: string | null }>(
+            'SELECT country FROM jobs.users WHERE id = $1',
+            [me.id],
+          )
+        )[0]?.country === 'US',
+      'jobs to learn her country',
+    );
 
-    const { jobId } = await postAndPay(stack, poster, { title: 'Check my shop', url: 'https://shop.example', what_to_test: 'Buy a mug', requirements: ['Checkout works'], geo_rule: 'us_pr' });
+    const { jobId } = await postAndPay(stack, poster, {
+      title: 'Check my shop',
+      url: 'https://shop.example',
+      what_to_test: 'Buy a mug',
+      requirements: ['Checkout works'],
+      geo_rule: 'us_pr',
+    });
     const assign = await client(stack, admin.token).post(`/api/admin/assign/${jobId}/${me.id}`);
     expect(assign.status).toBe(200);
     expect(assign.body.job).toMatchObject({ id: jobId, status: 'claimed', tester_id: me.id });
 
     const all = await client(stack, admin.token).get('/api/jobs');
-    expect(all.body.jobs.find((j) => j.id === jobId)).toMatchObject({ status: 'claimed', tester_id: me.id });
+    expect(all.body.jobs.find((j) => j.id === jobId)).toMatchObject({
+      status: 'claimed',
+      tester_id: me.id,
+    });
     const mine = await tinaNow.get('/api/tester/my-jobs');
     expect(mine.body.jobs.map((j) => j.id)).toContain(jobId);
   });
@@ -67,20 +113,48 @@ describe('a tester approved through her landing-page signup', () => {
     await client(stack).post('/api/waitlist', { email, role: 'Tester (student)', name: 'Una' });
     const signupOf = async () =>
       (
-        (await client(stack, admin.token).get('/api/admin/waitlist?kind=signup')).body as unknown as { entries: Array<{ id: string; email: string; approved: boolean }> }
+        (await client(stack, admin.token).get('/api/admin/waitlist?kind=signup'))
+          .body as unknown as { entries: Array<{ id: string; email: string; approved: boolean }> }
       ).entries.find((e) => e.email === email)!;
-    expect((await client(stack, admin.token).patch(`/api/admin/waitlist/${(await signupOf()).id}`, { approved: true })).status).toBe(200);
-    const session = await waitFor(() => devSignIn(stack.url, email, { name: 'Una', intent: 'tester' }).catch(() => undefined), 'the tester sign-in to be allowed');
-    const me = (await client(stack, session.token).get('/api/me')).body as unknown as { id: string };
+    expect(
+      (
+        await client(stack, admin.token).patch(`/api/admin/waitlist/${(await signupOf()).id}`, {
+          approved: true,
+        })
+      ).status,
+    ).toBe(200);
+    const session = await waitFor(
+      () => devSignIn(stack.url, email, { name: 'Una', intent: 'tester' }).catch(() => undefined),
+      'the tester sign-in to be allowed',
+    );
+    const me = (await client(stack, session.token).get('/api/me')).body as unknown as {
+      id: string;
+    };
 
     // Testers list: un-approve. The signup follows; nothing loops back (she stays un-approved).
-    expect((await client(stack, admin.token).patch(`/api/admin/approve-tester/${me.id}`, { approved: false })).status).toBe(200);
-    await waitFor(async () => (await signupOf()).approved === false, 'the signup to show not approved');
-    const testers = (await client(stack, admin.token).get('/api/admin/testers')).body as unknown as { testers: Array<{ id: string; approved: boolean }> };
+    expect(
+      (
+        await client(stack, admin.token).patch(`/api/admin/approve-tester/${me.id}`, {
+          approved: false,
+        })
+      ).status,
+    ).toBe(200);
+    await waitFor(
+      async () => (await signupOf()).approved === false,
+      'the signup to show not approved',
+    );
+    const testers = (await client(stack, admin.token).get('/api/admin/testers'))
+      .body as unknown as { testers: Array<{ id: string; approved: boolean }> };
     expect(testers.testers.find((t) => t.id === me.id)?.approved).toBe(false);
 
     // And back: approving in the Testers list ticks the signup again.
-    expect((await client(stack, admin.token).patch(`/api/admin/approve-tester/${me.id}`, { approved: true })).status).toBe(200);
+    expect(
+      (
+        await client(stack, admin.token).patch(`/api/admin/approve-tester/${me.id}`, {
+          approved: true,
+        })
+      ).status,
+    ).toBe(200);
     await waitFor(async () => (await signupOf()).approved === true, 'the signup to show approved');
   });
 });

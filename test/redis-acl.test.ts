@@ -14,7 +14,9 @@ import { aclSetUserArgs, REDIS_USERS, type RedisUser } from '../scripts/redis-ac
 const prefix = testRedisPrefix('acl');
 const tag = randomBytes(4).toString('hex');
 const nameOf = (u: RedisUser) => `test-${tag}-${u}`;
-const passwords = Object.fromEntries(REDIS_USERS.map((u) => [u, randomBytes(24).toString('base64url')])) as Record<RedisUser, string>;
+const passwords = Object.fromEntries(
+  REDIS_USERS.map((u) => [u, randomBytes(24).toString('base64url')]),
+) as Record<RedisUser, string>;
 const urlOf = (u: RedisUser) => {
   const url = new URL(TEST_REDIS_URL);
   url.username = nameOf(u);
@@ -31,7 +33,13 @@ const as = (u: RedisUser) => {
 };
 const buses: RedisStreamsBus[] = [];
 const busAs = (u: RedisUser) => {
-  const b = new RedisStreamsBus({ url: urlOf(u), prefix, partitions: 2, leaseMs: 1500, blockMs: 200 });
+  const b = new RedisStreamsBus({
+    url: urlOf(u),
+    prefix,
+    partitions: 2,
+    leaseMs: 1500,
+    blockMs: 200,
+  });
   buses.push(b);
   return b;
 };
@@ -56,24 +64,46 @@ const refusal = (p: Promise<unknown>) =>
 describe('Redis ACL users of the event bus', () => {
   it("refuses a service's XADD to another service's stream (NOPERM), directly, in Lua, or by copying a key", async () => {
     const jobs = as('jobs');
-    expect(await refusal(jobs.xadd(`${prefix}events:payments:0`, '*', 'e', '{"type":"JobPaid"}'))).toBe('NOPERM');
+    expect(
+      await refusal(jobs.xadd(`${prefix}events:payments:0`, '*', 'e', '{"type":"JobPaid"}')),
+    ).toBe('NOPERM');
     expect(await refusal(jobs.xadd(`${prefix}events:identity:1`, '*', 'e', '{}'))).toBe('NOPERM');
     expect(await refusal(jobs.xadd(`${prefix}events:dlq:payments`, '*', 'e', '{}'))).toBe('NOPERM');
-    expect(await refusal(jobs.eval("return redis.call('XADD', KEYS[1], '*', 'e', 'x')", 1, `${prefix}events:payments:1`))).toMatch(/^(NOPERM|ERR)$/);
+    expect(
+      await refusal(
+        jobs.eval(
+          "return redis.call('XADD', KEYS[1], '*', 'e', 'x')",
+          1,
+          `${prefix}events:payments:1`,
+        ),
+      ),
+    ).toMatch(/^(NOPERM|ERR)$/);
     // Its own stream: allowed; a copy of it onto the payments stream: not.
     expect(await refusal(jobs.xadd(`${prefix}events:jobs:0`, '*', 'e', '{}'))).toBe('allowed');
-    expect(await refusal(jobs.copy(`${prefix}events:jobs:0`, `${prefix}events:payments:0`))).toBe('NOPERM');
-    expect(await refusal(jobs.rename(`${prefix}events:jobs:0`, `${prefix}events:payments:0`))).toBe('NOPERM');
+    expect(await refusal(jobs.copy(`${prefix}events:jobs:0`, `${prefix}events:payments:0`))).toBe(
+      'NOPERM',
+    );
+    expect(await refusal(jobs.rename(`${prefix}events:jobs:0`, `${prefix}events:payments:0`))).toBe(
+      'NOPERM',
+    );
     // Nothing outside the prefix, and no server administration.
     expect(await refusal(jobs.set('other-app:key', '1'))).toBe('NOPERM');
     expect(await refusal(jobs.call('FLUSHALL'))).toBe('NOPERM');
-    expect(await admin.exists(`${prefix}events:payments:0`, `${prefix}events:payments:1`, `${prefix}events:identity:1`)).toBe(0);
+    expect(
+      await admin.exists(
+        `${prefix}events:payments:0`,
+        `${prefix}events:payments:1`,
+        `${prefix}events:identity:1`,
+      ),
+    ).toBe(0);
   });
 
   it('gives the gateway no event stream to write, only its live channel', async () => {
     const gateway = as('gateway');
     for (const source of ['identity', 'jobs', 'payments', 'admin']) {
-      expect(await refusal(gateway.xadd(`${prefix}events:${source}:0`, '*', 'e', '{}'))).toBe('NOPERM');
+      expect(await refusal(gateway.xadd(`${prefix}events:${source}:0`, '*', 'e', '{}'))).toBe(
+        'NOPERM',
+      );
     }
     expect(await refusal(gateway.xadd(`${prefix}live:messages`, '*', 'm', '{}'))).toBe('allowed');
     expect(await refusal(gateway.incr(`${prefix}rl:api:someone`))).toBe('allowed');
@@ -82,14 +112,37 @@ describe('Redis ACL users of the event bus', () => {
   it("lets each service publish its own events and consume the others' through the bus", async () => {
     const seen: EventEnvelope[] = [];
     const jobsBus = busAs('jobs');
-    await jobsBus.subscribe({ group: 'jobs', sources: ['payments'], handler: async (e) => void seen.push(e) });
+    await jobsBus.subscribe({
+      group: 'jobs',
+      sources: ['payments'],
+      handler: async (e) => void seen.push(e),
+    });
     const gatewaySeen: string[] = [];
-    await busAs('gateway').subscribe({ group: 'gateway-live', sources: ['payments', 'jobs'], handler: async (e) => void gatewaySeen.push(e.id) });
-    const paid = createEvent('JobPaid', 'job-acl', { jobId: 'job-acl', sessionId: 'cs_1', posterId: 'p', amountCents: 100, paidAt: new Date().toISOString() });
+    await busAs('gateway').subscribe({
+      group: 'gateway-live',
+      sources: ['payments', 'jobs'],
+      handler: async (e) => void gatewaySeen.push(e.id),
+    });
+    const paid = createEvent('JobPaid', 'job-acl', {
+      jobId: 'job-acl',
+      sessionId: 'cs_1',
+      posterId: 'p',
+      amountCents: 100,
+      paidAt: new Date().toISOString(),
+    });
     await busAs('payments').publish([paid]);
-    const claimed = createEvent('JobClaimed', 'job-acl', { jobId: 'job-acl', testerId: 't', claimedAt: new Date().toISOString(), deadlineAt: new Date().toISOString(), by: 'tester' });
+    const claimed = createEvent('JobClaimed', 'job-acl', {
+      jobId: 'job-acl',
+      testerId: 't',
+      claimedAt: new Date().toISOString(),
+      deadlineAt: new Date().toISOString(),
+      by: 'tester',
+    });
     await jobsBus.publish([claimed]);
-    await waitFor(() => seen.length === 1 && gatewaySeen.length === 2, 'jobs and the gateway to consume');
+    await waitFor(
+      () => seen.length === 1 && gatewaySeen.length === 2,
+      'jobs and the gateway to consume',
+    );
     expect(seen[0].id).toBe(paid.id);
     // payments cannot publish as jobs: the bus writes to the jobs stream, which it may not.
     await expect(busAs('payments').publish([claimed])).rejects.toThrow(/NOPERM/);
@@ -102,7 +155,11 @@ describe('Redis ACL users of the event bus', () => {
     clients.push(connection);
     const queue = new Queue('acl-timers', { connection, prefix: `${prefix}bull` });
     try {
-      const job = await queue.add('auto-accept', { jobId: 'x' }, { delay: 60_000, jobId: 'timer-1' });
+      const job = await queue.add(
+        'auto-accept',
+        { jobId: 'x' },
+        { delay: 60_000, jobId: 'timer-1' },
+      );
       expect(job.id).toBe('timer-1');
       expect(await queue.getDelayedCount()).toBe(1);
       await queue.remove('timer-1');

@@ -250,28 +250,45 @@ describe('re-test after fixes', () => {
 describe('a re-test that went to another tester', () => {
   it("shows them the earlier findings per item, not the first tester's report, name or files", async () => {
     const { jobId: firstId } = await postAndPay(stack, otherPoster, JOB);
-    expect((await client(stack, original.token).post(`/api/jobs/${firstId}/claim`)).status).toBe(200);
+    expect((await client(stack, original.token).post(`/api/jobs/${firstId}/claim`)).status).toBe(
+      200,
+    );
     const form = findings(
       ['Checkout button hidden.', 'Prices unclear.'],
       ['Checkout hidden', 'Prices unclear', 'Footer fine'],
     );
-    const png = await sharp({ create: { width: 24, height: 16, channels: 3, background: '#225588' } }).png().toBuffer();
+    const png = await sharp({
+      create: { width: 24, height: 16, channels: 3, background: '#225588' },
+    })
+      .png()
+      .toBuffer();
     form.set('files', new Blob([png], { type: 'image/png' }), 'shot.png');
     await submit(original.token, firstId, form);
-    expect((await client(stack, otherPoster.token).post(`/api/jobs/${firstId}/review`, { decision: 'accept' })).status).toBe(200);
+    expect(
+      (
+        await client(stack, otherPoster.token).post(`/api/jobs/${firstId}/review`, {
+          decision: 'accept',
+        })
+      ).status,
+    ).toBe(200);
     const retest = await client(stack, otherPoster.token).post(`/api/jobs/${firstId}/retest`);
     expect(retest.status).toBe(201);
     const retestId = retest.body.job.id;
-    const paid = await fetch(`${stack.url}${retest.body.checkout_url}/pay`, { method: 'POST', redirect: 'manual' });
+    const paid = await fetch(`${stack.url}${retest.body.checkout_url}/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+    });
     expect(paid.status).toBe(303);
     // The original tester's reservation runs out; another tester takes the re-test.
     await waitFor(
-      async () => (await client(stack, other.token).post(`/api/jobs/${retestId}/claim`)).status === 200,
+      async () =>
+        (await client(stack, other.token).post(`/api/jobs/${retestId}/claim`)).status === 200,
       'the re-test to open to others and be claimed',
       RESERVE_MS + 10_000,
     );
 
-    const full = (await client(stack, admin.token).get(`/api/jobs/${retestId}/before-after`)).body as unknown as RetestComparisonView;
+    const full = (await client(stack, admin.token).get(`/api/jobs/${retestId}/before-after`))
+      .body as unknown as RetestComparisonView;
     expect(full.before?.submitted_by_snapshot.name).toBe('retest.original');
     expect(full.before?.file_urls).toHaveLength(1);
 
@@ -279,20 +296,31 @@ describe('a re-test that went to another tester', () => {
     expect(seen.status).toBe(200);
     const view = seen.body as unknown as RetestComparisonView;
     expect(view.before).toBeNull();
-    expect(view.requirements.map((r) => r.before)).toEqual(['Checkout button hidden.', 'Prices unclear.']);
-    expect(view.key_findings.map((k) => k.before)).toEqual(['Checkout hidden', 'Prices unclear', 'Footer fine']);
+    expect(view.requirements.map((r) => r.before)).toEqual([
+      'Checkout button hidden.',
+      'Prices unclear.',
+    ]);
+    expect(view.key_findings.map((k) => k.before)).toEqual([
+      'Checkout hidden',
+      'Prices unclear',
+      'Footer fine',
+    ]);
     const raw = JSON.stringify(view);
     expect(raw).not.toContain('retest.original');
     expect(raw).not.toContain('/api/files/');
     expect(raw).not.toContain('Checked on a phone.');
     // Nor can they fetch the first tester's file with their own token.
     const fileId = new URL(full.before!.file_urls![0], stack.url).pathname.split('/').pop();
-    const file = await fetch(`${stack.url}/api/files/${fileId}`, { headers: { authorization: `Bearer ${other.token}` } });
+    const file = await fetch(`${stack.url}/api/files/${fileId}`, {
+      headers: { authorization: `Bearer ${other.token}` },
+    });
     expect(file.status).toBe(403);
 
     // The first tester still sees their own report when a re-test is theirs (covered above);
     // the poster sees it whole.
-    const posterView = (await client(stack, otherPoster.token).get(`/api/jobs/${retestId}/before-after`)).body as unknown as RetestComparisonView;
+    const posterView = (
+      await client(stack, otherPoster.token).get(`/api/jobs/${retestId}/before-after`)
+    ).body as unknown as RetestComparisonView;
     expect(posterView.before?.general_feedback).toBe('Checked on a phone.');
   });
 });

@@ -42,7 +42,9 @@ describe.each(Object.entries(loaders))('%s config', (service, load) => {
   });
 
   it('boots with EVENT_BUS=kafka and its brokers, and with the default Redis Streams', () => {
-    expect(load({ NODE_ENV: 'test', EVENT_BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092' })).toMatchObject({ EVENT_BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092' });
+    expect(
+      load({ NODE_ENV: 'test', EVENT_BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092' }),
+    ).toMatchObject({ EVENT_BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092' });
     expect(load({ NODE_ENV: 'test' })).toMatchObject({ EVENT_BUS: 'redis' });
   });
 });

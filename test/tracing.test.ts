@@ -178,12 +178,15 @@ describe.each(transports)('tracing a pay request, events on $bus', ({ env }) => 
   it("starts a new trace at the gateway and keeps the caller's traceparent only as a link", async () => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';
-    const { gateway } = await postAndPay({ traceparent: `00-${callerTrace}-${callerSpan}-01`, tracestate: 'evil=1' });
+    const { gateway } = await postAndPay({
+      traceparent: `00-${callerTrace}-${callerSpan}-01`,
+      tracestate: 'evil=1',
+    });
     expect(traceOf(gateway)).not.toBe(callerTrace);
     expect(parentId(gateway)).toBeUndefined();
-    expect(gateway.links.map((l) => [l.context.traceId, l.context.spanId, l.attributes?.['htm.link']])).toEqual([
-      [callerTrace, callerSpan, 'caller'],
-    ]);
+    expect(
+      gateway.links.map((l) => [l.context.traceId, l.context.spanId, l.attributes?.['htm.link']]),
+    ).toEqual([[callerTrace, callerSpan, 'caller']]);
     // The rest of the request (payments, the webhook, jobs' JobPaid handler) follows our trace.
     await waitFor(
       () =>
@@ -204,7 +207,12 @@ describe.each(transports)('tracing a pay request, events on $bus', ({ env }) => 
       () =>
         exporter
           .getFinishedSpans()
-          .some((s) => traceOf(s) === traceOf(gateway) && scope(s) === 'htm.payments' && s.kind === SpanKind.SERVER),
+          .some(
+            (s) =>
+              traceOf(s) === traceOf(gateway) &&
+              scope(s) === 'htm.payments' &&
+              s.kind === SpanKind.SERVER,
+          ),
       "payments' span of the pay request in the gateway's trace",
     );
   });

@@ -199,7 +199,8 @@ describe('service bundles', () => {
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
         for (const rs of (JSON.parse(body) as Export).resourceSpans) {
-          const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue;
+          const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value
+            .stringValue;
           for (const ss of rs.scopeSpans)
             for (const sp of ss.spans) spans.push({ ...sp, scope: ss.scope.name, service });
         }
@@ -228,15 +229,19 @@ describe('service bundles', () => {
       // The request's span (tracing.ts), and under it in the same trace: SQL (pg) and Redis (the
       // sign-in rate limit) commands from the SDK's instrumentations, named after the service.
       const server = await waitFor(
-        () => spans.find((x) => x.scope === 'htm.identity' && x.name.startsWith('GET /api/auth/dev/login')),
+        () =>
+          spans.find(
+            (x) => x.scope === 'htm.identity' && x.name.startsWith('GET /api/auth/dev/login'),
+          ),
         'the sign-in request span',
       );
       expect(server.service).toBe('identity');
       const inTrace = () => spans.filter((x) => x.traceId === server.traceId);
       await waitFor(
         () =>
-          inTrace().some((x) => x.scope === '@opentelemetry/instrumentation-pg' && x.name.startsWith('pg.query')) &&
-          inTrace().some((x) => x.scope === '@opentelemetry/instrumentation-ioredis'),
+          inTrace().some(
+            (x) => x.scope === '@opentelemetry/instrumentation-pg' && x.name.startsWith('pg.query'),
+          ) && inTrace().some((x) => x.scope === '@opentelemetry/instrumentation-ioredis'),
         'SQL and Redis spans in the sign-in trace',
       );
       const ids = new Set(inTrace().map((x) => x.spanId));

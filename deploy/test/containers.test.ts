@@ -10,7 +10,16 @@ import { collectKeys } from '../../scripts/env-example.js';
 import { TARGETS } from '../../scripts/build-services.js';
 import { dockerStages, readYamlDocs, ROOT, serviceTargets } from './helpers.js';
 
-const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications', 'analytics'];
+const SERVICES = [
+  'gateway',
+  'identity',
+  'jobs',
+  'jobs-worker',
+  'payments',
+  'admin',
+  'notifications',
+  'analytics',
+];
 const { args, stages } = dockerStages();
 const stage = (name: string) => stages.find((s) => s.name === name)!;
 
@@ -139,7 +148,9 @@ describe('docker-compose.yml', () => {
       expect(env.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
       // Its own Redis user (deploy/redis/users.acl.template); the jobs worker is the jobs service.
       const user = name === 'jobs-worker' ? 'jobs' : name;
-      expect(env.REDIS_URL).toBe(`redis://${user}:\${REDIS_PASSWORD_${user.toUpperCase()}:-compose-only-redis-${user}-0123456789}@redis:6379`);
+      expect(env.REDIS_URL).toBe(
+        `redis://${user}:\${REDIS_PASSWORD_${user.toUpperCase()}:-compose-only-redis-${user}-0123456789}@redis:6379`,
+      );
       expect(env.HOST).toBe('0.0.0.0');
       expect(env).toMatchObject({
         IDENTITY_URL: 'http://identity:8081',
@@ -157,7 +168,14 @@ describe('docker-compose.yml', () => {
       }
       if (name === 'gateway')
         expect(Object.keys(deps)).toEqual(
-          expect.arrayContaining(['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics']),
+          expect.arrayContaining([
+            'identity',
+            'jobs',
+            'payments',
+            'admin',
+            'notifications',
+            'analytics',
+          ]),
         );
       else
         expect(Object.keys(deps)).toEqual(expect.arrayContaining(['postgres', 'redis', 'kafka']));

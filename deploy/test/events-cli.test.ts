@@ -191,7 +191,9 @@ describe('events CLI', () => {
     expect(help.out[0]).toContain('dead-letters <group>');
     expect((await cli(['republish'])).code).toBe(2);
     expect((await cli(['republish', '--since', 'yesterday-ish'])).code).toBe(2);
-    expect((await cli(['republish', '--since', '2026-01-01T00:00:00Z'])).err[0]).toContain('DATABASE_URL');
+    expect((await cli(['republish', '--since', '2026-01-01T00:00:00Z'])).err[0]).toContain(
+      'DATABASE_URL',
+    );
   });
 
   it('republish --since marks the outbox rows published since then to be published again', async () => {
@@ -205,11 +207,16 @@ describe('events CLI', () => {
         (gen_random_uuid(), 'LeadReceived', 'a', '{}', '2026-11-26T01:00:00Z'),
         (gen_random_uuid(), 'LeadReceived', 'b', '{}', '2026-11-26T02:00:00Z'),
         (gen_random_uuid(), 'LeadReceived', 'c', '{}', '2026-11-26T03:00:00Z')`);
-      const r = await cli(['republish', '--since', '2026-11-26T01:30:00Z'], { ...env, DATABASE_URL: db.url });
+      const r = await cli(['republish', '--since', '2026-11-26T01:30:00Z'], {
+        ...env,
+        DATABASE_URL: db.url,
+      });
       expect(r.code).toBe(0);
       expect(r.out).toContain('admin: 2 event(s) marked to publish again');
       expect(r.out).toContain('jobs: no outbox here');
-      const left = await c.query<{ subject: string }>('SELECT subject FROM admin.outbox WHERE published_at IS NULL ORDER BY subject');
+      const left = await c.query<{ subject: string }>(
+        'SELECT subject FROM admin.outbox WHERE published_at IS NULL ORDER BY subject',
+      );
       expect(left.rows.map((x) => x.subject)).toEqual(['b', 'c']);
     } finally {
       await c.end();

@@ -24,14 +24,25 @@ const base = objects
   .filter((o) => o.file.startsWith('deploy/k8s/base/') && !o.file.endsWith('secret.template.yaml'))
   .map((o) => o.obj);
 const deployments = base.filter((o) => o.kind === 'Deployment');
-const SERVICES = ['gateway', 'identity', 'jobs', 'jobs-worker', 'payments', 'admin', 'notifications', 'analytics'];
+const SERVICES = [
+  'gateway',
+  'identity',
+  'jobs',
+  'jobs-worker',
+  'payments',
+  'admin',
+  'notifications',
+  'analytics',
+];
 
 /** Validates one object with the kubernetes-models class of its apiVersion/kind; returns the problem or null. */
 async function validate(obj: K8sObject): Promise<string | null> {
   let mod: Record<string, unknown>;
   try {
     // KEDA's custom resources (ScaledObject, TriggerAuthentication) from its kubernetes-models package.
-    const pkg = obj.apiVersion.startsWith('keda.sh/') ? '@kubernetes-models/keda' : 'kubernetes-models';
+    const pkg = obj.apiVersion.startsWith('keda.sh/')
+      ? '@kubernetes-models/keda'
+      : 'kubernetes-models';
     mod = (await import(`${pkg}/${obj.apiVersion}`)) as Record<string, unknown>;
   } catch {
     return `no schema for apiVersion ${obj.apiVersion}`;
@@ -141,7 +152,9 @@ describe('k8s manifests', () => {
 
     it('runs two replicas by default (base and prod), and its PodDisruptionBudget keeps one up during a drain', () => {
       expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
-      const prod = parse(readFileSync(path.join(K8S, 'overlays', 'prod', 'kustomization.yaml'), 'utf8')) as { replicas?: Array<{ name: string; count: number }> };
+      const prod = parse(
+        readFileSync(path.join(K8S, 'overlays', 'prod', 'kustomization.yaml'), 'utf8'),
+      ) as { replicas?: Array<{ name: string; count: number }> };
       const override = prod.replicas?.find((r) => r.name === name);
       if (override) expect(override.count).toBeGreaterThanOrEqual(2);
       const pdb = base.find((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === name)!;
@@ -219,13 +232,17 @@ describe('k8s manifests', () => {
     const nps = base.filter((o) => o.kind === 'NetworkPolicy');
     const own = nps.find((n) => n.metadata.name === 'analytics-from-gateway')!;
     expect(own.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'analytics' });
-    expect(own.spec.ingress.flatMap((r: K8sObject) => r.from.map((f: K8sObject) => f.podSelector.matchLabels))).toEqual([
-      { 'app.kubernetes.io/name': 'gateway' },
-    ]);
+    expect(
+      own.spec.ingress.flatMap((r: K8sObject) =>
+        r.from.map((f: K8sObject) => f.podSelector.matchLabels),
+      ),
+    ).toEqual([{ 'app.kubernetes.io/name': 'gateway' }]);
     const d = deployments.find((x) => x.metadata.name === 'analytics')!;
     const port = d.spec.template.spec.containers[0].ports[0].containerPort as number;
     const egress = nps.find((n) => n.metadata.name === 'htm-egress')!;
-    const toPeers = egress.spec.egress.flatMap((r: K8sObject) => r.ports ?? []).find((p: K8sObject) => p.port === 8080);
+    const toPeers = egress.spec.egress
+      .flatMap((r: K8sObject) => r.ports ?? [])
+      .find((p: K8sObject) => p.port === 8080);
     expect(port).toBeGreaterThanOrEqual(toPeers.port);
     expect(port).toBeLessThanOrEqual(toPeers.endPort);
   });

@@ -18,7 +18,10 @@ import { aclLines, passwordVar, REDIS_USERS } from '../../scripts/redis-acl.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const template = readFileSync(path.join(root, 'deploy/redis/users.acl.template'), 'utf8');
 const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as {
-  services: Record<string, { environment?: Record<string, string>; command?: string[]; volumes?: string[] }>;
+  services: Record<
+    string,
+    { environment?: Record<string, string>; command?: string[]; volumes?: string[] }
+  >;
 };
 /** docker compose's `${VAR:-default}` with nothing set, and `$$` as `$`. */
 const interpolate = (v: string) => v.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
@@ -32,28 +35,56 @@ afterAll(() => {
 
 describe('Redis users (deploy)', () => {
   it('deploy/redis/users.acl.template is what scripts/redis-acl.ts generates (npx tsx scripts/redis-acl.ts --template)', () => {
-    expect(template).toBe(`${aclLines('htm:', (u) => `@${passwordVar(u)}@`, 'aclfile').join('\n')}\n`);
+    expect(template).toBe(
+      `${aclLines('htm:', (u) => `@${passwordVar(u)}@`, 'aclfile').join('\n')}\n`,
+    );
   });
 
   it("docker-compose's Redis loads the users: every service's user refused on another's event stream", async () => {
     const redis = compose.services.redis;
-    expect(redis.volumes).toContain('./deploy/redis/users.acl.template:/etc/htm/users.acl.template:ro');
-    const env = Object.fromEntries(Object.entries(redis.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
+    expect(redis.volumes).toContain(
+      './deploy/redis/users.acl.template:/etc/htm/users.acl.template:ro',
+    );
+    const env = Object.fromEntries(
+      Object.entries(redis.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]),
+    );
     // The container's command with this machine's paths: the template, the ACL file, a unix socket.
     const socket = path.join(dir, 'redis.sock');
     const script = redis
       .command![2].replace(/\$\$/g, '$')
       .replace('/etc/htm/users.acl.template', path.join(root, 'deploy/redis/users.acl.template'))
       .replace(/\/tmp\/users\.acl/g, path.join(dir, 'users.acl'))
-      .replace('exec redis-server', `exec redis-server --port 0 --unixsocket ${socket} --dir ${dir} --save ''`)
+      .replace(
+        'exec redis-server',
+        `exec redis-server --port 0 --unixsocket ${socket} --dir ${dir} --save ''`,
+      )
       .replace('--appendonly yes', '--appendonly no');
     server = spawn('sh', ['-c', script], { env: { ...process.env, ...env }, stdio: 'ignore' });
-    const as = (user: string) => new Redis({ path: socket, username: user, password: env[passwordVar(user as 'ops' | 'keda')], enableReadyCheck: user !== 'keda' /* no INFO for keda */, maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+    const as = (user: string) =>
+      new Redis({
+        path: socket,
+        username: user,
+        password: env[passwordVar(user as 'ops' | 'keda')],
+        enableReadyCheck: user !== 'keda' /* no INFO for keda */,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        lazyConnect: true,
+      });
     const ops = as('ops');
-    await waitFor(async () => (await ops.connect().then(() => ops.ping(), () => undefined)) === 'PONG', 'redis-server to load the users', 10_000);
+    await waitFor(
+      async () =>
+        (await ops.connect().then(
+          () => ops.ping(),
+          () => undefined,
+        )) === 'PONG',
+      'redis-server to load the users',
+      10_000,
+    );
     try {
       // Without a user and password nobody gets in.
-      expect((await ops.call('ACL', 'LIST')) as string[]).toContainEqual(expect.stringMatching(/^user default off /));
+      expect((await ops.call('ACL', 'LIST')) as string[]).toContainEqual(
+        expect.stringMatching(/^user default off /),
+      );
       for (const service of REDIS_USERS) {
         const c = as(service);
         await c.connect();
@@ -78,11 +109,18 @@ describe('Redis users (deploy)', () => {
       expect(await keda.xlen('htm:events:jobs:1')).toBe(1);
       expect(await keda.llen('htm:bull:jobs-timers:wait')).toBe(0);
       expect(await keda.ping()).toBe('PONG');
-      const refused = (p: Promise<unknown>) => p.then(() => 'allowed', (err: Error) => err.message.split(' ')[0]);
+      const refused = (p: Promise<unknown>) =>
+        p.then(
+          () => 'allowed',
+          (err: Error) => err.message.split(' ')[0],
+        );
       for (const [what, attempt] of [
         ['XADD', () => keda.xadd('htm:events:jobs:1', '*', 'e', '{}')],
         ['XRANGE (event contents)', () => keda.xrange('htm:events:jobs:1', '-', '+')],
-        ['XREADGROUP', () => keda.xreadgroup('GROUP', 'payments', 'keda', 'STREAMS', 'htm:events:jobs:1', '>')],
+        [
+          'XREADGROUP',
+          () => keda.xreadgroup('GROUP', 'payments', 'keda', 'STREAMS', 'htm:events:jobs:1', '>'),
+        ],
         ['XACK', () => keda.xack('htm:events:jobs:1', 'payments', '0-1')],
         ['DEL', () => keda.del('htm:events:jobs:1')],
         ['GET (another key)', () => keda.get('htm:ratelimit:x')],
@@ -109,11 +147,30 @@ describe('Redis users (deploy)', () => {
     for (const file of readdirSync(dirK8s).filter((f) => f.endsWith('.yaml'))) {
       const name = file.replace(/\.yaml$/, '');
       const user = name === 'jobs-worker' ? 'jobs' : name;
-      const docs = parseAllDocuments(readFileSync(path.join(dirK8s, file), 'utf8')).map((d) => d.toJS() as { kind?: string; spec?: { template: { spec: { containers: Array<{ env: Array<{ name: string; valueFrom?: { secretKeyRef?: { key: string } } }> }> } } } });
+      const docs = parseAllDocuments(readFileSync(path.join(dirK8s, file), 'utf8')).map(
+        (d) =>
+          d.toJS() as {
+            kind?: string;
+            spec?: {
+              template: {
+                spec: {
+                  containers: Array<{
+                    env: Array<{ name: string; valueFrom?: { secretKeyRef?: { key: string } } }>;
+                  }>;
+                };
+              };
+            };
+          },
+      );
       const deployment = docs.find((d) => d?.kind === 'Deployment');
       if (!deployment) continue;
-      const env = deployment.spec!.template.spec.containers[0].env.find((e) => e.name === 'REDIS_URL');
-      expect([name, env?.valueFrom?.secretKeyRef?.key]).toEqual([name, `${user.toUpperCase()}_REDIS_URL`]);
+      const env = deployment.spec!.template.spec.containers[0].env.find(
+        (e) => e.name === 'REDIS_URL',
+      );
+      expect([name, env?.valueFrom?.secretKeyRef?.key]).toEqual([
+        name,
+        `${user.toUpperCase()}_REDIS_URL`,
+      ]);
     }
   });
 

@@ -19,13 +19,38 @@ import { createBusUsers, type BusUsers } from './redis-users.js';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Process kinds; `worker` is the jobs timer worker (dist/jobs/worker.js). */
-export const ROLES = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'analytics', 'worker', 'gateway'] as const;
+export const ROLES = [
+  'identity',
+  'payments',
+  'jobs',
+  'admin',
+  'notifications',
+  'analytics',
+  'worker',
+  'gateway',
+] as const;
 export type Role = (typeof ROLES)[number];
 export type ServiceRole = Exclude<Role, 'worker' | 'gateway'>;
-const SERVICES: ServiceRole[] = ['identity', 'payments', 'jobs', 'admin', 'notifications', 'analytics'];
+const SERVICES: ServiceRole[] = [
+  'identity',
+  'payments',
+  'jobs',
+  'admin',
+  'notifications',
+  'analytics',
+];
 
 /** Two of everything: a restart or crash of one replica leaves another answering (docs/operations.md). */
-export const DEFAULT_REPLICAS: Record<Role, number> = { gateway: 2, identity: 2, jobs: 2, payments: 2, admin: 2, notifications: 2, analytics: 2, worker: 2 };
+export const DEFAULT_REPLICAS: Record<Role, number> = {
+  gateway: 2,
+  identity: 2,
+  jobs: 2,
+  payments: 2,
+  admin: 2,
+  notifications: 2,
+  analytics: 2,
+  worker: 2,
+};
 
 export interface ClusterOptions {
   replicas?: Partial<Record<Role, number>>;
@@ -107,14 +132,18 @@ export class Replica {
     this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
     const deadline = Date.now() + this.readyTimeoutMs;
     for (;;) {
-      if (!this.running) throw new Error(`${this.name} exited before it was ready (see ${this.logFile})`);
+      if (!this.running)
+        throw new Error(`${this.name} exited before it was ready (see ${this.logFile})`);
       try {
         const r = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(1000) });
         if (r.status === 200) return;
       } catch {
         /* not listening yet */
       }
-      if (Date.now() > deadline) throw new Error(`${this.name} not ready in ${this.readyTimeoutMs / 1000} s (see ${this.logFile})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${this.name} not ready in ${this.readyTimeoutMs / 1000} s (see ${this.logFile})`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -152,7 +181,9 @@ export interface Cluster {
 }
 
 function entryFile(bundleDir: string, role: Role): string {
-  return role === 'worker' ? path.join(bundleDir, 'jobs', 'worker.js') : path.join(bundleDir, role, 'main.js');
+  return role === 'worker'
+    ? path.join(bundleDir, 'jobs', 'worker.js')
+    : path.join(bundleDir, role, 'main.js');
 }
 
 /** Builds the bundles (unless told not to), then starts every replica; services first, then workers and the gateway. */
@@ -160,11 +191,17 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const say = opts.say ?? (() => undefined);
   const counts: Record<Role, number> = { ...DEFAULT_REPLICAS, ...opts.replicas };
   for (const role of ROLES) {
-    if (!Number.isInteger(counts[role]) || counts[role] < 0 || counts[role] > 10) throw new Error(`${role}: replicas must be a whole number from 0 to 10`);
+    if (!Number.isInteger(counts[role]) || counts[role] < 0 || counts[role] > 10)
+      throw new Error(`${role}: replicas must be a whole number from 0 to 10`);
   }
-  for (const role of ['gateway', ...SERVICES] as Role[]) if (counts[role] < 1) throw new Error(`${role}: at least one replica is needed`);
-  if (!opts.env.DATABASE_URL) throw new Error('DATABASE_URL must be set: the cluster runs on a real PostgreSQL server (one schema per service)');
-  if (opts.env.EVENT_BUS === 'kafka' && !opts.env.KAFKA_BROKERS) throw new Error('KAFKA_BROKERS must be set when EVENT_BUS=kafka');
+  for (const role of ['gateway', ...SERVICES] as Role[])
+    if (counts[role] < 1) throw new Error(`${role}: at least one replica is needed`);
+  if (!opts.env.DATABASE_URL)
+    throw new Error(
+      'DATABASE_URL must be set: the cluster runs on a real PostgreSQL server (one schema per service)',
+    );
+  if (opts.env.EVENT_BUS === 'kafka' && !opts.env.KAFKA_BROKERS)
+    throw new Error('KAFKA_BROKERS must be set when EVENT_BUS=kafka');
 
   const bundleDir = opts.bundleDir ?? path.join(ROOT, 'dist');
   if (opts.build !== false) {
@@ -173,23 +210,48 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   }
   const dirOf = (role: Role) => opts.roleBundleDirs?.[role] ?? bundleDir;
   for (const role of ROLES) {
-    if (!existsSync(entryFile(dirOf(role), role))) throw new Error(`${entryFile(dirOf(role), role)} is missing: run npm run build:services`);
+    if (!existsSync(entryFile(dirOf(role), role)))
+      throw new Error(`${entryFile(dirOf(role), role)} is missing: run npm run build:services`);
   }
   mkdirSync(opts.logDir, { recursive: true });
 
   const ports: Record<Role, number[]> = Object.fromEntries(
-    await Promise.all(ROLES.map(async (r) => [r, await Promise.all(Array.from({ length: counts[r] }, () => freePort()))])),
+    await Promise.all(
+      ROLES.map(async (r) => [
+        r,
+        await Promise.all(Array.from({ length: counts[r] }, () => freePort())),
+      ]),
+    ),
   ) as Record<Role, number[]>;
   const healthMs = opts.healthIntervalMs ?? 250;
   // The public address: a front over the gateways (new connections only to a ready gateway).
-  const front = new ServiceAddress('gateway', ports.gateway.map((port) => ({ host: '127.0.0.1', port })), healthMs);
+  const front = new ServiceAddress(
+    'gateway',
+    ports.gateway.map((port) => ({ host: '127.0.0.1', port })),
+    healthMs,
+  );
   await front.listen(opts.gatewayPort ?? 0);
-  const addresses = Object.fromEntries(SERVICES.map((s) => [s, new ServiceAddress(s, ports[s].map((port) => ({ host: '127.0.0.1', port })), healthMs)])) as Record<ServiceRole, ServiceAddress>;
+  const addresses = Object.fromEntries(
+    SERVICES.map((s) => [
+      s,
+      new ServiceAddress(
+        s,
+        ports[s].map((port) => ({ host: '127.0.0.1', port })),
+        healthMs,
+      ),
+    ]),
+  ) as Record<ServiceRole, ServiceAddress>;
   for (const a of Object.values(addresses)) await a.listen();
-  const urlOf = Object.fromEntries(SERVICES.map((s) => [s, addresses[s].url])) as Record<ServiceRole, string>;
+  const urlOf = Object.fromEntries(SERVICES.map((s) => [s, addresses[s].url])) as Record<
+    ServiceRole,
+    string
+  >;
   const listOf = (s: ServiceRole) => ports[s].map((p) => `http://127.0.0.1:${p}`).join(',');
 
-  const clean = (e: Record<string, string | undefined>) => Object.fromEntries(Object.entries(e).filter((kv): kv is [string, string] => kv[1] !== undefined));
+  const clean = (e: Record<string, string | undefined>) =>
+    Object.fromEntries(
+      Object.entries(e).filter((kv): kv is [string, string] => kv[1] !== undefined),
+    );
   const base = clean({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -223,11 +285,17 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       busUsers = await createBusUsers(opts.env.REDIS_URL, opts.env.REDIS_PREFIX ?? 'htm:');
       say('each service connects to Redis as its own user (writes only its own event streams)');
     } catch (err) {
-      say(`Redis users not created (${(err as Error).message.split('\n')[0]}): every service uses REDIS_URL as given`);
+      say(
+        `Redis users not created (${(err as Error).message.split('\n')[0]}): every service uses REDIS_URL as given`,
+      );
     }
   }
-  const redisFor = (role: Role): Record<string, string> => (busUsers ? { REDIS_URL: busUsers.urlFor(role === 'worker' ? 'jobs' : role) } : {});
-  const envFor = (role: Role, port: number): Record<string, string> => ({ ...envForRole(role, port), ...redisFor(role) });
+  const redisFor = (role: Role): Record<string, string> =>
+    busUsers ? { REDIS_URL: busUsers.urlFor(role === 'worker' ? 'jobs' : role) } : {};
+  const envFor = (role: Role, port: number): Record<string, string> => ({
+    ...envForRole(role, port),
+    ...redisFor(role),
+  });
   const envForRole = (role: Role, port: number): Record<string, string> => {
     if (role === 'gateway') {
       return {
@@ -248,10 +316,28 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       };
     }
     if (role === 'worker') return { ...base, WORKER_PORT: String(port), PORT: '0' };
-    return { ...base, PORT: String(port), PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}` };
+    return {
+      ...base,
+      PORT: String(port),
+      PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}`,
+    };
   };
   const replicas = Object.fromEntries(
-    ROLES.map((role) => [role, ports[role].map((port, i) => new Replica(role, i, port, entryFile(dirOf(role), role), envFor(role, port), path.join(opts.logDir, `${role}-${i + 1}.log`), opts.readyTimeoutMs))]),
+    ROLES.map((role) => [
+      role,
+      ports[role].map(
+        (port, i) =>
+          new Replica(
+            role,
+            i,
+            port,
+            entryFile(dirOf(role), role),
+            envFor(role, port),
+            path.join(opts.logDir, `${role}-${i + 1}.log`),
+            opts.readyTimeoutMs,
+          ),
+      ),
+    ]),
   ) as Record<Role, Replica[]>;
 
   const all = ROLES.flatMap((r) => replicas[r]);

@@ -17,11 +17,17 @@ export interface BusUsers {
 /** Creates the users with the connection of `redisUrl` (it must be allowed ACL SETUSER). */
 export async function createBusUsers(redisUrl: string, prefix: string): Promise<BusUsers> {
   const tag = randomBytes(4).toString('hex');
-  const names = Object.fromEntries(REDIS_USERS.map((u) => [u, `htm-${tag}-${u}`])) as Record<RedisUser, string>;
-  const passwords = Object.fromEntries(REDIS_USERS.map((u) => [u, randomBytes(24).toString('base64url')])) as Record<RedisUser, string>;
+  const names = Object.fromEntries(REDIS_USERS.map((u) => [u, `htm-${tag}-${u}`])) as Record<
+    RedisUser,
+    string
+  >;
+  const passwords = Object.fromEntries(
+    REDIS_USERS.map((u) => [u, randomBytes(24).toString('base64url')]),
+  ) as Record<RedisUser, string>;
   const admin = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3000 });
   try {
-    for (const args of aclSetUserArgs(prefix, passwords, (u) => names[u])) await admin.call('ACL', ...args);
+    for (const args of aclSetUserArgs(prefix, passwords, (u) => names[u]))
+      await admin.call('ACL', ...args);
   } finally {
     admin.disconnect();
   }

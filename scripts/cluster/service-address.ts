@@ -112,10 +112,13 @@ const key = (b: Backend) => `${b.host}:${b.port}`;
 function readyz(b: Backend): Promise<boolean | undefined> {
   return new Promise((resolve) => {
     let timedOut = false;
-    const req = request({ host: b.host, port: b.port, path: '/readyz', agent: false, timeout: 1000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
+    const req = request(
+      { host: b.host, port: b.port, path: '/readyz', agent: false, timeout: 1000 },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      },
+    );
     req.on('timeout', () => {
       timedOut = true;
       req.destroy(new Error('timeout'));

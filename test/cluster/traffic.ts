@@ -71,10 +71,19 @@ export function startTraffic(
   const cycles: Cycle[] = [];
   let running = true;
 
-  const call = async (n: number, actor: Actor | undefined, method: string, path: string, expect: number[], body?: unknown, form?: FormData) => {
+  const call = async (
+    n: number,
+    actor: Actor | undefined,
+    method: string,
+    path: string,
+    expect: number[],
+    body?: unknown,
+    form?: FormData,
+  ) => {
     await sleep(opts.thinkMs ?? 100);
     // Like the web app: one Idempotency-Key per user attempt of a POST, so a retry can never do it twice.
-    const key: Record<string, string> = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
+    const key: Record<string, string> =
+      method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
     let startedAt = Date.now();
     let status: Call['status'] = 'network error';
     let json: Record<string, unknown> | undefined;
@@ -86,11 +95,19 @@ export function startTraffic(
       detail = undefined;
       try {
         if (form) {
-          const res = await fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${actor!.token}`, ...key }, body: form });
+          const res = await fetch(`${stack.url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${actor!.token}`, ...key },
+            body: form,
+          });
           status = res.status;
           json = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
         } else if (!actor) {
-          const res = await fetch(`${stack.url}${path}`, { method, redirect: 'manual', headers: key });
+          const res = await fetch(`${stack.url}${path}`, {
+            method,
+            redirect: 'manual',
+            headers: key,
+          });
           await res.arrayBuffer();
           status = res.status;
         } else {
@@ -98,9 +115,15 @@ export function startTraffic(
           status = r.status;
           json = r.body as unknown as Record<string, unknown>;
         }
-        if (!expect.includes(status) || status === 409) detail = JSON.stringify(json)?.slice(0, 300);
+        if (!expect.includes(status) || status === 409)
+          detail = JSON.stringify(json)?.slice(0, 300);
         // The resent request found the first still running (409 idempotency_in_progress, Retry-After: 1): wait for its answer.
-        if (resent > 0 && status === 409 && json?.code === 'idempotency_in_progress' && resends < 10) {
+        if (
+          resent > 0 &&
+          status === 409 &&
+          json?.code === 'idempotency_in_progress' &&
+          resends < 10
+        ) {
           resends++;
           await sleep(1000);
         }
@@ -111,13 +134,29 @@ export function startTraffic(
         // No answer at all: the connection closed under the request (another pooled connection to
         // the same stopping gateway may close too). Sent again, same key, up to DROPPED_RESENDS times.
         if (opts.retryDropped && resent < DROPPED_RESENDS) {
-          retried.push({ client: n, method, path: path.replace(/[0-9a-f-]{36}/g, ':id'), status, detail, startedAt, endedAt: Date.now() });
+          retried.push({
+            client: n,
+            method,
+            path: path.replace(/[0-9a-f-]{36}/g, ':id'),
+            status,
+            detail,
+            startedAt,
+            endedAt: Date.now(),
+          });
           resent++;
           resends++;
         }
       }
     }
-    const c: Call = { client: n, method, path: path.replace(/[0-9a-f-]{36}/g, ':id'), status, detail, startedAt, endedAt: Date.now() };
+    const c: Call = {
+      client: n,
+      method,
+      path: path.replace(/[0-9a-f-]{36}/g, ':id'),
+      status,
+      detail,
+      startedAt,
+      endedAt: Date.now(),
+    };
     calls.push(c);
     // Sent again after a dropped connection: 409 says the first attempt took effect after all (a
     // review's or submission's state moved on; a repeated claim by its holder answers 200), as in step() below.
@@ -134,10 +173,26 @@ export function startTraffic(
    * retry may find the first attempt took effect after all (its answer was lost): 409 then counts
    * as done. Every failed attempt stays recorded.
    */
-  const step = async (n: number, actor: Actor | undefined, method: string, path: string, expect: number[], body?: () => unknown, form?: () => FormData) => {
+  const step = async (
+    n: number,
+    actor: Actor | undefined,
+    method: string,
+    path: string,
+    expect: number[],
+    body?: () => unknown,
+    form?: () => FormData,
+  ) => {
     for (let attempt = 0; attempt < 3; attempt++) {
       if (attempt) await sleep(300);
-      const r = await call(n, actor, method, path, attempt ? [...expect, 409] : expect, body?.(), form?.());
+      const r = await call(
+        n,
+        actor,
+        method,
+        path,
+        attempt ? [...expect, 409] : expect,
+        body?.(),
+        form?.(),
+      );
       if (r) return r;
     }
     return undefined;
@@ -162,11 +217,16 @@ export function startTraffic(
       }
       const jobId = (posted.job as { id: string }).id;
       const sessionId = posted.session_id as string;
-      if (!(await step(n, undefined, 'POST', `${posted.checkout_url as string}/pay`, [303]))) continue;
+      if (!(await step(n, undefined, 'POST', `${posted.checkout_url as string}/pay`, [303])))
+        continue;
       let paid = false;
       for (let i = 0; i < 200 && running; i++) {
         const mine = await call(n, poster, 'GET', '/api/jobs', [200]);
-        if ((mine?.jobs as Array<{ id: string; payment_status: string }> | undefined)?.some((j) => j.id === jobId && j.payment_status === 'paid')) {
+        if (
+          (mine?.jobs as Array<{ id: string; payment_status: string }> | undefined)?.some(
+            (j) => j.id === jobId && j.payment_status === 'paid',
+          )
+        ) {
           paid = true;
           break;
         }
@@ -180,11 +240,21 @@ export function startTraffic(
         f.set('key_finding_1', 'Order button is easy to find');
         return f;
       };
-      if (!(await step(n, tester, 'POST', `/api/jobs/${jobId}/submit-work`, [201], undefined, form))) continue;
+      if (
+        !(await step(n, tester, 'POST', `/api/jobs/${jobId}/submit-work`, [201], undefined, form))
+      )
+        continue;
       let acceptance: Cycle['acceptance'] = opts.leaveToTimer?.(n, round) ? 'auto' : 'poster';
       if (acceptance === 'poster') {
         // 409 job_completed: the auto-accept timer (short in these tests) came first.
-        const review = await step(n, poster, 'POST', `/api/jobs/${jobId}/review`, [200, 409], () => ({ decision: 'accept' }));
+        const review = await step(
+          n,
+          poster,
+          'POST',
+          `/api/jobs/${jobId}/review`,
+          [200, 409],
+          () => ({ decision: 'accept' }),
+        );
         if (!review) continue;
         if (review.code === 'job_completed') acceptance = 'completed already';
       }
@@ -221,7 +291,12 @@ export function startTraffic(
  * preview: admin asks jobs for the counts and stores a confirmation), each POST with its own
  * Idempotency-Key as the web app sends. Every call is recorded; any status but 200 is a failure.
  */
-export function startAdminTraffic(stack: Stack, admin: Actor, n: number, opts: { thinkMs?: number; retryDropped?: boolean } = {}) {
+export function startAdminTraffic(
+  stack: Stack,
+  admin: Actor,
+  n: number,
+  opts: { thinkMs?: number; retryDropped?: boolean } = {},
+) {
   const calls: Call[] = [];
   const failures: Call[] = [];
   const retried: Call[] = [];
@@ -236,7 +311,8 @@ export function startAdminTraffic(stack: Stack, admin: Actor, n: number, opts: {
     for (let i = 0; running; i++) {
       await sleep(opts.thinkMs ?? 200);
       const [method, path] = routes[(i + clientNo) % routes.length];
-      const key: Record<string, string> = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
+      const key: Record<string, string> =
+        method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
       let startedAt = Date.now();
       let status: Call['status'] = 'network error';
       let detail: string | undefined;
@@ -244,7 +320,12 @@ export function startAdminTraffic(stack: Stack, admin: Actor, n: number, opts: {
         startedAt = Date.now();
         detail = undefined;
         try {
-          const r = await client(stack, admin.token).call(method, path, method === 'POST' ? {} : undefined, key);
+          const r = await client(stack, admin.token).call(
+            method,
+            path,
+            method === 'POST' ? {} : undefined,
+            key,
+          );
           status = r.status;
           if (status !== 200) detail = JSON.stringify(r.body)?.slice(0, 300);
           break;
@@ -252,10 +333,27 @@ export function startAdminTraffic(stack: Stack, admin: Actor, n: number, opts: {
           status = 'network error';
           const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
           detail = `${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`;
-          if (opts.retryDropped && attempt < DROPPED_RESENDS) retried.push({ client: clientNo, method, path, status, detail, startedAt, endedAt: Date.now() });
+          if (opts.retryDropped && attempt < DROPPED_RESENDS)
+            retried.push({
+              client: clientNo,
+              method,
+              path,
+              status,
+              detail,
+              startedAt,
+              endedAt: Date.now(),
+            });
         }
       }
-      const c: Call = { client: clientNo, method, path, status, detail, startedAt, endedAt: Date.now() };
+      const c: Call = {
+        client: clientNo,
+        method,
+        path,
+        status,
+        detail,
+        startedAt,
+        endedAt: Date.now(),
+      };
       calls.push(c);
       if (status !== 200) failures.push(c);
     }

@@ -51,10 +51,10 @@ if (!previous)
       say(`built this commit's bundles in ${Math.round((Date.now() - t0) / 1000)} s`);
     }, 300_000);
     // Bundles and data go; the per-process logs stay under test-results/ for a failed run.
-  afterAll(() => {
-    rmSync(current, { recursive: true, force: true });
-    rmSync(path.join(OUT, 'data'), { recursive: true, force: true });
-  });
+    afterAll(() => {
+      rmSync(current, { recursive: true, force: true });
+      rmSync(path.join(OUT, 'data'), { recursive: true, force: true });
+    });
 
     const PAYMENTS_AT_HEAD = 'payments at this commit, every other process at the previous release';
     const PAYMENTS_PREVIOUS =

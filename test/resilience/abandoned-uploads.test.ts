@@ -10,7 +10,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { startJobs } from '@htm/jobs';
-import { client, postAndPay, signInAdmin, signInPoster, signInTester, startStack, waitFor, JOB, type Actor, type Stack } from '../support/stack.js';
+import {
+  client,
+  postAndPay,
+  signInAdmin,
+  signInPoster,
+  signInTester,
+  startStack,
+  waitFor,
+  JOB,
+  type Actor,
+  type Stack,
+} from '../support/stack.js';
 import { sleep } from './helpers.js';
 
 const UPLOAD_IDLE_TIMEOUT_MS = 3000;
@@ -31,11 +42,23 @@ const parts = () => {
 
 beforeAll(async () => {
   uploadDir = mkdtempSync(path.join(tmpdir(), 'htm-abandoned-uploads-'));
-  stack = await startStack({ label: 'abandoned-uploads', withWorker: false, env: { UPLOAD_DIR: uploadDir, UPLOAD_IDLE_TIMEOUT_MS: String(UPLOAD_IDLE_TIMEOUT_MS), MAX_ACTIVE_CLAIMS: '3' } });
+  stack = await startStack({
+    label: 'abandoned-uploads',
+    withWorker: false,
+    env: {
+      UPLOAD_DIR: uploadDir,
+      UPLOAD_IDLE_TIMEOUT_MS: String(UPLOAD_IDLE_TIMEOUT_MS),
+      MAX_ACTIVE_CLAIMS: '3',
+    },
+  });
   const admin = await signInAdmin(stack);
   const poster = await signInPoster(stack, 'uploads.poster@gmail.com');
   tester = await signInTester(stack, 'uploads.tester@gmail.com', { admin });
-  ({ jobId } = await postAndPay(stack, poster, { ...JOB, title: 'Abandoned uploads', geo_rule: 'global_beta' }));
+  ({ jobId } = await postAndPay(stack, poster, {
+    ...JOB,
+    title: 'Abandoned uploads',
+    geo_rule: 'global_beta',
+  }));
   expect((await client(stack, tester.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(200);
 }, 60_000);
 afterAll(async () => {
@@ -47,14 +70,25 @@ afterAll(async () => {
  * Starts a 50 MB screenshot upload straight to the jobs service and sends its first megabyte (a
  * real PNG, so the type check passes and a temporary file is written), then stops sending.
  */
-async function startUpload(): Promise<{ req: http.ClientRequest; answer: Promise<{ status: number; body: string } | 'closed'> }> {
+async function startUpload(): Promise<{
+  req: http.ClientRequest;
+  answer: Promise<{ status: number; body: string } | 'closed'>;
+}> {
   const boundary = '----htmAbandoned';
-  const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3366ff' } }).png().toBuffer();
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="screenshot"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
+  const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3366ff' } })
+    .png()
+    .toBuffer();
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="screenshot"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`,
+  );
   const url = new URL(`${stack.jobs.url}/api/jobs/${jobId}/submit-work`);
   const req = http.request(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${tester.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(DECLARED_BYTES) },
+    headers: {
+      authorization: `Bearer ${tester.token}`,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(DECLARED_BYTES),
+    },
   });
   const answer = new Promise<{ status: number; body: string } | 'closed'>((resolve) => {
     req.on('response', (res) => {
@@ -76,22 +110,40 @@ describe('abandoned uploads', () => {
   it('deletes the temporary file when the client disconnects in the middle of an upload', async () => {
     const { req } = await startUpload();
     req.destroy();
-    await waitFor(() => parts().length === 0, 'the temporary file to be deleted after the disconnect', 10_000);
+    await waitFor(
+      () => parts().length === 0,
+      'the temporary file to be deleted after the disconnect',
+      10_000,
+    );
     // The service is fine and the job still waits for its work.
     expect((await client(stack, tester.token).get('/api/tester/my-jobs')).status).toBe(200);
   });
 
   it('ends an upload that stops sending with a JSON error and deletes its temporary file', async () => {
     const { req, answer } = await startUpload();
-    const r = await waitFor(() => Promise.race([answer, sleep(50).then(() => undefined)]), 'an answer to the stalled upload', 15_000);
+    const r = await waitFor(
+      () => Promise.race([answer, sleep(50).then(() => undefined)]),
+      'an answer to the stalled upload',
+      15_000,
+    );
     req.destroy();
     expect(r).not.toBe('closed');
     const { status, body } = r as { status: number; body: string };
     expect(status).toBe(400);
-    expect(JSON.parse(body)).toEqual(expect.objectContaining({ code: 'upload_stalled', detail: expect.any(String) }));
-    await waitFor(() => parts().length === 0, 'the temporary file to be deleted after the stall', 10_000);
+    expect(JSON.parse(body)).toEqual(
+      expect.objectContaining({ code: 'upload_stalled', detail: expect.any(String) }),
+    );
+    await waitFor(
+      () => parts().length === 0,
+      'the temporary file to be deleted after the stall',
+      10_000,
+    );
     // Nothing was stored: the job is still claimed, with no submission.
-    expect((await stack.sql<{ status: string }>('SELECT status FROM jobs.jobs WHERE id = $1', [jobId]))[0].status).toBe('claimed');
+    expect(
+      (
+        await stack.sql<{ status: string }>('SELECT status FROM jobs.jobs WHERE id = $1', [jobId])
+      )[0].status,
+    ).toBe('claimed');
   });
 
   it('sweeps temporary files a crash left behind when the service starts', async () => {

@@ -23,23 +23,45 @@ describe('a consumer killed mid-stream and restarted', () => {
   it('applies every one of 200 JobPaid and 200 SubmissionAccepted events exactly once', async () => {
     const jobIds = await insertJobs(stack, N, { tag: 'consumer' });
     const paid: EventEnvelope[] = jobIds.map((jobId, i) =>
-      createEvent('JobPaid', jobId, { jobId, sessionId: `cs_test_${i}`, posterId: 'poster-bulk', amountCents: 100, paidAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }),
+      createEvent('JobPaid', jobId, {
+        jobId,
+        sessionId: `cs_test_${i}`,
+        posterId: 'poster-bulk',
+        amountCents: 100,
+        paidAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      }),
     );
     const accepted: EventEnvelope[] = jobIds.map((jobId) =>
-      createEvent('SubmissionAccepted', jobId, { jobId, testerId: 'tester-bulk', posterId: 'poster-bulk', title: 'consumer', acceptedBy: 'poster', acceptedAt: new Date().toISOString() }),
+      createEvent('SubmissionAccepted', jobId, {
+        jobId,
+        testerId: 'tester-bulk',
+        posterId: 'poster-bulk',
+        title: 'consumer',
+        acceptedBy: 'poster',
+        acceptedAt: new Date().toISOString(),
+      }),
     );
     // Payments books an earning only for a job whose payment is in its ledger.
     await stack.sql(
       `INSERT INTO payments.ledger_entries (kind, job_id, amount_cents, poster_id, session_id) SELECT 'payment', j, 100, 'poster-bulk', 'cs_test_' || i FROM unnest($1::text[]) WITH ORDINALITY AS t(j, i)`,
       [jobIds],
     );
-    const handledJobs = () => count(stack, `SELECT count(*) AS n FROM jobs.handled_events WHERE type = 'JobPaid'`);
-    const handledPayments = () => count(stack, `SELECT count(*) AS n FROM payments.handled_events WHERE type = 'SubmissionAccepted'`);
+    const handledJobs = () =>
+      count(stack, `SELECT count(*) AS n FROM jobs.handled_events WHERE type = 'JobPaid'`);
+    const handledPayments = () =>
+      count(
+        stack,
+        `SELECT count(*) AS n FROM payments.handled_events WHERE type = 'SubmissionAccepted'`,
+      );
 
     // First half on the bus, then both consumers die while working through it.
     await stack.payments.ctx.bus.publish(paid.slice(0, N / 2));
     await stack.jobs.ctx.bus.publish(accepted.slice(0, N / 2));
-    await waitFor(async () => (await handledJobs()) >= 10 && (await handledPayments()) >= 10, 'the consumers to get going', 20_000);
+    await waitFor(
+      async () => (await handledJobs()) >= 10 && (await handledPayments()) >= 10,
+      'the consumers to get going',
+      20_000,
+    );
     // Handlers already running finish their transaction; their ack is lost.
     await Promise.all([killConsumer(stack.jobs), killConsumer(stack.payments)]);
     const atKill = { jobs: await handledJobs(), payments: await handledPayments() };
@@ -53,15 +75,27 @@ describe('a consumer killed mid-stream and restarted', () => {
 
     // New consumers: they take the partitions once the dead one's lease runs out and
     // finish its unacknowledged entries first.
-    await Promise.all([stack.jobs.ctx.events.start({ relay: false }), stack.payments.ctx.events.start({ relay: false })]);
-    await waitFor(async () => (await handledJobs()) === N && (await handledPayments()) === N, 'every event handled after the restart', 40_000);
+    await Promise.all([
+      stack.jobs.ctx.events.start({ relay: false }),
+      stack.payments.ctx.events.start({ relay: false }),
+    ]);
+    await waitFor(
+      async () => (await handledJobs()) === N && (await handledPayments()) === N,
+      'every event handled after the restart',
+      40_000,
+    );
     await sleep(500); // a late duplicate would show up now
-    console.log(`consumer restart: killed after ${atKill.jobs}/${N} JobPaid and ${atKill.payments}/${N} SubmissionAccepted were handled`);
+    console.log(
+      `consumer restart: killed after ${atKill.jobs}/${N} JobPaid and ${atKill.payments}/${N} SubmissionAccepted were handled`,
+    );
     expect(atKill.jobs).toBeLessThan(N);
     expect(atKill.payments).toBeLessThan(N);
 
     // Effects: each job paid with its own event's time; the ledger exact.
-    const jobs = await stack.sql<{ id: string; payment_status: string; paid_at: Date }>(`SELECT id, payment_status, paid_at FROM jobs.jobs WHERE id = ANY($1::uuid[])`, [jobIds]);
+    const jobs = await stack.sql<{ id: string; payment_status: string; paid_at: Date }>(
+      `SELECT id, payment_status, paid_at FROM jobs.jobs WHERE id = ANY($1::uuid[])`,
+      [jobIds],
+    );
     expect(jobs.filter((j) => j.payment_status === 'paid')).toHaveLength(N);
     const byId = new Map(paid.map((e) => [e.subject, (e.data as { paidAt: string }).paidAt]));
     for (const j of jobs) expect(new Date(j.paid_at).toISOString()).toBe(byId.get(j.id));
@@ -85,8 +119,14 @@ describe('a consumer killed mid-stream and restarted', () => {
     // acknowledged by the new one): wait for none to be left, however busy the machine.
     const unacked = async () => {
       let n = 0;
-      for (const [source, group] of [['payments', 'jobs'], ['jobs', 'payments']] as const) {
-        for (let p = 0; p < 4; p++) n += Number(((await redis.xpending(`${stack.prefix}events:${source}:${p}`, group)) as [number])[0]);
+      for (const [source, group] of [
+        ['payments', 'jobs'],
+        ['jobs', 'payments'],
+      ] as const) {
+        for (let p = 0; p < 4; p++)
+          n += Number(
+            ((await redis.xpending(`${stack.prefix}events:${source}:${p}`, group)) as [number])[0],
+          );
       }
       return n;
     };

@@ -8,7 +8,9 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export { freePort } from '@htm/service-kit';
 
 /** The live subscription of a service's consumers (ServiceEvents keeps it private). */
-export function subscriptionOf(svc: Stack['jobs'] | Stack['payments']): Subscription & { kill(): Promise<void> } {
+export function subscriptionOf(
+  svc: Stack['jobs'] | Stack['payments'],
+): Subscription & { kill(): Promise<void> } {
   const sub = (svc.ctx.events as unknown as { sub?: Subscription & { kill(): Promise<void> } }).sub;
   if (!sub) throw new Error('the service has no consumer subscription');
   return sub;
@@ -22,7 +24,8 @@ export function subscriptionOf(svc: Stack['jobs'] | Stack['payments']): Subscrip
 export async function killConsumer(svc: Stack['jobs'] | Stack['payments']): Promise<void> {
   type Consumer = { loop?: Promise<void> };
   const bus = svc.ctx.bus as unknown as { consumers?: Set<Consumer> };
-  if (!(bus.consumers instanceof Set)) throw new Error('the service bus keeps no consumers (not Redis Streams?)');
+  if (!(bus.consumers instanceof Set))
+    throw new Error('the service bus keeps no consumers (not Redis Streams?)');
   const before = [...bus.consumers];
   await subscriptionOf(svc).kill();
   const killed = before.filter((c) => !bus.consumers!.has(c));
@@ -31,7 +34,11 @@ export async function killConsumer(svc: Stack['jobs'] | Stack['payments']): Prom
 }
 
 /** Inserts `n` unpaid open jobs straight into jobs.jobs; returns their ids in order. */
-export async function insertJobs(stack: Stack, n: number, opts: { paid?: boolean; posterId?: string; tag?: string } = {}): Promise<string[]> {
+export async function insertJobs(
+  stack: Stack,
+  n: number,
+  opts: { paid?: boolean; posterId?: string; tag?: string } = {},
+): Promise<string[]> {
   const rows = await stack.sql<{ id: string }>(
     `INSERT INTO jobs.jobs (title, url, what_to_test, requirements, status, payment_status, poster_id, geo_rule, created_at)
      SELECT $2 || ' ' || g, 'https://example.com/' || g, 'test it', '["check"]'::jsonb, 'open', $3, $4, 'global_beta',
@@ -43,7 +50,8 @@ export async function insertJobs(stack: Stack, n: number, opts: { paid?: boolean
   return rows.map((r) => r.id);
 }
 
-export const count = async (stack: Stack, sql: string, params: unknown[] = []) => Number((await stack.sql<{ n: string }>(sql, params))[0].n);
+export const count = async (stack: Stack, sql: string, params: unknown[] = []) =>
+  Number((await stack.sql<{ n: string }>(sql, params))[0].n);
 
 /** A throwaway redis-server child on `port` (no persistence): the tests may kill it. */
 export class RedisChild {
@@ -59,11 +67,18 @@ export class RedisChild {
   }
 
   async start(): Promise<void> {
-    const proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     this.proc = proc;
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${this.port}: ${out}`)), 10_000);
+      const timer = setTimeout(
+        () => reject(new Error(`redis-server did not start on ${this.port}: ${out}`)),
+        10_000,
+      );
       proc.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
         if (out.includes('Ready to accept connections')) {
@@ -107,12 +122,16 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 /** Runs a PostgreSQL tool as the postgres user when we are root (initdb refuses root). */
 function pgTool(tool: string, args: string[]): Promise<void> {
   const asRoot = process.getuid?.() === 0;
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${tool}`, ...args]] : [`${PG_BIN}/${tool}`, args];
+  const [cmd, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${tool}`, ...args]]
+    : [`${PG_BIN}/${tool}`, args];
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${tool} exited ${code}: ${err}`))));
+    p.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${tool} exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -138,7 +157,17 @@ export class PgCluster {
       chownSync(dir, uid, gid);
     }
     const c = new PgCluster(dir, port);
-    await pgTool('initdb', ['-D', `${dir}/data`, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    await pgTool('initdb', [
+      '-D',
+      `${dir}/data`,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '--no-sync',
+      '-E',
+      'UTF8',
+    ]);
     await c.start();
     return c;
   }
@@ -152,16 +181,38 @@ export class PgCluster {
   }
 
   start(): Promise<void> {
-    return pgTool('pg_ctl', ['-D', `${this.dir}/data`, '-o', this.options, '-l', `${this.dir}/log`, '-w', 'start']);
+    return pgTool('pg_ctl', [
+      '-D',
+      `${this.dir}/data`,
+      '-o',
+      this.options,
+      '-l',
+      `${this.dir}/log`,
+      '-w',
+      'start',
+    ]);
   }
 
   /** A restart as an operator or a failover does it: every connection dropped, the server away for a moment. */
   restart(): Promise<void> {
-    return pgTool('pg_ctl', ['-D', `${this.dir}/data`, '-o', this.options, '-l', `${this.dir}/log`, '-m', 'fast', '-w', 'restart']);
+    return pgTool('pg_ctl', [
+      '-D',
+      `${this.dir}/data`,
+      '-o',
+      this.options,
+      '-l',
+      `${this.dir}/log`,
+      '-m',
+      'fast',
+      '-w',
+      'restart',
+    ]);
   }
 
   async destroy(): Promise<void> {
-    await pgTool('pg_ctl', ['-D', `${this.dir}/data`, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
+    await pgTool('pg_ctl', ['-D', `${this.dir}/data`, '-m', 'immediate', '-w', 'stop']).catch(
+      () => undefined,
+    );
     const { rmSync } = await import('node:fs');
     rmSync(this.dir, { recursive: true, force: true });
   }

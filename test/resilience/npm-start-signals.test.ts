@@ -8,7 +8,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +36,8 @@ beforeAll(async () => {
   deadRedisPort = await freePort(); // nothing listens there: npm start starts (or reuses) its own Redis
 });
 afterAll(async () => {
-  for (const c of started) if (c.pid && c.exitCode === null && c.signalCode === null) signalGroup(c.pid, 'SIGKILL');
+  for (const c of started)
+    if (c.pid && c.exitCode === null && c.signalCode === null) signalGroup(c.pid, 'SIGKILL');
   const state = stateFile();
   if (existsSync(state)) {
     const { pid } = JSON.parse(readFileSync(state, 'utf8')) as { pid: number };
@@ -55,17 +64,48 @@ const signalGroup = (pgid: number, signal: NodeJS.Signals) => {
 };
 
 /** `npm start` in its own process group (like a terminal's foreground job); resolves once it serves. */
-async function npmStart(): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, REDIS_URL: `redis://127.0.0.1:${deadRedisPort}`, METRICS_PORT: '0', LOG_LEVEL: 'warn' };
-  for (const k of ['DATABASE_URL', 'NODE_ENV', 'PAYMENTS_PROVIDER', 'ADMIN_EMAIL', 'REDIS_PREFIX', 'NODE_OPTIONS']) delete env[k];
-  const child = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+async function npmStart(): Promise<{
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    REDIS_URL: `redis://127.0.0.1:${deadRedisPort}`,
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
+  };
+  for (const k of [
+    'DATABASE_URL',
+    'NODE_ENV',
+    'PAYMENTS_PROVIDER',
+    'ADMIN_EMAIL',
+    'REDIS_PREFIX',
+    'NODE_OPTIONS',
+  ])
+    delete env[k];
+  const child = spawn('npm', ['start'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   started.push(child);
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(() => /marketplace running at/.test(out) || child.exitCode !== null, 'npm start to serve', 170_000);
-  if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${out.slice(-3000)}`);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  await waitFor(
+    () => /marketplace running at/.test(out) || child.exitCode !== null,
+    'npm start to serve',
+    170_000,
+  );
+  if (child.exitCode !== null)
+    throw new Error(`npm start exited ${child.exitCode}:\n${out.slice(-3000)}`);
   return { child, output: () => out, exited };
 }
 
@@ -74,13 +114,31 @@ async function orphanRedis(): Promise<{ pid: number; port: number }> {
   const dir = path.join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   const redisPort = await freePort();
-  const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: 'ignore', detached: true });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+    ],
+    { stdio: 'ignore', detached: true },
+  );
   child.unref();
   const probe = new Redis(`redis://127.0.0.1:${redisPort}`, { retryStrategy: () => 100 });
   await probe.set('htm-start-signals:probe', 'kept');
   probe.disconnect();
   // What the killed run wrote when it started that server.
-  writeFileSync(path.join(dir, 'redis-server.json'), JSON.stringify({ pid: child.pid, port: redisPort }));
+  writeFileSync(
+    path.join(dir, 'redis-server.json'),
+    JSON.stringify({ pid: child.pid, port: redisPort }),
+  );
   return { pid: child.pid!, port: redisPort };
 }
 
@@ -88,7 +146,9 @@ describe('npm start owns its Redis and stops gracefully', () => {
   it('reuses the redis-server a killed run left behind, then stops everything on Ctrl-C, Redis last', async () => {
     const orphan = await orphanRedis();
     const run = await npmStart();
-    expect(run.output()).toContain(`reusing redis-server (pid ${orphan.pid}) on port ${orphan.port}`);
+    expect(run.output()).toContain(
+      `reusing redis-server (pid ${orphan.pid}) on port ${orphan.port}`,
+    );
     expect(run.output()).not.toMatch(/started redis-server/);
     const health = await fetch(`http://127.0.0.1:${port}/api/healthz`);
     expect(health.status).toBe(200);
@@ -102,7 +162,9 @@ describe('npm start owns its Redis and stops gracefully', () => {
     expect(existsSync(stateFile())).toBe(false);
     // Stopped with SIGTERM (not killed): it wrote its append-only file, so its data survives.
     const aofDir = path.join(dataDir, 'redis', 'appendonlydir');
-    const aof = readdirSync(aofDir).map((f) => readFileSync(path.join(aofDir, f), 'latin1')).join('');
+    const aof = readdirSync(aofDir)
+      .map((f) => readFileSync(path.join(aofDir, f), 'latin1'))
+      .join('');
     expect(aof).toContain('htm-start-signals:probe');
   }, 300_000);
 });

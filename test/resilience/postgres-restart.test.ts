@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { TEST_DATABASE_URL } from '@htm/service-kit/testing';
-import { client, signInPoster, startStack, waitFor, JOB, type Actor, type Stack } from '../support/stack.js';
+import {
+  client,
+  signInPoster,
+  startStack,
+  waitFor,
+  JOB,
+  type Actor,
+  type Stack,
+} from '../support/stack.js';
 import { count, sleep } from './helpers.js';
 
 let stack: Stack;
@@ -37,7 +45,10 @@ async function dropAllConnections(): Promise<number> {
 const idleInTransaction = async () =>
   Number(
     (
-      await admin.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`, [stack.db.name])
+      await admin.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`,
+        [stack.db.name],
+      )
     ).rows[0].n,
   );
 
@@ -72,7 +83,9 @@ describe('Postgres drops every connection', () => {
     // the read's lock on jobs.outbox, while it publishes. Only such backends count: other
     // services' transactions (and the next request's) are idle in transaction between statements
     // now and then on a busy machine, which says nothing about the relay.
-    const [{ oid }] = await stack.sql<{ oid: number }>(`SELECT 'jobs.outbox'::regclass::oid AS oid`);
+    const [{ oid }] = await stack.sql<{ oid: number }>(
+      `SELECT 'jobs.outbox'::regclass::oid AS oid`,
+    );
     const readersIdleInTransaction = async () =>
       Number(
         (
@@ -91,10 +104,21 @@ describe('Postgres drops every connection', () => {
     };
     try {
       for (let i = 0; i < 3; i++) {
-        const posted = await client(stack, poster.token).post('/api/jobs', { ...JOB, title: `Relay tx ${i}`, geo_rule: 'global_beta' });
+        const posted = await client(stack, poster.token).post('/api/jobs', {
+          ...JOB,
+          title: `Relay tx ${i}`,
+          geo_rule: 'global_beta',
+        });
         expect(posted.status).toBe(201);
       }
-      await waitFor(async () => (await count(stack, `SELECT count(*) AS n FROM jobs.outbox WHERE published_at IS NULL`)) === 0, 'the jobs outbox drained');
+      await waitFor(
+        async () =>
+          (await count(
+            stack,
+            `SELECT count(*) AS n FROM jobs.outbox WHERE published_at IS NULL`,
+          )) === 0,
+        'the jobs outbox drained',
+      );
     } finally {
       (bus as { publish: typeof bus.publish }).publish = publish;
     }
@@ -111,13 +135,21 @@ describe('Postgres drops every connection', () => {
       for (let i = 0; running; i++) {
         attempted++;
         const title = `Under restart ${w}-${i}`;
-        const r = await client(stack, poster.token).post('/api/jobs', { ...JOB, title, geo_rule: 'global_beta' });
+        const r = await client(stack, poster.token).post('/api/jobs', {
+          ...JOB,
+          title,
+          geo_rule: 'global_beta',
+        });
         statuses.push(r.status);
         if (r.status === 201) acknowledged.push(r.body.job.id);
         else {
           // A request that was in flight: the documented error shape, never a stack trace.
-          expect(r.body).toEqual(expect.objectContaining({ detail: expect.any(String), code: expect.any(String) }));
-          expect(JSON.stringify(r.body)).not.toMatch(/\n\s+at |node_modules|terminating connection/);
+          expect(r.body).toEqual(
+            expect.objectContaining({ detail: expect.any(String), code: expect.any(String) }),
+          );
+          expect(JSON.stringify(r.body)).not.toMatch(
+            /\n\s+at |node_modules|terminating connection/,
+          );
         }
       }
     };
@@ -132,14 +164,33 @@ describe('Postgres drops every connection', () => {
     await traffic;
 
     // Recovery without anyone restarting anything.
-    await waitFor(async () => (await client(stack).get('/api/healthz')).status === 200, 'healthz green again');
-    const after = await client(stack, poster.token).post('/api/jobs', { ...JOB, title: 'After the restarts', geo_rule: 'global_beta' });
+    await waitFor(
+      async () => (await client(stack).get('/api/healthz')).status === 200,
+      'healthz green again',
+    );
+    const after = await client(stack, poster.token).post('/api/jobs', {
+      ...JOB,
+      title: 'After the restarts',
+      geo_rule: 'global_beta',
+    });
     expect(after.status).toBe(201);
     acknowledged.push(after.body.job.id);
-    await waitFor(async () => (await count(stack, `SELECT count(*) AS n FROM jobs.outbox WHERE published_at IS NULL`)) === 0, 'the jobs outbox drained after the restarts');
+    await waitFor(
+      async () =>
+        (await count(stack, `SELECT count(*) AS n FROM jobs.outbox WHERE published_at IS NULL`)) ===
+        0,
+      'the jobs outbox drained after the restarts',
+    );
 
-    const present = await count(stack, `SELECT count(*) AS n FROM jobs.jobs WHERE id = ANY($1::uuid[])`, [acknowledged]);
-    const duplicates = await count(stack, `SELECT count(*) - count(DISTINCT title) AS n FROM jobs.jobs WHERE title LIKE 'Under restart %'`);
+    const present = await count(
+      stack,
+      `SELECT count(*) AS n FROM jobs.jobs WHERE id = ANY($1::uuid[])`,
+      [acknowledged],
+    );
+    const duplicates = await count(
+      stack,
+      `SELECT count(*) - count(DISTINCT title) AS n FROM jobs.jobs WHERE title LIKE 'Under restart %'`,
+    );
     const failed = statuses.filter((s) => s !== 201).length;
     console.log(
       `postgres connections dropped 3 times (${dropped} backends): attempted ${attempted + 1}, acknowledged ${acknowledged.length}, present ${present}, duplicates ${duplicates}, failed in flight ${failed} (${[...new Set(statuses)].join('/')})`,
@@ -149,8 +200,17 @@ describe('Postgres drops every connection', () => {
     expect(dropped).toBeGreaterThan(0);
     // Only requests in flight at one of the three drops may fail: at most a couple per drop and client.
     expect(failed).toBeLessThanOrEqual(3 * 2 * 2);
-    expect(new Set(statuses.filter((s) => s !== 201)).size === 0 || statuses.filter((s) => s !== 201).every((s) => s >= 500)).toBe(true);
+    expect(
+      new Set(statuses.filter((s) => s !== 201)).size === 0 ||
+        statuses.filter((s) => s !== 201).every((s) => s >= 500),
+    ).toBe(true);
     // Every JobCreated of an acknowledged job was published.
-    expect(await count(stack, `SELECT count(*) AS n FROM jobs.outbox WHERE type = 'JobCreated' AND subject = ANY($1::text[]) AND published_at IS NOT NULL`, [acknowledged])).toBe(acknowledged.length);
+    expect(
+      await count(
+        stack,
+        `SELECT count(*) AS n FROM jobs.outbox WHERE type = 'JobCreated' AND subject = ANY($1::text[]) AND published_at IS NOT NULL`,
+        [acknowledged],
+      ),
+    ).toBe(acknowledged.length);
   }, 60_000);
 });

@@ -7,9 +7,22 @@
  * and the overdue one shows in the `jobs_timers_overdue` metric until then.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, TcpProxy, TEST_DATABASE_URL, type TestDatabase } from '@htm/service-kit/testing';
+import {
+  createTestDatabase,
+  TcpProxy,
+  TEST_DATABASE_URL,
+  type TestDatabase,
+} from '@htm/service-kit/testing';
 import { TIMERS } from '@htm/jobs';
-import { client, signInAdmin, signInTester, startStack, waitFor, type Actor, type Stack } from '../support/stack.js';
+import {
+  client,
+  signInAdmin,
+  signInTester,
+  startStack,
+  waitFor,
+  type Actor,
+  type Stack,
+} from '../support/stack.js';
 import { count, insertJobs } from './helpers.js';
 
 const N = 6;
@@ -38,7 +51,11 @@ beforeAll(async () => {
     },
   });
   const admin = await signInAdmin(stack);
-  testers = await Promise.all(Array.from({ length: N / 2 }, (_, i) => signInTester(stack, `outage.tester${i}@gmail.com`, { admin })));
+  testers = await Promise.all(
+    Array.from({ length: N / 2 }, (_, i) =>
+      signInTester(stack, `outage.tester${i}@gmail.com`, { admin }),
+    ),
+  );
   lateTester = await signInTester(stack, 'outage.late@gmail.com', { admin });
 }, 120_000);
 afterAll(async () => {
@@ -61,29 +78,55 @@ const overdueMetric = async () => {
 describe('Postgres away longer than the old retry horizon', () => {
   it(`fires each of ${N} claim timers due during the outage exactly once after the database returns`, async () => {
     const jobIds = await insertJobs(stack, N, { paid: true, tag: 'Outage' });
-    for (const [i, id] of jobIds.entries()) expect((await client(stack, testers[i >> 1].token).post(`/api/jobs/${id}/claim`)).status).toBe(200);
+    for (const [i, id] of jobIds.entries())
+      expect(
+        (await client(stack, testers[i >> 1].token).post(`/api/jobs/${id}/claim`)).status,
+      ).toBe(200);
     const { queue, reconcile } = stack.jobs.worker!;
-    await waitFor(async () => (await queue.getDelayedCount()) >= N, `all ${N} claim timers scheduled`, 30_000);
+    await waitFor(
+      async () => (await queue.getDelayedCount()) >= N,
+      `all ${N} claim timers scheduled`,
+      30_000,
+    );
     // The deadlines come in 1.5 s, while the database is away: rebuild the timers for the new deadlines.
     await queue.drain(true);
-    await stack.sql(`UPDATE jobs.jobs SET claim_deadline_at = date_trunc('milliseconds', now()) + interval '1500 milliseconds' WHERE id = ANY($1::uuid[])`, [jobIds]);
+    await stack.sql(
+      `UPDATE jobs.jobs SET claim_deadline_at = date_trunc('milliseconds', now()) + interval '1500 milliseconds' WHERE id = ANY($1::uuid[])`,
+      [jobIds],
+    );
     await reconcile();
     expect(await queue.getDelayedCount()).toBe(N);
 
     proxy.cut();
     const cutAt = Date.now();
     // Past the old horizon: every timer has failed more often than it used to be allowed to.
-    const timerAttempts = async () => (await queue.getJobs(['delayed', 'wait', 'active', 'failed', 'completed'])).map((j) => j.attemptsMade);
-    await waitFor(async () => {
-      const a = await timerAttempts();
-      return a.length === N && a.every((n) => n > OLD_ATTEMPTS + 2);
-    }, `every timer retried past ${OLD_ATTEMPTS} attempts while the database is away`, 30_000);
+    const timerAttempts = async () =>
+      (await queue.getJobs(['delayed', 'wait', 'active', 'failed', 'completed'])).map(
+        (j) => j.attemptsMade,
+      );
+    await waitFor(
+      async () => {
+        const a = await timerAttempts();
+        return a.length === N && a.every((n) => n > OLD_ATTEMPTS + 2);
+      },
+      `every timer retried past ${OLD_ATTEMPTS} attempts while the database is away`,
+      30_000,
+    );
     expect(await queue.getFailedCount()).toBe(0);
     proxy.down = false;
     const backAt = Date.now();
 
-    const released = () => count(stack, `SELECT count(*) AS n FROM jobs.jobs WHERE status = 'open' AND id = ANY($1::uuid[])`, [jobIds]);
-    await waitFor(async () => (await released()) === N, `all ${N} claims released once the database is back`, 30_000);
+    const released = () =>
+      count(
+        stack,
+        `SELECT count(*) AS n FROM jobs.jobs WHERE status = 'open' AND id = ANY($1::uuid[])`,
+        [jobIds],
+      );
+    await waitFor(
+      async () => (await released()) === N,
+      `all ${N} claims released once the database is back`,
+      30_000,
+    );
     const healedAt = Date.now();
     await waitFor(async () => (await queue.getCompletedCount()) >= N, 'the timers completed');
     const perJob = await releasesOf(jobIds);
@@ -92,12 +135,20 @@ describe('Postgres away longer than the old retry horizon', () => {
     );
     expect(perJob.length).toBe(N);
     expect(perJob.every((r) => Number(r.n) === 1)).toBe(true);
-    expect(await count(stack, `SELECT count(*) AS n FROM jobs.outbox WHERE type = 'TesterStrikeRecorded' AND subject = ANY($1::text[])`, [testers.map((t) => t.id)])).toBe(N);
+    expect(
+      await count(
+        stack,
+        `SELECT count(*) AS n FROM jobs.outbox WHERE type = 'TesterStrikeRecorded' AND subject = ANY($1::text[])`,
+        [testers.map((t) => t.id)],
+      ),
+    ).toBe(N);
   }, 120_000);
 
   it('retries a due timer BullMQ holds as failed at the next rebuild, and shows it as overdue until then', async () => {
     const [jobId] = await insertJobs(stack, 1, { paid: true, tag: 'Failed timer' });
-    expect((await client(stack, lateTester.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(200);
+    expect((await client(stack, lateTester.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(
+      200,
+    );
     const { queue, reconcile } = stack.jobs.worker!;
     await waitFor(async () => (await queue.getDelayedCount()) >= 1, 'the claim timer scheduled');
     await queue.drain(true);
@@ -106,13 +157,34 @@ describe('Postgres away longer than the old retry horizon', () => {
     await stack.sql(`UPDATE jobs.jobs SET claim_deadline_at = $2 WHERE id = $1`, [jobId, deadline]);
     proxy.cut();
     const timerId = `${TIMERS.claimTimeout}-${jobId}-${deadline.getTime()}`;
-    await queue.add(TIMERS.claimTimeout, { jobId, testerId: lateTester.id, deadlineAt: deadline.toISOString() }, { jobId: timerId, attempts: 1 });
-    await waitFor(async () => (await queue.getJobState(timerId)) === 'failed', 'the timer failed for good while the database is away', 30_000);
+    await queue.add(
+      TIMERS.claimTimeout,
+      { jobId, testerId: lateTester.id, deadlineAt: deadline.toISOString() },
+      { jobId: timerId, attempts: 1 },
+    );
+    await waitFor(
+      async () => (await queue.getJobState(timerId)) === 'failed',
+      'the timer failed for good while the database is away',
+      30_000,
+    );
     proxy.down = false;
 
-    await waitFor(async () => (await overdueMetric()) === 1, 'jobs_timers_overdue shows the overdue timer', 30_000);
+    await waitFor(
+      async () => (await overdueMetric()) === 1,
+      'jobs_timers_overdue shows the overdue timer',
+      30_000,
+    );
     await reconcile();
-    await waitFor(async () => (await count(stack, `SELECT count(*) AS n FROM jobs.jobs WHERE status = 'open' AND id = $1`, [jobId])) === 1, 'the claim released after the rebuild', 30_000);
+    await waitFor(
+      async () =>
+        (await count(
+          stack,
+          `SELECT count(*) AS n FROM jobs.jobs WHERE status = 'open' AND id = $1`,
+          [jobId],
+        )) === 1,
+      'the claim released after the rebuild',
+      30_000,
+    );
     expect((await releasesOf([jobId])).map((r) => Number(r.n))).toEqual([1]);
     expect(await overdueMetric()).toBe(0);
   }, 60_000);

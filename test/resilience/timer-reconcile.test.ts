@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { client, signInAdmin, signInTester, startStack, waitFor, type Actor, type Stack } from '../support/stack.js';
+import {
+  client,
+  signInAdmin,
+  signInTester,
+  startStack,
+  waitFor,
+  type Actor,
+  type Stack,
+} from '../support/stack.js';
 import { count, freePort, insertJobs, RedisChild, sleep } from './helpers.js';
 
 const N = 20;
@@ -23,10 +31,19 @@ beforeAll(async () => {
   await redis.start();
   stack = await startStack({
     label: 'timer-reconcile',
-    env: { REDIS_URL: redis.url, CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS), TIMER_RECONCILE_MS: String(TIMER_RECONCILE_MS), MAX_ACTIVE_CLAIMS: '2' },
+    env: {
+      REDIS_URL: redis.url,
+      CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
+      TIMER_RECONCILE_MS: String(TIMER_RECONCILE_MS),
+      MAX_ACTIVE_CLAIMS: '2',
+    },
   });
   const admin = await signInAdmin(stack);
-  testers = await Promise.all(Array.from({ length: N / 2 }, (_, i) => signInTester(stack, `reconcile.tester${i}@gmail.com`, { admin })));
+  testers = await Promise.all(
+    Array.from({ length: N / 2 }, (_, i) =>
+      signInTester(stack, `reconcile.tester${i}@gmail.com`, { admin }),
+    ),
+  );
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -36,9 +53,16 @@ afterAll(async () => {
 describe('Redis wiped with timers pending', () => {
   it(`fires all ${N} claim timeouts once, rebuilt from the database`, async () => {
     const jobIds = await insertJobs(stack, N, { paid: true, tag: 'Reconcile' });
-    for (const [i, id] of jobIds.entries()) expect((await client(stack, testers[i >> 1].token).post(`/api/jobs/${id}/claim`)).status).toBe(200);
+    for (const [i, id] of jobIds.entries())
+      expect(
+        (await client(stack, testers[i >> 1].token).post(`/api/jobs/${id}/claim`)).status,
+      ).toBe(200);
     const queue = stack.jobs.worker!.queue;
-    await waitFor(async () => (await queue.getDelayedCount()) >= N, `all ${N} claim timers scheduled`, 60_000);
+    await waitFor(
+      async () => (await queue.getDelayedCount()) >= N,
+      `all ${N} claim timers scheduled`,
+      60_000,
+    );
 
     // Redis loses everything: timers, streams, consumer groups.
     const admin = new Redis(redis.url);
@@ -46,20 +70,40 @@ describe('Redis wiped with timers pending', () => {
     admin.disconnect();
     expect(await queue.getDelayedCount()).toBe(0);
     // Time passes: the deadlines come (now overdue) while Redis no longer knows about them.
-    await stack.sql(`UPDATE jobs.jobs SET claim_deadline_at = date_trunc('milliseconds', now()) - interval '1 second' WHERE id = ANY($1::uuid[])`, [jobIds]);
+    await stack.sql(
+      `UPDATE jobs.jobs SET claim_deadline_at = date_trunc('milliseconds', now()) - interval '1 second' WHERE id = ANY($1::uuid[])`,
+      [jobIds],
+    );
 
-    const released = () => count(stack, `SELECT count(*) AS n FROM jobs.jobs WHERE status = 'open' AND id = ANY($1::uuid[])`, [jobIds]);
-    await waitFor(async () => (await released()) === N, `all ${N} claims released after the wipe`, 60_000);
+    const released = () =>
+      count(
+        stack,
+        `SELECT count(*) AS n FROM jobs.jobs WHERE status = 'open' AND id = ANY($1::uuid[])`,
+        [jobIds],
+      );
+    await waitFor(
+      async () => (await released()) === N,
+      `all ${N} claims released after the wipe`,
+      60_000,
+    );
     await sleep(3 * TIMER_RECONCILE_MS); // further reconciliations and any second firing land by now
 
     const perJob = await stack.sql<{ subject: string; n: string }>(
       `SELECT subject, count(*) AS n FROM jobs.outbox WHERE type = 'JobReleased' AND envelope->'data'->>'reason' = 'claim_timeout' AND subject = ANY($1::text[]) GROUP BY subject`,
       [jobIds],
     );
-    console.log(`timers pending when Redis was wiped: ${N}; fired after the wipe: ${perJob.length}; fired more than once: ${perJob.filter((r) => Number(r.n) > 1).length}`);
+    console.log(
+      `timers pending when Redis was wiped: ${N}; fired after the wipe: ${perJob.length}; fired more than once: ${perJob.filter((r) => Number(r.n) > 1).length}`,
+    );
     expect(perJob.length).toBe(N);
     expect(perJob.every((r) => Number(r.n) === 1)).toBe(true);
-    expect(await count(stack, `SELECT count(*) AS n FROM jobs.outbox WHERE type = 'TesterStrikeRecorded' AND subject = ANY($1::text[])`, [testers.map((t) => t.id)])).toBe(N);
+    expect(
+      await count(
+        stack,
+        `SELECT count(*) AS n FROM jobs.outbox WHERE type = 'TesterStrikeRecorded' AND subject = ANY($1::text[])`,
+        [testers.map((t) => t.id)],
+      ),
+    ).toBe(N);
     expect(await released()).toBe(N);
   }, 150_000);
 });

@@ -23,15 +23,30 @@ export interface SseStream {
 }
 
 /** Opens `url` as an event stream (GET, optional headers). */
-export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
+export async function openSse(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<SseStream> {
   const ctrl = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: ctrl.signal });
+  const res = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: ctrl.signal,
+  });
   const messages: SseMessage[] = [];
   const comments: string[] = [];
   const waiters = new Set<{ pred: (m: SseMessage) => boolean; resolve: (m: SseMessage) => void }>();
   if (res.status !== 200) {
     const body = (await res.json().catch(() => undefined)) as SseStream['body'];
-    return { status: res.status, body, contentType: res.headers.get('content-type'), messages, comments, ended: Promise.resolve(), next: () => Promise.reject(new Error(`stream refused: ${res.status}`)), close: () => undefined };
+    return {
+      status: res.status,
+      body,
+      contentType: res.headers.get('content-type'),
+      messages,
+      comments,
+      ended: Promise.resolve(),
+      next: () => Promise.reject(new Error(`stream refused: ${res.status}`)),
+      close: () => undefined,
+    };
   }
   const ended = (async () => {
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -55,7 +70,12 @@ export async function openSse(url: string, headers: Record<string, string> = {})
             else if (line.startsWith('data: ')) data.push(line.slice(6));
           }
           if (!data.length) continue;
-          const m: SseMessage = { id, event, data: JSON.parse(data.join('\n')) as Record<string, unknown>, at: performance.now() };
+          const m: SseMessage = {
+            id,
+            event,
+            data: JSON.parse(data.join('\n')) as Record<string, unknown>,
+            at: performance.now(),
+          };
           messages.push(m);
           for (const w of waiters) {
             if (!w.pred(m)) continue;
@@ -79,7 +99,17 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
         const w = { pred, resolve: (m: SseMessage) => (clearTimeout(timer), resolve(m)) };
-        const timer = setTimeout(() => (waiters.delete(w), reject(new Error(`no ${what} within ${timeoutMs} ms; got ${JSON.stringify(messages.map((x) => [x.event, x.data]))}`))), timeoutMs);
+        const timer = setTimeout(
+          () => (
+            waiters.delete(w),
+            reject(
+              new Error(
+                `no ${what} within ${timeoutMs} ms; got ${JSON.stringify(messages.map((x) => [x.event, x.data]))}`,
+              ),
+            )
+          ),
+          timeoutMs,
+        );
         waiters.add(w);
       });
     },

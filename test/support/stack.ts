@@ -3,8 +3,22 @@
  * payments, jobs (+ timer worker), admin, notifications, analytics and the gateway, over real HTTP, against one real
  * Postgres database (each service in its own schema) and real Redis under a unique prefix.
  */
-import type { AppealView, CheckoutStatusResponse, JobView, PackCluster, PackSummary, PayoutRunResponse, SubmissionView } from '@htm/contracts';
-import { createTestDatabase, testRedisPrefix, waitFor, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
+import type {
+  AppealView,
+  CheckoutStatusResponse,
+  JobView,
+  PackCluster,
+  PackSummary,
+  PayoutRunResponse,
+  SubmissionView,
+} from '@htm/contracts';
+import {
+  createTestDatabase,
+  testRedisPrefix,
+  waitFor,
+  TEST_REDIS_URL,
+  type TestDatabase,
+} from '@htm/service-kit/testing';
 import { freePort } from '@htm/service-kit';
 import { startIdentity } from '@htm/identity';
 import { signIn as devSignIn, CookieJar } from '@htm/identity/testing';
@@ -45,7 +59,8 @@ export interface StackOptions {
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const db = await createTestDatabase(opts.label ?? 'stack');
   const prefix = testRedisPrefix(opts.label ?? 'stack');
-  const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort, analyticsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort, analyticsPort] =
+    await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -73,14 +88,19 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const [identity, payments, jobs, admin, notifications, analytics] = await Promise.all([
       startIdentity({ ...env }, { port: identityPort }).then((s) => (started.push(s), s)),
       startPayments({ ...env }, { port: paymentsPort }).then((s) => (started.push(s), s)),
-      startJobs({ ...env }, { port: jobsPort, withWorker: opts.withWorker ?? true }).then((s) => (started.push(s), s)),
+      startJobs({ ...env }, { port: jobsPort, withWorker: opts.withWorker ?? true }).then(
+        (s) => (started.push(s), s),
+      ),
       startAdmin({ ...env }, { port: adminPort }).then((s) => (started.push(s), s)),
       // No SMTP_URL: e-mails go to .eml files under DATA_DIR/mail and GET /api/dev/mail.
       startNotifications({ ...env }, { port: notificationsPort }).then((s) => (started.push(s), s)),
       startAnalytics({ ...env }, { port: analyticsPort }).then((s) => (started.push(s), s)),
     ]);
     // The gateway is the edge: it believes no X-Forwarded-For unless a test says otherwise.
-    const gateway = await startGateway({ ...env, TRUST_PROXY: opts.env?.GATEWAY_TRUST_PROXY ?? 'false', WEB_DIST: '/nonexistent' }, { port: 0, host: '127.0.0.1', metricsPort: 0 });
+    const gateway = await startGateway(
+      { ...env, TRUST_PROXY: opts.env?.GATEWAY_TRUST_PROXY ?? 'false', WEB_DIST: '/nonexistent' },
+      { port: 0, host: '127.0.0.1', metricsPort: 0 },
+    );
     started.push(gateway);
     return {
       url: gateway.url,
@@ -138,7 +158,12 @@ export interface GatewayAnswer extends SubmissionView {
 
 /** A JSON client for the gateway with an optional bearer token. */
 export function client(stack: Stack, token?: string) {
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const res = await fetch(`${stack.url}${path}`, {
       method,
       redirect: 'manual',
@@ -180,15 +205,23 @@ async function me(stack: Stack, token: string): Promise<{ id: string }> {
 }
 
 /** Signs in through the gateway with the development sign-in. */
-export async function signIn(stack: Stack, email: string, intent?: 'poster' | 'tester'): Promise<Actor> {
+export async function signIn(
+  stack: Stack,
+  email: string,
+  intent?: 'poster' | 'tester',
+): Promise<Actor> {
   const { token, jar } = await devSignIn(stack.url, email, { intent, name: email.split('@')[0] });
   return { id: (await me(stack, token)).id, email, token, jar };
 }
 
 export async function signInPoster(stack: Stack, email: string): Promise<Actor> {
   const a = await signIn(stack, email);
-  const r = await client(stack, a.token).post('/api/users/init', { type: 'poster', location: 'USA' });
-  if (r.status !== 200 && r.status !== 201) throw new Error(`users/init answered ${r.status} ${JSON.stringify(r.body)}`);
+  const r = await client(stack, a.token).post('/api/users/init', {
+    type: 'poster',
+    location: 'USA',
+  });
+  if (r.status !== 200 && r.status !== 201)
+    throw new Error(`users/init answered ${r.status} ${JSON.stringify(r.body)}`);
   return { ...a, token: r.body.access_token };
 }
 
@@ -197,20 +230,42 @@ export async function signInAdmin(stack: Stack): Promise<Actor> {
 }
 
 /** A tester who chose their role and (unless approved=false) was approved by the admin; waits until jobs knows. */
-export async function signInTester(stack: Stack, email: string, opts: { country?: 'US' | 'PR' | 'CA'; approved?: boolean; admin?: Actor } = {}): Promise<Actor> {
+export async function signInTester(
+  stack: Stack,
+  email: string,
+  opts: { country?: 'US' | 'PR' | 'CA'; approved?: boolean; admin?: Actor } = {},
+): Promise<Actor> {
   const a = await signIn(stack, email);
-  const init = await client(stack, a.token).post('/api/users/init', { type: 'tester', location: 'USA', country: opts.country ?? 'US' });
-  if (init.status !== 200 && init.status !== 201) throw new Error(`users/init answered ${init.status} ${JSON.stringify(init.body)}`);
+  const init = await client(stack, a.token).post('/api/users/init', {
+    type: 'tester',
+    location: 'USA',
+    country: opts.country ?? 'US',
+  });
+  if (init.status !== 200 && init.status !== 201)
+    throw new Error(`users/init answered ${init.status} ${JSON.stringify(init.body)}`);
   let token = init.body.access_token as string;
   let jar = a.jar;
   if (opts.approved !== false) {
     const admin = opts.admin ?? (await signInAdmin(stack));
-    const r = await client(stack, admin.token).patch(`/api/admin/approve-tester/${a.id}`, { approved: true });
+    const r = await client(stack, admin.token).patch(`/api/admin/approve-tester/${a.id}`, {
+      approved: true,
+    });
     if (r.status !== 200) throw new Error(`approve-tester answered ${r.status}`);
-    await waitFor(async () => (await stack.sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [a.id]).catch(() => []))[0]?.approved, 'jobs to learn the approval');
+    await waitFor(
+      async () =>
+        (
+          await stack
+            .sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [a.id])
+            .catch(() => [])
+        )[0]?.approved,
+      'jobs to learn the approval',
+    );
     // The approval made the earlier tokens stale (they carry the old approval): sign in at the tester login.
     // Same name as before: Google sends the account's name every time (a new one is a rename, UserRenamed).
-    ({ token, jar } = await devSignIn(stack.url, email, { intent: 'tester', name: email.split('@')[0] }));
+    ({ token, jar } = await devSignIn(stack.url, email, {
+      intent: 'tester',
+      name: email.split('@')[0],
+    }));
   }
   return { ...a, token, jar };
 }
@@ -229,12 +284,26 @@ export const JOB = {
 };
 
 /** Posts a job as the poster and pays through the local checkout (as a browser would). */
-export async function postAndPay(stack: Stack, poster: Actor, job: Record<string, unknown> = JOB): Promise<{ jobId: string; sessionId: string }> {
+export async function postAndPay(
+  stack: Stack,
+  poster: Actor,
+  job: Record<string, unknown> = JOB,
+): Promise<{ jobId: string; sessionId: string }> {
   const posted = await client(stack, poster.token).post('/api/jobs', job);
-  if (posted.status !== 201) throw new Error(`POST /api/jobs answered ${posted.status} ${JSON.stringify(posted.body)}`);
+  if (posted.status !== 201)
+    throw new Error(`POST /api/jobs answered ${posted.status} ${JSON.stringify(posted.body)}`);
   const { checkout_url, session_id, job: created } = posted.body;
-  const pay = await fetch(`${stack.url}${checkout_url}/pay`, { method: 'POST', redirect: 'manual' });
+  const pay = await fetch(`${stack.url}${checkout_url}/pay`, {
+    method: 'POST',
+    redirect: 'manual',
+  });
   if (pay.status !== 303) throw new Error(`pay answered ${pay.status}`);
-  await waitFor(async () => (await client(stack, poster.token).get('/api/jobs')).body.jobs?.find((j: { id: string }) => j.id === created.id)?.payment_status === 'paid', 'the job to be paid');
+  await waitFor(
+    async () =>
+      (await client(stack, poster.token).get('/api/jobs')).body.jobs?.find(
+        (j: { id: string }) => j.id === created.id,
+      )?.payment_status === 'paid',
+    'the job to be paid',
+  );
   return { jobId: created.id, sessionId: session_id! };
 }

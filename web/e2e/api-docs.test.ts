@@ -49,13 +49,21 @@ describe('/api/docs', () => {
     const blocked: string[] = [];
     page.on('response', (r) => {
       const u = new URL(r.url());
-      if (!['blob:', 'data:'].includes(u.protocol) && u.origin !== new URL(gw.url).origin) elsewhere.push(r.url());
+      if (!['blob:', 'data:'].includes(u.protocol) && u.origin !== new URL(gw.url).origin)
+        elsewhere.push(r.url());
     });
     page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy/i.test(m.text()) && !m.text().includes('https://cdn.redoc.ly/redoc/logo-mini.svg')) blocked.push(m.text());
+      if (
+        m.type() === 'error' &&
+        /Content Security Policy/i.test(m.text()) &&
+        !m.text().includes('https://cdn.redoc.ly/redoc/logo-mini.svg')
+      )
+        blocked.push(m.text());
     });
     await page.goto(`${gw.url}/api/docs`);
-    await page.getByRole('heading', { name: /HumanTest marketplace API/ }).waitFor({ timeout: 60_000 });
+    await page
+      .getByRole('heading', { name: /HumanTest marketplace API/ })
+      .waitFor({ timeout: 60_000 });
     await page.getByText('/api/auth/google').first().waitFor({ timeout: 30_000 });
     for (const group of ['identity', 'jobs', 'payments', 'admin', 'notifications']) {
       await page.getByText(group, { exact: true }).first().waitFor({ timeout: 10_000 });
@@ -66,7 +74,13 @@ describe('/api/docs', () => {
     const result = await new AxeBuilder({ page }).analyze();
     const bad = result.violations
       .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+      .map(
+        (v) =>
+          `${v.impact} ${v.id}: ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 3)
+            .join(', ')}`,
+      );
     expect(bad).toEqual([]);
     expect(elsewhere).toEqual([]);
     expect(blocked).toEqual([]);

@@ -113,7 +113,9 @@ describe('first click to paid job, without dead ends', () => {
     await admin.getByRole('heading', { name: 'Admin', exact: true }).waitFor();
     await admin.getByRole('tab', { name: 'Manage' }).click();
     // Wait for the approval's answer, registered before the click so a fast answer is not missed.
-    const approved = admin.waitForResponse((r) => r.url().includes('/api/admin/waitlist/') && r.request().method() === 'PATCH');
+    const approved = admin.waitForResponse(
+      (r) => r.url().includes('/api/admin/waitlist/') && r.request().method() === 'PATCH',
+    );
     await admin
       .getByRole('region', { name: 'Tester signups' })
       .locator('li', { hasText: testerEmail })
@@ -147,12 +149,17 @@ describe('first click to paid job, without dead ends', () => {
     const detailed = tester.getByRole('dialog', { name: 'Detailed report' });
     await detailed.getByLabel('Browser used').fill('Chrome');
     await detailed.getByRole('button', { name: 'Submit Work' }).click();
-    await detailed.getByText(/Device/).first().waitFor();
+    await detailed
+      .getByText(/Device/)
+      .first()
+      .waitFor();
     // Both read in one frame: the failed submit scrolls the first invalid field into view.
     const [deviceY, browserY] = await detailed.evaluate((d) =>
       ['Device used', 'Browser used'].map((name) => {
         const label = [...d.querySelectorAll('label')].find((l) => l.textContent?.trim() === name);
-        const input = label?.htmlFor ? d.ownerDocument.getElementById(label.htmlFor) : label?.querySelector('input');
+        const input = label?.htmlFor
+          ? d.ownerDocument.getElementById(label.htmlFor)
+          : label?.querySelector('input');
         return input ? input.getBoundingClientRect().top : NaN;
       }),
     );
@@ -165,7 +172,9 @@ describe('first click to paid job, without dead ends', () => {
     // Quick report: Esc asks; the draft survives a reload; then it is sent.
     await mine.getByRole('button', { name: 'Quick report' }).click();
     const quick = tester.getByRole('dialog', { name: 'Quick report' });
-    await quick.getByLabel('Feedback', { exact: true }).fill('The price is only shown in the cart, not on the cake.');
+    await quick
+      .getByLabel('Feedback', { exact: true })
+      .fill('The price is only shown in the cart, not on the cake.');
     await tester.keyboard.press('Escape');
     await tester.getByRole('alertdialog', { name: 'Discard your draft?' }).waitFor();
     await tester.getByRole('button', { name: 'Keep editing' }).click();

@@ -162,11 +162,13 @@ describe('nothing overflows sideways on a phone (320-414 px)', () => {
     await p.setViewportSize({ width: 320, height: 700 });
     const logout = p.getByRole('button', { name: 'Logout' });
     await shot(p, 'layout-header-320');
-    expect(await logout.evaluate((el) => {
-      const r = el.getBoundingClientRect();
-      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      return r.width > 0 && r.left >= 0 && r.right <= window.innerWidth && hit === el;
-    })).toBe(true);
+    expect(
+      await logout.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return r.width > 0 && r.left >= 0 && r.right <= window.innerWidth && hit === el;
+      }),
+    ).toBe(true);
     await p.setViewportSize({ width: 390, height: 844 });
     await p.getByRole('button', { name: 'Post New Job' }).click();
     const dialog = p.getByRole('dialog');
@@ -272,7 +274,9 @@ describe('toasts on a phone', () => {
       const toast = p.locator('.toast', { hasText: 'GitHub refused the token' });
       await toast.waitFor();
       // What the phone shows (a full-page shot would move the fixed toast).
-      await p.screenshot({ path: path.join(SCREENSHOT_DIR, `layout-toast-form-at-${block}-390.png`) });
+      await p.screenshot({
+        path: path.join(SCREENSHOT_DIR, `layout-toast-form-at-${block}-390.png`),
+      });
       const box = await toast.boundingBox();
       for (const control of [repo, token, submit])
         expect({ block, covers: overlap(box, await control.boundingBox()) }).toEqual({

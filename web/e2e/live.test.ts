@@ -21,21 +21,37 @@ async function api(token: string, method: string, path: string, body?: unknown) 
   const res = await fetch(`${run.product.baseUrl}${path}`, {
     method,
     redirect: 'manual',
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+  return {
+    status: res.status,
+    body: (await res.json().catch(() => ({}))) as Record<string, unknown>,
+  };
 }
 
 /** A US tester with a country, approved by the admin, before their browser signs in. */
 async function approvedTester(email: string) {
   const base = run.product.baseUrl;
   const { token } = await devSignIn(base, email, { name: 'Tess' });
-  const init = await api(token, 'POST', '/api/users/init', { type: 'tester', location: 'USA', country: 'US' });
+  const init = await api(token, 'POST', '/api/users/init', {
+    type: 'tester',
+    location: 'USA',
+    country: 'US',
+  });
   expect([200, 201]).toContain(init.status);
   const me = await api(init.body.access_token as string, 'GET', '/api/me');
   const admin = await devSignIn(base, 'admin@gmail.com', { intent: 'poster', name: 'Admin' });
-  expect((await api(admin.token, 'PATCH', `/api/admin/approve-tester/${me.body.id as string}`, { approved: true })).status).toBe(200);
+  expect(
+    (
+      await api(admin.token, 'PATCH', `/api/admin/approve-tester/${me.body.id as string}`, {
+        approved: true,
+      })
+    ).status,
+  ).toBe(200);
 }
 
 async function newPage(): Promise<Page> {
@@ -60,7 +76,9 @@ describe('live updates in the browser', () => {
     await poster.getByRole('button', { name: 'Post Job & Pay $1' }).click();
     await poster.waitForURL(/\/api\/payments\/local\/checkout\//);
     await poster.getByRole('button', { name: /Pay/ }).first().click();
-    await poster.getByText('Payment received! Your job is live and visible to testers.').waitFor({ timeout: 30_000 });
+    await poster
+      .getByText('Payment received! Your job is live and visible to testers.')
+      .waitFor({ timeout: 30_000 });
     await poster.getByRole('link', { name: 'Go to Dashboard' }).click();
     const card = poster.locator('li.job-card', { hasText: title });
     await card.getByText('Live — waiting for a tester to claim it.').waitFor();
@@ -72,7 +90,9 @@ describe('live updates in the browser', () => {
 
     // The tester (another browser context) claims it.
     const tester = await newPage();
-    await tester.goto(`${run.product.baseUrl}/api/auth/dev/login?email=live.tess${ts}@gmail.com&name=Tess&intent=tester`);
+    await tester.goto(
+      `${run.product.baseUrl}/api/auth/dev/login?email=live.tess${ts}@gmail.com&name=Tess&intent=tester`,
+    );
     await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
     const offer = tester.locator('li', { hasText: title });
     await offer.getByRole('button', { name: 'Claim' }).click();
@@ -84,9 +104,13 @@ describe('live updates in the browser', () => {
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
     const mine = tester.locator('li', { hasText: title });
     await mine.getByRole('button', { name: 'Quick report' }).click();
-    await tester.getByLabel('Feedback', { exact: true }).fill('The price only shows after adding to the cart.');
+    await tester
+      .getByLabel('Feedback', { exact: true })
+      .fill('The price only shows after adding to the cart.');
     await tester.getByLabel('Key finding 1').fill('Price hidden');
-    await tester.getByLabel(/Screenshot/).setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: PNG_1x1 });
+    await tester
+      .getByLabel(/Screenshot/)
+      .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: PNG_1x1 });
     await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();
 
     await card.getByRole('button', { name: 'Review Submission' }).waitFor({ timeout: 10_000 });
@@ -102,7 +126,11 @@ describe('live updates in the browser', () => {
     const base = run.product.baseUrl;
     const email = `live.wait${ts}@gmail.com`;
     const { token } = await devSignIn(base, email, { name: 'Wanda' });
-    const init = await api(token, 'POST', '/api/users/init', { type: 'tester', location: 'USA', country: 'US' });
+    const init = await api(token, 'POST', '/api/users/init', {
+      type: 'tester',
+      location: 'USA',
+      country: 'US',
+    });
     expect(init.status).toBe(200);
     const testerId = (init.body.user as { id: string }).id;
 
@@ -112,11 +140,16 @@ describe('live updates in the browser', () => {
       if (r.url().endsWith('/api/auth/refresh')) refreshes.push(r.status());
     });
     await tester.goto(`${base}/api/auth/dev/login?email=${email}&name=Wanda&intent=poster`);
-    await tester.getByRole('heading', { name: 'Your tester account is pending approval' }).waitFor({ timeout: 20_000 });
+    await tester
+      .getByRole('heading', { name: 'Your tester account is pending approval' })
+      .waitFor({ timeout: 20_000 });
     await tester.locator('.live-indicator--live').waitFor();
 
     const admin = await devSignIn(base, 'admin@gmail.com', { intent: 'poster', name: 'Admin' });
-    expect((await api(admin.token, 'PATCH', `/api/admin/approve-tester/${testerId}`, { approved: true })).status).toBe(200);
+    expect(
+      (await api(admin.token, 'PATCH', `/api/admin/approve-tester/${testerId}`, { approved: true }))
+        .status,
+    ).toBe(200);
 
     // Without a reload: the live channel says the account changed, the app refreshes its token
     // once (same sign-in) and shows the dashboard of an approved tester.

@@ -313,7 +313,7 @@ describe('marketplace in the browser', () => {
     // Identity learns the approval from the admin's event a moment after the admin's answer: a
     // tester who signs in before that is told the signup is still waiting, and tries again.
     const dashboard = tester.getByRole('heading', { name: 'Tester dashboard' });
-    for (const deadline = Date.now() + 30_000; ; ) {
+    for (const deadline = Date.now() + 30_000; ;) {
       await tester.goto(
         `${run.product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
       );
@@ -366,7 +366,11 @@ describe('marketplace in the browser', () => {
     await axe.screen(tester, 'Submit Work: recorder consent', '[role="dialog"]');
     await work.getByRole('button', { name: 'Not now' }).click();
     await work.getByRole('button', { name: /Draw on the screenshot/ }).click();
-    await work.getByRole('group', { name: 'Annotate the screenshot' }).locator('canvas').first().waitFor();
+    await work
+      .getByRole('group', { name: 'Annotate the screenshot' })
+      .locator('canvas')
+      .first()
+      .waitFor();
     await axe.screen(tester, 'Submit Work: screenshot annotator', '[role="dialog"]');
     await work.getByRole('button', { name: 'Cancel drawing' }).click();
     await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();

@@ -5,7 +5,12 @@ import { LOCAL_URL_MESSAGE, emailSchema, trimmed, webUrlProblem } from './common
 export const feedbackBodySchema = z.object({
   email: emailSchema,
   message: trimmed('Feedback is required', 5000, 'Feedback must be 5000 characters or less'),
-  page_url: z.string().trim().max(2000, { error: 'Page address must be 2000 characters or less' }).optional().nullable(),
+  page_url: z
+    .string()
+    .trim()
+    .max(2000, { error: 'Page address must be 2000 characters or less' })
+    .optional()
+    .nullable(),
 });
 export type FeedbackBody = z.infer<typeof feedbackBodySchema>;
 
@@ -14,12 +19,21 @@ export type FeedbackBody = z.infer<typeof feedbackBodySchema>;
 // ---------------------------------------------------------------------------------------------
 
 /** The tester signup roles offered on the landing page (spec section 6). */
-export const TESTER_SIGNUP_ROLES = ['Tester (9-to-5)', 'Tester (Global community)', 'Tester (indie/agency)', 'Tester (student)'] as const;
+export const TESTER_SIGNUP_ROLES = [
+  'Tester (9-to-5)',
+  'Tester (Global community)',
+  'Tester (indie/agency)',
+  'Tester (student)',
+] as const;
 /** The fixed role the no-Gmail waitlist form sends. */
 export const WAITLIST_FORM_ROLE = 'tester';
 /** Entries with this role are job requests (need a signed-in caller, url and testing needs). */
 export const JOB_REQUEST_ROLE = 'Site owner';
-export const WAITLIST_ROLES = [...TESTER_SIGNUP_ROLES, WAITLIST_FORM_ROLE, JOB_REQUEST_ROLE] as const;
+export const WAITLIST_ROLES = [
+  ...TESTER_SIGNUP_ROLES,
+  WAITLIST_FORM_ROLE,
+  JOB_REQUEST_ROLE,
+] as const;
 export type WaitlistRole = (typeof WAITLIST_ROLES)[number];
 
 /** What an entry is, decided from its role: tester signup, job request, or the no-Gmail waitlist. */
@@ -46,7 +60,8 @@ export const WAITLIST_MESSAGES = {
   fillAllFields: 'Please fill in all fields',
   signInFirst: 'Please sign in first',
   alreadySignedUp: "Already signed up! You'll hear from us soon.",
-  waitlistSuccess: "Successfully joined waitlist! We'll notify you when we support all email providers.",
+  waitlistSuccess:
+    "Successfully joined waitlist! We'll notify you when we support all email providers.",
   waitlistFailure: 'Failed to join waitlist',
   signupFailure: 'Failed to sign up. Please try again.',
   jobRequestFailure: 'Failed to create job. Please try again.',
@@ -55,7 +70,7 @@ export const WAITLIST_MESSAGES = {
 /** Optional trimmed text: '' and whitespace count as absent (forms send empty strings). */
 const optionalText = (max: number, maxMessage: string) =>
   z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '') || v === null ? undefined : v,
+    (v) => ((typeof v === 'string' && v.trim() === '') || v === null ? undefined : v),
     z.string().trim().max(max, { error: maxMessage }).optional(),
   );
 
@@ -65,17 +80,26 @@ export const waitlistBodySchema = z
     role: z.enum(WAITLIST_ROLES, { error: WAITLIST_MESSAGES.roleRequired }),
     url: optionalText(2000, WAITLIST_MESSAGES.urlTooLong).superRefine((v, ctx) => {
       const problem = v === undefined ? null : webUrlProblem(v);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem === 'local' ? WAITLIST_MESSAGES.urlLocal : WAITLIST_MESSAGES.urlInvalid });
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          message: problem === 'local' ? WAITLIST_MESSAGES.urlLocal : WAITLIST_MESSAGES.urlInvalid,
+        });
     }),
     note: optionalText(2000, WAITLIST_MESSAGES.noteTooLong),
-    name: optionalText(100, WAITLIST_MESSAGES.nameTooLong).refine((v) => v === undefined || v.length >= 2, {
-      error: WAITLIST_MESSAGES.nameTooShort,
-    }),
+    name: optionalText(100, WAITLIST_MESSAGES.nameTooLong).refine(
+      (v) => v === undefined || v.length >= 2,
+      {
+        error: WAITLIST_MESSAGES.nameTooShort,
+      },
+    ),
   })
   .superRefine((v, ctx) => {
     if (v.role !== JOB_REQUEST_ROLE) return;
-    if (v.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: WAITLIST_MESSAGES.urlRequired });
-    if (v.note === undefined) ctx.addIssue({ code: 'custom', path: ['note'], message: WAITLIST_MESSAGES.needsRequired });
+    if (v.url === undefined)
+      ctx.addIssue({ code: 'custom', path: ['url'], message: WAITLIST_MESSAGES.urlRequired });
+    if (v.note === undefined)
+      ctx.addIssue({ code: 'custom', path: ['note'], message: WAITLIST_MESSAGES.needsRequired });
   });
 export type WaitlistBody = z.infer<typeof waitlistBodySchema>;
 
@@ -119,11 +143,30 @@ export const TELEMETRY_MESSAGES = {
 } as const;
 
 const telemetryEventSchema = z.object({
-  name: z.string({ error: TELEMETRY_MESSAGES.nameRequired }).trim().min(1, { error: TELEMETRY_MESSAGES.nameRequired }).max(100),
+  name: z
+    .string({ error: TELEMETRY_MESSAGES.nameRequired })
+    .trim()
+    .min(1, { error: TELEMETRY_MESSAGES.nameRequired })
+    .max(100),
   at: z.iso.datetime({ offset: true, error: TELEMETRY_MESSAGES.atInvalid }).optional(),
   props: z
-    .record(z.string().max(100), z.union([z.string().max(500, { error: TELEMETRY_MESSAGES.propsTooLarge }), z.number(), z.boolean(), z.null()], { error: TELEMETRY_MESSAGES.propsFlat }), { error: TELEMETRY_MESSAGES.propsFlat })
-    .refine((p) => new TextEncoder().encode(JSON.stringify(p)).length <= TELEMETRY_MAX_PROPS_BYTES, { error: TELEMETRY_MESSAGES.propsTooLarge })
+    .record(
+      z.string().max(100),
+      z.union(
+        [
+          z.string().max(500, { error: TELEMETRY_MESSAGES.propsTooLarge }),
+          z.number(),
+          z.boolean(),
+          z.null(),
+        ],
+        { error: TELEMETRY_MESSAGES.propsFlat },
+      ),
+      { error: TELEMETRY_MESSAGES.propsFlat },
+    )
+    .refine(
+      (p) => new TextEncoder().encode(JSON.stringify(p)).length <= TELEMETRY_MAX_PROPS_BYTES,
+      { error: TELEMETRY_MESSAGES.propsTooLarge },
+    )
     .optional(),
 });
 
@@ -150,13 +193,23 @@ export const ADMIN_JOB_REQUEST_PAGE_SIZE = 5;
 export const ADMIN_MAX_PAGE_SIZE = 100;
 
 const listQueryBase = {
-  q: z.string({ error: 'Search must be one text, given once' }).trim().max(200, { error: 'Search must be 200 characters or less' }).optional(),
-  page: z.coerce.number({ error: 'Page must be a whole number of 1 or more' }).int({ error: 'Page must be a whole number of 1 or more' }).min(1, { error: 'Page must be a whole number of 1 or more' }).default(1),
+  q: z
+    .string({ error: 'Search must be one text, given once' })
+    .trim()
+    .max(200, { error: 'Search must be 200 characters or less' })
+    .optional(),
+  page: z.coerce
+    .number({ error: 'Page must be a whole number of 1 or more' })
+    .int({ error: 'Page must be a whole number of 1 or more' })
+    .min(1, { error: 'Page must be a whole number of 1 or more' })
+    .default(1),
   page_size: z.coerce
     .number({ error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
     .int({ error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
     .min(1, { error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
-    .max(ADMIN_MAX_PAGE_SIZE, { error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}` })
+    .max(ADMIN_MAX_PAGE_SIZE, {
+      error: `Page size must be a whole number from 1 to ${ADMIN_MAX_PAGE_SIZE}`,
+    })
     .optional(),
   export: z.enum(['csv'], { error: "Export must be 'csv'" }).optional(),
 };
@@ -165,8 +218,13 @@ const listQueryBase = {
 export const adminWaitlistQuerySchema = z.object({
   ...listQueryBase,
   role: z.enum(WAITLIST_ROLES, { error: 'Unknown role' }).optional(),
-  kind: z.enum(WAITLIST_KINDS, { error: 'Kind must be signup, job_request or waitlist' }).optional(),
-  approved: z.enum(['true', 'false'], { error: 'Approved must be true or false' }).transform((v) => v === 'true').optional(),
+  kind: z
+    .enum(WAITLIST_KINDS, { error: 'Kind must be signup, job_request or waitlist' })
+    .optional(),
+  approved: z
+    .enum(['true', 'false'], { error: 'Approved must be true or false' })
+    .transform((v) => v === 'true')
+    .optional(),
 });
 export type AdminWaitlistQuery = z.infer<typeof adminWaitlistQuerySchema>;
 
@@ -192,9 +250,20 @@ export const waitlistEntryDtoSchema = z.object({
   created_at: z.string(),
 });
 export type WaitlistEntryDto = z.infer<typeof waitlistEntryDtoSchema>;
-export const leadDtoSchema = z.object({ id: z.string(), email: z.string(), message: z.string(), created_at: z.string() });
+export const leadDtoSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  message: z.string(),
+  created_at: z.string(),
+});
 export type LeadDto = z.infer<typeof leadDtoSchema>;
-export const feedbackDtoSchema = z.object({ id: z.string(), email: z.string(), message: z.string(), page_url: z.string().nullable(), created_at: z.string() });
+export const feedbackDtoSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  message: z.string(),
+  page_url: z.string().nullable(),
+  created_at: z.string(),
+});
 export type FeedbackDto = z.infer<typeof feedbackDtoSchema>;
 export const clearJobsResultSchema = z.object({
   jobs_deleted: z.number().int(),
@@ -223,7 +292,8 @@ export type ClearJobsPreview = z.infer<typeof clearJobsPreviewSchema>;
 
 export const CLEAR_JOBS_MESSAGES = {
   confirmationRequired: 'Preview the clear first, then confirm it with the confirmation it gives',
-  confirmationInvalid: 'This confirmation is expired, already used or not yours. Please preview the clear again.',
+  confirmationInvalid:
+    'This confirmation is expired, already used or not yours. Please preview the clear again.',
 } as const;
 
 /** POST /api/admin/clear-jobs body: the confirmation a preview answered (single use, 5 minutes). */
@@ -263,8 +333,16 @@ export const adminAuditQuerySchema = z.object({
   page: listQueryBase.page,
   page_size: listQueryBase.page_size,
   action: z.enum(AUDIT_ACTIONS, { error: 'Unknown action' }).optional(),
-  actor: z.string({ error: 'Actor must be one text' }).trim().max(200, { error: 'Actor must be 200 characters or less' }).optional(),
-  target: z.string({ error: 'Target must be one text' }).trim().max(200, { error: 'Target must be 200 characters or less' }).optional(),
+  actor: z
+    .string({ error: 'Actor must be one text' })
+    .trim()
+    .max(200, { error: 'Actor must be 200 characters or less' })
+    .optional(),
+  target: z
+    .string({ error: 'Target must be one text' })
+    .trim()
+    .max(200, { error: 'Target must be 200 characters or less' })
+    .optional(),
   from: isoDate('From'),
   to: isoDate('To'),
 });
@@ -282,15 +360,24 @@ export const auditEntryDtoSchema = z.object({
 export type AuditEntryDto = z.infer<typeof auditEntryDtoSchema>;
 
 /** GET /api/admin/dead-letters: events no consumer could apply, per consumer group (admin's Overview). */
-export const deadLettersViewSchema = z.object({ total: z.number().int(), groups: z.array(z.object({ group: z.string(), count: z.number().int() })) });
+export const deadLettersViewSchema = z.object({
+  total: z.number().int(),
+  groups: z.array(z.object({ group: z.string(), count: z.number().int() })),
+});
 export type DeadLettersView = z.infer<typeof deadLettersViewSchema>;
 /** POST /api/admin/dead-letters/replay: how many dead letters each group was asked to handle again. */
-export const replayDeadLettersResultSchema = z.object({ replayed: z.number().int(), groups: z.array(z.object({ group: z.string(), count: z.number().int() })) });
+export const replayDeadLettersResultSchema = z.object({
+  replayed: z.number().int(),
+  groups: z.array(z.object({ group: z.string(), count: z.number().int() })),
+});
 export type ReplayDeadLettersResult = z.infer<typeof replayDeadLettersResultSchema>;
 
 const pageFields = { total: z.number().int(), page: z.number().int(), page_size: z.number().int() };
 /** GET /api/admin/waitlist (JSON; export=csv answers text/csv). */
-export const waitlistPageSchema = z.object({ entries: z.array(waitlistEntryDtoSchema), ...pageFields });
+export const waitlistPageSchema = z.object({
+  entries: z.array(waitlistEntryDtoSchema),
+  ...pageFields,
+});
 export type WaitlistPage = z.infer<typeof waitlistPageSchema>;
 /** GET /api/admin/leads (JSON; export=csv answers text/csv). */
 export const leadsPageSchema = z.object({ leads: z.array(leadDtoSchema), ...pageFields });

@@ -31,7 +31,11 @@ export type AppealBody = z.infer<typeof appealBodySchema>;
 /** POST /api/admin/appeals/{id}/decision */
 export const appealDecisionBodySchema = z.object({
   decision: z.enum(['overturn', 'uphold'], { error: APPEAL_MESSAGES.decision }),
-  note: z.string({ error: APPEAL_MESSAGES.note }).trim().max(APPEAL_MESSAGE_MAX, { error: APPEAL_MESSAGES.note }).optional(),
+  note: z
+    .string({ error: APPEAL_MESSAGES.note })
+    .trim()
+    .max(APPEAL_MESSAGE_MAX, { error: APPEAL_MESSAGES.note })
+    .optional(),
 });
 export type AppealDecisionBody = z.infer<typeof appealDecisionBodySchema>;
 

@@ -46,7 +46,8 @@ export function isPublicWebUrl(value: string): boolean {
 }
 
 /** What a form says about an http(s) address of a machine testers cannot reach. */
-export const LOCAL_URL_MESSAGE = 'Local addresses cannot be tested: enter an address testers can open on the internet';
+export const LOCAL_URL_MESSAGE =
+  'Local addresses cannot be tested: enter an address testers can open on the internet';
 
 /**
  * Why a website URL is refused: 'local' for a well-formed http(s) URL whose host is local or

@@ -4,12 +4,17 @@ import { z } from 'zod';
 export const FAVOURITE_MESSAGES = {
   testerId: 'Choose the tester to favourite (tester_id)',
   notYourTester: 'You can favourite only a tester whose work on one of your jobs you accepted.',
-  inviteNotFavourite: 'invite_tester_id must be one of your favourite testers. Favourite the tester on the results of a job they did for you first.',
+  inviteNotFavourite:
+    'invite_tester_id must be one of your favourite testers. Favourite the tester on the results of a job they did for you first.',
 } as const;
 
 /** POST /api/favourites */
 export const favouriteBodySchema = z.object({
-  tester_id: z.string({ error: FAVOURITE_MESSAGES.testerId }).trim().min(1, { error: FAVOURITE_MESSAGES.testerId }).max(200, { error: FAVOURITE_MESSAGES.testerId }),
+  tester_id: z
+    .string({ error: FAVOURITE_MESSAGES.testerId })
+    .trim()
+    .min(1, { error: FAVOURITE_MESSAGES.testerId })
+    .max(200, { error: FAVOURITE_MESSAGES.testerId }),
 });
 export type FavouriteBody = z.infer<typeof favouriteBodySchema>;
 

@@ -26,11 +26,16 @@ export const FINDING_LIMITS = {
 } as const;
 
 export const FINDING_MESSAGES = {
-  severityInvalid: (n: number) => `Finding ${n}: severity must be blocker, major, minor or cosmetic`,
-  stepsTooLong: (n: number) => `Finding ${n}: steps to reproduce must be ${FINDING_LIMITS.stepsMax} characters or less`,
-  expectedTooLong: (n: number) => `Finding ${n}: what you expected must be ${FINDING_LIMITS.expectedMax} characters or less`,
-  actualTooLong: (n: number) => `Finding ${n}: what happened must be ${FINDING_LIMITS.actualMax} characters or less`,
-  atMsInvalid: (n: number) => `Finding ${n}: the moment must be a whole number of milliseconds from 0`,
+  severityInvalid: (n: number) =>
+    `Finding ${n}: severity must be blocker, major, minor or cosmetic`,
+  stepsTooLong: (n: number) =>
+    `Finding ${n}: steps to reproduce must be ${FINDING_LIMITS.stepsMax} characters or less`,
+  expectedTooLong: (n: number) =>
+    `Finding ${n}: what you expected must be ${FINDING_LIMITS.expectedMax} characters or less`,
+  actualTooLong: (n: number) =>
+    `Finding ${n}: what happened must be ${FINDING_LIMITS.actualMax} characters or less`,
+  atMsInvalid: (n: number) =>
+    `Finding ${n}: the moment must be a whole number of milliseconds from 0`,
   atMsBeyondRecording: (n: number) => `Finding ${n}: the moment is after the end of the recording`,
   detailsWithoutText: (n: number) => `Finding ${n}: write the finding itself before its details`,
 } as const;
@@ -49,7 +54,13 @@ export type FindingView = z.infer<typeof findingViewSchema>;
 /** The details stored beside a finding (its text stays in key_findings). */
 export type FindingDetails = Omit<FindingView, 'text'>;
 
-export const EMPTY_FINDING_DETAILS: FindingDetails = { severity: null, steps: null, expected: null, actual: null, at_ms: null };
+export const EMPTY_FINDING_DETAILS: FindingDetails = {
+  severity: null,
+  steps: null,
+  expected: null,
+  actual: null,
+  at_ms: null,
+};
 
 const optionalText = (max: number, message: string) =>
   z
@@ -88,7 +99,8 @@ const detailFields = (n: number) => ({
 });
 
 /** The multipart names of finding N's details in each variant (issue #30 "Contracts"). */
-export const findingFieldPrefix = (variant: 'dashboard' | 'poster_flow', n: number) => (variant === 'dashboard' ? `key_finding_${n}` : `key_findings_bullet_${n}`);
+export const findingFieldPrefix = (variant: 'dashboard' | 'poster_flow', n: number) =>
+  variant === 'dashboard' ? `key_finding_${n}` : `key_findings_bullet_${n}`;
 export const FINDING_DETAIL_KEYS = ['severity', 'steps', 'expected', 'actual', 'at_ms'] as const;
 
 /**
@@ -100,7 +112,8 @@ export function findingDetailsSchema(variant: 'dashboard' | 'poster_flow') {
   const shape: Record<string, z.ZodType> = {};
   for (const n of [1, 2, 3]) {
     const f = detailFields(n);
-    for (const key of FINDING_DETAIL_KEYS) shape[`${findingFieldPrefix(variant, n)}_${key}`] = f[key];
+    for (const key of FINDING_DETAIL_KEYS)
+      shape[`${findingFieldPrefix(variant, n)}_${key}`] = f[key];
   }
   return z.object(shape).transform((v) =>
     [1, 2, 3].map((n): FindingDetails => {
@@ -116,11 +129,19 @@ export function findingDetailsSchema(variant: 'dashboard' | 'poster_flow') {
   );
 }
 
-export const hasFindingDetails = (d: FindingDetails) => d.severity !== null || d.steps !== null || d.expected !== null || d.actual !== null || d.at_ms !== null;
+export const hasFindingDetails = (d: FindingDetails) =>
+  d.severity !== null ||
+  d.steps !== null ||
+  d.expected !== null ||
+  d.actual !== null ||
+  d.at_ms !== null;
 
 /** Severity order for the poster's results: blocker first, findings without a severity last (stable). */
-export function sortFindingsBySeverity<T extends { severity: FindingSeverity | null }>(findings: T[]): T[] {
-  const rank = (s: FindingSeverity | null) => (s ? FINDING_SEVERITIES.indexOf(s) : FINDING_SEVERITIES.length);
+export function sortFindingsBySeverity<T extends { severity: FindingSeverity | null }>(
+  findings: T[],
+): T[] {
+  const rank = (s: FindingSeverity | null) =>
+    s ? FINDING_SEVERITIES.indexOf(s) : FINDING_SEVERITIES.length;
   return findings
     .map((f, i) => ({ f, i }))
     .sort((a, b) => rank(a.f.severity) - rank(b.f.severity) || a.i - b.i)
@@ -145,7 +166,10 @@ export const recordingLimitsSchema = z.object({ max_ms: z.number(), max_bytes: z
 export type RecordingLimits = z.infer<typeof recordingLimitsSchema>;
 
 /** The jobs service's defaults, used by the web app until the tester's job list has answered. */
-export const DEFAULT_RECORDING_LIMITS: RecordingLimits = { max_ms: 10 * 60_000, max_bytes: 500 * 1024 * 1024 };
+export const DEFAULT_RECORDING_LIMITS: RecordingLimits = {
+  max_ms: 10 * 60_000,
+  max_bytes: 500 * 1024 * 1024,
+};
 
 /** Screen recordings (tus uploads at /api/recordings): what the service answers and the web app shows. */
 export const RECORDING_MESSAGES = {
@@ -155,7 +179,8 @@ export const RECORDING_MESSAGES = {
   jobIdRequired: 'Upload-Metadata must name the job_id the recording is for.',
   notVideo: 'Recordings must be videos (WebM or MP4).',
   notVideoContent: 'This file is not a WebM or MP4 video, so it was deleted.',
-  tooLarge: (maxBytes: number) => `Recording size must be less than ${Math.round(maxBytes / (1024 * 1024))}MB`,
+  tooLarge: (maxBytes: number) =>
+    `Recording size must be less than ${Math.round(maxBytes / (1024 * 1024))}MB`,
   unknownRecording: 'This recording is not one of yours for this job. Please record again.',
   stillUploading: 'The recording is still uploading. Please wait until it has finished.',
   cannotSee: 'You cannot see this recording.',

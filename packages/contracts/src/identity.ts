@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { identityMessages } from './identity-messages.js';
-import { ASSISTIVE_TECH, USER_COUNTRIES, type AssistiveTech, type UserCountry } from './marketplace.js';
+import {
+  ASSISTIVE_TECH,
+  USER_COUNTRIES,
+  type AssistiveTech,
+  type UserCountry,
+} from './marketplace.js';
 
 /** Roles a user may choose on the "Choose Your Role" screen (admin is never chosen). */
 export const CHOOSABLE_ROLES = ['poster', 'tester'] as const;
@@ -56,28 +61,41 @@ export const updateProfileBodySchema = z
     // One message on the field itself (not on an item) for anything outside the list.
     assistive_tech: z
       .array(z.unknown(), { error: ASSISTIVE_TECH_MESSAGE })
-      .refine((list): list is AssistiveTech[] => list.every((v) => (ASSISTIVE_TECH as readonly unknown[]).includes(v)), { error: ASSISTIVE_TECH_MESSAGE })
+      .refine(
+        (list): list is AssistiveTech[] =>
+          list.every((v) => (ASSISTIVE_TECH as readonly unknown[]).includes(v)),
+        { error: ASSISTIVE_TECH_MESSAGE },
+      )
       .transform((list) => [...new Set(list as AssistiveTech[])])
       .meta({ items: { type: 'string', enum: [...ASSISTIVE_TECH] } })
       .optional(),
   })
   .superRefine((v, ctx) => {
-    if (v.country === undefined && v.assistive_tech === undefined) ctx.addIssue({ code: 'custom', path: ['country'], message: identityMessages.country });
+    if (v.country === undefined && v.assistive_tech === undefined)
+      ctx.addIssue({ code: 'custom', path: ['country'], message: identityMessages.country });
   });
 export type UpdateProfileBody = z.infer<typeof updateProfileBodySchema>;
 
 /** PATCH /api/admin/approve-tester/:id */
-export const approveTesterBodySchema = z.object({ approved: z.boolean({ error: identityMessages.approved }) });
+export const approveTesterBodySchema = z.object({
+  approved: z.boolean({ error: identityMessages.approved }),
+});
 export type ApproveTesterBody = z.infer<typeof approveTesterBodySchema>;
 
 /** POST /api/auth/session */
 export const sessionExchangeBodySchema = z.object({
-  session_id: z.string({ error: identityMessages.sessionId }).trim().min(1, { error: identityMessages.sessionId }).max(200),
+  session_id: z
+    .string({ error: identityMessages.sessionId })
+    .trim()
+    .min(1, { error: identityMessages.sessionId })
+    .max(200),
 });
 export type SessionExchangeBody = z.infer<typeof sessionExchangeBodySchema>;
 
 /** `intent` of GET /api/auth/google and /api/auth/dev/login: 'tester' is the Secure Tester Login. */
-export const signInIntentSchema = z.enum(['poster', 'tester'], { error: 'intent must be poster or tester' }).default('poster');
+export const signInIntentSchema = z
+  .enum(['poster', 'tester'], { error: 'intent must be poster or tester' })
+  .default('poster');
 export type SignInIntent = z.infer<typeof signInIntentSchema>;
 
 /**
@@ -88,7 +106,15 @@ export type SignInIntent = z.infer<typeof signInIntentSchema>;
  * 'tester_signup_pending' someone who signed up to test on the landing page, not approved yet,
  * 'site_owner_account' a site owner (poster) account.
  */
-export const AUTH_ERROR_CODES = ['gmail_only', 'tester_not_approved', 'tester_released', 'tester_signup_needed', 'tester_signup_pending', 'site_owner_account', 'google_failed'] as const;
+export const AUTH_ERROR_CODES = [
+  'gmail_only',
+  'tester_not_approved',
+  'tester_released',
+  'tester_signup_needed',
+  'tester_signup_pending',
+  'site_owner_account',
+  'google_failed',
+] as const;
 export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 /** The user object of GET /api/me and of `{user}` answers. */
@@ -143,7 +169,9 @@ export function ratingAverage(sum: number, count: number): number | null {
 /** One of the user's active sign-ins (GET /api/auth/sessions): a browser that may refresh its token. */
 export const signInViewSchema = z.object({
   id: z.string().describe('the sign-in session (the `sid` of its access tokens)'),
-  device: z.string().describe('browser and system named from the User-Agent, e.g. "Chrome on Windows"'),
+  device: z
+    .string()
+    .describe('browser and system named from the User-Agent, e.g. "Chrome on Windows"'),
   user_agent: z.string().nullable(),
   created_at: z.string().describe('when this sign-in started'),
   last_used_at: z.string().describe('its latest token refresh'),
@@ -154,7 +182,10 @@ export type SignInView = z.infer<typeof signInViewSchema>;
 export const signInsResponseSchema = z.object({ sessions: z.array(signInViewSchema) });
 export type SignInsResponse = z.infer<typeof signInsResponseSchema>;
 /** POST /api/auth/logout-all: every sign-in of the user ended (this browser's included). */
-export const logoutAllResponseSchema = z.object({ success: z.literal(true), ended: z.number().int() });
+export const logoutAllResponseSchema = z.object({
+  success: z.literal(true),
+  ended: z.number().int(),
+});
 
 /** POST /api/auth/session and /api/auth/refresh: a new access token (the refresh cookie is set beside it). */
 export const accessTokenResponseSchema = z.object({ access_token: z.string() });
@@ -162,7 +193,10 @@ export type AccessTokenResponse = z.infer<typeof accessTokenResponseSchema>;
 /** POST /api/auth/logout, DELETE /api/auth/sessions/{id}. */
 export const successResponseSchema = z.object({ success: z.literal(true) });
 /** POST /api/users/init, PATCH /api/users/profile: the user and a new access token carrying the change. */
-export const userWithTokenResponseSchema = z.object({ user: userDtoSchema, access_token: z.string() });
+export const userWithTokenResponseSchema = z.object({
+  user: userDtoSchema,
+  access_token: z.string(),
+});
 export type UserWithTokenResponse = z.infer<typeof userWithTokenResponseSchema>;
 /** GET /api/admin/testers and /api/admin/available-testers. */
 export const testersResponseSchema = z.object({ testers: z.array(testerDtoSchema) });

@@ -1,8 +1,25 @@
 import { z } from 'zod';
 import { LOCAL_URL_MESSAGE, webUrlProblem } from './common.js';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_MESSAGE } from './identity.js';
-import { FINDING_SEVERITIES, findingViewSchema, recordingLimitsSchema, recordingViewSchema } from './findings.js';
-import { TESTER_LEVELS, PACK_SIZE, DEFAULT_GEO_RULE, LOW_RATING_MAX, DETAILED_REPORT_LIMITS as DETAILED, GEO_RULES, JOB_STATUSES, QUICK_REPORT_LIMITS as QUICK, REPORT_FILE_LIMITS, type GeoRule, type JobStatus } from './marketplace.js';
+import {
+  FINDING_SEVERITIES,
+  findingViewSchema,
+  recordingLimitsSchema,
+  recordingViewSchema,
+} from './findings.js';
+import {
+  TESTER_LEVELS,
+  PACK_SIZE,
+  DEFAULT_GEO_RULE,
+  LOW_RATING_MAX,
+  DETAILED_REPORT_LIMITS as DETAILED,
+  GEO_RULES,
+  JOB_STATUSES,
+  QUICK_REPORT_LIMITS as QUICK,
+  REPORT_FILE_LIMITS,
+  type GeoRule,
+  type JobStatus,
+} from './marketplace.js';
 
 /**
  * Jobs: request schemas and their user-facing messages (spec sections 5 and 9), shared by the
@@ -45,7 +62,8 @@ export const JOB_LIMITS = {
 export const JOB_MESSAGES = {
   /** A tester's job taken back by the claim timer / at the end of the revision window. */
   claimExpired: 'Your claim on this job expired, so it went back to the available jobs.',
-  revisionExpired: 'Your revision window for this job ended, so it went back to the available jobs.',
+  revisionExpired:
+    'Your revision window for this job ended, so it went back to the available jobs.',
   titleRequired: 'Title is required',
   titleTooLong: `Title must be ${JOB_LIMITS.titleMax} characters or less`,
   urlRequired: 'URL is required',
@@ -94,15 +112,19 @@ export const JOB_MESSAGES = {
   minutesRange: `Minutes spent must be a whole number from ${JOB_LIMITS.minutesMin} to ${JOB_LIMITS.minutesMax}`,
   starsRange: `Stars must be a whole number from ${JOB_LIMITS.starsMin} to ${JOB_LIMITS.starsMax}`,
   ratingCommentTooLong: `Comment must be ${JOB_LIMITS.ratingCommentMax} characters or less`,
-  lowRatingNeedsReason: 'Say why: the tester sees the reason for a rating of 1 or 2 stars and may appeal it',
+  lowRatingNeedsReason:
+    'Say why: the tester sees the reason for a rating of 1 or 2 stars and may appeal it',
   freshEyesInvalid: 'fresh_eyes must be true or false',
   /** Post New Job switches and the badge. */
   freshEyesLabel: 'A tester who has not seen my site before',
   assistiveTechLabel: 'Tested by someone who uses a screen reader',
   /** Claim refusals. */
-  alreadyTestedSite: 'This job asks for a tester who has not tested this site before, and you have.',
-  assistiveTechRequired: 'This job is for a tester who uses the assistive technology it names. Add it to your profile if you use it.',
-  priorityWindow: 'This job is open to top-rated testers first. Please check again in a few minutes.',
+  alreadyTestedSite:
+    'This job asks for a tester who has not tested this site before, and you have.',
+  assistiveTechRequired:
+    'This job is for a tester who uses the assistive technology it names. Add it to your profile if you use it.',
+  priorityWindow:
+    'This job is open to top-rated testers first. Please check again in a few minutes.',
   testersRange: `Testers must be a whole number from ${PACK_SIZE.min} to ${PACK_SIZE.max}`,
   notCompleted: 'You can rate the tester once the job is completed.',
   alreadyRated: 'You have already rated this job.',
@@ -133,7 +155,8 @@ const optionalText = (max: number, message: string) =>
     .transform((v) => (v ? v : undefined));
 
 /** What a too-short or too-long Key finding N (2 or 3, which may stay empty) says. */
-export const keyFindingLengthMessage = (n: number) => `Key finding ${n} must be ${JOB_LIMITS.keyFindingMin} to ${JOB_LIMITS.keyFindingMax} characters (or leave it empty)`;
+export const keyFindingLengthMessage = (n: number) =>
+  `Key finding ${n} must be ${JOB_LIMITS.keyFindingMin} to ${JOB_LIMITS.keyFindingMax} characters (or leave it empty)`;
 
 /**
  * An optional key finding of the dashboard variant: empty is fine, else 5-120 characters. The
@@ -143,8 +166,12 @@ const keyFinding = (n: number) =>
   z
     .string()
     .trim()
-    .max(JOB_LIMITS.keyFindingMax, { error: n === 1 ? JOB_MESSAGES.keyFindingTooLong : keyFindingLengthMessage(n) })
-    .refine((v) => v.length === 0 || v.length >= JOB_LIMITS.keyFindingMin, { error: n === 1 ? JOB_MESSAGES.keyFindingRequired : keyFindingLengthMessage(n) })
+    .max(JOB_LIMITS.keyFindingMax, {
+      error: n === 1 ? JOB_MESSAGES.keyFindingTooLong : keyFindingLengthMessage(n),
+    })
+    .refine((v) => v.length === 0 || v.length >= JOB_LIMITS.keyFindingMin, {
+      error: n === 1 ? JOB_MESSAGES.keyFindingRequired : keyFindingLengthMessage(n),
+    })
     .optional()
     .nullable()
     .transform((v) => (v ? v : undefined));
@@ -159,13 +186,22 @@ export const ACCEPT_JOB_MESSAGES = {
   failure: 'Failed to accept job',
 } as const;
 export const acceptJobBodySchema = z.object({
-  tester_id: z.string({ error: ACCEPT_JOB_MESSAGES.testerRequired }).trim().min(1, { error: ACCEPT_JOB_MESSAGES.testerRequired }).max(100, { error: ACCEPT_JOB_MESSAGES.testerRequired }).optional(),
+  tester_id: z
+    .string({ error: ACCEPT_JOB_MESSAGES.testerRequired })
+    .trim()
+    .min(1, { error: ACCEPT_JOB_MESSAGES.testerRequired })
+    .max(100, { error: ACCEPT_JOB_MESSAGES.testerRequired })
+    .optional(),
 });
 export type AcceptJobBody = z.infer<typeof acceptJobBodySchema>;
 
 /** POST /api/jobs (Post New Job modal). */
 export const createJobBodySchema = z.object({
-  title: z.string({ error: JOB_MESSAGES.titleRequired }).trim().min(1, { error: JOB_MESSAGES.titleRequired }).max(JOB_LIMITS.titleMax, { error: JOB_MESSAGES.titleTooLong }),
+  title: z
+    .string({ error: JOB_MESSAGES.titleRequired })
+    .trim()
+    .min(1, { error: JOB_MESSAGES.titleRequired })
+    .max(JOB_LIMITS.titleMax, { error: JOB_MESSAGES.titleTooLong }),
   url: z
     .string({ error: JOB_MESSAGES.urlRequired })
     .trim()
@@ -173,7 +209,11 @@ export const createJobBodySchema = z.object({
     .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlTooLong })
     .superRefine((v, ctx) => {
       const problem = webUrlProblem(v);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem === 'local' ? JOB_MESSAGES.urlLocal : JOB_MESSAGES.urlInvalid });
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          message: problem === 'local' ? JOB_MESSAGES.urlLocal : JOB_MESSAGES.urlInvalid,
+        });
     }),
   what_to_test: z
     .string({ error: JOB_MESSAGES.whatToTestRequired })
@@ -181,9 +221,15 @@ export const createJobBodySchema = z.object({
     .min(1, { error: JOB_MESSAGES.whatToTestRequired })
     .max(JOB_LIMITS.whatToTestMax, { error: JOB_MESSAGES.whatToTestTooLong }),
   requirements: z
-    .array(z.string({ error: JOB_MESSAGES.requirementsRequired }).trim().max(JOB_LIMITS.requirementMax, { error: JOB_MESSAGES.requirementTooLong }), {
-      error: JOB_MESSAGES.requirementsRequired,
-    })
+    .array(
+      z
+        .string({ error: JOB_MESSAGES.requirementsRequired })
+        .trim()
+        .max(JOB_LIMITS.requirementMax, { error: JOB_MESSAGES.requirementTooLong }),
+      {
+        error: JOB_MESSAGES.requirementsRequired,
+      },
+    )
     // Blank rows of the form are dropped; at least one real one must remain.
     .transform((list) => list.filter((r) => r.length > 0))
     .pipe(
@@ -244,7 +290,10 @@ export type CreateJobBody = z.infer<typeof createJobBodySchema>;
 
 /** POST /api/jobs/:id/submit-work (tester dashboard Submit Work modal), text fields. */
 export const requirementResponseSchema = z.object({
-  requirement_index: z.coerce.number({ error: JOB_MESSAGES.responsesInvalid }).int({ error: JOB_MESSAGES.responsesInvalid }).min(0, { error: JOB_MESSAGES.responsesInvalid }),
+  requirement_index: z.coerce
+    .number({ error: JOB_MESSAGES.responsesInvalid })
+    .int({ error: JOB_MESSAGES.responsesInvalid })
+    .min(0, { error: JOB_MESSAGES.responsesInvalid }),
   response_text: z
     .string({ error: JOB_MESSAGES.responsesInvalid })
     .trim()
@@ -263,22 +312,30 @@ export const submitWorkDashboardSchema = z
     key_finding_3: keyFinding(3),
     minutes_spent: minutesSpentSchema,
     /** Optional answers to the job's checklist (the service parses the multipart JSON string first). */
-    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesInvalid }).max(QUICK.responsesMax, { error: JOB_MESSAGES.responsesInvalid }).optional(),
+    requirement_responses: z
+      .array(requirementResponseSchema, { error: JOB_MESSAGES.responsesInvalid })
+      .max(QUICK.responsesMax, { error: JOB_MESSAGES.responsesInvalid })
+      .optional(),
   })
   .superRefine((v, ctx) => {
     // Each non-empty finding is already 5+ characters; at least one must be given.
     if (![v.key_finding_1, v.key_finding_2, v.key_finding_3].some((f) => f)) {
-      ctx.addIssue({ code: 'custom', path: ['key_finding_1'], message: JOB_MESSAGES.keyFindingRequired });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['key_finding_1'],
+        message: JOB_MESSAGES.keyFindingRequired,
+      });
     }
   })
   .transform((v) => ({
     feedback_text: v.feedback_text,
-    key_findings: [v.key_finding_1, v.key_finding_2, v.key_finding_3].filter((f): f is string => !!f),
+    key_findings: [v.key_finding_1, v.key_finding_2, v.key_finding_3].filter(
+      (f): f is string => !!f,
+    ),
     minutes_spent: v.minutes_spent,
     requirement_responses: v.requirement_responses ?? [],
   }));
 export type SubmitWorkDashboard = z.infer<typeof submitWorkDashboardSchema>;
-
 
 const bullet = (n: number) =>
   z
@@ -293,8 +350,13 @@ const bullet = (n: number) =>
  */
 export const submitWorkPosterFlowSchema = z
   .object({
-    requirement_responses: z.array(requirementResponseSchema, { error: JOB_MESSAGES.responsesRequired }).max(DETAILED.responsesMax, { error: JOB_MESSAGES.responsesInvalid }),
-    general_feedback: optionalText(JOB_LIMITS.generalFeedbackMax, JOB_MESSAGES.generalFeedbackTooLong),
+    requirement_responses: z
+      .array(requirementResponseSchema, { error: JOB_MESSAGES.responsesRequired })
+      .max(DETAILED.responsesMax, { error: JOB_MESSAGES.responsesInvalid }),
+    general_feedback: optionalText(
+      JOB_LIMITS.generalFeedbackMax,
+      JOB_MESSAGES.generalFeedbackTooLong,
+    ),
     device_used: z
       .string({ error: JOB_MESSAGES.deviceRequired })
       .trim()
@@ -313,9 +375,17 @@ export const submitWorkPosterFlowSchema = z
   .superRefine((v, ctx) => {
     const filled = v.requirement_responses.filter((r) => r.response_text.length > 0);
     if (!filled.length) {
-      ctx.addIssue({ code: 'custom', path: ['requirement_responses'], message: JOB_MESSAGES.responsesRequired });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requirement_responses'],
+        message: JOB_MESSAGES.responsesRequired,
+      });
     } else if (!filled.some((r) => r.response_text.length >= JOB_LIMITS.responseMin)) {
-      ctx.addIssue({ code: 'custom', path: ['requirement_responses'], message: JOB_MESSAGES.responsesTooShort });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requirement_responses'],
+        message: JOB_MESSAGES.responsesTooShort,
+      });
     }
   })
   .transform((v) => ({
@@ -331,42 +401,78 @@ export type SubmitWorkPosterFlow = z.infer<typeof submitWorkPosterFlowSchema>;
 /** POST /api/jobs/:id/review (Review Submission modal). */
 export const reviewBodySchema = z
   .object({
-    decision: z.enum(['accept', 'request_revision', 'reject'], { error: JOB_MESSAGES.decisionRequired }),
+    decision: z.enum(['accept', 'request_revision', 'reject'], {
+      error: JOB_MESSAGES.decisionRequired,
+    }),
     reason: optionalText(JOB_LIMITS.reasonMax, JOB_MESSAGES.reasonTooLong),
     // A list of short items; a single text is read as one item per line. Blank items are dropped.
     specific_issues: z
-      .union([z.string().transform((text) => text.split(/\r?\n/)), z.array(z.string())], { error: JOB_MESSAGES.specificIssuesInvalid })
+      .union([z.string().transform((text) => text.split(/\r?\n/)), z.array(z.string())], {
+        error: JOB_MESSAGES.specificIssuesInvalid,
+      })
       .optional()
       .nullable()
       .transform((v) => (v ?? []).map((s) => s.trim()).filter((s) => s.length > 0))
       .pipe(
         z
-          .array(z.string().max(JOB_LIMITS.specificIssueMax, { error: JOB_MESSAGES.specificIssueTooLong }))
+          .array(
+            z
+              .string()
+              .max(JOB_LIMITS.specificIssueMax, { error: JOB_MESSAGES.specificIssueTooLong }),
+          )
           .max(JOB_LIMITS.specificIssuesMax, { error: JOB_MESSAGES.specificIssuesTooMany }),
       ),
   })
   .superRefine((v, ctx) => {
-    if (v.decision === 'reject') ctx.addIssue({ code: 'custom', path: ['decision'], message: JOB_MESSAGES.rejectNotSupported });
-    if (v.decision === 'request_revision' && !v.reason) ctx.addIssue({ code: 'custom', path: ['reason'], message: JOB_MESSAGES.revisionReasonRequired });
+    if (v.decision === 'reject')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['decision'],
+        message: JOB_MESSAGES.rejectNotSupported,
+      });
+    if (v.decision === 'request_revision' && !v.reason)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reason'],
+        message: JOB_MESSAGES.revisionReasonRequired,
+      });
   });
 export type ReviewBody = z.infer<typeof reviewBodySchema>;
 
 /** POST /api/jobs/:id/rating: the poster rates the tester of a completed job, once. */
-export const rateJobBodySchema = z.object({
-  stars: z
-    .number({ error: JOB_MESSAGES.starsRange })
-    .int({ error: JOB_MESSAGES.starsRange })
-    .min(JOB_LIMITS.starsMin, { error: JOB_MESSAGES.starsRange })
-    .max(JOB_LIMITS.starsMax, { error: JOB_MESSAGES.starsRange }),
-  comment: optionalText(JOB_LIMITS.ratingCommentMax, JOB_MESSAGES.ratingCommentTooLong).transform((v) => v ?? null),
-}).superRefine((v, ctx) => {
-  // A low rating shows the tester its reason ("Fair and fast for testers").
-  // Only for valid stars: a bad stars value is its own error.
-  if (Number.isInteger(v.stars) && v.stars >= JOB_LIMITS.starsMin && v.stars <= LOW_RATING_MAX && !v.comment) ctx.addIssue({ code: 'custom', path: ['comment'], message: JOB_MESSAGES.lowRatingNeedsReason });
-});
+export const rateJobBodySchema = z
+  .object({
+    stars: z
+      .number({ error: JOB_MESSAGES.starsRange })
+      .int({ error: JOB_MESSAGES.starsRange })
+      .min(JOB_LIMITS.starsMin, { error: JOB_MESSAGES.starsRange })
+      .max(JOB_LIMITS.starsMax, { error: JOB_MESSAGES.starsRange }),
+    comment: optionalText(JOB_LIMITS.ratingCommentMax, JOB_MESSAGES.ratingCommentTooLong).transform(
+      (v) => v ?? null,
+    ),
+  })
+  .superRefine((v, ctx) => {
+    // A low rating shows the tester its reason ("Fair and fast for testers").
+    // Only for valid stars: a bad stars value is its own error.
+    if (
+      Number.isInteger(v.stars) &&
+      v.stars >= JOB_LIMITS.starsMin &&
+      v.stars <= LOW_RATING_MAX &&
+      !v.comment
+    )
+      ctx.addIssue({
+        code: 'custom',
+        path: ['comment'],
+        message: JOB_MESSAGES.lowRatingNeedsReason,
+      });
+  });
 export type RateJobBody = z.infer<typeof rateJobBodySchema>;
 
-export const ratingViewSchema = z.object({ stars: z.number().int(), comment: z.string().nullable(), created_at: z.string() });
+export const ratingViewSchema = z.object({
+  stars: z.number().int(),
+  comment: z.string().nullable(),
+  created_at: z.string(),
+});
 export type RatingView = z.infer<typeof ratingViewSchema>;
 
 /** GET /api/tester/available-jobs query. */
@@ -404,7 +510,14 @@ export const jobViewSchema = z.object({
   poster_id: z.string(),
   tester_id: z.string().nullable(),
   poster_info: z.object({ email: z.string(), name: z.string() }).optional(),
-  last_review: z.object({ decision: z.string(), reason: z.string().nullable(), specific_issues: z.array(z.string()).optional(), at: z.string() }).nullable(),
+  last_review: z
+    .object({
+      decision: z.string(),
+      reason: z.string().nullable(),
+      specific_issues: z.array(z.string()).optional(),
+      at: z.string(),
+    })
+    .nullable(),
   revision_count: z.number().int(),
   created_at: z.string(),
   claimed_at: z.string().nullable(),
@@ -442,7 +555,11 @@ export const packSummarySchema = z.object({
 export type PackSummary = z.infer<typeof packSummarySchema>;
 
 /** One tester's finding inside a cluster of GET /api/packs/{id}. */
-export const packClusterFindingSchema = z.object({ job_id: z.string(), text: z.string(), severity: z.enum(FINDING_SEVERITIES).nullable() });
+export const packClusterFindingSchema = z.object({
+  job_id: z.string(),
+  text: z.string(),
+  severity: z.enum(FINDING_SEVERITIES).nullable(),
+});
 export type PackClusterFinding = z.infer<typeof packClusterFindingSchema>;
 
 /** Findings of several testers that say the same thing (grouped by the similarity of their text). */
@@ -457,7 +574,11 @@ export const packClusterSchema = z.object({
 export type PackCluster = z.infer<typeof packClusterSchema>;
 
 /** GET /api/packs/{id} (the poster, the admin): the pack, its jobs and what the testers agree on. */
-export const packViewSchema = z.object({ pack: packSummarySchema, jobs: z.array(jobViewSchema), clusters: z.array(packClusterSchema) });
+export const packViewSchema = z.object({
+  pack: packSummarySchema,
+  jobs: z.array(jobViewSchema),
+  clusters: z.array(packClusterSchema),
+});
 export type PackView = z.infer<typeof packViewSchema>;
 
 /** A paid job's results are promised within its completion window plus this margin to be claimed. */
@@ -467,11 +588,15 @@ export const RESULTS_CLAIM_MARGIN_HOURS = 48;
  * "Results expected by": paid_at + expected_completion_hours + RESULTS_CLAIM_MARGIN_HOURS
  * (48 h to be claimed, then the tester's window), or null for an unpaid job.
  */
-export function resultsExpectedBy(job: Pick<JobView, 'paid_at' | 'expected_completion_hours'>): string | null {
+export function resultsExpectedBy(
+  job: Pick<JobView, 'paid_at' | 'expected_completion_hours'>,
+): string | null {
   if (!job.paid_at) return null;
   const paid = Date.parse(job.paid_at);
   if (Number.isNaN(paid)) return null;
-  return new Date(paid + (job.expected_completion_hours + RESULTS_CLAIM_MARGIN_HOURS) * 3_600_000).toISOString();
+  return new Date(
+    paid + (job.expected_completion_hours + RESULTS_CLAIM_MARGIN_HOURS) * 3_600_000,
+  ).toISOString();
 }
 
 /** GET /api/tester/available-jobs: a page of jobs, the next cursor, and how long recent tests took. */
@@ -499,7 +624,9 @@ export const submissionViewSchema = z.object({
     key_findings_bullets: z.array(z.string()),
     small_image_url: z.string().nullable(),
   }),
-  requirement_responses: z.array(z.object({ requirement_index: z.number().int(), response_text: z.string() })).nullable(),
+  requirement_responses: z
+    .array(z.object({ requirement_index: z.number().int(), response_text: z.string() }))
+    .nullable(),
   general_feedback: z.string().nullable(),
   file_urls: z.array(z.string()).nullable(),
   /** Each file's own name as uploaded (sanitised), in file_urls' order; null where unknown. */
@@ -526,8 +653,21 @@ export const retestComparisonViewSchema = z.object({
   before: submissionViewSchema.nullable(),
   /** The re-test's submission (locked for the poster until accepted), or null before one exists. */
   after: submissionViewSchema.nullable(),
-  requirements: z.array(z.object({ requirement_index: z.number().int(), requirement: z.string(), before: z.string().nullable(), after: z.string().nullable() })),
-  key_findings: z.array(z.object({ index: z.number().int(), before: z.string().nullable(), after: z.string().nullable() })),
+  requirements: z.array(
+    z.object({
+      requirement_index: z.number().int(),
+      requirement: z.string(),
+      before: z.string().nullable(),
+      after: z.string().nullable(),
+    }),
+  ),
+  key_findings: z.array(
+    z.object({
+      index: z.number().int(),
+      before: z.string().nullable(),
+      after: z.string().nullable(),
+    }),
+  ),
 });
 export type RetestComparisonView = z.infer<typeof retestComparisonViewSchema>;
 
@@ -552,7 +692,10 @@ export type TesterStandingView = z.infer<typeof testerStandingSchema>;
 /** GET /api/jobs (a poster's own jobs; the admin: every job with poster_info). */
 export const jobsListResponseSchema = z.object({ jobs: z.array(jobViewSchema) });
 /** GET /api/tester/my-jobs: the tester's jobs and the recorder's limits. */
-export const myJobsResponseSchema = z.object({ jobs: z.array(jobViewSchema), recording_limits: recordingLimitsSchema });
+export const myJobsResponseSchema = z.object({
+  jobs: z.array(jobViewSchema),
+  recording_limits: recordingLimitsSchema,
+});
 export type MyJobsResponse = z.infer<typeof myJobsResponseSchema>;
 /** One job: claim, accept, assign. */
 export const jobResponseSchema = z.object({ job: jobViewSchema });
@@ -570,9 +713,16 @@ export const checkoutAnswerSchema = z.object({
 });
 export type CheckoutAnswer = z.infer<typeof checkoutAnswerSchema>;
 /** POST /api/jobs/{id}/submit-work and /submissions: the new submission and the job. */
-export const submitWorkResponseSchema = z.object({ submission: submissionViewSchema, job: jobViewSchema });
+export const submitWorkResponseSchema = z.object({
+  submission: submissionViewSchema,
+  job: jobViewSchema,
+});
 /** POST /api/jobs/{id}/review, PATCH /api/jobs/{id}/complete. */
-export const reviewResponseSchema = z.object({ payment_processed: z.boolean(), revision_count: z.number().int(), job: jobViewSchema });
+export const reviewResponseSchema = z.object({
+  payment_processed: z.boolean(),
+  revision_count: z.number().int(),
+  job: jobViewSchema,
+});
 export type ReviewResponse = z.infer<typeof reviewResponseSchema>;
 /** POST /api/jobs/{id}/rating. */
 export const ratingResponseSchema = z.object({ rating: ratingViewSchema });

@@ -7,12 +7,18 @@ import { z } from 'zod';
  */
 export const LIVE_TICKET_TTL_SECONDS = 60;
 
-export const liveTicketResponseSchema = z.object({ ticket: z.string(), expires_in: z.literal(LIVE_TICKET_TTL_SECONDS) });
+export const liveTicketResponseSchema = z.object({
+  ticket: z.string(),
+  expires_in: z.literal(LIVE_TICKET_TTL_SECONDS),
+});
 export type LiveTicketResponse = z.infer<typeof liveTicketResponseSchema>;
 
 export const liveStreamQuerySchema = z.object({
   ticket: z.string().describe('single-use ticket from POST /api/live/ticket'),
-  last_event_id: z.string().optional().describe('resume after this message id (same as the Last-Event-ID header)'),
+  last_event_id: z
+    .string()
+    .optional()
+    .describe('resume after this message id (same as the Last-Event-ID header)'),
 });
 
 /** `event: job`: a job of the user's (or, for admins, any job) changed. */
@@ -31,7 +37,10 @@ export const liveJobMessageSchema = z.object({
 export type LiveJobMessage = z.infer<typeof liveJobMessageSchema>;
 
 /** `event: available`: a job became claimable for this tester, or stopped being so. */
-export const liveAvailableMessageSchema = z.object({ job_id: z.string(), action: z.enum(['added', 'removed']) });
+export const liveAvailableMessageSchema = z.object({
+  job_id: z.string(),
+  action: z.enum(['added', 'removed']),
+});
 export type LiveAvailableMessage = z.infer<typeof liveAvailableMessageSchema>;
 
 /** `event: earnings`: the tester earned (an accepted submission) or was paid (a payout). */
@@ -44,7 +53,9 @@ export const liveEarningsMessageSchema = z.object({
 export type LiveEarningsMessage = z.infer<typeof liveEarningsMessageSchema>;
 
 /** `event: admin`: one of the admin's lists changed. */
-export const liveAdminMessageSchema = z.object({ list: z.enum(['testers', 'waitlist', 'leads', 'feedback']) });
+export const liveAdminMessageSchema = z.object({
+  list: z.enum(['testers', 'waitlist', 'leads', 'feedback']),
+});
 export type LiveAdminMessage = z.infer<typeof liveAdminMessageSchema>;
 
 /** `event: appeal`: an appeal was filed (admins) or decided (the tester and admins), issue #34. */
@@ -61,13 +72,15 @@ export const LIVE_OPERATIONS = [
   {
     method: 'post',
     path: '/api/live/ticket',
-    summary: 'A single-use ticket (60 s) for the live stream, bound to the caller; 429 too_many_streams at the cap',
+    summary:
+      'A single-use ticket (60 s) for the live stream, bound to the caller; 429 too_many_streams at the cap',
     response: liveTicketResponseSchema,
   },
   {
     method: 'get',
     path: '/api/live',
-    summary: 'The live stream (text/event-stream): job, available, earnings, admin and appeal messages with ids, a ping comment every 20 s; 401 invalid_ticket',
+    summary:
+      'The live stream (text/event-stream): job, available, earnings, admin and appeal messages with ids, a ping comment every 20 s; 401 invalid_ticket',
     query: liveStreamQuerySchema,
   },
 ] as const;

@@ -21,15 +21,54 @@ import {
   type JobStatus,
 } from './marketplace.js';
 
-const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({ status, paymentStatus, revisionCount });
+const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({
+  status,
+  paymentStatus,
+  revisionCount,
+});
 
 /** Every (action, status) pair: allowed (its target) or the refusal a user reads. */
 const EXPECTED: Record<JobAction, Record<JobStatus, string>> = {
-  claim: { open: '→claimed', claimed: 'job_taken', submitted: 'job_taken', revision_requested: 'job_taken', completed: 'job_completed', closed: 'job_closed' },
-  assign: { open: '→claimed', claimed: 'job_taken', submitted: 'job_taken', revision_requested: 'job_taken', completed: 'job_completed', closed: 'job_closed' },
-  submit: { open: 'job_not_claimed', claimed: '→submitted', submitted: 'already_submitted', revision_requested: '→submitted', completed: 'job_completed', closed: 'job_closed' },
-  accept: { open: 'nothing_to_review', claimed: 'nothing_to_review', submitted: '→completed', revision_requested: 'revision_pending', completed: 'job_completed', closed: 'job_closed' },
-  auto_accept: { open: 'nothing_to_review', claimed: 'nothing_to_review', submitted: '→completed', revision_requested: 'revision_pending', completed: 'job_completed', closed: 'job_closed' },
+  claim: {
+    open: '→claimed',
+    claimed: 'job_taken',
+    submitted: 'job_taken',
+    revision_requested: 'job_taken',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  assign: {
+    open: '→claimed',
+    claimed: 'job_taken',
+    submitted: 'job_taken',
+    revision_requested: 'job_taken',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  submit: {
+    open: 'job_not_claimed',
+    claimed: '→submitted',
+    submitted: 'already_submitted',
+    revision_requested: '→submitted',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  accept: {
+    open: 'nothing_to_review',
+    claimed: 'nothing_to_review',
+    submitted: '→completed',
+    revision_requested: 'revision_pending',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  auto_accept: {
+    open: 'nothing_to_review',
+    claimed: 'nothing_to_review',
+    submitted: '→completed',
+    revision_requested: 'revision_pending',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
   request_revision: {
     open: 'nothing_to_review',
     claimed: 'nothing_to_review',
@@ -38,14 +77,44 @@ const EXPECTED: Record<JobAction, Record<JobStatus, string>> = {
     completed: 'job_completed',
     closed: 'job_closed',
   },
-  claim_timeout: { open: 'stale_timer', claimed: '→open', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed', closed: 'job_closed' },
-  revision_expired: { open: 'stale_timer', claimed: 'stale_timer', submitted: 'stale_timer', revision_requested: '→open', completed: 'job_completed', closed: 'job_closed' },
-  tester_unapproved: { open: 'stale_timer', claimed: '→open', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed', closed: 'job_closed' },
-  close_unfilled: { open: '→closed', claimed: 'stale_timer', submitted: 'stale_timer', revision_requested: 'stale_timer', completed: 'job_completed', closed: 'job_closed' },
+  claim_timeout: {
+    open: 'stale_timer',
+    claimed: '→open',
+    submitted: 'stale_timer',
+    revision_requested: 'stale_timer',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  revision_expired: {
+    open: 'stale_timer',
+    claimed: 'stale_timer',
+    submitted: 'stale_timer',
+    revision_requested: '→open',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  tester_unapproved: {
+    open: 'stale_timer',
+    claimed: '→open',
+    submitted: 'stale_timer',
+    revision_requested: 'stale_timer',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  close_unfilled: {
+    open: '→closed',
+    claimed: 'stale_timer',
+    submitted: 'stale_timer',
+    revision_requested: 'stale_timer',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
 };
 
 describe('the job transition table', () => {
-  const pairs = JOB_ACTIONS.flatMap((action) => JOB_STATUSES.map((status) => [action, status] as const));
+  const pairs = JOB_ACTIONS.flatMap((action) =>
+    JOB_STATUSES.map((status) => [action, status] as const),
+  );
 
   it('covers every action and status', () => {
     expect(pairs).toHaveLength(Object.keys(EXPECTED).length * JOB_STATUSES.length);
@@ -67,7 +136,12 @@ describe('the job transition table', () => {
   it('states a refusal for every status an action cannot start from, and none for the others', () => {
     for (const action of JOB_ACTIONS) {
       const t = TRANSITIONS[action];
-      for (const status of JOB_STATUSES) expect([action, status, !!t.refusals[status]]).toEqual([action, status, !t.from.includes(status)]);
+      for (const status of JOB_STATUSES)
+        expect([action, status, !!t.refusals[status]]).toEqual([
+          action,
+          status,
+          !t.from.includes(status),
+        ]);
     }
   });
 
@@ -79,14 +153,19 @@ describe('the job transition table', () => {
   });
 
   it('refuses to claim or assign an open job whose payment has not gone through', () => {
-    expect(refusalFor(job('open', 'unpaid'), 'claim')).toEqual({ code: 'job_not_paid', detail: 'This job is not live yet: its payment has not gone through.' });
+    expect(refusalFor(job('open', 'unpaid'), 'claim')).toEqual({
+      code: 'job_not_paid',
+      detail: 'This job is not live yet: its payment has not gone through.',
+    });
     expect(refusalFor(job('open', 'unpaid'), 'assign')?.code).toBe('job_not_paid');
     // Only claims need the payment: a paid state is not checked for the other actions.
     expect(refusalFor(job('submitted', 'unpaid'), 'accept')).toBeUndefined();
   });
 
   it(`allows ${REVISION_LIMIT} revision per job, then asks the poster to accept`, () => {
-    expect(refusalFor(job('submitted', 'paid', REVISION_LIMIT - 1), 'request_revision')).toBeUndefined();
+    expect(
+      refusalFor(job('submitted', 'paid', REVISION_LIMIT - 1), 'request_revision'),
+    ).toBeUndefined();
     expect(refusalFor(job('submitted', 'paid', REVISION_LIMIT), 'request_revision')).toEqual({
       code: 'revision_limit',
       detail: 'Only one revision is allowed per job. Please accept the work.',
@@ -112,7 +191,8 @@ describe('the job transition table', () => {
     expect(LIVE_JOB_STATE.JobReleased.status).toBe('open');
     expect(LIVE_JOB_STATE.CheckoutCancelled).toEqual({ status: 'open', payment_status: 'unpaid' });
     // Actions sharing an event agree on where it leaves the job.
-    for (const a of JOB_ACTIONS) expect(LIVE_JOB_STATE[TRANSITIONS[a].event].status).toBe(TRANSITIONS[a].to);
+    for (const a of JOB_ACTIONS)
+      expect(LIVE_JOB_STATE[TRANSITIONS[a].event].status).toBe(TRANSITIONS[a].to);
   });
 });
 
@@ -141,7 +221,10 @@ describe('the other rules', () => {
   });
 
   it('makes a tester top-rated at an average of 4.5 (rounded) over three posters, each one voice', () => {
-    const poster = (...stars: number[]) => ({ sum: stars.reduce((a, b) => a + b, 0), count: stars.length });
+    const poster = (...stars: number[]) => ({
+      sum: stars.reduce((a, b) => a + b, 0),
+      count: stars.length,
+    });
     expect(isTopRated([poster(5), poster(5), poster(4)])).toBe(true); // 4.67
     expect(isTopRated([poster(5, 5, 5, 5)])).toBe(false); // one poster, one voice
     expect(isTopRated([poster(5), poster(4), poster(5), poster(4)])).toBe(true); // 4.5
@@ -149,11 +232,21 @@ describe('the other rules', () => {
   });
 
   describe('levels (New, Trusted, Top)', () => {
-    const poster = (...stars: number[]) => ({ sum: stars.reduce((a, b) => a + b, 0), count: stars.length });
-    const rec = (jobsCompleted: number, strikes: number, ...starsByPoster: Array<{ sum: number; count: number }>) => ({ jobsCompleted, strikes, starsByPoster });
+    const poster = (...stars: number[]) => ({
+      sum: stars.reduce((a, b) => a + b, 0),
+      count: stars.length,
+    });
+    const rec = (
+      jobsCompleted: number,
+      strikes: number,
+      ...starsByPoster: Array<{ sum: number; count: number }>
+    ) => ({ jobsCompleted, strikes, starsByPoster });
 
     it('starts a tester at New, saying how many accepted jobs Trusted needs', () => {
-      expect(testerLevel(rec(0, 0))).toEqual({ level: 'new', next: { level: 'trusted', needs: ['5 more accepted jobs (5 in all)'] } });
+      expect(testerLevel(rec(0, 0))).toEqual({
+        level: 'new',
+        next: { level: 'trusted', needs: ['5 more accepted jobs (5 in all)'] },
+      });
       expect(testerLevel(rec(4, 0)).next?.needs).toEqual(['1 more accepted job (5 in all)']);
     });
 
@@ -161,7 +254,10 @@ describe('the other rules', () => {
       expect(TRUSTED).toEqual({ minJobs: 5, minAcceptancePct: 80 });
       expect(testerLevel(rec(5, 0)).level).toBe('trusted');
       expect(testerLevel(rec(8, 2)).level).toBe('trusted'); // 80%
-      expect(testerLevel(rec(5, 2))).toEqual({ level: 'new', next: { level: 'trusted', needs: ['an acceptance rate of 80% or more (yours: 71%)'] } });
+      expect(testerLevel(rec(5, 2))).toEqual({
+        level: 'new',
+        next: { level: 'trusted', needs: ['an acceptance rate of 80% or more (yours: 71%)'] },
+      });
       expect(acceptanceRatePct(rec(0, 0))).toBeNull();
       expect(acceptanceRatePct(rec(2, 1))).toBe(67);
     });
@@ -171,8 +267,13 @@ describe('the other rules', () => {
         level: 'trusted',
         next: { level: 'top', needs: ['ratings from 2 more posters (3 different posters in all)'] },
       });
-      expect(testerLevel(rec(6, 0, poster(5), poster(4), poster(4))).next?.needs).toEqual(['an average of 4.5 stars or more, each poster counted once (yours: 4.3)']);
-      expect(testerLevel(rec(6, 0)).next?.needs).toEqual(['ratings from 3 more posters (3 different posters in all)', 'an average of 4.5 stars or more, each poster counted once']);
+      expect(testerLevel(rec(6, 0, poster(5), poster(4), poster(4))).next?.needs).toEqual([
+        'an average of 4.5 stars or more, each poster counted once (yours: 4.3)',
+      ]);
+      expect(testerLevel(rec(6, 0)).next?.needs).toEqual([
+        'ratings from 3 more posters (3 different posters in all)',
+        'an average of 4.5 stars or more, each poster counted once',
+      ]);
     });
 
     it('is Top exactly when the tester is top-rated, whatever else, and only Top has the priority window', () => {

@@ -14,7 +14,14 @@
 // ---- statuses, countries, geo admission, assistive technology ----
 
 /** `closed`: a paid slot of a pack nobody claimed within the fill window, refunded ("Five testers for $5"). */
-export const JOB_STATUSES = ['open', 'claimed', 'submitted', 'revision_requested', 'completed', 'closed'] as const;
+export const JOB_STATUSES = [
+  'open',
+  'claimed',
+  'submitted',
+  'revision_requested',
+  'completed',
+  'closed',
+] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** What the web app and the live channel show for each status (the spec's "revision requested"). */
@@ -66,7 +73,14 @@ export function geoRulesFor(country: string | null | undefined): GeoRule[] {
 }
 
 /** Assistive technology a tester uses (profile) or a job asks for ("Beyond the peers, part 1"). */
-export const ASSISTIVE_TECH = ['screen_reader', 'keyboard_only', 'screen_magnifier', 'voice_control', 'switch_access', 'captions'] as const;
+export const ASSISTIVE_TECH = [
+  'screen_reader',
+  'keyboard_only',
+  'screen_magnifier',
+  'voice_control',
+  'switch_access',
+  'captions',
+] as const;
 export type AssistiveTech = (typeof ASSISTIVE_TECH)[number];
 
 // ---- money (cents) ----
@@ -98,7 +112,8 @@ export const APPEAL_MESSAGE_MAX = 1000;
 /** "$0.82" */
 export const formatUsd = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
 /** "$1" for whole dollars, else "$0.82". */
-export const formatPrice = (cents: number): string => (cents % 100 === 0 ? `$${cents / 100}` : formatUsd(cents));
+export const formatPrice = (cents: number): string =>
+  cents % 100 === 0 ? `$${cents / 100}` : formatUsd(cents);
 
 // ---- packs: several testers for one site in one checkout ("Five testers for $5") ----
 
@@ -140,7 +155,11 @@ export function isTopRated(byPoster: ReadonlyArray<{ sum: number; count: number 
  */
 export const TESTER_LEVELS = ['new', 'trusted', 'top'] as const;
 export type TesterLevel = (typeof TESTER_LEVELS)[number];
-export const TESTER_LEVEL_LABELS: Record<TesterLevel, string> = { new: 'New', trusted: 'Trusted', top: 'Top' };
+export const TESTER_LEVEL_LABELS: Record<TesterLevel, string> = {
+  new: 'New',
+  trusted: 'Trusted',
+  top: 'Top',
+};
 export const TRUSTED = { minJobs: 5, minAcceptancePct: 80 } as const;
 /** Which levels see a newly paid job during PRIORITY_WINDOW_MS (the window itself: jobs' config). */
 export const PRIORITY_LEVELS: readonly TesterLevel[] = ['top'];
@@ -153,7 +172,9 @@ export interface TesterRecord {
 }
 
 /** Accepted jobs over finished claims (accepted + strikes), a whole percent; null before any. */
-export function acceptanceRatePct(r: Pick<TesterRecord, 'jobsCompleted' | 'strikes'>): number | null {
+export function acceptanceRatePct(
+  r: Pick<TesterRecord, 'jobsCompleted' | 'strikes'>,
+): number | null {
   const finished = r.jobsCompleted + r.strikes;
   return finished ? Math.round((r.jobsCompleted * 100) / finished) : null;
 }
@@ -162,29 +183,43 @@ export function acceptanceRatePct(r: Pick<TesterRecord, 'jobsCompleted' | 'strik
 export function posterAverageTenths(byPoster: TesterRecord['starsByPoster']): number | null {
   const voices = byPoster.filter((p) => p.count > 0);
   if (!voices.length) return null;
-  return Math.round((voices.reduce((acc, p) => acc + p.sum / p.count, 0) * 10) / voices.length + 1e-9);
+  return Math.round(
+    (voices.reduce((acc, p) => acc + p.sum / p.count, 0) * 10) / voices.length + 1e-9,
+  );
 }
 
 /** The tester's level and, below Top, what the next level still needs (one sentence per missing thing). */
-export function testerLevel(r: TesterRecord): { level: TesterLevel; next: { level: TesterLevel; needs: string[] } | null } {
+export function testerLevel(r: TesterRecord): {
+  level: TesterLevel;
+  next: { level: TesterLevel; needs: string[] } | null;
+} {
   if (isTopRated(r.starsByPoster)) return { level: 'top', next: null };
   const rate = acceptanceRatePct(r);
   const trustedNeeds: string[] = [];
   if (r.jobsCompleted < TRUSTED.minJobs) {
     const more = TRUSTED.minJobs - r.jobsCompleted;
-    trustedNeeds.push(`${more} more accepted job${more === 1 ? '' : 's'} (${TRUSTED.minJobs} in all)`);
+    trustedNeeds.push(
+      `${more} more accepted job${more === 1 ? '' : 's'} (${TRUSTED.minJobs} in all)`,
+    );
   }
-  if (rate !== null && rate < TRUSTED.minAcceptancePct) trustedNeeds.push(`an acceptance rate of ${TRUSTED.minAcceptancePct}% or more (yours: ${rate}%)`);
+  if (rate !== null && rate < TRUSTED.minAcceptancePct)
+    trustedNeeds.push(
+      `an acceptance rate of ${TRUSTED.minAcceptancePct}% or more (yours: ${rate}%)`,
+    );
   if (trustedNeeds.length) return { level: 'new', next: { level: 'trusted', needs: trustedNeeds } };
   const voices = r.starsByPoster.filter((p) => p.count > 0).length;
   const avg = posterAverageTenths(r.starsByPoster);
   const topNeeds: string[] = [];
   if (voices < TOP_RATED.minCount) {
     const more = TOP_RATED.minCount - voices;
-    topNeeds.push(`ratings from ${more} more poster${more === 1 ? '' : 's'} (${TOP_RATED.minCount} different posters in all)`);
+    topNeeds.push(
+      `ratings from ${more} more poster${more === 1 ? '' : 's'} (${TOP_RATED.minCount} different posters in all)`,
+    );
   }
   if (avg === null || avg < TOP_RATED.minAvgTenths)
-    topNeeds.push(`an average of ${TOP_RATED.minAvgTenths / 10} stars or more, each poster counted once${avg === null ? '' : ` (yours: ${(avg / 10).toFixed(1)})`}`);
+    topNeeds.push(
+      `an average of ${TOP_RATED.minAvgTenths / 10} stars or more, each poster counted once${avg === null ? '' : ` (yours: ${(avg / 10).toFixed(1)})`}`,
+    );
   return { level: 'trusted', next: { level: 'top', needs: topNeeds } };
 }
 
@@ -202,7 +237,11 @@ export const WINDOWS_MS = { autoAccept: 96 * HOUR, revision: 48 * HOUR } as cons
 // ---- the two report forms ----
 
 /** Files a submission may carry (both forms). */
-export const REPORT_FILE_LIMITS = { imageMaxBytes: 10 * 1024 * 1024, videoMaxBytes: 100 * 1024 * 1024, maxFiles: 5 } as const;
+export const REPORT_FILE_LIMITS = {
+  imageMaxBytes: 10 * 1024 * 1024,
+  videoMaxBytes: 100 * 1024 * 1024,
+  maxFiles: 5,
+} as const;
 /** The Quick report (tester dashboard, POST /api/jobs/:id/submit-work). */
 export const QUICK_REPORT_LIMITS = {
   feedbackMin: 10,
@@ -259,7 +298,8 @@ export type JobColumn =
   | 'closedAt';
 
 /** Columns of the loaded job the UPDATE must still find unchanged (who holds it, which deadline...). */
-export type JobMatch = 'testerId' | 'revisionCount' | 'currentSubmissionId' | 'claimDeadlineAt' | 'revisionDeadlineAt';
+export type JobMatch =
+  'testerId' | 'revisionCount' | 'currentSubmissionId' | 'claimDeadlineAt' | 'revisionDeadlineAt';
 
 /** Conditions beyond the status: paid, revisions left, a re-test held for another tester. */
 export type JobGuard = 'paid' | 'revisions_left' | 'not_reserved_for_other';
@@ -279,7 +319,13 @@ export interface Transition {
   /** Columns reset (null; revisionCount 0). */
   clears: readonly JobColumn[];
   /** The event recorded with the change. */
-  event: 'JobClaimed' | 'WorkSubmitted' | 'SubmissionAccepted' | 'RevisionRequested' | 'JobReleased' | 'PackSlotClosed';
+  event:
+    | 'JobClaimed'
+    | 'WorkSubmitted'
+    | 'SubmissionAccepted'
+    | 'RevisionRequested'
+    | 'JobReleased'
+    | 'PackSlotClosed';
   /** The refusal (409) for each status the action cannot start from. */
   refusals: Partial<Record<JobStatus, Refusal>>;
   /**
@@ -292,27 +338,68 @@ export interface Transition {
 
 export const REFUSALS = {
   completed: { code: 'job_completed', detail: 'This job is already completed.' },
-  notPaid: { code: 'job_not_paid', detail: 'This job is not live yet: its payment has not gone through.' },
+  notPaid: {
+    code: 'job_not_paid',
+    detail: 'This job is not live yet: its payment has not gone through.',
+  },
   alreadyPaid: { code: 'already_paid', detail: 'This job has already been paid for.' },
   taken: { code: 'job_taken', detail: 'This job has already been taken by another tester.' },
-  alreadySubmitted: { code: 'already_submitted', detail: 'Work has already been submitted for this job and is waiting for review.' },
-  notClaimed: { code: 'job_not_claimed', detail: 'This job is not claimed, so there is no work to submit.' },
-  revisionPending: { code: 'revision_pending', detail: 'A revision has been requested; wait for the tester to resubmit.' },
-  nothingToReview: { code: 'nothing_to_review', detail: 'There is no submitted work to review yet.' },
-  revisionLimit: { code: 'revision_limit', detail: 'Only one revision is allowed per job. Please accept the work.' },
+  alreadySubmitted: {
+    code: 'already_submitted',
+    detail: 'Work has already been submitted for this job and is waiting for review.',
+  },
+  notClaimed: {
+    code: 'job_not_claimed',
+    detail: 'This job is not claimed, so there is no work to submit.',
+  },
+  revisionPending: {
+    code: 'revision_pending',
+    detail: 'A revision has been requested; wait for the tester to resubmit.',
+  },
+  nothingToReview: {
+    code: 'nothing_to_review',
+    detail: 'There is no submitted work to review yet.',
+  },
+  revisionLimit: {
+    code: 'revision_limit',
+    detail: 'Only one revision is allowed per job. Please accept the work.',
+  },
   claimGone: { code: 'stale_timer', detail: 'The claim is no longer active.' },
   noRevision: { code: 'stale_timer', detail: 'No revision is pending.' },
-  changedReviewing: { code: 'job_changed', detail: 'This job changed while you were reviewing. Please reload.' },
-  changedSubmitting: { code: 'job_changed', detail: 'This job changed while you were submitting. Please reload.' },
+  changedReviewing: {
+    code: 'job_changed',
+    detail: 'This job changed while you were reviewing. Please reload.',
+  },
+  changedSubmitting: {
+    code: 'job_changed',
+    detail: 'This job changed while you were submitting. Please reload.',
+  },
   closed: { code: 'job_closed', detail: 'This job was closed unfilled and its payment refunded.' },
-  alreadyInPack: { code: 'already_in_pack', detail: 'You already took a test of this site in this pack: each test of a pack goes to a different tester.' },
+  alreadyInPack: {
+    code: 'already_in_pack',
+    detail:
+      'You already took a test of this site in this pack: each test of a pack goes to a different tester.',
+  },
   slotTaken: { code: 'stale_timer', detail: 'This slot was taken before its fill window ended.' },
 } as const satisfies Record<string, Refusal>;
 
 const R = REFUSALS;
-const review = { open: R.nothingToReview, claimed: R.nothingToReview, revision_requested: R.revisionPending, completed: R.completed, closed: R.closed };
+const review = {
+  open: R.nothingToReview,
+  claimed: R.nothingToReview,
+  revision_requested: R.revisionPending,
+  completed: R.completed,
+  closed: R.closed,
+};
 /** Everything a new holder starts without. */
-const FRESH_HOLD: readonly JobColumn[] = ['submittedAt', 'autoAcceptAt', 'revisionDeadlineAt', 'revisionCount', 'lastReview', 'currentSubmissionId'];
+const FRESH_HOLD: readonly JobColumn[] = [
+  'submittedAt',
+  'autoAcceptAt',
+  'revisionDeadlineAt',
+  'revisionCount',
+  'lastReview',
+  'currentSubmissionId',
+];
 /** A job going back to open for the next tester (old submissions stay for the record). */
 const RELEASE_CLEARS: readonly JobColumn[] = [
   'testerId',
@@ -334,7 +421,13 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
     clears: FRESH_HOLD,
     event: 'JobClaimed',
-    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed, closed: R.closed },
+    refusals: {
+      claimed: R.taken,
+      submitted: R.taken,
+      revision_requested: R.taken,
+      completed: R.completed,
+      closed: R.closed,
+    },
     lost: { refusal: R.taken },
   },
   assign: {
@@ -345,7 +438,13 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
     clears: FRESH_HOLD,
     event: 'JobClaimed',
-    refusals: { claimed: R.taken, submitted: R.taken, revision_requested: R.taken, completed: R.completed, closed: R.closed },
+    refusals: {
+      claimed: R.taken,
+      submitted: R.taken,
+      revision_requested: R.taken,
+      completed: R.completed,
+      closed: R.closed,
+    },
     lost: { refusal: R.taken },
   },
   submit: {
@@ -356,7 +455,12 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['submittedAt', 'autoAcceptAt', 'currentSubmissionId'],
     clears: ['claimDeadlineAt', 'revisionDeadlineAt'],
     event: 'WorkSubmitted',
-    refusals: { open: R.notClaimed, submitted: R.alreadySubmitted, completed: R.completed, closed: R.closed },
+    refusals: {
+      open: R.notClaimed,
+      submitted: R.alreadySubmitted,
+      completed: R.completed,
+      closed: R.closed,
+    },
     lost: { recheck: R.changedSubmitting },
   },
   accept: {
@@ -400,7 +504,13 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
-    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed, closed: R.closed },
+    refusals: {
+      open: R.claimGone,
+      submitted: R.claimGone,
+      revision_requested: R.claimGone,
+      completed: R.completed,
+      closed: R.closed,
+    },
     lost: 'stale',
   },
   revision_expired: {
@@ -411,7 +521,13 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
-    refusals: { open: R.noRevision, claimed: R.noRevision, submitted: R.noRevision, completed: R.completed, closed: R.closed },
+    refusals: {
+      open: R.noRevision,
+      claimed: R.noRevision,
+      submitted: R.noRevision,
+      completed: R.completed,
+      closed: R.closed,
+    },
     lost: 'stale',
   },
   tester_unapproved: {
@@ -423,7 +539,13 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
-    refusals: { open: R.claimGone, submitted: R.claimGone, revision_requested: R.claimGone, completed: R.completed, closed: R.closed },
+    refusals: {
+      open: R.claimGone,
+      submitted: R.claimGone,
+      revision_requested: R.claimGone,
+      completed: R.completed,
+      closed: R.closed,
+    },
     lost: 'stale',
   },
   close_unfilled: {
@@ -435,7 +557,13 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['closedAt'],
     clears: [],
     event: 'PackSlotClosed',
-    refusals: { claimed: R.slotTaken, submitted: R.slotTaken, revision_requested: R.slotTaken, completed: R.completed, closed: R.closed },
+    refusals: {
+      claimed: R.slotTaken,
+      submitted: R.slotTaken,
+      revision_requested: R.slotTaken,
+      completed: R.completed,
+      closed: R.closed,
+    },
     lost: 'stale',
   },
 };
@@ -462,9 +590,11 @@ export function normalizeStatus(s: string): JobStatus {
 export function refusalFor(job: JobStateView, action: JobAction): Refusal | undefined {
   const t = TRANSITIONS[action];
   const status = normalizeStatus(job.status);
-  if (t.guards.includes('paid') && status === 'open' && job.paymentStatus !== 'paid') return R.notPaid;
+  if (t.guards.includes('paid') && status === 'open' && job.paymentStatus !== 'paid')
+    return R.notPaid;
   if (!t.from.includes(status)) return t.refusals[status] ?? R.completed;
-  if (t.guards.includes('revisions_left') && job.revisionCount >= REVISION_LIMIT) return R.revisionLimit;
+  if (t.guards.includes('revisions_left') && job.revisionCount >= REVISION_LIMIT)
+    return R.revisionLimit;
   return undefined;
 }
 
@@ -477,9 +607,16 @@ export function checkoutRefusal(job: Pick<JobStateView, 'paymentStatus'>): Refus
  * The job's status and payment status after each event the live channel reports (the poster's,
  * the tester's and the admin's screens update from it): the transitions' events, plus payments'.
  */
-export const LIVE_JOB_STATE: Readonly<Record<string, { status: JobStatus; payment_status: 'paid' | 'unpaid' }>> = {
+export const LIVE_JOB_STATE: Readonly<
+  Record<string, { status: JobStatus; payment_status: 'paid' | 'unpaid' }>
+> = {
   JobPaid: { status: 'open', payment_status: 'paid' },
   JobPublished: { status: 'open', payment_status: 'paid' },
   CheckoutCancelled: { status: 'open', payment_status: 'unpaid' },
-  ...Object.fromEntries(Object.values(TRANSITIONS).map((t) => [t.event, { status: t.to, payment_status: 'paid' as const }])),
+  ...Object.fromEntries(
+    Object.values(TRANSITIONS).map((t) => [
+      t.event,
+      { status: t.to, payment_status: 'paid' as const },
+    ]),
+  ),
 };

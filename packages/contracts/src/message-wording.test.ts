@@ -41,7 +41,14 @@ function messageTexts(): string[] {
   return out;
 }
 
-type Def = { type: string; innerType?: Schema; in?: Schema; out?: Schema; checks?: Array<{ _zod: { def: { check: string; maximum?: number } } }>; shape?: Record<string, Schema> };
+type Def = {
+  type: string;
+  innerType?: Schema;
+  in?: Schema;
+  out?: Schema;
+  checks?: Array<{ _zod: { def: { check: string; maximum?: number } } }>;
+  shape?: Record<string, Schema>;
+};
 type Schema = z.ZodType & { _zod: { def: Def } };
 
 /** The string schema inside optional/nullable/default/pipe wrappers, if any. */

@@ -49,17 +49,29 @@ export const NOTIFICATION_KIND_INFO: Record<
   webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
   pack_slot_refunded: { audience: 'poster', label: 'An unfilled tester slot was refunded' },
   data_export_ready: { audience: 'everyone', label: 'Your data download is ready' },
-  account_deletion_scheduled: { audience: 'everyone', label: 'Your account is scheduled for deletion' },
-  account_deletion_cancelled: { audience: 'everyone', label: 'Your account deletion was cancelled' },
+  account_deletion_scheduled: {
+    audience: 'everyone',
+    label: 'Your account is scheduled for deletion',
+  },
+  account_deletion_cancelled: {
+    audience: 'everyone',
+    label: 'Your account deletion was cancelled',
+  },
   job_paid: { audience: 'poster', label: 'Payment receipt (with the date results are expected)' },
-  claim_expired: { audience: 'tester', label: 'A job I claimed went back to the others (time ran out)' },
+  claim_expired: {
+    audience: 'tester',
+    label: 'A job I claimed went back to the others (time ran out)',
+  },
   job_digest: {
     audience: 'tester',
     label: 'New jobs I can take (at most one e-mail an hour)',
     optIn: true,
   },
   appeal_decided: { audience: 'tester', label: 'Your appeal was decided' },
-  job_held_for_you: { audience: 'tester', label: 'A poster holds a job for me first (an invitation or a re-test)' },
+  job_held_for_you: {
+    audience: 'tester',
+    label: 'A poster holds a job for me first (an invitation or a re-test)',
+  },
 };
 
 /** Whether a kind is on for a user who switched `disabled` off and `enabled` on (opt-in kinds start off). */
@@ -88,7 +100,9 @@ export const NOTIFICATION_MESSAGES = {
 
 /** GET /api/notifications/preferences and the answer of PATCH: every kind, on (true) or off. */
 export type NotificationPreferences = Record<NotificationKind, boolean>;
-export const notificationPreferencesResponseSchema = z.object({ preferences: z.record(z.enum(NOTIFICATION_KINDS), z.boolean()) });
+export const notificationPreferencesResponseSchema = z.object({
+  preferences: z.record(z.enum(NOTIFICATION_KINDS), z.boolean()),
+});
 export type NotificationPreferencesResponse = { preferences: NotificationPreferences };
 
 /** PATCH /api/notifications/preferences: some kinds switched on or off; unknown kinds are refused. */
@@ -114,9 +128,14 @@ export const unsubscribeQuerySchema = z.object({
 /** GET /api/dev/mail?to= (development only): messages sent to that address, newest first. */
 export const devMailQuerySchema = z.object({ to: emailSchema });
 export const devMailResponseSchema = z.object({
-  messages: z.array(z.object({ to: z.string(), subject: z.string(), text: z.string(), created_at: z.string() })),
+  messages: z.array(
+    z.object({ to: z.string(), subject: z.string(), text: z.string(), created_at: z.string() }),
+  ),
 });
 export type DevMailResponse = z.infer<typeof devMailResponseSchema>;
 
 /** POST /api/notifications/unsubscribe from a mail client (JSON): the kind switched off. */
-export const unsubscribedResponseSchema = z.object({ unsubscribed: z.literal(true), kind: z.enum(NOTIFICATION_KINDS) });
+export const unsubscribedResponseSchema = z.object({
+  unsubscribed: z.literal(true),
+  kind: z.enum(NOTIFICATION_KINDS),
+});

@@ -3,20 +3,43 @@ import { PACK_SIZE } from './marketplace.js';
 
 /** POST /internal/checkout-sessions (jobs -> payments): a $1 checkout for one job. */
 export const createCheckoutSessionBodySchema = z.object({
-  job_id: z.string({ error: 'job_id is required' }).trim().min(1, { error: 'job_id is required' }).max(100, { error: 'job_id must be 100 characters or less' }),
-  poster_id: z.string({ error: 'poster_id is required' }).trim().min(1, { error: 'poster_id is required' }).max(100, { error: 'poster_id must be 100 characters or less' }),
-  title: z.string({ error: 'title is required' }).trim().min(1, { error: 'title is required' }).max(500, { error: 'title must be 500 characters or less' }),
-  attempt: z.number({ error: 'attempt must be a whole number' }).int({ error: 'attempt must be a whole number' }).min(0, { error: 'attempt must be 0 or more' }).max(1_000_000),
+  job_id: z
+    .string({ error: 'job_id is required' })
+    .trim()
+    .min(1, { error: 'job_id is required' })
+    .max(100, { error: 'job_id must be 100 characters or less' }),
+  poster_id: z
+    .string({ error: 'poster_id is required' })
+    .trim()
+    .min(1, { error: 'poster_id is required' })
+    .max(100, { error: 'poster_id must be 100 characters or less' }),
+  title: z
+    .string({ error: 'title is required' })
+    .trim()
+    .min(1, { error: 'title is required' })
+    .max(500, { error: 'title must be 500 characters or less' }),
+  attempt: z
+    .number({ error: 'attempt must be a whole number' })
+    .int({ error: 'attempt must be a whole number' })
+    .min(0, { error: 'attempt must be 0 or more' })
+    .max(1_000_000),
   /**
    * A pack (several testers in one checkout): every job of it, job_id (the session's job) first.
    * The session charges one PRICE_PER_TEST_CENTS unit per job (quantity = job_ids.length) and its
    * payment pays each. Absent: one job.
    */
-  job_ids: z.array(z.string().trim().min(1).max(100)).min(1).max(PACK_SIZE.max, { error: `a pack has at most ${PACK_SIZE.max} jobs` }).optional(),
+  job_ids: z
+    .array(z.string().trim().min(1).max(100))
+    .min(1)
+    .max(PACK_SIZE.max, { error: `a pack has at most ${PACK_SIZE.max} jobs` })
+    .optional(),
 });
 export type CreateCheckoutSessionBody = z.infer<typeof createCheckoutSessionBodySchema>;
 
-export const createCheckoutSessionResponseSchema = z.object({ checkout_url: z.string(), session_id: z.string() });
+export const createCheckoutSessionResponseSchema = z.object({
+  checkout_url: z.string(),
+  session_id: z.string(),
+});
 export type CreateCheckoutSessionResponse = z.infer<typeof createCheckoutSessionResponseSchema>;
 
 /** A checkout session id in a URL: Stripe's `cs_...` or the local provider's `cs_local_...`. */
@@ -143,11 +166,24 @@ export type CashOutResponse = z.infer<typeof cashOutResponseSchema>;
 
 /** POST /api/admin/payouts/run */
 export const payoutRunResponseSchema = z.object({
-  paid: z.array(z.object({ tester_id: z.string(), amount: z.number(), payout_id: z.string(), job_id: z.string(), transfer_id: z.string() })),
-  failed: z.array(z.object({ tester_id: z.string(), amount: z.number(), error: z.string(), job_id: z.string() })),
+  paid: z.array(
+    z.object({
+      tester_id: z.string(),
+      amount: z.number(),
+      payout_id: z.string(),
+      job_id: z.string(),
+      transfer_id: z.string(),
+    }),
+  ),
+  failed: z.array(
+    z.object({ tester_id: z.string(), amount: z.number(), error: z.string(), job_id: z.string() }),
+  ),
   skipped_unconnected: z.number().int(),
 });
 export type PayoutRunResponse = z.infer<typeof payoutRunResponseSchema>;
 
 /** POST /api/payments/webhook: received, and whether it changed anything (a duplicate or an unknown type does not). */
-export const providerWebhookResponseSchema = z.object({ received: z.literal(true), outcome: z.enum(['applied', 'duplicate', 'ignored']) });
+export const providerWebhookResponseSchema = z.object({
+  received: z.literal(true),
+  outcome: z.enum(['applied', 'duplicate', 'ignored']),
+});

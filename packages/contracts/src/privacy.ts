@@ -3,20 +3,32 @@ import { z } from 'zod';
 /** "Your data, your call" (issue 38): download my data, delete my account. */
 
 /** The services whose part is in every export, in the archive's order (`services/<name>.json`). */
-export const PRIVACY_SERVICES = ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics'] as const;
+export const PRIVACY_SERVICES = [
+  'identity',
+  'jobs',
+  'payments',
+  'admin',
+  'notifications',
+  'analytics',
+] as const;
 export type PrivacyService = (typeof PRIVACY_SERVICES)[number];
 
 export const privacyMessages = {
   confirmEmail: 'Type the e-mail address of this account to confirm.',
   emailMismatch: 'That is not the e-mail address of this account: type it exactly to confirm.',
-  exportDaily: 'You can download your data once a day. Your last export was asked for less than 24 hours ago.',
+  exportDaily:
+    'You can download your data once a day. Your last export was asked for less than 24 hours ago.',
   exportRunning: 'Your data export is still being prepared.',
   deletionScheduled: 'Your account is already scheduled for deletion.',
 } as const;
 
 /** POST /api/me/deletion and POST /api/admin/users/{id}/deletion: the account's e-mail, typed to confirm. */
 export const deletionBodySchema = z.object({
-  email: z.string({ error: privacyMessages.confirmEmail }).trim().min(1, privacyMessages.confirmEmail).max(320, privacyMessages.confirmEmail),
+  email: z
+    .string({ error: privacyMessages.confirmEmail })
+    .trim()
+    .min(1, privacyMessages.confirmEmail)
+    .max(320, privacyMessages.confirmEmail),
 });
 export type DeletionBody = z.infer<typeof deletionBodySchema>;
 
@@ -54,7 +66,10 @@ export const accountDeletionSchema = z.object({
 export type AccountDeletionDto = z.infer<typeof accountDeletionSchema>;
 
 /** GET /api/me/privacy: the caller's latest export and open (or last) deletion. */
-export const privacyStatusSchema = z.object({ export: dataExportSchema.nullable(), deletion: accountDeletionSchema.nullable() });
+export const privacyStatusSchema = z.object({
+  export: dataExportSchema.nullable(),
+  deletion: accountDeletionSchema.nullable(),
+});
 export type PrivacyStatus = z.infer<typeof privacyStatusSchema>;
 
 /** GET /api/admin/privacy: exports and deletions not finished (and the latest finished ones). */
@@ -68,7 +83,9 @@ export type AdminPrivacy = z.infer<typeof adminPrivacySchema>;
 export const privacyPartSchema = z.object({
   data: z.record(z.string(), z.unknown()),
   /** Files of the user this service stores (jobs): fetched one by one at .../files/{id}. */
-  files: z.array(z.object({ id: z.string(), name: z.string(), size: z.number().int().nullable() })).default([]),
+  files: z
+    .array(z.object({ id: z.string(), name: z.string(), size: z.number().int().nullable() }))
+    .default([]),
 });
 export type PrivacyPart = z.infer<typeof privacyPartSchema>;
 

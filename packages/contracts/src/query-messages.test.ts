@@ -15,9 +15,12 @@ function messages(schema: z.ZodType, query: Record<string, unknown>): Record<str
 
 describe('query-string messages (GET lists answer 400 with these, never zod developer text)', () => {
   const limit = 'limit must be a whole number from 1 to 100';
-  it.each([['abc'], [['20', '30']], ['0'], ['101'], ['2.5'], ['']])('available-jobs limit=%j gets the limit message', (value) => {
-    expect(messages(availableJobsQuerySchema, { limit: value })).toEqual({ limit: [limit] });
-  });
+  it.each([['abc'], [['20', '30']], ['0'], ['101'], ['2.5'], ['']])(
+    'available-jobs limit=%j gets the limit message',
+    (value) => {
+      expect(messages(availableJobsQuerySchema, { limit: value })).toEqual({ limit: [limit] });
+    },
+  );
 
   it('available-jobs keeps the default page of 20 and accepts 1 and 100', () => {
     expect(availableJobsQuerySchema.parse({})).toEqual({ limit: 20 });
@@ -26,7 +29,9 @@ describe('query-string messages (GET lists answer 400 with these, never zod deve
   });
 
   it('a repeated cursor names the cursor', () => {
-    expect(messages(availableJobsQuerySchema, { cursor: ['a', 'b'] })).toEqual({ cursor: ['cursor must be the next_cursor of the previous page'] });
+    expect(messages(availableJobsQuerySchema, { cursor: ['a', 'b'] })).toEqual({
+      cursor: ['cursor must be the next_cursor of the previous page'],
+    });
   });
 
   it.each([
@@ -50,9 +55,12 @@ describe('query-string messages (GET lists answer 400 with these, never zod deve
     expect(messages(adminWaitlistQuerySchema, query)).toEqual({ [field]: [message] });
   });
 
-  it.each([['admin'], [['poster', 'tester']]])('sign-in intent=%j says which intents exist', (intent) => {
-    const r = signInIntentSchema.safeParse(intent);
-    expect(r.success).toBe(false);
-    expect(r.error?.issues.map((i) => i.message)).toEqual(['intent must be poster or tester']);
-  });
+  it.each([['admin'], [['poster', 'tester']]])(
+    'sign-in intent=%j says which intents exist',
+    (intent) => {
+      const r = signInIntentSchema.safeParse(intent);
+      expect(r.success).toBe(false);
+      expect(r.error?.issues.map((i) => i.message)).toEqual(['intent must be poster or tester']);
+    },
+  );
 });

@@ -12,7 +12,8 @@ export const REPORT_MESSAGES = {
   linkGone: 'This link is no longer valid.',
   webhookUrl: 'Enter the full address of your endpoint, starting with https:// or http://',
   webhookUrlTooLong: 'Endpoint URL must be 2000 characters or less',
-  webhookEvents: 'Choose events from: job.paid, job.claimed, job.submitted, job.revision_requested, job.completed',
+  webhookEvents:
+    'Choose events from: job.paid, job.claimed, job.submitted, job.revision_requested, job.completed',
 } as const;
 
 /** POST /api/jobs/{id}/share: optional body. */
@@ -26,7 +27,11 @@ export const shareLinkBodySchema = z.object({
 });
 export type ShareLinkBody = z.infer<typeof shareLinkBodySchema>;
 
-export const shareLinkResponseSchema = z.object({ url: z.string(), token: z.string(), expires_at: z.string() });
+export const shareLinkResponseSchema = z.object({
+  url: z.string(),
+  token: z.string(),
+  expires_at: z.string(),
+});
 export type ShareLinkView = z.infer<typeof shareLinkResponseSchema>;
 
 /** Severity words worst first (the structured findings of "The report, next level"). */
@@ -45,7 +50,12 @@ export type ReportFindingView = z.infer<typeof reportFindingViewSchema>;
 
 /** GET /api/shared/{token}: the report as the share page shows it (no e-mail address of anyone). */
 export const sharedReportViewSchema = z.object({
-  job: z.object({ id: z.string(), title: z.string(), url: z.string(), requirements: z.array(z.string()) }),
+  job: z.object({
+    id: z.string(),
+    title: z.string(),
+    url: z.string(),
+    requirements: z.array(z.string()),
+  }),
   submitted_at: z.string(),
   /** The poster has not accepted yet: only the preview (key findings, device, browser) is shared. */
   locked: z.boolean(),
@@ -55,8 +65,16 @@ export const sharedReportViewSchema = z.object({
   findings: z.array(reportFindingViewSchema),
   requirement_responses: z.array(z.object({ requirement: z.string(), response_text: z.string() })),
   general_feedback: z.string().nullable(),
-  screenshots: z.array(z.object({ url: z.string(), name: z.string().nullable(), content_type: z.string() })),
-  recording: z.object({ url: z.string(), mime_type: z.string().nullable(), duration_ms: z.number().nullable() }).nullable(),
+  screenshots: z.array(
+    z.object({ url: z.string(), name: z.string().nullable(), content_type: z.string() }),
+  ),
+  recording: z
+    .object({
+      url: z.string(),
+      mime_type: z.string().nullable(),
+      duration_ms: z.number().nullable(),
+    })
+    .nullable(),
   pdf_url: z.string(),
   expires_at: z.string(),
 });
@@ -82,7 +100,13 @@ export function formatMoment(ms: number): string {
 
 // ---- Webhooks --------------------------------------------------------------------------------
 
-export const WEBHOOK_EVENT_TYPES = ['job.paid', 'job.claimed', 'job.submitted', 'job.revision_requested', 'job.completed'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'job.paid',
+  'job.claimed',
+  'job.submitted',
+  'job.revision_requested',
+  'job.completed',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const webhookEndpointBodySchema = z.object({
@@ -94,7 +118,12 @@ export const webhookEndpointBodySchema = z.object({
       (v) => {
         try {
           const u = new URL(v);
-          return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname && !u.username && !u.password;
+          return (
+            (u.protocol === 'https:' || u.protocol === 'http:') &&
+            !!u.hostname &&
+            !u.username &&
+            !u.password
+          );
         } catch {
           return false;
         }
@@ -102,7 +131,9 @@ export const webhookEndpointBodySchema = z.object({
       { error: REPORT_MESSAGES.webhookUrl },
     ),
   events: z
-    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: REPORT_MESSAGES.webhookEvents }), { error: REPORT_MESSAGES.webhookEvents })
+    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: REPORT_MESSAGES.webhookEvents }), {
+      error: REPORT_MESSAGES.webhookEvents,
+    })
     .min(1, { error: REPORT_MESSAGES.webhookEvents })
     .optional()
     .transform((v) => (v ? [...new Set(v)] : [...WEBHOOK_EVENT_TYPES])),
@@ -120,7 +151,9 @@ export const webhookEndpointViewSchema = z.object({
 export type WebhookEndpointView = z.infer<typeof webhookEndpointViewSchema>;
 
 /** POST /api/webhook-endpoints: the only answer that carries the secret. */
-export const webhookEndpointCreatedSchema = webhookEndpointViewSchema.extend({ secret: z.string() });
+export const webhookEndpointCreatedSchema = webhookEndpointViewSchema.extend({
+  secret: z.string(),
+});
 export type WebhookEndpointCreatedView = WebhookEndpointView & { secret: string };
 
 export const webhookDeliveryViewSchema = z.object({
@@ -160,11 +193,17 @@ export const TRACKER_MESSAGES = {
 } as const;
 
 export const githubTrackerBodySchema = z.object({
-  token: z.string({ error: TRACKER_MESSAGES.token }).trim().min(1, { error: TRACKER_MESSAGES.token }).max(500, { error: TRACKER_MESSAGES.token }),
+  token: z
+    .string({ error: TRACKER_MESSAGES.token })
+    .trim()
+    .min(1, { error: TRACKER_MESSAGES.token })
+    .max(500, { error: TRACKER_MESSAGES.token }),
   repository: z
     .string({ error: TRACKER_MESSAGES.repository })
     .trim()
-    .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, { error: TRACKER_MESSAGES.repository }),
+    .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, {
+      error: TRACKER_MESSAGES.repository,
+    }),
 });
 export type GithubTrackerBody = z.infer<typeof githubTrackerBodySchema>;
 
@@ -173,17 +212,24 @@ export const jiraTrackerBodySchema = z.object({
     .string({ error: TRACKER_MESSAGES.siteUrl })
     .trim()
     .max(300, { error: TRACKER_MESSAGES.siteUrl })
-    .refine((v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password;
-      } catch {
-        return false;
-      }
-    }, { error: TRACKER_MESSAGES.siteUrl })
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password;
+        } catch {
+          return false;
+        }
+      },
+      { error: TRACKER_MESSAGES.siteUrl },
+    )
     .transform((v) => v.replace(/\/+$/, '')),
   email: z.email({ error: TRACKER_MESSAGES.email }).max(254, { error: TRACKER_MESSAGES.email }),
-  api_token: z.string({ error: TRACKER_MESSAGES.token }).trim().min(1, { error: TRACKER_MESSAGES.token }).max(500, { error: TRACKER_MESSAGES.token }),
+  api_token: z
+    .string({ error: TRACKER_MESSAGES.token })
+    .trim()
+    .min(1, { error: TRACKER_MESSAGES.token })
+    .max(500, { error: TRACKER_MESSAGES.token }),
   project_key: z
     .string({ error: TRACKER_MESSAGES.projectKey })
     .trim()
@@ -191,7 +237,9 @@ export const jiraTrackerBodySchema = z.object({
 });
 export type JiraTrackerBody = z.infer<typeof jiraTrackerBodySchema>;
 
-export const sendFindingBodySchema = z.object({ tracker: z.enum(TRACKER_KINDS, { error: TRACKER_MESSAGES.tracker }) });
+export const sendFindingBodySchema = z.object({
+  tracker: z.enum(TRACKER_KINDS, { error: TRACKER_MESSAGES.tracker }),
+});
 
 /** GET /api/trackers: what is configured, never a token. */
 export const trackersViewSchema = z.object({
@@ -209,9 +257,13 @@ export const trackerIssueViewSchema = z.object({
 export type TrackerIssueView = z.infer<typeof trackerIssueViewSchema>;
 
 /** GET /api/webhook-endpoints. */
-export const webhookEndpointsResponseSchema = z.object({ endpoints: z.array(webhookEndpointViewSchema) });
+export const webhookEndpointsResponseSchema = z.object({
+  endpoints: z.array(webhookEndpointViewSchema),
+});
 /** GET /api/webhook-endpoints/{id}/deliveries. */
-export const webhookDeliveriesResponseSchema = z.object({ deliveries: z.array(webhookDeliveryViewSchema) });
+export const webhookDeliveriesResponseSchema = z.object({
+  deliveries: z.array(webhookDeliveryViewSchema),
+});
 /** POST /api/webhook-endpoints/{id}/test and .../redeliver. */
 export const webhookDeliveryResponseSchema = z.object({ delivery: webhookDeliveryViewSchema });
 /** GET /api/jobs/{id}/issues. */

@@ -2,7 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { isPublicWebUrl, webUrlProblem } from './common.js';
 import { JOB_MESSAGES, createJobBodySchema } from './jobs.js';
 
-const job = (url: string) => ({ title: 'Bakery', url, what_to_test: 'Order a cake', requirements: ['Price?'] });
+const job = (url: string) => ({
+  title: 'Bakery',
+  url,
+  what_to_test: 'Order a cake',
+  requirements: ['Price?'],
+});
 
 describe('the website URL rule (Post New Job form and POST /api/jobs)', () => {
   it.each([
@@ -44,7 +49,9 @@ describe('the website URL rule (Post New Job form and POST /api/jobs)', () => {
     expect(webUrlProblem(url)).toBe('invalid');
     const r = createJobBodySchema.safeParse(job(url));
     expect(r.success).toBe(false);
-    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['url', JOB_MESSAGES.urlInvalid]]);
+    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['url', JOB_MESSAGES.urlInvalid],
+    ]);
   });
 
   it.each([
@@ -69,12 +76,18 @@ describe('the website URL rule (Post New Job form and POST /api/jobs)', () => {
     expect(webUrlProblem(url)).toBe('local');
     const r = createJobBodySchema.safeParse(job(url));
     expect(r.success).toBe(false);
-    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['url', JOB_MESSAGES.urlLocal]]);
-    expect(JOB_MESSAGES.urlLocal).toBe('Local addresses cannot be tested: enter an address testers can open on the internet');
+    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['url', JOB_MESSAGES.urlLocal],
+    ]);
+    expect(JOB_MESSAGES.urlLocal).toBe(
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    );
   });
 
   it('keeps the message of the form', () => {
-    expect(JOB_MESSAGES.urlInvalid).toBe('Please enter a valid URL starting with http:// or https://');
+    expect(JOB_MESSAGES.urlInvalid).toBe(
+      'Please enter a valid URL starting with http:// or https://',
+    );
   });
 
   it('trims surrounding blanks before the rule, as the form and the server both do', () => {

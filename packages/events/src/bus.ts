@@ -79,7 +79,10 @@ export interface EventBus {
    * that is not a valid envelope, or that its stream's source may not have written (see checkOrigin),
    * is skipped (and counted); answers how many events were handed over.
    */
-  readAll?(sources: readonly EventSource[], handler: EventHandler): Promise<{ events: number; skipped: number }>;
+  readAll?(
+    sources: readonly EventSource[],
+    handler: EventHandler,
+  ): Promise<{ events: number; skipped: number }>;
   /**
    * Events of these sources a consumer group has not handled yet (read but unacknowledged, plus
    * not read; a group that does not exist yet counts every event, as it will start from the

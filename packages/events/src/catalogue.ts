@@ -39,7 +39,8 @@ export const catalogue = {
   UserRoleChosen: {
     source: 'identity',
     version: 1,
-    description: 'A user chose their role (poster or tester), location and country; or the admin account was created.',
+    description:
+      'A user chose their role (poster or tester), location and country; or the admin account was created.',
     data: z.object({
       userId: id,
       email: z.string(),
@@ -54,13 +55,15 @@ export const catalogue = {
   UserRenamed: {
     source: 'identity',
     version: 1,
-    description: 'A user signed in with a new name on their Google account; e-mails and admin lists use it from now on.',
+    description:
+      'A user signed in with a new name on their Google account; e-mails and admin lists use it from now on.',
     data: z.object({ userId: id, email: z.string(), name: z.string(), previousName: z.string() }),
   },
   TesterApprovalChanged: {
     source: 'identity',
     version: 1,
-    description: 'A tester was approved or unapproved (by the admin, a pre-approved signup, or strikes), or changed country.',
+    description:
+      'A tester was approved or unapproved (by the admin, a pre-approved signup, or strikes), or changed country.',
     data: z.object({
       userId: id,
       email: z.string(),
@@ -80,19 +83,28 @@ export const catalogue = {
   DataExportRequested: {
     source: 'identity',
     version: 1,
-    description: 'A user (or the admin for them) asked for a download of their data: identity collects every service\'s part over /internal/privacy routes.',
+    description:
+      "A user (or the admin for them) asked for a download of their data: identity collects every service's part over /internal/privacy routes.",
     data: z.object({ exportId: id, userId: id, requestedAt: iso, actorId }),
   },
   DataExportReady: {
     source: 'identity',
     version: 1,
-    description: 'A data export is built: notifications e-mails the signed download link (it expires at expiresAt).',
-    data: z.object({ exportId: id, userId: id, email: z.string(), downloadUrl: z.string(), expiresAt: iso }),
+    description:
+      'A data export is built: notifications e-mails the signed download link (it expires at expiresAt).',
+    data: z.object({
+      exportId: id,
+      userId: id,
+      email: z.string(),
+      downloadUrl: z.string(),
+      expiresAt: iso,
+    }),
   },
   UserDeletionRequested: {
     source: 'identity',
     version: 1,
-    description: 'A user confirmed "Delete my account" (or the admin did for them): every sign-in ended; the account is erased at dueAt unless they sign in again before.',
+    description:
+      'A user confirmed "Delete my account" (or the admin did for them): every sign-in ended; the account is erased at dueAt unless they sign in again before.',
     data: z.object({ userId: id, email: z.string(), name: z.string(), dueAt: iso, actorId }),
   },
   UserDeletionCancelled: {
@@ -104,8 +116,15 @@ export const catalogue = {
   UserDeleted: {
     source: 'identity',
     version: 1,
-    description: 'The grace period ended: every service erases or anonymises what it holds about userId and email (money records keep the pseudonym instead of the person) and answers for it at GET /internal/privacy/erasures/{event id}.',
-    data: z.object({ userId: id, pseudonym: id, email: z.string(), type: userType.nullable(), deletedAt: iso }),
+    description:
+      'The grace period ended: every service erases or anonymises what it holds about userId and email (money records keep the pseudonym instead of the person) and answers for it at GET /internal/privacy/erasures/{event id}.',
+    data: z.object({
+      userId: id,
+      pseudonym: id,
+      email: z.string(),
+      type: userType.nullable(),
+      deletedAt: iso,
+    }),
   },
   // jobs
   JobCreated: {
@@ -126,7 +145,16 @@ export const catalogue = {
     source: 'jobs',
     version: 1,
     description: 'A tester took a job (claimed it, or the admin assigned it).',
-    data: z.object({ jobId: id, testerId: id, claimedAt: iso, deadlineAt: iso, by: z.enum(['tester', 'admin']), posterId, geoRule: geoRule.nullish(), actorId }),
+    data: z.object({
+      jobId: id,
+      testerId: id,
+      claimedAt: iso,
+      deadlineAt: iso,
+      by: z.enum(['tester', 'admin']),
+      posterId,
+      geoRule: geoRule.nullish(),
+      actorId,
+    }),
   },
   WorkSubmitted: {
     source: 'jobs',
@@ -148,12 +176,20 @@ export const catalogue = {
     source: 'jobs',
     version: 1,
     description: 'The poster (or admin) asked the tester for one revision.',
-    data: z.object({ jobId: id, testerId: id, reason: z.string(), requestedAt: iso, deadlineAt: iso, posterId }),
+    data: z.object({
+      jobId: id,
+      testerId: id,
+      reason: z.string(),
+      requestedAt: iso,
+      deadlineAt: iso,
+      posterId,
+    }),
   },
   SubmissionAccepted: {
     source: 'jobs',
     version: 1,
-    description: 'A submission was accepted by the poster, the admin, or automatically after the review window; the tester earns.',
+    description:
+      'A submission was accepted by the poster, the admin, or automatically after the review window; the tester earns.',
     data: z.object({
       jobId: id,
       testerId: id,
@@ -169,37 +205,68 @@ export const catalogue = {
   TesterRated: {
     source: 'jobs',
     version: 1,
-    description: "The poster rated the tester of a completed job (1-5 stars, once per job); identity keeps the tester's average.",
-    data: z.object({ jobId: id, testerId: id, posterId: id, stars: z.number().int().min(1).max(5), comment: z.string().nullable(), ratedAt: iso }),
+    description:
+      "The poster rated the tester of a completed job (1-5 stars, once per job); identity keeps the tester's average.",
+    data: z.object({
+      jobId: id,
+      testerId: id,
+      posterId: id,
+      stars: z.number().int().min(1).max(5),
+      comment: z.string().nullable(),
+      ratedAt: iso,
+    }),
   },
   WebhookEndpointDisabled: {
     source: 'jobs',
     version: 1,
-    description: "A poster's webhook endpoint failed every delivery for 3 days and was disabled; notifications e-mails its owner.",
-    data: z.object({ endpointId: id, ownerId: id, url: z.string(), failingSince: iso, disabledAt: iso }),
+    description:
+      "A poster's webhook endpoint failed every delivery for 3 days and was disabled; notifications e-mails its owner.",
+    data: z.object({
+      endpointId: id,
+      ownerId: id,
+      url: z.string(),
+      failingSince: iso,
+      disabledAt: iso,
+    }),
   },
   JobReleased: {
     source: 'jobs',
     version: 1,
-    description: 'A job went back to open for another tester (claim timed out or the revision window expired).',
-    data: z.object({ jobId: id, testerId: id, reason: z.enum(['claim_timeout', 'revision_expired', 'tester_unapproved']), posterId, geoRule: geoRule.nullish() }),
+    description:
+      'A job went back to open for another tester (claim timed out or the revision window expired).',
+    data: z.object({
+      jobId: id,
+      testerId: id,
+      reason: z.enum(['claim_timeout', 'revision_expired', 'tester_unapproved']),
+      posterId,
+      geoRule: geoRule.nullish(),
+    }),
   },
   PackCreated: {
     source: 'jobs',
     version: 1,
-    description: 'A poster ordered several testers for one site in one checkout: a pack of `size` jobs (each also announced by JobCreated).',
-    data: z.object({ packId: id, posterId: id, size: z.number().int(), jobIds: z.array(id), url: z.string() }),
+    description:
+      'A poster ordered several testers for one site in one checkout: a pack of `size` jobs (each also announced by JobCreated).',
+    data: z.object({
+      packId: id,
+      posterId: id,
+      size: z.number().int(),
+      jobIds: z.array(id),
+      url: z.string(),
+    }),
   },
   PackSlotClosed: {
     source: 'jobs',
     version: 1,
-    description: "A pack's slot nobody claimed within PACK_FILL_WINDOW_MS of its payment was closed (status closed); payments refunds its $1.",
+    description:
+      "A pack's slot nobody claimed within PACK_FILL_WINDOW_MS of its payment was closed (status closed); payments refunds its $1.",
     data: z.object({ jobId: id, packId: id, posterId: id, title: z.string(), closedAt: iso }),
   },
   JobPublished: {
     source: 'jobs',
     version: 1,
-    description: "The jobs service recorded a job's payment: the job is now open to the testers its geo rule admits.",
+    description:
+      "The jobs service recorded a job's payment: the job is now open to the testers its geo rule admits.",
     data: z.object({
       jobId: id,
       posterId: id,
@@ -223,14 +290,23 @@ export const catalogue = {
   TesterStrikeRecorded: {
     source: 'jobs',
     version: 1,
-    description: 'A tester got a strike (job released from them); identity unapproves testers at its strike limit.',
+    description:
+      'A tester got a strike (job released from them); identity unapproves testers at its strike limit.',
     data: z.object({ testerId: id, jobId: id, strikes: z.number().int(), reason: z.string() }),
   },
   AppealFiled: {
     source: 'jobs',
     version: 1,
-    description: 'A tester appealed a strike or a rating of 1-2 stars (once each, within 14 days); the admin decides.',
-    data: z.object({ appealId: id, testerId: id, jobId: id, kind: z.enum(['strike', 'rating']), message: z.string(), filedAt: iso }),
+    description:
+      'A tester appealed a strike or a rating of 1-2 stars (once each, within 14 days); the admin decides.',
+    data: z.object({
+      appealId: id,
+      testerId: id,
+      jobId: id,
+      kind: z.enum(['strike', 'rating']),
+      message: z.string(),
+      filedAt: iso,
+    }),
   },
   AppealDecided: {
     source: 'jobs',
@@ -253,7 +329,8 @@ export const catalogue = {
   JobsCleared: {
     source: 'jobs',
     version: 1,
-    description: 'The admin cleared every job, submission and file. Payments refunds the paid jobs nobody finished (refundJobIds).',
+    description:
+      'The admin cleared every job, submission and file. Payments refunds the paid jobs nobody finished (refundJobIds).',
     data: z.object({
       jobsDeleted: z.number().int(),
       submissionsDeleted: z.number().int(),
@@ -265,26 +342,43 @@ export const catalogue = {
   JobsWithdrawn: {
     source: 'jobs',
     version: 1,
-    description: "A poster's account was deleted (UserDeleted): their paid jobs nobody had started left every list; payments refunds them (refundJobIds).",
-    data: z.object({ posterId: id, refundJobIds: z.array(id), reason: z.enum(['account_deleted']) }),
+    description:
+      "A poster's account was deleted (UserDeleted): their paid jobs nobody had started left every list; payments refunds them (refundJobIds).",
+    data: z.object({
+      posterId: id,
+      refundJobIds: z.array(id),
+      reason: z.enum(['account_deleted']),
+    }),
   },
   // payments
   JobPaid: {
     source: 'payments',
     version: 1,
     description: "The poster's $1 checkout completed; the job becomes visible to testers.",
-    data: z.object({ jobId: id, sessionId: z.string(), posterId: id, amountCents: z.number().int(), paidAt: iso }),
+    data: z.object({
+      jobId: id,
+      sessionId: z.string(),
+      posterId: id,
+      amountCents: z.number().int(),
+      paidAt: iso,
+    }),
   },
   CheckoutCancelled: {
     source: 'payments',
     version: 1,
     description: 'A checkout session was cancelled or expired; the job stays unpublished.',
-    data: z.object({ jobId: id, sessionId: z.string(), reason: z.enum(['cancelled', 'expired']), posterId }),
+    data: z.object({
+      jobId: id,
+      sessionId: z.string(),
+      reason: z.enum(['cancelled', 'expired']),
+      posterId,
+    }),
   },
   EarningRecorded: {
     source: 'payments',
     version: 1,
-    description: "A tester's earning for an accepted submission is in the ledger (pending until paid out).",
+    description:
+      "A tester's earning for an accepted submission is in the ledger (pending until paid out).",
     data: z.object({
       jobId: id,
       testerId: id,
@@ -299,7 +393,8 @@ export const catalogue = {
   PaymentRefunded: {
     source: 'payments',
     version: 1,
-    description: "Money paid in was given back to the poster (a duplicate payment of an already paid job, a paid job nobody finished when the admin cleared all jobs, a pack's slot nobody claimed in its fill window, or a paid job nobody started when its poster deleted their account).",
+    description:
+      "Money paid in was given back to the poster (a duplicate payment of an already paid job, a paid job nobody finished when the admin cleared all jobs, a pack's slot nobody claimed in its fill window, or a paid job nobody started when its poster deleted their account).",
     data: z.object({
       jobId: id,
       sessionId: z.string(),
@@ -316,20 +411,33 @@ export const catalogue = {
     source: 'payments',
     version: 1,
     description: "A payout transferred a tester's pending earnings.",
-    data: z.object({ testerId: id, payoutId: id, amountCents: z.number().int(), jobIds: z.array(id), paidAt: iso, actorId }),
+    data: z.object({
+      testerId: id,
+      payoutId: id,
+      amountCents: z.number().int(),
+      jobIds: z.array(id),
+      paidAt: iso,
+      actorId,
+    }),
   },
   // admin
   SignupApproved: {
     source: 'admin',
     version: 1,
-    description: 'The admin approved (or unapproved) a tester signup; identity pre-approves that e-mail.',
+    description:
+      'The admin approved (or unapproved) a tester signup; identity pre-approves that e-mail.',
     data: z.object({ entryId: id, email: z.string(), role: z.string(), approved: z.boolean() }),
   },
   WaitlistJoined: {
     source: 'admin',
     version: 1,
     description: 'Someone joined the waitlist, signed up as a tester or requested a job.',
-    data: z.object({ entryId: id, email: z.string(), role: z.string(), name: z.string().nullable() }),
+    data: z.object({
+      entryId: id,
+      email: z.string(),
+      role: z.string(),
+      name: z.string().nullable(),
+    }),
   },
   LeadReceived: {
     source: 'admin',
@@ -349,7 +457,13 @@ export const catalogue = {
     description: 'A batch of allow-listed client telemetry events (post_job_*, api_refresh_*).',
     data: z.object({
       userId: z.string().nullable(),
-      events: z.array(z.object({ name: z.string(), at: iso, props: z.record(z.string(), z.unknown()).optional() })),
+      events: z.array(
+        z.object({
+          name: z.string(),
+          at: iso,
+          props: z.record(z.string(), z.unknown()).optional(),
+        }),
+      ),
     }),
   },
 } as const satisfies Record<string, EventDefinition>;

@@ -6,14 +6,25 @@ import type { RedisStreamsBus } from './redis-streams.js';
  * group after the service) plus the jobs timer worker and the gateway's live channel. Published
  * names: a new consumer adds its group here so its dead letters show on the admin's Overview.
  */
-export const CONSUMER_GROUPS = ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics', 'jobs-worker', 'gateway-live'] as const;
+export const CONSUMER_GROUPS = [
+  'identity',
+  'jobs',
+  'payments',
+  'admin',
+  'notifications',
+  'analytics',
+  'jobs-worker',
+  'gateway-live',
+] as const;
 
 export interface DeadLetterCount {
   group: string;
   count: number;
 }
 
-const isRedis = (bus: EventBus): bus is EventBus & Pick<RedisStreamsBus, 'deadLetterCount' | 'redis' | 'prefix'> =>
+const isRedis = (
+  bus: EventBus,
+): bus is EventBus & Pick<RedisStreamsBus, 'deadLetterCount' | 'redis' | 'prefix'> =>
   bus.kind === 'redis' && typeof (bus as Partial<RedisStreamsBus>).deadLetterCount === 'function';
 
 /** The groups that may have dead letters: the known ones, and on Redis any other group that has some. */
@@ -35,7 +46,9 @@ async function groupsOf(bus: EventBus): Promise<string[]> {
 export async function countDeadLetters(bus: EventBus): Promise<DeadLetterCount[]> {
   const out: DeadLetterCount[] = [];
   for (const group of await groupsOf(bus)) {
-    const count = isRedis(bus) ? await bus.deadLetterCount(group) : (await bus.deadLetters(group, 10_000)).length;
+    const count = isRedis(bus)
+      ? await bus.deadLetterCount(group)
+      : (await bus.deadLetters(group, 10_000)).length;
     if (count > 0) out.push({ group, count });
   }
   return out;
@@ -49,7 +62,9 @@ export async function countDeadLetters(bus: EventBus): Promise<DeadLetterCount[]
 export async function replayAllDeadLetters(bus: EventBus): Promise<DeadLetterCount[]> {
   const out: DeadLetterCount[] = [];
   for (const { group } of await countDeadLetters(bus)) {
-    const count = bus.requestReplay ? await bus.requestReplay(group) : await bus.replayDeadLetters(group);
+    const count = bus.requestReplay
+      ? await bus.requestReplay(group)
+      : await bus.replayDeadLetters(group);
     if (count > 0) out.push({ group, count });
   }
   return out;

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { currentTraceparent } from '@htm/service-kit/tracing';
-import { catalogue, definitionOf, EVENT_SOURCES, isEventType, type EventData, type EventType } from './catalogue.js';
+import {
+  catalogue,
+  definitionOf,
+  EVENT_SOURCES,
+  isEventType,
+  type EventData,
+  type EventType,
+} from './catalogue.js';
 
 export const envelopeSchema = z.object({
   id: z.string().uuid(),
@@ -21,7 +28,10 @@ export const envelopeSchema = z.object({
 });
 
 export type AnyEnvelope = z.infer<typeof envelopeSchema>;
-export interface EventEnvelope<T extends EventType = EventType> extends Omit<AnyEnvelope, 'type' | 'data'> {
+export interface EventEnvelope<T extends EventType = EventType> extends Omit<
+  AnyEnvelope,
+  'type' | 'data'
+> {
   type: T;
   data: EventData<T>;
 }
@@ -54,12 +64,21 @@ export class RejectedEventError extends PermanentEventError {
  * any event must arrive on its source's own stream/topic (`arrivedOn`), the only one that service
  * may write to. Throws RejectedEventError otherwise.
  */
-export function checkOrigin(event: Pick<EventEnvelope, 'type' | 'source'>, arrivedOn: string | undefined): void {
+export function checkOrigin(
+  event: Pick<EventEnvelope, 'type' | 'source'>,
+  arrivedOn: string | undefined,
+): void {
   if (isEventType(event.type) && catalogue[event.type].source !== event.source) {
-    throw new RejectedEventError('source_not_owner', `${event.type} is published by ${catalogue[event.type].source}, not ${event.source}`);
+    throw new RejectedEventError(
+      'source_not_owner',
+      `${event.type} is published by ${catalogue[event.type].source}, not ${event.source}`,
+    );
   }
   if (arrivedOn !== event.source) {
-    throw new RejectedEventError('wrong_stream', `${event.type} from ${event.source} arrived on ${arrivedOn ?? 'an unknown'} stream`);
+    throw new RejectedEventError(
+      'wrong_stream',
+      `${event.type} from ${event.source} arrived on ${arrivedOn ?? 'an unknown'} stream`,
+    );
   }
 }
 
@@ -83,7 +102,12 @@ export function createEvent<T extends EventType>(
   type: T,
   subject: string,
   data: EventData<T>,
-  opts: { correlationId?: string | null; id?: string; occurredAt?: Date; traceparent?: string } = {},
+  opts: {
+    correlationId?: string | null;
+    id?: string;
+    occurredAt?: Date;
+    traceparent?: string;
+  } = {},
 ): EventEnvelope<T> {
   const def = catalogue[type];
   const parsed = def.data.parse(data) as EventData<T>;
@@ -104,22 +128,33 @@ export function createEvent<T extends EventType>(
 /** Validates an envelope read from the bus. Unknown types pass through with raw data. */
 export function parseEnvelope(raw: unknown): EventEnvelope {
   const env = envelopeSchema.safeParse(raw);
-  if (!env.success) throw new PermanentEventError(`invalid envelope: ${env.error.issues[0]?.message}`);
+  if (!env.success)
+    throw new PermanentEventError(`invalid envelope: ${env.error.issues[0]?.message}`);
   const e = env.data;
   if (isEventType(e.type)) {
     const def = definitionOf(e.type);
     // An older version still read (its deprecation window): checked against its own schema, then
     // upgraded to the current shape. Any other version is read with the current schema.
-    const prev = e.version !== def.version ? def.previous?.find((p) => p.version === e.version) : undefined;
+    const prev =
+      e.version !== def.version ? def.previous?.find((p) => p.version === e.version) : undefined;
     if (prev) {
       const old = prev.data.safeParse(e.data);
-      if (!old.success) throw new PermanentEventError(`invalid ${e.type} v${e.version} data: ${old.error.issues[0]?.path.join('.')} ${old.error.issues[0]?.message}`);
+      if (!old.success)
+        throw new PermanentEventError(
+          `invalid ${e.type} v${e.version} data: ${old.error.issues[0]?.path.join('.')} ${old.error.issues[0]?.message}`,
+        );
       const up = def.data.safeParse(prev.upgrade(old.data as never));
-      if (!up.success) throw new PermanentEventError(`invalid ${e.type} v${e.version} data after upgrade: ${up.error.issues[0]?.path.join('.')} ${up.error.issues[0]?.message}`);
+      if (!up.success)
+        throw new PermanentEventError(
+          `invalid ${e.type} v${e.version} data after upgrade: ${up.error.issues[0]?.path.join('.')} ${up.error.issues[0]?.message}`,
+        );
       return { ...e, type: e.type, data: up.data } as EventEnvelope;
     }
     const d = catalogue[e.type].data.safeParse(e.data);
-    if (!d.success) throw new PermanentEventError(`invalid ${e.type} data: ${d.error.issues[0]?.path.join('.')} ${d.error.issues[0]?.message}`);
+    if (!d.success)
+      throw new PermanentEventError(
+        `invalid ${e.type} data: ${d.error.issues[0]?.path.join('.')} ${d.error.issues[0]?.message}`,
+      );
     return { ...e, type: e.type, data: d.data } as EventEnvelope;
   }
   return e as unknown as EventEnvelope;

@@ -1,4 +1,12 @@
-import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import {
+  Kafka,
+  logLevel,
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type KafkaMessage,
+  type Producer,
+} from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EventSource } from './catalogue.js';
 import { runWithRetry } from './retry.js';
@@ -34,8 +42,12 @@ export function kafkaConsumerTimingFromEnv(env: {
 }): KafkaConsumerTiming {
   return {
     ...(env.KAFKA_MAX_WAIT_MS !== undefined && { maxWaitTimeInMs: env.KAFKA_MAX_WAIT_MS }),
-    ...(env.KAFKA_SESSION_TIMEOUT_MS !== undefined && { sessionTimeout: env.KAFKA_SESSION_TIMEOUT_MS }),
-    ...(env.KAFKA_HEARTBEAT_INTERVAL_MS !== undefined && { heartbeatInterval: env.KAFKA_HEARTBEAT_INTERVAL_MS }),
+    ...(env.KAFKA_SESSION_TIMEOUT_MS !== undefined && {
+      sessionTimeout: env.KAFKA_SESSION_TIMEOUT_MS,
+    }),
+    ...(env.KAFKA_HEARTBEAT_INTERVAL_MS !== undefined && {
+      heartbeatInterval: env.KAFKA_HEARTBEAT_INTERVAL_MS,
+    }),
   };
 }
 
@@ -106,7 +118,10 @@ export class KafkaBus implements EventBus {
   async publish(events: readonly EventEnvelope[]): Promise<void> {
     if (!events.length) return;
     const p = await this.getProducer();
-    const byTopic = new Map<string, Array<{ key: string; value: string; headers: Record<string, string> }>>();
+    const byTopic = new Map<
+      string,
+      Array<{ key: string; value: string; headers: Record<string, string> }>
+    >();
     for (const e of events) {
       const t = this.topic(e.source);
       const list = byTopic.get(t) ?? [];
@@ -115,17 +130,31 @@ export class KafkaBus implements EventBus {
       list.push({ key: e.subject, value: JSON.stringify(e), headers });
       byTopic.set(t, list);
     }
-    await p.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+    await p.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+    });
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const consumer = this.kafka.consumer({ groupId: opts.group, allowAutoTopicCreation: true, ...this.opts.consumer });
+    const consumer = this.kafka.consumer({
+      groupId: opts.group,
+      allowAutoTopicCreation: true,
+      ...this.opts.consumer,
+    });
     await consumer.connect();
-    await consumer.subscribe({ topics: opts.sources.map((s) => this.topic(s)), fromBeginning: true });
+    await consumer.subscribe({
+      topics: opts.sources.map((s) => this.topic(s)),
+      fromBeginning: true,
+    });
     const maxAttempts = opts.maxAttempts ?? 5;
     let running = true;
     /** One message: a refused envelope to dead letter, else the handler with its retries (retry.ts). */
-    const handleOne = async (topic: string, message: KafkaMessage, heartbeat: () => Promise<void>) => {
+    const handleOne = async (
+      topic: string,
+      message: KafkaMessage,
+      heartbeat: () => Promise<void>,
+    ) => {
       const raw = message.value?.toString() ?? '';
       let event: EventEnvelope;
       try {
@@ -164,7 +193,9 @@ export class KafkaBus implements EventBus {
             const run: EventEnvelope[] = [];
             for (let j = i; j < msgs.length; j++) {
               try {
-                run.push(acceptEnvelope(msgs[j].value?.toString() ?? '', this.sourceOfTopic(batch.topic)));
+                run.push(
+                  acceptEnvelope(msgs[j].value?.toString() ?? '', this.sourceOfTopic(batch.topic)),
+                );
               } catch {
                 break; // refused: the one-by-one path dead-letters it
               }
@@ -174,7 +205,10 @@ export class KafkaBus implements EventBus {
               try {
                 done = Math.max(0, Math.min(run.length, await opts.batchHandler(run)));
               } catch (err) {
-                this.opts.logger?.warn({ err: (err as Error).message, events: run.length }, 'event batch failed; handling its events one by one');
+                this.opts.logger?.warn(
+                  { err: (err as Error).message, events: run.length },
+                  'event batch failed; handling its events one by one',
+                );
               }
               if (done > 0) {
                 i += done;
@@ -201,11 +235,30 @@ export class KafkaBus implements EventBus {
     };
   }
 
-  private async deadLetter(group: string, topic: string, raw: string, err: Error, attempts: number) {
-    this.opts.logger?.error({ err: err.message, topic, attempts, group }, 'event moved to dead letter');
+  private async deadLetter(
+    group: string,
+    topic: string,
+    raw: string,
+    err: Error,
+    attempts: number,
+  ) {
+    this.opts.logger?.error(
+      { err: err.message, topic, attempts, group },
+      'event moved to dead letter',
+    );
     const p = await this.getProducer();
-    const letter: DeadLetter = { group, error: err.message.slice(0, 1000), ...(err instanceof RejectedEventError && { reason: err.reason }), attempts, failedAt: new Date().toISOString(), event: safeJson(raw) };
-    await p.send({ topic: this.dlqTopic(group), messages: [{ key: group, value: JSON.stringify(letter) }] });
+    const letter: DeadLetter = {
+      group,
+      error: err.message.slice(0, 1000),
+      ...(err instanceof RejectedEventError && { reason: err.reason }),
+      attempts,
+      failedAt: new Date().toISOString(),
+      event: safeJson(raw),
+    };
+    await p.send({
+      topic: this.dlqTopic(group),
+      messages: [{ key: group, value: JSON.stringify(letter) }],
+    });
   }
 
   /**
@@ -223,19 +276,27 @@ export class KafkaBus implements EventBus {
     } finally {
       await admin.disconnect();
     }
-    const remaining = new Map(ends.filter((e) => BigInt(e.high) > BigInt(e.low)).map((e) => [e.partition, BigInt(e.high)]));
+    const remaining = new Map(
+      ends.filter((e) => BigInt(e.high) > BigInt(e.low)).map((e) => [e.partition, BigInt(e.high)]),
+    );
     if (remaining.size) {
-      const c = this.kafka.consumer({ groupId: `dlq-reader-${group}-${Date.now()}`, ...this.opts.consumer });
+      const c = this.kafka.consumer({
+        groupId: `dlq-reader-${group}-${Date.now()}`,
+        ...this.opts.consumer,
+      });
       await c.connect();
       await c.subscribe({ topics: [this.dlqTopic(group)], fromBeginning: true });
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 10_000);
         void c.run({
           eachMessage: async ({ partition, message }) => {
-            const value = safeJson(message.value?.toString() ?? '{}') as DeadLetter & { replayed?: string[] };
+            const value = safeJson(message.value?.toString() ?? '{}') as DeadLetter & {
+              replayed?: string[];
+            };
             if (Array.isArray(value.replayed)) value.replayed.forEach((id) => replayed.add(id));
             else letters.push({ ...value, id: `${partition}:${message.offset}` });
-            if (BigInt(message.offset) + 1n >= (remaining.get(partition) ?? 0n)) remaining.delete(partition);
+            if (BigInt(message.offset) + 1n >= (remaining.get(partition) ?? 0n))
+              remaining.delete(partition);
             if (!remaining.size) {
               clearTimeout(timer);
               resolve();
@@ -249,16 +310,26 @@ export class KafkaBus implements EventBus {
   }
 
   async replayDeadLetters(group: string, ids?: string[]): Promise<number> {
-    const letters = (await this.deadLetters(group, 10_000)).filter((l) => !ids || ids.includes(l.id));
-    const replayable = letters.filter((l) => l.event && typeof l.event === 'object' && 'subject' in (l.event as object));
+    const letters = (await this.deadLetters(group, 10_000)).filter(
+      (l) => !ids || ids.includes(l.id),
+    );
+    const replayable = letters.filter(
+      (l) => l.event && typeof l.event === 'object' && 'subject' in (l.event as object),
+    );
     if (!replayable.length) return 0;
     await this.publish(replayable.map((l) => l.event as EventEnvelope));
     const p = await this.getProducer();
-    await p.send({ topic: this.dlqTopic(group), messages: [{ key: group, value: JSON.stringify({ replayed: replayable.map((l) => l.id) }) }] });
+    await p.send({
+      topic: this.dlqTopic(group),
+      messages: [{ key: group, value: JSON.stringify({ replayed: replayable.map((l) => l.id) }) }],
+    });
     return replayable.length;
   }
 
-  async readAll(sources: readonly EventSource[], handler: (event: EventEnvelope) => Promise<void>): Promise<{ events: number; skipped: number }> {
+  async readAll(
+    sources: readonly EventSource[],
+    handler: (event: EventEnvelope) => Promise<void>,
+  ): Promise<{ events: number; skipped: number }> {
     let events = 0;
     let skipped = 0;
     const topics = sources.map((s) => this.topic(s));
@@ -269,7 +340,8 @@ export class KafkaBus implements EventBus {
     try {
       const existing = new Set(await admin.listTopics());
       for (const t of topics.filter((x) => existing.has(x))) {
-        for (const o of await admin.fetchTopicOffsets(t)) if (BigInt(o.high) > BigInt(o.low)) remaining.set(`${t}:${o.partition}`, BigInt(o.high));
+        for (const o of await admin.fetchTopicOffsets(t))
+          if (BigInt(o.high) > BigInt(o.low)) remaining.set(`${t}:${o.partition}`, BigInt(o.high));
       }
     } finally {
       await admin.disconnect();
@@ -279,7 +351,10 @@ export class KafkaBus implements EventBus {
     const c = this.kafka.consumer({ groupId, ...this.opts.consumer });
     await c.connect();
     try {
-      await c.subscribe({ topics: [...new Set([...remaining.keys()].map((k) => k.slice(0, k.lastIndexOf(':'))))], fromBeginning: true });
+      await c.subscribe({
+        topics: [...new Set([...remaining.keys()].map((k) => k.slice(0, k.lastIndexOf(':'))))],
+        fromBeginning: true,
+      });
       await new Promise<void>((resolve, reject) => {
         void c
           .run({
@@ -313,7 +388,11 @@ export class KafkaBus implements EventBus {
     } finally {
       await c.disconnect().catch(() => undefined);
       const cleanup = this.kafka.admin();
-      await cleanup.connect().then(() => cleanup.deleteGroups([groupId])).catch(() => undefined).finally(() => cleanup.disconnect().catch(() => undefined));
+      await cleanup
+        .connect()
+        .then(() => cleanup.deleteGroups([groupId]))
+        .catch(() => undefined)
+        .finally(() => cleanup.disconnect().catch(() => undefined));
     }
     return { events, skipped };
   }
@@ -340,7 +419,12 @@ export class KafkaBus implements EventBus {
     const committed = await admin.fetchOffsets({ groupId: group, topics });
     let total = 0n;
     for (const t of topics) {
-      const mine = new Map((committed.find((c) => c.topic === t)?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+      const mine = new Map(
+        (committed.find((c) => c.topic === t)?.partitions ?? []).map((p) => [
+          p.partition,
+          BigInt(p.offset),
+        ]),
+      );
       for (const o of await admin.fetchTopicOffsets(t)) {
         const at = mine.get(o.partition) ?? -1n;
         const from = at >= 0n ? at : BigInt(o.low);
@@ -353,12 +437,18 @@ export class KafkaBus implements EventBus {
   async close(): Promise<void> {
     const admin = this.lagAdmin;
     this.lagAdmin = undefined;
-    await admin?.then((a) => a.disconnect(), () => undefined);
+    await admin?.then(
+      (a) => a.disconnect(),
+      () => undefined,
+    );
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();
     const producer = this.producer;
     this.producer = undefined;
-    await producer?.then((p) => p.disconnect(), () => undefined);
+    await producer?.then(
+      (p) => p.disconnect(),
+      () => undefined,
+    );
   }
 }
 

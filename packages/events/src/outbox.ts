@@ -8,15 +8,23 @@ import type { EventSource } from './catalogue.js';
 
 /** The outbox table, declared in each service's own schema (add it to the service's schema.ts). */
 export function outboxTable(schema: PgSchema) {
-  return schema.table('outbox', {
-    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
-    id: uuid('id').notNull().unique(),
-    type: text('type').notNull(),
-    subject: text('subject').notNull(),
-    envelope: jsonb('envelope').$type<EventEnvelope>().notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    publishedAt: timestamp('published_at', { withTimezone: true }),
-  }, (t) => [index('outbox_unpublished_idx').on(t.seq).where(sql`published_at IS NULL`)]);
+  return schema.table(
+    'outbox',
+    {
+      seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+      id: uuid('id').notNull().unique(),
+      type: text('type').notNull(),
+      subject: text('subject').notNull(),
+      envelope: jsonb('envelope').$type<EventEnvelope>().notNull(),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+      publishedAt: timestamp('published_at', { withTimezone: true }),
+    },
+    (t) => [
+      index('outbox_unpublished_idx')
+        .on(t.seq)
+        .where(sql`published_at IS NULL`),
+    ],
+  );
 }
 export type OutboxTable = ReturnType<typeof outboxTable>;
 
@@ -31,9 +39,15 @@ export function handledEventsTable(schema: PgSchema) {
 export type HandledEventsTable = ReturnType<typeof handledEventsTable>;
 
 /** Writes events to the outbox inside the caller's transaction (same commit as the state change). */
-export async function writeOutbox(tx: Tx | Db, table: OutboxTable, events: readonly EventEnvelope[]): Promise<void> {
+export async function writeOutbox(
+  tx: Tx | Db,
+  table: OutboxTable,
+  events: readonly EventEnvelope[],
+): Promise<void> {
   if (!events.length) return;
-  await tx.insert(table).values(events.map((e) => ({ id: e.id, type: e.type, subject: e.subject, envelope: e })));
+  await tx
+    .insert(table)
+    .values(events.map((e) => ({ id: e.id, type: e.type, subject: e.subject, envelope: e })));
 }
 
 export interface OutboxRelayOptions {
@@ -104,7 +118,10 @@ export class OutboxRelay {
       try {
         published = await this.runOnce();
       } catch (err) {
-        this.opts.logger?.warn({ err: (err as Error).message }, 'outbox relay pass failed; will retry');
+        this.opts.logger?.warn(
+          { err: (err as Error).message },
+          'outbox relay pass failed; will retry',
+        );
       }
       if (published > 0) continue;
       await new Promise<void>((resolve) => {
@@ -150,10 +167,12 @@ export class OutboxRelay {
         await db
           .update(table)
           .set({ publishedAt: new Date() })
-          .where(inArray(
-            table.seq,
-            rows.map((r) => r.seq),
-          ));
+          .where(
+            inArray(
+              table.seq,
+              rows.map((r) => r.seq),
+            ),
+          );
         n = rows.length;
         this.opts.onPublished?.(n);
       }
@@ -164,8 +183,15 @@ export class OutboxRelay {
       this.lastCleanup = Date.now();
       // Never rows published after the last point every consumer confirmed: a wipe would need them again.
       const retained = Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000);
-      const cutoff = new Date(this.confirmedThrough ? Math.min(retained, this.confirmedThrough.getTime() - CLOCK_SLACK_MS) : retained);
-      await db.delete(table).where(and(lt(table.publishedAt, cutoff))).catch(() => undefined);
+      const cutoff = new Date(
+        this.confirmedThrough
+          ? Math.min(retained, this.confirmedThrough.getTime() - CLOCK_SLACK_MS)
+          : retained,
+      );
+      await db
+        .delete(table)
+        .where(and(lt(table.publishedAt, cutoff)))
+        .catch(() => undefined);
     }
     return n;
   }
@@ -187,7 +213,9 @@ export class OutboxRelay {
       return;
     }
     if (this.historySeen || h.entries === 0) {
-      const from = this.confirmedThrough?.getTime() ?? Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000);
+      const from =
+        this.confirmedThrough?.getTime() ??
+        Date.now() - (this.opts.retentionMs ?? 7 * 24 * 3600_000);
       const since = new Date(from - CLOCK_SLACK_MS);
       const again = await db
         .update(table)
@@ -219,7 +247,10 @@ export class OutboxRelay {
 
   /** Unpublished rows (the outbox backlog metric). */
   async backlog(): Promise<number> {
-    const r = await this.opts.db.select({ n: sql<number>`count(*)::int` }).from(this.opts.table).where(isNull(this.opts.table.publishedAt));
+    const r = await this.opts.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(this.opts.table)
+      .where(isNull(this.opts.table.publishedAt));
     return Number(r[0]?.n ?? 0);
   }
 
@@ -243,7 +274,11 @@ export async function handleOnce(
   effect: (tx: Tx) => Promise<void>,
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const inserted = await tx.insert(table).values({ eventId: event.id, type: event.type }).onConflictDoNothing().returning({ id: table.eventId });
+    const inserted = await tx
+      .insert(table)
+      .values({ eventId: event.id, type: event.type })
+      .onConflictDoNothing()
+      .returning({ id: table.eventId });
     if (!inserted.length) return false;
     await effect(tx);
     return true;

@@ -4,7 +4,14 @@ import type { Logger } from 'pino';
 import { EVENT_SOURCES, type EventSource } from './catalogue.js';
 import { acceptEnvelope, RejectedEventError, type EventEnvelope } from './envelope.js';
 import { runWithRetry, type RetryPolicy } from './retry.js';
-import { partitionOf, type DeadLetter, type EventBus, type StreamHistory, type SubscribeOptions, type Subscription } from './bus.js';
+import {
+  partitionOf,
+  type DeadLetter,
+  type EventBus,
+  type StreamHistory,
+  type SubscribeOptions,
+  type Subscription,
+} from './bus.js';
 
 export interface RedisStreamsOptions {
   url: string;
@@ -47,14 +54,18 @@ export class RedisStreamsBus implements EventBus {
     this.prefix = opts.prefix ?? 'htm:';
     this.partitions = opts.partitions ?? 4;
     this.pub = new Redis(opts.url, { maxRetriesPerRequest: 2, connectTimeout: 3000 });
-    this.pub.on('error', (err) => opts.logger?.warn({ err: err.message }, 'redis (event bus) error'));
+    this.pub.on('error', (err) =>
+      opts.logger?.warn({ err: err.message }, 'redis (event bus) error'),
+    );
   }
 
   streamKey(source: EventSource, partition: number): string {
     return `${this.prefix}events:${source}:${partition}`;
   }
   streamsOf(sources: readonly EventSource[]): string[] {
-    return sources.flatMap((s) => Array.from({ length: this.partitions }, (_, p) => this.streamKey(s, p)));
+    return sources.flatMap((s) =>
+      Array.from({ length: this.partitions }, (_, p) => this.streamKey(s, p)),
+    );
   }
   dlqKey(group: string): string {
     return `${this.prefix}events:dlq:${group}`;
@@ -134,8 +145,14 @@ export class RedisStreamsBus implements EventBus {
     for (const l of letters) {
       if (ids && !ids.includes(l.id)) continue;
       const e = l.event as Partial<EventEnvelope> | null;
-      if (!e || typeof e.subject !== 'string' || !EVENT_SOURCES.includes(e.source as EventSource)) continue;
-      await this.pub.xadd(this.streamKey(e.source as EventSource, partitionOf(e.subject, this.partitions)), '*', 'e', JSON.stringify(e));
+      if (!e || typeof e.subject !== 'string' || !EVENT_SOURCES.includes(e.source as EventSource))
+        continue;
+      await this.pub.xadd(
+        this.streamKey(e.source as EventSource, partitionOf(e.subject, this.partitions)),
+        '*',
+        'e',
+        JSON.stringify(e),
+      );
       await this.pub.xdel(this.dlqKey(group), l.id);
       n++;
     }
@@ -152,7 +169,8 @@ export class RedisStreamsBus implements EventBus {
   async requestReplay(group: string): Promise<number> {
     const letters = await this.deadLetters(group, 10_000);
     const n = letters.filter((l) => !l.reason && l.event && typeof l.event === 'object').length;
-    if (n > 0) await this.pub.set(this.replayRequestKey(group), new Date().toISOString(), 'EX', 86_400);
+    if (n > 0)
+      await this.pub.set(this.replayRequestKey(group), new Date().toISOString(), 'EX', 86_400);
     return n;
   }
 
@@ -180,7 +198,12 @@ export class RedisStreamsBus implements EventBus {
       for (const g of groups) {
         const m = toMap(g as string[]);
         if (Number(m.pending ?? 0) > 0) {
-          const summary = (await this.pub.xpending(s, m.name)) as [number, string | null, string | null, unknown];
+          const summary = (await this.pub.xpending(s, m.name)) as [
+            number,
+            string | null,
+            string | null,
+            unknown,
+          ];
           lower(summary[1] ? idTime(summary[1]) - 1 : 0);
         } else lower(idTime(m['last-delivered-id'] ?? '0-0'));
       }
@@ -216,7 +239,10 @@ export class RedisStreamsBus implements EventBus {
     return total;
   }
 
-  async readAll(sources: readonly EventSource[], handler: (event: EventEnvelope) => Promise<void>): Promise<{ events: number; skipped: number }> {
+  async readAll(
+    sources: readonly EventSource[],
+    handler: (event: EventEnvelope) => Promise<void>,
+  ): Promise<{ events: number; skipped: number }> {
     let events = 0;
     let skipped = 0;
     for (const stream of this.streamsOf(sources)) {
@@ -233,7 +259,8 @@ export class RedisStreamsBus implements EventBus {
           let event: EventEnvelope | undefined;
           try {
             // Forged or misrouted events are left out of a replay as the consumers refuse them.
-            event = raw === undefined ? undefined : acceptEnvelope(raw, this.sourceOfStream(stream));
+            event =
+              raw === undefined ? undefined : acceptEnvelope(raw, this.sourceOfStream(stream));
           } catch {
             event = undefined;
           }
@@ -337,7 +364,8 @@ class StreamConsumer {
         // Redis came back without its data (restart with no persistence, failover to an empty
         // replica): the streams and groups are gone. Recreate the groups from the start of each
         // stream, or events the relays publish from now on would never be read.
-        if (String((err as Error).message).includes('NOGROUP')) await this.ensureGroups().catch(() => undefined);
+        if (String((err as Error).message).includes('NOGROUP'))
+          await this.ensureGroups().catch(() => undefined);
         await sleep(500);
       }
     }
@@ -348,7 +376,15 @@ class StreamConsumer {
     if (!force && now - this.lastRenew < this.leaseMs / 3) return;
     this.lastRenew = now;
     for (const s of this.streams) {
-      const r = Number(await this.redis.eval(LEASE_LUA, 1, this.bus.leaseKey(this.opts.group, s), this.name, String(this.leaseMs)));
+      const r = Number(
+        await this.redis.eval(
+          LEASE_LUA,
+          1,
+          this.bus.leaseKey(this.opts.group, s),
+          this.name,
+          String(this.leaseMs),
+        ),
+      );
       if (r === 0) this.owned.delete(s);
       else if (!this.owned.has(s)) {
         this.owned.add(s);
@@ -361,16 +397,35 @@ class StreamConsumer {
   private async recoverPending(stream: string): Promise<void> {
     let cursor = '0-0';
     do {
-      const r = (await this.redis.xautoclaim(stream, this.opts.group, this.name, 0, cursor, 'COUNT', 100)) as [string, Entry[]];
+      const r = (await this.redis.xautoclaim(
+        stream,
+        this.opts.group,
+        this.name,
+        0,
+        cursor,
+        'COUNT',
+        100,
+      )) as [string, Entry[]];
       cursor = r[0];
     } while (cursor !== '0-0' && this.running);
     let after = '0';
     while (this.running) {
-      const res = (await this.redis.xreadgroup('GROUP', this.opts.group, this.name, 'COUNT', 100, 'STREAMS', stream, after)) as Array<[string, Entry[]]> | null;
+      const res = (await this.redis.xreadgroup(
+        'GROUP',
+        this.opts.group,
+        this.name,
+        'COUNT',
+        100,
+        'STREAMS',
+        stream,
+        after,
+      )) as Array<[string, Entry[]]> | null;
       const entries = res?.[0]?.[1] ?? [];
       if (!entries.length) break;
       for (const [id, fields] of entries) {
-        const pending = (await this.redis.xpending(stream, this.opts.group, id, id, 1)) as Array<[string, string, number, number]>;
+        const pending = (await this.redis.xpending(stream, this.opts.group, id, id, 1)) as Array<
+          [string, string, number, number]
+        >;
         const deliveries = Number(pending[0]?.[3] ?? 1);
         await this.process(stream, id, fields, deliveries);
         after = id;
@@ -380,7 +435,10 @@ class StreamConsumer {
   }
 
   /** The leading run of valid envelopes of a stream's entries (the batch handler's part). */
-  private leadingRun(stream: string, entries: Entry[]): Array<{ id: string; event: EventEnvelope }> {
+  private leadingRun(
+    stream: string,
+    entries: Entry[],
+  ): Array<{ id: string; event: EventEnvelope }> {
     const run: Array<{ id: string; event: EventEnvelope }> = [];
     for (const [id, fields] of entries) {
       const raw = fields ? toMap(fields).e : undefined;
@@ -403,24 +461,34 @@ class StreamConsumer {
   private async processRead(res: Array<[string, Entry[]]>): Promise<void> {
     const handled = new Map<string, number>();
     if (this.opts.batchHandler && res.length > 1) {
-      const runs = res.filter(([stream]) => this.owned.has(stream)).map(([stream, entries]) => ({ stream, run: this.leadingRun(stream, entries) }));
+      const runs = res
+        .filter(([stream]) => this.owned.has(stream))
+        .map(([stream, entries]) => ({ stream, run: this.leadingRun(stream, entries) }));
       const all = runs.flatMap((r) => r.run.map((x) => x.event));
       if (all.length > 1 && this.running) {
         let done = 0;
         try {
           done = Math.max(0, Math.min(all.length, await this.opts.batchHandler(all)));
         } catch (err) {
-          this.log?.warn({ err: (err as Error).message, events: all.length }, 'event batch failed; handling its events stream by stream');
+          this.log?.warn(
+            { err: (err as Error).message, events: all.length },
+            'event batch failed; handling its events stream by stream',
+          );
         }
         for (const { stream, run } of runs) {
           const k = Math.min(done, run.length);
           done -= k;
-          if (k) await this.ackAll(stream, run.slice(0, k).map((x) => x.id));
+          if (k)
+            await this.ackAll(
+              stream,
+              run.slice(0, k).map((x) => x.id),
+            );
           handled.set(stream, k);
         }
       }
     }
-    for (const [stream, entries] of res) await this.processEntries(stream, entries.slice(handled.get(stream) ?? 0));
+    for (const [stream, entries] of res)
+      await this.processEntries(stream, entries.slice(handled.get(stream) ?? 0));
   }
 
   /**
@@ -436,12 +504,21 @@ class StreamConsumer {
         if (run.length > 1) {
           let done = 0;
           try {
-            done = Math.max(0, Math.min(run.length, await this.opts.batchHandler(run.map((r) => r.event))));
+            done = Math.max(
+              0,
+              Math.min(run.length, await this.opts.batchHandler(run.map((r) => r.event))),
+            );
           } catch (err) {
-            this.log?.warn({ err: (err as Error).message, events: run.length }, 'event batch failed; handling its events one by one');
+            this.log?.warn(
+              { err: (err as Error).message, events: run.length },
+              'event batch failed; handling its events one by one',
+            );
           }
           if (done > 0) {
-            await this.ackAll(stream, run.slice(0, done).map((r) => r.id));
+            await this.ackAll(
+              stream,
+              run.slice(0, done).map((r) => r.id),
+            );
             i += done;
             continue;
           }
@@ -466,7 +543,12 @@ class StreamConsumer {
     }
   }
 
-  private async process(stream: string, id: string, fields: string[] | null, deliveries: number): Promise<void> {
+  private async process(
+    stream: string,
+    id: string,
+    fields: string[] | null,
+    deliveries: number,
+  ): Promise<void> {
     const raw = fields ? toMap(fields).e : undefined;
     if (raw === undefined) {
       await this.redis.xack(stream, this.opts.group, id);
@@ -493,7 +575,16 @@ class StreamConsumer {
         firstAttempt: deliveries,
         deadLetter: (err, attempts) => this.deadLetter(stream, id, raw, err, attempts),
         onRetry: (err, attempt, retryInMs) => {
-          this.log?.warn({ err: (err as Error).message, eventId: event.id, type: event.type, attempt, retryInMs }, 'event handler failed; will retry');
+          this.log?.warn(
+            {
+              err: (err as Error).message,
+              eventId: event.id,
+              type: event.type,
+              attempt,
+              retryInMs,
+            },
+            'event handler failed; will retry',
+          );
           return this.running; // stopping: stays pending; the next owner retries it
         },
         sleep: async (delayMs) => {
@@ -536,7 +627,10 @@ class StreamConsumer {
       const outcome = await runWithRetry(this.opts.handler, event, {
         policy: this.retryPolicy,
         deadLetter: async (err) => {
-          this.log?.error({ err: err.message, eventId: event.id, type: event.type }, 'replayed dead letter failed again; it stays in dead letter');
+          this.log?.error(
+            { err: err.message, eventId: event.id, type: event.type },
+            'replayed dead letter failed again; it stays in dead letter',
+          );
         },
         onRetry: () => this.running,
         sleep: async (delayMs) => {
@@ -555,11 +649,24 @@ class StreamConsumer {
   }
 
   private get retryPolicy(): RetryPolicy {
-    return { maxAttempts: this.maxAttempts, baseDelayMs: this.bus.opts.retryBackoffMs, ...this.bus.opts.retry };
+    return {
+      maxAttempts: this.maxAttempts,
+      baseDelayMs: this.bus.opts.retryBackoffMs,
+      ...this.bus.opts.retry,
+    };
   }
 
-  private async deadLetter(stream: string, id: string, raw: string, err: Error, attempts: number): Promise<void> {
-    this.log?.error({ err: err.message, stream, entryId: id, attempts }, 'event moved to dead letter');
+  private async deadLetter(
+    stream: string,
+    id: string,
+    raw: string,
+    err: Error,
+    attempts: number,
+  ): Promise<void> {
+    this.log?.error(
+      { err: err.message, stream, entryId: id, attempts },
+      'event moved to dead letter',
+    );
     await this.redis.xadd(
       this.bus.dlqKey(this.opts.group),
       '*',
@@ -585,14 +692,18 @@ class StreamConsumer {
     this.running = false;
     // The loop ends after its current blocking read; if Redis is gone that read never returns,
     // so give it a bounded time and then cut the connection (unacked entries stay pending).
-    const grace = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), (this.bus.opts.blockMs ?? 500) + 2000).unref());
+    const grace = new Promise<'timeout'>((r) =>
+      setTimeout(() => r('timeout'), (this.bus.opts.blockMs ?? 500) + 2000).unref(),
+    );
     if ((await Promise.race([this.loop?.catch(() => undefined), grace])) === 'timeout') {
       this.redis.disconnect();
       return;
     }
     for (const s of this.owned) {
       await Promise.race([
-        this.redis.eval(RELEASE_LUA, 1, this.bus.leaseKey(this.opts.group, s), this.name).catch(() => undefined),
+        this.redis
+          .eval(RELEASE_LUA, 1, this.bus.leaseKey(this.opts.group, s), this.name)
+          .catch(() => undefined),
         new Promise((r) => setTimeout(r, 1000).unref()),
       ]);
     }

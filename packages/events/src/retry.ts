@@ -23,7 +23,8 @@ export interface RetryPolicy {
   transientBudgetMs?: number;
 }
 
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: 'permanent' | 'attempts' | 'budget' };
+export type RetryDecision =
+  { retry: true; delayMs: number } | { retry: false; reason: 'permanent' | 'attempts' | 'budget' };
 
 export type ErrorClass = 'transient' | 'permanent' | 'unknown';
 
@@ -33,15 +34,46 @@ export type ErrorClass = 'transient' | 'permanent' | 'unknown';
  * 53400 configuration limit), 58030 (I/O error), and single codes.
  */
 const TRANSIENT_SQLSTATE_CLASSES = ['08', '53'];
-const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03', '55006', '57P01', '57P02', '57P03', '57P05', '25P03', '57014', '58030', 'XX002']);
+const TRANSIENT_SQLSTATES = new Set([
+  '40001',
+  '40P01',
+  '55P03',
+  '55006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57P05',
+  '25P03',
+  '57014',
+  '58030',
+  'XX002',
+]);
 /** Socket and file-system error codes of a resource or connection (ENOSPC: a full disk). */
 const TRANSIENT_ERRNOS = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED',
-  'ENOSPC', 'EDQUOT', 'ENOMEM', 'EMFILE', 'ENFILE', 'EAGAIN', 'EBUSY', 'ERR_SOCKET_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'ENOSPC',
+  'EDQUOT',
+  'ENOMEM',
+  'EMFILE',
+  'ENFILE',
+  'EAGAIN',
+  'EBUSY',
+  'ERR_SOCKET_CLOSED',
 ]);
 /** Error names of drivers' connection failures (ioredis, kafkajs). */
-const TRANSIENT_NAMES = /^(?:MaxRetriesPerRequestError|KafkaJSConnectionError|KafkaJSRequestTimeoutError|KafkaJSNumberOfRetriesExceeded|KafkaJSConnectionClosedError|TimeoutError|AbortError)$/;
-const TRANSIENT_MESSAGES = /connection terminated|connection (?:is )?closed|terminating connection|timeout exceeded when trying to connect|client has encountered a connection error|connection ended|the database system is (?:starting up|shutting down|in recovery mode)|command timed out|stream isn't writeable|socket hang up|read ECONNRESET|Connection is closed|ECONNREFUSED|could not extend file|no space left on device|out of memory|too many (?:connections|clients)|^(?:LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|MISCONF|OOM)\b|Reached the max retries per request limit/i;
+const TRANSIENT_NAMES =
+  /^(?:MaxRetriesPerRequestError|KafkaJSConnectionError|KafkaJSRequestTimeoutError|KafkaJSNumberOfRetriesExceeded|KafkaJSConnectionClosedError|TimeoutError|AbortError)$/;
+const TRANSIENT_MESSAGES =
+  /connection terminated|connection (?:is )?closed|terminating connection|timeout exceeded when trying to connect|client has encountered a connection error|connection ended|the database system is (?:starting up|shutting down|in recovery mode)|command timed out|stream isn't writeable|socket hang up|read ECONNRESET|Connection is closed|ECONNREFUSED|could not extend file|no space left on device|out of memory|too many (?:connections|clients)|^(?:LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|MISCONF|OOM)\b|Reached the max retries per request limit/i;
 /** Error names of payloads that can never be applied. */
 const PERMANENT_NAMES = /^(?:PermanentEventError|ZodError|SyntaxError)$/;
 
@@ -49,10 +81,22 @@ const PERMANENT_NAMES = /^(?:PermanentEventError|ZodError|SyntaxError)$/;
 export function classifyError(err: unknown): ErrorClass {
   if (err instanceof PermanentEventError) return 'permanent';
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    const x = e as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; retriable?: unknown };
+    const x = e as {
+      code?: unknown;
+      name?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      retriable?: unknown;
+    };
     if (typeof x.name === 'string' && PERMANENT_NAMES.test(x.name)) return 'permanent';
     const code = typeof x.code === 'string' ? x.code : undefined;
-    if (code && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_ERRNOS.has(code) || (code.length === 5 && TRANSIENT_SQLSTATE_CLASSES.includes(code.slice(0, 2))))) return 'transient';
+    if (
+      code &&
+      (TRANSIENT_SQLSTATES.has(code) ||
+        TRANSIENT_ERRNOS.has(code) ||
+        (code.length === 5 && TRANSIENT_SQLSTATE_CLASSES.includes(code.slice(0, 2))))
+    )
+      return 'transient';
     if (typeof x.name === 'string' && TRANSIENT_NAMES.test(x.name)) return 'transient';
     if (x.retriable === true) return 'transient'; // kafkajs marks retriable protocol errors
     if (typeof x.message === 'string' && TRANSIENT_MESSAGES.test(x.message)) return 'transient';
@@ -67,13 +111,23 @@ export function isTransientError(err: unknown): boolean {
 }
 
 /** Decides whether attempt `attempt` (1-based) that failed with `err` is retried, and after how long. */
-export function retryDecision(policy: RetryPolicy, err: unknown, attempt: number, firstFailureAt: number, now = Date.now()): RetryDecision {
+export function retryDecision(
+  policy: RetryPolicy,
+  err: unknown,
+  attempt: number,
+  firstFailureAt: number,
+  now = Date.now(),
+): RetryDecision {
   const kind = classifyError(err);
   if (kind === 'permanent') return { retry: false, reason: 'permanent' };
   const base = policy.baseDelayMs ?? 50;
   const delayMs = Math.min(base * 2 ** Math.min(attempt - 1, 20), policy.maxDelayMs ?? 5000);
   if (kind === 'transient') {
-    if (policy.transientBudgetMs !== undefined && now - firstFailureAt + delayMs > policy.transientBudgetMs) return { retry: false, reason: 'budget' };
+    if (
+      policy.transientBudgetMs !== undefined &&
+      now - firstFailureAt + delayMs > policy.transientBudgetMs
+    )
+      return { retry: false, reason: 'budget' };
     return { retry: true, delayMs };
   }
   if (attempt >= (policy.maxAttempts ?? 5)) return { retry: false, reason: 'attempts' };
@@ -92,7 +146,11 @@ export interface RetryLoop {
    * here and leave the event unacknowledged (the transport's next owner handles it); throw to
    * pass an error on to the transport.
    */
-  onRetry?(err: unknown, attempt: number, delayMs: number): boolean | void | Promise<boolean | void>;
+  onRetry?(
+    err: unknown,
+    attempt: number,
+    delayMs: number,
+  ): boolean | void | Promise<boolean | void>;
   /**
    * Waits before the next attempt (default: `delayMs` on a timer). A transport caps the wait
    * (Redis: a third of its lease) or keeps its membership alive (Kafka: heartbeat) here. Return
@@ -114,7 +172,11 @@ const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * other failures are retried as `retryDecision` says (transient ones until they succeed, the
  * rest `maxAttempts` times) and dead-lettered when it says stop.
  */
-export async function runWithRetry(handler: (event: EventEnvelope) => Promise<void>, event: EventEnvelope, loop: RetryLoop): Promise<RetryOutcome> {
+export async function runWithRetry(
+  handler: (event: EventEnvelope) => Promise<void>,
+  event: EventEnvelope,
+  loop: RetryLoop,
+): Promise<RetryOutcome> {
   const now = loop.now ?? Date.now;
   const firstFailureAt = now();
   for (let attempt = loop.firstAttempt ?? 1; ; attempt++) {
@@ -128,7 +190,8 @@ export async function runWithRetry(handler: (event: EventEnvelope) => Promise<vo
         return 'dead-lettered';
       }
       if ((await loop.onRetry?.(err, attempt, decision.delayMs)) === false) return 'stopped';
-      if ((await (loop.sleep ? loop.sleep(decision.delayMs) : wait(decision.delayMs))) === false) return 'stopped';
+      if ((await (loop.sleep ? loop.sleep(decision.delayMs) : wait(decision.delayMs))) === false)
+        return 'stopped';
     }
   }
 }

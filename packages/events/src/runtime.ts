@@ -2,13 +2,25 @@ import type { Logger } from 'pino';
 import type { EventBusConfig } from '@htm/service-kit/config';
 import type { Metrics } from '@htm/service-kit';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { catalogue, EVENT_SOURCES, type EventSource, type EventType, type ServiceName } from './catalogue.js';
+import {
+  catalogue,
+  EVENT_SOURCES,
+  type EventSource,
+  type EventType,
+  type ServiceName,
+} from './catalogue.js';
 import type { EventEnvelope } from './envelope.js';
 import type { EventBus, SubscribeOptions, Subscription } from './bus.js';
 import { RedisStreamsBus } from './redis-streams.js';
 import { KafkaBus, kafkaConsumerTimingFromEnv } from './kafka.js';
 import { handleTraced, TracedPublishBus } from './tracing.js';
-import { handleOnce, OutboxRelay, writeOutbox, type HandledEventsTable, type OutboxTable } from './outbox.js';
+import {
+  handleOnce,
+  OutboxRelay,
+  writeOutbox,
+  type HandledEventsTable,
+  type OutboxTable,
+} from './outbox.js';
 
 /**
  * What the transport needs from a service's config. EVENT_BUS is service-kit's discriminated
@@ -18,7 +30,11 @@ import { handleOnce, OutboxRelay, writeOutbox, type HandledEventsTable, type Out
 export type BusConfig = EventBusConfig & { REDIS_URL: string; REDIS_PREFIX: string };
 
 /** The configured transport: Redis Streams by default, Kafka when EVENT_BUS=kafka. */
-export function createEventBus(cfg: BusConfig, logger?: Logger, opts: { clientId?: string; partitions?: number; leaseMs?: number } = {}): EventBus {
+export function createEventBus(
+  cfg: BusConfig,
+  logger?: Logger,
+  opts: { clientId?: string; partitions?: number; leaseMs?: number } = {},
+): EventBus {
   if (cfg.EVENT_BUS === 'kafka') {
     return new KafkaBus({
       brokers: cfg.KAFKA_BROKERS.split(',').map((b) => b.trim()),
@@ -28,7 +44,13 @@ export function createEventBus(cfg: BusConfig, logger?: Logger, opts: { clientId
       consumer: kafkaConsumerTimingFromEnv(cfg),
     });
   }
-  return new RedisStreamsBus({ url: cfg.REDIS_URL, prefix: cfg.REDIS_PREFIX, logger, partitions: opts.partitions, leaseMs: opts.leaseMs });
+  return new RedisStreamsBus({
+    url: cfg.REDIS_URL,
+    prefix: cfg.REDIS_PREFIX,
+    logger,
+    partitions: opts.partitions,
+    leaseMs: opts.leaseMs,
+  });
 }
 
 export type EventHandlers = {
@@ -62,9 +84,19 @@ export class ServiceEvents {
 
   constructor(private readonly opts: ServiceEventsOptions) {
     const m = opts.metrics;
-    const published = m?.counter('events_published_total', 'Events this service published from its outbox (compare with events_consumed_total{source=<this service>} of each consumer: a gap that grows means lost events)');
-    const republished = m?.counter('events_republished_total', 'Events published again because the streams lost their history (Redis wiped or restarted without its data)');
-    this.consumed = m?.counter('events_consumed_total', 'Events this service consumed (handled or skipped), by source service', ['source']);
+    const published = m?.counter(
+      'events_published_total',
+      'Events this service published from its outbox (compare with events_consumed_total{source=<this service>} of each consumer: a gap that grows means lost events)',
+    );
+    const republished = m?.counter(
+      'events_republished_total',
+      'Events published again because the streams lost their history (Redis wiped or restarted without its data)',
+    );
+    this.consumed = m?.counter(
+      'events_consumed_total',
+      'Events this service consumed (handled or skipped), by source service',
+      ['source'],
+    );
     this.relay = new OutboxRelay({
       db: opts.db,
       table: opts.outbox,
@@ -72,7 +104,9 @@ export class ServiceEvents {
       lockName: opts.service,
       logger: opts.logger,
       pollMs: opts.pollMs ?? 100,
-      source: (EVENT_SOURCES as readonly string[]).includes(opts.service) ? (opts.service as EventSource) : undefined,
+      source: (EVENT_SOURCES as readonly string[]).includes(opts.service)
+        ? (opts.service as EventSource)
+        : undefined,
       onPublished: published ? (n) => published.inc(n) : undefined,
       onRepublished: republished ? (n) => republished.inc(n) : undefined,
     });
@@ -126,7 +160,8 @@ export class ServiceEvents {
         onRejected: this.opts.onRejected,
         batchHandler: (events) => this.handleBatch(events),
         handler: async (event) => {
-          const h = handlers[event.type] as ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
+          const h = handlers[event.type] as
+            ((e: EventEnvelope, tx: Tx) => Promise<void>) | undefined;
           if (!h) {
             this.consumed?.inc({ source: event.source });
             return;
@@ -135,7 +170,10 @@ export class ServiceEvents {
             handleOnce(this.opts.db, this.opts.handled, event, (tx) => h(event, tx)),
           );
           this.consumed?.inc({ source: event.source });
-          this.opts.logger?.debug({ eventId: event.id, type: event.type, applied }, 'event handled');
+          this.opts.logger?.debug(
+            { eventId: event.id, type: event.type, applied },
+            'event handled',
+          );
           if (applied) this.kick();
         },
       });

@@ -39,7 +39,9 @@ export interface ServiceContext<C extends BaseConfig = BaseConfig> {
 
 export interface ServiceParts {
   /** Build the express app with createHttp (it adds health, errors, 404). */
-  app: (createHttp: (mount: (app: Express) => void, extra?: Partial<HttpAppOptions>) => Express) => Express;
+  app: (
+    createHttp: (mount: (app: Express) => void, extra?: Partial<HttpAppOptions>) => Express,
+  ) => Express;
   handlers?: EventHandlers;
   readiness?: Record<string, ReadinessCheck>;
   /** Runs after HTTP is listening (start workers, etc.). */
@@ -77,7 +79,9 @@ export interface HostedService<C extends BaseConfig = BaseConfig> {
 }
 
 /** Boots one service: database + migrations, event bus, outbox relay, consumers, auth, HTTP. */
-export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): Promise<HostedService<C>> {
+export async function hostService<C extends BaseConfig>(
+  opts: HostOptions<C>,
+): Promise<HostedService<C>> {
   const { config, name } = opts;
   const logger = opts.logger ?? createLogger(name, config.LOG_LEVEL);
   // OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set (first service of a process decides).
@@ -93,7 +97,11 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
   const bus = createEventBus(config, logger, { clientId: name });
   const metrics = new Metrics(name);
   // Access tokens of sessions identity revoked (logout, refresh-token reuse) are refused at once.
-  const revokedSessions = new RevokedSessions({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger });
+  const revokedSessions = new RevokedSessions({
+    redisUrl: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    logger,
+  });
   await revokedSessions.start();
   const auth = createAuth({
     jwksUrl: config.IDENTITY_JWKS_URL ?? `${config.IDENTITY_URL}/internal/jwks`,
@@ -121,7 +129,11 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
   } as ServiceContext<C>;
   const parts = await opts.setup(ctx);
   // Forged or misrouted events never reach a handler: alert on any increase.
-  const rejected = metrics.counter('events_rejected_total', 'Events refused before their handler ran, by reason (invalid, source_not_owner, wrong_stream)', ['reason']);
+  const rejected = metrics.counter(
+    'events_rejected_total',
+    'Events refused before their handler ran, by reason (invalid, source_not_owner, wrong_stream)',
+    ['reason'],
+  );
   const events = new ServiceEvents({
     onRejected: (reason, error) => {
       rejected.labels({ reason }).inc();
@@ -142,12 +154,20 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
   // The consumer group's lag, both transports (KEDA reads the same number from Redis or Kafka itself).
   if (bus.lag && events.consumedSources.length) {
     const lagOf = bus.lag.bind(bus);
-    metrics.gauge('event_consumer_lag', "Events not yet handled by this service's consumer group", () => lagOf(name, events.consumedSources));
+    metrics.gauge(
+      'event_consumer_lag',
+      "Events not yet handled by this service's consumer group",
+      () => lagOf(name, events.consumedSources),
+    );
   }
   if (bus.kind === 'redis' && events.consumedSources.length) {
     const rbus = bus as unknown as { deadLetterCount(group: string): Promise<number> };
     // Alert on any value above 0: a dead letter is an event whose effect did not happen.
-    metrics.gauge('event_dead_letters', 'Events of this service in dead letter (alert when above 0)', () => rbus.deadLetterCount(name));
+    metrics.gauge(
+      'event_dead_letters',
+      'Events of this service in dead letter (alert when above 0)',
+      () => rbus.deadLetterCount(name),
+    );
   }
 
   const createHttp = (mount: (app: Express) => void, extra: Partial<HttpAppOptions> = {}) =>
@@ -164,7 +184,11 @@ export async function hostService<C extends BaseConfig>(opts: HostOptions<C>): P
     );
   const app = parts.app(createHttp);
   await events.start();
-  const server = await listen(app, opts.port ?? config.PORT ?? 0, opts.host ?? config.HOST ?? '127.0.0.1');
+  const server = await listen(
+    app,
+    opts.port ?? config.PORT ?? 0,
+    opts.host ?? config.HOST ?? '127.0.0.1',
+  );
   await parts.start?.();
   logger.info({ url: server.url }, `${name} service listening`);
 

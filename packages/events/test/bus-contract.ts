@@ -8,12 +8,22 @@ import { createEvent, type EventBus, type EventEnvelope } from '../src/index.js'
 
 export { waitFor };
 
-const lead = (n: number, subject = 'lead-1') => createEvent('LeadReceived', subject, { leadId: `${subject}-${n}`, email: `l${n}@gmail.com` });
+const lead = (n: number, subject = 'lead-1') =>
+  createEvent('LeadReceived', subject, { leadId: `${subject}-${n}`, email: `l${n}@gmail.com` });
 
 /** Writes a raw message onto a source's stream/topic, as someone holding bus access could (a forger). */
-export type WriteRaw = (bus: EventBus, source: string, subject: string, value: string) => Promise<void>;
+export type WriteRaw = (
+  bus: EventBus,
+  source: string,
+  subject: string,
+  value: string,
+) => Promise<void>;
 
-export function runBusContract(name: string, makeBus: () => Promise<EventBus>, writeRaw: WriteRaw): void {
+export function runBusContract(
+  name: string,
+  makeBus: () => Promise<EventBus>,
+  writeRaw: WriteRaw,
+): void {
   describe(`EventBus contract: ${name}`, () => {
     const buses: EventBus[] = [];
     const bus = async () => {
@@ -29,8 +39,16 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
       const b = await bus();
       const seenA: string[] = [];
       const seenB: string[] = [];
-      await b.subscribe({ group: 'a', sources: ['admin'], handler: async (e) => void seenA.push(e.id) });
-      await b.subscribe({ group: 'b', sources: ['admin'], handler: async (e) => void seenB.push(e.id) });
+      await b.subscribe({
+        group: 'a',
+        sources: ['admin'],
+        handler: async (e) => void seenA.push(e.id),
+      });
+      await b.subscribe({
+        group: 'b',
+        sources: ['admin'],
+        handler: async (e) => void seenB.push(e.id),
+      });
       const e = lead(1);
       await b.publish([e]);
       await waitFor(() => seenA.length === 1 && seenB.length === 1, 'both groups');
@@ -54,7 +72,8 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
       for (let i = 0; i < 30; i++) for (const s of ['s1', 's2', 's3']) events.push(lead(i, s));
       for (let i = 0; i < events.length; i += 7) await b.publish(events.slice(i, i + 7));
       await waitFor(() => ['s1', 's2', 's3'].every((s) => seen[s]?.length === 30), 'all 90 events');
-      for (const s of ['s1', 's2', 's3']) expect(seen[s]).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      for (const s of ['s1', 's2', 's3'])
+        expect(seen[s]).toEqual(Array.from({ length: 30 }, (_, i) => i));
     });
 
     it('moves an event whose handler keeps failing to dead letter after N attempts, and replays it', async () => {
@@ -81,7 +100,11 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
       await sub.stop();
 
       const replayed: string[] = [];
-      await b.subscribe({ group: 'dlq', sources: ['admin'], handler: async (ev) => void replayed.push(ev.id) });
+      await b.subscribe({
+        group: 'dlq',
+        sources: ['admin'],
+        handler: async (ev) => void replayed.push(ev.id),
+      });
       expect(await b.replayDeadLetters('dlq')).toBe(1);
       await waitFor(() => replayed.includes(e.id), 'the replayed event');
       expect(await b.deadLetters('dlq')).toEqual([]);
@@ -118,7 +141,13 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
         onRejected: (reason) => void rejected.push(reason),
       });
       // A hand-written JobPaid on the payments stream that says it came from admin.
-      const paid = createEvent('JobPaid', 'job-1', { jobId: 'job-1', sessionId: 'cs_forged', posterId: 'p', amountCents: 100, paidAt: new Date().toISOString() });
+      const paid = createEvent('JobPaid', 'job-1', {
+        jobId: 'job-1',
+        sessionId: 'cs_forged',
+        posterId: 'p',
+        amountCents: 100,
+        paidAt: new Date().toISOString(),
+      });
       await writeRaw(b, 'payments', 'job-1', JSON.stringify({ ...paid, source: 'admin' }));
       // A well-formed admin event written onto the payments stream (only payments may write there).
       const misplaced = lead(1, 'misplaced');
@@ -127,7 +156,10 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
       await writeRaw(b, 'admin', 'junk', '{"hello":');
       const genuine = lead(2, 'genuine');
       await b.publish([genuine]);
-      await waitFor(() => handled.length === 1 && rejected.length === 3, 'the genuine event handled, three refused');
+      await waitFor(
+        () => handled.length === 1 && rejected.length === 3,
+        'the genuine event handled, three refused',
+      );
       const letters = await waitFor(async () => {
         const l = await b.deadLetters('origin');
         return l.length === 3 ? l : undefined;
@@ -135,9 +167,13 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
       expect(handled).toEqual([genuine.id]);
       expect(rejected.sort()).toEqual(['invalid', 'source_not_owner', 'wrong_stream']);
       const byReason = Object.fromEntries(letters.map((l) => [l.reason, l]));
-      expect(byReason.source_not_owner.error).toBe('rejected (source_not_owner): JobPaid is published by payments, not admin');
+      expect(byReason.source_not_owner.error).toBe(
+        'rejected (source_not_owner): JobPaid is published by payments, not admin',
+      );
       expect((byReason.source_not_owner.event as EventEnvelope).id).toBe(paid.id);
-      expect(byReason.wrong_stream.error).toBe('rejected (wrong_stream): LeadReceived from admin arrived on payments stream');
+      expect(byReason.wrong_stream.error).toBe(
+        'rejected (wrong_stream): LeadReceived from admin arrived on payments stream',
+      );
       expect(byReason.invalid.error).toMatch(/^rejected \(invalid\): /);
     });
 
@@ -146,7 +182,10 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
       expect(b.lag).toBeDefined();
       await b.publish([lead(1, 'lag-1'), lead(2, 'lag-2'), lead(3, 'lag-3')]);
       // The group does not exist yet: it will start from the beginning, so all three wait for it.
-      await waitFor(async () => (await b.lag!('lagging', ['admin'])) === 3, 'a lag of 3 before the group starts');
+      await waitFor(
+        async () => (await b.lag!('lagging', ['admin'])) === 3,
+        'a lag of 3 before the group starts',
+      );
       expect(await b.lag!('lagging', ['jobs'])).toBe(0);
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
@@ -168,9 +207,18 @@ export function runBusContract(name: string, makeBus: () => Promise<EventBus>, w
     it("hands the consumer the event's trace context (traceparent) unchanged", async () => {
       const b = await bus();
       const seen: EventEnvelope[] = [];
-      await b.subscribe({ group: 'trace', sources: ['admin'], handler: async (e) => void seen.push(e) });
+      await b.subscribe({
+        group: 'trace',
+        sources: ['admin'],
+        handler: async (e) => void seen.push(e),
+      });
       const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-      const traced = createEvent('LeadReceived', 'traced', { leadId: 'traced-1', email: 't1@gmail.com' }, { traceparent });
+      const traced = createEvent(
+        'LeadReceived',
+        'traced',
+        { leadId: 'traced-1', email: 't1@gmail.com' },
+        { traceparent },
+      );
       const plain = lead(1, 'traced');
       await b.publish([traced, plain]);
       await waitFor(() => seen.length === 2, 'both events');

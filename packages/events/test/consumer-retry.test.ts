@@ -6,8 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { testRedisPrefix, TcpProxy, TEST_DATABASE_URL, TEST_REDIS_URL } from '@htm/service-kit/testing';
-import { createEvent, isTransientError, PermanentEventError, RedisStreamsBus } from '../src/index.js';
+import {
+  testRedisPrefix,
+  TcpProxy,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+} from '@htm/service-kit/testing';
+import {
+  createEvent,
+  isTransientError,
+  PermanentEventError,
+  RedisStreamsBus,
+} from '../src/index.js';
 import { waitFor } from './bus-contract.js';
 
 const target = new URL(TEST_DATABASE_URL);
@@ -29,11 +39,19 @@ afterAll(async () => {
 });
 
 const mkBus = (extra: Partial<ConstructorParameters<typeof RedisStreamsBus>[0]> = {}) => {
-  const b = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('retry'), partitions: 1, leaseMs: 3000, blockMs: 200, ...extra });
+  const b = new RedisStreamsBus({
+    url: TEST_REDIS_URL,
+    prefix: testRedisPrefix('retry'),
+    partitions: 1,
+    leaseMs: 3000,
+    blockMs: 200,
+    ...extra,
+  });
   buses.push(b);
   return b;
 };
-const lead = (i: number) => createEvent('LeadReceived', `lead-${i}`, { leadId: `lead-${i}`, email: `lead${i}@gmail.com` });
+const lead = (i: number) =>
+  createEvent('LeadReceived', `lead-${i}`, { leadId: `lead-${i}`, email: `lead${i}@gmail.com` });
 
 describe('consumer retries', () => {
   it('handles every event of a 2 s database blip once it is over, with no dead letter', async () => {
@@ -56,10 +74,18 @@ describe('consumer retries', () => {
     const events = [1, 2, 3, 4, 5].map(lead);
     proxy.cut();
     await b.publish(events);
-    await waitFor(() => errors.length >= 6, 'the handler to fail more often than the old budget allowed (5 attempts)', 10_000);
+    await waitFor(
+      () => errors.length >= 6,
+      'the handler to fail more often than the old budget allowed (5 attempts)',
+      10_000,
+    );
     await new Promise((r) => setTimeout(r, 2000));
     proxy.down = false;
-    await waitFor(() => handled.length === events.length, 'every event handled after the blip', 30_000);
+    await waitFor(
+      () => handled.length === events.length,
+      'every event handled after the blip',
+      30_000,
+    );
     expect(handled).toEqual(events.map((e) => e.id));
     expect(await b.deadLetters('blip')).toEqual([]);
     expect(await b.deadLetterCount('blip')).toBe(0);
@@ -76,7 +102,10 @@ describe('consumer retries', () => {
       handler: async (e) => {
         if (++calls <= failures)
           throw new Error('Failed query: insert into "payments"."handled_events"', {
-            cause: Object.assign(new Error('could not extend file "base/16384/16500": No space left on device'), { code: '53100', severity: 'ERROR' }),
+            cause: Object.assign(
+              new Error('could not extend file "base/16384/16500": No space left on device'),
+              { code: '53100', severity: 'ERROR' },
+            ),
           });
         handled.push(e.id);
       },
@@ -84,8 +113,14 @@ describe('consumer retries', () => {
     const e = lead(53);
     const started = Date.now();
     await b.publish([e]);
-    await waitFor(() => handled.length === 1, 'the event handled once the disk has room again', 20_000);
-    console.log(`disk full for ${failures} attempts: attempted 1, handled ${handled.length}, dead letters ${await b.deadLetterCount('diskfull')}, time to heal ${Date.now() - started} ms`);
+    await waitFor(
+      () => handled.length === 1,
+      'the event handled once the disk has room again',
+      20_000,
+    );
+    console.log(
+      `disk full for ${failures} attempts: attempted 1, handled ${handled.length}, dead letters ${await b.deadLetterCount('diskfull')}, time to heal ${Date.now() - started} ms`,
+    );
     expect(handled).toEqual([e.id]);
     expect(calls).toBe(failures + 1);
     expect(await b.deadLetterCount('diskfull')).toBe(0);
@@ -113,11 +148,31 @@ describe('consumer retries', () => {
   });
 
   it('tells transient errors (real connection failures, serialization) from the rest', async () => {
-    const refused = await new pg.Client({ host: '127.0.0.1', port: 1, connectionTimeoutMillis: 1000 }).connect().catch((e: unknown) => e);
+    const refused = await new pg.Client({
+      host: '127.0.0.1',
+      port: 1,
+      connectionTimeoutMillis: 1000,
+    })
+      .connect()
+      .catch((e: unknown) => e);
     expect(isTransientError(refused)).toBe(true);
-    expect(isTransientError(Object.assign(new Error('could not serialize access'), { code: '40001' }))).toBe(true);
-    expect(isTransientError(new Error('Failed query: insert', { cause: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }) }))).toBe(true);
-    expect(isTransientError(Object.assign(new Error('duplicate key value'), { code: '23505' }))).toBe(false);
-    expect(isTransientError(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBe(false);
+    expect(
+      isTransientError(Object.assign(new Error('could not serialize access'), { code: '40001' })),
+    ).toBe(true);
+    expect(
+      isTransientError(
+        new Error('Failed query: insert', {
+          cause: Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          }),
+        }),
+      ),
+    ).toBe(true);
+    expect(
+      isTransientError(Object.assign(new Error('duplicate key value'), { code: '23505' })),
+    ).toBe(false);
+    expect(
+      isTransientError(new TypeError("Cannot read properties of undefined (reading 'id')")),
+    ).toBe(false);
   });
 });

@@ -120,10 +120,17 @@ if ('skip' in kafka) {
       }),
     // A producer of its own, as anyone with write access to the topic could use.
     async (bus, source, subject, value) => {
-      const producer = new Kafka({ brokers: kafka.brokers, clientId: 'forger', logLevel: logLevel.NOTHING }).producer({ allowAutoTopicCreation: true });
+      const producer = new Kafka({
+        brokers: kafka.brokers,
+        clientId: 'forger',
+        logLevel: logLevel.NOTHING,
+      }).producer({ allowAutoTopicCreation: true });
       await producer.connect();
       try {
-        await producer.send({ topic: (bus as KafkaBus).topic(source as EventSource), messages: [{ key: subject, value }] });
+        await producer.send({
+          topic: (bus as KafkaBus).topic(source as EventSource),
+          messages: [{ key: subject, value }],
+        });
       } finally {
         await producer.disconnect();
       }

@@ -1,9 +1,24 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { integer, pgSchema, text } from 'drizzle-orm/pg-core';
-import { createTestDatabase, testRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
+import {
+  createTestDatabase,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  type TestDatabase,
+} from '@htm/service-kit/testing';
 import { openDatabase, type DbHandle } from '@htm/service-kit';
 import { sql } from 'drizzle-orm';
-import { createEvent, handledEventsTable, handleOnce, OutboxRelay, outboxTable, RedisStreamsBus, ServiceEvents, writeOutbox, type EventEnvelope } from '../src/index.js';
+import {
+  createEvent,
+  handledEventsTable,
+  handleOnce,
+  OutboxRelay,
+  outboxTable,
+  RedisStreamsBus,
+  ServiceEvents,
+  writeOutbox,
+  type EventEnvelope,
+} from '../src/index.js';
 import { waitFor } from './bus-contract.js';
 import { fileURLToPath } from 'node:url';
 
@@ -13,7 +28,10 @@ const b = pgSchema('svc_b');
 const outboxA = outboxTable(a);
 const handledB = handledEventsTable(b);
 const leadsA = a.table('leads', { id: text('id').primaryKey() });
-const effectsB = b.table('effects', { leadId: text('lead_id').primaryKey(), applied: integer('applied').notNull() });
+const effectsB = b.table('effects', {
+  leadId: text('lead_id').primaryKey(),
+  applied: integer('applied').notNull(),
+});
 
 const DDL = (schema: string) => `
 CREATE SCHEMA ${schema};
@@ -26,22 +44,44 @@ let h: DbHandle;
 const buses: RedisStreamsBus[] = [];
 const relays: OutboxRelay[] = [];
 const mkBus = (prefix: string) => {
-  const bus = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix, partitions: 2, leaseMs: 1000, blockMs: 200 });
+  const bus = new RedisStreamsBus({
+    url: TEST_REDIS_URL,
+    prefix,
+    partitions: 2,
+    leaseMs: 1000,
+    blockMs: 200,
+  });
   buses.push(bus);
   return bus;
 };
-const mkRelay = (bus: RedisStreamsBus, extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}) => {
-  const r = new OutboxRelay({ db: h.db, table: outboxA, bus, lockName: 'svc_a', pollMs: 50, ...extra });
+const mkRelay = (
+  bus: RedisStreamsBus,
+  extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {},
+) => {
+  const r = new OutboxRelay({
+    db: h.db,
+    table: outboxA,
+    bus,
+    lockName: 'svc_a',
+    pollMs: 50,
+    ...extra,
+  });
   relays.push(r);
   return r;
 };
 
 beforeAll(async () => {
   tdb = await createTestDatabase('outbox');
-  h = await openDatabase({ schema: 'none', migrationsFolder: fileURLToPath(new URL('./fixtures/empty-migrations', import.meta.url)), databaseUrl: tdb.url });
+  h = await openDatabase({
+    schema: 'none',
+    migrationsFolder: fileURLToPath(new URL('./fixtures/empty-migrations', import.meta.url)),
+    databaseUrl: tdb.url,
+  });
   await h.query(DDL('svc_a'));
   await h.query(DDL('svc_b'));
-  await h.query('CREATE TABLE svc_a.leads (id text PRIMARY KEY); CREATE TABLE svc_b.effects (lead_id text PRIMARY KEY, applied int NOT NULL)');
+  await h.query(
+    'CREATE TABLE svc_a.leads (id text PRIMARY KEY); CREATE TABLE svc_b.effects (lead_id text PRIMARY KEY, applied int NOT NULL)',
+  );
 });
 // A relay left polling would take the advisory lock (and the rows) in the next test.
 afterEach(async () => {
@@ -77,12 +117,20 @@ const consumer = (bus: RedisStreamsBus, seen: string[], name?: string) =>
         await tx
           .insert(effectsB)
           .values({ leadId, applied: 1 })
-          .onConflictDoUpdate({ target: effectsB.leadId, set: { applied: sql`${effectsB.applied} + 1` } });
+          .onConflictDoUpdate({
+            target: effectsB.leadId,
+            set: { applied: sql`${effectsB.applied} + 1` },
+          });
       });
     },
   });
 
-const applied = async (leadId: string) => (await h.query<{ applied: number }>('SELECT applied FROM svc_b.effects WHERE lead_id = $1', [leadId]))[0]?.applied ?? 0;
+const applied = async (leadId: string) =>
+  (
+    await h.query<{ applied: number }>('SELECT applied FROM svc_b.effects WHERE lead_id = $1', [
+      leadId,
+    ])
+  )[0]?.applied ?? 0;
 
 describe('transactional outbox and idempotent consumer', () => {
   it('delivers an event committed in one service to a consumer in another', async () => {
@@ -94,8 +142,17 @@ describe('transactional outbox and idempotent consumer', () => {
     await waitFor(async () => (await applied('committed-1')) === 1, 'the effect in svc_b');
     expect(seen).toContain(e.id);
     // The relay marks the row after the publish, so the consumer may finish first: wait for the mark.
-    const published = async () => (await h.query<{ published: boolean }>('SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1', [e.id]))[0]?.published;
-    await waitFor(async () => (await published()) === true, 'the outbox row marked published').catch(() => undefined);
+    const published = async () =>
+      (
+        await h.query<{ published: boolean }>(
+          'SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1',
+          [e.id],
+        )
+      )[0]?.published;
+    await waitFor(
+      async () => (await published()) === true,
+      'the outbox row marked published',
+    ).catch(() => undefined);
     expect(await published()).toBe(true);
   });
 
@@ -152,7 +209,10 @@ describe('transactional outbox and idempotent consumer', () => {
     });
     const e = await createLead('dup-1');
     await expect(crashing.runOnce()).rejects.toThrow('relay killed after publish');
-    const [row] = await h.query<{ published: boolean }>('SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1', [e.id]);
+    const [row] = await h.query<{ published: boolean }>(
+      'SELECT published_at IS NOT NULL AS published FROM svc_a.outbox WHERE id = $1',
+      [e.id],
+    );
     expect(row.published).toBe(false);
     await mkRelay(bus).flush(); // a healthy relay publishes the same row again
     await waitFor(() => seen.filter((id) => id === e.id).length >= 2, 'the duplicate delivery');
@@ -180,25 +240,44 @@ describe('ServiceEvents.inTransaction', () => {
     const seen: string[] = [];
     await consumer(bus, seen);
     // The relay polls once a minute: only the wake-up after the commit can deliver within the wait.
-    const events = new ServiceEvents({ service: 'admin', db: h.db, outbox: outboxA, handled: handledB, bus, pollMs: 60_000 });
+    const events = new ServiceEvents({
+      service: 'admin',
+      db: h.db,
+      outbox: outboxA,
+      handled: handledB,
+      bus,
+      pollMs: 60_000,
+    });
     await events.start({ consumers: false });
     try {
       await new Promise((r) => setTimeout(r, 200)); // the relay's first pass is over; it now sleeps
-      const e = createEvent('LeadReceived', 'intx-1', { leadId: 'intx-1', email: 'intx-1@gmail.com' });
+      const e = createEvent('LeadReceived', 'intx-1', {
+        leadId: 'intx-1',
+        email: 'intx-1@gmail.com',
+      });
       const id = await events.inTransaction(async (tx) => {
         await tx.insert(leadsA).values({ id: 'intx-1' });
         await events.record(tx, e);
         return 'intx-1';
       });
       expect(id).toBe('intx-1');
-      await waitFor(async () => (await applied('intx-1')) === 1, 'the effect of the committed event', 5_000);
+      await waitFor(
+        async () => (await applied('intx-1')) === 1,
+        'the effect of the committed event',
+        5_000,
+      );
 
-      const bad = createEvent('LeadReceived', 'intx-2', { leadId: 'intx-2', email: 'intx-2@gmail.com' });
-      await expect(events.inTransaction(async (tx) => {
-        await tx.insert(leadsA).values({ id: 'intx-2' });
-        await events.record(tx, bad);
-        throw new Error('rolled back');
-      })).rejects.toThrow('rolled back');
+      const bad = createEvent('LeadReceived', 'intx-2', {
+        leadId: 'intx-2',
+        email: 'intx-2@gmail.com',
+      });
+      await expect(
+        events.inTransaction(async (tx) => {
+          await tx.insert(leadsA).values({ id: 'intx-2' });
+          await events.record(tx, bad);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
       const rows = await h.query('SELECT 1 FROM svc_a.outbox WHERE id = $1', [bad.id]);
       expect(rows).toHaveLength(0);
       expect(await h.query('SELECT 1 FROM svc_a.leads WHERE id = $1', ['intx-2'])).toHaveLength(0);
@@ -212,17 +291,35 @@ describe('ServiceEvents consumer: a backlog handled in batches', () => {
   it('handles each event once and in order per subject, one transaction per batch; an effect that fails mid-batch keeps the ones before it and is retried alone', async () => {
     const prefix = testRedisPrefix('ob-batch');
     const bus = mkBus(prefix);
-    await h.query('CREATE TABLE IF NOT EXISTS svc_b.batch_log (n serial PRIMARY KEY, lead_id text NOT NULL)');
+    await h.query(
+      'CREATE TABLE IF NOT EXISTS svc_b.batch_log (n serial PRIMARY KEY, lead_id text NOT NULL)',
+    );
     // 30 events of one subject (one partition, one ordered run) and 10 of another, all published before the consumer starts.
     const events = [
-      ...Array.from({ length: 30 }, (_, i) => createEvent('LeadReceived', 'batch-subject-a', { leadId: `batch-a-${i}`, email: 'a@gmail.com' })),
-      ...Array.from({ length: 10 }, (_, i) => createEvent('LeadReceived', 'batch-subject-b', { leadId: `batch-b-${i}`, email: 'b@gmail.com' })),
+      ...Array.from({ length: 30 }, (_, i) =>
+        createEvent('LeadReceived', 'batch-subject-a', {
+          leadId: `batch-a-${i}`,
+          email: 'a@gmail.com',
+        }),
+      ),
+      ...Array.from({ length: 10 }, (_, i) =>
+        createEvent('LeadReceived', 'batch-subject-b', {
+          leadId: `batch-b-${i}`,
+          email: 'b@gmail.com',
+        }),
+      ),
     ];
     await h.db.transaction((tx) => writeOutbox(tx, outboxA, events));
     await mkRelay(bus).flush();
     let failures = 1;
     const logs: string[] = [];
-    const logger = { debug: (_o: unknown, msg: string) => logs.push(msg), info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger } as unknown as ConstructorParameters<typeof ServiceEvents>[0]['logger'];
+    const logger = {
+      debug: (_o: unknown, msg: string) => logs.push(msg),
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+      child: () => logger,
+    } as unknown as ConstructorParameters<typeof ServiceEvents>[0]['logger'];
     const consumerEvents = new ServiceEvents({
       service: 'notifications',
       db: h.db,
@@ -240,28 +337,57 @@ describe('ServiceEvents consumer: a backlog handled in batches', () => {
           await tx
             .insert(effectsB)
             .values({ leadId: e.data.leadId, applied: 1 })
-            .onConflictDoUpdate({ target: effectsB.leadId, set: { applied: sql`${effectsB.applied} + 1` } });
+            .onConflictDoUpdate({
+              target: effectsB.leadId,
+              set: { applied: sql`${effectsB.applied} + 1` },
+            });
         },
       },
     });
     await consumerEvents.start({ relay: false });
     try {
-      await waitFor(async () => (await h.query<{ n: number }>("SELECT count(*)::int AS n FROM svc_b.effects WHERE lead_id LIKE 'batch-%'"))[0].n === 40, 'all 40 effects', 20_000);
-      const rows = await h.query<{ lead_id: string; applied: number }>("SELECT lead_id, applied FROM svc_b.effects WHERE lead_id LIKE 'batch-%'");
+      await waitFor(
+        async () =>
+          (
+            await h.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM svc_b.effects WHERE lead_id LIKE 'batch-%'",
+            )
+          )[0].n === 40,
+        'all 40 effects',
+        20_000,
+      );
+      const rows = await h.query<{ lead_id: string; applied: number }>(
+        "SELECT lead_id, applied FROM svc_b.effects WHERE lead_id LIKE 'batch-%'",
+      );
       expect(rows.filter((r) => r.applied !== 1)).toEqual([]);
-      const log = (await h.query<{ lead_id: string }>("SELECT lead_id FROM svc_b.batch_log WHERE lead_id LIKE 'batch-%' ORDER BY n")).map((r) => r.lead_id);
+      const log = (
+        await h.query<{ lead_id: string }>(
+          "SELECT lead_id FROM svc_b.batch_log WHERE lead_id LIKE 'batch-%' ORDER BY n",
+        )
+      ).map((r) => r.lead_id);
       expect(log).toHaveLength(40);
       for (const s of ['a', 'b']) {
-        const mine = log.filter((l) => l.startsWith(`batch-${s}-`)).map((l) => Number(l.split('-')[2]));
+        const mine = log
+          .filter((l) => l.startsWith(`batch-${s}-`))
+          .map((l) => Number(l.split('-')[2]));
         expect(mine).toEqual([...mine].sort((x, y) => x - y));
       }
       expect(failures).toBe(0);
       expect(logs).toContain('event batch handled');
       // Every entry acknowledged.
-      await waitFor(async () => {
-        const pending = await Promise.all([0, 1].map((p) => bus.redis.xpending(bus.streamKey('admin', p), 'notifications') as Promise<[number]>));
-        return pending.every((x) => Number(x[0]) === 0);
-      }, 'every entry acknowledged', 10_000);
+      await waitFor(
+        async () => {
+          const pending = await Promise.all(
+            [0, 1].map(
+              (p) =>
+                bus.redis.xpending(bus.streamKey('admin', p), 'notifications') as Promise<[number]>,
+            ),
+          );
+          return pending.every((x) => Number(x[0]) === 0);
+        },
+        'every entry acknowledged',
+        10_000,
+      );
     } finally {
       await consumerEvents.stop();
     }
@@ -269,23 +395,38 @@ describe('ServiceEvents consumer: a backlog handled in batches', () => {
 });
 
 describe('the same service code on PGlite and on Postgres', () => {
-  const migrationsFolder = fileURLToPath(new URL('../../../services/admin/src/db/migrations', import.meta.url));
-  it.each(['pglite', 'postgres'] as const)('runs migrations and an outbox round trip on %s', async (kind) => {
-    const other = kind === 'postgres' ? await createTestDatabase('roundtrip') : undefined;
-    const db = await openDatabase({ schema: 'admin', migrationsFolder, databaseUrl: other?.url, dataDir: 'memory://' });
-    try {
-      expect(db.kind).toBe(kind);
-      const table = outboxTable(pgSchema('admin'));
-      const e = createEvent('LeadReceived', 'rt', { leadId: 'rt', email: 'rt@gmail.com' });
-      await db.db.transaction(async (tx) => writeOutbox(tx, table, [e]));
-      const rows = await db.db.select().from(table);
-      expect(rows.map((r) => r.envelope)).toEqual([e]);
-      // Migrations are idempotent on a second start.
-      const again = await openDatabase({ schema: 'admin', migrationsFolder, databaseUrl: other?.url, dataDir: 'memory://' });
-      await again.close();
-    } finally {
-      await db.close();
-      await other?.drop();
-    }
-  });
+  const migrationsFolder = fileURLToPath(
+    new URL('../../../services/admin/src/db/migrations', import.meta.url),
+  );
+  it.each(['pglite', 'postgres'] as const)(
+    'runs migrations and an outbox round trip on %s',
+    async (kind) => {
+      const other = kind === 'postgres' ? await createTestDatabase('roundtrip') : undefined;
+      const db = await openDatabase({
+        schema: 'admin',
+        migrationsFolder,
+        databaseUrl: other?.url,
+        dataDir: 'memory://',
+      });
+      try {
+        expect(db.kind).toBe(kind);
+        const table = outboxTable(pgSchema('admin'));
+        const e = createEvent('LeadReceived', 'rt', { leadId: 'rt', email: 'rt@gmail.com' });
+        await db.db.transaction(async (tx) => writeOutbox(tx, table, [e]));
+        const rows = await db.db.select().from(table);
+        expect(rows.map((r) => r.envelope)).toEqual([e]);
+        // Migrations are idempotent on a second start.
+        const again = await openDatabase({
+          schema: 'admin',
+          migrationsFolder,
+          databaseUrl: other?.url,
+          dataDir: 'memory://',
+        });
+        await again.close();
+      } finally {
+        await db.close();
+        await other?.drop();
+      }
+    },
+  );
 });

@@ -1,15 +1,33 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
-import { createEvent, PermanentEventError, RedisStreamsBus, partitionOf, type EventSource } from '../src/index.js';
+import {
+  createEvent,
+  PermanentEventError,
+  RedisStreamsBus,
+  partitionOf,
+  type EventSource,
+} from '../src/index.js';
 import { runBusContract, waitFor } from './bus-contract.js';
 
 runBusContract(
   'Redis Streams',
-  async () => new RedisStreamsBus({ url: TEST_REDIS_URL, prefix: testRedisPrefix('bus'), partitions: 2, leaseMs: 1500, blockMs: 200 }),
+  async () =>
+    new RedisStreamsBus({
+      url: TEST_REDIS_URL,
+      prefix: testRedisPrefix('bus'),
+      partitions: 2,
+      leaseMs: 1500,
+      blockMs: 200,
+    }),
   async (bus, source, subject, value) => {
     const b = bus as RedisStreamsBus;
-    await b.redis.xadd(b.streamKey(source as EventSource, partitionOf(subject, b.partitions)), '*', 'e', value);
+    await b.redis.xadd(
+      b.streamKey(source as EventSource, partitionOf(subject, b.partitions)),
+      '*',
+      'e',
+      value,
+    );
   },
 );
 
@@ -17,7 +35,13 @@ describe('Redis Streams transport specifics', () => {
   const redis = new Redis(TEST_REDIS_URL);
   const buses: RedisStreamsBus[] = [];
   const mk = (prefix: string) => {
-    const b = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix, partitions: 2, leaseMs: 1000, blockMs: 200 });
+    const b = new RedisStreamsBus({
+      url: TEST_REDIS_URL,
+      prefix,
+      partitions: 2,
+      leaseMs: 1000,
+      blockMs: 200,
+    });
     buses.push(b);
     return b;
   };
@@ -30,7 +54,11 @@ describe('Redis Streams transport specifics', () => {
     const prefix = testRedisPrefix('poison');
     const b = mk(prefix);
     const seen: string[] = [];
-    await b.subscribe({ group: 'g', sources: ['admin'], handler: async (e) => void seen.push(e.id) });
+    await b.subscribe({
+      group: 'g',
+      sources: ['admin'],
+      handler: async (e) => void seen.push(e.id),
+    });
     await redis.xadd(b.streamKey('admin', 0), '*', 'e', '{"not":"an envelope"}');
     const good = createEvent('LeadReceived', 'x', { leadId: 'x', email: 'x@gmail.com' });
     await b.publish([good]);
@@ -57,13 +85,28 @@ describe('Redis Streams transport specifics', () => {
         applied.push(e.subject);
       },
     });
-    await b.publish(['r1', 'r2'].map((id) => createEvent('LeadReceived', id, { leadId: id, email: `${id}@gmail.com` })));
+    await b.publish(
+      ['r1', 'r2'].map((id) =>
+        createEvent('LeadReceived', id, { leadId: id, email: `${id}@gmail.com` }),
+      ),
+    );
     // A forged letter (LeadReceived under payments' name) is refused at once, with a reason.
-    await redis.xadd(b.streamKey('admin', 0), '*', 'e', JSON.stringify({ ...createEvent('LeadReceived', 'r3', { leadId: 'r3', email: 'r3@gmail.com' }), source: 'payments' }));
+    await redis.xadd(
+      b.streamKey('admin', 0),
+      '*',
+      'e',
+      JSON.stringify({
+        ...createEvent('LeadReceived', 'r3', { leadId: 'r3', email: 'r3@gmail.com' }),
+        source: 'payments',
+      }),
+    );
     await waitFor(async () => (await b.deadLetterCount('g')) === 3, 'three dead letters');
     broken.delete('r1'); // r1's bug is fixed, r2's is not
     expect(await b.requestReplay('g')).toBe(2); // the refused letter is not asked for
-    await waitFor(async () => applied.includes('r1') && (await b.deadLetterCount('g')) === 2, 'r1 applied and removed');
+    await waitFor(
+      async () => applied.includes('r1') && (await b.deadLetterCount('g')) === 2,
+      'r1 applied and removed',
+    );
     await waitFor(async () => !(await redis.exists(b.replayRequestKey('g'))), 'the request taken');
     const left = await b.deadLetters('g');
     expect(left.map((l) => (l.event as { subject: string }).subject).sort()).toEqual(['r2', 'r3']);
@@ -90,9 +133,17 @@ describe('Redis Streams transport specifics', () => {
     await sub1.kill();
 
     const seen: string[] = [];
-    await b2.subscribe({ group: 'g', sources: ['admin'], consumerName: 'second', handler: async (ev) => void seen.push(ev.id) });
+    await b2.subscribe({
+      group: 'g',
+      sources: ['admin'],
+      consumerName: 'second',
+      handler: async (ev) => void seen.push(ev.id),
+    });
     await waitFor(() => seen.includes(e.id), 'redelivery to the second consumer');
-    const pending = (await redis.xpending(b2.streamKey('admin', partitionOf('dying', 2)), 'g')) as [number, ...unknown[]];
+    const pending = (await redis.xpending(b2.streamKey('admin', partitionOf('dying', 2)), 'g')) as [
+      number,
+      ...unknown[],
+    ];
     expect(pending[0]).toBe(0);
   });
 });

@@ -3,7 +3,14 @@
  * broker: the transport's dead letter and wait are plain callbacks here.
  */
 import { describe, expect, it } from '@jest/globals';
-import { classifyError, createEvent, PermanentEventError, runWithRetry, type EventEnvelope, type RetryLoop } from '../src/index.js';
+import {
+  classifyError,
+  createEvent,
+  PermanentEventError,
+  runWithRetry,
+  type EventEnvelope,
+  type RetryLoop,
+} from '../src/index.js';
 
 const event = createEvent('LeadReceived', 'lead-1', { leadId: 'lead-1', email: 'lead1@gmail.com' });
 
@@ -35,7 +42,8 @@ function failing(...errors: Error[]) {
   return { handler, calls };
 }
 
-const transient = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+const transient = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
 describe('runWithRetry (the retry loop every transport shares)', () => {
   it('dead-letters a permanent error after one attempt, without waiting', async () => {
@@ -141,7 +149,10 @@ describe('runWithRetry (the retry loop every transport shares)', () => {
         clock += ms;
       },
     });
-    const diskFull = () => Object.assign(new Error('could not extend file "base/16384/2619": No space left on device'), { code: '53100' });
+    const diskFull = () =>
+      Object.assign(new Error('could not extend file "base/16384/2619": No space left on device'), {
+        code: '53100',
+      });
     const { handler, calls } = failing(...Array.from({ length: 400 }, diskFull));
 
     expect(await runWithRetry(handler, event, loop)).toBe('handled');
@@ -154,7 +165,8 @@ describe('runWithRetry (the retry loop every transport shares)', () => {
 
 describe('classifyError (one place decides retry or dead letter)', () => {
   const pgErr = (code: string, message = 'db error') => Object.assign(new Error(message), { code });
-  const wrapped = (cause: Error) => new Error('Failed query: insert into "jobs"."handled_events"', { cause });
+  const wrapped = (cause: Error) =>
+    new Error('Failed query: insert into "jobs"."handled_events"', { cause });
   it.each([
     ['53100 disk full', pgErr('53100', 'could not extend file: No space left on device')],
     ['53200 out of memory', pgErr('53200')],
@@ -174,9 +186,22 @@ describe('classifyError (one place decides retry or dead letter)', () => {
     ['ENOSPC', pgErr('ENOSPC', 'ENOSPC: no space left on device, write')],
     ['pg pool timeout', new Error('timeout exceeded when trying to connect')],
     ['ioredis closed', new Error('Connection is closed.')],
-    ['ioredis gave up', Object.assign(new Error('Reached the max retries per request limit (which is 2). Refer to "maxRetriesPerRequest" option for details.'), { name: 'MaxRetriesPerRequestError' })],
-    ['Redis OOM', new Error('OOM command not allowed when used memory > \'maxmemory\'.')],
-    ['Redis MISCONF (cannot persist: disk full)', new Error('MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.')],
+    [
+      'ioredis gave up',
+      Object.assign(
+        new Error(
+          'Reached the max retries per request limit (which is 2). Refer to "maxRetriesPerRequest" option for details.',
+        ),
+        { name: 'MaxRetriesPerRequestError' },
+      ),
+    ],
+    ['Redis OOM', new Error("OOM command not allowed when used memory > 'maxmemory'.")],
+    [
+      'Redis MISCONF (cannot persist: disk full)',
+      new Error(
+        'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+      ),
+    ],
     ['Redis LOADING', new Error('LOADING Redis is loading the dataset in memory')],
   ])('retries %s', (_, err) => {
     expect(classifyError(err)).toBe('transient');
@@ -184,7 +209,10 @@ describe('classifyError (one place decides retry or dead letter)', () => {
 
   it.each([
     ['PermanentEventError', new PermanentEventError('bad payload')],
-    ['a zod validation error', Object.assign(new Error('[{"code":"invalid_type"}]'), { name: 'ZodError' })],
+    [
+      'a zod validation error',
+      Object.assign(new Error('[{"code":"invalid_type"}]'), { name: 'ZodError' }),
+    ],
     ['a JSON syntax error', new SyntaxError('Unexpected token } in JSON')],
   ])('dead-letters %s at once', (_, err) => {
     expect(classifyError(err)).toBe('permanent');

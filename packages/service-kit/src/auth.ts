@@ -90,8 +90,13 @@ export class TokenStaleError extends Error {
 }
 
 /** The 401 a stale token gets: the client refreshes (same session) and replays; the sign-in goes on. */
-export const tokenStale = () => AppError.unauthorized('Your account changed since this token was issued. Refresh it and try again.', 'token_stale');
-export const tokenRevoked = () => AppError.unauthorized('Your session has ended. Please sign in again.', 'token_revoked');
+export const tokenStale = () =>
+  AppError.unauthorized(
+    'Your account changed since this token was issued. Refresh it and try again.',
+    'token_stale',
+  );
+export const tokenRevoked = () =>
+  AppError.unauthorized('Your session has ended. Please sign in again.', 'token_revoked');
 
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -116,13 +121,24 @@ export function createAuth(opts: AuthOptions): Auth {
   // once is remembered (by its exact text) until its own expiry, never longer. Failures are
   // not cached, so a bad token is checked (and refused) every time.
   const cacheSize = opts.cacheSize ?? 10_000;
-  const verified = cacheSize > 0 ? new LRUCache<string, { caller: Caller; expMs: number }>({ max: cacheSize }) : undefined;
+  const verified =
+    cacheSize > 0
+      ? new LRUCache<string, { caller: Caller; expMs: number }>({ max: cacheSize })
+      : undefined;
 
   const revoked = opts.revoked;
-  const isRevoked = (caller: Caller) => caller.sid !== undefined && revoked !== undefined && revoked.isRevoked(caller.sid);
-  const isStale = (caller: Caller) => revoked?.claimsChangedSince !== undefined && revoked.claimsChangedSince(caller.id, caller.claimsAt ?? 0);
+  const isRevoked = (caller: Caller) =>
+    caller.sid !== undefined && revoked !== undefined && revoked.isRevoked(caller.sid);
+  const isStale = (caller: Caller) =>
+    revoked?.claimsChangedSince !== undefined &&
+    revoked.claimsChangedSince(caller.id, caller.claimsAt ?? 0);
   /** Revoked, stale, or fine (undefined): one look at two in-memory maps. */
-  const refusal = (caller: Caller) => (isRevoked(caller) ? new TokenRevokedError() : isStale(caller) ? new TokenStaleError() : undefined);
+  const refusal = (caller: Caller) =>
+    isRevoked(caller)
+      ? new TokenRevokedError()
+      : isStale(caller)
+        ? new TokenStaleError()
+        : undefined;
 
   /** A token verified before and not yet expired, without waiting (revoked or not). */
   function rememberedEntry(token: string): { caller: Caller; expMs: number } | undefined {

@@ -1,6 +1,13 @@
 import { Router, type Express, type RequestHandler } from 'express';
 import type { z } from 'zod';
-import { expressPath, OPERATIONS, type CataloguePath, type HttpMethod, type Operation, type ServiceName } from '@htm/contracts/routes';
+import {
+  expressPath,
+  OPERATIONS,
+  type CataloguePath,
+  type HttpMethod,
+  type Operation,
+  type ServiceName,
+} from '@htm/contracts/routes';
 import { INTERNAL_OPERATIONS, PRIVACY_INTERNAL_OPERATIONS } from '@htm/contracts/internal';
 
 /**
@@ -18,8 +25,12 @@ type Handlers = Array<RequestHandler | RequestHandler[]>;
 type InternalPath = `/internal/${string}`;
 /** A service, or 'every' for the internal routes every service answers (the /internal/privacy routes). */
 type Owner = ServiceName | 'every';
-type PathOf<S extends Owner, M extends HttpMethod> = (S extends ServiceName ? CataloguePath<S, M> : never) | InternalPath;
-type Mount<S extends Owner, M extends HttpMethod> = (path: PathOf<S, M>, ...handlers: Handlers) => void;
+type PathOf<S extends Owner, M extends HttpMethod> =
+  (S extends ServiceName ? CataloguePath<S, M> : never) | InternalPath;
+type Mount<S extends Owner, M extends HttpMethod> = (
+  path: PathOf<S, M>,
+  ...handlers: Handlers
+) => void;
 
 export interface CatalogueRoutes<S extends Owner> {
   /** The express router to mount (`app.use(r.router)`). */
@@ -57,15 +68,36 @@ interface CatalogueEntry {
 export const ROLES_OF = Symbol('roles');
 
 const entries: CatalogueEntry[] = [
-  ...OPERATIONS.map((op: Operation) => ({ method: op.method, path: op.path, service: op.service, roles: op.roles, response: op.response })),
-  ...INTERNAL_OPERATIONS.map((op) => ({ method: op.method, path: op.path, service: op.service, response: op.response })),
-  ...PRIVACY_INTERNAL_OPERATIONS.map((op) => ({ method: op.method, path: op.path, response: op.produces ? undefined : op.response })),
+  ...OPERATIONS.map((op: Operation) => ({
+    method: op.method,
+    path: op.path,
+    service: op.service,
+    roles: op.roles,
+    response: op.response,
+  })),
+  ...INTERNAL_OPERATIONS.map((op) => ({
+    method: op.method,
+    path: op.path,
+    service: op.service,
+    response: op.response,
+  })),
+  ...PRIVACY_INTERNAL_OPERATIONS.map((op) => ({
+    method: op.method,
+    path: op.path,
+    response: op.produces ? undefined : op.response,
+  })),
 ];
 
 /** The catalogue's entry for a method and path template served by `service`, or undefined. */
-export function catalogueEntry(service: string, method: string, path: string): CatalogueEntry | undefined {
+export function catalogueEntry(
+  service: string,
+  method: string,
+  path: string,
+): CatalogueEntry | undefined {
   const m = method === 'head' ? 'get' : method;
-  return entries.find((e) => e.method === m && e.path === path && (e.service === undefined || e.service === service));
+  return entries.find(
+    (e) => e.method === m && e.path === path && (e.service === undefined || e.service === service),
+  );
 }
 
 export function catalogueRoutes<S extends Owner>(service: S): CatalogueRoutes<S> {
@@ -76,15 +108,25 @@ export function catalogueRoutes<S extends Owner>(service: S): CatalogueRoutes<S>
     (method: HttpMethod | 'head') =>
     (path: string, ...handlers: Handlers): void => {
       const entry = catalogueEntry(service, method, path);
-      if (!entry) throw new Error(`${service}: ${method.toUpperCase()} ${path} is not in the operation catalogue (packages/contracts routes.ts or internal.ts)`);
+      if (!entry)
+        throw new Error(
+          `${service}: ${method.toUpperCase()} ${path} is not in the operation catalogue (packages/contracts routes.ts or internal.ts)`,
+        );
       // HEAD has its own use where it has its own handler (the tus offset, for the uploading tester only).
       for (const h of method === 'head' ? [] : handlers.flat()) {
         const roles = (h as { [ROLES_OF]?: readonly string[] })[ROLES_OF];
         if (roles && [...roles].sort().join(',') !== [...(entry.roles ?? [])].sort().join(',')) {
-          throw new Error(`${service}: ${method.toUpperCase()} ${path} admits ${roles.join(', ')} but the catalogue says ${(entry.roles ?? []).join(', ') || 'no roles'}`);
+          throw new Error(
+            `${service}: ${method.toUpperCase()} ${path} admits ${roles.join(', ')} but the catalogue says ${(entry.roles ?? []).join(', ') || 'no roles'}`,
+          );
         }
       }
-      if (checking && entry.response) router[method](expressPath(path), checkAnswer(`${method.toUpperCase()} ${path}`, entry.response), ...handlers);
+      if (checking && entry.response)
+        router[method](
+          expressPath(path),
+          checkAnswer(`${method.toUpperCase()} ${path}`, entry.response),
+          ...handlers,
+        );
       else router[method](expressPath(path), ...handlers);
     };
   return {
@@ -97,7 +139,10 @@ export function catalogueRoutes<S extends Owner>(service: S): CatalogueRoutes<S>
     head: mount('head'),
     use: router.use.bind(router),
     without: (method, path) => {
-      if (!catalogueEntry(service, method, path)) throw new Error(`${service}: ${method.toUpperCase()} ${path} is not in the operation catalogue`);
+      if (!catalogueEntry(service, method, path))
+        throw new Error(
+          `${service}: ${method.toUpperCase()} ${path} is not in the operation catalogue`,
+        );
       leftOut.add(`${method} ${path}`);
     },
   };
@@ -125,10 +170,14 @@ function checkAnswer(name: string, schema: z.ZodType): RequestHandler {
       if (res.statusCode >= 200 && res.statusCode < 300) {
         responsesChecked.set(name, (responsesChecked.get(name) ?? 0) + 1);
         const parsed = schema.safeParse(body);
-        if (!parsed.success) responseMismatches.push(`${name} ${res.statusCode}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        if (!parsed.success)
+          responseMismatches.push(
+            `${name} ${res.statusCode}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+          );
         else {
           const extra = undeclared(body, parsed.data);
-          if (extra.length) responseMismatches.push(`${name} ${res.statusCode}: undeclared ${extra.join(', ')}`);
+          if (extra.length)
+            responseMismatches.push(`${name} ${res.statusCode}: undeclared ${extra.join(', ')}`);
         }
       }
       return json(body);
@@ -139,10 +188,13 @@ function checkAnswer(name: string, schema: z.ZodType): RequestHandler {
 
 /** Fields of an answer its schema dropped (zod strips what it does not declare). */
 function undeclared(sent: unknown, kept: unknown, at = ''): string[] {
-  if (Array.isArray(sent) && Array.isArray(kept)) return sent.flatMap((v, i) => undeclared(v, kept[i], `${at}[${i}]`)).slice(0, 5);
+  if (Array.isArray(sent) && Array.isArray(kept))
+    return sent.flatMap((v, i) => undeclared(v, kept[i], `${at}[${i}]`)).slice(0, 5);
   if (!sent || typeof sent !== 'object' || !kept || typeof kept !== 'object') return [];
   return Object.entries(sent as Record<string, unknown>).flatMap(([k, v]) =>
-    k in (kept as Record<string, unknown>) ? undeclared(v, (kept as Record<string, unknown>)[k], at ? `${at}.${k}` : k) : [at ? `${at}.${k}` : k],
+    k in (kept as Record<string, unknown>)
+      ? undeclared(v, (kept as Record<string, unknown>)[k], at ? `${at}.${k}` : k)
+      : [at ? `${at}.${k}` : k],
   );
 }
 
@@ -155,7 +207,9 @@ interface Layer {
 }
 
 /** Every route of an express app (method and catalogue-style path), nested routers included. */
-export function routesOf(app: Express | Router): Array<{ method: string; path: string; leftOut?: true }> {
+export function routesOf(
+  app: Express | Router,
+): Array<{ method: string; path: string; leftOut?: true }> {
   const out: Array<{ method: string; path: string; leftOut?: true }> = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
@@ -166,7 +220,8 @@ export function routesOf(app: Express | Router): Array<{ method: string; path: s
       if (layer.route) {
         for (const p of ([] as string[]).concat(layer.route.path)) {
           for (const [m, on] of Object.entries(layer.route.methods)) {
-            if (on && m !== '_all') out.push({ method: m, path: p.replace(/:([A-Za-z0-9_]+)/g, '{$1}') });
+            if (on && m !== '_all')
+              out.push({ method: m, path: p.replace(/:([A-Za-z0-9_]+)/g, '{$1}') });
           }
         }
       } else if (layer.handle?.stack) walk(layer.handle.stack);
@@ -181,10 +236,18 @@ export function routesOf(app: Express | Router): Array<{ method: string; path: s
  * The routes of a service's app that the catalogue lacks, and the catalogue's operations of the
  * service that have no route. Both empty for a service as it must be.
  */
-export function catalogueGaps(app: Express | Router, service: string): { unknown: string[]; missing: string[] } {
+export function catalogueGaps(
+  app: Express | Router,
+  service: string,
+): { unknown: string[]; missing: string[] } {
   const routes = routesOf(app);
   const unknown = routes
-    .filter((r) => !r.leftOut && !INFRASTRUCTURE.has(`${r.method} ${r.path}`) && !catalogueEntry(service, r.method, r.path))
+    .filter(
+      (r) =>
+        !r.leftOut &&
+        !INFRASTRUCTURE.has(`${r.method} ${r.path}`) &&
+        !catalogueEntry(service, r.method, r.path),
+    )
     .map((r) => `${r.method.toUpperCase()} ${r.path}`);
   const have = new Set(routes.map((r) => `${r.method} ${r.path}`));
   const missing = entries

@@ -106,7 +106,12 @@ export const eventBusConfigSchema = z.discriminatedUnion(
       ...kafkaTiming,
     }),
   ],
-  { error: (issue) => (issue.code === 'invalid_union' ? 'Invalid option: expected one of "redis"|"kafka"' : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? 'Invalid option: expected one of "redis"|"kafka"'
+        : undefined,
+  },
 );
 export type EventBusConfig = z.infer<typeof eventBusConfigSchema>;
 
@@ -160,10 +165,14 @@ export function productionSecretProblems(name: string, value: string | undefined
   if (!value) return [`${name}: must be set in production`];
   const v = value.trim();
   if (PUBLIC_SECRETS.includes(v) || /^(dev-only|compose-only|dev-cluster)/.test(v)) {
-    return [`${name}: this value is published in the repository; generate a new one (openssl rand -base64 48)`];
+    return [
+      `${name}: this value is published in the repository; generate a new one (openssl rand -base64 48)`,
+    ];
   }
   if (secretEntropyBytes(v) < MIN_SECRET_ENTROPY_BYTES) {
-    return [`${name}: too weak; use at least ${MIN_SECRET_ENTROPY_BYTES} random bytes (openssl rand -base64 48)`];
+    return [
+      `${name}: too weak; use at least ${MIN_SECRET_ENTROPY_BYTES} random bytes (openssl rand -base64 48)`,
+    ];
   }
   return [];
 }
@@ -174,13 +183,18 @@ export function productionSecretProblems(name: string, value: string | undefined
  */
 export function assertProductionSecrets(
   cfg: Pick<BaseConfig, 'NODE_ENV' | 'DATABASE_URL' | 'ADMIN_EMAIL'>,
-  service: string, extra: Record<string, string | undefined> = {}): void {
+  service: string,
+  extra: Record<string, string | undefined> = {},
+): void {
   if (cfg.NODE_ENV !== 'production') return;
   const problems: string[] = [];
-  for (const [name, value] of Object.entries(extra)) problems.push(...productionSecretProblems(name, value));
+  for (const [name, value] of Object.entries(extra))
+    problems.push(...productionSecretProblems(name, value));
   if (!cfg.DATABASE_URL) problems.push('DATABASE_URL: must be set in production');
   if (cfg.ADMIN_EMAIL && cfg.ADMIN_EMAIL.trim().toLowerCase() === PLACEHOLDER_ADMIN_EMAIL) {
-    problems.push(`ADMIN_EMAIL: ${PLACEHOLDER_ADMIN_EMAIL} is the repository's placeholder; name your real admin account`);
+    problems.push(
+      `ADMIN_EMAIL: ${PLACEHOLDER_ADMIN_EMAIL} is the repository's placeholder; name your real admin account`,
+    );
   }
   if (problems.length) throw new ConfigError(service, problems);
 }

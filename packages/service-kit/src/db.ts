@@ -75,9 +75,16 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
     // crashes the process. Every client gets its own listener for its whole life: the query in
     // flight fails (the caller sees it), the pool drops the broken client and opens a new one.
     pool.on('connect', (client) => {
-      client.on('error', (err) => opts.logger?.warn({ err: err.message, code: (err as { code?: string }).code }, 'postgres connection lost; the pool opens a new one'));
+      client.on('error', (err) =>
+        opts.logger?.warn(
+          { err: err.message, code: (err as { code?: string }).code },
+          'postgres connection lost; the pool opens a new one',
+        ),
+      );
     });
-    pool.on('error', (err) => opts.logger?.warn({ err: err.message }, 'idle postgres client failed'));
+    pool.on('error', (err) =>
+      opts.logger?.warn({ err: err.message }, 'idle postgres client failed'),
+    );
     const db = drizzle({ client: pool });
     // Several replicas, or several services sharing one database (they share the drizzle
     // bookkeeping schema), may start at once: serialise migrations with one advisory lock.
@@ -86,7 +93,9 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
       await lockClient.query('SELECT pg_advisory_lock(hashtext($1))', ['htm:migrations']);
       await migrate(db, migrationsConfig);
     } finally {
-      await lockClient.query('SELECT pg_advisory_unlock(hashtext($1))', ['htm:migrations']).catch(() => undefined);
+      await lockClient
+        .query('SELECT pg_advisory_unlock(hashtext($1))', ['htm:migrations'])
+        .catch(() => undefined);
       lockClient.release();
     }
     return {
@@ -99,7 +108,8 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
       async ping() {
         await pool.query('SELECT 1');
       },
-      listen: (channel, onChange) => pgListener(pg.Client, opts.databaseUrl!, channel, onChange, opts.logger),
+      listen: (channel, onChange) =>
+        pgListener(pg.Client, opts.databaseUrl!, channel, onChange, opts.logger),
       close: () => pool.end(),
     };
   }
@@ -225,9 +235,7 @@ const localLocks = new WeakMap<object, Set<string>>();
  */
 export async function tryAdvisoryLock(db: Db, name: string): Promise<AdvisoryLock | undefined> {
   const client = (db as unknown as { $client?: unknown }).$client as
-    | { connect?: () => Promise<import('pg').PoolClient>; totalCount?: number }
-    | object
-    | undefined;
+    { connect?: () => Promise<import('pg').PoolClient>; totalCount?: number } | object | undefined;
   if (client && 'totalCount' in client && typeof client.connect === 'function') {
     const conn = await client.connect();
     let released = false;
@@ -237,7 +245,10 @@ export async function tryAdvisoryLock(db: Db, name: string): Promise<AdvisoryLoc
       conn.release(broken);
     };
     try {
-      const r = await conn.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
+      const r = await conn.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
+        [name],
+      );
       if (!r.rows[0]?.locked) {
         await release();
         return undefined;

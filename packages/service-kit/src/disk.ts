@@ -15,10 +15,17 @@ const mb = (n: number) => `${Math.floor(n / 1_000_000)} MB`;
  * free (0 turns it off). Its message says how much is free, where, and the threshold; the
  * gateway's public /api/healthz names it as "low disk space".
  */
-export function diskSpaceCheck(dir: string, minFreeBytes: number, free: (dir: string) => Promise<number> = freeDiskBytes): ReadinessCheck {
+export function diskSpaceCheck(
+  dir: string,
+  minFreeBytes: number,
+  free: (dir: string) => Promise<number> = freeDiskBytes,
+): ReadinessCheck {
   return async () => {
     if (minFreeBytes <= 0) return;
     const bytes = await free(dir);
-    if (bytes < minFreeBytes) throw new Error(`low disk space: ${mb(bytes)} free under ${dir}, below MIN_FREE_DISK_BYTES (${mb(minFreeBytes)})`);
+    if (bytes < minFreeBytes)
+      throw new Error(
+        `low disk space: ${mb(bytes)} free under ${dir}, below MIN_FREE_DISK_BYTES (${mb(minFreeBytes)})`,
+      );
   };
 }

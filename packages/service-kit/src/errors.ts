@@ -48,7 +48,11 @@ export class AppError extends Error {
   constructor(
     readonly kind: ErrorKind,
     readonly detail: string,
-    readonly options: { code?: string; errors?: FieldErrors; headers?: Record<string, string> } = {},
+    readonly options: {
+      code?: string;
+      errors?: FieldErrors;
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(detail);
     this.name = 'AppError';
@@ -93,7 +97,12 @@ export function zodToAppError(err: ZodError): AppError {
 }
 
 /** Parses with a zod schema or throws the documented 400. */
-export function parseOrThrow<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: ZodError } }, value: unknown): T {
+export function parseOrThrow<T>(
+  schema: {
+    safeParse(v: unknown): { success: true; data: T } | { success: false; error: ZodError };
+  },
+  value: unknown,
+): T {
   const r = schema.safeParse(value);
   if (!r.success) throw zodToAppError(r.error);
   return r.data;
@@ -109,7 +118,11 @@ export function toErrorBody(err: AppError): ErrorBody {
 const NUL_OR_BAD_TEXT = new Set(['22021', '22P05']);
 /** The SQLSTATE of a node-postgres or PGlite error, also when drizzle wraps it (cause). */
 function pgCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 3; e = e.cause as typeof e, i++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0;
+    e && i < 3;
+    e = e.cause as typeof e, i++
+  ) {
     if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
   }
   return undefined;
@@ -119,14 +132,23 @@ function pgCode(err: unknown): string | undefined {
 export function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (depth > 32 || value === null || typeof value !== 'object') return false;
-  for (const v of Array.isArray(value) ? value : Object.values(value)) if (holdsNul(v, depth + 1)) return true;
-  for (const k of Array.isArray(value) ? [] : Object.keys(value)) if (k.includes('\u0000')) return true;
+  for (const v of Array.isArray(value) ? value : Object.values(value))
+    if (holdsNul(v, depth + 1)) return true;
+  for (const k of Array.isArray(value) ? [] : Object.keys(value))
+    if (k.includes('\u0000')) return true;
   return false;
 }
 
 /** Refuses NUL characters in the query or a JSON body before they reach a handler (Postgres text cannot hold them). */
 export const refuseNul: RequestHandler = (req, _res, next) => {
-  if (holdsNul(req.query) || holdsNul(req.body)) return next(AppError.invalid('Text may not contain NUL or invalid characters.', undefined, 'invalid_characters'));
+  if (holdsNul(req.query) || holdsNul(req.body))
+    return next(
+      AppError.invalid(
+        'Text may not contain NUL or invalid characters.',
+        undefined,
+        'invalid_characters',
+      ),
+    );
   next();
 };
 
@@ -138,7 +160,9 @@ export const refuseNul: RequestHandler = (req, _res, next) => {
 export function isBrowserNavigation(req: Request): boolean {
   const mode = req.get('sec-fetch-mode');
   if (mode) return mode === 'navigate';
-  return req.accepts(['application/json', 'text/html']) === 'text/html' && !req.get('authorization');
+  return (
+    req.accepts(['application/json', 'text/html']) === 'text/html' && !req.get('authorization')
+  );
 }
 
 /** Where "Try again" goes: the same address for a GET, else the same-site page the form was on, else home. */
@@ -161,7 +185,10 @@ export function sendRateLimitedPage(req: Request, res: Response, retryAfterSecon
   res.setHeader('Retry-After', String(retryAfterSeconds));
   res.setHeader('Content-Security-Policy', RATE_LIMITED_PAGE_CSP);
   res.setHeader('Cache-Control', 'no-store');
-  res.status(429).type('html').send(rateLimitedPage(retryHrefFor(req), retryAfterSeconds));
+  res
+    .status(429)
+    .type('html')
+    .send(rateLimitedPage(retryHrefFor(req), retryAfterSeconds));
 }
 
 /**
@@ -173,21 +200,41 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     let appErr: AppError;
     if (err instanceof AppError) appErr = err;
     else if (err instanceof ZodError) appErr = zodToAppError(err);
-    else if (err?.type === 'entity.parse.failed') appErr = AppError.invalid('Request body is not valid JSON.', undefined, 'invalid_json');
-    else if (err?.type === 'entity.too.large') appErr = new AppError('too_large', 'Request body is too large.', { code: 'too_large' });
+    else if (err?.type === 'entity.parse.failed')
+      appErr = AppError.invalid('Request body is not valid JSON.', undefined, 'invalid_json');
+    else if (err?.type === 'entity.too.large')
+      appErr = new AppError('too_large', 'Request body is too large.', { code: 'too_large' });
     else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported')
-      appErr = new AppError('unsupported_type', 'Unsupported request encoding.', { code: 'unsupported_encoding' });
+      appErr = new AppError('unsupported_type', 'Unsupported request encoding.', {
+        code: 'unsupported_encoding',
+      });
     else if (NUL_OR_BAD_TEXT.has(pgCode(err) ?? ''))
       // Postgres text cannot hold NUL or bytes that are not UTF-8: the statement failed, nothing changed.
-      appErr = AppError.invalid('Text may not contain NUL or invalid characters.', undefined, 'invalid_characters');
+      appErr = AppError.invalid(
+        'Text may not contain NUL or invalid characters.',
+        undefined,
+        'invalid_characters',
+      );
     else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500)
-      appErr = new AppError(err.status === 413 ? 'too_large' : 'invalid', 'The request could not be understood.', { code: 'bad_request' });
-    else appErr = new AppError('internal', 'Something went wrong on our side. Please try again.', { code: 'internal_error' });
+      appErr = new AppError(
+        err.status === 413 ? 'too_large' : 'invalid',
+        'The request could not be understood.',
+        { code: 'bad_request' },
+      );
+    else
+      appErr = new AppError('internal', 'Something went wrong on our side. Please try again.', {
+        code: 'internal_error',
+      });
 
-    if (appErr.status >= 500) ((req as { log?: Logger }).log ?? logger).error({ err, correlationId: req.correlationId }, 'request failed');
+    if (appErr.status >= 500)
+      ((req as { log?: Logger }).log ?? logger).error(
+        { err, correlationId: req.correlationId },
+        'request failed',
+      );
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(appErr.options.headers ?? {})) res.setHeader(k, v);
-    if (appErr.status === 429 && isBrowserNavigation(req)) return sendRateLimitedPage(req, res, Number(res.getHeader('Retry-After')) || 60);
+    if (appErr.status === 429 && isBrowserNavigation(req))
+      return sendRateLimitedPage(req, res, Number(res.getHeader('Retry-After')) || 60);
     res.status(appErr.status).json(toErrorBody(appErr));
   };
 }

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 
 /** Text made safe for HTML content and attribute values. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /** The CSP source allowing exactly this inline <style> (`'sha256-…'`). */
@@ -15,7 +18,15 @@ export function styleHashSource(style: string): string {
  * sign-in, the local checkout): `title` and `body` are HTML already escaped by the caller, `style`
  * the page's only <style>, which its CSP allows by hash (styleHashSource).
  */
-export function standalonePage({ title, style, body }: { title: string; style: string; body: string }): string {
+export function standalonePage({
+  title,
+  style,
+  body,
+}: {
+  title: string;
+  style: string;
+  body: string;
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -45,7 +56,8 @@ export const RATE_LIMITED_PAGE_CSP = `default-src 'none'; style-src ${styleHashS
  * for too many requests: wait, then the retry link (`retryHref`: a same-site path).
  */
 export function rateLimitedPage(retryHref: string, retryAfterSeconds: number): string {
-  const wait = retryAfterSeconds <= 60 ? 'a minute' : `${Math.ceil(retryAfterSeconds / 60)} minutes`;
+  const wait =
+    retryAfterSeconds <= 60 ? 'a minute' : `${Math.ceil(retryAfterSeconds / 60)} minutes`;
   return standalonePage({
     title: 'Too many requests — HumanTest',
     style: RATE_LIMITED_STYLE,

@@ -180,7 +180,9 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
     );
     // No route reads a GET or HEAD body: those skip the parsers (their query strings are still checked).
     app.use((req, res, next) =>
-      req.method === 'GET' || req.method === 'HEAD' ? refuseNul(req, res, next) : parseBody(req, res, next),
+      req.method === 'GET' || req.method === 'HEAD'
+        ? refuseNul(req, res, next)
+        : parseBody(req, res, next),
     );
   }
 
@@ -192,7 +194,12 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
 }
 
 /** Calls one middleware as express would: a throw or a rejected promise goes to `next`. */
-function callHandler(h: RequestHandler, req: Request, res: import('express').Response, next: import('express').NextFunction): void {
+function callHandler(
+  h: RequestHandler,
+  req: Request,
+  res: import('express').Response,
+  next: import('express').NextFunction,
+): void {
   try {
     const ret: unknown = h(req, res, next);
     if (ret instanceof Promise) ret.catch((e: unknown) => next(e ?? new Error('Rejected promise')));
@@ -264,14 +271,29 @@ export interface RunningServer {
 }
 
 /** A request line or headers HTTP cannot parse: answered in the JSON error shape, not Node's bare text. */
-function clientErrorBody(code: string | undefined): { status: number; reason: string; body: { detail: string; code: string } } {
+function clientErrorBody(code: string | undefined): {
+  status: number;
+  reason: string;
+  body: { detail: string; code: string };
+} {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, reason: 'Request Header Fields Too Large', body: { detail: 'The request line or headers are too large.', code: 'headers_too_large' } };
+    return {
+      status: 431,
+      reason: 'Request Header Fields Too Large',
+      body: { detail: 'The request line or headers are too large.', code: 'headers_too_large' },
+    };
   }
-  return { status: 400, reason: 'Bad Request', body: { detail: 'The request could not be understood.', code: 'bad_request' } };
+  return {
+    status: 400,
+    reason: 'Bad Request',
+    body: { detail: 'The request could not be understood.', code: 'bad_request' },
+  };
 }
 
-export function answerClientError(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+export function answerClientError(
+  err: Error & { code?: string },
+  socket: import('node:stream').Duplex,
+): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -346,7 +368,8 @@ export function onShutdown(
 /** SHUTDOWN_DRAIN_MS: how long a stopping process keeps serving with readiness down (default 0). */
 export function shutdownDrainMs(env: Record<string, string | undefined>): number {
   const v = Number(env.SHUTDOWN_DRAIN_MS ?? 0);
-  if (!Number.isInteger(v) || v < 0 || v > 9000) throw new Error('SHUTDOWN_DRAIN_MS: must be a whole number of milliseconds from 0 to 9000');
+  if (!Number.isInteger(v) || v < 0 || v > 9000)
+    throw new Error('SHUTDOWN_DRAIN_MS: must be a whole number of milliseconds from 0 to 9000');
   return v;
 }
 
@@ -354,7 +377,10 @@ export function shutdownDrainMs(env: Record<string, string | undefined>): number
  * A process entry point: installs graceful shutdown before starting, so a signal that arrives
  * during start-up is handled too, then starts; a failed start logs one fatal line and exits 1.
  */
-export async function runMain(name: string, start: () => Promise<{ stop(): Promise<void> }>): Promise<void> {
+export async function runMain(
+  name: string,
+  start: () => Promise<{ stop(): Promise<void> }>,
+): Promise<void> {
   const logger = createLogger(name);
   const running: { service?: { stop(): Promise<void> } } = {};
   const drainMs = shutdownDrainMs(process.env);

@@ -26,7 +26,9 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The table, for a service's migration: `IDEMPOTENCY_TABLE_SQL('jobs')`. */
-export const IDEMPOTENCY_TABLE_SQL = (schema: string) => `CREATE TABLE IF NOT EXISTS "${schema}"."idempotency_keys" (
+export const IDEMPOTENCY_TABLE_SQL = (
+  schema: string,
+) => `CREATE TABLE IF NOT EXISTS "${schema}"."idempotency_keys" (
   "user_id" text NOT NULL,
   "key" text NOT NULL,
   "fingerprint" text NOT NULL,
@@ -83,8 +85,12 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
     if (Date.now() - lastSweep < 60_000) return;
     lastSweep = Date.now();
     opts
-      .query(`DELETE FROM ${table} WHERE created_at < now() - make_interval(secs => $1)`, [ttlMs / 1000])
-      .catch((err: Error) => opts.logger.warn({ err: err.message }, 'could not delete expired idempotency keys'));
+      .query(`DELETE FROM ${table} WHERE created_at < now() - make_interval(secs => $1)`, [
+        ttlMs / 1000,
+      ])
+      .catch((err: Error) =>
+        opts.logger.warn({ err: err.message }, 'could not delete expired idempotency keys'),
+      );
   };
 
   return (req, res, next) => {
@@ -92,7 +98,13 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
     if (raw === undefined) return next();
     const key = Array.isArray(raw) ? raw[0] : raw;
     if (!key || !KEY.test(key)) {
-      return next(AppError.invalid('The Idempotency-Key header must be 1 to 255 visible ASCII characters.', { 'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters'] }, 'invalid_idempotency_key'));
+      return next(
+        AppError.invalid(
+          'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+          { 'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters'] },
+          'invalid_idempotency_key',
+        ),
+      );
     }
     const userId = req.caller?.id;
     if (!userId) return next();
@@ -112,22 +124,41 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
         [userId, key, fingerprint, lockMs / 1000, ttlMs / 1000],
       );
       if (taken.length === 0) {
-        const [row] = await opts.query<{ fingerprint: string; status: number | null; body: string | null }>(
-          `SELECT fingerprint, status, body FROM ${table} WHERE user_id = $1 AND key = $2`,
-          [userId, key],
-        );
-        if (!row) throw AppError.conflict('A request with this Idempotency-Key was just being handled. Please try again.', 'idempotency_in_progress');
+        const [row] = await opts.query<{
+          fingerprint: string;
+          status: number | null;
+          body: string | null;
+        }>(`SELECT fingerprint, status, body FROM ${table} WHERE user_id = $1 AND key = $2`, [
+          userId,
+          key,
+        ]);
+        if (!row)
+          throw AppError.conflict(
+            'A request with this Idempotency-Key was just being handled. Please try again.',
+            'idempotency_in_progress',
+          );
         if (row.fingerprint !== fingerprint) {
-          throw new AppError('unprocessable', 'This Idempotency-Key was already used for a different request. Use a new key for a new request.', { code: 'idempotency_key_reused' });
+          throw new AppError(
+            'unprocessable',
+            'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
+            { code: 'idempotency_key_reused' },
+          );
         }
         if (row.status === null) {
-          throw new AppError('conflict', 'A request with this Idempotency-Key is still being handled. Please wait for its answer and try again.', {
-            code: 'idempotency_in_progress',
-            headers: { 'Retry-After': '1' },
-          });
+          throw new AppError(
+            'conflict',
+            'A request with this Idempotency-Key is still being handled. Please wait for its answer and try again.',
+            {
+              code: 'idempotency_in_progress',
+              headers: { 'Retry-After': '1' },
+            },
+          );
         }
         res.setHeader('Idempotent-Replayed', 'true');
-        res.status(row.status).type('application/json').send(row.body ?? '');
+        res
+          .status(row.status)
+          .type('application/json')
+          .send(row.body ?? '');
         return;
       }
       capture(req, res, userId, key);
@@ -140,7 +171,14 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
     const forget = () => {
       if (settled) return;
       settled = true;
-      opts.query(`DELETE FROM ${table} WHERE user_id = $1 AND key = $2 AND status IS NULL`, [userId, key]).catch((err: Error) => opts.logger.warn({ err: err.message }, 'could not release an idempotency key'));
+      opts
+        .query(`DELETE FROM ${table} WHERE user_id = $1 AND key = $2 AND status IS NULL`, [
+          userId,
+          key,
+        ])
+        .catch((err: Error) =>
+          opts.logger.warn({ err: err.message }, 'could not release an idempotency key'),
+        );
     };
     const json = res.json.bind(res);
     // The answer is stored before it is sent: a retry arriving right after the reply finds it.
@@ -152,8 +190,18 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       settled = true;
       const text = JSON.stringify(body);
       opts
-        .query(`UPDATE ${table} SET status = $3, body = $4 WHERE user_id = $1 AND key = $2`, [userId, key, res.statusCode, text])
-        .catch((err: Error) => opts.logger.error({ err: err.message, correlationId: req.correlationId }, 'could not store an idempotent answer'))
+        .query(`UPDATE ${table} SET status = $3, body = $4 WHERE user_id = $1 AND key = $2`, [
+          userId,
+          key,
+          res.statusCode,
+          text,
+        ])
+        .catch((err: Error) =>
+          opts.logger.error(
+            { err: err.message, correlationId: req.correlationId },
+            'could not store an idempotent answer',
+          ),
+        )
         .finally(() => json(body));
       return res;
     }) as Response['json'];
@@ -164,7 +212,15 @@ export function idempotency(opts: IdempotencyOptions): RequestHandler {
       if (settled) return;
       if (res.statusCode >= 500) return forget();
       settled = true;
-      opts.query(`UPDATE ${table} SET status = $3, body = '' WHERE user_id = $1 AND key = $2`, [userId, key, res.statusCode]).catch((err: Error) => opts.logger.error({ err: err.message }, 'could not store an idempotent answer'));
+      opts
+        .query(`UPDATE ${table} SET status = $3, body = '' WHERE user_id = $1 AND key = $2`, [
+          userId,
+          key,
+          res.statusCode,
+        ])
+        .catch((err: Error) =>
+          opts.logger.error({ err: err.message }, 'could not store an idempotent answer'),
+        );
     });
   }
 }

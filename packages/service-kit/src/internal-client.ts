@@ -37,21 +37,38 @@ export class InternalClient {
     let res: Response;
     try {
       res = await send().catch(async (err: unknown) => {
-        const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+        const timedOut =
+          err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
         if (!this.opts.retryConnectionErrors || timedOut) throw err;
         return send();
       });
     } catch {
-      throw new AppError('unavailable', 'A service we depend on is not answering. Please try again.', {
-        code: 'upstream_unavailable',
-      });
+      throw new AppError(
+        'unavailable',
+        'A service we depend on is not answering. Please try again.',
+        {
+          code: 'upstream_unavailable',
+        },
+      );
     }
     const text = await res.text();
     const json = text ? (JSON.parse(text) as unknown) : undefined;
     if (!res.ok) {
       const e = (json ?? {}) as Partial<ErrorBody>;
-      const kind = res.status === 404 ? 'not_found' : res.status === 409 ? 'conflict' : res.status === 400 ? 'invalid' : res.status === 403 ? 'forbidden' : 'bad_gateway';
-      throw new AppError(kind, e.detail ?? `Upstream answered ${res.status}.`, { code: e.code ?? 'upstream_error', errors: e.errors });
+      const kind =
+        res.status === 404
+          ? 'not_found'
+          : res.status === 409
+            ? 'conflict'
+            : res.status === 400
+              ? 'invalid'
+              : res.status === 403
+                ? 'forbidden'
+                : 'bad_gateway';
+      throw new AppError(kind, e.detail ?? `Upstream answered ${res.status}.`, {
+        code: e.code ?? 'upstream_error',
+        errors: e.errors,
+      });
     }
     return json as T;
   }

@@ -4,7 +4,11 @@ import { getCorrelationId } from './context.js';
 export type { Logger };
 
 /** A pino logger whose every line carries the current correlation id (AsyncLocalStorage). */
-export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info', opts: LoggerOptions = {}): Logger {
+export function createLogger(
+  service: string,
+  level: string = process.env.LOG_LEVEL ?? 'info',
+  opts: LoggerOptions = {},
+): Logger {
   return pino({
     name: service,
     level,
@@ -14,7 +18,14 @@ export function createLogger(service: string, level: string = process.env.LOG_LE
       return correlationId ? { correlationId } : {};
     },
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.token', '*.access_token'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.token',
+        '*.access_token',
+      ],
       censor: '[redacted]',
     },
     ...opts,

@@ -7,7 +7,10 @@ export class Metrics {
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
 
-  constructor(readonly service: string, opts: { defaultMetrics?: boolean } = {}) {
+  constructor(
+    readonly service: string,
+    opts: { defaultMetrics?: boolean } = {},
+  ) {
     this.registry.setDefaultLabels({ service });
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
     this.httpRequests = new Counter({
@@ -47,7 +50,10 @@ export class Metrics {
   }
 
   /** The request counter and latency histogram of one method, route and status (looked up once). */
-  private readonly series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }>();
+  private readonly series = new Map<
+    string,
+    { requests: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }
+  >();
 
   /** Counts a finished request and its latency (seconds). */
   private observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -55,7 +61,13 @@ export class Metrics {
     let s = this.series.get(key);
     if (!s) {
       const labels = { method, route, status: String(status) };
-      this.series.set(key, (s = { requests: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) }));
+      this.series.set(
+        key,
+        (s = {
+          requests: this.httpRequests.labels(labels),
+          duration: this.httpDuration.labels(labels),
+        }),
+      );
     }
     s.requests.inc();
     s.duration.observe(seconds);
@@ -71,7 +83,8 @@ export class Metrics {
     const start = performance.now();
     res.on('finish', () => {
       const named = res.locals.route as string | undefined;
-      const route = named ?? (req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
+      const route =
+        named ?? (req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
       this.observeRequest(req.method, route, res.statusCode, (performance.now() - start) / 1e3);
     });
   }

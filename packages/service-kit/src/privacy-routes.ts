@@ -13,8 +13,17 @@ import { requireServiceToken, ServiceKeyring, type ServiceTokenConfig } from './
  * Only identity's service token is accepted. The service supplies the answers; nothing else here.
  */
 export interface PrivacyAnswers {
-  part(userId: string, email: string | undefined): Promise<{ data: Record<string, unknown>; files?: Array<{ id: string; name: string; size: number | null }> }>;
-  file?(userId: string, fileId: string): Promise<{ stream: Readable; contentType?: string } | undefined>;
+  part(
+    userId: string,
+    email: string | undefined,
+  ): Promise<{
+    data: Record<string, unknown>;
+    files?: Array<{ id: string; name: string; size: number | null }>;
+  }>;
+  file?(
+    userId: string,
+    fileId: string,
+  ): Promise<{ stream: Readable; contentType?: string } | undefined>;
   blockers?(userId: string): Promise<string[]>;
   handled(eventId: string): Promise<boolean>;
 }
@@ -35,20 +44,27 @@ export function privacyRoutes(keys: ServiceKeyring, answers: PrivacyAnswers): Ro
     return id;
   };
   r.get('/internal/privacy/users/{userId}/export', identityOnly, async (req, res) => {
-    const email = typeof req.query.email === 'string' && req.query.email.length <= 320 ? req.query.email : undefined;
+    const email =
+      typeof req.query.email === 'string' && req.query.email.length <= 320
+        ? req.query.email
+        : undefined;
     const part = await answers.part(userId(req.params.userId), email);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ data: part.data, files: part.files ?? [] });
   });
   r.get('/internal/privacy/users/{userId}/files/{fileId}', identityOnly, async (req, res) => {
-    const found = answers.file ? await answers.file(userId(req.params.userId), String(req.params.fileId)) : undefined;
+    const found = answers.file
+      ? await answers.file(userId(req.params.userId), String(req.params.fileId))
+      : undefined;
     if (!found) throw AppError.notFound('No such file of this user.', 'file_not_found');
     res.setHeader('Content-Type', found.contentType ?? 'application/octet-stream');
     found.stream.once('error', () => res.destroy());
     found.stream.pipe(res);
   });
   r.get('/internal/privacy/users/{userId}/blockers', identityOnly, async (req, res) => {
-    res.json({ blockers: answers.blockers ? await answers.blockers(userId(req.params.userId)) : [] });
+    res.json({
+      blockers: answers.blockers ? await answers.blockers(userId(req.params.userId)) : [],
+    });
   });
   r.get('/internal/privacy/erasures/{eventId}', identityOnly, async (req, res) => {
     const id = String(req.params.eventId);

@@ -23,7 +23,11 @@ export const REQUEST_REDIS_TIMEOUT_MS = 200;
 
 /** A client for calls made while a user waits: every command is bounded (see REQUEST_REDIS_TIMEOUT_MS). */
 export function createRequestRedis(url: string, opts: RedisOptions = {}): Redis {
-  return createRedis(url, { commandTimeout: REQUEST_REDIS_TIMEOUT_MS, maxRetriesPerRequest: 1, ...opts });
+  return createRedis(url, {
+    commandTimeout: REQUEST_REDIS_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+    ...opts,
+  });
 }
 
 /** Rejects when `p` has not settled within `ms` (the command itself may still complete later). */

@@ -41,7 +41,12 @@ export interface RevocationList {
  * Identity's side: records and announces that session `sid` is revoked for `ttlSeconds` (the
  * access-token lifetime). Rejects when Redis cannot be reached; the caller decides.
  */
-export async function publishSessionRevocation(redis: Redis, prefix: string, sid: string, ttlSeconds: number): Promise<void> {
+export async function publishSessionRevocation(
+  redis: Redis,
+  prefix: string,
+  sid: string,
+  ttlSeconds: number,
+): Promise<void> {
   const now = Date.now();
   const exp = now + ttlSeconds * 1000;
   const key = REVOKED_SESSIONS.key(prefix);
@@ -60,7 +65,13 @@ export async function publishSessionRevocation(redis: Redis, prefix: string, sid
  * (ms): access tokens whose claims are older are refused as stale for `ttlSeconds` (the
  * access-token lifetime; older tokens have expired by then). Rejects when Redis cannot be reached.
  */
-export async function publishClaimsChange(redis: Redis, prefix: string, userId: string, changedAt: number, ttlSeconds: number): Promise<void> {
+export async function publishClaimsChange(
+  redis: Redis,
+  prefix: string,
+  userId: string,
+  changedAt: number,
+  ttlSeconds: number,
+): Promise<void> {
   const exp = changedAt + ttlSeconds * 1000;
   const key = CLAIMS_CHANGES.key(prefix);
   await redis
@@ -137,13 +148,22 @@ export class RevokedSessions implements RevocationList {
     const channel = REVOKED_SESSIONS.channel(prefix);
     this.reader = createRedis(redisUrl, { maxRetriesPerRequest: 1 });
     this.sub = createRedis(redisUrl, { maxRetriesPerRequest: 1 });
-    for (const c of [this.reader, this.sub]) c.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis (revoked sessions) error'));
+    for (const c of [this.reader, this.sub])
+      c.on('error', (err: Error) =>
+        logger.warn({ err: err.message }, 'redis (revoked sessions) error'),
+      );
     this.sub.on('message', (ch: string, message: string) => {
       if (ch !== channel) return;
       try {
-        const { sid, exp, user, at } = JSON.parse(message) as { sid?: unknown; exp?: unknown; user?: unknown; at?: unknown };
+        const { sid, exp, user, at } = JSON.parse(message) as {
+          sid?: unknown;
+          exp?: unknown;
+          user?: unknown;
+          at?: unknown;
+        };
         if (typeof sid === 'string' && typeof exp === 'number') this.add(sid, exp);
-        else if (typeof user === 'string' && typeof at === 'number' && typeof exp === 'number') this.addClaimsChange(user, at, exp);
+        else if (typeof user === 'string' && typeof at === 'number' && typeof exp === 'number')
+          this.addClaimsChange(user, at, exp);
       } catch {
         logger.warn({ message }, 'unreadable session revocation message ignored');
       }
@@ -164,7 +184,12 @@ export class RevokedSessions implements RevocationList {
     const initial = (async () => {
       await this.sub!.subscribe(channel);
       await this.load(true);
-    })().catch((err: Error) => logger.warn({ err: err.message }, 'revoked sessions not loaded: serving without them until Redis answers'));
+    })().catch((err: Error) =>
+      logger.warn(
+        { err: err.message },
+        'revoked sessions not loaded: serving without them until Redis answers',
+      ),
+    );
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
@@ -182,17 +207,29 @@ export class RevokedSessions implements RevocationList {
     try {
       const now = Date.now();
       const [rows, changes] = await Promise.all([
-        this.reader!.zrangebyscore(REVOKED_SESSIONS.key(this.opts.prefix), now, '+inf', 'WITHSCORES'),
+        this.reader!.zrangebyscore(
+          REVOKED_SESSIONS.key(this.opts.prefix),
+          now,
+          '+inf',
+          'WITHSCORES',
+        ),
         this.reader!.zrangebyscore(CLAIMS_CHANGES.key(this.opts.prefix), now, '+inf', 'WITHSCORES'),
       ]);
       for (let i = 0; i + 1 < rows.length; i += 2) this.add(rows[i], Number(rows[i + 1]));
       for (let i = 0; i + 1 < changes.length; i += 2) {
         const cut = changes[i].lastIndexOf(':');
-        this.addClaimsChange(changes[i].slice(0, cut), Number(changes[i].slice(cut + 1)), Number(changes[i + 1]));
+        this.addClaimsChange(
+          changes[i].slice(0, cut),
+          Number(changes[i].slice(cut + 1)),
+          Number(changes[i + 1]),
+        );
       }
     } catch (err) {
       if (rethrow) throw err;
-      this.opts.logger.warn({ err: (err as Error).message }, 'revoked sessions not reloaded after reconnect');
+      this.opts.logger.warn(
+        { err: (err as Error).message },
+        'revoked sessions not reloaded after reconnect',
+      );
     }
   }
 

@@ -1,4 +1,11 @@
-import { createECDH, createHmac, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import {
+  createECDH,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  type JsonWebKey,
+  type KeyObject,
+} from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { RequestHandler } from 'express';
 import { ConfigError } from './config.js';
@@ -55,7 +62,16 @@ export function devServiceKey(secret: string, service: string): KeyObject {
   ecdh.setPrivateKey(d);
   const pub = ecdh.getPublicKey();
   const b64 = (b: Buffer) => b.toString('base64url');
-  return createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: b64(d), x: b64(pub.subarray(1, 33)), y: b64(pub.subarray(33, 65)) }, format: 'jwk' });
+  return createPrivateKey({
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      d: b64(d),
+      x: b64(pub.subarray(1, 33)),
+      y: b64(pub.subarray(33, 65)),
+    },
+    format: 'jwk',
+  });
 }
 
 /** One service's signing key and the public keys of the services it accepts calls from. */
@@ -70,25 +86,41 @@ export class ServiceKeyring {
    * From configuration: `self` signs its calls (when `signs`), and accepts calls from `acceptsFrom`.
    * In production a missing or bad key stops the service at start, naming the key.
    */
-  static fromConfig(self: string, cfg: ServiceTokenConfig, opts: { signs?: boolean; acceptsFrom?: readonly string[] } = {}): ServiceKeyring {
+  static fromConfig(
+    self: string,
+    cfg: ServiceTokenConfig,
+    opts: { signs?: boolean; acceptsFrom?: readonly string[] } = {},
+  ): ServiceKeyring {
     const problems: string[] = [];
     const production = cfg.NODE_ENV === 'production';
     const dev = !production && !cfg.SERVICE_TOKEN_PRIVATE_KEY && !cfg.SERVICE_TOKEN_PUBLIC_KEYS;
-    const secrets = [cfg.SERVICE_TOKEN_SECRET, ...(cfg.SERVICE_TOKEN_PREVIOUS_SECRET ? [cfg.SERVICE_TOKEN_PREVIOUS_SECRET] : [])];
+    const secrets = [
+      cfg.SERVICE_TOKEN_SECRET,
+      ...(cfg.SERVICE_TOKEN_PREVIOUS_SECRET ? [cfg.SERVICE_TOKEN_PREVIOUS_SECRET] : []),
+    ];
     let privateKey: KeyObject | undefined;
     const publicKeys = new Map<string, KeyObject[]>();
     if (dev) {
       privateKey = devServiceKey(cfg.SERVICE_TOKEN_SECRET, self);
-      for (const s of opts.acceptsFrom ?? []) publicKeys.set(s, secrets.map((secret) => createPublicKey(devServiceKey(secret, s))));
+      for (const s of opts.acceptsFrom ?? [])
+        publicKeys.set(
+          s,
+          secrets.map((secret) => createPublicKey(devServiceKey(secret, s))),
+        );
       return new ServiceKeyring(self, privateKey, publicKeys);
     }
     if (opts.signs) {
-      if (!cfg.SERVICE_TOKEN_PRIVATE_KEY) problems.push(`SERVICE_TOKEN_PRIVATE_KEY: must be set (the ${self} service's own EC P-256 key; see docs/operations.md)`);
+      if (!cfg.SERVICE_TOKEN_PRIVATE_KEY)
+        problems.push(
+          `SERVICE_TOKEN_PRIVATE_KEY: must be set (the ${self} service's own EC P-256 key; see docs/operations.md)`,
+        );
       else {
         try {
           privateKey = parseKey(cfg.SERVICE_TOKEN_PRIVATE_KEY, 'private');
         } catch (err) {
-          problems.push(`SERVICE_TOKEN_PRIVATE_KEY: not an EC P-256 PKCS8 PEM or private JWK (${(err as Error).message})`);
+          problems.push(
+            `SERVICE_TOKEN_PRIVATE_KEY: not an EC P-256 PKCS8 PEM or private JWK (${(err as Error).message})`,
+          );
         }
       }
     }
@@ -101,15 +133,24 @@ export class ServiceKeyring {
       }
       for (const s of opts.acceptsFrom) {
         const raw = parsed[s];
-        const list = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((k) => (typeof k === 'string' ? k : JSON.stringify(k)));
+        const list = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((k) =>
+          typeof k === 'string' ? k : JSON.stringify(k),
+        );
         if (!list.length) {
-          problems.push(`SERVICE_TOKEN_PUBLIC_KEYS: must name the public key of "${s}" (the ${self} service accepts its calls)`);
+          problems.push(
+            `SERVICE_TOKEN_PUBLIC_KEYS: must name the public key of "${s}" (the ${self} service accepts its calls)`,
+          );
           continue;
         }
         try {
-          publicKeys.set(s, list.map((k) => parseKey(k, 'public')));
+          publicKeys.set(
+            s,
+            list.map((k) => parseKey(k, 'public')),
+          );
         } catch (err) {
-          problems.push(`SERVICE_TOKEN_PUBLIC_KEYS: the key of "${s}" is not an EC P-256 public key (${(err as Error).message})`);
+          problems.push(
+            `SERVICE_TOKEN_PUBLIC_KEYS: the key of "${s}" is not an EC P-256 public key (${(err as Error).message})`,
+          );
         }
       }
     }
@@ -118,9 +159,21 @@ export class ServiceKeyring {
   }
 
   /** A development keyring (keys derived from `secret`), for tests and stand-ins. */
-  static dev(self: string, secret: string | readonly string[], acceptsFrom: readonly string[] = []): ServiceKeyring {
+  static dev(
+    self: string,
+    secret: string | readonly string[],
+    acceptsFrom: readonly string[] = [],
+  ): ServiceKeyring {
     const secrets = typeof secret === 'string' ? [secret] : [...secret];
-    return ServiceKeyring.fromConfig(self, { NODE_ENV: 'development', SERVICE_TOKEN_SECRET: secrets[0], SERVICE_TOKEN_PREVIOUS_SECRET: secrets[1] }, { signs: true, acceptsFrom });
+    return ServiceKeyring.fromConfig(
+      self,
+      {
+        NODE_ENV: 'development',
+        SERVICE_TOKEN_SECRET: secrets[0],
+        SERVICE_TOKEN_PREVIOUS_SECRET: secrets[1],
+      },
+      { signs: true, acceptsFrom },
+    );
   }
 
   /** A short-lived token this service presents to another's /internal/* routes. */
@@ -141,7 +194,11 @@ export class ServiceKeyring {
 }
 
 /** Mints a development service token for `from` (keys derived from `secret`); tests and stand-ins. */
-export function mintServiceToken(keys: ServiceKeyring | string, from?: string, ttlSeconds?: number): Promise<string> {
+export function mintServiceToken(
+  keys: ServiceKeyring | string,
+  from?: string,
+  ttlSeconds?: number,
+): Promise<string> {
   const ring = typeof keys === 'string' ? ServiceKeyring.dev(from ?? 'unknown', keys) : keys;
   return ring.mint(ttlSeconds);
 }
@@ -152,12 +209,17 @@ export function mintServiceToken(keys: ServiceKeyring | string, from?: string, t
  * claiming at most two minutes of life. `keys` may be a development secret (or a list, during
  * a rotation) for tests and stand-ins.
  */
-export function requireServiceToken(keys: ServiceKeyring | string | readonly string[], allowed: string[]): RequestHandler {
-  const ring = keys instanceof ServiceKeyring ? keys : ServiceKeyring.dev('receiver', keys, allowed);
+export function requireServiceToken(
+  keys: ServiceKeyring | string | readonly string[],
+  allowed: string[],
+): RequestHandler {
+  const ring =
+    keys instanceof ServiceKeyring ? keys : ServiceKeyring.dev('receiver', keys, allowed);
   return async (req, _res, next) => {
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!token) return next(AppError.unauthorized('Service token required.', 'service_token_required'));
+    if (!token)
+      return next(AppError.unauthorized('Service token required.', 'service_token_required'));
     const invalid = () => AppError.unauthorized('Invalid service token.', 'invalid_service_token');
     let kid: string | undefined;
     try {
@@ -166,7 +228,12 @@ export function requireServiceToken(keys: ServiceKeyring | string | readonly str
       return next(invalid());
     }
     if (typeof kid !== 'string' || !kid) return next(invalid());
-    if (!allowed.includes(kid)) return next(SERVICE_NAMES.includes(kid) ? AppError.forbidden('This service may not call this route.') : invalid());
+    if (!allowed.includes(kid))
+      return next(
+        SERVICE_NAMES.includes(kid)
+          ? AppError.forbidden('This service may not call this route.')
+          : invalid(),
+      );
     for (const key of ring.keysOf(kid)) {
       try {
         const { payload } = await jwtVerify(token, key, {
@@ -176,7 +243,8 @@ export function requireServiceToken(keys: ServiceKeyring | string | readonly str
           requiredClaims: ['exp', 'iat', 'sub'],
           maxTokenAge: `${SERVICE_TOKEN_MAX_AGE_SECONDS}s`,
         });
-        if ((payload.exp as number) - (payload.iat as number) > SERVICE_TOKEN_MAX_AGE_SECONDS) return next(invalid());
+        if ((payload.exp as number) - (payload.iat as number) > SERVICE_TOKEN_MAX_AGE_SECONDS)
+          return next(invalid());
         (req as { callerService?: string }).callerService = kid;
         return next();
       } catch {

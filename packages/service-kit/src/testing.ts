@@ -6,7 +6,8 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import type { Caller } from './auth.js';
 import { AppError } from './errors.js';
 
-export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_DATABASE_URL =
+  process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Polls `fn` until it returns something truthy (eventual consistency across services), or fails naming `what`. */
@@ -81,12 +82,16 @@ export interface TestIssuer {
   url: string;
   issuer: string;
   audience: string;
-  mint(claims?: Partial<Caller> & { exp?: string | number; aud?: string; iss?: string }): Promise<string>;
+  mint(
+    claims?: Partial<Caller> & { exp?: string | number; aud?: string; iss?: string },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
 /** Starts a tiny HTTP server serving an ES256 JWKS at /internal/jwks and mints access tokens for any role. */
-export async function createTestIssuer(opts: { issuer?: string; audience?: string } = {}): Promise<TestIssuer> {
+export async function createTestIssuer(
+  opts: { issuer?: string; audience?: string } = {},
+): Promise<TestIssuer> {
   const issuer = opts.issuer ?? 'htm-identity';
   const audience = opts.audience ?? 'htm-api';
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });

@@ -120,7 +120,10 @@ export function adoptTracerProvider(p: RegisteredProvider): void {
 export function otlpTracesUrl(env: Record<string, string | undefined>): string | undefined {
   if (env.OTEL_SDK_DISABLED === 'true') return undefined;
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  return (
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+    (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined)
+  );
 }
 
 /**
@@ -240,7 +243,8 @@ export function traceRequests(service: string, opts: { edge?: boolean } = {}): R
     if (opts.edge) {
       parent = ROOT_CONTEXT;
       const remote = trace.getSpanContext(caller);
-      if (remote && trace.isSpanContextValid(remote)) links = [{ context: remote, attributes: { 'htm.link': 'caller' } }];
+      if (remote && trace.isSpanContextValid(remote))
+        links = [{ context: remote, attributes: { 'htm.link': 'caller' } }];
       delete req.headers.tracestate;
     }
     const span = t.startSpan(

@@ -27,19 +27,36 @@ function countingKeys(): { getKey: JWTVerifyGetKey; checks: () => number } {
 describe('access-token verification cache', () => {
   it('checks a token signature once, then answers it from memory with the same caller', async () => {
     const keys = countingKeys();
-    const auth = createAuth({ getKey: keys.getKey, issuer: issuer.issuer, audience: issuer.audience });
+    const auth = createAuth({
+      getKey: keys.getKey,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+    });
     const token = await issuer.mint({ type: 'tester', email: 'cache.me@gmail.com', country: 'CA' });
     const first = await auth.verify(token);
     first.name = 'changed by a handler';
     const second = await auth.verify(token);
     expect(keys.checks()).toBe(1);
-    expect(second).toMatchObject({ email: 'cache.me@gmail.com', type: 'tester', country: 'CA', approved: true, name: 'Test User' });
+    expect(second).toMatchObject({
+      email: 'cache.me@gmail.com',
+      type: 'tester',
+      country: 'CA',
+      approved: true,
+      name: 'Test User',
+    });
   });
 
   it('never remembers a token past its expiry, nor a token that failed', async () => {
     const keys = countingKeys();
-    const auth = createAuth({ getKey: keys.getKey, issuer: issuer.issuer, audience: issuer.audience });
-    const shortLived = await issuer.mint({ type: 'poster', exp: Math.floor(Date.now() / 1000) + 2 });
+    const auth = createAuth({
+      getKey: keys.getKey,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+    });
+    const shortLived = await issuer.mint({
+      type: 'poster',
+      exp: Math.floor(Date.now() / 1000) + 2,
+    });
     await expect(auth.verify(shortLived)).resolves.toMatchObject({ type: 'poster' });
     await new Promise((r) => setTimeout(r, 2200));
     await expect(auth.verify(shortLived)).rejects.toMatchObject({ code: 'ERR_JWT_EXPIRED' });
@@ -54,7 +71,12 @@ describe('access-token verification cache', () => {
 
   it('can be turned off', async () => {
     const keys = countingKeys();
-    const auth = createAuth({ getKey: keys.getKey, issuer: issuer.issuer, audience: issuer.audience, cacheSize: 0 });
+    const auth = createAuth({
+      getKey: keys.getKey,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      cacheSize: 0,
+    });
     const token = await issuer.mint({ type: 'poster' });
     await auth.verify(token);
     await auth.verify(token);

@@ -45,7 +45,9 @@ describe('a pool client lost while checked out', () => {
     pool.on('error', () => undefined);
     const held = await pool.connect();
     held.on('error', () => undefined);
-    await admin.query('SELECT pg_terminate_backend($1)', [(held as unknown as { processID: number }).processID]);
+    await admin.query('SELECT pg_terminate_backend($1)', [
+      (held as unknown as { processID: number }).processID,
+    ]);
     await waitFor(() => pool.totalCount === 0, 'the lost client removed');
     expect(() => held.release()).not.toThrow();
     expect((await pool.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);

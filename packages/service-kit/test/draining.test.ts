@@ -1,7 +1,14 @@
 /** SIGTERM's first step (runMain): readiness drops while the service keeps serving, without keep-alive. */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
-import { createHttpApp, createLogger, listen, shutdownDrainMs, startDraining, type RunningServer } from '../src/index.js';
+import {
+  createHttpApp,
+  createLogger,
+  listen,
+  shutdownDrainMs,
+  startDraining,
+  type RunningServer,
+} from '../src/index.js';
 
 let server: RunningServer;
 afterAll(async () => {
@@ -9,12 +16,16 @@ afterAll(async () => {
 });
 
 /** GET on a fresh connection, with the Connection header the server answered. */
-function get(url: string): Promise<{ status: number; connection: string | undefined; body: string }> {
+function get(
+  url: string,
+): Promise<{ status: number; connection: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent: false, headers: { connection: 'keep-alive' } }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -23,11 +34,18 @@ function get(url: string): Promise<{ status: number; connection: string | undefi
 
 describe('draining', () => {
   it('answers /readyz 503 "draining" and closes each connection after its answer, while still serving requests', async () => {
-    const app = createHttpApp({ service: 't', logger: createLogger('t', 'silent'), readiness: { database: async () => undefined } }, (a) => {
-      a.get('/work', (_req, res) => {
-        res.json({ done: true });
-      });
-    });
+    const app = createHttpApp(
+      {
+        service: 't',
+        logger: createLogger('t', 'silent'),
+        readiness: { database: async () => undefined },
+      },
+      (a) => {
+        a.get('/work', (_req, res) => {
+          res.json({ done: true });
+        });
+      },
+    );
     server = await listen(app);
     expect((await get(`${server.url}/readyz`)).status).toBe(200);
     expect((await get(`${server.url}/work`)).connection).toBe('keep-alive');

@@ -16,13 +16,20 @@ beforeAll(async () => {
       res.json({ ok: true });
     });
     const tooMany = () => {
-      throw new AppError('rate_limited', 'Too many requests.', { code: 'rate_limited', headers: { 'Retry-After': '30' } });
+      throw new AppError('rate_limited', 'Too many requests.', {
+        code: 'rate_limited',
+        headers: { 'Retry-After': '30' },
+      });
     };
     a.get('/limited', tooMany);
     a.post('/limited/pay', tooMany);
     // What drizzle throws when Postgres refuses a NUL byte in text (SQLSTATE 22021 as the cause).
     a.get('/db-refused', () => {
-      throw Object.assign(new Error('Failed query: insert ...'), { cause: Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' }) });
+      throw Object.assign(new Error('Failed query: insert ...'), {
+        cause: Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+          code: '22021',
+        }),
+      });
     });
   });
   server = await listen(app);
@@ -36,13 +43,37 @@ describe('text Postgres cannot store', () => {
     for (const [path, init] of [
       ['/search?q=%00', {}],
       ['/search?q=a%00b&page=1', {}],
-      ['/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi\u0000there' }) }],
-      ['/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ a: [{ b: ['ok', '\u0000'] }] }) }],
-      ['/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ['k\u0000']: 1 }) }],
+      [
+        '/echo',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'hi\u0000there' }),
+        },
+      ],
+      [
+        '/echo',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ a: [{ b: ['ok', '\u0000'] }] }),
+        },
+      ],
+      [
+        '/echo',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ['k\u0000']: 1 }),
+        },
+      ],
     ] as const) {
       const res = await fetch(`${server.url}${path}`, init as RequestInit);
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ detail: 'Text may not contain NUL or invalid characters.', code: 'invalid_characters' });
+      expect(await res.json()).toEqual({
+        detail: 'Text may not contain NUL or invalid characters.',
+        code: 'invalid_characters',
+      });
     }
     expect(seen).toEqual([]);
     expect((await fetch(`${server.url}/search?q=caf%C3%A9`)).status).toBe(200);
@@ -56,13 +87,24 @@ describe('text Postgres cannot store', () => {
 });
 
 /** A raw request (Node's fetch would set Sec-Fetch-Mode: cors itself). */
-function raw(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; type: string; retryAfter?: string; body: string }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string; retryAfter?: string; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${server.url}${path}`, { method, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), retryAfter: res.headers['retry-after'] as string | undefined, body }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: String(res.headers['content-type']),
+          retryAfter: res.headers['retry-after'] as string | undefined,
+          body,
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -82,14 +124,24 @@ describe('a 429 for a page the browser navigated to', () => {
 
   it('sends a form post back to the same-site page it came from, and a foreign referrer home', async () => {
     const host = new URL(server.url).host;
-    const same = await raw('POST', '/limited/pay', { ...navigate, referer: `http://${host}/api/payments/local/checkout/cs_1` });
+    const same = await raw('POST', '/limited/pay', {
+      ...navigate,
+      referer: `http://${host}/api/payments/local/checkout/cs_1`,
+    });
     expect(same.body).toContain('href="/api/payments/local/checkout/cs_1"');
-    const foreign = await raw('POST', '/limited/pay', { ...navigate, referer: 'https://evil.example/x' });
+    const foreign = await raw('POST', '/limited/pay', {
+      ...navigate,
+      referer: 'https://evil.example/x',
+    });
     expect(foreign.body).toContain('<a class="btn" href="/">');
   });
 
   it('stays JSON for a fetch or an API call', async () => {
-    const fetches: Array<Record<string, string>> = [{ 'sec-fetch-mode': 'cors', accept: '*/*' }, { accept: 'application/json' }, { accept: 'text/html', authorization: 'Bearer x' }];
+    const fetches: Array<Record<string, string>> = [
+      { 'sec-fetch-mode': 'cors', accept: '*/*' },
+      { accept: 'application/json' },
+      { accept: 'text/html', authorization: 'Bearer x' },
+    ];
     for (const headers of fetches) {
       const r = await raw('GET', '/limited', headers);
       expect(r.status).toBe(429);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express, { type RequestHandler } from 'express';
-import { createHttpApp, createLogger, getCorrelationId, listen, Metrics, series, type RunningServer } from '../src/index.js';
+import {
+  createHttpApp,
+  createLogger,
+  getCorrelationId,
+  listen,
+  Metrics,
+  series,
+  type RunningServer,
+} from '../src/index.js';
 
 const servers: RunningServer[] = [];
 
@@ -8,7 +16,11 @@ const servers: RunningServer[] = [];
 function sample(text: string, name: string, labels: Record<string, string>): number {
   const line = text
     .split('\n')
-    .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+    .find(
+      (l) =>
+        l.startsWith(`${name}{`) &&
+        Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+    );
   return line ? Number(line.split(' ').pop()) : 0;
 }
 afterAll(async () => {
@@ -18,12 +30,15 @@ afterAll(async () => {
 /** A service app whose /whoami answers the correlation id its handler sees (from the async context). */
 async function serve(opts: { correlationContext?: boolean } = {}) {
   const metrics = new Metrics('t');
-  const app = createHttpApp({ service: 't', logger: createLogger('t', 'silent'), metrics, ...opts }, (a) => {
-    a.get('/whoami', async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 5));
-      res.json({ correlationId: getCorrelationId() ?? null });
-    });
-  });
+  const app = createHttpApp(
+    { service: 't', logger: createLogger('t', 'silent'), metrics, ...opts },
+    (a) => {
+      a.get('/whoami', async (_req, res) => {
+        await new Promise((r) => setTimeout(r, 5));
+        res.json({ correlationId: getCorrelationId() ?? null });
+      });
+    },
+  );
   const server = await listen(app);
   servers.push(server);
   return { url: server.url, metrics };
@@ -40,7 +55,9 @@ describe('the service prelude (correlation id and metrics)', () => {
     expect(res.headers.get('x-correlation-id')).toBe('abc-123');
     expect(await res.json()).toEqual({ correlationId: 'abc-123' });
     // A harmful id is replaced by a fresh one, used the same way.
-    const bad = await fetch(`${svc.url}/whoami`, { headers: { 'x-correlation-id': 'a b<script>' } });
+    const bad = await fetch(`${svc.url}/whoami`, {
+      headers: { 'x-correlation-id': 'a b<script>' },
+    });
     const fresh = bad.headers.get('x-correlation-id')!;
     expect(fresh).toMatch(/^[0-9a-f-]{36}$/);
     expect(await bad.json()).toEqual({ correlationId: fresh });
@@ -53,9 +70,16 @@ describe('the service prelude (correlation id and metrics)', () => {
     await fetch(`${svc.url}/nowhere`);
     const after = await read();
     const whoami = { method: 'GET', route: '/whoami', status: '200' };
-    expect(sample(after, 'http_requests_total', whoami) - sample(before, 'http_requests_total', whoami)).toBe(3);
-    expect(sample(after, 'http_request_duration_seconds_count', whoami) - sample(before, 'http_request_duration_seconds_count', whoami)).toBe(3);
-    expect(sample(after, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+    expect(
+      sample(after, 'http_requests_total', whoami) - sample(before, 'http_requests_total', whoami),
+    ).toBe(3);
+    expect(
+      sample(after, 'http_request_duration_seconds_count', whoami) -
+        sample(before, 'http_request_duration_seconds_count', whoami),
+    ).toBe(3);
+    expect(
+      sample(after, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBe(1);
   });
 
   it('without the async context (the gateway) still answers and forwards the id, but handlers do not see it', async () => {
@@ -90,22 +114,33 @@ describe('series', () => {
 
   it('runs the middlewares in order, then the next layer', async () => {
     const trail: string[] = [];
-    expect(await run(step('a', trail), step('b', trail), step('c', trail))).toEqual({ status: 200, body: { reached: true } });
+    expect(await run(step('a', trail), step('b', trail), step('c', trail))).toEqual({
+      status: 200,
+      body: { reached: true },
+    });
     expect(trail).toEqual(['a', 'b', 'c']);
   });
 
   it('stops at the first error, thrown, passed on or rejected, and hands it to the error handler', async () => {
     const trail: string[] = [];
-    expect(await run(step('a', trail), step('b', trail, new Error('passed')), step('c', trail))).toEqual({ status: 500, body: { error: 'passed' } });
+    expect(
+      await run(step('a', trail), step('b', trail, new Error('passed')), step('c', trail)),
+    ).toEqual({ status: 500, body: { error: 'passed' } });
     expect(trail).toEqual(['a', 'b']);
     const thrown: RequestHandler = () => {
       throw new Error('thrown');
     };
-    expect(await run(thrown, step('never', trail))).toEqual({ status: 500, body: { error: 'thrown' } });
+    expect(await run(thrown, step('never', trail))).toEqual({
+      status: 500,
+      body: { error: 'thrown' },
+    });
     const rejected: RequestHandler = async () => {
       throw new Error('rejected');
     };
-    expect(await run(rejected, step('never', trail))).toEqual({ status: 500, body: { error: 'rejected' } });
+    expect(await run(rejected, step('never', trail))).toEqual({
+      status: 500,
+      body: { error: 'rejected' },
+    });
     expect(trail).toEqual(['a', 'b']);
   });
 });

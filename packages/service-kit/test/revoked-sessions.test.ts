@@ -2,8 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Request, Response } from 'express';
 import { pino } from 'pino';
-import { AppError, createAuth, createRedis, publishSessionRevocation, RevokedSessions, type Auth, type Redis } from '../src/index.js';
-import { createTestIssuer, testRedisPrefix, TEST_REDIS_URL, waitFor, type TestIssuer } from '../src/testing.js';
+import {
+  AppError,
+  createAuth,
+  createRedis,
+  publishSessionRevocation,
+  RevokedSessions,
+  type Auth,
+  type Redis,
+} from '../src/index.js';
+import {
+  createTestIssuer,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  waitFor,
+  type TestIssuer,
+} from '../src/testing.js';
 
 const logger = pino({ level: 'silent' });
 let issuer: TestIssuer;
@@ -39,7 +53,12 @@ function authenticate(auth: Auth, token: string): Promise<unknown> {
 describe('access tokens of revoked sign-in sessions', () => {
   it('are refused on the first and on the remembered path moments after identity publishes the revocation', async () => {
     const revoked = await startRevokedSessions();
-    const auth = createAuth({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, revoked });
+    const auth = createAuth({
+      jwksUrl: issuer.jwksUrl,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      revoked,
+    });
     const sid = randomUUID();
     const otherSid = randomUUID();
     const cached = await issuer.mint({ type: 'poster', sid });
@@ -69,8 +88,15 @@ describe('access tokens of revoked sign-in sessions', () => {
     await publishSessionRevocation(redis, prefix, sid, 900);
     const revoked = await startRevokedSessions();
     expect(revoked.isRevoked(sid)).toBe(true);
-    const auth = createAuth({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, revoked });
-    await expect(authenticate(auth, await issuer.mint({ sid }))).resolves.toMatchObject({ code: 'token_revoked' });
+    const auth = createAuth({
+      jwksUrl: issuer.jwksUrl,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      revoked,
+    });
+    await expect(authenticate(auth, await issuer.mint({ sid }))).resolves.toMatchObject({
+      code: 'token_revoked',
+    });
   });
 
   it('are accepted again once an access token of that session would have expired anyway', async () => {
@@ -87,7 +113,14 @@ describe('access tokens of revoked sign-in sessions', () => {
 
   it('keeps serving when Redis cannot be reached', async () => {
     const revoked = await startRevokedSessions('redis://127.0.0.1:1');
-    const auth = createAuth({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, revoked });
-    await expect(authenticate(auth, await issuer.mint({ type: 'poster', sid: randomUUID() }))).resolves.toMatchObject({ type: 'poster' });
+    const auth = createAuth({
+      jwksUrl: issuer.jwksUrl,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      revoked,
+    });
+    await expect(
+      authenticate(auth, await issuer.mint({ type: 'poster', sid: randomUUID() })),
+    ).resolves.toMatchObject({ type: 'poster' });
   });
 });

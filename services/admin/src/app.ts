@@ -13,17 +13,30 @@ import { readAdminPart, wasHandled } from './db/privacy.repository.js';
 export type { AdminDeps };
 
 /** The admin service's routes (health, errors and 404 come from createHttp). */
-export function mountAdmin(app: Express, deps: AdminDeps, jobs: JobsClient = defaultJobsClient(deps)): void {
+export function mountAdmin(
+  app: Express,
+  deps: AdminDeps,
+  jobs: JobsClient = defaultJobsClient(deps),
+): void {
   app.use(feedbackRoutes(deps));
   app.use(waitlistRoutes(deps));
   app.use(leadRoutes(deps));
   app.use(telemetryRoutes(deps));
   app.use(adminRoutes(deps, jobs));
-  app.use(privacyRoutes(privacyKeyring('admin', deps.config), { part: async (userId, email) => ({ data: await readAdminPart(deps.db, userId, email) }), handled: (id) => wasHandled(deps.db, id) }));
+  app.use(
+    privacyRoutes(privacyKeyring('admin', deps.config), {
+      part: async (userId, email) => ({ data: await readAdminPart(deps.db, userId, email) }),
+      handled: (id) => wasHandled(deps.db, id),
+    }),
+  );
   // A route without its catalogue entry, or an operation of this service without its route, stops the start.
   assertRoutesCatalogued(app, 'admin');
 }
 
 function defaultJobsClient(deps: AdminDeps): JobsClient {
-  return createJobsClient({ baseUrl: deps.config.JOBS_URL, keys: adminServiceKeys(deps.config), logger: deps.logger });
+  return createJobsClient({
+    baseUrl: deps.config.JOBS_URL,
+    keys: adminServiceKeys(deps.config),
+    logger: deps.logger,
+  });
 }

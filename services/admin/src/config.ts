@@ -1,13 +1,24 @@
 import { z } from 'zod';
-import { baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, ServiceKeyring, privacyKeyring } from '@htm/service-kit';
+import {
+  baseConfigSchema,
+  eventBusConfigSchema,
+  loadConfig,
+  assertProductionSecrets,
+  ServiceKeyring,
+  privacyKeyring,
+} from '@htm/service-kit';
 
-export const adminConfigSchema = baseConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).default(8084),
-  JOBS_URL: z.string().url().default('http://127.0.0.1:8082'),
-}).and(eventBusConfigSchema);
+export const adminConfigSchema = baseConfigSchema
+  .extend({
+    PORT: z.coerce.number().int().min(0).default(8084),
+    JOBS_URL: z.string().url().default('http://127.0.0.1:8082'),
+  })
+  .and(eventBusConfigSchema);
 export type AdminConfig = z.infer<typeof adminConfigSchema>;
 
-export function loadAdminConfig(env: Record<string, string | undefined> = process.env): AdminConfig {
+export function loadAdminConfig(
+  env: Record<string, string | undefined> = process.env,
+): AdminConfig {
   const cfg = loadConfig('admin', adminConfigSchema, env);
   assertProductionSecrets(cfg, 'admin');
   adminServiceKeys(cfg); // a missing or bad service-token key stops the service here

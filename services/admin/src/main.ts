@@ -10,7 +10,10 @@ import { deadLetterSummary } from './domain/dead-letters.js';
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
 /** Starts the admin service (PORT 0 = any free port). Used by main, `npm start` and tests. */
-export async function startAdmin(env: Record<string, string | undefined> = process.env, opts: { port?: number } = {}): Promise<HostedService<AdminConfig>> {
+export async function startAdmin(
+  env: Record<string, string | undefined> = process.env,
+  opts: { port?: number } = {},
+): Promise<HostedService<AdminConfig>> {
   const config = loadAdminConfig(env);
   return hostService({
     name: 'admin',
@@ -20,7 +23,11 @@ export async function startAdmin(env: Record<string, string | undefined> = proce
     port: opts.port,
     setup: (ctx) => {
       // Alert on any value above 0: events no consumer could apply (the Overview shows them with a Replay button).
-      ctx.metrics.gauge('event_dead_letters_all_groups', 'Events in dead letter across every consumer group (alert when above 0)', async () => (await deadLetterSummary(ctx)).total);
+      ctx.metrics.gauge(
+        'event_dead_letters_all_groups',
+        'Events in dead letter across every consumer group (alert when above 0)',
+        async () => (await deadLetterSummary(ctx)).total,
+      );
       return {
         app: (createHttp) => createHttp((app) => mountAdmin(app, ctx)),
         handlers: adminEventHandlers(),

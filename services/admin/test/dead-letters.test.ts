@@ -14,7 +14,12 @@ beforeAll(async () => {
   h = await startHarness('admin_dead_letters');
   token = await adminToken(h);
   const bus = h.svc.ctx.bus as RedisStreamsBus;
-  consumerBus = new RedisStreamsBus({ url: bus.opts.url, prefix: bus.prefix, blockMs: 200, leaseMs: 3000 });
+  consumerBus = new RedisStreamsBus({
+    url: bus.opts.url,
+    prefix: bus.prefix,
+    blockMs: 200,
+    leaseMs: 3000,
+  });
 });
 afterAll(async () => {
   await consumerBus?.close();
@@ -23,7 +28,10 @@ afterAll(async () => {
 
 describe('dead letters on the admin Overview', () => {
   it('counts the dead letters of every group and replays them to a consumer that applies each once', async () => {
-    expect((await call(h, 'GET', '/api/admin/dead-letters', { token })).body).toEqual({ total: 0, groups: [] });
+    expect((await call(h, 'GET', '/api/admin/dead-letters', { token })).body).toEqual({
+      total: 0,
+      groups: [],
+    });
 
     let broken = true;
     const applied: string[] = [];
@@ -35,9 +43,14 @@ describe('dead letters on the admin Overview', () => {
         applied.push(e.id);
       },
     });
-    const events = [1, 2, 3].map((i) => createEvent('LeadReceived', `lead-${i}`, { leadId: `lead-${i}`, email: `dl${i}@gmail.com` }));
+    const events = [1, 2, 3].map((i) =>
+      createEvent('LeadReceived', `lead-${i}`, { leadId: `lead-${i}`, email: `dl${i}@gmail.com` }),
+    );
     await consumerBus.publish(events);
-    await waitFor(async () => (await consumerBus.deadLetterCount('payments')) === 3, 'three dead letters');
+    await waitFor(
+      async () => (await consumerBus.deadLetterCount('payments')) === 3,
+      'three dead letters',
+    );
 
     const seen = await call(h, 'GET', '/api/admin/dead-letters', { token });
     expect(seen.status).toBe(200);
@@ -52,7 +65,13 @@ describe('dead letters on the admin Overview', () => {
     // The group's own consumer takes the request and applies each letter (no write on another service's stream).
     await waitFor(() => applied.length === 3, 'the replayed events applied');
     expect(applied.sort()).toEqual(events.map((e) => e.id).sort());
-    await waitFor(async () => (await call(h, 'GET', '/api/admin/dead-letters', { token })).body.total === 0, 'the dead letter emptied');
-    expect((await call(h, 'GET', '/api/admin/dead-letters', { token })).body).toEqual({ total: 0, groups: [] });
+    await waitFor(
+      async () => (await call(h, 'GET', '/api/admin/dead-letters', { token })).body.total === 0,
+      'the dead letter emptied',
+    );
+    expect((await call(h, 'GET', '/api/admin/dead-letters', { token })).body).toEqual({
+      total: 0,
+      groups: [],
+    });
   });
 });

@@ -2,7 +2,14 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { requireServiceToken } from '@htm/service-kit';
-import { createTestDatabase, createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestDatabase, type TestIssuer } from '@htm/service-kit/testing';
+import {
+  createTestDatabase,
+  createTestIssuer,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  type TestDatabase,
+  type TestIssuer,
+} from '@htm/service-kit/testing';
 import { RedisStreamsBus, type EventEnvelope, type HostedService } from '@htm/events';
 import type { AdminConfig } from '../src/config.js';
 import { startAdmin } from '../src/main.js';
@@ -18,7 +25,10 @@ export interface AdminHarness {
 }
 
 /** The admin service on port 0 against a fresh Postgres database and a private Redis prefix. */
-export async function startHarness(label: string, env: Record<string, string> = {}): Promise<AdminHarness> {
+export async function startHarness(
+  label: string,
+  env: Record<string, string> = {},
+): Promise<AdminHarness> {
   const db = await createTestDatabase(label);
   const issuer = await createTestIssuer();
   const svc = (await startAdmin(
@@ -61,7 +71,11 @@ export async function call(
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${h.url}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(`${h.url}${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   let body: unknown;
   try {
@@ -72,7 +86,8 @@ export async function call(
   return { status: res.status, body, text, headers: res.headers };
 }
 
-export const adminToken = (h: AdminHarness) => h.issuer.mint({ type: 'admin', email: 'admin@gmail.com' });
+export const adminToken = (h: AdminHarness) =>
+  h.issuer.mint({ type: 'admin', email: 'admin@gmail.com' });
 
 /** Every event admin has published to its streams so far. */
 export async function publishedEvents(h: AdminHarness): Promise<EventEnvelope[]> {
@@ -86,7 +101,10 @@ export async function publishedEvents(h: AdminHarness): Promise<EventEnvelope[]>
 }
 
 /** Waits (bounded) until an event matching `match` reaches the stream, then returns it. */
-export async function waitForEvent(h: AdminHarness, match: (e: EventEnvelope) => boolean): Promise<EventEnvelope | undefined> {
+export async function waitForEvent(
+  h: AdminHarness,
+  match: (e: EventEnvelope) => boolean,
+): Promise<EventEnvelope | undefined> {
   for (let i = 0; i < 100; i++) {
     const found = (await publishedEvents(h)).find(match);
     if (found) return found;
@@ -98,7 +116,9 @@ export async function waitForEvent(h: AdminHarness, match: (e: EventEnvelope) =>
 /** Waits until the outbox has been drained, so "no such event" assertions mean something. */
 export async function outboxDrained(h: AdminHarness): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM admin.outbox WHERE published_at IS NULL');
+    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM admin.outbox WHERE published_at IS NULL',
+    );
     if (n === 0) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -139,27 +159,41 @@ export async function startJobsStandIn(): Promise<JobsStandIn> {
   };
   // Verified as jobs verifies it: admin's own ES256 key (development keys derived from SERVICE_SECRET).
   const verify = requireServiceToken(SERVICE_SECRET, ['admin']);
-  const guarded = (handler: (req: express.Request, res: express.Response) => void) => (req: express.Request, res: express.Response) => {
-    void verify(req, res, (err?: unknown) => {
-      if (err) {
-        res.status(401).json({ detail: 'Invalid service token.', code: 'invalid_service_token' });
+  const guarded =
+    (handler: (req: express.Request, res: express.Response) => void) =>
+    (req: express.Request, res: express.Response) => {
+      void verify(req, res, (err?: unknown) => {
+        if (err) {
+          res.status(401).json({ detail: 'Invalid service token.', code: 'invalid_service_token' });
+          return;
+        }
+        handler(req, res);
+      });
+    };
+  app.get(
+    '/internal/jobs/clear-preview',
+    guarded((_req, res) => {
+      standIn.previews++;
+      res.json(standIn.preview);
+    }),
+  );
+  app.post(
+    '/internal/jobs/clear',
+    guarded((req, res) => {
+      standIn.calls.push({
+        service: String((req as { callerService?: string }).callerService),
+        body: req.body,
+        correlationId: req.headers['x-correlation-id'] as string | undefined,
+      });
+      if (standIn.answer.status === 200 && req.body?.fingerprint !== standIn.preview.fingerprint) {
+        res
+          .status(409)
+          .json({ detail: 'The jobs changed since the preview.', code: 'clear_preview_stale' });
         return;
       }
-      handler(req, res);
-    });
-  };
-  app.get('/internal/jobs/clear-preview', guarded((_req, res) => {
-    standIn.previews++;
-    res.json(standIn.preview);
-  }));
-  app.post('/internal/jobs/clear', guarded((req, res) => {
-    standIn.calls.push({ service: String((req as { callerService?: string }).callerService), body: req.body, correlationId: req.headers['x-correlation-id'] as string | undefined });
-    if (standIn.answer.status === 200 && req.body?.fingerprint !== standIn.preview.fingerprint) {
-      res.status(409).json({ detail: 'The jobs changed since the preview.', code: 'clear_preview_stale' });
-      return;
-    }
-    res.status(standIn.answer.status).json(standIn.answer.body);
-  }));
+      res.status(standIn.answer.status).json(standIn.answer.body);
+    }),
+  );
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -3,7 +3,13 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AppError, createHttpApp, Metrics, series, type Auth } from '@htm/service-kit';
 import type { GatewayConfig } from './config.js';
-import { matchRoute, pathExists, ROUTES, type RouteRule, type ServiceName } from './http/route-table.js';
+import {
+  matchRoute,
+  pathExists,
+  ROUTES,
+  type RouteRule,
+  type ServiceName,
+} from './http/route-table.js';
 import { bufferBody, createServiceProxy } from './http/proxy.js';
 import { parseUpstreamList, UpstreamPool } from './http/upstreams.js';
 import { createRateLimiters } from './http/rate-limits.js';
@@ -41,12 +47,23 @@ const headBytes = (raw: string[]) => raw.reduce((n, h) => n + h.length + 2, 0);
 
 const refuseLargeJson: RequestHandler = (req, _res, next) => {
   const len = Number(req.headers['content-length'] ?? 0);
-  next(len > JSON_LIMIT_BYTES ? new AppError('too_large', 'Request body is too large.', { code: 'too_large' }) : undefined);
+  next(
+    len > JSON_LIMIT_BYTES
+      ? new AppError('too_large', 'Request body is too large.', { code: 'too_large' })
+      : undefined,
+  );
 };
 
 /** One pool of replicas per service, from the `*_URL` settings. */
-export function createUpstreamPools(config: GatewayConfig, logger?: Logger): Record<ServiceName, UpstreamPool> {
-  const pool = (s: ServiceName, v: string) => new UpstreamPool(s, parseUpstreamList(v), { healthIntervalMs: config.UPSTREAM_HEALTH_INTERVAL_MS, logger });
+export function createUpstreamPools(
+  config: GatewayConfig,
+  logger?: Logger,
+): Record<ServiceName, UpstreamPool> {
+  const pool = (s: ServiceName, v: string) =>
+    new UpstreamPool(s, parseUpstreamList(v), {
+      healthIntervalMs: config.UPSTREAM_HEALTH_INTERVAL_MS,
+      logger,
+    });
   return {
     identity: pool('identity', config.IDENTITY_URL),
     jobs: pool('jobs', config.JOBS_URL),
@@ -80,7 +97,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       },
     ]),
   ) as unknown as Record<ServiceName, Record<'normal' | 'download' | 'upload', RequestHandler>>;
-  const limiters = config.RATE_LIMIT_ENABLED ? createRateLimiters(config, deps.redis, logger) : undefined;
+  const limiters = config.RATE_LIMIT_ENABLED
+    ? createRateLimiters(config, deps.redis, logger)
+    : undefined;
 
   const refuseCrossSite = originCheck(config);
   /** What a call to `rule` goes through once its route is known, composed once per route. */
@@ -92,11 +111,15 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     if (limiters && rule.rate !== 'none') steps.push(limiters[rule.rate]);
     // The body is read before a pooled connection is taken (and can go to another replica).
     if (!rule.upload) steps.push(keepBody);
-    steps.push(proxies[rule.service][rule.upload ? 'upload' : rule.download ? 'download' : 'normal']);
+    steps.push(
+      proxies[rule.service][rule.upload ? 'upload' : rule.download ? 'download' : 'normal'],
+    );
     return series(...steps);
   };
   /** Metrics label of each route, in express's form like the services' own (`/api/jobs/:id`). */
-  const metricsRoute = new Map(ROUTES.map((rule) => [rule, rule.path.replace(/\{(\w+)\}/g, ':$1')]));
+  const metricsRoute = new Map(
+    ROUTES.map((rule) => [rule, rule.path.replace(/\{(\w+)\}/g, ':$1')]),
+  );
   const pipelines = new Map(ROUTES.map((rule) => [rule, pipelineFor(rule)]));
 
   /**
@@ -115,9 +138,16 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       res.setHeader('Referrer-Policy', 'no-referrer');
     }
     // Services accept the same header size as the gateway; leave room for what the proxy adds.
-    if (req.originalUrl.length > MAX_URL_LENGTH) return next(new AppError('uri_too_long', 'The address is too long.', { code: 'uri_too_long' }));
+    if (req.originalUrl.length > MAX_URL_LENGTH)
+      return next(
+        new AppError('uri_too_long', 'The address is too long.', { code: 'uri_too_long' }),
+      );
     if (headBytes(req.rawHeaders) + req.originalUrl.length > MAX_FORWARDED_HEAD_BYTES) {
-      return next(new AppError('headers_too_large', 'The request line or headers are too large.', { code: 'headers_too_large' }));
+      return next(
+        new AppError('headers_too_large', 'The request line or headers are too large.', {
+          code: 'headers_too_large',
+        }),
+      );
     }
     const rule = matchRoute(req.method, req.originalUrl.split('?')[0]);
     if (!rule) return next();
@@ -127,7 +157,11 @@ export function createGatewayApp(deps: GatewayDeps): Express {
 
   // Security headers (+ CORS for WEB_ORIGIN) on every answer, then every proxied call: run in the
   // same express layer as the correlation id and metrics (createHttpApp's `first`).
-  const first = series(securityHeaders(config), ...(config.WEB_ORIGIN ? [corsForWebOrigin(config)] : []), api);
+  const first = series(
+    securityHeaders(config),
+    ...(config.WEB_ORIGIN ? [corsForWebOrigin(config)] : []),
+    api,
+  );
   return createHttpApp(
     {
       service: 'gateway',
@@ -142,17 +176,29 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     },
     (app) => {
       if (deps.live) {
-        const ticketGuards = [refuseCrossSite, auth.authenticate, ...(limiters ? [limiters.api] : [])];
+        const ticketGuards = [
+          refuseCrossSite,
+          auth.authenticate,
+          ...(limiters ? [limiters.api] : []),
+        ];
         mountLiveRoutes(app, { ...deps.live, ticketGuards });
       }
-      app.get('/api/healthz', publicHealth(deps.health ?? healthChecker(targets, config.HEALTH_CACHE_MS)));
+      app.get(
+        '/api/healthz',
+        publicHealth(deps.health ?? healthChecker(targets, config.HEALTH_CACHE_MS)),
+      );
       mountApiDocs(app);
       deps.extraRoutes?.(app);
-      app.use('/internal', (_req, _res, next) => next(AppError.notFound('Not found.', 'route_not_found')));
+      app.use('/internal', (_req, _res, next) =>
+        next(AppError.notFound('Not found.', 'route_not_found')),
+      );
       app.use('/api', (req, res, next) => {
         const path = req.originalUrl.split('?')[0];
         if (req.method === 'OPTIONS') return res.status(204).end();
-        if (pathExists(path)) return next(new AppError('method_not_allowed', `${req.method} is not allowed on ${path}.`));
+        if (pathExists(path))
+          return next(
+            new AppError('method_not_allowed', `${req.method} is not allowed on ${path}.`),
+          );
         return next(AppError.notFound(`No route for ${req.method} ${path}.`, 'route_not_found'));
       });
       serveWebApp(app, config.WEB_DIST);

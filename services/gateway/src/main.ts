@@ -1,6 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
-import { createAuth, createLogger, createRequestRedis, flushTracing, listen, Metrics, RevokedSessions, type RunningServer, runMain, startTracingFromEnv } from '@htm/service-kit';
+import {
+  createAuth,
+  createLogger,
+  createRequestRedis,
+  flushTracing,
+  listen,
+  Metrics,
+  RevokedSessions,
+  type RunningServer,
+  runMain,
+  startTracingFromEnv,
+} from '@htm/service-kit';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { createGatewayApp, createUpstreamPools } from './app.js';
 import { parseUpstreamList } from './http/upstreams.js';
@@ -24,7 +35,10 @@ export interface RunningGateway {
 }
 
 /** Starts the gateway (PORT 0 = any free port). Used by main, `npm start` and tests. */
-export async function startGateway(env: Record<string, string | undefined> = process.env, opts: { port?: number; host?: string; metricsPort?: number } = {}): Promise<RunningGateway> {
+export async function startGateway(
+  env: Record<string, string | undefined> = process.env,
+  opts: { port?: number; host?: string; metricsPort?: number } = {},
+): Promise<RunningGateway> {
   const config = loadGatewayConfig(env);
   const logger = createLogger('gateway', config.LOG_LEVEL);
   // OpenTelemetry only when OTEL_EXPORTER_OTLP_ENDPOINT is set: off, the request path has no tracing code.
@@ -34,10 +48,15 @@ export async function startGateway(env: Record<string, string | undefined> = pro
   const redis = createRequestRedis(config.REDIS_URL, { enableAutoPipelining: true });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis (gateway) error'));
   // Revoked sessions are kept in memory (fed by Redis pub/sub): no Redis round trip per request.
-  const revokedSessions = new RevokedSessions({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger });
+  const revokedSessions = new RevokedSessions({
+    redisUrl: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    logger,
+  });
   await revokedSessions.start();
   const auth = createAuth({
-    jwksUrl: config.IDENTITY_JWKS_URL ?? `${parseUpstreamList(config.IDENTITY_URL)[0]}/internal/jwks`,
+    jwksUrl:
+      config.IDENTITY_JWKS_URL ?? `${parseUpstreamList(config.IDENTITY_URL)[0]}/internal/jwks`,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     revoked: revokedSessions,
@@ -56,14 +75,23 @@ export async function startGateway(env: Record<string, string | undefined> = pro
     },
     config.HEALTH_CACHE_MS,
   );
-  const live = config.LIVE_ENABLED ? await startLive(config, logger, redis, revokedSessions, metrics) : undefined;
+  const live = config.LIVE_ENABLED
+    ? await startLive(config, logger, redis, revokedSessions, metrics)
+    : undefined;
   const app = createGatewayApp({ config, logger, auth, redis, metrics, upstreams, health, live });
   const server = await listen(app, opts.port ?? config.PORT, opts.host ?? config.HOST);
   const metricsApp = express();
   metricsApp.get('/metrics', metrics.handler());
   metricsApp.get('/healthz', detailedHealth(health));
-  const metricsServer = await listen(metricsApp, opts.metricsPort ?? config.METRICS_PORT, config.METRICS_HOST).catch((err) => {
-    logger.warn({ err: (err as Error).message }, 'metrics port unavailable; gateway metrics not exposed');
+  const metricsServer = await listen(
+    metricsApp,
+    opts.metricsPort ?? config.METRICS_PORT,
+    config.METRICS_HOST,
+  ).catch((err) => {
+    logger.warn(
+      { err: (err as Error).message },
+      'metrics port unavailable; gateway metrics not exposed',
+    );
     return undefined;
   });
   logger.info({ url: server.url, metrics: metricsServer?.url }, 'gateway listening');
@@ -92,10 +120,27 @@ export async function startGateway(env: Record<string, string | undefined> = pro
 const LIVE_TICKET_REDIS_TIMEOUT_MS = 2000;
 
 /** The live channel of this replica: the shared feed (consumer group) and this replica's hub. */
-async function startLive(config: GatewayConfig, logger: ReturnType<typeof createLogger>, redis: ReturnType<typeof createRequestRedis>, revoked: RevokedSessions, metrics: Metrics) {
+async function startLive(
+  config: GatewayConfig,
+  logger: ReturnType<typeof createLogger>,
+  redis: ReturnType<typeof createRequestRedis>,
+  revoked: RevokedSessions,
+  metrics: Metrics,
+) {
   const bus = createEventBus(config, logger, { clientId: 'gateway' });
-  const rejected = metrics.counter('events_rejected_total', 'Events refused before their handler ran, by reason (invalid, source_not_owner, wrong_stream)', ['reason']);
-  const feed = new LiveFeed({ bus, redis, prefix: config.REDIS_PREFIX, historyMs: config.LIVE_HISTORY_MS, logger, onRejected: (reason) => rejected.labels({ reason }).inc() });
+  const rejected = metrics.counter(
+    'events_rejected_total',
+    'Events refused before their handler ran, by reason (invalid, source_not_owner, wrong_stream)',
+    ['reason'],
+  );
+  const feed = new LiveFeed({
+    bus,
+    redis,
+    prefix: config.REDIS_PREFIX,
+    historyMs: config.LIVE_HISTORY_MS,
+    logger,
+    onRejected: (reason) => rejected.labels({ reason }).inc(),
+  });
   const hub = new LiveHub({
     redisUrl: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
@@ -110,7 +155,9 @@ async function startLive(config: GatewayConfig, logger: ReturnType<typeof create
   // when thousands of streams reconnect at once the event loop itself can lag past 200 ms, and a
   // bound that short turned answers already on their way into 503s (after GETDEL had used the
   // ticket up). Opening a stream is not the proxy path: a short wait there costs nobody else.
-  const ticketRedis = createRequestRedis(config.REDIS_URL, { commandTimeout: LIVE_TICKET_REDIS_TIMEOUT_MS });
+  const ticketRedis = createRequestRedis(config.REDIS_URL, {
+    commandTimeout: LIVE_TICKET_REDIS_TIMEOUT_MS,
+  });
   ticketRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis (live tickets) error'));
   // Neither waits for Redis or Kafka: the gateway serves (and proxies) while they are away.
   hub.start();
@@ -127,7 +174,8 @@ async function startLive(config: GatewayConfig, logger: ReturnType<typeof create
       }
     }
   })();
-  const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
+  const bounded = (p: Promise<unknown>) =>
+    Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
   return {
     hub,
     tickets: new LiveTickets(ticketRedis, config.REDIS_PREFIX, revoked),

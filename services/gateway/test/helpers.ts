@@ -2,7 +2,12 @@ import { testRedisPrefix, TEST_REDIS_URL, type TestIssuer } from '@htm/service-k
 import { startGateway, type RunningGateway } from '../src/main.js';
 
 /** A gateway whose every service is `upstreamUrl` (one test server), trusting `issuer`'s tokens. */
-export function startGatewayInFrontOf(upstreamUrl: string, issuer: TestIssuer, label: string, env: Record<string, string> = {}): Promise<RunningGateway> {
+export function startGatewayInFrontOf(
+  upstreamUrl: string,
+  issuer: TestIssuer,
+  label: string,
+  env: Record<string, string> = {},
+): Promise<RunningGateway> {
   return startGateway(
     {
       LOG_LEVEL: 'silent',

@@ -19,7 +19,13 @@ let issuer: TestIssuer;
 let gw: RunningGateway;
 let slow: Server;
 let slowUrl: string;
-const seen: Array<{ url: string; correlationId: unknown; forwardedFor: unknown; length: unknown; body: string }> = [];
+const seen: Array<{
+  url: string;
+  correlationId: unknown;
+  forwardedFor: unknown;
+  length: unknown;
+  body: string;
+}> = [];
 
 beforeAll(async () => {
   issuer = await createTestIssuer();
@@ -28,12 +34,21 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.url !== '/readyz') {
-        seen.push({ url: req.url ?? '', correlationId: req.headers['x-correlation-id'], forwardedFor: req.headers['x-forwarded-for'], length: req.headers['content-length'], body: Buffer.concat(chunks).toString() });
+        seen.push({
+          url: req.url ?? '',
+          correlationId: req.headers['x-correlation-id'],
+          forwardedFor: req.headers['x-forwarded-for'],
+          length: req.headers['content-length'],
+          body: Buffer.concat(chunks).toString(),
+        });
       }
-      setTimeout(() => {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ ok: true }));
-      }, req.url === '/readyz' ? 0 : SLOW_MS);
+      setTimeout(
+        () => {
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ ok: true }));
+        },
+        req.url === '/readyz' ? 0 : SLOW_MS,
+      );
     });
   });
   slow.keepAliveTimeout = 10_000;
@@ -52,10 +67,24 @@ afterAll(async () => {
 function post(path: string, token: string, correlationId: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const u = new URL(path, gw.url);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'x-correlation-id': correlationId, 'content-length': '0' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-correlation-id': correlationId,
+          'content-length': '0',
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -64,7 +93,15 @@ function post(path: string, token: string, correlationId: string): Promise<numbe
 describe('the gateway with more requests than connections to a service', () => {
   it('answers every body-less POST that waited for a connection, with its headers forwarded', async () => {
     const token = await issuer.mint({ type: 'tester' });
-    const statuses = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => post(`/api/jobs/00000000-0000-4000-8000-${String(i).padStart(12, '0')}/claim`, token, `queued-${i}`)));
+    const statuses = await Promise.all(
+      Array.from({ length: CONCURRENT }, (_, i) =>
+        post(
+          `/api/jobs/00000000-0000-4000-8000-${String(i).padStart(12, '0')}/claim`,
+          token,
+          `queued-${i}`,
+        ),
+      ),
+    );
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     const claims = seen.filter((s) => s.url.endsWith('/claim'));
     expect(claims).toHaveLength(CONCURRENT);

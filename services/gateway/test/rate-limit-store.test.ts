@@ -62,7 +62,11 @@ describe('the batched API rate-limit store', () => {
 
   it('goes on counting on its own while Redis is down', async () => {
     const prefix = testRedisPrefix('rl');
-    const down = createRedis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+    const down = createRedis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      lazyConnect: true,
+    });
     const s = new BatchedRedisStore(down, prefix, logger, 50);
     s.init({ windowMs: 60_000 } as Options);
     for (let i = 1; i <= 4; i++) expect(s.increment('u:9').totalHits).toBe(i);

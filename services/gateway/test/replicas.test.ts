@@ -1,7 +1,12 @@
 /** A service with several replicas (comma-separated JOBS_URL): balancing, draining, refused connections. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
-import { createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestIssuer } from '@htm/service-kit/testing';
+import {
+  createTestIssuer,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  type TestIssuer,
+} from '@htm/service-kit/testing';
 import { listen, type RunningServer } from '@htm/service-kit';
 import { startGateway, type RunningGateway } from '../src/main.js';
 
@@ -58,19 +63,27 @@ afterAll(async () => {
 });
 
 const post = (body: string) =>
-  fetch(`${gw.url}/api/jobs`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+  fetch(`${gw.url}/api/jobs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body,
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a service with several replicas', () => {
   it('spreads requests over the ready replicas and sends a request a stopped replica refused to another one, body intact', async () => {
     // No health check has run yet: every replica, the stopped one included, is tried in turn.
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(JSON.stringify({ title: `job ${i}` }))));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => post(JSON.stringify({ title: `job ${i}` }))),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
     expect(a.seen.length).toBeGreaterThan(0);
     expect(b.seen.length).toBeGreaterThan(0);
     expect(a.seen.length + b.seen.length).toBe(12);
     const bodies = [...a.seen, ...b.seen].map((s) => s.body).sort();
-    expect(bodies).toEqual(Array.from({ length: 12 }, (_, i) => JSON.stringify({ title: `job ${i}` })).sort());
+    expect(bodies).toEqual(
+      Array.from({ length: 12 }, (_, i) => JSON.stringify({ title: `job ${i}` })).sort(),
+    );
   });
 
   it('stops sending to a draining replica (readiness 503) and takes it back once ready', async () => {
@@ -78,13 +91,18 @@ describe('a service with several replicas', () => {
     await sleep(300);
     a.seen.length = 0;
     b.seen.length = 0;
-    for (let i = 0; i < 6; i++) expect((await fetch(`${gw.url}/api/jobs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect(
+        (await fetch(`${gw.url}/api/jobs`, { headers: { authorization: `Bearer ${token}` } }))
+          .status,
+      ).toBe(200);
     expect(a.seen).toEqual([]);
     expect(b.seen).toHaveLength(6);
 
     a.ready = true;
     await sleep(300);
-    for (let i = 0; i < 6; i++) await fetch(`${gw.url}/api/jobs`, { headers: { authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 6; i++)
+      await fetch(`${gw.url}/api/jobs`, { headers: { authorization: `Bearer ${token}` } });
     expect(a.seen.length).toBeGreaterThan(0);
   });
 
@@ -92,7 +110,15 @@ describe('a service with several replicas', () => {
     const pub = await fetch(`${gw.url}/api/healthz`);
     expect(await pub.json()).toEqual({ status: 'degraded' }); // identity is down in this test
     const r = await fetch(`${gw.metricsUrl}/healthz`);
-    const body = (await r.json()) as { services: { jobs: { status: string; ready_replicas: number; replicas: Record<string, { status: string }> } } };
+    const body = (await r.json()) as {
+      services: {
+        jobs: {
+          status: string;
+          ready_replicas: number;
+          replicas: Record<string, { status: string }>;
+        };
+      };
+    };
     expect(body.services.jobs).toMatchObject({ status: 'ok', ready_replicas: 2 });
     expect(body.services.jobs.replicas[dead].status).toBe('unavailable');
   });

@@ -13,7 +13,8 @@ async function headersOf(mw: RequestHandler): Promise<Record<string, string>> {
   try {
     const res = await fetch(`${s.url}/`);
     const h = Object.fromEntries(res.headers.entries());
-    for (const k of ['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'etag']) delete h[k];
+    for (const k of ['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'etag'])
+      delete h[k];
     return h;
   } finally {
     await s.close();
@@ -21,7 +22,14 @@ async function headersOf(mw: RequestHandler): Promise<Record<string, string>> {
 }
 
 describe('precomputed security headers', () => {
-  for (const env of [{}, { NODE_ENV: 'production', WEB_ORIGIN: 'https://app.example', SERVICE_TOKEN_SECRET: 'x'.repeat(40) }]) {
+  for (const env of [
+    {},
+    {
+      NODE_ENV: 'production',
+      WEB_ORIGIN: 'https://app.example',
+      SERVICE_TOKEN_SECRET: 'x'.repeat(40),
+    },
+  ]) {
     it(`are exactly what helmet sends (${env.NODE_ENV ?? 'development'})`, async () => {
       const cfg = loadGatewayConfig({ LOG_LEVEL: 'silent', ...env });
       const expected = await headersOf(helmetFor(cfg));

@@ -27,10 +27,13 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       if (req.url !== '/readyz') seen.push(`${req.method} ${req.url}`);
-      setTimeout(() => {
-        res.setHeader('content-type', 'application/json');
-        res.end('{"jobs":[]}');
-      }, req.url?.includes('slow') ? 200 : 0);
+      setTimeout(
+        () => {
+          res.setHeader('content-type', 'application/json');
+          res.end('{"jobs":[]}');
+        },
+        req.url?.includes('slow') ? 200 : 0,
+      );
     });
   });
   upstream.on('connection', (socket) => {
@@ -51,20 +54,43 @@ afterAll(async () => {
 });
 
 /** A call through the gateway on its own connection; `body` is sent whole, or `stall` sends a part of it and stops. */
-function call(method: string, path: string, opts: { body?: string; stall?: { contentType: string; declared: number } } = {}): { req: ClientRequest; done: Promise<number> } {
+function call(
+  method: string,
+  path: string,
+  opts: { body?: string; stall?: { contentType: string; declared: number } } = {},
+): { req: ClientRequest; done: Promise<number> } {
   const u = new URL(path, gw.url);
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (opts.body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(opts.body)) });
-  if (opts.stall) Object.assign(headers, { 'content-type': opts.stall.contentType, 'content-length': String(opts.stall.declared) });
+  if (opts.body !== undefined)
+    Object.assign(headers, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(opts.body)),
+    });
+  if (opts.stall)
+    Object.assign(headers, {
+      'content-type': opts.stall.contentType,
+      'content-length': String(opts.stall.declared),
+    });
   let req!: ClientRequest;
   const done = new Promise<number>((resolve, reject) => {
-    req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent: false, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        agent: false,
+        headers,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
   });
-  if (opts.stall) req.write('x'.repeat(10)); // ...and the rest never comes
+  if (opts.stall)
+    req.write('x'.repeat(10)); // ...and the rest never comes
   else req.end(opts.body);
   return { req, done };
 }
@@ -73,7 +99,14 @@ describe("the gateway's connections to a service", () => {
   it('serves 300 API calls at once over at most 64 connections, every one answered', async () => {
     maxOpen = 0;
     const statuses = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => (i % 2 ? call('GET', `/api/jobs?slow=${i}`) : call('POST', `/api/jobs/slow-${i}/claim`, { body: '{}' })).done),
+      Array.from(
+        { length: 300 },
+        (_, i) =>
+          (i % 2
+            ? call('GET', `/api/jobs?slow=${i}`)
+            : call('POST', `/api/jobs/slow-${i}/claim`, { body: '{}' })
+          ).done,
+      ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(300);
     expect(maxOpen).toBeGreaterThan(1);
@@ -82,18 +115,30 @@ describe("the gateway's connections to a service", () => {
 
   it('keeps answering API calls while 70 JSON bodies and 70 uploads trickle in and stop', async () => {
     const stalled = [
-      ...Array.from({ length: 70 }, (_, i) => call('POST', `/api/jobs/stalled-json-${i}/claim`, { stall: { contentType: 'application/json', declared: 5000 } })),
       ...Array.from({ length: 70 }, (_, i) =>
-        call('POST', `/api/jobs/stalled-upload-${i}/submit-work`, { stall: { contentType: 'multipart/form-data; boundary=x', declared: 50_000 } }),
+        call('POST', `/api/jobs/stalled-json-${i}/claim`, {
+          stall: { contentType: 'application/json', declared: 5000 },
+        }),
+      ),
+      ...Array.from({ length: 70 }, (_, i) =>
+        call('POST', `/api/jobs/stalled-upload-${i}/submit-work`, {
+          stall: { contentType: 'multipart/form-data; boundary=x', declared: 50_000 },
+        }),
       ),
     ];
     let settled = 0;
-    for (const s of stalled) s.done.then(() => settled++, () => settled++);
+    for (const s of stalled)
+      s.done.then(
+        () => settled++,
+        () => settled++,
+      );
     await new Promise((r) => setTimeout(r, 300));
     // The uploads stream to the service as they arrive; the JSON bodies wait in the gateway.
     expect(seen.some((s) => s.includes('stalled-json'))).toBe(false);
     const before = seen.length;
-    const quick = await Promise.all(Array.from({ length: 20 }, (_, i) => call('GET', `/api/jobs?quick=${i}`).done));
+    const quick = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call('GET', `/api/jobs?quick=${i}`).done),
+    );
     expect(quick).toEqual(Array(20).fill(200));
     // Answered while every stalled request still waits (not after they timed out and freed connections).
     expect(settled).toBe(0);

@@ -2,7 +2,12 @@ import { fileURLToPath } from 'node:url';
 import type { JWTVerifyGetKey } from 'jose';
 import { hostService, type HostedService } from '@htm/events';
 import { createRequestRedis, runMain } from '@htm/service-kit';
-import { devSignInEnabled, identityServiceKeys, loadIdentityConfig, type IdentityConfig } from './config.js';
+import {
+  devSignInEnabled,
+  identityServiceKeys,
+  loadIdentityConfig,
+  type IdentityConfig,
+} from './config.js';
 import { createPrivacyClient } from './clients/privacy.client.js';
 import { startPrivacySweep } from './domain/privacy.js';
 import { reconcileAdminRole } from './domain/admin-role.js';
@@ -14,10 +19,16 @@ import { KeyStore } from './tokens/signing-keys.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
-export type IdentityService = HostedService<IdentityConfig> & { ctx: IdentityDeps; privacySweep: { runNow(): Promise<void> } };
+export type IdentityService = HostedService<IdentityConfig> & {
+  ctx: IdentityDeps;
+  privacySweep: { runNow(): Promise<void> };
+};
 
 /** Starts the identity service (PORT 0 = any free port). Used by main, `npm start` and tests. */
-export async function startIdentity(env: Record<string, string | undefined> = process.env, opts: { port?: number } = {}): Promise<IdentityService> {
+export async function startIdentity(
+  env: Record<string, string | undefined> = process.env,
+  opts: { port?: number } = {},
+): Promise<IdentityService> {
   const config = loadIdentityConfig(env);
   let keys: KeyStore | undefined;
   // Identity verifies its own tokens with its local keys (no HTTP round trip to itself).
@@ -32,7 +43,13 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
   let sweep: ReturnType<typeof startPrivacySweep> | undefined;
   const serviceKeys = identityServiceKeys(config);
   const privacy = createPrivacyClient({
-    urls: { jobs: config.JOBS_URL, payments: config.PAYMENTS_URL, admin: config.ADMIN_URL, notifications: config.NOTIFICATIONS_URL, analytics: config.ANALYTICS_URL },
+    urls: {
+      jobs: config.JOBS_URL,
+      payments: config.PAYMENTS_URL,
+      admin: config.ADMIN_URL,
+      notifications: config.NOTIFICATIONS_URL,
+      analytics: config.ANALYTICS_URL,
+    },
     keys: serviceKeys,
   });
   try {
@@ -44,11 +61,15 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
       port: opts.port,
       getKey,
       setup: async (ctx) => {
-        keys = new KeyStore(ctx.db, { privateKey: config.JWT_PRIVATE_KEY, previousPublicKeys: config.JWT_PREVIOUS_PUBLIC_KEYS });
+        keys = new KeyStore(ctx.db, {
+          privateKey: config.JWT_PRIVATE_KEY,
+          previousPublicKeys: config.JWT_PREVIOUS_PUBLIC_KEYS,
+        });
         await keys.init();
         deps = Object.assign(ctx, { keys, redis, privacy });
         if (devSignInEnabled(config)) {
-          const warning = 'DEV SIGN-IN IS ON: anyone who can reach this server can sign in as anyone, the admin included (DEV_SIGN_IN=true, no Google configured). Never expose it beyond this machine.';
+          const warning =
+            'DEV SIGN-IN IS ON: anyone who can reach this server can sign in as anyone, the admin included (DEV_SIGN_IN=true, no Google configured). Never expose it beyond this machine.';
           ctx.logger.warn(warning);
           if (config.LOG_LEVEL !== 'silent') process.stderr.write(`\n!!! ${warning}\n\n`);
         }
@@ -71,7 +92,9 @@ export async function startIdentity(env: Record<string, string | undefined> = pr
       await svc.stop();
       throw err;
     });
-    return Object.assign(svc, { privacySweep: { runNow: () => sweep?.runNow() ?? Promise.resolve() } }) as IdentityService;
+    return Object.assign(svc, {
+      privacySweep: { runNow: () => sweep?.runNow() ?? Promise.resolve() },
+    }) as IdentityService;
   } catch (err) {
     redis.disconnect();
     throw err;

@@ -19,7 +19,10 @@ export class CookieJar {
       const i = pair.indexOf('=');
       const name = pair.slice(0, i).trim();
       const value = decodeURIComponent(pair.slice(i + 1).trim());
-      const expired = attrs.some((a) => /^\s*expires=/i.test(a) && new Date(a.split('=')[1]).getTime() < Date.now()) || attrs.some((a) => /^\s*max-age=0\b/i.test(a));
+      const expired =
+        attrs.some(
+          (a) => /^\s*expires=/i.test(a) && new Date(a.split('=')[1]).getTime() < Date.now(),
+        ) || attrs.some((a) => /^\s*max-age=0\b/i.test(a));
       if (expired || value === '') {
         this.cookies.delete(name);
         this.raw.delete(name);
@@ -47,8 +50,16 @@ export class CookieJar {
   }
 }
 
-export function devLogin(url: string, q: { email: string; name?: string; intent?: string }, headers: Record<string, string> = {}): Promise<Response> {
-  const p = new URLSearchParams({ email: q.email, ...(q.name ? { name: q.name } : {}), ...(q.intent ? { intent: q.intent } : {}) });
+export function devLogin(
+  url: string,
+  q: { email: string; name?: string; intent?: string },
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const p = new URLSearchParams({
+    email: q.email,
+    ...(q.name ? { name: q.name } : {}),
+    ...(q.intent ? { intent: q.intent } : {}),
+  });
   return fetch(`${url}/api/auth/dev/login?${p}`, { redirect: 'manual', headers });
 }
 
@@ -62,7 +73,11 @@ export function sessionIdOf(location: string | null): string {
  * POST /api/auth/session from a browser: `from` is that browser's cookie jar, or the sign-in
  * redirect it just followed (its `signin_nonce` cookie goes along). A fresh jar is another browser.
  */
-export async function exchange(url: string, sessionId: string, from: CookieJar | Response = new CookieJar()): Promise<{ res: Response; body: Record<string, unknown>; jar: CookieJar }> {
+export async function exchange(
+  url: string,
+  sessionId: string,
+  from: CookieJar | Response = new CookieJar(),
+): Promise<{ res: Response; body: Record<string, unknown>; jar: CookieJar }> {
   const jar = from instanceof CookieJar ? from : new CookieJar().take(from);
   const res = await fetch(`${url}/api/auth/session`, {
     method: 'POST',
@@ -74,11 +89,20 @@ export async function exchange(url: string, sessionId: string, from: CookieJar |
 }
 
 /** Dev sign-in then session exchange, in one cookie jar: a signed-in browser. */
-export async function signIn(url: string, email: string, opts: { name?: string; intent?: string } = {}): Promise<{ token: string; jar: CookieJar }> {
+export async function signIn(
+  url: string,
+  email: string,
+  opts: { name?: string; intent?: string } = {},
+): Promise<{ token: string; jar: CookieJar }> {
   const res = await devLogin(url, { email, name: opts.name ?? 'Test Person', intent: opts.intent });
   if (res.status !== 302) throw new Error(`dev login answered ${res.status}`);
-  const { res: r2, body, jar } = await exchange(url, sessionIdOf(res.headers.get('location')), new CookieJar().take(res));
-  if (r2.status !== 200) throw new Error(`session exchange answered ${r2.status}: ${JSON.stringify(body)}`);
+  const {
+    res: r2,
+    body,
+    jar,
+  } = await exchange(url, sessionIdOf(res.headers.get('location')), new CookieJar().take(res));
+  if (r2.status !== 200)
+    throw new Error(`session exchange answered ${r2.status}: ${JSON.stringify(body)}`);
   return { token: body.access_token as string, jar };
 }
 
@@ -87,12 +111,22 @@ export async function signIn(url: string, email: string, opts: { name?: string; 
  * `alg: none`, wrong audience, wrong issuer, not an access token, and signed by a foreign key.
  * `svc` is an in-process identity service (its signing key makes the well-signed bad tokens).
  */
-export async function forgedTokens(svc: IdentityService, validToken: string): Promise<Record<'expired' | 'tampered' | 'none' | 'wrongAud' | 'wrongIss' | 'notAccess' | 'foreign', string>> {
+export async function forgedTokens(
+  svc: IdentityService,
+  validToken: string,
+): Promise<
+  Record<
+    'expired' | 'tampered' | 'none' | 'wrongAud' | 'wrongIss' | 'notAccess' | 'foreign',
+    string
+  >
+> {
   const [h, p, s] = validToken.split('.');
   const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
   const { kid, privateKey } = svc.ctx.keys.signingKey();
-  const sign = (claims: Record<string, unknown>, key: Parameters<SignJWT['sign']>[0] = privateKey) =>
-    new SignJWT({ ...payload, ...claims }).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
+  const sign = (
+    claims: Record<string, unknown>,
+    key: Parameters<SignJWT['sign']>[0] = privateKey,
+  ) => new SignJWT({ ...payload, ...claims }).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
   const now = Math.floor(Date.now() / 1000);
   const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
   return {
@@ -107,7 +141,11 @@ export async function forgedTokens(svc: IdentityService, validToken: string): Pr
 }
 
 /** The signed download link of a data export as if it had expired at `expiredAt` (tests of the 24 h limit). */
-export async function exportLinkExpiredAt(svc: IdentityService, exportId: string, expiredAt: Date): Promise<string> {
+export async function exportLinkExpiredAt(
+  svc: IdentityService,
+  exportId: string,
+  expiredAt: Date,
+): Promise<string> {
   const { exportDownloadUrl } = await import('./domain/privacy.js');
   return exportDownloadUrl(svc.ctx, exportId, expiredAt);
 }

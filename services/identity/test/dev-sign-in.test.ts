@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { call, devLogin, exchange, outboxEvents, sessionIdOf, startTestIdentity, type TestIdentity } from './helpers.js';
+import {
+  call,
+  devLogin,
+  exchange,
+  outboxEvents,
+  sessionIdOf,
+  startTestIdentity,
+  type TestIdentity,
+} from './helpers.js';
 
 let t: TestIdentity;
 
@@ -13,7 +21,11 @@ afterAll(async () => {
 
 describe('development sign-in (fixed contract)', () => {
   it('redirects to /#session_id=S, and S buys one access token and the session cookies', async () => {
-    const res = await devLogin(t.url, { email: 'Poster.One@Gmail.com', name: 'Poster One', intent: 'poster' });
+    const res = await devLogin(t.url, {
+      email: 'Poster.One@Gmail.com',
+      name: 'Poster One',
+      intent: 'poster',
+    });
     expect(res.status).toBe(302);
     const location = res.headers.get('location');
     expect(location).toMatch(/^\/#session_id=[A-Za-z0-9_-]{20,}$/);
@@ -53,7 +65,10 @@ describe('development sign-in (fixed contract)', () => {
   it('stores the session id only as a hash', async () => {
     const res = await devLogin(t.url, { email: 'hashcheck@gmail.com' });
     const sid = sessionIdOf(res.headers.get('location'));
-    const rows = await t.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM identity.signin_sessions WHERE id_hash = $1', [sid]);
+    const rows = await t.svc.ctx.dbHandle.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM identity.signin_sessions WHERE id_hash = $1',
+      [sid],
+    );
     expect(rows[0].n).toBe(0);
   });
 
@@ -62,14 +77,19 @@ describe('development sign-in (fixed contract)', () => {
     expect(unknown.res.status).toBe(401);
     const missing = await call(t.url, '/api/auth/session', { method: 'POST', body: {} });
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ code: 'validation_error', errors: { session_id: [expect.any(String)] } });
+    expect(missing.body).toMatchObject({
+      code: 'validation_error',
+      errors: { session_id: [expect.any(String)] },
+    });
   });
 
   it('applies the Gmail rule: other providers go back with auth_error=gmail_only and nothing is created', async () => {
     const res = await devLogin(t.url, { email: 'someone@yahoo.com', name: 'Yahoo' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/#auth_error=gmail_only');
-    const rows = await t.svc.ctx.dbHandle.query("SELECT 1 FROM identity.users WHERE email = 'someone@yahoo.com'");
+    const rows = await t.svc.ctx.dbHandle.query(
+      "SELECT 1 FROM identity.users WHERE email = 'someone@yahoo.com'",
+    );
     expect(rows).toHaveLength(0);
     const gm = await devLogin(t.url, { email: 'someone@googlemail.com' });
     expect(gm.headers.get('location')).toMatch(/^\/#session_id=/);
@@ -111,7 +131,11 @@ describe('development sign-in (fixed contract)', () => {
   });
 
   it('redirects to WEB_ORIGIN when it is set', async () => {
-    const other = await startTestIdentity('dev_origin', { WEB_ORIGIN: 'http://localhost:5173/' }, t.db);
+    const other = await startTestIdentity(
+      'dev_origin',
+      { WEB_ORIGIN: 'http://localhost:5173/' },
+      t.db,
+    );
     try {
       const res = await devLogin(other.url, { email: 'origin@gmail.com' });
       expect(res.headers.get('location')).toMatch(/^http:\/\/localhost:5173\/#session_id=/);
@@ -134,9 +158,16 @@ describe('session cookies over https', () => {
 
   it('are named __Secure-refresh_token and __Secure-XSRF-TOKEN (Secure), and the X-XSRF-TOKEN header still refreshes', async () => {
     const res = await devLogin(https.url, { email: 'secure.cookies@gmail.com', intent: 'poster' });
-    const { jar, res: exchanged } = await exchange(https.url, sessionIdOf(res.headers.get('location')), res);
+    const { jar, res: exchanged } = await exchange(
+      https.url,
+      sessionIdOf(res.headers.get('location')),
+      res,
+    );
     expect(exchanged.status).toBe(200);
-    expect([...jar.cookies.keys()].sort()).toEqual(['__Secure-XSRF-TOKEN', '__Secure-refresh_token']);
+    expect([...jar.cookies.keys()].sort()).toEqual([
+      '__Secure-XSRF-TOKEN',
+      '__Secure-refresh_token',
+    ]);
     const refreshLine = jar.raw.get('__Secure-refresh_token')!;
     expect(refreshLine).toMatch(/; Secure/i);
     expect(refreshLine).toMatch(/HttpOnly/i);
@@ -146,13 +177,20 @@ describe('session cookies over https', () => {
     expect(xsrfLine).not.toMatch(/HttpOnly/i);
 
     const xsrf = jar.get('__Secure-XSRF-TOKEN')!;
-    const refreshed = await call(https.url, '/api/auth/refresh', { method: 'POST', jar, headers: { 'x-xsrf-token': xsrf } });
+    const refreshed = await call(https.url, '/api/auth/refresh', {
+      method: 'POST',
+      jar,
+      headers: { 'x-xsrf-token': xsrf },
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.access_token).toEqual(expect.any(String));
 
     // The unprefixed names (which any http page could plant) are not read over https.
     const planted = `refresh_token=${encodeURIComponent(jar.get('__Secure-refresh_token')!)}; XSRF-TOKEN=${encodeURIComponent(xsrf)}`;
-    const refused = await call(https.url, '/api/auth/refresh', { method: 'POST', headers: { cookie: planted, 'x-xsrf-token': xsrf } });
+    const refused = await call(https.url, '/api/auth/refresh', {
+      method: 'POST',
+      headers: { cookie: planted, 'x-xsrf-token': xsrf },
+    });
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('missing_refresh_token');
 

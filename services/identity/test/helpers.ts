@@ -1,11 +1,23 @@
 /** Shared helpers for identity's tests: start the service on real Postgres + Redis, drive it like a browser. */
 import type { TesterDto, UserDto } from '@htm/contracts';
 import { createEvent, type EventEnvelope, type EventType } from '@htm/events';
-import { createTestDatabase, testRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '@htm/service-kit/testing';
+import {
+  createTestDatabase,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  type TestDatabase,
+} from '@htm/service-kit/testing';
 import { startIdentity, type IdentityService } from '../src/main.js';
 import { CookieJar, signIn } from '../src/testing.js';
 
-export { CookieJar, devLogin, exchange, forgedTokens, sessionIdOf, signIn } from '../src/testing.js';
+export {
+  CookieJar,
+  devLogin,
+  exchange,
+  forgedTokens,
+  sessionIdOf,
+  signIn,
+} from '../src/testing.js';
 
 export interface TestIdentity {
   svc: IdentityService;
@@ -15,7 +27,12 @@ export interface TestIdentity {
   stop(): Promise<void>;
 }
 
-export async function startTestIdentity(label: string, env: Record<string, string> = {}, existing?: TestDatabase, port = 0): Promise<TestIdentity> {
+export async function startTestIdentity(
+  label: string,
+  env: Record<string, string> = {},
+  existing?: TestDatabase,
+  port = 0,
+): Promise<TestIdentity> {
   const db = existing ?? (await createTestDatabase(`identity_${label}`));
   const fullEnv = {
     NODE_ENV: 'test',
@@ -59,13 +76,23 @@ export interface IdentityAnswer extends UserDto {
 export async function call<T = IdentityAnswer>(
   url: string,
   path: string,
-  opts: { method?: string; token?: string; body?: unknown; jar?: CookieJar; headers?: Record<string, string> } = {},
+  opts: {
+    method?: string;
+    token?: string;
+    body?: unknown;
+    jar?: CookieJar;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<{ status: number; body: T; res: Response }> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.jar) headers.cookie = opts.jar.header();
-  const res = await fetch(`${url}${path}`, { method: opts.method ?? 'GET', headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(`${url}${path}`, {
+    method: opts.method ?? 'GET',
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   opts.jar?.take(res);
   const text = await res.text();
   let body: unknown = text;
@@ -78,7 +105,11 @@ export async function call<T = IdentityAnswer>(
 }
 
 /** Signs in and chooses a role in one go. */
-export async function signUpAs(url: string, email: string, body: Record<string, unknown>): Promise<{ token: string; jar: CookieJar; user: UserDto }> {
+export async function signUpAs(
+  url: string,
+  email: string,
+  body: Record<string, unknown>,
+): Promise<{ token: string; jar: CookieJar; user: UserDto }> {
   const s = await signIn(url, email);
   const r = await call(url, '/api/users/init', { method: 'POST', token: s.token, body });
   if (r.status !== 200) throw new Error(`init answered ${r.status}: ${JSON.stringify(r.body)}`);
@@ -88,7 +119,11 @@ export async function signUpAs(url: string, email: string, body: Record<string, 
 export { waitFor } from '@htm/service-kit/testing';
 
 /** Events identity wrote to its outbox (the same transaction as the change). */
-export async function outboxEvents<T extends EventType>(t: TestIdentity, type: T, subject?: string): Promise<Array<EventEnvelope<T>>> {
+export async function outboxEvents<T extends EventType>(
+  t: TestIdentity,
+  type: T,
+  subject?: string,
+): Promise<Array<EventEnvelope<T>>> {
   const rows = await t.svc.ctx.dbHandle.query<{ envelope: EventEnvelope<T> }>(
     `SELECT envelope FROM identity.outbox WHERE type = $1 ${subject ? 'AND subject = $2' : ''} ORDER BY seq`,
     subject ? [type, subject] : [type],
@@ -97,7 +132,12 @@ export async function outboxEvents<T extends EventType>(t: TestIdentity, type: T
 }
 
 /** Publishes an event as another service would (through the bus). */
-export async function publish<T extends EventType>(t: TestIdentity, type: T, subject: string, data: Parameters<typeof createEvent<T>>[2]) {
+export async function publish<T extends EventType>(
+  t: TestIdentity,
+  type: T,
+  subject: string,
+  data: Parameters<typeof createEvent<T>>[2],
+) {
   const e = createEvent(type, subject, data);
   await t.svc.ctx.bus.publish([e]);
   return e;

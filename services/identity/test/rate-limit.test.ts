@@ -1,11 +1,26 @@
 import { get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { call, CookieJar, devLogin, sessionIdOf, startTestIdentity, waitFor, type TestIdentity } from './helpers.js';
+import {
+  call,
+  CookieJar,
+  devLogin,
+  sessionIdOf,
+  startTestIdentity,
+  waitFor,
+  type TestIdentity,
+} from './helpers.js';
 
 let t: TestIdentity;
 
 /** A request as a browser navigation sends it (Node's fetch would overwrite Sec-Fetch-Mode with `cors`). */
-function navigateTo(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function navigateTo(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}> {
   return new Promise((resolve, reject) => {
     httpGet(url, { headers }, (res) => {
       let text = '';
@@ -17,7 +32,11 @@ function navigateTo(url: string, headers: Record<string, string>): Promise<{ sta
 }
 
 beforeAll(async () => {
-  t = await startTestIdentity('ratelimit', { AUTH_RATE_LIMIT_PER_MINUTE: '3', AUTH_RATE_LIMIT_WINDOW_MS: '1500', TRUST_PROXY: 'true' });
+  t = await startTestIdentity('ratelimit', {
+    AUTH_RATE_LIMIT_PER_MINUTE: '3',
+    AUTH_RATE_LIMIT_WINDOW_MS: '1500',
+    TRUST_PROXY: 'true',
+  });
 });
 afterAll(async () => {
   await t?.stop();
@@ -40,7 +59,11 @@ describe('sign-in rate limits (per client IP, in Redis)', () => {
     // The Google route and the callback share the sign-in counter.
     expect((await fetch(`${t.url}/api/auth/google`, { headers: ip })).status).toBe(429);
     // A browser navigating there sees a page that says to wait, with a link to try again.
-    const page = await navigateTo(`${t.url}/api/auth/google?intent=poster`, { ...ip, 'sec-fetch-mode': 'navigate', accept: 'text/html' });
+    const page = await navigateTo(`${t.url}/api/auth/google?intent=poster`, {
+      ...ip,
+      'sec-fetch-mode': 'navigate',
+      accept: 'text/html',
+    });
     expect(page.status).toBe(429);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(Number(page.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -50,7 +73,15 @@ describe('sign-in rate limits (per client IP, in Redis)', () => {
     expect(html).not.toContain('rate_limited');
 
     // Another client IP is not affected, nor is the session exchange of the same IP.
-    expect((await devLogin(t.url, { email: 'other-ip@gmail.com' }, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(302);
+    expect(
+      (
+        await devLogin(
+          t.url,
+          { email: 'other-ip@gmail.com' },
+          { 'x-forwarded-for': '198.51.100.9' },
+        )
+      ).status,
+    ).toBe(302);
     const ex = await fetch(`${t.url}/api/auth/session`, {
       method: 'POST',
       headers: { ...ip, 'content-type': 'application/json', cookie: sessions[0].jar.header() },
@@ -61,16 +92,32 @@ describe('sign-in rate limits (per client IP, in Redis)', () => {
     const keys = await t.svc.ctx.redis.keys(`${t.env.REDIS_PREFIX}ratelimit:identity:*`);
     expect(keys.length).toBeGreaterThan(0);
 
-    await waitFor(async () => (await devLogin(t.url, { email: 'rl4@gmail.com' }, ip)).status === 302, 'the window to pass', 10_000);
+    await waitFor(
+      async () => (await devLogin(t.url, { email: 'rl4@gmail.com' }, ip)).status === 302,
+      'the window to pass',
+      10_000,
+    );
   });
 
   it('limits the session exchange and refresh too', async () => {
     const ip = { 'x-forwarded-for': '192.0.2.44' };
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await call(t.url, '/api/auth/refresh', { method: 'POST', headers: ip })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await call(t.url, '/api/auth/refresh', { method: 'POST', headers: ip })).status,
+      );
     expect(statuses).toEqual([401, 401, 401, 429]);
     const ex: number[] = [];
-    for (let i = 0; i < 4; i++) ex.push((await call(t.url, '/api/auth/session', { method: 'POST', headers: ip, body: { session_id: 'nope' } })).status);
+    for (let i = 0; i < 4; i++)
+      ex.push(
+        (
+          await call(t.url, '/api/auth/session', {
+            method: 'POST',
+            headers: ip,
+            body: { session_id: 'nope' },
+          })
+        ).status,
+      );
     expect(ex).toEqual([401, 401, 401, 429]);
   });
 });

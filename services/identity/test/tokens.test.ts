@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT, decodeProtectedHeader, exportJWK } from 'jose';
 import { createAuth } from '@htm/service-kit';
 import { createTestIssuer } from '@htm/service-kit/testing';
-import { call, CookieJar, forgedTokens, signIn, startTestIdentity, type TestIdentity } from './helpers.js';
+import {
+  call,
+  CookieJar,
+  forgedTokens,
+  signIn,
+  startTestIdentity,
+  type TestIdentity,
+} from './helpers.js';
 
 let t: TestIdentity;
 
@@ -17,7 +24,11 @@ afterAll(async () => {
 
 /** xsrf: the header to send (default: the XSRF-TOKEN cookie, as the web app does); null sends none. */
 function refresh(jar: CookieJar, xsrf: string | null | undefined = jar.get('XSRF-TOKEN')) {
-  return call(t.url, '/api/auth/refresh', { method: 'POST', jar, headers: xsrf == null ? {} : { 'x-xsrf-token': xsrf } });
+  return call(t.url, '/api/auth/refresh', {
+    method: 'POST',
+    jar,
+    headers: xsrf == null ? {} : { 'x-xsrf-token': xsrf },
+  });
 }
 
 describe('refresh tokens', () => {
@@ -41,7 +52,10 @@ describe('refresh tokens', () => {
 
   it('stores refresh tokens only as hashes', async () => {
     const { jar } = await signIn(t.url, 'hashes@gmail.com');
-    const rows = await t.svc.ctx.dbHandle.query('SELECT 1 FROM identity.refresh_tokens WHERE token_hash = $1', [jar.get('refresh_token')]);
+    const rows = await t.svc.ctx.dbHandle.query(
+      'SELECT 1 FROM identity.refresh_tokens WHERE token_hash = $1',
+      [jar.get('refresh_token')],
+    );
     expect(rows).toHaveLength(0);
   });
 
@@ -115,17 +129,34 @@ describe('access tokens', () => {
 
   it('gives 401 at /api/me for expired, tampered, alg:none, wrong-audience and foreign-key tokens', async () => {
     const { token } = await signIn(t.url, 'attacker@gmail.com');
-    const { expired, tampered, none, wrongAud, wrongIss, notAccess, foreign } = await forgedTokens(t.svc, token);
+    const { expired, tampered, none, wrongAud, wrongIss, notAccess, foreign } = await forgedTokens(
+      t.svc,
+      token,
+    );
     const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     const { kid, privateKey } = t.svc.ctx.keys.signingKey();
-    const sign = (claims: Record<string, unknown>) => new SignJWT({ ...payload, ...claims }).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
+    const sign = (claims: Record<string, unknown>) =>
+      new SignJWT({ ...payload, ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .sign(privateKey);
 
     const control = await call(t.url, '/api/me', { token: await sign({}) });
     expect(control.status).toBe(200);
-    for (const [name, bad] of Object.entries({ expired, tampered, none, wrongAud, wrongIss, notAccess, foreign })) {
+    for (const [name, bad] of Object.entries({
+      expired,
+      tampered,
+      none,
+      wrongAud,
+      wrongIss,
+      notAccess,
+      foreign,
+    })) {
       const r = await call(t.url, '/api/me', { token: bad });
       expect([name, r.status]).toEqual([name, 401]);
-      expect(r.body).toMatchObject({ detail: expect.any(String), code: name === 'expired' ? 'token_expired' : 'invalid_token' });
+      expect(r.body).toMatchObject({
+        detail: expect.any(String),
+        code: name === 'expired' ? 'token_expired' : 'invalid_token',
+      });
     }
     expect((await call(t.url, '/api/me')).status).toBe(401);
   });
@@ -134,11 +165,26 @@ describe('access tokens', () => {
     const { token } = await signIn(t.url, 'jwks-user@gmail.com', { name: 'Jwks User' });
     const jwks = await call(t.url, '/internal/jwks');
     expect(jwks.status).toBe(200);
-    expect(jwks.body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.any(String) });
+    expect(jwks.body.keys[0]).toMatchObject({
+      kty: 'EC',
+      crv: 'P-256',
+      alg: 'ES256',
+      use: 'sig',
+      kid: expect.any(String),
+    });
     expect(jwks.body.keys[0].d).toBeUndefined();
 
-    const auth = createAuth({ jwksUrl: `${t.url}/internal/jwks`, issuer: 'htm-identity', audience: 'htm-api' });
-    await expect(auth.verify(token)).resolves.toMatchObject({ email: 'jwks-user@gmail.com', name: 'Jwks User', type: null, approved: false });
+    const auth = createAuth({
+      jwksUrl: `${t.url}/internal/jwks`,
+      issuer: 'htm-identity',
+      audience: 'htm-api',
+    });
+    await expect(auth.verify(token)).resolves.toMatchObject({
+      email: 'jwks-user@gmail.com',
+      name: 'Jwks User',
+      type: null,
+      approved: false,
+    });
 
     const impostor = await createTestIssuer();
     try {
@@ -159,7 +205,9 @@ describe('access tokens', () => {
     const newKid = await t.svc.ctx.keys.rotate();
     expect(newKid).not.toBe(kidBefore);
     const jwks = await call(t.url, '/internal/jwks');
-    expect(jwks.body.keys.map((k: { kid: string }) => k.kid).sort()).toEqual([kidBefore, newKid].sort());
+    expect(jwks.body.keys.map((k: { kid: string }) => k.kid).sort()).toEqual(
+      [kidBefore, newKid].sort(),
+    );
     expect((await call(t.url, '/api/me', { token })).status).toBe(200);
     const fresh = await refresh(jar);
     expect(decodeProtectedHeader(fresh.body.access_token).kid).toBe(newKid);
@@ -168,12 +216,20 @@ describe('access tokens', () => {
   it('signs with JWT_PRIVATE_KEY when set (PEM), still publishing the generated keys it replaced', async () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const before = (await call(t.url, '/internal/jwks')).body.keys.map((k: { kid: string }) => k.kid);
-    const withEnvKey = await startTestIdentity('tokens_env', { JWT_PRIVATE_KEY: pem.replace(/\n/g, '\\n') }, t.db);
+    const before = (await call(t.url, '/internal/jwks')).body.keys.map(
+      (k: { kid: string }) => k.kid,
+    );
+    const withEnvKey = await startTestIdentity(
+      'tokens_env',
+      { JWT_PRIVATE_KEY: pem.replace(/\n/g, '\\n') },
+      t.db,
+    );
     try {
       const { token } = await signIn(withEnvKey.url, 'envkey@gmail.com');
       const kid = decodeProtectedHeader(token).kid;
-      const kids = (await call(withEnvKey.url, '/internal/jwks')).body.keys.map((k: { kid: string }) => k.kid);
+      const kids = (await call(withEnvKey.url, '/internal/jwks')).body.keys.map(
+        (k: { kid: string }) => k.kid,
+      );
       expect(kids).toEqual(expect.arrayContaining([kid, ...before]));
       const pub = await exportJWK(createPublicKey(privateKey));
       expect(kids).toContain(kid);
@@ -185,7 +241,10 @@ describe('access tokens', () => {
       const next = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
       const rotated = await startTestIdentity(
         'tokens_env2',
-        { JWT_PRIVATE_KEY: JSON.stringify(next.export({ format: 'jwk' })), JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify({ keys: [{ ...pub, kid }] }) },
+        {
+          JWT_PRIVATE_KEY: JSON.stringify(next.export({ format: 'jwk' })),
+          JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify({ keys: [{ ...pub, kid }] }),
+        },
         t.db,
       );
       try {
@@ -193,7 +252,11 @@ describe('access tokens', () => {
         const fresh = await signIn(rotated.url, 'envkey2@gmail.com');
         expect(decodeProtectedHeader(fresh.token).kid).not.toBe(kid);
         // Without the old key listed, tokens it signed are refused.
-        const withoutOld = await startTestIdentity('tokens_env3', { JWT_PRIVATE_KEY: JSON.stringify(next.export({ format: 'jwk' })) }, t.db);
+        const withoutOld = await startTestIdentity(
+          'tokens_env3',
+          { JWT_PRIVATE_KEY: JSON.stringify(next.export({ format: 'jwk' })) },
+          t.db,
+        );
         try {
           expect((await call(withoutOld.url, '/api/me', { token })).status).toBe(401);
         } finally {

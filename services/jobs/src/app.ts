@@ -20,7 +20,10 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
   // reach it through the database's notifications): all of it, unless the route named the one
   // table it changes (res.locals.changedTable, e.g. 'jobs' for a claim).
   app.use((req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') res.once('finish', () => deps.readCache.invalidate(res.locals.changedTable as string | undefined));
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      res.once('finish', () =>
+        deps.readCache.invalidate(res.locals.changedTable as string | undefined),
+      );
     next();
   });
   app.use(jobsRoutes(deps));

@@ -33,7 +33,10 @@ export interface StartJobsOptions {
 export type JobsService = HostedService<JobsConfig> & { deps: JobsDeps; worker?: JobsWorker };
 
 /** Starts the jobs service (PORT 0 = any free port). Used by main, `npm start` and tests. */
-export async function startJobs(env: Record<string, string | undefined> = process.env, opts: StartJobsOptions = {}): Promise<JobsService> {
+export async function startJobs(
+  env: Record<string, string | undefined> = process.env,
+  opts: StartJobsOptions = {},
+): Promise<JobsService> {
   const config = opts.config ?? loadJobsConfig(env);
   const serviceKeys = jobsServiceKeys(config);
   let deps!: JobsDeps;
@@ -48,13 +51,20 @@ export async function startJobs(env: Record<string, string | undefined> = proces
     port: opts.port,
     pglite: opts.pglite,
     setup: (ctx) => {
-      const claimsLostInMemory = ctx.metrics.counter('jobs_claims_lost_in_memory_total', 'Claims answered 409 job_taken without a database read: they overlapped a winning claim of the same job in this process, or the job is known to be claimed');
+      const claimsLostInMemory = ctx.metrics.counter(
+        'jobs_claims_lost_in_memory_total',
+        'Claims answered 409 job_taken without a database read: they overlapped a winning claim of the same job in this process, or the job is known to be claimed',
+      );
       deps = Object.assign(Object.create(ctx) as JobsDeps, {
         storage: createFileStorage(config),
         links: FileLinkSigner.fromConfig(config),
         serviceKeys,
         payments: createPaymentsClient({
-          transport: paymentsTransport({ baseUrl: config.PAYMENTS_URL, keys: serviceKeys, timeoutMs: config.PAYMENTS_TIMEOUT_MS }),
+          transport: paymentsTransport({
+            baseUrl: config.PAYMENTS_URL,
+            keys: serviceKeys,
+            timeoutMs: config.PAYMENTS_TIMEOUT_MS,
+          }),
           logger: ctx.logger.child({ client: 'payments' }),
         }),
         tmpDir: path.join(uploadRoot(config), 'tmp'),
@@ -73,21 +83,39 @@ export async function startJobs(env: Record<string, string | undefined> = proces
         start: async () => {
           // Temporary upload files a crash or kill left behind (nobody writes them any more).
           const swept = await sweepUploadTmp(deps.tmpDir, config.UPLOAD_IDLE_TIMEOUT_MS);
-          if (swept) ctx.logger.info({ files: swept, dir: deps.tmpDir }, 'removed abandoned temporary uploads');
+          if (swept)
+            ctx.logger.info(
+              { files: swept, dir: deps.tmpDir },
+              'removed abandoned temporary uploads',
+            );
           await deps.recordingStore;
           await deps.readCache.start(ctx.dbHandle);
           // Claimed jobs remembered from the job status notices (any process); off with the read cache.
           if (config.READ_CACHE_TTL_MS > 0) {
-            const notices = (statusNotices = await ctx.dbHandle.listen(JOB_STATUS_CHANNEL, (payload) => deps.claimGate.statusNotice(payload)));
+            const notices = (statusNotices = await ctx.dbHandle.listen(
+              JOB_STATUS_CHANNEL,
+              (payload) => deps.claimGate.statusNotice(payload),
+            ));
             deps.claimGate.followStatusNotices(() => notices.live);
           }
           // Abandoned uploads and recordings past their retention (deleting twice is harmless, so
           // every replica may sweep).
-          const sweep = () => void sweepRecordings(deps).catch((err) => ctx.logger.error({ err: (err as Error).message }, 'recording sweep failed'));
+          const sweep = () =>
+            void sweepRecordings(deps).catch((err) =>
+              ctx.logger.error({ err: (err as Error).message }, 'recording sweep failed'),
+            );
           recordingSweep = setInterval(sweep, config.RECORDING_SWEEP_MS);
           recordingSweep.unref();
           sweep();
-          if (opts.withWorker) worker = await startJobsWorker({ config, db: ctx.db, bus: ctx.bus, logger: ctx.logger.child({ component: 'worker' }), events: ctx.events, metrics: ctx.metrics });
+          if (opts.withWorker)
+            worker = await startJobsWorker({
+              config,
+              db: ctx.db,
+              bus: ctx.bus,
+              logger: ctx.logger.child({ component: 'worker' }),
+              events: ctx.events,
+              metrics: ctx.metrics,
+            });
         },
         stop: async () => {
           clearInterval(recordingSweep);

@@ -5,7 +5,15 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createEventBus } from '@htm/events';
-import { createHttpApp, createLogger, listen, Metrics, openDatabase, type RunningServer, runMain } from '@htm/service-kit';
+import {
+  createHttpApp,
+  createLogger,
+  listen,
+  Metrics,
+  openDatabase,
+  type RunningServer,
+  runMain,
+} from '@htm/service-kit';
 import { loadJobsConfig, type JobsConfig } from './config.js';
 import { migrationsFolder } from './main.js';
 import { startJobsWorker, type JobsWorker } from './workers/timers.js';
@@ -16,8 +24,17 @@ export async function startWorkerProcess(
 ): Promise<{ worker: JobsWorker; health: RunningServer; stop(): Promise<void> }> {
   const config = opts.config ?? loadJobsConfig(env);
   const logger = createLogger('jobs-worker', config.LOG_LEVEL);
-  if (!config.DATABASE_URL) logger.warn('no DATABASE_URL: this worker opens its own PGlite; do not run it beside a jobs API using the same DATA_DIR');
-  const dbHandle = await openDatabase({ schema: 'jobs', migrationsFolder, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+  if (!config.DATABASE_URL)
+    logger.warn(
+      'no DATABASE_URL: this worker opens its own PGlite; do not run it beside a jobs API using the same DATA_DIR',
+    );
+  const dbHandle = await openDatabase({
+    schema: 'jobs',
+    migrationsFolder,
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    logger,
+  });
   const bus = createEventBus(config, logger, { clientId: 'jobs-worker' });
   // Probes and Prometheus first: /healthz, /readyz (database + queue Redis), /metrics with queue depths.
   const late: { worker?: JobsWorker } = {};
@@ -27,14 +44,21 @@ export async function startWorkerProcess(
   };
   const metrics = new Metrics('jobs-worker', { defaultMetrics: true });
   for (const state of ['waiting', 'delayed', 'active', 'failed'] as const) {
-    metrics.gauge(`timer_queue_${state}`, `BullMQ timer jobs ${state}`, async () => (await queueOf().getJobCounts(state))[state] ?? 0);
+    metrics.gauge(
+      `timer_queue_${state}`,
+      `BullMQ timer jobs ${state}`,
+      async () => (await queueOf().getJobCounts(state))[state] ?? 0,
+    );
   }
   const app = createHttpApp(
     {
       service: 'jobs-worker',
       logger,
       metrics,
-      readiness: { database: () => dbHandle.ping(), redis: () => queueOf().getJobCounts('waiting') },
+      readiness: {
+        database: () => dbHandle.ping(),
+        redis: () => queueOf().getJobCounts('waiting'),
+      },
     },
     () => undefined,
   );
@@ -55,5 +79,7 @@ export async function startWorkerProcess(
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   // The configuration is parsed once, here (a bad key is a fatal start-up error), and passed down.
-  await runMain('jobs-worker', () => startWorkerProcess(process.env, { config: loadJobsConfig(process.env) }));
+  await runMain('jobs-worker', () =>
+    startWorkerProcess(process.env, { config: loadJobsConfig(process.env) }),
+  );
 }

@@ -23,7 +23,10 @@ afterAll(async () => {
 
 async function plan(opts: Parameters<typeof availableJobsQuery>[1]): Promise<string> {
   const q = availableJobsQuery(h.svc.ctx.db, opts).toSQL();
-  const rows = await h.svc.ctx.dbHandle.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.sql}`, q.params as unknown[]);
+  const rows = await h.svc.ctx.dbHandle.query<{ 'QUERY PLAN': string }>(
+    `EXPLAIN ${q.sql}`,
+    q.params as unknown[],
+  );
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
@@ -38,14 +41,20 @@ describe('available jobs query at 100k jobs', () => {
     const [row] = await h.svc.ctx.dbHandle.query<{ ts: string; id: string }>(
       `SELECT created_at::text AS ts, id FROM jobs.jobs WHERE status='open' AND payment_status='paid' ORDER BY created_at DESC OFFSET 5000 LIMIT 1`,
     );
-    const p = await plan({ geoRules: ['global_beta'], limit: 21, after: { createdAt: row.ts, id: row.id } });
+    const p = await plan({
+      geoRules: ['global_beta'],
+      limit: 21,
+      after: { createdAt: row.ts, id: row.id },
+    });
     expect(p).toMatch(/Index Scan using jobs_available_idx/);
     expect(p).not.toMatch(/Seq Scan|Sort/);
   });
 
   it('answers a page quickly over HTTP', async () => {
     const tok = await h.issuer.mint({ type: 'tester', approved: true, country: 'US' });
-    const r = await fetch(`${h.svc.url}/api/tester/available-jobs?limit=20`, { headers: { authorization: `Bearer ${tok}` } });
+    const r = await fetch(`${h.svc.url}/api/tester/available-jobs?limit=20`, {
+      headers: { authorization: `Bearer ${tok}` },
+    });
     const body = (await r.json()) as { jobs: unknown[]; next_cursor: string };
     expect(body.jobs).toHaveLength(20);
     expect(body.next_cursor).toBeTruthy();

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { JobView } from '@htm/contracts';
-import { api, paidJob, poster, startHarness, tester, type Harness, type Person } from './helpers.js';
+import {
+  api,
+  paidJob,
+  poster,
+  startHarness,
+  tester,
+  type Harness,
+  type Person,
+} from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,10 +33,16 @@ function form(fields: Record<string, string>) {
   return f;
 }
 const quick = (over: Record<string, string> = {}) =>
-  form({ feedback_text: 'The signup button is hidden below the fold on mobile.', key_finding_1: 'Signup button hard to find', ...over });
+  form({
+    feedback_text: 'The signup button is hidden below the fold on mobile.',
+    key_finding_1: 'Signup button hard to find',
+    ...over,
+  });
 const detailed = (over: Record<string, string> = {}) =>
   form({
-    requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: 'Yes, top right corner of the page.' }]),
+    requirement_responses: JSON.stringify([
+      { requirement_index: 0, response_text: 'Yes, top right corner of the page.' },
+    ]),
     device_used: 'iPhone 13',
     browser_used: 'Safari 17',
     key_findings_bullet_1: 'Button is small',
@@ -38,26 +52,48 @@ const detailed = (over: Record<string, string> = {}) =>
   });
 
 async function submissionRows() {
-  const [r] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.submissions');
+  const [r] = await h.svc.ctx.dbHandle.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM jobs.submissions',
+  );
   return r.n;
 }
 
 describe('structured findings, Quick report', () => {
   it('stores each finding with its details in finding order, skipping an empty finding 2', async () => {
     const { job, p, t } = await claimedJob();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, quick({
-      key_finding_1_severity: 'major',
-      key_finding_1_steps: '1. Open /signup on a phone\n2. Scroll',
-      key_finding_1_expected: 'The button is visible',
-      key_finding_1_actual: 'It is below the fold',
-      key_finding_1_at_ms: '4200',
-      key_finding_3: 'Footer link to terms is broken',
-      key_finding_3_severity: 'Cosmetic',
-    }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      quick({
+        key_finding_1_severity: 'major',
+        key_finding_1_steps: '1. Open /signup on a phone\n2. Scroll',
+        key_finding_1_expected: 'The button is visible',
+        key_finding_1_actual: 'It is below the fold',
+        key_finding_1_at_ms: '4200',
+        key_finding_3: 'Footer link to terms is broken',
+        key_finding_3_severity: 'Cosmetic',
+      }),
+    );
     expect(r.status).toBe(201);
     const want = [
-      { text: 'Signup button hard to find', severity: 'major', steps: '1. Open /signup on a phone\n2. Scroll', expected: 'The button is visible', actual: 'It is below the fold', at_ms: 4200 },
-      { text: 'Footer link to terms is broken', severity: 'cosmetic', steps: null, expected: null, actual: null, at_ms: null },
+      {
+        text: 'Signup button hard to find',
+        severity: 'major',
+        steps: '1. Open /signup on a phone\n2. Scroll',
+        expected: 'The button is visible',
+        actual: 'It is below the fold',
+        at_ms: 4200,
+      },
+      {
+        text: 'Footer link to terms is broken',
+        severity: 'cosmetic',
+        steps: null,
+        expected: null,
+        actual: null,
+        at_ms: null,
+      },
     ];
     expect(r.body.submission.findings).toEqual(want);
     expect(r.body.submission.recording).toBeNull();
@@ -66,31 +102,72 @@ describe('structured findings, Quick report', () => {
     expect(read.status).toBe(200);
     expect(read.body.locked).toBe(true);
     expect(read.body.findings).toEqual(want);
-    expect(read.body.human_preview.key_findings_bullets).toEqual(['Signup button hard to find', 'Footer link to terms is broken']);
+    expect(read.body.human_preview.key_findings_bullets).toEqual([
+      'Signup button hard to find',
+      'Footer link to terms is broken',
+    ]);
   });
 
   it('answers 400 naming the field for each bad value and stores nothing', async () => {
     const { job, t } = await claimedJob();
     const before = await submissionRows();
     const cases: Array<[Record<string, string>, string, string]> = [
-      [{ key_finding_1_severity: 'critical' }, 'key_finding_1_severity', 'Finding 1: severity must be blocker, major, minor or cosmetic'],
-      [{ key_finding_1_steps: 'x'.repeat(1001) }, 'key_finding_1_steps', 'Finding 1: steps to reproduce must be 1000 characters or less'],
-      [{ key_finding_1_expected: 'x'.repeat(301) }, 'key_finding_1_expected', 'Finding 1: what you expected must be 300 characters or less'],
-      [{ key_finding_1_actual: 'x'.repeat(301) }, 'key_finding_1_actual', 'Finding 1: what happened must be 300 characters or less'],
-      [{ key_finding_1_at_ms: '-5' }, 'key_finding_1_at_ms', 'Finding 1: the moment must be a whole number of milliseconds from 0'],
-      [{ key_finding_1_at_ms: '1.5' }, 'key_finding_1_at_ms', 'Finding 1: the moment must be a whole number of milliseconds from 0'],
-      [{ key_finding_2_severity: 'minor' }, 'key_finding_2', 'Finding 2: write the finding itself before its details'],
+      [
+        { key_finding_1_severity: 'critical' },
+        'key_finding_1_severity',
+        'Finding 1: severity must be blocker, major, minor or cosmetic',
+      ],
+      [
+        { key_finding_1_steps: 'x'.repeat(1001) },
+        'key_finding_1_steps',
+        'Finding 1: steps to reproduce must be 1000 characters or less',
+      ],
+      [
+        { key_finding_1_expected: 'x'.repeat(301) },
+        'key_finding_1_expected',
+        'Finding 1: what you expected must be 300 characters or less',
+      ],
+      [
+        { key_finding_1_actual: 'x'.repeat(301) },
+        'key_finding_1_actual',
+        'Finding 1: what happened must be 300 characters or less',
+      ],
+      [
+        { key_finding_1_at_ms: '-5' },
+        'key_finding_1_at_ms',
+        'Finding 1: the moment must be a whole number of milliseconds from 0',
+      ],
+      [
+        { key_finding_1_at_ms: '1.5' },
+        'key_finding_1_at_ms',
+        'Finding 1: the moment must be a whole number of milliseconds from 0',
+      ],
+      [
+        { key_finding_2_severity: 'minor' },
+        'key_finding_2',
+        'Finding 2: write the finding itself before its details',
+      ],
     ];
     for (const [over, field, message] of cases) {
       const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, quick(over));
-      expect({ status: r.status, detail: r.body.detail, errors: r.body.errors?.[field] }).toEqual({ status: 400, detail: message, errors: [message] });
+      expect({ status: r.status, detail: r.body.detail, errors: r.body.errors?.[field] }).toEqual({
+        status: 400,
+        detail: message,
+        errors: [message],
+      });
     }
     expect(await submissionRows()).toBe(before);
   });
 
   it('keeps the existing messages first: a missing finding is still the spec message', async () => {
     const { job, t } = await claimedJob();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, quick({ key_finding_1: '', key_finding_1_severity: 'major' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      quick({ key_finding_1: '', key_finding_1_severity: 'major' }),
+    );
     expect(r.status).toBe(400);
     expect(r.body.detail).toBe('At least one key finding (min 5 characters) is required');
   });
@@ -99,17 +176,56 @@ describe('structured findings, Quick report', () => {
 describe('structured findings, Detailed report', () => {
   it('stores details per bullet and answers 400 for a bad one', async () => {
     const { job, p, t } = await claimedJob();
-    const bad = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, detailed({ key_findings_bullet_3_severity: 'meh' }));
+    const bad = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      detailed({ key_findings_bullet_3_severity: 'meh' }),
+    );
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.key_findings_bullet_3_severity).toEqual(['Finding 3: severity must be blocker, major, minor or cosmetic']);
+    expect(bad.body.errors.key_findings_bullet_3_severity).toEqual([
+      'Finding 3: severity must be blocker, major, minor or cosmetic',
+    ]);
 
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, detailed({ key_findings_bullet_2_severity: 'blocker', key_findings_bullet_2_steps: 'Sign up, wait', key_findings_bullet_3_actual: '404' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      detailed({
+        key_findings_bullet_2_severity: 'blocker',
+        key_findings_bullet_2_steps: 'Sign up, wait',
+        key_findings_bullet_3_actual: '404',
+      }),
+    );
     expect(r.status).toBe(201);
     const read = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
     expect(read.body.findings).toEqual([
-      { text: 'Button is small', severity: null, steps: null, expected: null, actual: null, at_ms: null },
-      { text: 'E-mail took 2 minutes', severity: 'blocker', steps: 'Sign up, wait', expected: null, actual: null, at_ms: null },
-      { text: 'Footer links broken', severity: null, steps: null, expected: null, actual: '404', at_ms: null },
+      {
+        text: 'Button is small',
+        severity: null,
+        steps: null,
+        expected: null,
+        actual: null,
+        at_ms: null,
+      },
+      {
+        text: 'E-mail took 2 minutes',
+        severity: 'blocker',
+        steps: 'Sign up, wait',
+        expected: null,
+        actual: null,
+        at_ms: null,
+      },
+      {
+        text: 'Footer links broken',
+        severity: null,
+        steps: null,
+        expected: null,
+        actual: '404',
+        at_ms: null,
+      },
     ]);
   });
 });

@@ -7,7 +7,14 @@ import path from 'node:path';
 import type { JobView, SubmissionView } from '@htm/contracts';
 import { createEvent, type EventData, type EventEnvelope, type EventType } from '@htm/events';
 import { listen, requireServiceToken, type RunningServer } from '@htm/service-kit';
-import { createTestDatabase, createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestDatabase, type TestIssuer } from '@htm/service-kit/testing';
+import {
+  createTestDatabase,
+  createTestIssuer,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  type TestDatabase,
+  type TestIssuer,
+} from '@htm/service-kit/testing';
 import { startJobs, type JobsService } from '../src/main.js';
 
 export const SECRET = 'test-service-token-secret-0123456789abcdef';
@@ -26,26 +33,43 @@ export interface PaymentsStandIn {
 /** A tiny stand-in for payments' internal checkout route; it insists on the jobs service token. */
 export async function startPaymentsStandIn(): Promise<PaymentsStandIn> {
   const app = express();
-  const state: PaymentsStandIn = { url: '', requests: [], down: false, paidJobs: new Set(), close: async () => undefined };
+  const state: PaymentsStandIn = {
+    url: '',
+    requests: [],
+    down: false,
+    paidJobs: new Set(),
+    close: async () => undefined,
+  };
   app.use(express.json());
-  app.post('/internal/checkout-sessions', requireServiceToken(SECRET, ['jobs']), async (req, res) => {
-    state.requests.push({ body: req.body, caller: (req as { callerService?: string }).callerService });
-    if (state.hold) await state.hold;
-    if (state.down) {
-      res.status(503).json({ detail: 'down', code: 'down' });
-      return;
-    }
-    if (state.paidJobs.has(String(req.body?.job_id))) {
-      res.status(409).json({ detail: 'This job is already paid.', code: 'already_paid' });
-      return;
-    }
-    const sid = `cs_test_${randomUUID().slice(0, 8)}`;
-    res.status(201).json({ checkout_url: `/api/payments/local/checkout/${sid}`, session_id: sid });
-  });
-  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const e = err as { status?: number; detail?: string };
-    res.status(e.status ?? 500).json({ detail: e.detail ?? 'error' });
-  });
+  app.post(
+    '/internal/checkout-sessions',
+    requireServiceToken(SECRET, ['jobs']),
+    async (req, res) => {
+      state.requests.push({
+        body: req.body,
+        caller: (req as { callerService?: string }).callerService,
+      });
+      if (state.hold) await state.hold;
+      if (state.down) {
+        res.status(503).json({ detail: 'down', code: 'down' });
+        return;
+      }
+      if (state.paidJobs.has(String(req.body?.job_id))) {
+        res.status(409).json({ detail: 'This job is already paid.', code: 'already_paid' });
+        return;
+      }
+      const sid = `cs_test_${randomUUID().slice(0, 8)}`;
+      res
+        .status(201)
+        .json({ checkout_url: `/api/payments/local/checkout/${sid}`, session_id: sid });
+    },
+  );
+  app.use(
+    (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      const e = err as { status?: number; detail?: string };
+      res.status(e.status ?? 500).json({ detail: e.detail ?? 'error' });
+    },
+  );
   const server: RunningServer = await listen(app, 0);
   state.url = server.url;
   state.close = () => server.close();
@@ -63,7 +87,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(label: string, extraEnv: Record<string, string> = {}, opts: { withWorker?: boolean; pglite?: boolean } = {}): Promise<Harness> {
+export async function startHarness(
+  label: string,
+  extraEnv: Record<string, string> = {},
+  opts: { withWorker?: boolean; pglite?: boolean } = {},
+): Promise<Harness> {
   const db = await createTestDatabase(`jobs_${label}`);
   const issuer = await createTestIssuer();
   const payments = await startPaymentsStandIn();
@@ -132,7 +160,10 @@ export interface JobsAnswer extends SubmissionView {
 }
 
 /** A submission as the tester who made it sees it (unlocked): its file and preview links are there. */
-export type OwnSubmission = SubmissionView & { file_urls: string[]; human_preview: { small_image_url: string } };
+export type OwnSubmission = SubmissionView & {
+  file_urls: string[];
+  human_preview: { small_image_url: string };
+};
 
 export interface ApiAnswer<T = JobsAnswer> {
   status: number;
@@ -140,7 +171,13 @@ export interface ApiAnswer<T = JobsAnswer> {
   headers: Headers;
 }
 
-export async function api<T = JobsAnswer>(h: Harness, method: string, p: string, token?: string, body?: unknown): Promise<ApiAnswer<T>> {
+export async function api<T = JobsAnswer>(
+  h: Harness,
+  method: string,
+  p: string,
+  token?: string,
+  body?: unknown,
+): Promise<ApiAnswer<T>> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   let payload: RequestInit['body'];
@@ -160,14 +197,23 @@ export async function api<T = JobsAnswer>(h: Harness, method: string, p: string,
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
-export async function publish<T extends EventType>(h: Harness, type: T, subject: string, data: EventData<T>, id?: string) {
+export async function publish<T extends EventType>(
+  h: Harness,
+  type: T,
+  subject: string,
+  data: EventData<T>,
+  id?: string,
+) {
   const e = createEvent(type, subject, data, { id });
   await h.svc.ctx.bus.publish([e]);
   return e;
 }
 
 export async function handled(h: Harness, eventId: string): Promise<boolean> {
-  const rows = await h.svc.ctx.dbHandle.query('SELECT 1 FROM jobs.handled_events WHERE event_id = $1', [eventId]);
+  const rows = await h.svc.ctx.dbHandle.query(
+    'SELECT 1 FROM jobs.handled_events WHERE event_id = $1',
+    [eventId],
+  );
   return rows.length > 0;
 }
 
@@ -186,19 +232,46 @@ export async function poster(h: Harness, name = 'Pat Poster'): Promise<Person> {
 
 export async function admin(h: Harness): Promise<Person> {
   const id = randomUUID();
-  return { id, email: 'admin@gmail.com', name: 'Admin', token: await h.issuer.mint({ id, type: 'admin', email: 'admin@gmail.com', name: 'Admin', approved: false }) };
+  return {
+    id,
+    email: 'admin@gmail.com',
+    name: 'Admin',
+    token: await h.issuer.mint({
+      id,
+      type: 'admin',
+      email: 'admin@gmail.com',
+      name: 'Admin',
+      approved: false,
+    }),
+  };
 }
 
 /** A tester known to the projection (UserRoleChosen published on the bus and handled). */
-export async function tester(h: Harness, opts: { country?: 'US' | 'PR' | 'CA'; approved?: boolean; name?: string } = {}): Promise<Person> {
+export async function tester(
+  h: Harness,
+  opts: { country?: 'US' | 'PR' | 'CA'; approved?: boolean; name?: string } = {},
+): Promise<Person> {
   const id = randomUUID();
   const email = `tester-${id.slice(0, 6)}@gmail.com`;
   const name = opts.name ?? 'Tess Tester';
   const country = opts.country ?? 'US';
   const approved = opts.approved ?? true;
-  const e = await publish(h, 'UserRoleChosen', id, { userId: id, email, name, type: 'tester', location: country === 'PR' ? 'PR' : 'USA', country, approved });
+  const e = await publish(h, 'UserRoleChosen', id, {
+    userId: id,
+    email,
+    name,
+    type: 'tester',
+    location: country === 'PR' ? 'PR' : 'USA',
+    country,
+    approved,
+  });
   await waitFor(() => handled(h, e.id), 'UserRoleChosen handled');
-  return { id, email, name, token: await h.issuer.mint({ id, type: 'tester', email, name, approved, country }) };
+  return {
+    id,
+    email,
+    name,
+    token: await h.issuer.mint({ id, type: 'tester', email, name, approved, country }),
+  };
 }
 
 export const jobBody = (over: Record<string, unknown> = {}) => ({
@@ -212,16 +285,30 @@ export const jobBody = (over: Record<string, unknown> = {}) => ({
 });
 
 /** Posts a job and publishes JobPaid for it; resolves once the job is paid. */
-export async function paidJob(h: Harness, p: Person, over: Record<string, unknown> = {}): Promise<JobView> {
+export async function paidJob(
+  h: Harness,
+  p: Person,
+  over: Record<string, unknown> = {},
+): Promise<JobView> {
   const r = await api(h, 'POST', '/api/jobs', p.token, jobBody(over));
   if (r.status !== 201) throw new Error(`post job: ${r.status} ${JSON.stringify(r.body)}`);
   const job = r.body.job;
-  const e = await publish(h, 'JobPaid', job.id, { jobId: job.id, sessionId: r.body.session_id ?? 'cs_x', posterId: p.id, amountCents: 100, paidAt: new Date().toISOString() });
+  const e = await publish(h, 'JobPaid', job.id, {
+    jobId: job.id,
+    sessionId: r.body.session_id ?? 'cs_x',
+    posterId: p.id,
+    amountCents: 100,
+    paidAt: new Date().toISOString(),
+  });
   await waitFor(() => handled(h, e.id), 'JobPaid handled');
   return job;
 }
 
-export async function outboxEvents<T extends EventType>(h: Harness, type: T, subject?: string): Promise<Array<EventEnvelope<T>>> {
+export async function outboxEvents<T extends EventType>(
+  h: Harness,
+  type: T,
+  subject?: string,
+): Promise<Array<EventEnvelope<T>>> {
   const rows = await h.svc.ctx.dbHandle.query<{ envelope: EventEnvelope<T> }>(
     `SELECT envelope FROM jobs.outbox WHERE type = $1 ${subject ? 'AND subject = $2' : ''} ORDER BY seq`,
     subject ? [type, subject] : [type],

@@ -16,12 +16,24 @@ afterAll(async () => {
 });
 
 async function post(token: string, key: string | undefined, body: unknown) {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+  };
   if (key !== undefined) headers['idempotency-key'] = key;
-  const res = await fetch(`${h.svc.url}/api/jobs`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: res.status, text: await res.text(), replayed: res.headers.get('idempotent-replayed') };
+  const res = await fetch(`${h.svc.url}/api/jobs`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    text: await res.text(),
+    replayed: res.headers.get('idempotent-replayed'),
+  };
 }
-const jobsOf = async (posterId: string) => h.svc.ctx.dbHandle.query('SELECT id FROM jobs.jobs WHERE poster_id = $1', [posterId]);
+const jobsOf = async (posterId: string) =>
+  h.svc.ctx.dbHandle.query('SELECT id FROM jobs.jobs WHERE poster_id = $1', [posterId]);
 
 describe('Idempotency-Key on POST /api/jobs', () => {
   it('answers a repeat with the same key with the first answer and creates one job', async () => {
@@ -66,7 +78,10 @@ describe('Idempotency-Key on POST /api/jobs', () => {
     const calls = h.payments.requests.length;
     const first = post(p.token, key, jobBody());
     try {
-      await waitFor(() => h.payments.requests.length > calls, 'the first request waiting on payments');
+      await waitFor(
+        () => h.payments.requests.length > calls,
+        'the first request waiting on payments',
+      );
       const dup = await post(p.token, key, jobBody());
       expect(dup.status).toBe(409);
       expect(JSON.parse(dup.text)).toMatchObject({ code: 'idempotency_in_progress' });

@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { admin, api, handled, jobBody, outboxEvents, paidJob, poster, publish, startHarness, tester, waitFor, type Harness } from './helpers.js';
+import {
+  admin,
+  api,
+  handled,
+  jobBody,
+  outboxEvents,
+  paidJob,
+  poster,
+  publish,
+  startHarness,
+  tester,
+  waitFor,
+  type Harness,
+} from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -13,7 +26,13 @@ afterAll(async () => {
 describe('POST /api/jobs', () => {
   it('creates an unpaid job, records JobCreated and answers with the checkout session from payments', async () => {
     const p = await poster(h);
-    const r = await api(h, 'POST', '/api/jobs', p.token, jobBody({ requirements: ['  Find the pricing page  ', '   '] }));
+    const r = await api(
+      h,
+      'POST',
+      '/api/jobs',
+      p.token,
+      jobBody({ requirements: ['  Find the pricing page  ', '   '] }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.checkout_url).toMatch(/^\/api\/payments\/local\/checkout\/cs_test_/);
     expect(r.body.session_id).toMatch(/^cs_test_/);
@@ -30,51 +49,130 @@ describe('POST /api/jobs', () => {
     expect(r.body.job.poster_info).toBeUndefined();
     const call = h.payments.requests.at(-1)!;
     expect(call.caller).toBe('jobs');
-    expect(call.body).toEqual({ job_id: r.body.job.id, poster_id: p.id, title: 'Check my signup page', attempt: 1 });
+    expect(call.body).toEqual({
+      job_id: r.body.job.id,
+      poster_id: p.id,
+      title: 'Check my signup page',
+      attempt: 1,
+    });
     const events = await outboxEvents(h, 'JobCreated', r.body.job.id);
     expect(events).toHaveLength(1);
-    expect(events[0].data).toMatchObject({ jobId: r.body.job.id, posterId: p.id, budgetCents: 100, geoRule: 'us_pr', expectedCompletionHours: 48 });
+    expect(events[0].data).toMatchObject({
+      jobId: r.body.job.id,
+      posterId: p.id,
+      budgetCents: 100,
+      geoRule: 'us_pr',
+      expectedCompletionHours: 48,
+    });
   });
 
   it('lets the admin post a job too', async () => {
     const a = await admin(h);
-    const r = await api(h, 'POST', '/api/jobs', a.token, jobBody({ geo_rule: 'global_beta', expected_completion_hours: 24, budget: 1 }));
+    const r = await api(
+      h,
+      'POST',
+      '/api/jobs',
+      a.token,
+      jobBody({ geo_rule: 'global_beta', expected_completion_hours: 24, budget: 1 }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.job).toMatchObject({ geo_rule: 'global_beta', expected_completion_hours: 24 });
   });
 
   it.each([
     [{ title: '  ' }, 'title', 'Title is required'],
-    [{ url: 'ftp://example.com' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'javascript:alert(1)' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'https://exa mple.com' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
+    [
+      { url: 'ftp://example.com' },
+      'url',
+      'Please enter a valid URL starting with http:// or https://',
+    ],
+    [
+      { url: 'javascript:alert(1)' },
+      'url',
+      'Please enter a valid URL starting with http:// or https://',
+    ],
+    [
+      { url: 'https://exa mple.com' },
+      'url',
+      'Please enter a valid URL starting with http:// or https://',
+    ],
     [{ url: 'example.com' }, 'url', 'Please enter a valid URL starting with http:// or https://'],
-    [{ url: 'http://localhost' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
-    [{ url: 'http://shop.localhost:3000' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
-    [{ url: 'http://a' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
-    [{ url: 'http://127.0.0.1:8080' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
-    [{ url: 'http://10.1.2.3' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
-    [{ url: 'http://192.168.0.10' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
-    [{ url: 'http://169.254.169.254' }, 'url', 'Local addresses cannot be tested: enter an address testers can open on the internet'],
+    [
+      { url: 'http://localhost' },
+      'url',
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    ],
+    [
+      { url: 'http://shop.localhost:3000' },
+      'url',
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    ],
+    [
+      { url: 'http://a' },
+      'url',
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    ],
+    [
+      { url: 'http://127.0.0.1:8080' },
+      'url',
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    ],
+    [
+      { url: 'http://10.1.2.3' },
+      'url',
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    ],
+    [
+      { url: 'http://192.168.0.10' },
+      'url',
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    ],
+    [
+      { url: 'http://169.254.169.254' },
+      'url',
+      'Local addresses cannot be tested: enter an address testers can open on the internet',
+    ],
     [{ url: undefined }, 'url', 'URL is required'],
     [{ what_to_test: '' }, 'what_to_test', 'Please describe what to test'],
     [{ requirements: [] }, 'requirements', 'Please add at least one thing to check.'],
     [{ requirements: ['   ', ''] }, 'requirements', 'Please add at least one thing to check.'],
     [{ requirements: undefined }, 'requirements', 'Please add at least one thing to check.'],
-    [{ requirements: ['x'.repeat(301)] }, 'requirements.0', 'Each thing to check must be 300 characters or less'],
-    [{ requirements: Array.from({ length: 11 }, (_, i) => `check ${i}`) }, 'requirements', 'You can add at most 10 things to check'],
+    [
+      { requirements: ['x'.repeat(301)] },
+      'requirements.0',
+      'Each thing to check must be 300 characters or less',
+    ],
+    [
+      { requirements: Array.from({ length: 11 }, (_, i) => `check ${i}`) },
+      'requirements',
+      'You can add at most 10 things to check',
+    ],
     [{ budget: 2 }, 'budget', 'Budget is fixed at $1'],
     [{ budget: 0 }, 'budget', 'Budget is fixed at $1'],
-    [{ expected_completion_hours: 0 }, 'expected_completion_hours', 'Expected completion must be a whole number of hours from 1 to 168'],
-    [{ expected_completion_hours: 169 }, 'expected_completion_hours', 'Expected completion must be a whole number of hours from 1 to 168'],
-    [{ geo_rule: 'everywhere' }, 'geo_rule', 'Please choose who may test: us_pr, us_pr_ca or global_beta'],
+    [
+      { expected_completion_hours: 0 },
+      'expected_completion_hours',
+      'Expected completion must be a whole number of hours from 1 to 168',
+    ],
+    [
+      { expected_completion_hours: 169 },
+      'expected_completion_hours',
+      'Expected completion must be a whole number of hours from 1 to 168',
+    ],
+    [
+      { geo_rule: 'everywhere' },
+      'geo_rule',
+      'Please choose who may test: us_pr, us_pr_ca or global_beta',
+    ],
   ])('refuses %j with 400 (%s) and stores nothing', async (over, field, message) => {
     const p = await poster(h);
     const r = await api(h, 'POST', '/api/jobs', p.token, jobBody(over));
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('validation_error');
     expect(r.body.errors[field]).toContain(message);
-    const rows = await h.svc.ctx.dbHandle.query('SELECT 1 FROM jobs.jobs WHERE poster_id = $1', [p.id]);
+    const rows = await h.svc.ctx.dbHandle.query('SELECT 1 FROM jobs.jobs WHERE poster_id = $1', [
+      p.id,
+    ]);
     expect(rows).toHaveLength(0);
   });
 
@@ -94,11 +192,17 @@ describe('POST /api/jobs', () => {
       h.payments.down = false;
     }
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ checkout_url: null, session_id: null, job: { payment_status: 'unpaid' } });
+    expect(r.body).toMatchObject({
+      checkout_url: null,
+      session_id: null,
+      job: { payment_status: 'unpaid' },
+    });
     expect(r.body.payment_error).toMatch(/Payments are not answering/);
 
     const stranger = await poster(h);
-    expect((await api(h, 'POST', `/api/jobs/${r.body.job.id}/checkout`, stranger.token)).status).toBe(403);
+    expect(
+      (await api(h, 'POST', `/api/jobs/${r.body.job.id}/checkout`, stranger.token)).status,
+    ).toBe(403);
 
     const again = await api(h, 'POST', `/api/jobs/${r.body.job.id}/checkout`, p.token);
     expect(again.status).toBe(200);
@@ -132,9 +236,19 @@ describe('visibility and listing', () => {
   it('shows a job to testers only after JobPaid; CheckoutCancelled leaves it unpublished', async () => {
     const p = await poster(h);
     const t = await tester(h);
-    const created = await api(h, 'POST', '/api/jobs', p.token, jobBody({ title: `Visible ${randomUUID()}` }));
+    const created = await api(
+      h,
+      'POST',
+      '/api/jobs',
+      p.token,
+      jobBody({ title: `Visible ${randomUUID()}` }),
+    );
     const jobId = created.body.job.id;
-    const cancelled = await publish(h, 'CheckoutCancelled', jobId, { jobId, sessionId: created.body.session_id!, reason: 'cancelled' });
+    const cancelled = await publish(h, 'CheckoutCancelled', jobId, {
+      jobId,
+      sessionId: created.body.session_id!,
+      reason: 'cancelled',
+    });
     await waitFor(() => handled(h, cancelled.id), 'cancel handled');
     const before = await api(h, 'GET', '/api/tester/available-jobs?limit=100', t.token);
     expect(before.body.jobs.map((j) => j.id)).not.toContain(jobId);
@@ -142,26 +256,51 @@ describe('visibility and listing', () => {
 
     expect(created.body.job.paid_at).toBeNull();
     const paidAt = new Date(Date.now() - 60_000).toISOString();
-    const paid = await publish(h, 'JobPaid', jobId, { jobId, sessionId: 'cs_1', posterId: p.id, amountCents: 100, paidAt });
+    const paid = await publish(h, 'JobPaid', jobId, {
+      jobId,
+      sessionId: 'cs_1',
+      posterId: p.id,
+      amountCents: 100,
+      paidAt,
+    });
     await waitFor(() => handled(h, paid.id), 'paid handled');
     const after = await api(h, 'GET', '/api/tester/available-jobs?limit=100', t.token);
-    expect(after.body.jobs.find((j) => j.id === jobId)).toMatchObject({ payment_status: 'paid', status: 'open' });
+    expect(after.body.jobs.find((j) => j.id === jobId)).toMatchObject({
+      payment_status: 'paid',
+      status: 'open',
+    });
     // The poster's card says when results are expected from when the job was paid.
     const mine = await api(h, 'GET', '/api/jobs', p.token);
-    expect(mine.body.jobs.find((j) => j.id === jobId)).toMatchObject({ payment_status: 'paid', paid_at: paidAt });
+    expect(mine.body.jobs.find((j) => j.id === jobId)).toMatchObject({
+      payment_status: 'paid',
+      paid_at: paidAt,
+    });
   });
 
   it('handles a redelivered JobPaid once (same envelope twice changes nothing twice)', async () => {
     const p = await poster(h);
     const created = await api(h, 'POST', '/api/jobs', p.token, jobBody());
     const jobId = created.body.job.id;
-    const e = await publish(h, 'JobPaid', jobId, { jobId, sessionId: 'cs_dup', posterId: p.id, amountCents: 100, paidAt: '2026-01-01T00:00:00.000Z' });
+    const e = await publish(h, 'JobPaid', jobId, {
+      jobId,
+      sessionId: 'cs_dup',
+      posterId: p.id,
+      amountCents: 100,
+      paidAt: '2026-01-01T00:00:00.000Z',
+    });
     await waitFor(() => handled(h, e.id), 'first delivery');
     // an operator marks it unpaid again: a second application of the same event would re-pay it
-    await h.svc.ctx.dbHandle.query(`UPDATE jobs.jobs SET payment_status = 'unpaid', paid_at = NULL WHERE id = $1`, [jobId]);
+    await h.svc.ctx.dbHandle.query(
+      `UPDATE jobs.jobs SET payment_status = 'unpaid', paid_at = NULL WHERE id = $1`,
+      [jobId],
+    );
     await h.svc.ctx.bus.publish([e]);
     // a later event proves the redelivery was consumed (one ordered stream per subject)
-    const marker = await publish(h, 'CheckoutCancelled', jobId, { jobId, sessionId: 'cs_dup', reason: 'expired' });
+    const marker = await publish(h, 'CheckoutCancelled', jobId, {
+      jobId,
+      sessionId: 'cs_dup',
+      reason: 'expired',
+    });
     await waitFor(() => handled(h, marker.id), 'marker handled');
     const [row] = await h.svc.ctx.dbHandle.query<{ payment_status: string; n: number }>(
       `SELECT payment_status, (SELECT count(*)::int FROM jobs.handled_events WHERE event_id = $2) AS n FROM jobs.jobs WHERE id = $1`,
@@ -177,7 +316,11 @@ describe('visibility and listing', () => {
     const j1 = (await api(h, 'POST', '/api/jobs', p1.token, jobBody({ title: 'one' }))).body.job;
     const j2 = (await api(h, 'POST', '/api/jobs', p2.token, jobBody({ title: 'two' }))).body.job;
     // identity later tells us p2's newer name
-    const e = await publish(h, 'UserSignedUp', p2.id, { userId: p2.id, email: p2.email, name: 'Poster Two Renamed' });
+    const e = await publish(h, 'UserSignedUp', p2.id, {
+      userId: p2.id,
+      email: p2.email,
+      name: 'Poster Two Renamed',
+    });
     await waitFor(() => handled(h, e.id), 'signup handled');
 
     const mine = await api(h, 'GET', '/api/jobs', p1.token);
@@ -189,7 +332,9 @@ describe('visibility and listing', () => {
     const all = await api(h, 'GET', '/api/jobs', a.token);
     const byId = new Map(all.body.jobs.map((j) => [j.id, j] as const));
     expect(byId.get(j1.id)).toMatchObject({ poster_info: { email: p1.email, name: 'Poster One' } });
-    expect(byId.get(j2.id)).toMatchObject({ poster_info: { email: p2.email, name: 'Poster Two Renamed' } });
+    expect(byId.get(j2.id)).toMatchObject({
+      poster_info: { email: p2.email, name: 'Poster Two Renamed' },
+    });
 
     const t = await tester(h);
     expect((await api(h, 'GET', '/api/jobs', t.token)).status).toBe(403);
@@ -203,9 +348,12 @@ describe('visibility and listing', () => {
 });
 
 describe('DELETE /api/jobs/{id} (an unpaid job, by its poster)', () => {
-  const listIds = async (token: string) => ((await api<{ jobs: Array<{ id: string }> }>(h, 'GET', '/api/jobs', token)).body.jobs ?? []).map((j) => j.id);
+  const listIds = async (token: string) =>
+    (
+      (await api<{ jobs: Array<{ id: string }> }>(h, 'GET', '/api/jobs', token)).body.jobs ?? []
+    ).map((j) => j.id);
 
-  it('removes an unpaid job from the poster\'s and the admin\'s lists; others get 403, a second delete 404', async () => {
+  it("removes an unpaid job from the poster's and the admin's lists; others get 403, a second delete 404", async () => {
     const p = await poster(h);
     const other = await poster(h);
     const a = await admin(h);
@@ -236,9 +384,22 @@ describe('DELETE /api/jobs/{id} (an unpaid job, by its poster)', () => {
     const r = await api(h, 'POST', '/api/jobs', p.token, jobBody());
     const id = r.body.job.id;
     expect((await api(h, 'DELETE', `/api/jobs/${id}`, p.token)).status).toBe(204);
-    const e = await publish(h, 'JobPaid', id, { jobId: id, sessionId: r.body.session_id ?? 'cs_x', posterId: p.id, amountCents: 100, paidAt: new Date().toISOString() });
+    const e = await publish(h, 'JobPaid', id, {
+      jobId: id,
+      sessionId: r.body.session_id ?? 'cs_x',
+      posterId: p.id,
+      amountCents: 100,
+      paidAt: new Date().toISOString(),
+    });
     await waitFor(() => handled(h, e.id), 'JobPaid handled');
-    const mine = (await api<{ jobs: Array<{ id: string; payment_status: string }> }>(h, 'GET', '/api/jobs', p.token)).body.jobs;
+    const mine = (
+      await api<{ jobs: Array<{ id: string; payment_status: string }> }>(
+        h,
+        'GET',
+        '/api/jobs',
+        p.token,
+      )
+    ).body.jobs;
     expect(mine.find((j) => j.id === id)).toMatchObject({ payment_status: 'paid' });
   });
 });

@@ -10,7 +10,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { JobView } from '@htm/contracts';
 import { mintServiceToken } from '@htm/service-kit';
-import { admin, api, outboxEvents, paidJob, poster, SECRET, startHarness, tester, waitFor, type Harness, type Person } from './helpers.js';
+import {
+  admin,
+  api,
+  outboxEvents,
+  paidJob,
+  poster,
+  SECRET,
+  startHarness,
+  tester,
+  waitFor,
+  type Harness,
+  type Person,
+} from './helpers.js';
 import { makeSeekable, sweepRecordings } from '../src/domain/recordings.js';
 import { ffmpegTools } from '../src/storage/media-tools.js';
 import type { JobsDeps } from '../src/deps.js';
@@ -24,7 +36,20 @@ beforeAll(async () => {
   // A 3-second VP8 WebM like MediaRecorder's (ffmpeg's own header has a duration; the remux is still checked by duration_ms).
   const dir = mkdtempSync(path.join(tmpdir(), 'rec-fixture-'));
   const file = path.join(dir, 'clip.webm');
-  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'libvpx', '-b:v', '200k', file]);
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=3:size=160x120:rate=10',
+    '-c:v',
+    'libvpx',
+    '-b:v',
+    '200k',
+    file,
+  ]);
   webm = readFileSync(file);
 });
 afterAll(async () => {
@@ -43,16 +68,34 @@ async function claimedJob(): Promise<{ job: JobView; p: Person; t: Person }> {
   return { job, p, t };
 }
 
-function tus(method: string, p: string, token: string | undefined, headers: Record<string, string> = {}, body?: Buffer) {
+function tus(
+  method: string,
+  p: string,
+  token: string | undefined,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+) {
   return fetch(`${h.svc.url}${p}`, {
     method,
-    headers: { 'Tus-Resumable': '1.0.0', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}), ...headers },
+    headers: {
+      'Tus-Resumable': '1.0.0',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}),
+      ...headers,
+    },
     body: body ? new Uint8Array(body) : undefined,
   });
 }
 
-async function create(jobId: string, token: string, headers: Record<string, string> = { 'Upload-Defer-Length': '1' }) {
-  return tus('POST', '/api/recordings', token, { 'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}`, ...headers });
+async function create(
+  jobId: string,
+  token: string,
+  headers: Record<string, string> = { 'Upload-Defer-Length': '1' },
+) {
+  return tus('POST', '/api/recordings', token, {
+    'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}`,
+    ...headers,
+  });
 }
 
 /** Uploads the whole buffer in two PATCHes; returns the recording id. */
@@ -61,14 +104,26 @@ async function upload(jobId: string, token: string, data = webm): Promise<string
   expect(c.status).toBe(201);
   const loc = c.headers.get('location')!;
   const half = Math.floor(data.length / 2);
-  expect((await tus('PATCH', loc, token, { 'Upload-Offset': '0' }, data.subarray(0, half))).status).toBe(204);
-  const last = await tus('PATCH', loc, token, { 'Upload-Offset': String(half) }, data.subarray(half));
+  expect(
+    (await tus('PATCH', loc, token, { 'Upload-Offset': '0' }, data.subarray(0, half))).status,
+  ).toBe(204);
+  const last = await tus(
+    'PATCH',
+    loc,
+    token,
+    { 'Upload-Offset': String(half) },
+    data.subarray(half),
+  );
   if (last.status !== 204) throw new Error(`last PATCH ${last.status} ${await last.text()}`);
   return loc.split('/').pop()!;
 }
 
 async function recordingRow(id: string) {
-  const [row] = await h.svc.ctx.dbHandle.query<{ status: string; duration_ms: number | null; size_bytes: number }>('SELECT status, duration_ms, size_bytes::int FROM jobs.recordings WHERE id = $1', [id]);
+  const [row] = await h.svc.ctx.dbHandle.query<{
+    status: string;
+    duration_ms: number | null;
+    size_bytes: number;
+  }>('SELECT status, duration_ms, size_bytes::int FROM jobs.recordings WHERE id = $1', [id]);
   return row;
 }
 
@@ -96,7 +151,13 @@ describe('tus creation and upload rights', () => {
     expect(((await refused.json()) as { code: string }).code).toBe('not_job_tester');
     expect((await create(job.id, p.token)).status).toBe(403);
     const loc = (await create(job.id, t.token)).headers.get('location')!;
-    const patch = await tus('PATCH', loc, other.token, { 'Upload-Offset': '0' }, webm.subarray(0, 100));
+    const patch = await tus(
+      'PATCH',
+      loc,
+      other.token,
+      { 'Upload-Offset': '0' },
+      webm.subarray(0, 100),
+    );
     expect(patch.status).toBe(403);
     expect((await tus('HEAD', loc, other.token)).status).toBe(403);
     // Nothing was written by the stranger.
@@ -107,20 +168,43 @@ describe('tus creation and upload rights', () => {
     const { job, t } = await claimedJob();
     const r = await create(job.id, t.token, { 'Upload-Length': String(MAX_BYTES + 1) });
     expect(r.status).toBe(413);
-    expect(((await r.json()) as { detail: string }).detail).toBe('Recording size must be less than 2MB');
-    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.recordings WHERE job_id = $1', [job.id]);
+    expect(((await r.json()) as { detail: string }).detail).toBe(
+      'Recording size must be less than 2MB',
+    );
+    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM jobs.recordings WHERE job_id = $1',
+      [job.id],
+    );
     expect(n).toBe(0);
   });
 
   it('answers 413 to a PATCH that would take an upload of deferred length past RECORDING_MAX_BYTES', async () => {
     const { job, t } = await claimedJob();
     const loc = (await create(job.id, t.token)).headers.get('location')!;
-    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, 1000))).status).toBe(204);
-    const over = await tus('PATCH', loc, t.token, { 'Upload-Offset': '1000' }, Buffer.alloc(MAX_BYTES));
+    expect(
+      (await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, 1000))).status,
+    ).toBe(204);
+    const over = await tus(
+      'PATCH',
+      loc,
+      t.token,
+      { 'Upload-Offset': '1000' },
+      Buffer.alloc(MAX_BYTES),
+    );
     expect(over.status).toBe(413);
     expect((await tus('HEAD', loc, t.token)).headers.get('upload-offset')).toBe('1000');
     // Declaring a final length over the limit is refused the same way.
-    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '1000', 'Upload-Length': String(MAX_BYTES + 1) }, Buffer.alloc(0))).status).toBe(413);
+    expect(
+      (
+        await tus(
+          'PATCH',
+          loc,
+          t.token,
+          { 'Upload-Offset': '1000', 'Upload-Length': String(MAX_BYTES + 1) },
+          Buffer.alloc(0),
+        )
+      ).status,
+    ).toBe(413);
   });
 
   it('completes an upload of deferred length whose last PATCH only declares the length (the recorder stopped right after a part went)', async () => {
@@ -129,7 +213,13 @@ describe('tus creation and upload rights', () => {
     const id = loc.split('/').pop()!;
     expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm)).status).toBe(204);
     expect((await recordingRow(id)).status).toBe('uploading');
-    const last = await tus('PATCH', loc, t.token, { 'Upload-Offset': String(webm.length), 'Upload-Length': String(webm.length) }, Buffer.alloc(0));
+    const last = await tus(
+      'PATCH',
+      loc,
+      t.token,
+      { 'Upload-Offset': String(webm.length), 'Upload-Length': String(webm.length) },
+      Buffer.alloc(0),
+    );
     expect(last.status).toBe(204);
     expect((await recordingRow(id)).status).toBe('complete');
     await waitFor(async () => (await recordingRow(id))?.duration_ms !== null, 'recording remuxed');
@@ -167,7 +257,13 @@ describe('resume, remux, submit, play', () => {
     expect(head.status).toBe(200);
     expect(head.headers.get('upload-offset')).toBe('4000');
     expect(head.headers.get('upload-defer-length')).toBe('1');
-    const rest = await tus('PATCH', loc, t.token, { 'Upload-Offset': '4000', 'Upload-Length': String(webm.length) }, webm.subarray(4000));
+    const rest = await tus(
+      'PATCH',
+      loc,
+      t.token,
+      { 'Upload-Offset': '4000', 'Upload-Length': String(webm.length) },
+      webm.subarray(4000),
+    );
     expect(rest.status).toBe(204);
     expect(rest.headers.get('upload-offset')).toBe(String(webm.length));
     await waitFor(async () => (await recordingRow(id))?.duration_ms !== null, 'recording remuxed');
@@ -175,7 +271,9 @@ describe('resume, remux, submit, play', () => {
     expect(row.status).toBe('complete');
     expect(Math.abs(row.duration_ms! - 3000)).toBeLessThan(300);
     // The remuxed WebM carries cues (seek index): EBML id 0x1C53BB6B.
-    expect(readFileSync(path.join(recordingsDir(), id)).includes(Buffer.from([0x1c, 0x53, 0xbb, 0x6b]))).toBe(true);
+    expect(
+      readFileSync(path.join(recordingsDir(), id)).includes(Buffer.from([0x1c, 0x53, 0xbb, 0x6b])),
+    ).toBe(true);
   });
 
   it('refuses a moment after the end of the recording, then takes recording_id with findings at moments', async () => {
@@ -190,16 +288,28 @@ describe('resume, remux, submit, play', () => {
     };
     const late = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, f('60000'));
     expect(late.status).toBe(400);
-    expect(late.body.errors.key_finding_1_at_ms).toEqual(['Finding 1: the moment is after the end of the recording']);
+    expect(late.body.errors.key_finding_1_at_ms).toEqual([
+      'Finding 1: the moment is after the end of the recording',
+    ]);
     const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, f('1500'));
     expect(r.status).toBe(201);
     const events = await outboxEvents(h, 'WorkSubmitted', job.id);
     expect(events.at(-1)!.data.hasRecording).toBe(true);
 
     const read = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
-    expect(read.body.findings[0]).toMatchObject({ text: 'Signup button hard to find', severity: 'major', at_ms: 1500 });
+    expect(read.body.findings[0]).toMatchObject({
+      text: 'Signup button hard to find',
+      severity: 'major',
+      at_ms: 1500,
+    });
     const rec = read.body.recording!;
-    expect(rec).toEqual({ id, url: expect.stringMatching(new RegExp(`^/api/recordings/${id}\\?sig=`)), mime_type: 'video/webm', duration_ms: expect.any(Number), size_bytes: (await recordingRow(id)).size_bytes });
+    expect(rec).toEqual({
+      id,
+      url: expect.stringMatching(new RegExp(`^/api/recordings/${id}\\?sig=`)),
+      mime_type: 'video/webm',
+      duration_ms: expect.any(Number),
+      size_bytes: (await recordingRow(id)).size_bytes,
+    });
   });
 
   it('serves Range requests with 206 by signed link, and by token to the poster, the tester and the admin only', async () => {
@@ -211,7 +321,10 @@ describe('resume, remux, submit, play', () => {
     expect((await ranged.arrayBuffer()).byteLength).toBe(100);
 
     const bare = `/api/recordings/${id}`;
-    const as = (token: string) => fetch(`${h.svc.url}${bare}`, { headers: { Range: 'bytes=0-99', authorization: `Bearer ${token}` } });
+    const as = (token: string) =>
+      fetch(`${h.svc.url}${bare}`, {
+        headers: { Range: 'bytes=0-99', authorization: `Bearer ${token}` },
+      });
     expect((await as(p.token)).status).toBe(206);
     expect((await as(t.token)).status).toBe(206);
     expect((await as((await admin(h)).token)).status).toBe(206);
@@ -231,7 +344,9 @@ describe('resume, remux, submit, play', () => {
     expect(swept.retention).toBeGreaterThanOrEqual(1);
     expect(await recordingRow(id)).toBeUndefined();
     expect(existsSync(path.join(recordingsDir(), id))).toBe(false);
-    expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.recording).toBeNull();
+    expect(
+      (await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.recording,
+    ).toBeNull();
   });
 });
 
@@ -251,15 +366,27 @@ describe('sweeps and clear-all', () => {
   it('clear-all deletes every recording and its file', async () => {
     const { job, t } = await claimedJob();
     const id = await upload(job.id, t.token);
-    await waitFor(async () => (await recordingRow(id))?.status === 'complete', 'recording complete');
+    await waitFor(
+      async () => (await recordingRow(id))?.status === 'complete',
+      'recording complete',
+    );
     expect(existsSync(path.join(recordingsDir(), id))).toBe(true);
     const token = await mintServiceToken(SECRET, 'admin');
     // Clear-all deletes exactly what its preview showed (the admin confirmed that preview).
-    const preview = await api<{ fingerprint: string }>(h, 'GET', '/internal/jobs/clear-preview', token);
-    const r = await api(h, 'POST', '/internal/jobs/clear', token, { fingerprint: preview.body.fingerprint });
+    const preview = await api<{ fingerprint: string }>(
+      h,
+      'GET',
+      '/internal/jobs/clear-preview',
+      token,
+    );
+    const r = await api(h, 'POST', '/internal/jobs/clear', token, {
+      fingerprint: preview.body.fingerprint,
+    });
     expect(r.status).toBe(200);
     await Promise.allSettled([...h.svc.deps.recordingWork]);
-    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs.recordings');
+    const [{ n }] = await h.svc.ctx.dbHandle.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM jobs.recordings',
+    );
     expect(n).toBe(0);
     expect(existsSync(path.join(recordingsDir(), id))).toBe(false);
   });
@@ -270,8 +397,13 @@ describe('bad tus input', () => {
     const { t } = await claimedJob();
     const none = await tus('POST', '/api/recordings', t.token, { 'Upload-Defer-Length': '1' });
     expect(none.status).toBe(400);
-    expect(((await none.json()) as { detail: string }).detail).toBe('Upload-Metadata must name the job_id the recording is for.');
-    const bad = await tus('POST', '/api/recordings', t.token, { 'Upload-Defer-Length': '1', 'Upload-Metadata': 'job_id not base64!' });
+    expect(((await none.json()) as { detail: string }).detail).toBe(
+      'Upload-Metadata must name the job_id the recording is for.',
+    );
+    const bad = await tus('POST', '/api/recordings', t.token, {
+      'Upload-Defer-Length': '1',
+      'Upload-Metadata': 'job_id not base64!',
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { code: string }).code).toBe('invalid_metadata');
   });
@@ -284,8 +416,16 @@ describe('without ffmpeg', () => {
     await waitFor(async () => (await recordingRow(id))?.duration_ms !== null, 'first remux');
     const before = readFileSync(path.join(recordingsDir(), id));
     const lines: Array<{ obj: Record<string, unknown>; msg: string }> = [];
-    const logger = { child: () => logger, warn: (obj: Record<string, unknown>, msg: string) => lines.push({ obj, msg }), info: () => undefined, error: () => undefined };
-    const deps = Object.assign(Object.create(h.svc.deps) as JobsDeps, { media: ffmpegTools('/nonexistent/ffmpeg', '/nonexistent/ffprobe'), logger });
+    const logger = {
+      child: () => logger,
+      warn: (obj: Record<string, unknown>, msg: string) => lines.push({ obj, msg }),
+      info: () => undefined,
+      error: () => undefined,
+    };
+    const deps = Object.assign(Object.create(h.svc.deps) as JobsDeps, {
+      media: ffmpegTools('/nonexistent/ffmpeg', '/nonexistent/ffprobe'),
+      logger,
+    });
     await makeSeekable(deps, id, 'video/webm');
     expect(lines.map((l) => l.msg)).toEqual([expect.stringContaining('ffmpeg/ffprobe not found')]);
     expect(readFileSync(path.join(recordingsDir(), id)).equals(before)).toBe(true);

@@ -328,8 +328,15 @@ describe('S3 file storage (s3rver)', () => {
     );
     expect(n).toBe(before.length);
     const token = await mintServiceToken(SECRET, 'admin');
-    const preview = await api<{ fingerprint: string }>(h, 'GET', '/internal/jobs/clear-preview', token);
-    const r = await api(h, 'POST', '/internal/jobs/clear', token, { fingerprint: preview.body.fingerprint });
+    const preview = await api<{ fingerprint: string }>(
+      h,
+      'GET',
+      '/internal/jobs/clear-preview',
+      token,
+    );
+    const r = await api(h, 'POST', '/internal/jobs/clear', token, {
+      fingerprint: preview.body.fingerprint,
+    });
     expect(r.status).toBe(200);
     expect(await bucketKeys()).toEqual([]);
   });
@@ -343,21 +350,53 @@ describe('screen recordings on S3 (tus S3 store, issue #30)', () => {
     // remux keeps what it can read), so the upload spans two multipart parts and an incomplete one.
     const dir = mkdtempSync(path.join(tmpdir(), 'rec-s3-fixture-'));
     const file = path.join(dir, 'clip.webm');
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10', '-c:v', 'libvpx', '-b:v', '200k', file]);
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=2:size=160x120:rate=10',
+      '-c:v',
+      'libvpx',
+      '-b:v',
+      '200k',
+      file,
+    ]);
     webm = Buffer.concat([readFileSync(file), randomBytes(9 * 1024 * 1024)]);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const tus = (method: string, p: string, token: string, headers: Record<string, string> = {}, body?: Buffer) =>
+  const tus = (
+    method: string,
+    p: string,
+    token: string,
+    headers: Record<string, string> = {},
+    body?: Buffer,
+  ) =>
     fetch(`${h.svc.url}${p}`, {
       method,
-      headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}), ...headers },
+      headers: {
+        'Tus-Resumable': '1.0.0',
+        authorization: `Bearer ${token}`,
+        ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}),
+        ...headers,
+      },
       body: body ? new Uint8Array(body) : undefined,
     });
   const create = (jobId: string, token: string) =>
-    tus('POST', '/api/recordings', token, { 'Upload-Defer-Length': '1', 'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}` });
+    tus('POST', '/api/recordings', token, {
+      'Upload-Defer-Length': '1',
+      'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}`,
+    });
   const row = async (id: string) =>
-    (await h.svc.ctx.dbHandle.query<{ status: string; size_bytes: number }>('SELECT status, size_bytes::int FROM jobs.recordings WHERE id = $1', [id]))[0];
+    (
+      await h.svc.ctx.dbHandle.query<{ status: string; size_bytes: number }>(
+        'SELECT status, size_bytes::int FROM jobs.recordings WHERE id = $1',
+        [id],
+      )
+    )[0];
   const keysOf = async (id: string) => (await bucketKeys()).filter((k) => k.startsWith(id));
 
   let id: string;
@@ -370,12 +409,22 @@ describe('screen recordings on S3 (tus S3 store, issue #30)', () => {
     // Parts as a recorder produces them: 1 MB, then 7.5 MB (one full S3 part is now reached).
     const cut1 = 1024 * 1024;
     const cut2 = cut1 + 7.5 * 1024 * 1024;
-    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, cut1))).status).toBe(204);
-    const second = await tus('PATCH', loc, t.token, { 'Upload-Offset': String(cut1) }, webm.subarray(cut1, cut2));
+    expect(
+      (await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, cut1))).status,
+    ).toBe(204);
+    const second = await tus(
+      'PATCH',
+      loc,
+      t.token,
+      { 'Upload-Offset': String(cut1) },
+      webm.subarray(cut1, cut2),
+    );
     expect(second.status).toBe(204);
     expect(second.headers.get('upload-offset')).toBe(String(cut2));
     // A PATCH at a wrong offset is refused (409) and changes nothing.
-    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '5' }, webm.subarray(5, 100))).status).toBe(409);
+    expect(
+      (await tus('PATCH', loc, t.token, { 'Upload-Offset': '5' }, webm.subarray(5, 100))).status,
+    ).toBe(409);
     // The connection dropped: HEAD says where the server is; the length is still deferred.
     const head = await tus('HEAD', loc, t.token);
     expect(head.status).toBe(200);
@@ -383,7 +432,13 @@ describe('screen recordings on S3 (tus S3 store, issue #30)', () => {
     expect(head.headers.get('upload-defer-length')).toBe('1');
     expect((await row(id)).status).toBe('uploading');
     // Stop: the last part declares the length.
-    const last = await tus('PATCH', loc, t.token, { 'Upload-Offset': String(cut2), 'Upload-Length': String(webm.length) }, webm.subarray(cut2));
+    const last = await tus(
+      'PATCH',
+      loc,
+      t.token,
+      { 'Upload-Offset': String(cut2), 'Upload-Length': String(webm.length) },
+      webm.subarray(cut2),
+    );
     expect(last.status).toBe(204);
     expect(last.headers.get('upload-offset')).toBe(String(webm.length));
     expect((await row(id)).status).toBe('complete');
@@ -396,7 +451,9 @@ describe('screen recordings on S3 (tus S3 store, issue #30)', () => {
     const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: id }));
     expect(head.ContentLength).toBe(size_bytes);
     const { token } = await admin(h);
-    const r = await fetch(`${h.svc.url}/api/recordings/${id}`, { headers: { Range: 'bytes=0-99', authorization: `Bearer ${token}` } });
+    const r = await fetch(`${h.svc.url}/api/recordings/${id}`, {
+      headers: { Range: 'bytes=0-99', authorization: `Bearer ${token}` },
+    });
     expect(r.status).toBe(206);
     expect(r.headers.get('content-range')).toBe(`bytes 0-99/${size_bytes}`);
     const bytes = Buffer.from(await r.arrayBuffer());
@@ -409,8 +466,16 @@ describe('screen recordings on S3 (tus S3 store, issue #30)', () => {
     const loc = (await create(job.id, t.token)).headers.get('location')!;
     const bad = loc.split('/').pop()!;
     const text = Buffer.from('not a video at all, only text\n'.repeat(100));
-    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, text.subarray(0, 1000))).status).toBe(204);
-    const r = await tus('PATCH', loc, t.token, { 'Upload-Offset': '1000', 'Upload-Length': String(text.length) }, text.subarray(1000));
+    expect(
+      (await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, text.subarray(0, 1000))).status,
+    ).toBe(204);
+    const r = await tus(
+      'PATCH',
+      loc,
+      t.token,
+      { 'Upload-Offset': '1000', 'Upload-Length': String(text.length) },
+      text.subarray(1000),
+    );
     expect(r.status).toBe(415);
     expect(await row(bad)).toBeUndefined();
     expect(await keysOf(bad)).toEqual([]);
@@ -420,12 +485,25 @@ describe('screen recordings on S3 (tus S3 store, issue #30)', () => {
     const { job, t } = await claimedJob();
     const loc = (await create(job.id, t.token)).headers.get('location')!;
     const unfinished = loc.split('/').pop()!;
-    expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, 4096))).status).toBe(204);
+    expect(
+      (await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm.subarray(0, 4096))).status,
+    ).toBe(204);
     expect((await keysOf(unfinished)).length).toBeGreaterThan(0);
     expect((await keysOf(id)).length).toBeGreaterThan(0);
     const token = await mintServiceToken(SECRET, 'admin');
-    const preview = await api<{ fingerprint: string }>(h, 'GET', '/internal/jobs/clear-preview', token);
-    expect((await api(h, 'POST', '/internal/jobs/clear', token, { fingerprint: preview.body.fingerprint })).status).toBe(200);
+    const preview = await api<{ fingerprint: string }>(
+      h,
+      'GET',
+      '/internal/jobs/clear-preview',
+      token,
+    );
+    expect(
+      (
+        await api(h, 'POST', '/internal/jobs/clear', token, {
+          fingerprint: preview.body.fingerprint,
+        })
+      ).status,
+    ).toBe(200);
     await Promise.allSettled([...h.svc.deps.recordingWork]);
     expect(await bucketKeys()).toEqual([]);
   });

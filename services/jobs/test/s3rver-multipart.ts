@@ -13,10 +13,14 @@ export function addMultipartListing(s3: S3rver): void {
   s3.middleware.unshift(async (ctx, next) => {
     const uploadId = ctx.query.uploadId;
     const m = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
-    if (!uploadId || !m || !/^[0-9a-f]+$/.test(uploadId) || !['GET', 'DELETE'].includes(ctx.method)) return next();
+    if (!uploadId || !m || !/^[0-9a-f]+$/.test(uploadId) || !['GET', 'DELETE'].includes(ctx.method))
+      return next();
     const [, bucket, key] = m;
     const dir = path.join(s3.store.getResourcePath(bucket, undefined, 'uploads'), uploadId);
-    const exists = await stat(dir).then(() => true, () => false);
+    const exists = await stat(dir).then(
+      () => true,
+      () => false,
+    );
     if (!exists) {
       ctx.status = 404;
       ctx.set('Content-Type', 'application/xml');
@@ -29,7 +33,10 @@ export function addMultipartListing(s3: S3rver): void {
       ctx.body = '';
       return;
     }
-    const numbers = (await readdir(dir)).filter((f) => /^\d+$/.test(f)).map(Number).sort((a, b) => a - b);
+    const numbers = (await readdir(dir))
+      .filter((f) => /^\d+$/.test(f))
+      .map(Number)
+      .sort((a, b) => a - b);
     const parts = await Promise.all(
       numbers.map(async (n) => {
         const s = await stat(path.join(dir, String(n)));

@@ -18,7 +18,20 @@ beforeAll(async () => {
   h = await startHarness('share-recording');
   const dir = mkdtempSync(path.join(tmpdir(), 'share-rec-'));
   const file = path.join(dir, 'clip.webm');
-  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'libvpx', '-b:v', '200k', file]);
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=3:size=160x120:rate=10',
+    '-c:v',
+    'libvpx',
+    '-b:v',
+    '200k',
+    file,
+  ]);
   webm = readFileSync(file);
 });
 afterAll(async () => {
@@ -26,10 +39,21 @@ afterAll(async () => {
 });
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-const tus = (method: string, p: string, token: string, headers: Record<string, string>, body?: Buffer) =>
+const tus = (
+  method: string,
+  p: string,
+  token: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+) =>
   fetch(`${h.svc.url}${p}`, {
     method,
-    headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}), ...headers },
+    headers: {
+      'Tus-Resumable': '1.0.0',
+      authorization: `Bearer ${token}`,
+      ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}),
+      ...headers,
+    },
     body: body ? new Uint8Array(body) : undefined,
   });
 
@@ -39,7 +63,10 @@ describe('the shared report plays the recording', () => {
     const t = await tester(h);
     const job = await paidJob(h, p);
     expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)).status).toBe(200);
-    const c = await tus('POST', '/api/recordings', t.token, { 'Upload-Metadata': `job_id ${b64(job.id)},filetype ${b64('video/webm')}`, 'Upload-Length': String(webm.length) });
+    const c = await tus('POST', '/api/recordings', t.token, {
+      'Upload-Metadata': `job_id ${b64(job.id)},filetype ${b64('video/webm')}`,
+      'Upload-Length': String(webm.length),
+    });
     expect(c.status).toBe(201);
     const loc = c.headers.get('location')!;
     expect((await tus('PATCH', loc, t.token, { 'Upload-Offset': '0' }, webm)).status).toBe(204);
@@ -59,8 +86,15 @@ describe('the shared report plays the recording', () => {
 
     const shared = await api<SharedReportView>(h, 'GET', `/api/shared/${token}`);
     expect(shared.status).toBe(200);
-    expect(shared.body.recording).toEqual({ url: recUrl, mime_type: 'video/webm', duration_ms: expect.any(Number) });
-    expect(shared.body.findings[0]).toMatchObject({ text: 'Signup button hard to find', at_ms: 1500 });
+    expect(shared.body.recording).toEqual({
+      url: recUrl,
+      mime_type: 'video/webm',
+      duration_ms: expect.any(Number),
+    });
+    expect(shared.body.findings[0]).toMatchObject({
+      text: 'Signup button hard to find',
+      at_ms: 1500,
+    });
 
     const ranged = await fetch(`${h.svc.url}${recUrl}`, { headers: { Range: 'bytes=0-99' } });
     expect(ranged.status).toBe(206);
@@ -70,14 +104,18 @@ describe('the shared report plays the recording', () => {
     expect((await ranged.arrayBuffer()).byteLength).toBe(100);
 
     // The page: a <video> on the shared recording, the finding's moment a media-fragment link.
-    const page = await (await fetch(`${h.svc.url}/r/${token}`, { headers: { accept: 'text/html' } })).text();
+    const page = await (
+      await fetch(`${h.svc.url}/r/${token}`, { headers: { accept: 'text/html' } })
+    ).text();
     expect(page).toContain(`<video`);
     expect(page).toContain(`src="${recUrl}"`);
     expect(page).toContain(`href="${recUrl}#t=1.5"`);
     expect(page).toContain('Watch at 0:01');
 
     // The PDF's "Watch at" link is absolute and goes through the token too.
-    const pdf = Buffer.from(await (await fetch(`${h.svc.url}/api/shared/${token}/report.pdf`)).arrayBuffer()).toString('latin1');
+    const pdf = Buffer.from(
+      await (await fetch(`${h.svc.url}/api/shared/${token}/report.pdf`)).arrayBuffer(),
+    ).toString('latin1');
     expect(pdf).toContain(`${recUrl}#t=1.5`);
 
     expect((await api(h, 'DELETE', `/api/jobs/${job.id}/share`, p.token)).status).toBe(204);

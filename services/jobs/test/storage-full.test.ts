@@ -9,21 +9,33 @@ import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { api, paidJob, poster, startHarness, tester, type Harness } from './helpers.js';
 
-const SENTENCE = 'We could not store your file right now; your draft is kept, try again in a few minutes';
-const enospc = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+const SENTENCE =
+  'We could not store your file right now; your draft is kept, try again in a few minutes';
+const enospc = () =>
+  Object.assign(new Error('ENOSPC: no space left on device, write'), {
+    code: 'ENOSPC',
+    errno: -28,
+    syscall: 'write',
+  });
 
 let h: Harness;
 let png: Buffer;
 beforeAll(async () => {
   h = await startHarness('storage_full', { CLAIM_TIMEOUT_MS: String(10 * 60_000) });
-  png = await sharp(randomBytes(200 * 150 * 3), { raw: { width: 200, height: 150, channels: 3 } }).png().toBuffer();
+  png = await sharp(randomBytes(200 * 150 * 3), { raw: { width: 200, height: 150, channels: 3 } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => {
   await h?.close();
 });
 
 const counts = async () =>
-  (await h.svc.ctx.dbHandle.query<{ s: number; f: number }>('SELECT (SELECT count(*)::int FROM jobs.submissions) AS s, (SELECT count(*)::int FROM jobs.files) AS f'))[0];
+  (
+    await h.svc.ctx.dbHandle.query<{ s: number; f: number }>(
+      'SELECT (SELECT count(*)::int FROM jobs.submissions) AS s, (SELECT count(*)::int FROM jobs.files) AS f',
+    )
+  )[0];
 const form = () => {
   const f = new FormData();
   f.append('feedback_text', 'The signup button is hidden below the fold on mobile.');
@@ -38,7 +50,10 @@ describe('an upload that meets a full disk', () => {
     const t = await tester(h);
     const job = await paidJob(h, p);
     expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)).status).toBe(200);
-    const [{ deadline: before }] = await h.svc.ctx.dbHandle.query<{ deadline: Date }>('SELECT claim_deadline_at AS deadline FROM jobs.jobs WHERE id = $1', [job.id]);
+    const [{ deadline: before }] = await h.svc.ctx.dbHandle.query<{ deadline: Date }>(
+      'SELECT claim_deadline_at AS deadline FROM jobs.jobs WHERE id = $1',
+      [job.id],
+    );
     const storage = h.svc.deps.storage;
     const putFile = storage.putFile.bind(storage);
     const stored: string[] = [];
@@ -57,7 +72,10 @@ describe('an upload that meets a full disk', () => {
       };
     }
     expect(await counts()).toEqual(was);
-    const [row] = await h.svc.ctx.dbHandle.query<{ status: string; deadline: Date }>('SELECT status, claim_deadline_at AS deadline FROM jobs.jobs WHERE id = $1', [job.id]);
+    const [row] = await h.svc.ctx.dbHandle.query<{ status: string; deadline: Date }>(
+      'SELECT status, claim_deadline_at AS deadline FROM jobs.jobs WHERE id = $1',
+      [job.id],
+    );
     expect(row.status).toBe('claimed');
     expect(row.deadline.getTime()).toBeGreaterThan(before.getTime());
     expect(row.deadline.getTime()).toBeGreaterThanOrEqual(Date.now() + 59 * 60_000);
@@ -99,7 +117,9 @@ describe('readiness and disk space', () => {
       expect(r.status).toBe(503);
       const body = (await r.json()) as { checks: Record<string, string> };
       expect(body.checks.database).toBe('ok');
-      expect(body.checks.disk).toMatch(/^low disk space: \d+ MB free under .+, below MIN_FREE_DISK_BYTES \(\d+ MB\)$/);
+      expect(body.checks.disk).toMatch(
+        /^low disk space: \d+ MB free under .+, below MIN_FREE_DISK_BYTES \(\d+ MB\)$/,
+      );
     } finally {
       await low.close();
     }

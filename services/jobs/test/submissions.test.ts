@@ -5,7 +5,19 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { mintServiceToken } from '@htm/service-kit';
 import type { JobView } from '@htm/contracts';
-import { admin, api, outboxEvents, paidJob, poster, SECRET, startHarness, tester, type Harness, type OwnSubmission, type Person } from './helpers.js';
+import {
+  admin,
+  api,
+  outboxEvents,
+  paidJob,
+  poster,
+  SECRET,
+  startHarness,
+  tester,
+  type Harness,
+  type OwnSubmission,
+  type Person,
+} from './helpers.js';
 
 let h: Harness;
 let png: Buffer;
@@ -13,7 +25,9 @@ beforeAll(async () => {
   h = await startHarness('subs');
   // a real 800x600 PNG of noise (big enough that the preview is clearly smaller)
   const raw = randomBytes(800 * 600 * 3);
-  png = await sharp(raw, { raw: { width: 800, height: 600, channels: 3 } }).png().toBuffer();
+  png = await sharp(raw, { raw: { width: 800, height: 600, channels: 3 } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => {
   await h?.close();
@@ -27,11 +41,15 @@ function storedFiles(): string[] {
     .map((d) => path.join(d.parentPath, d.name));
 }
 async function counts() {
-  const [r] = await h.svc.ctx.dbHandle.query<{ s: number; f: number }>('SELECT (SELECT count(*)::int FROM jobs.submissions) AS s, (SELECT count(*)::int FROM jobs.files) AS f');
+  const [r] = await h.svc.ctx.dbHandle.query<{ s: number; f: number }>(
+    'SELECT (SELECT count(*)::int FROM jobs.submissions) AS s, (SELECT count(*)::int FROM jobs.files) AS f',
+  );
   return { ...r, disk: storedFiles().length };
 }
 
-async function claimedJob(over: Record<string, unknown> = {}): Promise<{ job: JobView; p: Person; t: Person }> {
+async function claimedJob(
+  over: Record<string, unknown> = {},
+): Promise<{ job: JobView; p: Person; t: Person }> {
   const p = await poster(h);
   const t = await tester(h, { name: 'Sam Submitter' });
   const job = await paidJob(h, p, over);
@@ -40,15 +58,30 @@ async function claimedJob(over: Record<string, unknown> = {}): Promise<{ job: Jo
   return { job, p, t };
 }
 
-function dashboardForm(over: Record<string, string | undefined> = {}, file?: { data: Buffer; name: string; type?: string }) {
+function dashboardForm(
+  over: Record<string, string | undefined> = {},
+  file?: { data: Buffer; name: string; type?: string },
+) {
   const f = new FormData();
-  const fields = { feedback_text: 'The signup button is hidden below the fold on mobile.', key_finding_1: 'Signup button hard to find', ...over };
+  const fields = {
+    feedback_text: 'The signup button is hidden below the fold on mobile.',
+    key_finding_1: 'Signup button hard to find',
+    ...over,
+  };
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) f.append(k, v);
-  if (file) f.append('screenshot', new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/png' }), file.name);
+  if (file)
+    f.append(
+      'screenshot',
+      new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/png' }),
+      file.name,
+    );
   return f;
 }
 
-function posterFlowForm(over: Record<string, string | undefined> = {}, files: Array<{ data: Buffer; name: string; type?: string }> = []) {
+function posterFlowForm(
+  over: Record<string, string | undefined> = {},
+  files: Array<{ data: Buffer; name: string; type?: string }> = [],
+) {
   const f = new FormData();
   const fields = {
     requirement_responses: JSON.stringify([
@@ -64,7 +97,12 @@ function posterFlowForm(over: Record<string, string | undefined> = {}, files: Ar
     ...over,
   };
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) f.append(k, v);
-  for (const file of files) f.append('files', new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/png' }), file.name);
+  for (const file of files)
+    f.append(
+      'files',
+      new Blob([new Uint8Array(file.data)], { type: file.type ?? 'image/png' }),
+      file.name,
+    );
   return f;
 }
 
@@ -72,16 +110,46 @@ describe('submit work (tester dashboard variant)', () => {
   it.each([
     [{ feedback_text: 'too short' }, 'feedback_text', 'Feedback must be at least 10 characters'],
     [{ feedback_text: undefined }, 'feedback_text', 'Feedback must be at least 10 characters'],
-    [{ feedback_text: 'x'.repeat(1001) }, 'feedback_text', 'Feedback must be less than 1000 characters'],
-    [{ key_finding_1: undefined }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
-    [{ key_finding_1: 'abcd' }, 'key_finding_1', 'At least one key finding (min 5 characters) is required'],
-    [{ key_finding_2: 'y'.repeat(121) }, 'key_finding_2', 'Key finding 2 must be 5 to 120 characters (or leave it empty)'],
-    [{ key_finding_2: 'ab' }, 'key_finding_2', 'Key finding 2 must be 5 to 120 characters (or leave it empty)'],
-    [{ key_finding_3: 'x' }, 'key_finding_3', 'Key finding 3 must be 5 to 120 characters (or leave it empty)'],
+    [
+      { feedback_text: 'x'.repeat(1001) },
+      'feedback_text',
+      'Feedback must be less than 1000 characters',
+    ],
+    [
+      { key_finding_1: undefined },
+      'key_finding_1',
+      'At least one key finding (min 5 characters) is required',
+    ],
+    [
+      { key_finding_1: 'abcd' },
+      'key_finding_1',
+      'At least one key finding (min 5 characters) is required',
+    ],
+    [
+      { key_finding_2: 'y'.repeat(121) },
+      'key_finding_2',
+      'Key finding 2 must be 5 to 120 characters (or leave it empty)',
+    ],
+    [
+      { key_finding_2: 'ab' },
+      'key_finding_2',
+      'Key finding 2 must be 5 to 120 characters (or leave it empty)',
+    ],
+    [
+      { key_finding_3: 'x' },
+      'key_finding_3',
+      'Key finding 3 must be 5 to 120 characters (or leave it empty)',
+    ],
   ])('refuses %j with 400 and leaves no row and no file', async (over, field, message) => {
     const { job, t } = await claimedJob();
     const before = await counts();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm(over, { data: png, name: 'shot.png' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm(over, { data: png, name: 'shot.png' }),
+    );
     expect(r.status).toBe(400);
     expect(r.body.errors[field]).toContain(message);
     expect(await counts()).toEqual(before);
@@ -90,7 +158,20 @@ describe('submit work (tester dashboard variant)', () => {
   it('refuses a text file named .png with 415 and stores nothing', async () => {
     const { job, t } = await claimedJob();
     const before = await counts();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({}, { data: Buffer.from('just some text, not an image\n'.repeat(400)), name: 'shot.png', type: 'image/png' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm(
+        {},
+        {
+          data: Buffer.from('just some text, not an image\n'.repeat(400)),
+          name: 'shot.png',
+          type: 'image/png',
+        },
+      ),
+    );
     expect(r.status).toBe(415);
     expect(r.body.detail).toBe('Please upload an image file only');
     expect(await counts()).toEqual(before);
@@ -101,7 +182,13 @@ describe('submit work (tester dashboard variant)', () => {
     const { job, t } = await claimedJob();
     const before = await counts();
     const big = Buffer.concat([png, Buffer.alloc(11 * 1024 * 1024)]);
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({}, { data: big, name: 'big.png' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm({}, { data: big, name: 'big.png' }),
+    );
     expect(r.status).toBe(413);
     expect(r.body.detail).toBe('File size must be less than 10MB');
     expect(await counts()).toEqual(before);
@@ -112,18 +199,40 @@ describe('submit work (tester dashboard variant)', () => {
     const { job, t } = await claimedJob();
     const before = await counts();
     // 8000 × 5001 of one colour: a small file whose pixels would take 160 MB to decode.
-    const huge = await sharp({ create: { width: 8000, height: 5001, channels: 3, background: '#fff' } }).png({ compressionLevel: 1 }).toBuffer();
+    const huge = await sharp({
+      create: { width: 8000, height: 5001, channels: 3, background: '#fff' },
+    })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
     expect(huge.length).toBeLessThan(10 * 1024 * 1024);
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({}, { data: huge, name: 'huge.png' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm({}, { data: huge, name: 'huge.png' }),
+    );
     expect(r.status).toBe(413);
-    expect(r.body).toMatchObject({ code: 'image_too_many_pixels', detail: 'Images may be at most 40 megapixels.' });
+    expect(r.body).toMatchObject({
+      code: 'image_too_many_pixels',
+      detail: 'Images may be at most 40 megapixels.',
+    });
     expect(await counts()).toEqual(before);
     expect(readdirSync(path.join(h.uploadDir, 'tmp'))).toEqual([]);
   });
 
   it('stores a real PNG under a generated name with a smaller preview, and records WorkSubmitted', async () => {
     const { job, t } = await claimedJob();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({ key_finding_2: 'Pricing is unclear' }, { data: png, name: '../../evil name.png' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm(
+        { key_finding_2: 'Pricing is unclear' },
+        { data: png, name: '../../evil name.png' },
+      ),
+    );
     expect(r.status).toBe(201);
     expect(r.body.job).toMatchObject({ status: 'submitted', id: job.id });
     expect(r.body.submission).toMatchObject({
@@ -131,14 +240,25 @@ describe('submit work (tester dashboard variant)', () => {
       revision: 0,
       locked: false,
       submitted_by_snapshot: { name: 'Sam Submitter', location: 'USA' },
-      human_preview: { device_used: null, browser_used: null, key_findings_bullets: ['Signup button hard to find', 'Pricing is unclear'] },
+      human_preview: {
+        device_used: null,
+        browser_used: null,
+        key_findings_bullets: ['Signup button hard to find', 'Pricing is unclear'],
+      },
       general_feedback: 'The signup button is hidden below the fold on mobile.',
       requirement_responses: [],
     });
     expect(r.body.submission.file_urls).toHaveLength(1);
-    expect(r.body.submission.human_preview.small_image_url).toMatch(/^\/api\/files\/[0-9a-f-]{36}\?sig=/);
+    expect(r.body.submission.human_preview.small_image_url).toMatch(
+      /^\/api\/files\/[0-9a-f-]{36}\?sig=/,
+    );
 
-    const rows = await h.svc.ctx.dbHandle.query<{ kind: string; storage_key: string; size: number; content_type: string }>(
+    const rows = await h.svc.ctx.dbHandle.query<{
+      kind: string;
+      storage_key: string;
+      size: number;
+      content_type: string;
+    }>(
       'SELECT kind, storage_key, size::int AS size, content_type FROM jobs.files WHERE job_id = $1 ORDER BY kind',
       [job.id],
     );
@@ -157,7 +277,9 @@ describe('submit work (tester dashboard variant)', () => {
 
     const ev = await outboxEvents(h, 'WorkSubmitted', job.id);
     expect(ev).toHaveLength(1);
-    expect(Date.parse(ev[0].data.autoAcceptAt) - Date.parse(ev[0].data.submittedAt)).toBe(96 * 3600_000);
+    expect(Date.parse(ev[0].data.autoAcceptAt) - Date.parse(ev[0].data.submittedAt)).toBe(
+      96 * 3600_000,
+    );
   });
 
   it('accepts a submission without a screenshot', async () => {
@@ -171,31 +293,58 @@ describe('submit work (tester dashboard variant)', () => {
   it('takes optional checklist answers in the Quick report and keeps only the answered items', async () => {
     const { job, t } = await claimedJob();
     expect(job.requirements.length).toBeGreaterThanOrEqual(2);
-    const bad = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({ requirement_responses: JSON.stringify([{ requirement_index: 9, response_text: 'Yes' }]) }));
+    const bad = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm({
+        requirement_responses: JSON.stringify([{ requirement_index: 9, response_text: 'Yes' }]),
+      }),
+    );
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.requirement_responses).toEqual(['Each response must answer a different requirement of this job.']);
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({
-      requirement_responses: JSON.stringify([
-        { requirement_index: 0, response_text: '' },
-        { requirement_index: 1, response_text: 'Yes, it took two clicks.' },
-      ]),
-    }));
+    expect(bad.body.errors.requirement_responses).toEqual([
+      'Each response must answer a different requirement of this job.',
+    ]);
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm({
+        requirement_responses: JSON.stringify([
+          { requirement_index: 0, response_text: '' },
+          { requirement_index: 1, response_text: 'Yes, it took two clicks.' },
+        ]),
+      }),
+    );
     expect(r.status).toBe(201);
-    expect(r.body.submission.requirement_responses).toEqual([{ requirement_index: 1, response_text: 'Yes, it took two clicks.' }]);
+    expect(r.body.submission.requirement_responses).toEqual([
+      { requirement_index: 1, response_text: 'Yes, it took two clicks.' },
+    ]);
     // Without answers the Quick report stores none (the poster sees no empty rows).
     const other = await claimedJob();
-    const plain = await api(h, 'POST', `/api/jobs/${other.job.id}/submit-work`, other.t.token, dashboardForm());
+    const plain = await api(
+      h,
+      'POST',
+      `/api/jobs/${other.job.id}/submit-work`,
+      other.t.token,
+      dashboardForm(),
+    );
     expect(plain.body.submission.requirement_responses).toEqual([]);
   });
 
-  it("tells the poster a Canadian tester is in Canada, whatever location the role screen kept", async () => {
+  it('tells the poster a Canadian tester is in Canada, whatever location the role screen kept', async () => {
     const p = await poster(h);
     const t = await tester(h, { country: 'CA', name: 'Cam Canuck' });
     const job = await paidJob(h, p, { geo_rule: 'us_pr_ca' });
     expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)).status).toBe(200);
     const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm());
     expect(r.status).toBe(201);
-    expect(r.body.submission.submitted_by_snapshot).toEqual({ name: 'Cam Canuck', location: 'Canada' });
+    expect(r.body.submission.submitted_by_snapshot).toEqual({
+      name: 'Cam Canuck',
+      location: 'Canada',
+    });
   });
 
   it('lets only the tester holding the job submit, only while claimed', async () => {
@@ -204,39 +353,93 @@ describe('submit work (tester dashboard variant)', () => {
     const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, other.token, dashboardForm());
     expect(r.status).toBe(403);
     const p = await poster(h);
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, p.token, dashboardForm())).status).toBe(403);
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm())).status).toBe(201);
+    expect(
+      (await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, p.token, dashboardForm())).status,
+    ).toBe(403);
+    expect(
+      (await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm())).status,
+    ).toBe(201);
     const twice = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm());
     expect(twice.status).toBe(409);
-    expect(twice.body.detail).toBe('Work has already been submitted for this job and is waiting for review.');
+    expect(twice.body.detail).toBe(
+      'Work has already been submitted for this job and is waiting for review.',
+    );
   });
 
   it('refuses a JSON body (not multipart) with 400', async () => {
     const { job, t } = await claimedJob();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, { feedback_text: 'hello there friend' });
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, {
+      feedback_text: 'hello there friend',
+    });
     expect(r.status).toBe(400);
   });
 });
 
 describe('submit work (poster-flow variant)', () => {
   it.each([
-    [{ requirement_responses: '[]' }, 'requirement_responses', 'Please provide at least one response to the requirements before submitting.'],
-    [{ requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: '   ' }]) }, 'requirement_responses', 'Please provide at least one response to the requirements before submitting.'],
-    [{ requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: 'short' }]) }, 'requirement_responses', 'Please provide more detailed responses (at least 10 characters each).'],
-    [{ requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: 'z'.repeat(501) }]) }, 'requirement_responses.0.response_text', 'Each response must be 500 characters or less'],
-    [{ requirement_responses: 'not json' }, 'requirement_responses', 'Requirement responses must be a list of {requirement_index, response_text}'],
-    [{ requirement_responses: JSON.stringify([{ requirement_index: 7, response_text: 'a valid long answer' }]) }, 'requirement_responses', 'Each response must answer a different requirement of this job.'],
+    [
+      { requirement_responses: '[]' },
+      'requirement_responses',
+      'Please provide at least one response to the requirements before submitting.',
+    ],
+    [
+      { requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: '   ' }]) },
+      'requirement_responses',
+      'Please provide at least one response to the requirements before submitting.',
+    ],
+    [
+      { requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: 'short' }]) },
+      'requirement_responses',
+      'Please provide more detailed responses (at least 10 characters each).',
+    ],
+    [
+      {
+        requirement_responses: JSON.stringify([
+          { requirement_index: 0, response_text: 'z'.repeat(501) },
+        ]),
+      },
+      'requirement_responses.0.response_text',
+      'Each response must be 500 characters or less',
+    ],
+    [
+      { requirement_responses: 'not json' },
+      'requirement_responses',
+      'Requirement responses must be a list of {requirement_index, response_text}',
+    ],
+    [
+      {
+        requirement_responses: JSON.stringify([
+          { requirement_index: 7, response_text: 'a valid long answer' },
+        ]),
+      },
+      'requirement_responses',
+      'Each response must answer a different requirement of this job.',
+    ],
     [{ device_used: '' }, 'device_used', 'Device used is required'],
     [{ device_used: 'd'.repeat(51) }, 'device_used', 'Device used must be 50 characters or less'],
     [{ browser_used: undefined }, 'browser_used', 'Browser used is required'],
-    [{ browser_used: 'b'.repeat(51) }, 'browser_used', 'Browser used must be 50 characters or less'],
+    [
+      { browser_used: 'b'.repeat(51) },
+      'browser_used',
+      'Browser used must be 50 characters or less',
+    ],
     [{ key_findings_bullet_1: '' }, 'key_findings_bullet_1', 'Key finding 1 is required'],
     [{ key_findings_bullet_2: undefined }, 'key_findings_bullet_2', 'Key finding 2 is required'],
-    [{ key_findings_bullet_3: 'k'.repeat(101) }, 'key_findings_bullet_3', 'Key finding 3 must be 100 characters or less'],
+    [
+      { key_findings_bullet_3: 'k'.repeat(101) },
+      'key_findings_bullet_3',
+      'Key finding 3 must be 100 characters or less',
+    ],
   ])('refuses %j with 400 and leaves no row and no file', async (over, field, message) => {
     const { job, t } = await claimedJob();
     const before = await counts();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm(over, [{ data: png, name: 'a.png' }]));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      posterFlowForm(over, [{ data: png, name: 'a.png' }]),
+    );
     expect(r.status).toBe(400);
     expect(r.body.errors[field]).toContain(message);
     expect(await counts()).toEqual(before);
@@ -245,30 +448,60 @@ describe('submit work (poster-flow variant)', () => {
   it('stores several files (images and a WebM video) and one submission model', async () => {
     const { job, t } = await claimedJob();
     // minimal WebM (EBML header + webm doctype) is enough for content sniffing
-    const webm = Buffer.concat([Buffer.from('1a45dfa3a34286810142f7810142f2810442f381084282847765626d42878102428581', 'hex'), Buffer.alloc(5000)]);
-    const gif = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#f00' } }).gif().toBuffer();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [
-      { data: png, name: 'one.png' },
-      { data: webm, name: 'clip.webm', type: 'video/webm' },
-      { data: gif, name: 'two.gif', type: 'image/gif' },
-    ]));
+    const webm = Buffer.concat([
+      Buffer.from('1a45dfa3a34286810142f7810142f2810442f381084282847765626d42878102428581', 'hex'),
+      Buffer.alloc(5000),
+    ]);
+    const gif = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#f00' } })
+      .gif()
+      .toBuffer();
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      posterFlowForm({}, [
+        { data: png, name: 'one.png' },
+        { data: webm, name: 'clip.webm', type: 'video/webm' },
+        { data: gif, name: 'two.gif', type: 'image/gif' },
+      ]),
+    );
     expect(r.status).toBe(201);
     expect(r.body.submission).toMatchObject({
-      human_preview: { device_used: 'iPhone 13', browser_used: 'Safari 17', key_findings_bullets: ['Button is small', 'E-mail took 2 minutes', 'Footer links broken'] },
-      requirement_responses: [{ requirement_index: 0, response_text: 'Yes, top right corner of the page.' }],
+      human_preview: {
+        device_used: 'iPhone 13',
+        browser_used: 'Safari 17',
+        key_findings_bullets: ['Button is small', 'E-mail took 2 minutes', 'Footer links broken'],
+      },
+      requirement_responses: [
+        { requirement_index: 0, response_text: 'Yes, top right corner of the page.' },
+      ],
       general_feedback: 'Overall smooth.',
     });
     expect(r.body.submission.file_urls).toHaveLength(3);
     expect(r.body.submission.file_names).toEqual(['one.png', 'clip.webm', 'two.gif']);
-    const types = await h.svc.ctx.dbHandle.query<{ content_type: string }>(`SELECT content_type FROM jobs.files WHERE job_id = $1 AND kind = 'original' ORDER BY content_type`, [job.id]);
+    const types = await h.svc.ctx.dbHandle.query<{ content_type: string }>(
+      `SELECT content_type FROM jobs.files WHERE job_id = $1 AND kind = 'original' ORDER BY content_type`,
+      [job.id],
+    );
     expect(types.map((x) => x.content_type)).toEqual(['image/gif', 'image/png', 'video/webm']);
   });
 
   it('refuses a text file named .png with 415 saying images or video are accepted', async () => {
     const { job, t } = await claimedJob();
     const before = await counts();
-    const text = { data: Buffer.from('just some text, not an image\n'.repeat(400)), name: 'shot.png', type: 'image/png' };
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [text]));
+    const text = {
+      data: Buffer.from('just some text, not an image\n'.repeat(400)),
+      name: 'shot.png',
+      type: 'image/png',
+    };
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      posterFlowForm({}, [text]),
+    );
     expect(r.status).toBe(415);
     expect(r.body.detail).toBe('Please upload image or video files only');
     expect(await counts()).toEqual(before);
@@ -278,7 +511,13 @@ describe('submit work (poster-flow variant)', () => {
     const { job, t } = await claimedJob();
     const before = await counts();
     const six = Array.from({ length: 6 }, (_, i) => ({ data: png, name: `f${i}.png` }));
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, six));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      posterFlowForm({}, six),
+    );
     expect(r.status).toBe(400);
     expect(r.body.detail).toBe('Please upload at most 5 files');
     expect(await counts()).toEqual(before);
@@ -288,18 +527,28 @@ describe('submit work (poster-flow variant)', () => {
 describe('result file names', () => {
   it("keeps the tester's own file name, sanitised, with the extension its content has", async () => {
     const { job, t } = await claimedJob();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [
-      { data: png, name: 'C:\\fakepath\\Página de pago.jpg' },
-      { data: png, name: '../../=cmd|calc.png' },
-      { data: png, name: '....png' },
-    ]));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      posterFlowForm({}, [
+        { data: png, name: 'C:\\fakepath\\Página de pago.jpg' },
+        { data: png, name: '../../=cmd|calc.png' },
+        { data: png, name: '....png' },
+      ]),
+    );
     expect(r.status).toBe(201);
     expect(r.body.submission.file_names).toEqual(['Página de pago.png', 'cmd_calc.png', null]);
     // Non-ASCII names go in filename* with an ASCII fallback.
     const d = await fetch(`${h.svc.url}${r.body.submission.file_urls![0]}&download=1`);
-    expect(d.headers.get('content-disposition')).toMatch(/^attachment; filename="file-[0-9a-f]{8}\.png"; filename\*=UTF-8''P%C3%A1gina%20de%20pago\.png$/);
+    expect(d.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="file-[0-9a-f]{8}\.png"; filename\*=UTF-8''P%C3%A1gina%20de%20pago\.png$/,
+    );
     const third = await fetch(`${h.svc.url}${r.body.submission.file_urls![2]}`);
-    expect(third.headers.get('content-disposition')).toMatch(/^inline; filename="file-[0-9a-f]{8}\.png"$/);
+    expect(third.headers.get('content-disposition')).toMatch(
+      /^inline; filename="file-[0-9a-f]{8}\.png"$/,
+    );
   });
 });
 
@@ -310,14 +559,25 @@ describe('reading submissions and files', () => {
   let sub: OwnSubmission;
   beforeAll(async () => {
     ({ job, p, t } = await claimedJob());
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/submissions`, t.token, posterFlowForm({}, [{ data: png, name: 'one.png' }]));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      posterFlowForm({}, [{ data: png, name: 'one.png' }]),
+    );
     sub = r.body.submission as OwnSubmission;
   });
 
   it('locks the submission for the poster until accepted, showing only the preview', async () => {
     const r = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ locked: true, requirement_responses: null, general_feedback: null, file_urls: null });
+    expect(r.body).toMatchObject({
+      locked: true,
+      requirement_responses: null,
+      general_feedback: null,
+      file_urls: null,
+    });
     expect(r.body.auto_accept_at).not.toBeNull();
     expect(r.body.human_preview.small_image_url).toMatch(/^\/api\/files\//);
     // the preview loads through its signed link without a bearer token
@@ -384,14 +644,23 @@ describe('reading submissions and files', () => {
 describe('review', () => {
   async function submitted() {
     const c = await claimedJob();
-    const r = await api(h, 'POST', `/api/jobs/${c.job.id}/submit-work`, c.t.token, dashboardForm({}, { data: png, name: 's.png' }));
+    const r = await api(
+      h,
+      'POST',
+      `/api/jobs/${c.job.id}/submit-work`,
+      c.t.token,
+      dashboardForm({}, { data: png, name: 's.png' }),
+    );
     expect(r.status).toBe(201);
     return c;
   }
 
   it('refuses reject with the MVP message and a missing decision', async () => {
     const { job, p } = await submitted();
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'reject', reason: 'bad' });
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'reject',
+      reason: 'bad',
+    });
     expect(r.status).toBe(400);
     expect(r.body.detail).toBe('Rejection not supported in MVP. Request revision instead.');
     const none = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {});
@@ -401,71 +670,154 @@ describe('review', () => {
 
   it('allows one revision with a reason, then the resubmission, then refuses a second revision (409)', async () => {
     const { job, p, t } = await submitted();
-    const noReason = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision' });
+    const noReason = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+    });
     expect(noReason.status).toBe(400);
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Please add screenshots of the checkout', specific_issues: ['No checkout screenshot'] });
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+      reason: 'Please add screenshots of the checkout',
+      specific_issues: ['No checkout screenshot'],
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ payment_processed: false, revision_count: 1, job: { status: 'revision_requested', last_review: { decision: 'request_revision', reason: 'Please add screenshots of the checkout' } } });
+    expect(r.body).toMatchObject({
+      payment_processed: false,
+      revision_count: 1,
+      job: {
+        status: 'revision_requested',
+        last_review: {
+          decision: 'request_revision',
+          reason: 'Please add screenshots of the checkout',
+        },
+      },
+    });
     const ev = await outboxEvents(h, 'RevisionRequested', job.id);
-    expect(Date.parse(ev[0].data.deadlineAt) - Date.parse(ev[0].data.requestedAt)).toBe(48 * 3600_000);
+    expect(Date.parse(ev[0].data.deadlineAt) - Date.parse(ev[0].data.requestedAt)).toBe(
+      48 * 3600_000,
+    );
     // resubmit
-    const again = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, dashboardForm({ feedback_text: 'Added the checkout details as asked.' }));
+    const again = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      t.token,
+      dashboardForm({ feedback_text: 'Added the checkout details as asked.' }),
+    );
     expect(again.status).toBe(201);
     expect(again.body.submission.revision).toBe(1);
-    const second = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'more' });
+    const second = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+      reason: 'more',
+    });
     expect(second.status).toBe(409);
-    expect(second.body.detail).toBe('Only one revision is allowed per job. Please accept the work.');
+    expect(second.body.detail).toBe(
+      'Only one revision is allowed per job. Please accept the work.',
+    );
     // accept: completes, emits SubmissionAccepted with what payments needs, unlocks
     const acc = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' });
     expect(acc.status).toBe(200);
-    expect(acc.body).toMatchObject({ payment_processed: true, revision_count: 1, job: { status: 'completed' } });
+    expect(acc.body).toMatchObject({
+      payment_processed: true,
+      revision_count: 1,
+      job: { status: 'completed' },
+    });
     const accepted = await outboxEvents(h, 'SubmissionAccepted', job.id);
     expect(accepted).toHaveLength(1);
-    expect(accepted[0].data).toMatchObject({ jobId: job.id, testerId: t.id, posterId: p.id, title: job.title, acceptedBy: 'poster' });
+    expect(accepted[0].data).toMatchObject({
+      jobId: job.id,
+      testerId: t.id,
+      posterId: p.id,
+      title: job.title,
+      acceptedBy: 'poster',
+    });
     const view = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
     expect(view.body.locked).toBe(false);
     expect(view.body.general_feedback).toBe('Added the checkout details as asked.');
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' })).status).toBe(409);
+    expect(
+      (await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' })).status,
+    ).toBe(409);
   });
 
   it('stores the specific issues of a revision request and shows them to the tester with the reason', async () => {
     const { job, p, t } = await submitted();
     const issues = ['Checkout button not tested', 'No screenshot of the cart'];
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Please test the checkout', specific_issues: [...issues, '  '] });
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+      reason: 'Please test the checkout',
+      specific_issues: [...issues, '  '],
+    });
     expect(r.status).toBe(200);
-    expect(r.body.job.last_review).toMatchObject({ reason: 'Please test the checkout', specific_issues: issues });
-    const stored = await h.svc.ctx.dbHandle.query<{ last_review: { specific_issues?: string[] } | null }>('SELECT last_review FROM jobs.jobs WHERE id = $1', [job.id]);
+    expect(r.body.job.last_review).toMatchObject({
+      reason: 'Please test the checkout',
+      specific_issues: issues,
+    });
+    const stored = await h.svc.ctx.dbHandle.query<{
+      last_review: { specific_issues?: string[] } | null;
+    }>('SELECT last_review FROM jobs.jobs WHERE id = $1', [job.id]);
     expect(stored[0]?.last_review?.specific_issues).toEqual(issues);
     const mine = await api(h, 'GET', '/api/tester/my-jobs', t.token);
     const seen = mine.body.jobs.find((j: { id: string }) => j.id === job.id);
-    expect(seen).toMatchObject({ status: 'revision_requested', last_review: { decision: 'request_revision', reason: 'Please test the checkout', specific_issues: issues } });
+    expect(seen).toMatchObject({
+      status: 'revision_requested',
+      last_review: {
+        decision: 'request_revision',
+        reason: 'Please test the checkout',
+        specific_issues: issues,
+      },
+    });
   });
 
   it('reads specific issues sent as one text as one issue per line, and refuses too many or too long ones', async () => {
     const { job, p, t } = await submitted();
-    const tooMany = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'r', specific_issues: Array.from({ length: 21 }, (_, i) => `issue ${i}`) });
+    const tooMany = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+      reason: 'r',
+      specific_issues: Array.from({ length: 21 }, (_, i) => `issue ${i}`),
+    });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.errors.specific_issues).toEqual(['You can list at most 20 specific issues']);
-    const tooLong = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'r', specific_issues: ['x'.repeat(501)] });
+    expect(tooMany.body.errors.specific_issues).toEqual([
+      'You can list at most 20 specific issues',
+    ]);
+    const tooLong = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+      reason: 'r',
+      specific_issues: ['x'.repeat(501)],
+    });
     expect(tooLong.status).toBe(400);
-    expect(tooLong.body.errors['specific_issues.0']).toEqual(['Each specific issue must be 500 characters or less']);
-    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Redo', specific_issues: 'Menu\r\n\n Footer links ' });
+    expect(tooLong.body.errors['specific_issues.0']).toEqual([
+      'Each specific issue must be 500 characters or less',
+    ]);
+    const r = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+      reason: 'Redo',
+      specific_issues: 'Menu\r\n\n Footer links ',
+    });
     expect(r.status).toBe(200);
     const mine = await api(h, 'GET', '/api/tester/my-jobs', t.token);
-    expect(mine.body.jobs.find((j: { id: string }) => j.id === job.id)?.last_review?.specific_issues).toEqual(['Menu', 'Footer links']);
+    expect(
+      mine.body.jobs.find((j: { id: string }) => j.id === job.id)?.last_review?.specific_issues,
+    ).toEqual(['Menu', 'Footer links']);
   });
 
   it('lets only the poster of the job or the admin review; admin completes via PATCH', async () => {
     const { job, t } = await submitted();
     const other = await poster(h);
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, other.token, { decision: 'accept' })).status).toBe(403);
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, t.token, { decision: 'accept' })).status).toBe(403);
+    expect(
+      (await api(h, 'POST', `/api/jobs/${job.id}/review`, other.token, { decision: 'accept' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await api(h, 'POST', `/api/jobs/${job.id}/review`, t.token, { decision: 'accept' })).status,
+    ).toBe(403);
     expect((await api(h, 'PATCH', `/api/jobs/${job.id}/complete`, other.token)).status).toBe(403);
     const a = await admin(h);
     const r = await api(h, 'PATCH', `/api/jobs/${job.id}/complete`, a.token);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ payment_processed: true, job: { status: 'completed' } });
-    expect((await outboxEvents(h, 'SubmissionAccepted', job.id))[0].data).toMatchObject({ acceptedBy: 'admin', actorId: a.id });
+    expect((await outboxEvents(h, 'SubmissionAccepted', job.id))[0].data).toMatchObject({
+      acceptedBy: 'admin',
+      actorId: a.id,
+    });
   });
 
   it('answers 409 to a review before anything is submitted', async () => {
@@ -485,39 +837,65 @@ describe('POST /internal/jobs/clear (after GET /internal/jobs/clear-preview)', (
     expect((await api(h, 'POST', '/internal/jobs/clear', wrong, {})).status).toBe(403);
     const before = await counts();
     expect(before.disk).toBeGreaterThan(0);
-    const jobsNow = await h.svc.ctx.dbHandle.query<{ id: string; status: string; payment_status: string }>('SELECT id, status, payment_status FROM jobs.jobs');
-    const unfinished = jobsNow.filter((j) => j.payment_status === 'paid' && j.status !== 'completed').map((j) => j.id).sort();
+    const jobsNow = await h.svc.ctx.dbHandle.query<{
+      id: string;
+      status: string;
+      payment_status: string;
+    }>('SELECT id, status, payment_status FROM jobs.jobs');
+    const unfinished = jobsNow
+      .filter((j) => j.payment_status === 'paid' && j.status !== 'completed')
+      .map((j) => j.id)
+      .sort();
     expect(unfinished.length).toBeGreaterThan(0);
     const tok = await mintServiceToken(SECRET, 'admin');
 
-    const preview = await api<Record<string, unknown> & { fingerprint: string; jobs_by_status: Record<string, number> }>(h, 'GET', '/internal/jobs/clear-preview', tok);
+    const preview = await api<
+      Record<string, unknown> & { fingerprint: string; jobs_by_status: Record<string, number> }
+    >(h, 'GET', '/internal/jobs/clear-preview', tok);
     expect(preview.status).toBe(200);
     expect(preview.body).toMatchObject({
       jobs_total: jobsNow.length,
       submissions: before.s,
       paid_unfinished: unfinished.length,
       paid_unfinished_cents: unfinished.length * 100,
-      paid_completed: jobsNow.filter((j) => j.payment_status === 'paid' && j.status === 'completed').length,
+      paid_completed: jobsNow.filter((j) => j.payment_status === 'paid' && j.status === 'completed')
+        .length,
       unpaid: jobsNow.filter((j) => j.payment_status !== 'paid').length,
     });
-    expect(Object.values(preview.body.jobs_by_status).reduce((a, b) => a + b, 0)).toBe(jobsNow.length);
+    expect(Object.values(preview.body.jobs_by_status).reduce((a, b) => a + b, 0)).toBe(
+      jobsNow.length,
+    );
 
     // Without the fingerprint: 400; with a stale one (a job posted since): 409, nothing deleted.
     expect((await api(h, 'POST', '/internal/jobs/clear', tok, {})).status).toBe(400);
     await paidJob(h, await poster(h));
-    const stale = await api(h, 'POST', '/internal/jobs/clear', tok, { fingerprint: preview.body.fingerprint });
+    const stale = await api(h, 'POST', '/internal/jobs/clear', tok, {
+      fingerprint: preview.body.fingerprint,
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.code).toBe('clear_preview_stale');
     expect(await counts()).toEqual(before);
 
     const fresh = await api<{ fingerprint: string }>(h, 'GET', '/internal/jobs/clear-preview', tok);
     const adminId = '5b0d6f2e-4a57-4c1e-9b8b-3c1f2a7d9e10';
-    const r = await api(h, 'POST', '/internal/jobs/clear', tok, { fingerprint: fresh.body.fingerprint, actor_id: adminId });
+    const r = await api(h, 'POST', '/internal/jobs/clear', tok, {
+      fingerprint: fresh.body.fingerprint,
+      actor_id: adminId,
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ jobs_deleted: jobsNow.length + 1, submissions_deleted: before.s, refunded_jobs: unfinished.length + 1 });
+    expect(r.body).toEqual({
+      jobs_deleted: jobsNow.length + 1,
+      submissions_deleted: before.s,
+      refunded_jobs: unfinished.length + 1,
+    });
     expect(await counts()).toEqual({ s: 0, f: 0, disk: 0 });
     const event = (await outboxEvents(h, 'JobsCleared')).at(-1)!.data;
-    expect({ ...event, refundJobIds: undefined }).toEqual({ jobsDeleted: jobsNow.length + 1, submissionsDeleted: before.s, actorId: adminId, refundJobIds: undefined });
+    expect({ ...event, refundJobIds: undefined }).toEqual({
+      jobsDeleted: jobsNow.length + 1,
+      submissionsDeleted: before.s,
+      actorId: adminId,
+      refundJobIds: undefined,
+    });
     expect(event.refundJobIds).toHaveLength(unfinished.length + 1);
     expect(event.refundJobIds).toEqual(expect.arrayContaining(unfinished));
   });

@@ -1,5 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, outboxEvents, paidJob, poster, startHarness, tester, waitFor, type Harness, type Person } from './helpers.js';
+import {
+  api,
+  outboxEvents,
+  paidJob,
+  poster,
+  startHarness,
+  tester,
+  waitFor,
+  type Harness,
+  type Person,
+} from './helpers.js';
 import { startJobsWorker, timerIds, type JobsWorker } from '../src/workers/timers.js';
 import { startWorkerProcess } from '../src/worker-main.js';
 
@@ -8,7 +18,11 @@ let worker: JobsWorker | undefined;
 
 // Short timers: claims 1.5 s, auto-accept 1.2 s, revision window 0.3 s.
 beforeAll(async () => {
-  h = await startHarness('timers', { CLAIM_TIMEOUT_MS: '1500', AUTO_ACCEPT_AFTER_MS: '1200', REVISION_WINDOW_MS: '300' });
+  h = await startHarness('timers', {
+    CLAIM_TIMEOUT_MS: '1500',
+    AUTO_ACCEPT_AFTER_MS: '1200',
+    REVISION_WINDOW_MS: '300',
+  });
 });
 afterEach(async () => {
   await worker?.stop();
@@ -20,17 +34,27 @@ afterAll(async () => {
 });
 
 const startWorker = () =>
-  startJobsWorker({ config: h.svc.ctx.config, db: h.svc.ctx.db, bus: h.svc.ctx.bus, logger: h.svc.ctx.logger, events: h.svc.ctx.events });
+  startJobsWorker({
+    config: h.svc.ctx.config,
+    db: h.svc.ctx.db,
+    bus: h.svc.ctx.bus,
+    logger: h.svc.ctx.logger,
+    events: h.svc.ctx.events,
+  });
 
 async function jobRow(id: string) {
-  const [row] = await h.svc.ctx.dbHandle.query<{ status: string; tester_id: string | null; accepted_by: string | null }>(
-    'SELECT status, tester_id, accepted_by FROM jobs.jobs WHERE id = $1',
-    [id],
-  );
+  const [row] = await h.svc.ctx.dbHandle.query<{
+    status: string;
+    tester_id: string | null;
+    accepted_by: string | null;
+  }>('SELECT status, tester_id, accepted_by FROM jobs.jobs WHERE id = $1', [id]);
   return row;
 }
 async function strikes(id: string) {
-  const [row] = await h.svc.ctx.dbHandle.query<{ strikes: number; approved: boolean | null }>('SELECT strikes, approved FROM jobs.users WHERE id = $1', [id]);
+  const [row] = await h.svc.ctx.dbHandle.query<{ strikes: number; approved: boolean | null }>(
+    'SELECT strikes, approved FROM jobs.users WHERE id = $1',
+    [id],
+  );
   return row;
 }
 function form(text = 'The signup button is hidden below the fold.') {
@@ -48,7 +72,10 @@ async function claimed(t?: Person) {
   return { job: r.body.job, p, t: tt };
 }
 async function timerJob(id: string) {
-  return waitFor(async () => (await worker!.queue.getJob(id)) ?? undefined, `timer ${id} scheduled`);
+  return waitFor(
+    async () => (await worker!.queue.getJob(id)) ?? undefined,
+    `timer ${id} scheduled`,
+  );
 }
 
 describe('claim timeout', () => {
@@ -58,9 +85,22 @@ describe('claim timeout', () => {
     await waitFor(async () => (await jobRow(job.id)).status === 'open', 'job released');
     expect(await jobRow(job.id)).toMatchObject({ status: 'open', tester_id: null });
     expect((await strikes(t.id)).strikes).toBe(1);
-    await waitFor(async () => (await outboxEvents(h, 'TesterStrikeRecorded', t.id)).length === 1, 'strike event');
-    expect((await outboxEvents(h, 'JobReleased', job.id))[0].data).toEqual({ jobId: job.id, testerId: t.id, reason: 'claim_timeout', posterId: p.id, geoRule: job.geo_rule });
-    expect((await outboxEvents(h, 'TesterStrikeRecorded', t.id))[0].data).toMatchObject({ testerId: t.id, jobId: job.id, strikes: 1 });
+    await waitFor(
+      async () => (await outboxEvents(h, 'TesterStrikeRecorded', t.id)).length === 1,
+      'strike event',
+    );
+    expect((await outboxEvents(h, 'JobReleased', job.id))[0].data).toEqual({
+      jobId: job.id,
+      testerId: t.id,
+      reason: 'claim_timeout',
+      posterId: p.id,
+      geoRule: job.geo_rule,
+    });
+    expect((await outboxEvents(h, 'TesterStrikeRecorded', t.id))[0].data).toMatchObject({
+      testerId: t.id,
+      jobId: job.id,
+      strikes: 1,
+    });
     // the job is live again for another tester
     const other = await tester(h);
     expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, other.token)).status).toBe(200);
@@ -70,7 +110,10 @@ describe('claim timeout', () => {
     worker = await startWorker();
     const { job, t } = await claimed();
     await waitFor(async () => (await jobRow(job.id)).status === 'open', 'job released');
-    const expired = { detail: 'Your claim on this job expired, so it went back to the available jobs.', code: 'claim_expired' };
+    const expired = {
+      detail: 'Your claim on this job expired, so it went back to the available jobs.',
+      code: 'claim_expired',
+    };
     // The reason is the job's own record: it holds after the relay has deleted the published JobReleased.
     await h.svc.ctx.dbHandle.query("DELETE FROM jobs.outbox WHERE type = 'JobReleased'");
     const late = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form());
@@ -78,16 +121,32 @@ describe('claim timeout', () => {
     // still so once someone else holds the job
     const next = await tester(h);
     expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, next.token)).status).toBe(200);
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).body).toEqual(expired);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).body).toEqual(
+      expired,
+    );
     // a tester who never held it hears the general rule
-    const stranger = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, (await tester(h)).token, form());
-    expect({ status: stranger.status, body: stranger.body }).toEqual({ status: 403, body: { detail: 'Only the tester holding this job can submit work for it.', code: 'not_job_tester' } });
+    const stranger = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submit-work`,
+      (await tester(h)).token,
+      form(),
+    );
+    expect({ status: stranger.status, body: stranger.body }).toEqual({
+      status: 403,
+      body: {
+        detail: 'Only the tester holding this job can submit work for it.',
+        code: 'not_job_tester',
+      },
+    });
   });
 
   it('does nothing when the work was submitted in time', async () => {
     worker = await startWorker();
     const { job, t } = await claimed();
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(201);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
+      201,
+    );
     const claimEvent = (await outboxEvents(h, 'JobClaimed', job.id))[0];
     const timer = await timerJob(timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt));
     await waitFor(async () => (await timer.getState()) === 'completed', 'claim timer fired');
@@ -110,7 +169,9 @@ describe('claim timeout', () => {
     const q = new queue('jobs-timers', { connection: conn, prefix: `${h.prefix}bull` });
     try {
       // past the deadline with no worker running: still delayed in Redis, job still claimed
-      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(claimEvent.data.deadlineAt) - Date.now()) + 300));
+      await new Promise((r) =>
+        setTimeout(r, Math.max(0, Date.parse(claimEvent.data.deadlineAt) - Date.now()) + 300),
+      );
       expect(await (await q.getJob(id))!.getState()).toBe('delayed');
       expect((await jobRow(job.id)).status).toBe('claimed');
     } finally {
@@ -118,7 +179,10 @@ describe('claim timeout', () => {
       conn.disconnect();
     }
     worker = await startWorker();
-    await waitFor(async () => (await jobRow(job.id)).status === 'open', 'released by the new worker');
+    await waitFor(
+      async () => (await jobRow(job.id)).status === 'open',
+      'released by the new worker',
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(1);
     expect((await strikes(t.id)).strikes).toBe(1);
@@ -142,14 +206,23 @@ describe('auto-accept and revision window', () => {
   it('auto-accepts a submission after AUTO_ACCEPT_AFTER_MS and unlocks it for the poster', async () => {
     worker = await startWorker();
     const { job, p, t } = await claimed();
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(201);
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
+      201,
+    );
     expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.locked).toBe(true);
     await waitFor(async () => (await jobRow(job.id)).status === 'completed', 'auto-accepted');
     expect((await jobRow(job.id)).accepted_by).toBe('auto');
     const accepted = await outboxEvents(h, 'SubmissionAccepted', job.id);
     expect(accepted).toHaveLength(1);
-    expect(accepted[0].data).toMatchObject({ acceptedBy: 'auto', posterId: p.id, testerId: t.id, title: job.title });
-    expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.locked).toBe(false);
+    expect(accepted[0].data).toMatchObject({
+      acceptedBy: 'auto',
+      posterId: p.id,
+      testerId: t.id,
+      title: job.title,
+    });
+    expect((await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body.locked).toBe(
+      false,
+    );
 
     // the same WorkSubmitted envelope delivered again schedules nothing new and changes nothing
     const submittedEvent = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
@@ -162,8 +235,13 @@ describe('auto-accept and revision window', () => {
   it('reopens the job when the revision window expires: first tester unpaid and struck; the pending auto-accept does nothing', async () => {
     worker = await startWorker();
     const { job, p, t } = await claimed();
-    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(201);
-    const rev = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'request_revision', reason: 'Please add more detail' });
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
+      201,
+    );
+    const rev = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'request_revision',
+      reason: 'Please add more detail',
+    });
     expect(rev.status).toBe(200);
     await waitFor(async () => (await jobRow(job.id)).status === 'open', 'revision expired');
     expect(await jobRow(job.id)).toMatchObject({ status: 'open', tester_id: null });
@@ -172,7 +250,10 @@ describe('auto-accept and revision window', () => {
     const late = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form());
     expect({ status: late.status, body: late.body }).toEqual({
       status: 403,
-      body: { detail: 'Your revision window for this job ended, so it went back to the available jobs.', code: 'revision_expired' },
+      body: {
+        detail: 'Your revision window for this job ended, so it went back to the available jobs.',
+        code: 'revision_expired',
+      },
     });
     // the auto-accept timer of the first submission fires later and finds nothing to do
     const sub = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
@@ -191,9 +272,14 @@ describe('worker-main (the worker as its own process)', () => {
       const ready = await fetch(`${standalone.health.url}/readyz`);
       expect(ready.status).toBe(200);
       expect(await ready.json()).toMatchObject({ checks: { database: 'ok', redis: 'ok' } });
-      expect(await (await fetch(`${standalone.health.url}/metrics`)).text()).toContain('timer_queue_delayed');
+      expect(await (await fetch(`${standalone.health.url}/metrics`)).text()).toContain(
+        'timer_queue_delayed',
+      );
       const { job } = await claimed();
-      await waitFor(async () => (await jobRow(job.id)).status === 'open', 'released by the standalone worker');
+      await waitFor(
+        async () => (await jobRow(job.id)).status === 'open',
+        'released by the standalone worker',
+      );
       expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(1);
     } finally {
       await standalone.stop();

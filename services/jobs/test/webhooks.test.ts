@@ -2,11 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { WebhookDeliveryView, WebhookEndpointCreatedView, WebhookEndpointView, WebhookPayload } from '@htm/contracts';
+import type {
+  WebhookDeliveryView,
+  WebhookEndpointCreatedView,
+  WebhookEndpointView,
+  WebhookPayload,
+} from '@htm/contracts';
 import { startJobs } from '../src/main.js';
 import { isPrivateAddress, sendWebhook } from '../src/providers/webhook-sender.js';
 import { nextAttemptAfter } from '../src/domain/webhooks.js';
-import { api, outboxEvents, paidJob, poster, startHarness, tester, waitFor, type Harness, type Person } from './helpers.js';
+import {
+  api,
+  outboxEvents,
+  paidJob,
+  poster,
+  startHarness,
+  tester,
+  waitFor,
+  type Harness,
+  type Person,
+} from './helpers.js';
 
 /** A local receiver that verifies every delivery with the standardwebhooks library. */
 interface Received {
@@ -29,16 +44,29 @@ async function receiver(secretOf: () => string, answer: (n: number) => number = 
       } catch {
         verified = false;
       }
-      got.push({ id: String(req.headers['webhook-id']), verified, payload: JSON.parse(body) as WebhookPayload });
+      got.push({
+        id: String(req.headers['webhook-id']),
+        verified,
+        payload: JSON.parse(body) as WebhookPayload,
+      });
       res.statusCode = answer(n++);
       res.end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    got,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
-const ENV = { WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_POLL_MS: '50', WEBHOOKS_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://humantest.example' };
+const ENV = {
+  WEBHOOK_RETRY_BASE_MS: '300',
+  WEBHOOK_POLL_MS: '50',
+  WEBHOOKS_ALLOW_PRIVATE: 'true',
+  PUBLIC_URL: 'https://humantest.example',
+};
 
 let h: Harness;
 beforeAll(async () => {
@@ -51,7 +79,10 @@ afterAll(async () => {
 type Created = WebhookEndpointCreatedView & { code: string; errors: Record<string, string[]> };
 
 async function addEndpoint(p: Person, url: string, events?: string[]): Promise<Created> {
-  const r = await api<Created>(h, 'POST', '/api/webhook-endpoints', p.token, { url, ...(events ? { events } : {}) });
+  const r = await api<Created>(h, 'POST', '/api/webhook-endpoints', p.token, {
+    url,
+    ...(events ? { events } : {}),
+  });
   expect(r.status).toBe(201);
   return r.body;
 }
@@ -65,15 +96,35 @@ describe('webhook endpoints', () => {
       const ep = await addEndpoint(p, rx.url);
       secret = ep.secret;
       expect(ep.secret).toMatch(/^whsec_/);
-      expect(ep.events).toEqual(['job.paid', 'job.claimed', 'job.submitted', 'job.revision_requested', 'job.completed']);
-      const list = await api<{ endpoints: WebhookEndpointView[] }>(h, 'GET', '/api/webhook-endpoints', p.token);
-      expect(list.body.endpoints).toEqual([{ id: ep.id, url: rx.url, events: ep.events, created_at: ep.created_at, disabled_at: null }]);
+      expect(ep.events).toEqual([
+        'job.paid',
+        'job.claimed',
+        'job.submitted',
+        'job.revision_requested',
+        'job.completed',
+      ]);
+      const list = await api<{ endpoints: WebhookEndpointView[] }>(
+        h,
+        'GET',
+        '/api/webhook-endpoints',
+        p.token,
+      );
+      expect(list.body.endpoints).toEqual([
+        { id: ep.id, url: rx.url, events: ep.events, created_at: ep.created_at, disabled_at: null },
+      ]);
       expect(JSON.stringify(list.body)).not.toContain('whsec_');
       // Another poster sees none of it.
       const other = await poster(h);
-      expect((await api<{ endpoints: unknown[] }>(h, 'GET', '/api/webhook-endpoints', other.token)).body.endpoints).toEqual([]);
-      expect((await api(h, 'GET', `/api/webhook-endpoints/${ep.id}/deliveries`, other.token)).status).toBe(404);
-      expect((await api(h, 'DELETE', `/api/webhook-endpoints/${ep.id}`, other.token)).status).toBe(404);
+      expect(
+        (await api<{ endpoints: unknown[] }>(h, 'GET', '/api/webhook-endpoints', other.token)).body
+          .endpoints,
+      ).toEqual([]);
+      expect(
+        (await api(h, 'GET', `/api/webhook-endpoints/${ep.id}/deliveries`, other.token)).status,
+      ).toBe(404);
+      expect((await api(h, 'DELETE', `/api/webhook-endpoints/${ep.id}`, other.token)).status).toBe(
+        404,
+      );
 
       const t = await tester(h);
       const job = await paidJob(h, p);
@@ -81,32 +132,95 @@ describe('webhook endpoints', () => {
       const f = new FormData();
       f.append('feedback_text', 'The signup button is hidden below the fold on mobile.');
       f.append('key_finding_1', 'Signup button hard to find');
-      expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, f)).status).toBe(201);
-      expect((await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' })).status).toBe(200);
+      expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, f)).status).toBe(
+        201,
+      );
+      expect(
+        (await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' }))
+          .status,
+      ).toBe(200);
       await waitFor(() => rx.got.length >= 4, 'four webhooks');
-      expect(rx.got.map((g) => g.payload.type)).toEqual(['job.paid', 'job.claimed', 'job.submitted', 'job.completed']);
+      expect(rx.got.map((g) => g.payload.type)).toEqual([
+        'job.paid',
+        'job.claimed',
+        'job.submitted',
+        'job.completed',
+      ]);
       expect(rx.got.every((g) => g.verified)).toBe(true);
       expect(new Set(rx.got.map((g) => g.id)).size).toBe(4);
-      expect(rx.got[3].payload.data).toEqual({ job_id: job.id, title: job.title, status: 'completed', report_url: `https://humantest.example/dashboard?job=${job.id}` });
+      expect(rx.got[3].payload.data).toEqual({
+        job_id: job.id,
+        title: job.title,
+        status: 'completed',
+        report_url: `https://humantest.example/dashboard?job=${job.id}`,
+      });
       // Signed with another secret, the same delivery is refused by the library.
-      expect(() => new Webhook('whsec_' + Buffer.from('another secret of 24 bytes').toString('base64')).verify(JSON.stringify(rx.got[0].payload), { 'webhook-id': rx.got[0].id, 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' })).toThrow();
+      expect(() =>
+        new Webhook('whsec_' + Buffer.from('another secret of 24 bytes').toString('base64')).verify(
+          JSON.stringify(rx.got[0].payload),
+          { 'webhook-id': rx.got[0].id, 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' },
+        ),
+      ).toThrow();
 
-      const deliveries = await api<{ deliveries: WebhookDeliveryView[] }>(h, 'GET', `/api/webhook-endpoints/${ep.id}/deliveries`, p.token);
-      await waitFor(async () => (await api<{ deliveries: WebhookDeliveryView[] }>(h, 'GET', `/api/webhook-endpoints/${ep.id}/deliveries`, p.token)).body.deliveries.every((d) => d.status === 'delivered'), 'recorded');
+      const deliveries = await api<{ deliveries: WebhookDeliveryView[] }>(
+        h,
+        'GET',
+        `/api/webhook-endpoints/${ep.id}/deliveries`,
+        p.token,
+      );
+      await waitFor(
+        async () =>
+          (
+            await api<{ deliveries: WebhookDeliveryView[] }>(
+              h,
+              'GET',
+              `/api/webhook-endpoints/${ep.id}/deliveries`,
+              p.token,
+            )
+          ).body.deliveries.every((d) => d.status === 'delivered'),
+        'recorded',
+      );
       expect(deliveries.body.deliveries).toHaveLength(4);
 
       // Send test, then Redeliver: the same webhook-id again.
-      const test = await api<{ delivery: WebhookDeliveryView }>(h, 'POST', `/api/webhook-endpoints/${ep.id}/test`, p.token);
+      const test = await api<{ delivery: WebhookDeliveryView }>(
+        h,
+        'POST',
+        `/api/webhook-endpoints/${ep.id}/test`,
+        p.token,
+      );
       expect(test.status).toBe(202);
       await waitFor(() => rx.got.some((g) => g.payload.type === 'webhook.test'), 'test webhook');
       const first = rx.got.find((g) => g.payload.type === 'job.paid')!;
-      const paidDelivery = (await api<{ deliveries: WebhookDeliveryView[] }>(h, 'GET', `/api/webhook-endpoints/${ep.id}/deliveries`, p.token)).body.deliveries.find((d) => d.event === 'job.paid')!;
+      const paidDelivery = (
+        await api<{ deliveries: WebhookDeliveryView[] }>(
+          h,
+          'GET',
+          `/api/webhook-endpoints/${ep.id}/deliveries`,
+          p.token,
+        )
+      ).body.deliveries.find((d) => d.event === 'job.paid')!;
       expect(paidDelivery.webhook_id).toBe(first.id);
-      expect((await api(h, 'POST', `/api/webhook-endpoints/${ep.id}/deliveries/${paidDelivery.id}/redeliver`, p.token)).status).toBe(202);
-      await waitFor(() => rx.got.filter((g) => g.id === first.id).length === 2, 'redelivered with the same id');
+      expect(
+        (
+          await api(
+            h,
+            'POST',
+            `/api/webhook-endpoints/${ep.id}/deliveries/${paidDelivery.id}/redeliver`,
+            p.token,
+          )
+        ).status,
+      ).toBe(202);
+      await waitFor(
+        () => rx.got.filter((g) => g.id === first.id).length === 2,
+        'redelivered with the same id',
+      );
 
       expect((await api(h, 'DELETE', `/api/webhook-endpoints/${ep.id}`, p.token)).status).toBe(204);
-      expect((await api<{ endpoints: unknown[] }>(h, 'GET', '/api/webhook-endpoints', p.token)).body.endpoints).toEqual([]);
+      expect(
+        (await api<{ endpoints: unknown[] }>(h, 'GET', '/api/webhook-endpoints', p.token)).body
+          .endpoints,
+      ).toEqual([]);
     } finally {
       await rx.close();
     }
@@ -114,23 +228,42 @@ describe('webhook endpoints', () => {
 
   it('answers a 500 with a retry under the same webhook-id, surviving a restart in between', async () => {
     let secret = '';
-    const rx = await receiver(() => secret, (n) => (n === 0 ? 500 : 204));
-    const h2 = await startHarness('webhooks_restart', { ...ENV, WEBHOOK_RETRY_BASE_MS: '3000' }, { withWorker: true });
+    const rx = await receiver(
+      () => secret,
+      (n) => (n === 0 ? 500 : 204),
+    );
+    const h2 = await startHarness(
+      'webhooks_restart',
+      { ...ENV, WEBHOOK_RETRY_BASE_MS: '3000' },
+      { withWorker: true },
+    );
     const p = await poster(h2);
     try {
-      const ep = (await api<Created>(h2, 'POST', '/api/webhook-endpoints', p.token, { url: rx.url, events: ['job.paid'] })).body;
+      const ep = (
+        await api<Created>(h2, 'POST', '/api/webhook-endpoints', p.token, {
+          url: rx.url,
+          events: ['job.paid'],
+        })
+      ).body;
       secret = ep.secret;
       await paidJob(h2, p);
       await waitFor(() => rx.got.length === 1, 'first attempt');
       const deliveries = async (svcUrl: string) => {
-        const r = await fetch(`${svcUrl}/api/webhook-endpoints/${ep.id}/deliveries`, { headers: { authorization: `Bearer ${p.token}` } });
+        const r = await fetch(`${svcUrl}/api/webhook-endpoints/${ep.id}/deliveries`, {
+          headers: { authorization: `Bearer ${p.token}` },
+        });
         return ((await r.json()) as { deliveries: WebhookDeliveryView[] }).deliveries;
       };
-      await waitFor(async () => (await deliveries(h2.svc.url))[0]?.attempts === 1, 'first attempt recorded');
+      await waitFor(
+        async () => (await deliveries(h2.svc.url))[0]?.attempts === 1,
+        'first attempt recorded',
+      );
       const [pending] = await deliveries(h2.svc.url);
       expect(pending).toMatchObject({ status: 'pending', attempts: 1, last_response_code: 500 });
       // The retry is due WEBHOOK_RETRY_BASE_MS after the failed attempt.
-      expect(Date.parse(pending.next_attempt_at!) - Date.parse(pending.created_at)).toBeGreaterThanOrEqual(3000);
+      expect(
+        Date.parse(pending.next_attempt_at!) - Date.parse(pending.created_at),
+      ).toBeGreaterThanOrEqual(3000);
       // The process stops before the retry is due; a new one takes over from the database.
       await h2.svc.stop();
       const again = await startJobs(h2.env, { port: 0, withWorker: true });
@@ -138,8 +271,15 @@ describe('webhook endpoints', () => {
         await waitFor(() => rx.got.length === 2, 'retry after the restart');
         expect(rx.got[1].id).toBe(rx.got[0].id);
         expect(rx.got.every((g) => g.verified)).toBe(true);
-        await waitFor(async () => (await deliveries(again.url))[0]?.status === 'delivered', 'delivered');
-        expect((await deliveries(again.url))[0]).toMatchObject({ attempts: 2, last_response_code: 204, next_attempt_at: null });
+        await waitFor(
+          async () => (await deliveries(again.url))[0]?.status === 'delivered',
+          'delivered',
+        );
+        expect((await deliveries(again.url))[0]).toMatchObject({
+          attempts: 2,
+          last_response_code: 204,
+          next_attempt_at: null,
+        });
       } finally {
         await again.stop();
       }
@@ -151,19 +291,50 @@ describe('webhook endpoints', () => {
 
   it('disables an endpoint that failed for 3 days and announces it (its owner is e-mailed)', async () => {
     const p = await poster(h);
-    const rx = await receiver(() => '', () => 503);
+    const rx = await receiver(
+      () => '',
+      () => 503,
+    );
     try {
       const ep = await addEndpoint(p, rx.url);
       // It has been failing for just over 3 days when this delivery fails too.
-      await h.svc.ctx.dbHandle.query("UPDATE jobs.webhook_endpoints SET failing_since = now() - interval '72 hours 1 minute' WHERE id = $1", [ep.id]);
-      expect((await api(h, 'POST', `/api/webhook-endpoints/${ep.id}/test`, p.token)).status).toBe(202);
-      await waitFor(async () => (await api<{ endpoints: WebhookEndpointView[] }>(h, 'GET', '/api/webhook-endpoints', p.token)).body.endpoints[0]?.disabled_at, 'disabled');
+      await h.svc.ctx.dbHandle.query(
+        "UPDATE jobs.webhook_endpoints SET failing_since = now() - interval '72 hours 1 minute' WHERE id = $1",
+        [ep.id],
+      );
+      expect((await api(h, 'POST', `/api/webhook-endpoints/${ep.id}/test`, p.token)).status).toBe(
+        202,
+      );
+      await waitFor(
+        async () =>
+          (
+            await api<{ endpoints: WebhookEndpointView[] }>(
+              h,
+              'GET',
+              '/api/webhook-endpoints',
+              p.token,
+            )
+          ).body.endpoints[0]?.disabled_at,
+        'disabled',
+      );
       const events = await outboxEvents(h, 'WebhookEndpointDisabled', ep.id);
       expect(events).toHaveLength(1);
       expect(events[0].data).toMatchObject({ endpointId: ep.id, ownerId: p.id, url: rx.url });
       // Nothing more is sent to it, and Redeliver says why.
-      const [d] = (await api<{ deliveries: WebhookDeliveryView[] }>(h, 'GET', `/api/webhook-endpoints/${ep.id}/deliveries`, p.token)).body.deliveries;
-      const again = await api<{ code: string }>(h, 'POST', `/api/webhook-endpoints/${ep.id}/deliveries/${d.id}/redeliver`, p.token);
+      const [d] = (
+        await api<{ deliveries: WebhookDeliveryView[] }>(
+          h,
+          'GET',
+          `/api/webhook-endpoints/${ep.id}/deliveries`,
+          p.token,
+        )
+      ).body.deliveries;
+      const again = await api<{ code: string }>(
+        h,
+        'POST',
+        `/api/webhook-endpoints/${ep.id}/deliveries/${d.id}/redeliver`,
+        p.token,
+      );
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('endpoint_disabled');
       expect(rx.got).toHaveLength(1);
@@ -190,20 +361,42 @@ describe('webhook endpoints', () => {
 
   it('refuses bad endpoints with field messages', async () => {
     const p = await poster(h);
-    for (const [body, field] of [[{ url: 'ftp://example.com/x' }, 'url'], [{ url: 'not a url' }, 'url'], [{ url: 'https://example.com/x', events: ['job.deleted'] }, 'events']] as const) {
+    for (const [body, field] of [
+      [{ url: 'ftp://example.com/x' }, 'url'],
+      [{ url: 'not a url' }, 'url'],
+      [{ url: 'https://example.com/x', events: ['job.deleted'] }, 'events'],
+    ] as const) {
       const r = await api<Created>(h, 'POST', '/api/webhook-endpoints', p.token, body);
       expect(r.status).toBe(400);
-      expect(Object.keys(r.body.errors).some((k) => k === field || k.startsWith(`${field}.`))).toBe(true);
+      expect(Object.keys(r.body.errors).some((k) => k === field || k.startsWith(`${field}.`))).toBe(
+        true,
+      );
     }
     const t = await tester(h);
-    expect((await api(h, 'POST', '/api/webhook-endpoints', t.token, { url: 'https://example.com/x' })).status).toBe(403);
+    expect(
+      (await api(h, 'POST', '/api/webhook-endpoints', t.token, { url: 'https://example.com/x' }))
+        .status,
+    ).toBe(403);
   });
 });
 
 describe('SSRF guard', () => {
   it('refuses loopback, private, link-local and metadata addresses unless allowed', async () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1', '0.0.0.0']) expect(isPrivateAddress(a)).toBe(true);
-    for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946']) expect(isPrivateAddress(a)).toBe(false);
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '::1',
+      'fd00:ec2::254',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '0.0.0.0',
+    ])
+      expect(isPrivateAddress(a)).toBe(true);
+    for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])
+      expect(isPrivateAddress(a)).toBe(false);
     let hits = 0;
     const server = http.createServer((_req, res) => {
       hits++;
@@ -211,15 +404,33 @@ describe('SSRF guard', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    const target = (url: string) => ({ url, secret: 'whsec_' + Buffer.from('0123456789abcdef01234567').toString('base64'), msgId: 'msg_1', body: '{}' });
+    const target = (url: string) => ({
+      url,
+      secret: 'whsec_' + Buffer.from('0123456789abcdef01234567').toString('base64'),
+      msgId: 'msg_1',
+      body: '{}',
+    });
     const opts = { allowPrivate: false, timeoutMs: 5000, maxBodyBytes: 65536 };
     try {
       // A literal address and a name that resolves to loopback (checked on the resolved address).
-      expect(await sendWebhook(target(`http://127.0.0.1:${port}/`), opts)).toMatchObject({ ok: false, code: null, error: expect.stringContaining('refused') });
-      expect(await sendWebhook(target(`http://localhost:${port}/`), opts)).toMatchObject({ ok: false, code: null, error: expect.stringContaining('private address') });
-      expect(await sendWebhook(target(`http://[::ffff:127.0.0.1]:${port}/`), opts)).toMatchObject({ ok: false, error: expect.stringContaining('refused') });
+      expect(await sendWebhook(target(`http://127.0.0.1:${port}/`), opts)).toMatchObject({
+        ok: false,
+        code: null,
+        error: expect.stringContaining('refused'),
+      });
+      expect(await sendWebhook(target(`http://localhost:${port}/`), opts)).toMatchObject({
+        ok: false,
+        code: null,
+        error: expect.stringContaining('private address'),
+      });
+      expect(await sendWebhook(target(`http://[::ffff:127.0.0.1]:${port}/`), opts)).toMatchObject({
+        ok: false,
+        error: expect.stringContaining('refused'),
+      });
       expect(hits).toBe(0);
-      expect(await sendWebhook(target(`http://127.0.0.1:${port}/`), { ...opts, allowPrivate: true })).toMatchObject({ ok: true, code: 200 });
+      expect(
+        await sendWebhook(target(`http://127.0.0.1:${port}/`), { ...opts, allowPrivate: true }),
+      ).toMatchObject({ ok: true, code: 200 });
       expect(hits).toBe(1);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
@@ -246,10 +457,27 @@ describe('SSRF guard', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    const target = (path: string) => ({ url: `http://127.0.0.1:${port}${path}`, secret: 'whsec_' + Buffer.from('0123456789abcdef01234567').toString('base64'), msgId: 'msg_2', body: '{}' });
+    const target = (path: string) => ({
+      url: `http://127.0.0.1:${port}${path}`,
+      secret: 'whsec_' + Buffer.from('0123456789abcdef01234567').toString('base64'),
+      msgId: 'msg_2',
+      body: '{}',
+    });
     try {
-      expect(await sendWebhook(target('/redirect'), { allowPrivate: true, timeoutMs: 5000, maxBodyBytes: 65536 })).toMatchObject({ ok: false, code: 307, error: 'redirect not followed' });
-      expect(await sendWebhook(target('/big'), { allowPrivate: true, timeoutMs: 5000, maxBodyBytes: 65536 })).toMatchObject({ ok: true, code: 200 });
+      expect(
+        await sendWebhook(target('/redirect'), {
+          allowPrivate: true,
+          timeoutMs: 5000,
+          maxBodyBytes: 65536,
+        }),
+      ).toMatchObject({ ok: false, code: 307, error: 'redirect not followed' });
+      expect(
+        await sendWebhook(target('/big'), {
+          allowPrivate: true,
+          timeoutMs: 5000,
+          maxBodyBytes: 65536,
+        }),
+      ).toMatchObject({ ok: true, code: 200 });
     } finally {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -9,7 +9,12 @@ export type { NotificationsDeps };
 /** The notifications service's routes (health, errors and 404 come from createHttp). */
 export function mountNotifications(app: Express, deps: NotificationsDeps): void {
   app.use(notificationsRoutes(deps));
-  app.use(privacyRoutes(privacyKeyring('notifications', deps.config), { part: async (userId) => ({ data: await readNotificationsPart(deps.db, userId) }), handled: (id) => wasHandled(deps.db, id) }));
+  app.use(
+    privacyRoutes(privacyKeyring('notifications', deps.config), {
+      part: async (userId) => ({ data: await readNotificationsPart(deps.db, userId) }),
+      handled: (id) => wasHandled(deps.db, id),
+    }),
+  );
   // A route without its catalogue entry, or an operation of this service without its route, stops the start.
   assertRoutesCatalogued(app, 'notifications');
 }

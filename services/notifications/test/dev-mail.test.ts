@@ -93,7 +93,10 @@ describe('refused outside the development sign-in without SMTP', () => {
     );
   it.each([
     ['the development sign-in is off (docker-compose default)', {}],
-    ['Google is configured', { DEV_SIGN_IN: 'true', GOOGLE_CLIENT_ID: 'client.apps.googleusercontent.com' }],
+    [
+      'Google is configured',
+      { DEV_SIGN_IN: 'true', GOOGLE_CLIENT_ID: 'client.apps.googleusercontent.com' },
+    ],
     ['an SMTP server is configured', { DEV_SIGN_IN: 'true', SMTP_URL: 'smtp://127.0.0.1:9' }],
   ])('answers 404 when %s', async (_why, env: Record<string, string>) => {
     const svc = await start(env);
@@ -119,7 +122,11 @@ describe('in production', () => {
         IDENTITY_URL: h.issuer.url,
         SERVICE_TOKEN_SECRET: 'production-like-secret-0123456789abcdef0123',
         // identity's /internal/privacy calls are accepted with identity's public key.
-        SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ identity: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }).toString() }),
+        SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({
+          identity: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+            .publicKey.export({ format: 'pem', type: 'spki' })
+            .toString(),
+        }),
         UNSUBSCRIBE_SECRET: 'Vq3n9T0xR2pLk8ZmY4cW7sJd1HfBgA6eUoN5iQrXtC0vPz',
         SMTP_URL: 'smtp://127.0.0.1:9',
       },

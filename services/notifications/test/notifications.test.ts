@@ -179,7 +179,11 @@ describe('landing-page tester signups', () => {
 
     // Later she signs in at the Tester Login: identity creates her approved (reason signup).
     const userId = randomUUID();
-    await h.publish('UserSignedUp', userId, { userId, email: 'landing.tester@gmail.com', name: 'Lana' });
+    await h.publish('UserSignedUp', userId, {
+      userId,
+      email: 'landing.tester@gmail.com',
+      name: 'Lana',
+    });
     const approval = await h.publish('TesterApprovalChanged', userId, {
       userId,
       email: 'landing.tester@gmail.com',
@@ -201,7 +205,11 @@ describe('landing-page tester signups', () => {
       approved: true,
     });
     await handled(waitlist.id);
-    expect(await h.sql("SELECT 1 FROM notifications.messages WHERE user_id = 'signup:no-gmail@example.com'")).toEqual([]);
+    expect(
+      await h.sql(
+        "SELECT 1 FROM notifications.messages WHERE user_id = 'signup:no-gmail@example.com'",
+      ),
+    ).toEqual([]);
     expect(inbox.to('landing.tester@gmail.com')).toHaveLength(1);
   });
 });
@@ -314,7 +322,11 @@ describe('the job digest (opt-in)', () => {
     const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
     const publish = async (
       title: string,
-      extra: Partial<{ geoRule: 'us_pr' | 'us_pr_ca' | 'global_beta'; paidAt: string; assistiveTech: 'screen_reader' }> = {},
+      extra: Partial<{
+        geoRule: 'us_pr' | 'us_pr_ca' | 'global_beta';
+        paidAt: string;
+        assistiveTech: 'screen_reader';
+      }> = {},
     ) => {
       const jobId = await postedJob(poster, title);
       const e = await h.publish('JobPublished', jobId, {
@@ -346,7 +358,8 @@ describe('the job digest (opt-in)', () => {
     await handled(claim.id);
 
     expect(await h.svc.deps.digests.runOnce()).toBe(1);
-    const digests = () => inbox.to(canadian.email).filter((m) => /you can take$/.test(m.subject ?? ''));
+    const digests = () =>
+      inbox.to(canadian.email).filter((m) => /you can take$/.test(m.subject ?? ''));
     const [digest] = await waitFor(() => (digests().length ? digests() : undefined), 'the digest');
     expect(digest.subject).toBe('A new job you can take');
     expect(digest.text).toContain('- Fits: US, PR and Canada');
@@ -376,7 +389,7 @@ describe('the job digest (opt-in)', () => {
 });
 
 describe('webhooks', () => {
-  it("tells the poster when one of their webhook endpoints was switched off", async () => {
+  it('tells the poster when one of their webhook endpoints was switched off', async () => {
     const poster = await knownUser(h, 'hooks.poster@gmail.com', 'Pia');
     const endpointId = randomUUID();
     await h.publish('WebhookEndpointDisabled', endpointId, {

@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { DEFAULT_CASH_OUT_MIN_CENTS } from '@htm/contracts/marketplace';
-import { PUBLIC_SECRETS, baseConfigSchema, eventBusConfigSchema, loadConfig, assertProductionSecrets, productionSecretProblems, ConfigError, envBool, ServiceKeyring, privacyKeyring } from '@htm/service-kit';
+import {
+  PUBLIC_SECRETS,
+  baseConfigSchema,
+  eventBusConfigSchema,
+  loadConfig,
+  assertProductionSecrets,
+  productionSecretProblems,
+  ConfigError,
+  envBool,
+  ServiceKeyring,
+  privacyKeyring,
+} from '@htm/service-kit';
 
 /** The development webhook secret of the local provider (never accepted in production). */
 export const DEV_LOCAL_WEBHOOK_SECRET = 'whsec_dev_only_local_payments_secret';
@@ -28,8 +39,12 @@ const localSchema = common.extend({
 
 const stripeSchema = common.extend({
   PAYMENTS_PROVIDER: z.literal('stripe'),
-  STRIPE_SECRET_KEY: z.string({ error: 'STRIPE_SECRET_KEY is required when PAYMENTS_PROVIDER=stripe' }).min(1, { error: 'STRIPE_SECRET_KEY is required when PAYMENTS_PROVIDER=stripe' }),
-  STRIPE_WEBHOOK_SECRET: z.string({ error: 'STRIPE_WEBHOOK_SECRET is required when PAYMENTS_PROVIDER=stripe' }).min(1, { error: 'STRIPE_WEBHOOK_SECRET is required when PAYMENTS_PROVIDER=stripe' }),
+  STRIPE_SECRET_KEY: z
+    .string({ error: 'STRIPE_SECRET_KEY is required when PAYMENTS_PROVIDER=stripe' })
+    .min(1, { error: 'STRIPE_SECRET_KEY is required when PAYMENTS_PROVIDER=stripe' }),
+  STRIPE_WEBHOOK_SECRET: z
+    .string({ error: 'STRIPE_WEBHOOK_SECRET is required when PAYMENTS_PROVIDER=stripe' })
+    .min(1, { error: 'STRIPE_WEBHOOK_SECRET is required when PAYMENTS_PROVIDER=stripe' }),
   /** Point the SDK at another host (tests: a local stand-in). */
   STRIPE_API_HOST: z.string().optional(),
   STRIPE_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -38,34 +53,48 @@ const stripeSchema = common.extend({
 });
 
 /** PAYMENTS_PROVIDER=local|stripe (default local) as a discriminated union. */
-export const paymentsConfigSchema = z.preprocess(
-  (env) => {
-    const e = { ...(env as Record<string, unknown>) };
-    if (e.PAYMENTS_PROVIDER === undefined || e.PAYMENTS_PROVIDER === '') e.PAYMENTS_PROVIDER = 'local';
-    return e;
-  },
-  z.discriminatedUnion('PAYMENTS_PROVIDER', [localSchema, stripeSchema]),
-).and(eventBusConfigSchema);
+export const paymentsConfigSchema = z
+  .preprocess(
+    (env) => {
+      const e = { ...(env as Record<string, unknown>) };
+      if (e.PAYMENTS_PROVIDER === undefined || e.PAYMENTS_PROVIDER === '')
+        e.PAYMENTS_PROVIDER = 'local';
+      return e;
+    },
+    z.discriminatedUnion('PAYMENTS_PROVIDER', [localSchema, stripeSchema]),
+  )
+  .and(eventBusConfigSchema);
 export type PaymentsConfig = z.infer<typeof paymentsConfigSchema>;
 export type LocalPaymentsConfig = Extract<PaymentsConfig, { PAYMENTS_PROVIDER: 'local' }>;
 export type StripePaymentsConfig = Extract<PaymentsConfig, { PAYMENTS_PROVIDER: 'stripe' }>;
 
-export function loadPaymentsConfig(env: Record<string, string | undefined> = process.env): PaymentsConfig {
+export function loadPaymentsConfig(
+  env: Record<string, string | undefined> = process.env,
+): PaymentsConfig {
   const cfg = loadConfig('payments', paymentsConfigSchema, env);
   assertProductionSecrets(cfg, 'payments');
   if (cfg.NODE_ENV === 'production' && cfg.PAYMENTS_PROVIDER === 'local') {
     const problems: string[] = [];
     if (!cfg.PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION)
-      problems.push('PAYMENTS_PROVIDER: the local (simulated) provider takes no real money; set PAYMENTS_PROVIDER=stripe with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION=true for a demo');
-    else problems.push(...productionSecretProblems('LOCAL_WEBHOOK_SECRET', cfg.LOCAL_WEBHOOK_SECRET));
+      problems.push(
+        'PAYMENTS_PROVIDER: the local (simulated) provider takes no real money; set PAYMENTS_PROVIDER=stripe with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION=true for a demo',
+      );
+    else
+      problems.push(...productionSecretProblems('LOCAL_WEBHOOK_SECRET', cfg.LOCAL_WEBHOOK_SECRET));
     if (problems.length) throw new ConfigError('payments', problems);
   }
   if (cfg.NODE_ENV === 'production' && cfg.PAYMENTS_PROVIDER === 'stripe') {
     // Stripe issues the webhook secret (whsec_...): its entropy is Stripe's, but a value written
     // in this repository lets anyone sign "payment completed" webhooks.
     const v = cfg.STRIPE_WEBHOOK_SECRET.trim();
-    if (PUBLIC_SECRETS.includes(v) || /^whsec_(dev|test|compose|local)[_-]?only/i.test(v) || /^whsec_dev/i.test(v))
-      throw new ConfigError('payments', ["STRIPE_WEBHOOK_SECRET: this value is published in the repository; use the signing secret of your endpoint in Stripe's dashboard"]);
+    if (
+      PUBLIC_SECRETS.includes(v) ||
+      /^whsec_(dev|test|compose|local)[_-]?only/i.test(v) ||
+      /^whsec_dev/i.test(v)
+    )
+      throw new ConfigError('payments', [
+        "STRIPE_WEBHOOK_SECRET: this value is published in the repository; use the signing secret of your endpoint in Stripe's dashboard",
+      ]);
   }
   paymentsServiceKeys(cfg); // a missing or bad service-token key stops the service here
   privacyKeyring('payments', cfg); // identity's /internal/privacy calls: its public key must be known

@@ -20,7 +20,10 @@ export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.
 export type PaymentsService = HostedService<PaymentsConfig> & { deps: PaymentsDeps };
 
 /** Starts the payments service (PORT 0 = any free port). Used by main, `npm start` and tests. */
-export async function startPayments(env: Record<string, string | undefined> = process.env, opts: { port?: number } = {}): Promise<PaymentsService> {
+export async function startPayments(
+  env: Record<string, string | undefined> = process.env,
+  opts: { port?: number } = {},
+): Promise<PaymentsService> {
   const config = loadPaymentsConfig(env);
   let deps!: PaymentsDeps;
   const svc = await hostService({
@@ -31,15 +34,25 @@ export async function startPayments(env: Record<string, string | undefined> = pr
     port: opts.port,
     setup: (ctx) => {
       // ctx.events is created after setup returns: keep the getter alive.
-      const lookups = new ProviderLookupCache(config.PAYMENTS_PROVIDER === 'stripe' ? config.PROVIDER_CACHE_MS : 0);
-      deps = Object.create(ctx, { provider: { value: createProvider(config, ctx.db), enumerable: true }, lookups: { value: lookups, enumerable: true } }) as PaymentsDeps;
+      const lookups = new ProviderLookupCache(
+        config.PAYMENTS_PROVIDER === 'stripe' ? config.PROVIDER_CACHE_MS : 0,
+      );
+      deps = Object.create(ctx, {
+        provider: { value: createProvider(config, ctx.db), enumerable: true },
+        lookups: { value: lookups, enumerable: true },
+      }) as PaymentsDeps;
       return {
         app: (createHttp) => createHttp((app) => mountPayments(app, deps)),
         // Local provider: settle the checkouts whose webhook a crash prevented.
         start: async () => {
-          if (deps.provider instanceof LocalProvider) await reconcileLocalCheckouts(deps).catch((err: Error) => ctx.logger.error({ err: err.message }, 'could not reconcile local checkouts'));
+          if (deps.provider instanceof LocalProvider)
+            await reconcileLocalCheckouts(deps).catch((err: Error) =>
+              ctx.logger.error({ err: err.message }, 'could not reconcile local checkouts'),
+            );
           // Cash-outs a crash left between the transfer and the ledger write: the same key, paid once.
-          await resumeCashOuts(deps).catch((err: Error) => ctx.logger.error({ err: err.message }, 'could not resume cash-outs'));
+          await resumeCashOuts(deps).catch((err: Error) =>
+            ctx.logger.error({ err: err.message }, 'could not resume cash-outs'),
+          );
         },
         handlers: {
           SubmissionAccepted: (event, tx) => recordEarning(tx, event, deps.events),

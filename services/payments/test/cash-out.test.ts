@@ -12,15 +12,29 @@ afterAll(async () => {
   await h?.close();
 });
 
-const tester = (id: string, approved = true) => bearer(h, { id, type: 'tester', approved, country: 'US' });
+const tester = (id: string, approved = true) =>
+  bearer(h, { id, type: 'tester', approved, country: 'US' });
 
 async function cashOut(id: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${h.svc.url}/api/tester/cash-out`, { method: 'POST', headers: { ...(await tester(id)), ...headers } });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> & { payout?: { id: string; amount_usd: number; status: string }; code?: string; detail?: string } };
+  const res = await fetch(`${h.svc.url}/api/tester/cash-out`, {
+    method: 'POST',
+    headers: { ...(await tester(id)), ...headers },
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown> & {
+      payout?: { id: string; amount_usd: number; status: string };
+      code?: string;
+      detail?: string;
+    },
+  };
 }
 
 async function connect(id: string) {
-  const res = await fetch(`${h.svc.url}/api/tester/payout-account`, { method: 'POST', headers: await tester(id) });
+  const res = await fetch(`${h.svc.url}/api/tester/payout-account`, {
+    method: 'POST',
+    headers: await tester(id),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -31,7 +45,11 @@ async function earnings(id: string) {
     pending_usd: number;
     total_usd: number;
     jobs: Array<{ job_id: string; status: string }>;
-    cash_out: { min_usd: number; available_usd: number; in_progress: { id: string; amount_usd: number } | null };
+    cash_out: {
+      min_usd: number;
+      available_usd: number;
+      in_progress: { id: string; amount_usd: number } | null;
+    };
   };
 }
 
@@ -48,21 +66,36 @@ const payoutRows = (testerId: string) =>
     [testerId],
   );
 const testerPaid = (testerId: string) =>
-  q<{ envelope: { data: { payoutId: string; amountCents: number; jobIds: string[] } } }>(h, `SELECT envelope FROM payments.outbox WHERE type = 'TesterPaid' AND subject = $1`, [testerId]);
+  q<{ envelope: { data: { payoutId: string; amountCents: number; jobIds: string[] } } }>(
+    h,
+    `SELECT envelope FROM payments.outbox WHERE type = 'TesterPaid' AND subject = $1`,
+    [testerId],
+  );
 
 async function overview() {
-  const res = await fetch(`${h.svc.url}/api/admin/financial-overview`, { headers: await bearer(h, { type: 'admin' }) });
+  const res = await fetch(`${h.svc.url}/api/admin/financial-overview`, {
+    headers: await bearer(h, { type: 'admin' }),
+  });
   return (await res.json()) as { total_payouts: number; pending_payouts_count: number };
 }
 
 describe('POST /api/tester/cash-out: refusals', () => {
   it('needs a token and the tester role, and an approved tester', async () => {
     expect((await fetch(`${h.svc.url}/api/tester/cash-out`, { method: 'POST' })).status).toBe(401);
-    const poster = await fetch(`${h.svc.url}/api/tester/cash-out`, { method: 'POST', headers: await bearer(h, { type: 'poster' }) });
+    const poster = await fetch(`${h.svc.url}/api/tester/cash-out`, {
+      method: 'POST',
+      headers: await bearer(h, { type: 'poster' }),
+    });
     expect(poster.status).toBe(403);
-    const unapproved = await fetch(`${h.svc.url}/api/tester/cash-out`, { method: 'POST', headers: await tester(randomUUID(), false) });
+    const unapproved = await fetch(`${h.svc.url}/api/tester/cash-out`, {
+      method: 'POST',
+      headers: await tester(randomUUID(), false),
+    });
     expect(unapproved.status).toBe(403);
-    expect(await unapproved.json()).toMatchObject({ code: 'tester_not_approved', detail: 'Only approved testers can cash out.' });
+    expect(await unapproved.json()).toMatchObject({
+      code: 'tester_not_approved',
+      detail: 'Only approved testers can cash out.',
+    });
   });
 
   it('answers 409 no_payout_account, saying what is missing, to a tester without a payout account', async () => {
@@ -70,17 +103,36 @@ describe('POST /api/tester/cash-out: refusals', () => {
     await earn(h, id, 7);
     const r = await cashOut(id);
     expect(r.status).toBe(409);
-    expect(r.body).toEqual({ code: 'no_payout_account', detail: 'Connect a payout account first: your earnings are sent there.' });
+    expect(r.body).toEqual({
+      code: 'no_payout_account',
+      detail: 'Connect a payout account first: your earnings are sent there.',
+    });
     expect(await transfersTo(id)).toEqual([]);
   });
 
   it('answers 409 below_minimum with the amount and the $5 minimum until pending earnings reach it', async () => {
     const id = randomUUID();
     await connect(id);
-    expect(await cashOut(id)).toEqual({ status: 409, body: { code: 'below_minimum', detail: 'You have nothing to cash out yet; you can cash out from $5.00.' } });
+    expect(await cashOut(id)).toEqual({
+      status: 409,
+      body: {
+        code: 'below_minimum',
+        detail: 'You have nothing to cash out yet; you can cash out from $5.00.',
+      },
+    });
     await earn(h, id, 6); // 6 x $0.82 = $4.92
-    expect(await cashOut(id)).toEqual({ status: 409, body: { code: 'below_minimum', detail: 'You have $4.92 to cash out; you can cash out from $5.00.' } });
-    expect((await earnings(id)).cash_out).toEqual({ min_usd: 5, available_usd: 4.92, in_progress: null });
+    expect(await cashOut(id)).toEqual({
+      status: 409,
+      body: {
+        code: 'below_minimum',
+        detail: 'You have $4.92 to cash out; you can cash out from $5.00.',
+      },
+    });
+    expect((await earnings(id)).cash_out).toEqual({
+      min_usd: 5,
+      available_usd: 4.92,
+      in_progress: null,
+    });
     expect(await transfersTo(id)).toEqual([]);
     expect(await payoutRows(id)).toEqual([]);
   });
@@ -92,21 +144,40 @@ describe('POST /api/tester/cash-out: pays once', () => {
     await connect(id);
     const earned = await earn(h, id, 7); // $5.74
     const before = await overview();
-    expect((await earnings(id)).cash_out).toEqual({ min_usd: 5, available_usd: 5.74, in_progress: null });
+    expect((await earnings(id)).cash_out).toEqual({
+      min_usd: 5,
+      available_usd: 5.74,
+      in_progress: null,
+    });
 
     const r = await cashOut(id);
     expect(r.status).toBe(202);
     expect(r.body.payout).toEqual({ id: expect.any(String), amount_usd: 5.74, status: 'paid' });
 
     const transfers = await transfersTo(id);
-    expect(transfers).toEqual([{ id: expect.stringMatching(/^tr_local_/), amount_cents: 574, idempotency_key: `cash-out-${r.body.payout!.id}` }]);
+    expect(transfers).toEqual([
+      {
+        id: expect.stringMatching(/^tr_local_/),
+        amount_cents: 574,
+        idempotency_key: `cash-out-${r.body.payout!.id}`,
+      },
+    ]);
     const rows = await payoutRows(id);
     expect(rows).toHaveLength(7);
     expect(rows.map((p) => p.earning_id).sort()).toEqual(earned.map((e) => e.earningId).sort());
-    for (const p of rows) expect(p).toMatchObject({ amount_cents: -82, transfer_id: transfers[0].id, cash_out_id: r.body.payout!.id });
+    for (const p of rows)
+      expect(p).toMatchObject({
+        amount_cents: -82,
+        transfer_id: transfers[0].id,
+        cash_out_id: r.body.payout!.id,
+      });
 
     const after = await earnings(id);
-    expect(after).toMatchObject({ pending_usd: 0, total_usd: 5.74, cash_out: { min_usd: 5, available_usd: 0, in_progress: null } });
+    expect(after).toMatchObject({
+      pending_usd: 0,
+      total_usd: 5.74,
+      cash_out: { min_usd: 5, available_usd: 0, in_progress: null },
+    });
     expect(after.jobs.every((j) => j.status === 'paid')).toBe(true);
     const o = await overview();
     expect(Math.round((o.total_payouts - before.total_payouts) * 100)).toBe(574);
@@ -118,7 +189,13 @@ describe('POST /api/tester/cash-out: pays once', () => {
     expect(paid[0].envelope.data.jobIds.sort()).toEqual(earned.map((e) => e.jobId).sort());
 
     // Nothing left: a second click is refused and pays nothing.
-    expect(await cashOut(id)).toEqual({ status: 409, body: { code: 'below_minimum', detail: 'You have nothing to cash out yet; you can cash out from $5.00.' } });
+    expect(await cashOut(id)).toEqual({
+      status: 409,
+      body: {
+        code: 'below_minimum',
+        detail: 'You have nothing to cash out yet; you can cash out from $5.00.',
+      },
+    });
     expect(await transfersTo(id)).toHaveLength(1);
   });
 
@@ -152,7 +229,9 @@ describe('POST /api/tester/cash-out: pays once', () => {
     expect(await transfersTo(id)).toHaveLength(1);
     expect(await payoutRows(id)).toHaveLength(7);
     // A new attempt (new key) is a new request: nothing is left to pay.
-    expect((await cashOut(id, { 'idempotency-key': randomUUID() })).body.code).toBe('below_minimum');
+    expect((await cashOut(id, { 'idempotency-key': randomUUID() })).body.code).toBe(
+      'below_minimum',
+    );
   });
 
   it("leaves cashed-out earnings to the tester while the admin's payout run pays everyone else", async () => {
@@ -163,10 +242,18 @@ describe('POST /api/tester/cash-out: pays once', () => {
     await earn(h, a, 7);
     const bEarned = await earn(h, b, 2);
     expect((await cashOut(a)).status).toBe(202);
-    const run = await fetch(`${h.svc.url}/api/admin/payouts/run`, { method: 'POST', headers: await bearer(h, { type: 'admin' }) });
+    const run = await fetch(`${h.svc.url}/api/admin/payouts/run`, {
+      method: 'POST',
+      headers: await bearer(h, { type: 'admin' }),
+    });
     const result = (await run.json()) as { paid: Array<{ tester_id: string; job_id: string }> };
     expect(result.paid.filter((p) => p.tester_id === a)).toEqual([]);
-    expect(result.paid.filter((p) => p.tester_id === b).map((p) => p.job_id).sort()).toEqual(bEarned.map((e) => e.jobId).sort());
+    expect(
+      result.paid
+        .filter((p) => p.tester_id === b)
+        .map((p) => p.job_id)
+        .sort(),
+    ).toEqual(bEarned.map((e) => e.jobId).sort());
     expect(await payoutRows(a)).toHaveLength(7);
     expect(await transfersTo(a)).toHaveLength(1);
     expect(await transfersTo(b)).toHaveLength(2);
@@ -176,7 +263,13 @@ describe('POST /api/tester/cash-out: pays once', () => {
     const id = randomUUID();
     await connect(id);
     const earned = await earn(h, id, 9);
-    const [mine] = await Promise.all([cashOut(id), fetch(`${h.svc.url}/api/admin/payouts/run`, { method: 'POST', headers: await bearer(h, { type: 'admin' }) })]);
+    const [mine] = await Promise.all([
+      cashOut(id),
+      fetch(`${h.svc.url}/api/admin/payouts/run`, {
+        method: 'POST',
+        headers: await bearer(h, { type: 'admin' }),
+      }),
+    ]);
     expect([202, 409]).toContain(mine.status);
     const rows = await payoutRows(id);
     expect(rows.map((p) => p.earning_id).sort()).toEqual(earned.map((e) => e.earningId).sort());

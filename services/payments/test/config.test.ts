@@ -3,8 +3,14 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@htm/service-kit';
 import { loadPaymentsConfig } from '../src/config.js';
 
-const jobsPublicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
-const prodBase = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ jobs: jobsPublicKey, identity: jobsPublicKey }) };
+const jobsPublicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .publicKey.export({ format: 'pem', type: 'spki' })
+  .toString();
+const prodBase = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://db/x',
+  SERVICE_TOKEN_PUBLIC_KEYS: JSON.stringify({ jobs: jobsPublicKey, identity: jobsPublicKey }),
+};
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -28,15 +34,42 @@ describe('payments configuration', () => {
     const p = problems({ PAYMENTS_PROVIDER: 'stripe' });
     expect(p.some((x) => x.startsWith('STRIPE_SECRET_KEY'))).toBe(true);
     expect(p.some((x) => x.startsWith('STRIPE_WEBHOOK_SECRET'))).toBe(true);
-    expect(problems({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' })).toEqual([]);
+    expect(
+      problems({
+        PAYMENTS_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_1',
+        STRIPE_WEBHOOK_SECRET: 'whsec_1',
+      }),
+    ).toEqual([]);
     expect(problems({ PAYMENTS_PROVIDER: 'paypal' }).length).toBeGreaterThan(0);
   });
 
   it('refuses the local provider in production unless explicitly allowed with a real secret', () => {
     expect(problems(prodBase)[0]).toMatch(/^PAYMENTS_PROVIDER: the local \(simulated\) provider/);
-    expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true' })[0]).toMatch(/^LOCAL_WEBHOOK_SECRET/);
-    expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true', LOCAL_WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64url')}` })).toEqual([]);
-    expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true', LOCAL_WEBHOOK_SECRET: 'whsec_demo_secret_1234567890' })[0]).toMatch(/^LOCAL_WEBHOOK_SECRET: too weak/);
-    expect(problems({ ...prodBase, PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_live_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' })).toEqual([]);
+    expect(problems({ ...prodBase, PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true' })[0]).toMatch(
+      /^LOCAL_WEBHOOK_SECRET/,
+    );
+    expect(
+      problems({
+        ...prodBase,
+        PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true',
+        LOCAL_WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64url')}`,
+      }),
+    ).toEqual([]);
+    expect(
+      problems({
+        ...prodBase,
+        PAYMENTS_ALLOW_LOCAL_IN_PRODUCTION: 'true',
+        LOCAL_WEBHOOK_SECRET: 'whsec_demo_secret_1234567890',
+      })[0],
+    ).toMatch(/^LOCAL_WEBHOOK_SECRET: too weak/);
+    expect(
+      problems({
+        ...prodBase,
+        PAYMENTS_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_live_1',
+        STRIPE_WEBHOOK_SECRET: 'whsec_1',
+      }),
+    ).toEqual([]);
   });
 });

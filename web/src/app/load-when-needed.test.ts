@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { loadWhenNeeded, needsAppAtOnce, START_EVENTS } from './load-when-needed';
 
 type Entry = { isIntersecting: boolean };
-let observers: { callback: (entries: Entry[]) => void; observed: Element[]; margin?: string }[] = [];
+let observers: { callback: (entries: Entry[]) => void; observed: Element[]; margin?: string }[] =
+  [];
 
 class FakeIntersectionObserver {
   observed: Element[] = [];
@@ -24,7 +25,8 @@ class FakeIntersectionObserver {
 beforeEach(() => {
   jest.useFakeTimers();
   observers = [];
-  (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver = FakeIntersectionObserver;
+  (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver =
+    FakeIntersectionObserver;
 });
 
 afterEach(() => {

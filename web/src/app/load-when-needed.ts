@@ -20,15 +20,28 @@ export interface LoadWhenNeededOptions {
 }
 
 /** Acts that start the app: anything a visitor does with the page. */
-export const START_EVENTS = ['pointerdown', 'touchstart', 'keydown', 'wheel', 'scroll', 'focusin'] as const;
+export const START_EVENTS = [
+  'pointerdown',
+  'touchstart',
+  'keydown',
+  'wheel',
+  'scroll',
+  'focusin',
+] as const;
 
 /** Whether this page view needs the app right away (see the module's comment). */
 export function needsAppAtOnce(location: Pick<Location, 'hash'>, cookie: string): boolean {
-  return /(^|[#&])(session_id|auth_error)=/.test(location.hash) || /(^|;\s*)(__Secure-)?XSRF-TOKEN=/.test(cookie);
+  return (
+    /(^|[#&])(session_id|auth_error)=/.test(location.hash) ||
+    /(^|;\s*)(__Secure-)?XSRF-TOKEN=/.test(cookie)
+  );
 }
 
 /** Calls `start` once, on the first of the triggers above; returns a function that cancels them. */
-export function loadWhenNeeded(start: () => void, { idleMs, near }: LoadWhenNeededOptions): () => void {
+export function loadWhenNeeded(
+  start: () => void,
+  { idleMs, near }: LoadWhenNeededOptions,
+): () => void {
   let done = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const listen = { capture: true, passive: true } as const;

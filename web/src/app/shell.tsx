@@ -204,7 +204,11 @@ export default function Shell() {
       ) : null}
       {yourDataOpen ? (
         <Suspense fallback={null}>
-          <YourDataModal user={user} onClose={() => setYourDataOpen(false)} onDeleted={setDeletedMessage} />
+          <YourDataModal
+            user={user}
+            onClose={() => setYourDataOpen(false)}
+            onDeleted={setDeletedMessage}
+          />
         </Suspense>
       ) : null}
       {signInsOpen ? (

@@ -192,7 +192,14 @@ describe('FindingsList (the poster’s results)', () => {
         findings={[
           { text: 'Typo in footer', severity: 'cosmetic', ...none },
           { text: 'No severity given', severity: null, ...none },
-          { text: 'Checkout fails', severity: 'blocker', ...none, steps: 'Pay with a card', expected: 'Receipt', actual: 'Error 500' },
+          {
+            text: 'Checkout fails',
+            severity: 'blocker',
+            ...none,
+            steps: 'Pay with a card',
+            expected: 'Receipt',
+            actual: 'Error 500',
+          },
           { text: 'Slow search', severity: 'minor', ...none },
         ]}
       />,
@@ -215,7 +222,13 @@ describe('RecordingPlayer (the poster’s results)', () => {
     const none = { steps: null, expected: null, actual: null };
     render(
       <RecordingPlayer
-        recording={{ id: 'r1', url: '/api/recordings/r1?sig=x', mime_type: 'video/webm', duration_ms: 10_000, size_bytes: 1000 }}
+        recording={{
+          id: 'r1',
+          url: '/api/recordings/r1?sig=x',
+          mime_type: 'video/webm',
+          duration_ms: 10_000,
+          size_bytes: 1000,
+        }}
         findings={[
           { text: 'Cart badge lags', severity: 'major', at_ms: 4_200, ...none },
           { text: 'No moment', severity: null, at_ms: null, ...none },

@@ -13,7 +13,11 @@ export function LiveIndicator({ state }: { state: LiveState }) {
       className={`live-indicator live-indicator--${state}`}
       role="status"
       aria-live="polite"
-      title={state === 'live' ? 'Updates arrive as they happen' : 'Updates paused; the page refreshes when the connection is back'}
+      title={
+        state === 'live'
+          ? 'Updates arrive as they happen'
+          : 'Updates paused; the page refreshes when the connection is back'
+      }
       data-live-state={state}
     >
       <span className="live-indicator__dot" aria-hidden="true" />

@@ -79,7 +79,11 @@ export function Modal({
 
   return createPortal(
     // The backdrop is presentation only: a click on it is a mouse shortcut for Escape / Close.
-    <div className="modal-backdrop" role="presentation" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div
+      className="modal-backdrop"
+      role="presentation"
+      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+    >
       <div
         ref={ref}
         className={`modal modal--${size}`}

@@ -231,7 +231,9 @@ describe('result file names', () => {
 
   it("prefers the tester's own file name the server kept, and saves under it", async () => {
     const { fileLabel, downloadName } = await import('./job-results');
-    expect(fileLabel('/api/files/9f1c2?sig=x', 0, 'Checkout – step 2.png')).toBe('Checkout _ step 2.png');
+    expect(fileLabel('/api/files/9f1c2?sig=x', 0, 'Checkout – step 2.png')).toBe(
+      'Checkout _ step 2.png',
+    );
     expect(fileLabel('/api/files/9f1c2?sig=x', 0, 'Café menü.jpg')).toBe('Café menü.jpg');
     expect(fileLabel('/api/files/9f1c2?sig=x', 1, null)).toBe('Screenshot 2');
     expect(downloadName('/api/files/9f1c2?sig=x', 0, 'image/png', 'cart.png')).toBe('cart.png');

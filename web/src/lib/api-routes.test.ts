@@ -62,7 +62,7 @@ describe('API calls of the web app', () => {
     );
   });
 
-  it('only calls routes of the shared operation catalogue (or the gateway\'s live channel)', () => {
+  it("only calls routes of the shared operation catalogue (or the gateway's live channel)", () => {
     const known = [...OPERATIONS, ...LIVE_OPERATIONS];
     const unknown = uses.filter(
       (u) => !known.some((op) => op.method === u.method && templateToRegex(op.path).test(u.path)),

@@ -143,7 +143,9 @@ export const TOKEN_STALE = 'token_stale';
 
 function errorCode(result: QueryResult): string | undefined {
   const data = result.error?.data;
-  return data && typeof data === 'object' ? ((data as { code?: unknown }).code as string) : undefined;
+  return data && typeof data === 'object'
+    ? ((data as { code?: unknown }).code as string)
+    : undefined;
 }
 
 /**
@@ -152,7 +154,10 @@ function errorCode(result: QueryResult): string | undefined {
  * makes them take turns, each with the cookie the previous one left.
  */
 function acrossTabs<T>(fn: () => Promise<T>): Promise<T> {
-  const locks = typeof navigator !== 'undefined' ? (navigator as Navigator & { locks?: LockManager }).locks : undefined;
+  const locks =
+    typeof navigator !== 'undefined'
+      ? (navigator as Navigator & { locks?: LockManager }).locks
+      : undefined;
   return locks ? (locks.request('htm-refresh', fn) as Promise<T>) : fn();
 }
 
@@ -168,7 +173,8 @@ async function doRefresh(): Promise<string | null> {
   const res = await acrossTabs(() =>
     rawRequest({ url: REFRESH_PATH, method: 'POST', timeoutMs: REFRESH_TIMEOUT_MS }, null),
   );
-  lastRefreshRefused = typeof res.error?.status === 'number' && res.error.status < 500 && res.error.status !== 429;
+  lastRefreshRefused =
+    typeof res.error?.status === 'number' && res.error.status < 500 && res.error.status !== 429;
   const token =
     res.data && typeof res.data === 'object'
       ? (res.data as { access_token?: unknown }).access_token

@@ -29,7 +29,8 @@ export const countOf = (n: number, one: string, many = `${one}s`): string =>
   `${n} ${n === 1 ? one : many}`;
 
 /** A job's status as the marketplace rules module names it ("revision requested"). */
-export const statusLabel = (s: string): string => (JOB_STATUS_LABELS as Record<string, string | undefined>)[s] ?? s.replace(/_/g, ' ');
+export const statusLabel = (s: string): string =>
+  (JOB_STATUS_LABELS as Record<string, string | undefined>)[s] ?? s.replace(/_/g, ' ');
 
 export function isEmail(v: string): boolean {
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.trim());

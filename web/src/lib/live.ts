@@ -26,10 +26,26 @@ type TagType = Parameters<typeof api.util.invalidateTags>[0][number];
 type Tag = Exclude<TagType, null | undefined | false>;
 
 /** Every tag the live channel may touch (a `resync` reloads them all). */
-const ALL_LIVE_TAGS: Tag[] = ['Job', 'AdminJob', 'MyJob', 'AvailableJob', 'Earnings', 'Overview', 'Submission', 'Tester', 'Waitlist', 'Lead', 'Appeal'];
+const ALL_LIVE_TAGS: Tag[] = [
+  'Job',
+  'AdminJob',
+  'MyJob',
+  'AvailableJob',
+  'Earnings',
+  'Overview',
+  'Submission',
+  'Tester',
+  'Waitlist',
+  'Lead',
+  'Appeal',
+];
 
 /** The admin's lists an `admin` message names (feedback has no list on screen). */
-const ADMIN_LIST_TAGS: Record<string, Tag | undefined> = { testers: 'Tester', waitlist: 'Waitlist', leads: 'Lead' };
+const ADMIN_LIST_TAGS: Record<string, Tag | undefined> = {
+  testers: 'Tester',
+  waitlist: 'Waitlist',
+  leads: 'Lead',
+};
 
 /** The notice for the poster when something happened to their own job. */
 export const LIVE_NOTICES = {
@@ -46,7 +62,11 @@ export interface LiveEffect {
 }
 
 /** What one live message changes in this tab: tags to refetch and maybe a notice. */
-export function liveEffect(event: string, data: Record<string, unknown>, user: Pick<User, 'type'>): LiveEffect {
+export function liveEffect(
+  event: string,
+  data: Record<string, unknown>,
+  user: Pick<User, 'type'>,
+): LiveEffect {
   if (event === 'job') {
     const jobId = typeof data.job_id === 'string' ? data.job_id : undefined;
     const tags: Tag[] = ['Job', 'AdminJob', 'MyJob', 'Overview'];
@@ -55,7 +75,8 @@ export function liveEffect(event: string, data: Record<string, unknown>, user: P
     if (user.type === 'poster') {
       if (data.event === 'JobClaimed') notice = LIVE_NOTICES.JobClaimed;
       else if (data.event === 'WorkSubmitted') notice = LIVE_NOTICES.WorkSubmitted;
-      else if (data.event === 'SubmissionAccepted' && data.accepted_by === 'auto') notice = LIVE_NOTICES.autoAccepted;
+      else if (data.event === 'SubmissionAccepted' && data.accepted_by === 'auto')
+        notice = LIVE_NOTICES.autoAccepted;
     }
     return { tags, notice };
   }
@@ -68,7 +89,11 @@ export function liveEffect(event: string, data: Record<string, unknown>, user: P
   if (event === 'appeal') {
     // The tester hears the decision (an overturned strike may approve them again: 'Me').
     if (user.type === 'tester' && data.decision)
-      return { tags: ['Appeal', 'Me'], notice: data.decision === 'overturn' ? LIVE_NOTICES.appealOverturned : LIVE_NOTICES.appealUpheld };
+      return {
+        tags: ['Appeal', 'Me'],
+        notice:
+          data.decision === 'overturn' ? LIVE_NOTICES.appealOverturned : LIVE_NOTICES.appealUpheld,
+      };
     return { tags: ['Appeal'] };
   }
   if (event === 'resync') return { tags: ALL_LIVE_TAGS };
@@ -157,7 +182,8 @@ export function useLive(user: Pick<User, 'id' | 'type'> | undefined): LiveState 
       };
       // The browser's own reconnect would reuse the spent ticket: reconnect ourselves.
       es.onerror = retry;
-      for (const name of ['job', 'available', 'earnings', 'admin', 'appeal', 'resync']) es.addEventListener(name, onMessage as EventListener);
+      for (const name of ['job', 'available', 'earnings', 'admin', 'appeal', 'resync'])
+        es.addEventListener(name, onMessage as EventListener);
       es.addEventListener('session_ended', retry);
       es.addEventListener('token_expired', renew(false));
       es.addEventListener('account_changed', renew(true));

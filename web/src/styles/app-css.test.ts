@@ -18,7 +18,8 @@ describe('app.css', () => {
     const root = postcss.parse(readFileSync(file, 'utf8'), { from: file.pathname });
     const nested: string[] = [];
     root.walkRules((rule) => {
-      if (rule.parent?.type === 'rule') nested.push(`${rule.selector} (line ${rule.source?.start?.line})`);
+      if (rule.parent?.type === 'rule')
+        nested.push(`${rule.selector} (line ${rule.source?.start?.line})`);
     });
     expect(nested).toEqual([]);
   });

@@ -29,16 +29,31 @@ function where(f: AuditFilter, extra?: SQL): SQL | undefined {
   );
 }
 
-export async function pageAudit(db: Db, f: AuditFilter, page: number, pageSize: number): Promise<{ rows: AuditRow[]; total: number }> {
+export async function pageAudit(
+  db: Db,
+  f: AuditFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: AuditRow[]; total: number }> {
   const [rows, [{ n }]] = await Promise.all([
-    db.select().from(auditLog).where(where(f)).orderBy(desc(auditLog.id)).limit(pageSize).offset((page - 1) * pageSize),
+    db
+      .select()
+      .from(auditLog)
+      .where(where(f))
+      .orderBy(desc(auditLog.id))
+      .limit(pageSize)
+      .offset((page - 1) * pageSize),
     db.select({ n: count() }).from(auditLog).where(where(f)),
   ]);
   return { rows, total: Number(n) };
 }
 
 /** Every matching row, newest first, read in keyset batches (CSV export). */
-export async function* streamAudit(db: Db, f: AuditFilter, batchSize = 500): AsyncGenerator<AuditRow> {
+export async function* streamAudit(
+  db: Db,
+  f: AuditFilter,
+  batchSize = 500,
+): AsyncGenerator<AuditRow> {
   let before: number | undefined;
   for (;;) {
     const rows = await db
@@ -53,7 +68,10 @@ export async function* streamAudit(db: Db, f: AuditFilter, batchSize = 500): Asy
   }
 }
 
-export async function saveClearConfirmation(db: Db, c: typeof clearConfirmations.$inferInsert): Promise<void> {
+export async function saveClearConfirmation(
+  db: Db,
+  c: typeof clearConfirmations.$inferInsert,
+): Promise<void> {
   await db.insert(clearConfirmations).values(c);
 }
 
@@ -61,16 +79,32 @@ export async function saveClearConfirmation(db: Db, c: typeof clearConfirmations
  * Uses a confirmation: one conditional UPDATE, so of two requests with the same token one wins.
  * Answers the confirmed preview, or undefined (unknown, expired, used, or another admin's).
  */
-export async function useClearConfirmation(db: Db, tokenHash: string, adminId: string): Promise<{ fingerprint: string; preview: Record<string, unknown> } | undefined> {
+export async function useClearConfirmation(
+  db: Db,
+  tokenHash: string,
+  adminId: string,
+): Promise<{ fingerprint: string; preview: Record<string, unknown> } | undefined> {
   const [row] = await db
     .update(clearConfirmations)
     .set({ usedAt: sql`now()` })
-    .where(and(eq(clearConfirmations.tokenHash, tokenHash), eq(clearConfirmations.adminId, adminId), sql`${clearConfirmations.usedAt} IS NULL`, sql`${clearConfirmations.expiresAt} > now()`))
-    .returning({ fingerprint: clearConfirmations.fingerprint, preview: clearConfirmations.preview });
+    .where(
+      and(
+        eq(clearConfirmations.tokenHash, tokenHash),
+        eq(clearConfirmations.adminId, adminId),
+        sql`${clearConfirmations.usedAt} IS NULL`,
+        sql`${clearConfirmations.expiresAt} > now()`,
+      ),
+    )
+    .returning({
+      fingerprint: clearConfirmations.fingerprint,
+      preview: clearConfirmations.preview,
+    });
   return row;
 }
 
 /** Forgets confirmations that ended more than a day ago. */
 export async function pruneClearConfirmations(db: Db): Promise<void> {
-  await db.delete(clearConfirmations).where(sql`${clearConfirmations.expiresAt} < now() - interval '1 day'`);
+  await db
+    .delete(clearConfirmations)
+    .where(sql`${clearConfirmations.expiresAt} < now() - interval '1 day'`);
 }

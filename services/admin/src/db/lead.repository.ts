@@ -9,20 +9,38 @@ function where(q: string | undefined, extra?: SQL): SQL | undefined {
   return and(containsAny(q, [leads.email, leads.message]), extra);
 }
 
-export async function insertLead(tx: Tx | Db, values: { email: string; message: string }): Promise<Lead> {
+export async function insertLead(
+  tx: Tx | Db,
+  values: { email: string; message: string },
+): Promise<Lead> {
   const [row] = await tx.insert(leads).values(values).returning();
   return row;
 }
 
-export async function pageLeads(db: Db, q: string | undefined, page: number, pageSize: number): Promise<{ rows: Lead[]; total: number }> {
+export async function pageLeads(
+  db: Db,
+  q: string | undefined,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: Lead[]; total: number }> {
   const [rows, [{ n }]] = await Promise.all([
-    db.select().from(leads).where(where(q)).orderBy(desc(leads.seq)).limit(pageSize).offset((page - 1) * pageSize),
+    db
+      .select()
+      .from(leads)
+      .where(where(q))
+      .orderBy(desc(leads.seq))
+      .limit(pageSize)
+      .offset((page - 1) * pageSize),
     db.select({ n: count() }).from(leads).where(where(q)),
   ]);
   return { rows, total: Number(n) };
 }
 
-export async function* streamLeads(db: Db, q: string | undefined, batchSize = 500): AsyncGenerator<Lead> {
+export async function* streamLeads(
+  db: Db,
+  q: string | undefined,
+  batchSize = 500,
+): AsyncGenerator<Lead> {
   let before: number | undefined;
   for (;;) {
     const rows = await db

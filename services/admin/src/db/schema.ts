@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  boolean,
+  index,
+  jsonb,
+  pgSchema,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const adminSchema = pgSchema('admin');
@@ -38,7 +48,12 @@ export const waitlistEntries = adminSchema.table(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('waitlist_entries_email_role_uq').on(t.email, t.role).where(sql`${t.kind} <> 'job_request'`), index('waitlist_entries_kind_seq_idx').on(t.kind, t.seq)],
+  (t) => [
+    uniqueIndex('waitlist_entries_email_role_uq')
+      .on(t.email, t.role)
+      .where(sql`${t.kind} <> 'job_request'`),
+    index('waitlist_entries_kind_seq_idx').on(t.kind, t.seq),
+  ],
 );
 
 /** 'Looking for a Developer?' leads. */

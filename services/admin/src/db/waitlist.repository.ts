@@ -16,7 +16,12 @@ export interface WaitlistFilter {
 
 function where(f: WaitlistFilter, extra?: SQL): SQL | undefined {
   return and(
-    containsAny(f.q, [waitlistEntries.email, waitlistEntries.name, waitlistEntries.note, waitlistEntries.url]),
+    containsAny(f.q, [
+      waitlistEntries.email,
+      waitlistEntries.name,
+      waitlistEntries.note,
+      waitlistEntries.url,
+    ]),
     f.role !== undefined ? eq(waitlistEntries.role, f.role) : undefined,
     f.kind !== undefined ? eq(waitlistEntries.kind, f.kind) : undefined,
     f.approved !== undefined ? eq(waitlistEntries.approved, f.approved) : undefined,
@@ -30,14 +35,19 @@ function where(f: WaitlistFilter, extra?: SQL): SQL | undefined {
  * role it picked: one signup per e-mail). Job requests are always stored (one row per request).
  * Call it inside a transaction (the signup check holds a lock on the e-mail until it commits).
  */
-export async function insertWaitlistEntry(tx: Tx, values: NewWaitlistEntry): Promise<WaitlistEntry | undefined> {
+export async function insertWaitlistEntry(
+  tx: Tx,
+  values: NewWaitlistEntry,
+): Promise<WaitlistEntry | undefined> {
   if (values.kind === 'job_request') {
     const [row] = await tx.insert(waitlistEntries).values(values).returning();
     return row;
   }
   if (values.kind === 'signup') {
     // Two signups of one e-mail at the same moment take turns here.
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`admin:signup:${values.email}`}))`);
+    await tx.execute(
+      sql`SELECT pg_advisory_xact_lock(hashtext(${`admin:signup:${values.email}`}))`,
+    );
     const [existing] = await tx
       .select({ id: waitlistEntries.id })
       .from(waitlistEntries)
@@ -48,13 +58,21 @@ export async function insertWaitlistEntry(tx: Tx, values: NewWaitlistEntry): Pro
   const [row] = await tx
     .insert(waitlistEntries)
     .values(values)
-    .onConflictDoNothing({ target: [waitlistEntries.email, waitlistEntries.role], where: sql`${waitlistEntries.kind} <> 'job_request'` })
+    .onConflictDoNothing({
+      target: [waitlistEntries.email, waitlistEntries.role],
+      where: sql`${waitlistEntries.kind} <> 'job_request'`,
+    })
     .returning();
   return row;
 }
 
 /** One page, newest first, and the total matching the filter. */
-export async function pageWaitlistEntries(db: Db, f: WaitlistFilter, page: number, pageSize: number): Promise<{ rows: WaitlistEntry[]; total: number }> {
+export async function pageWaitlistEntries(
+  db: Db,
+  f: WaitlistFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: WaitlistEntry[]; total: number }> {
   const [rows, [{ n }]] = await Promise.all([
     db
       .select()
@@ -69,7 +87,11 @@ export async function pageWaitlistEntries(db: Db, f: WaitlistFilter, page: numbe
 }
 
 /** Every matching entry, newest first, read in keyset batches (for streamed exports). */
-export async function* streamWaitlistEntries(db: Db, f: WaitlistFilter, batchSize = 500): AsyncGenerator<WaitlistEntry> {
+export async function* streamWaitlistEntries(
+  db: Db,
+  f: WaitlistFilter,
+  batchSize = 500,
+): AsyncGenerator<WaitlistEntry> {
   let before: number | undefined;
   for (;;) {
     const rows = await db
@@ -84,7 +106,11 @@ export async function* streamWaitlistEntries(db: Db, f: WaitlistFilter, batchSiz
   }
 }
 
-export async function setWaitlistApproval(tx: Tx | Db, id: string, approved: boolean): Promise<WaitlistEntry | undefined> {
+export async function setWaitlistApproval(
+  tx: Tx | Db,
+  id: string,
+  approved: boolean,
+): Promise<WaitlistEntry | undefined> {
   const [row] = await tx
     .update(waitlistEntries)
     .set({ approved, updatedAt: new Date() })
@@ -93,8 +119,14 @@ export async function setWaitlistApproval(tx: Tx | Db, id: string, approved: boo
   return row;
 }
 
-export async function deleteWaitlistEntriesOfKind(tx: Tx | Db, kind: WaitlistKind): Promise<number> {
-  const rows = await tx.delete(waitlistEntries).where(eq(waitlistEntries.kind, kind)).returning({ id: waitlistEntries.id });
+export async function deleteWaitlistEntriesOfKind(
+  tx: Tx | Db,
+  kind: WaitlistKind,
+): Promise<number> {
+  const rows = await tx
+    .delete(waitlistEntries)
+    .where(eq(waitlistEntries.kind, kind))
+    .returning({ id: waitlistEntries.id });
   return rows.length;
 }
 
@@ -103,7 +135,11 @@ export async function deleteWaitlistEntriesOfKind(tx: Tx | Db, kind: WaitlistKin
  * signup approval): the tester signups of that e-mail show the same state. Answers how many
  * entries changed.
  */
-export async function followTesterApproval(tx: Tx | Db, email: string, approved: boolean): Promise<number> {
+export async function followTesterApproval(
+  tx: Tx | Db,
+  email: string,
+  approved: boolean,
+): Promise<number> {
   const rows = await tx
     .update(waitlistEntries)
     .set({ approved, updatedAt: new Date() })
@@ -121,6 +157,9 @@ export async function followTesterApproval(tx: Tx | Db, email: string, approved:
 
 /** How many entries of a kind there are (the clear-all preview counts job requests). */
 export async function countWaitlistEntriesOfKind(db: Tx | Db, kind: WaitlistKind): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(waitlistEntries).where(eq(waitlistEntries.kind, kind));
+  const [row] = await db
+    .select({ n: count() })
+    .from(waitlistEntries)
+    .where(eq(waitlistEntries.kind, kind));
   return Number(row?.n ?? 0);
 }

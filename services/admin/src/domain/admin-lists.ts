@@ -10,7 +10,12 @@ import {
 import type { AdminDeps } from '../deps.js';
 import { pageFeedback, type Feedback } from '../db/feedback.repository.js';
 import { pageLeads, streamLeads, type Lead } from '../db/lead.repository.js';
-import { pageWaitlistEntries, streamWaitlistEntries, type WaitlistEntry, type WaitlistFilter } from '../db/waitlist.repository.js';
+import {
+  pageWaitlistEntries,
+  streamWaitlistEntries,
+  type WaitlistEntry,
+  type WaitlistFilter,
+} from '../db/waitlist.repository.js';
 
 export interface Page<T> {
   items: T[];
@@ -20,13 +25,29 @@ export interface Page<T> {
 }
 
 export function toEntryDto(e: WaitlistEntry): WaitlistEntryDto {
-  return { id: e.id, email: e.email, name: e.name, role: e.role, kind: e.kind, url: e.url, note: e.note, approved: e.approved, created_at: e.createdAt.toISOString() };
+  return {
+    id: e.id,
+    email: e.email,
+    name: e.name,
+    role: e.role,
+    kind: e.kind,
+    url: e.url,
+    note: e.note,
+    approved: e.approved,
+    created_at: e.createdAt.toISOString(),
+  };
 }
 export function toLeadDto(l: Lead): LeadDto {
   return { id: l.id, email: l.email, message: l.message, created_at: l.createdAt.toISOString() };
 }
 export function toFeedbackDto(f: Feedback): FeedbackDto {
-  return { id: f.id, email: f.email, message: f.message, page_url: f.pageUrl, created_at: f.createdAt.toISOString() };
+  return {
+    id: f.id,
+    email: f.email,
+    message: f.message,
+    page_url: f.pageUrl,
+    created_at: f.createdAt.toISOString(),
+  };
 }
 
 function waitlistFilter(q: AdminWaitlistQuery): WaitlistFilter {
@@ -38,13 +59,19 @@ export function defaultWaitlistPageSize(q: AdminWaitlistQuery): number {
   return q.kind === 'job_request' ? ADMIN_JOB_REQUEST_PAGE_SIZE : ADMIN_PAGE_SIZE;
 }
 
-export async function listWaitlist(deps: AdminDeps, q: AdminWaitlistQuery): Promise<Page<WaitlistEntryDto>> {
+export async function listWaitlist(
+  deps: AdminDeps,
+  q: AdminWaitlistQuery,
+): Promise<Page<WaitlistEntryDto>> {
   const pageSize = q.page_size ?? defaultWaitlistPageSize(q);
   const { rows, total } = await pageWaitlistEntries(deps.db, waitlistFilter(q), q.page, pageSize);
   return { items: rows.map(toEntryDto), total, page: q.page, page_size: pageSize };
 }
 
-export async function* exportWaitlist(deps: AdminDeps, q: AdminWaitlistQuery): AsyncGenerator<WaitlistEntryDto> {
+export async function* exportWaitlist(
+  deps: AdminDeps,
+  q: AdminWaitlistQuery,
+): AsyncGenerator<WaitlistEntryDto> {
   for await (const row of streamWaitlistEntries(deps.db, waitlistFilter(q))) yield toEntryDto(row);
 }
 

@@ -2,7 +2,13 @@ import type { AdminAuditQuery, AuditAction, AuditEntryDto } from '@htm/contracts
 import type { EventEnvelope } from '@htm/events';
 import type { Db, Tx } from '@htm/service-kit/db';
 import type { AdminDeps } from '../deps.js';
-import { appendAudit, pageAudit, streamAudit, type AuditFilter, type AuditRow } from '../db/audit.repository.js';
+import {
+  appendAudit,
+  pageAudit,
+  streamAudit,
+  type AuditFilter,
+  type AuditRow,
+} from '../db/audit.repository.js';
 
 /**
  * The audit log: one row per admin action, from the event that tells of it (its id keeps a
@@ -20,28 +26,52 @@ export type AuditedEvent =
   | EventEnvelope<'UserDeletionRequested'>
   | EventEnvelope<'AppealDecided'>;
 
-function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorId?: string; details: Record<string, unknown> } | undefined {
+function entryOf(
+  e: AuditedEvent,
+):
+  | { action: AuditAction; target: string; actorId?: string; details: Record<string, unknown> }
+  | undefined {
   switch (e.type) {
     case 'TesterApprovalChanged': {
       const d = (e as EventEnvelope<'TesterApprovalChanged'>).data;
       if (d.reason !== 'admin') return undefined;
-      return { action: d.approved ? 'tester.approved' : 'tester.unapproved', target: `tester:${d.userId}`, actorId: d.actorId, details: { email: d.email, name: d.name } };
+      return {
+        action: d.approved ? 'tester.approved' : 'tester.unapproved',
+        target: `tester:${d.userId}`,
+        actorId: d.actorId,
+        details: { email: d.email, name: d.name },
+      };
     }
     case 'JobClaimed': {
       const d = (e as EventEnvelope<'JobClaimed'>).data;
       if (d.by !== 'admin') return undefined;
-      return { action: 'job.assigned', target: `job:${d.jobId}`, actorId: d.actorId, details: { tester_id: d.testerId } };
+      return {
+        action: 'job.assigned',
+        target: `job:${d.jobId}`,
+        actorId: d.actorId,
+        details: { tester_id: d.testerId },
+      };
     }
     case 'SubmissionAccepted': {
       const d = (e as EventEnvelope<'SubmissionAccepted'>).data;
       if (d.acceptedBy !== 'admin') return undefined;
-      return { action: 'submission.accepted', target: `job:${d.jobId}`, actorId: d.actorId, details: { tester_id: d.testerId, title: d.title } };
+      return {
+        action: 'submission.accepted',
+        target: `job:${d.jobId}`,
+        actorId: d.actorId,
+        details: { tester_id: d.testerId, title: d.title },
+      };
     }
     case 'TesterPaid': {
       const d = (e as EventEnvelope<'TesterPaid'>).data;
       // Payouts the admin ran carry the admin; others (a tester's own cash-out) are not admin actions.
       if (!d.actorId) return undefined;
-      return { action: 'payout.sent', target: `tester:${d.testerId}`, actorId: d.actorId, details: { payout_id: d.payoutId, amount_cents: d.amountCents, job_ids: d.jobIds } };
+      return {
+        action: 'payout.sent',
+        target: `tester:${d.testerId}`,
+        actorId: d.actorId,
+        details: { payout_id: d.payoutId, amount_cents: d.amountCents, job_ids: d.jobIds },
+      };
     }
     case 'JobsCleared': {
       const d = (e as EventEnvelope<'JobsCleared'>).data;
@@ -49,19 +79,34 @@ function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorI
         action: 'jobs.cleared',
         target: 'jobs:all',
         actorId: d.actorId,
-        details: { jobs_deleted: d.jobsDeleted, submissions_deleted: d.submissionsDeleted, refunded_jobs: d.refundJobIds?.length ?? 0, refund_job_ids: d.refundJobIds ?? [] },
+        details: {
+          jobs_deleted: d.jobsDeleted,
+          submissions_deleted: d.submissionsDeleted,
+          refunded_jobs: d.refundJobIds?.length ?? 0,
+          refund_job_ids: d.refundJobIds ?? [],
+        },
       };
     }
     case 'DataExportRequested': {
       const d = (e as EventEnvelope<'DataExportRequested'>).data;
       // Only an export the admin ran for a user who asked by e-mail is an admin action.
       if (!d.actorId) return undefined;
-      return { action: 'user.export_run', target: `user:${d.userId}`, actorId: d.actorId, details: { export_id: d.exportId } };
+      return {
+        action: 'user.export_run',
+        target: `user:${d.userId}`,
+        actorId: d.actorId,
+        details: { export_id: d.exportId },
+      };
     }
     case 'UserDeletionRequested': {
       const d = (e as EventEnvelope<'UserDeletionRequested'>).data;
       if (!d.actorId) return undefined;
-      return { action: 'user.deletion_scheduled', target: `user:${d.userId}`, actorId: d.actorId, details: { due_at: d.dueAt } };
+      return {
+        action: 'user.deletion_scheduled',
+        target: `user:${d.userId}`,
+        actorId: d.actorId,
+        details: { due_at: d.dueAt },
+      };
     }
     case 'AppealDecided': {
       const d = (e as EventEnvelope<'AppealDecided'>).data;
@@ -69,12 +114,22 @@ function entryOf(e: AuditedEvent): { action: AuditAction; target: string; actorI
         action: d.decision === 'overturn' ? 'appeal.overturned' : 'appeal.upheld',
         target: `tester:${d.testerId}`,
         actorId: d.actorId,
-        details: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, note: d.note, stars: d.stars },
+        details: {
+          appeal_id: d.appealId,
+          job_id: d.jobId,
+          kind: d.kind,
+          note: d.note,
+          stars: d.stars,
+        },
       };
     }
     case 'SignupApproved': {
       const d = (e as EventEnvelope<'SignupApproved'>).data;
-      return { action: d.approved ? 'signup.approved' : 'signup.unapproved', target: `waitlist:${d.entryId}`, details: { email: d.email, role: d.role } };
+      return {
+        action: d.approved ? 'signup.approved' : 'signup.unapproved',
+        target: `waitlist:${d.entryId}`,
+        details: { email: d.email, role: d.role },
+      };
     }
   }
 }
@@ -106,7 +161,13 @@ export function toAuditDto(r: AuditRow): AuditEntryDto {
   };
 }
 
-const filterOf = (q: AdminAuditQuery): AuditFilter => ({ action: q.action, actor: q.actor || undefined, target: q.target || undefined, from: q.from, to: q.to });
+const filterOf = (q: AdminAuditQuery): AuditFilter => ({
+  action: q.action,
+  actor: q.actor || undefined,
+  target: q.target || undefined,
+  from: q.from,
+  to: q.to,
+});
 
 export async function listAudit(deps: AdminDeps, q: AdminAuditQuery) {
   const page = q.page;
@@ -115,6 +176,9 @@ export async function listAudit(deps: AdminDeps, q: AdminAuditQuery) {
   return { entries: rows.map(toAuditDto), total, page, page_size: pageSize };
 }
 
-export async function* exportAudit(deps: AdminDeps, q: AdminAuditQuery): AsyncGenerator<AuditEntryDto> {
+export async function* exportAudit(
+  deps: AdminDeps,
+  q: AdminAuditQuery,
+): AsyncGenerator<AuditEntryDto> {
   for await (const r of streamAudit(deps.db, filterOf(q))) yield toAuditDto(r);
 }

@@ -3,8 +3,15 @@ import { CLEAR_JOBS_MESSAGES, type ClearJobsPreview, type ClearJobsResult } from
 import { AppError } from '@htm/service-kit';
 import type { AdminDeps } from '../deps.js';
 import type { JobsClient } from '../clients/jobs.client.js';
-import { countWaitlistEntriesOfKind, deleteWaitlistEntriesOfKind } from '../db/waitlist.repository.js';
-import { pruneClearConfirmations, saveClearConfirmation, useClearConfirmation } from '../db/audit.repository.js';
+import {
+  countWaitlistEntriesOfKind,
+  deleteWaitlistEntriesOfKind,
+} from '../db/waitlist.repository.js';
+import {
+  pruneClearConfirmations,
+  saveClearConfirmation,
+  useClearConfirmation,
+} from '../db/audit.repository.js';
 
 /** How long a clear-all confirmation lives. */
 export const CLEAR_CONFIRMATION_MS = 5 * 60 * 1000;
@@ -17,7 +24,11 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('bas
  * and a confirmation for exactly this state: single use, 5 minutes, this admin only. Only its
  * hash is stored.
  */
-export async function previewClearJobs(deps: AdminDeps, jobs: JobsClient, adminId: string): Promise<ClearJobsPreview> {
+export async function previewClearJobs(
+  deps: AdminDeps,
+  jobs: JobsClient,
+  adminId: string,
+): Promise<ClearJobsPreview> {
   const p = await jobs.previewClear();
   const jobRequests = await countWaitlistEntriesOfKind(deps.db, 'job_request');
   const token = randomBytes(32).toString('base64url');
@@ -25,7 +36,13 @@ export async function previewClearJobs(deps: AdminDeps, jobs: JobsClient, adminI
   const { fingerprint, ...counts } = p;
   const preview = { ...counts, job_requests: jobRequests };
   // The job requests are admin's own rows: part of what was confirmed.
-  await saveClearConfirmation(deps.db, { tokenHash: hashOf(token), adminId, fingerprint: `${fingerprint}|${jobRequests}`, preview, expiresAt });
+  await saveClearConfirmation(deps.db, {
+    tokenHash: hashOf(token),
+    adminId,
+    fingerprint: `${fingerprint}|${jobRequests}`,
+    preview,
+    expiresAt,
+  });
   await pruneClearConfirmations(deps.db).catch(() => undefined);
   return { ...preview, confirmation: token, expires_at: expiresAt.toISOString() };
 }
@@ -36,15 +53,32 @@ export async function previewClearJobs(deps: AdminDeps, jobs: JobsClient, adminI
  * clear_preview_stale: preview again), then admin deletes its job requests. The audit log gets
  * the row from jobs' JobsCleared event (who, counts, refunds).
  */
-export async function clearJobs(deps: AdminDeps, jobs: JobsClient, adminId: string, confirmation: string): Promise<ClearJobsResult> {
+export async function clearJobs(
+  deps: AdminDeps,
+  jobs: JobsClient,
+  adminId: string,
+  confirmation: string,
+): Promise<ClearJobsResult> {
   const confirmed = await useClearConfirmation(deps.db, hashOf(confirmation), adminId);
-  if (!confirmed) throw AppError.conflict(CLEAR_JOBS_MESSAGES.confirmationInvalid, 'confirmation_invalid');
+  if (!confirmed)
+    throw AppError.conflict(CLEAR_JOBS_MESSAGES.confirmationInvalid, 'confirmation_invalid');
   const [jobsFingerprint, jobRequests] = confirmed.fingerprint.split('|');
   if (String(await countWaitlistEntriesOfKind(deps.db, 'job_request')) !== jobRequests) {
-    throw AppError.conflict('The jobs changed since the preview, so nothing was cleared. Please review the new counts and confirm again.', 'clear_preview_stale');
+    throw AppError.conflict(
+      'The jobs changed since the preview, so nothing was cleared. Please review the new counts and confirm again.',
+      'clear_preview_stale',
+    );
   }
   const cleared = await jobs.clearAll(jobsFingerprint, adminId);
   const waitlistDeleted = await deleteWaitlistEntriesOfKind(deps.db, 'job_request');
-  deps.logger.info({ ...cleared, waitlist_deleted: waitlistDeleted, adminId }, 'admin cleared all jobs');
-  return { jobs_deleted: cleared.jobs_deleted, submissions_deleted: cleared.submissions_deleted, waitlist_deleted: waitlistDeleted, refunded_jobs: cleared.refunded_jobs };
+  deps.logger.info(
+    { ...cleared, waitlist_deleted: waitlistDeleted, adminId },
+    'admin cleared all jobs',
+  );
+  return {
+    jobs_deleted: cleared.jobs_deleted,
+    submissions_deleted: cleared.submissions_deleted,
+    waitlist_deleted: waitlistDeleted,
+    refunded_jobs: cleared.refunded_jobs,
+  };
 }

@@ -14,7 +14,10 @@ describe('neutraliseCell', () => {
     expect(neutraliseCell(input)).toBe(expected);
   });
 
-  it.each(['', 'hello', 'a=b', 'someone@gmail.com', ' =1', "'already", '1-2', 'line\n=2'])('leaves the ordinary cell %j unchanged', (input) => {
-    expect(neutraliseCell(input)).toBe(input);
-  });
+  it.each(['', 'hello', 'a=b', 'someone@gmail.com', ' =1', "'already", '1-2', 'line\n=2'])(
+    'leaves the ordinary cell %j unchanged',
+    (input) => {
+      expect(neutraliseCell(input)).toBe(input);
+    },
+  );
 });

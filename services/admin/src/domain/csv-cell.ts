@@ -2,7 +2,18 @@
  * First characters that make a spreadsheet treat a cell as a formula (OWASP "CSV Injection"),
  * plus their full-width forms, which some spreadsheet locales also accept.
  */
-const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20']);
+const FORMULA_TRIGGERS = new Set([
+  '=',
+  '+',
+  '-',
+  '@',
+  '\t',
+  '\r',
+  '\uFF1D',
+  '\uFF0B',
+  '\uFF0D',
+  '\uFF20',
+]);
 
 /**
  * Makes one CSV cell inert in spreadsheets: a value starting with `=`, `+`, `-`, `@`, tab or

@@ -12,7 +12,9 @@ export async function deadLetterSummary(deps: Pick<AdminDeps, 'bus'>): Promise<D
  * The Overview's Replay: puts every dead letter back on its stream. Safe to repeat: consumers
  * apply each event id once. An event that still cannot be applied comes back to dead letter.
  */
-export async function replayDeadLetters(deps: Pick<AdminDeps, 'bus' | 'logger'>): Promise<ReplayDeadLettersResult> {
+export async function replayDeadLetters(
+  deps: Pick<AdminDeps, 'bus' | 'logger'>,
+): Promise<ReplayDeadLettersResult> {
   const groups = await replayAllDeadLetters(deps.bus);
   const replayed = groups.reduce((n, g) => n + g.count, 0);
   deps.logger.info({ replayed, groups }, 'admin replayed dead letters');

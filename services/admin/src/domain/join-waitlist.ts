@@ -9,9 +9,14 @@ import { insertWaitlistEntry, type WaitlistEntry } from '../db/waitlist.reposito
  * the same transaction. The same e-mail and role twice is a 409, except for job requests: each
  * request is stored.
  */
-export async function joinWaitlist(deps: AdminDeps, body: WaitlistBody, caller: Caller | null): Promise<WaitlistEntry> {
+export async function joinWaitlist(
+  deps: AdminDeps,
+  body: WaitlistBody,
+  caller: Caller | null,
+): Promise<WaitlistEntry> {
   const kind = waitlistKindOf(body.role);
-  if (kind === 'job_request' && !caller) throw AppError.unauthorized(WAITLIST_MESSAGES.signInFirst, 'sign_in_required');
+  if (kind === 'job_request' && !caller)
+    throw AppError.unauthorized(WAITLIST_MESSAGES.signInFirst, 'sign_in_required');
   const entry = await deps.events.inTransaction(async (tx) => {
     const row = await insertWaitlistEntry(tx, {
       email: body.email,
@@ -25,7 +30,12 @@ export async function joinWaitlist(deps: AdminDeps, body: WaitlistBody, caller: 
     if (!row) return undefined;
     await deps.events.record(
       tx,
-      createEvent('WaitlistJoined', row.id, { entryId: row.id, email: row.email, role: row.role, name: row.name }, { correlationId: getCorrelationId() }),
+      createEvent(
+        'WaitlistJoined',
+        row.id,
+        { entryId: row.id, email: row.email, role: row.role, name: row.name },
+        { correlationId: getCorrelationId() },
+      ),
     );
     return row;
   });

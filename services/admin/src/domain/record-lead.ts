@@ -8,7 +8,15 @@ import { insertLead } from '../db/lead.repository.js';
 export async function recordLead(deps: AdminDeps, body: LeadBody): Promise<{ id: string }> {
   const id = await deps.events.inTransaction(async (tx) => {
     const row = await insertLead(tx, { email: body.email, message: body.message });
-    await deps.events.record(tx, createEvent('LeadReceived', row.id, { leadId: row.id, email: row.email }, { correlationId: getCorrelationId() }));
+    await deps.events.record(
+      tx,
+      createEvent(
+        'LeadReceived',
+        row.id,
+        { leadId: row.id, email: row.email },
+        { correlationId: getCorrelationId() },
+      ),
+    );
     return row.id;
   });
   return { id };

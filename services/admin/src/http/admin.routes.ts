@@ -1,10 +1,26 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { adminAuditQuerySchema, adminListQuerySchema, adminWaitlistQuerySchema, approveWaitlistBodySchema, clearJobsBodySchema, type AuditEntryDto, type LeadDto, type WaitlistEntryDto } from '@htm/contracts';
+import {
+  adminAuditQuerySchema,
+  adminListQuerySchema,
+  adminWaitlistQuerySchema,
+  approveWaitlistBodySchema,
+  clearJobsBodySchema,
+  type AuditEntryDto,
+  type LeadDto,
+  type WaitlistEntryDto,
+} from '@htm/contracts';
 import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { AdminDeps } from '../deps.js';
 import type { JobsClient } from '../clients/jobs.client.js';
-import { exportLeads, exportWaitlist, listFeedback, listLeads, listWaitlist, toEntryDto } from '../domain/admin-lists.js';
+import {
+  exportLeads,
+  exportWaitlist,
+  listFeedback,
+  listLeads,
+  listWaitlist,
+  toEntryDto,
+} from '../domain/admin-lists.js';
 import { approveSignup } from '../domain/approve-signup.js';
 import { clearJobs, previewClearJobs } from '../domain/clear-jobs.js';
 import { exportAudit, listAudit } from '../domain/audit.js';
@@ -50,12 +66,18 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
     const q = parseOrThrow(adminWaitlistQuerySchema, req.query);
     if (q.export === 'csv') return sendCsv(res, 'waitlist', WAITLIST_CSV, exportWaitlist(deps, q));
     const page = await listWaitlist(deps, q);
-    res.json({ entries: page.items, total: page.total, page: page.page, page_size: page.page_size });
+    res.json({
+      entries: page.items,
+      total: page.total,
+      page: page.page,
+      page_size: page.page_size,
+    });
   });
 
   r.patch('/api/admin/waitlist/{id}', ...adminOnly, async (req, res) => {
     const id = entryId.safeParse(req.params.id);
-    if (!id.success) throw AppError.notFound('Waitlist entry not found.', 'waitlist_entry_not_found');
+    if (!id.success)
+      throw AppError.notFound('Waitlist entry not found.', 'waitlist_entry_not_found');
     const body = parseOrThrow(approveWaitlistBodySchema, req.body);
     const entry = await approveSignup(deps, id.data, body.approved, callerOf(req).id);
     res.json({ entry: toEntryDto(entry) });
@@ -70,9 +92,17 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
 
   r.get('/api/admin/feedback', ...adminOnly, async (req, res) => {
     const q = parseOrThrow(adminListQuerySchema, req.query);
-    if (q.export) throw AppError.invalid('Feedback cannot be exported.', { export: ['Feedback cannot be exported'] });
+    if (q.export)
+      throw AppError.invalid('Feedback cannot be exported.', {
+        export: ['Feedback cannot be exported'],
+      });
     const page = await listFeedback(deps, q);
-    res.json({ feedback: page.items, total: page.total, page: page.page, page_size: page.page_size });
+    res.json({
+      feedback: page.items,
+      total: page.total,
+      page: page.page,
+      page_size: page.page_size,
+    });
   });
 
   // Clear-all in two steps: the preview answers the counts and a confirmation for exactly them.
@@ -90,7 +120,12 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
   });
 
   r.get('/api/admin/audit.csv', ...adminOnly, async (req, res) => {
-    await sendCsv(res, 'audit', AUDIT_CSV, exportAudit(deps, parseOrThrow(adminAuditQuerySchema, req.query)));
+    await sendCsv(
+      res,
+      'audit',
+      AUDIT_CSV,
+      exportAudit(deps, parseOrThrow(adminAuditQuerySchema, req.query)),
+    );
   });
 
   r.get('/api/admin/dead-letters', ...adminOnly, async (_req, res) => {

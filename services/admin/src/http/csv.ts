@@ -16,11 +16,18 @@ export interface CsvColumn<T> {
  * The first read happens before any header is sent, so a failing database still gets the
  * JSON error answer.
  */
-export async function sendCsv<T>(res: Response, base: string, columns: CsvColumn<T>[], rows: AsyncIterable<T>, now = new Date()): Promise<void> {
+export async function sendCsv<T>(
+  res: Response,
+  base: string,
+  columns: CsvColumn<T>[],
+  rows: AsyncIterable<T>,
+  now = new Date(),
+): Promise<void> {
   const it = rows[Symbol.asyncIterator]();
   const first = await it.next();
   const cells = async function* () {
-    for (let r = first; !r.done; r = await it.next()) yield columns.map((c) => c.value(r.value) ?? '');
+    for (let r = first; !r.done; r = await it.next())
+      yield columns.map((c) => c.value(r.value) ?? '');
   };
   const stringifier = stringify({
     bom: true,
@@ -31,7 +38,10 @@ export async function sendCsv<T>(res: Response, base: string, columns: CsvColumn
   });
   res.status(200);
   res.setHeader('content-type', 'text/csv; charset=utf-8');
-  res.setHeader('content-disposition', `attachment; filename=${base}-${now.toISOString().slice(0, 10)}.csv`);
+  res.setHeader(
+    'content-disposition',
+    `attachment; filename=${base}-${now.toISOString().slice(0, 10)}.csv`,
+  );
   res.setHeader('cache-control', 'no-store');
   res.setHeader('x-content-type-options', 'nosniff');
   try {

@@ -12,7 +12,11 @@ export function telemetryRoutes(deps: AdminDeps): Router {
     // than a 401: api_refresh_failure is reported exactly when the token has gone stale.
     let userId: string | null = null;
     const token = bearerToken(req.headers.authorization);
-    if (token) userId = await deps.auth.verify(token).then((c) => c.id, () => null);
+    if (token)
+      userId = await deps.auth.verify(token).then(
+        (c) => c.id,
+        () => null,
+      );
     const { accepted } = await publishTelemetry(deps, body, userId);
     res.status(202).json({ accepted });
   });

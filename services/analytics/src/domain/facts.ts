@@ -46,7 +46,9 @@ export function newDurations(job: JobTimes): DurationFact[] {
 /** The countries whose testers a geo rule admits (global_beta: every country a tester can choose). */
 export function countriesOf(geoRule: string): readonly string[] {
   // The rules module's admission; an unknown rule counts like global_beta, as before.
-  const admitted = (GEO_ADMISSION as Record<string, readonly string[] | 'any' | undefined>)[geoRule];
+  const admitted = (GEO_ADMISSION as Record<string, readonly string[] | 'any' | undefined>)[
+    geoRule
+  ];
   return admitted && admitted !== 'any' ? admitted : USER_COUNTRIES;
 }
 

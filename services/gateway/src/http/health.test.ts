@@ -23,11 +23,20 @@ describe('GET /api/healthz (public)', () => {
         gateway: 'ok',
         services: {
           identity: { status: 'ok', checks: { database: 'ok' } },
-          jobs: { status: 'unavailable', checks: { database: 'ok', disk: 'low disk space: 3 MB free under /srv/uploads, below MIN_FREE_DISK_BYTES (67 MB)' } },
+          jobs: {
+            status: 'unavailable',
+            checks: {
+              database: 'ok',
+              disk: 'low disk space: 3 MB free under /srv/uploads, below MIN_FREE_DISK_BYTES (67 MB)',
+            },
+          },
         },
       },
     });
-    expect(r).toEqual({ status: 503, body: { status: 'degraded', reasons: ['jobs: low disk space'] } });
+    expect(r).toEqual({
+      status: 503,
+      body: { status: 'degraded', reasons: ['jobs: low disk space'] },
+    });
   });
 
   it('names a replica set with one replica low on disk, and keeps other failures private', async () => {
@@ -40,13 +49,22 @@ describe('GET /api/healthz (public)', () => {
           jobs: {
             status: 'ok',
             ready_replicas: 1,
-            replicas: { 'http://10.0.0.1:8082': { status: 'unavailable', checks: { disk: 'low disk space: ...' } }, 'http://10.0.0.2:8082': { status: 'ok', checks: {} } },
+            replicas: {
+              'http://10.0.0.1:8082': {
+                status: 'unavailable',
+                checks: { disk: 'low disk space: ...' },
+              },
+              'http://10.0.0.2:8082': { status: 'ok', checks: {} },
+            },
           },
           admin: { status: 'unavailable', error: 'connect ECONNREFUSED 10.0.0.9:8084' },
         },
       },
     });
-    expect(r).toEqual({ status: 503, body: { status: 'degraded', reasons: ['jobs: low disk space'] } });
+    expect(r).toEqual({
+      status: 503,
+      body: { status: 'degraded', reasons: ['jobs: low disk space'] },
+    });
     expect(JSON.stringify(r.body)).not.toContain('10.0.0');
   });
 });

@@ -2,7 +2,13 @@ import type { RequestHandler } from 'express';
 import type { ServiceName } from './route-table.js';
 
 type ReplicaHealth = { status: 'ok' | 'unavailable'; checks?: unknown; error?: string };
-type ServiceHealth = ReplicaHealth | { status: 'ok' | 'unavailable'; ready_replicas: number; replicas: Record<string, ReplicaHealth> };
+type ServiceHealth =
+  | ReplicaHealth
+  | {
+      status: 'ok' | 'unavailable';
+      ready_replicas: number;
+      replicas: Record<string, ReplicaHealth>;
+    };
 
 export interface HealthReport {
   ok: boolean;
@@ -24,19 +30,38 @@ async function readyz(url: string): Promise<ReplicaHealth> {
  * route cannot be used to make the gateway fan out to the services on every request. A service
  * with several replicas is ready when at least one is; each replica is listed.
  */
-export function healthChecker(services: Record<ServiceName, string[]>, cacheMs: number): () => Promise<HealthReport> {
+export function healthChecker(
+  services: Record<ServiceName, string[]>,
+  cacheMs: number,
+): () => Promise<HealthReport> {
   let last: { at: number; report: Promise<HealthReport> } | undefined;
   const look = async (): Promise<HealthReport> => {
     const entries = await Promise.all(
-      Object.entries(services).map(async ([name, urls]): Promise<readonly [string, ServiceHealth]> => {
-        if (urls.length === 1) return [name, await readyz(urls[0])] as const;
-        const replicas = await Promise.all(urls.map(async (u) => [u, await readyz(u)] as const));
-        const up = replicas.filter(([, h]) => h.status === 'ok').length;
-        return [name, { status: up > 0 ? 'ok' : 'unavailable', ready_replicas: up, replicas: Object.fromEntries(replicas) }] as const;
-      }),
+      Object.entries(services).map(
+        async ([name, urls]): Promise<readonly [string, ServiceHealth]> => {
+          if (urls.length === 1) return [name, await readyz(urls[0])] as const;
+          const replicas = await Promise.all(urls.map(async (u) => [u, await readyz(u)] as const));
+          const up = replicas.filter(([, h]) => h.status === 'ok').length;
+          return [
+            name,
+            {
+              status: up > 0 ? 'ok' : 'unavailable',
+              ready_replicas: up,
+              replicas: Object.fromEntries(replicas),
+            },
+          ] as const;
+        },
+      ),
     );
     const ok = entries.every(([, e]) => e.status === 'ok');
-    return { ok, body: { status: ok ? 'ok' : 'degraded', gateway: 'ok', services: Object.fromEntries(entries) } };
+    return {
+      ok,
+      body: {
+        status: ok ? 'ok' : 'degraded',
+        gateway: 'ok',
+        services: Object.fromEntries(entries),
+      },
+    };
   };
   return () => {
     if (!last || Date.now() - last.at >= cacheMs) last = { at: Date.now(), report: look() };
@@ -52,7 +77,9 @@ function publicReasons(services: Record<string, ServiceHealth>): string[] {
   const reasons = new Set<string>();
   const add = (name: string, h: ReplicaHealth) => {
     const checks = (h.checks ?? {}) as Record<string, unknown>;
-    for (const [check, result] of Object.entries(checks)) if (result !== 'ok' && PUBLIC_REASONS[check]) reasons.add(`${name}: ${PUBLIC_REASONS[check]}`);
+    for (const [check, result] of Object.entries(checks))
+      if (result !== 'ok' && PUBLIC_REASONS[check])
+        reasons.add(`${name}: ${PUBLIC_REASONS[check]}`);
   };
   for (const [name, h] of Object.entries(services)) {
     if ('replicas' in h) for (const r of Object.values(h.replicas)) add(name, r);
@@ -71,7 +98,9 @@ export function publicHealth(check: () => Promise<HealthReport>): RequestHandler
     const { ok, body } = await check();
     const reasons = ok ? [] : publicReasons(body.services);
     res.setHeader('Cache-Control', 'no-store');
-    res.status(ok ? 200 : 503).json(reasons.length ? { status: body.status, reasons } : { status: body.status });
+    res
+      .status(ok ? 200 : 503)
+      .json(reasons.length ? { status: body.status, reasons } : { status: body.status });
   };
 }
 

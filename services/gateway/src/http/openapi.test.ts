@@ -3,7 +3,10 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { declaresAnswer, OPERATIONS } from '@htm/contracts/routes';
 import { buildOpenApiDocument } from './openapi.js';
 
-type Responses = Record<string, { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }>;
+type Responses = Record<
+  string,
+  { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }
+>;
 type Doc = { paths: Record<string, Record<string, { responses: Responses }>> };
 
 describe('/api/openapi.json', () => {
@@ -22,7 +25,9 @@ describe('/api/openapi.json', () => {
   });
 
   it('declares what every operation answers: a JSON schema, a file or page media type, or no body', () => {
-    expect(OPERATIONS.filter((op) => !declaresAnswer(op)).map((op) => `${op.method} ${op.path}`)).toEqual([]);
+    expect(
+      OPERATIONS.filter((op) => !declaresAnswer(op)).map((op) => `${op.method} ${op.path}`),
+    ).toEqual([]);
     const paths = (doc as unknown as Doc).paths;
     const undocumented: string[] = [];
     for (const op of OPERATIONS) {
@@ -36,13 +41,17 @@ describe('/api/openapi.json', () => {
         const success = responses[String(code)];
         if (!success) undocumented.push(`${op.method} ${op.path}: no ${code}`);
         else if (code === 302 || code === 303) {
-          if (!success.headers?.Location) undocumented.push(`${op.method} ${op.path}: ${code} without Location`);
+          if (!success.headers?.Location)
+            undocumented.push(`${op.method} ${op.path}: ${code} without Location`);
         } else if (code !== 204 && !op.noBody) {
           const content = Object.entries(success.content ?? {});
-          if (!content.length || content.some(([, c]) => !c.schema)) undocumented.push(`${op.method} ${op.path}: ${code} without a body schema`);
+          if (!content.length || content.some(([, c]) => !c.schema))
+            undocumented.push(`${op.method} ${op.path}: ${code} without a body schema`);
           // A JSON answer is an object (never `{}` or a bare string).
-          const json = success.content?.['application/json']?.schema as { type?: string } | undefined;
-          if (json && json.type !== 'object') undocumented.push(`${op.method} ${op.path}: JSON answer is not an object`);
+          const json = success.content?.['application/json']?.schema as
+            { type?: string } | undefined;
+          if (json && json.type !== 'object')
+            undocumented.push(`${op.method} ${op.path}: JSON answer is not an object`);
         }
       }
     }

@@ -28,29 +28,55 @@ function errorsFor(op: Operation): number[] {
 /** OpenAPI 3.1 generated from packages/contracts: every route, its body, query and answers. */
 export function buildOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
   const error = errorBodySchema;
   for (const op of OPERATIONS) {
     const params = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const responses: Record<string, { description: string; content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }> = {};
+    const responses: Record<
+      string,
+      {
+        description: string;
+        content?: Record<string, { schema: unknown }>;
+        headers?: Record<string, unknown>;
+      }
+    > = {};
     const status = op.status ?? 200;
-    for (const [code, description] of [[status, op.summary], ...Object.entries(op.also ?? {})] as Array<[number | string, string]>) {
+    for (const [code, description] of [
+      [status, op.summary],
+      ...Object.entries(op.also ?? {}),
+    ] as Array<[number | string, string]>) {
       responses[String(code)] = { description, ...successAnswer(op, Number(code)) };
     }
-    for (const s of errorsFor(op)) responses[String(s)] = { description: ERROR_STATUSES[s], content: { 'application/json': { schema: error } } };
+    for (const s of errorsFor(op))
+      responses[String(s)] = {
+        description: ERROR_STATUSES[s],
+        content: { 'application/json': { schema: error } },
+      };
     registry.registerPath({
       method: op.method,
       path: op.path,
       summary: op.summary,
       tags: [op.service],
       ...(op.access === 'user' ? { security: [{ bearer: [] }] } : {}),
-      ...(op.roles ? { description: `Allowed: ${op.roles.join(', ')}${op.access === 'public' ? ' (public)' : ''}.` } : {}),
+      ...(op.roles
+        ? {
+            description: `Allowed: ${op.roles.join(', ')}${op.access === 'public' ? ' (public)' : ''}.`,
+          }
+        : {}),
       request: {
         ...(params.length ? { params: zodParams(params) } : {}),
         ...(op.query ? { query: op.query as never } : {}),
         ...(op.body ? { body: { content: { 'application/json': { schema: op.body } } } } : {}),
         ...(op.multipart
-          ? { body: { content: { 'multipart/form-data': { schema: multipartSchema(op.multipart) } } } }
+          ? {
+              body: {
+                content: { 'multipart/form-data': { schema: multipartSchema(op.multipart) } },
+              },
+            }
           : {}),
       },
       responses: responses as never,
@@ -61,10 +87,17 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     const isStream = op.path === '/api/live';
     const responses: Record<string, unknown> = {
       200: isStream
-        ? { description: op.summary, content: { 'text/event-stream': { schema: { type: 'string' } } } }
+        ? {
+            description: op.summary,
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          }
         : { description: op.summary, content: { 'application/json': { schema: op.response } } },
     };
-    for (const s of [401, 429, 503]) responses[String(s)] = { description: ERROR_STATUSES[s], content: { 'application/json': { schema: error } } };
+    for (const s of [401, 429, 503])
+      responses[String(s)] = {
+        description: ERROR_STATUSES[s],
+        content: { 'application/json': { schema: error } },
+      };
     registry.registerPath({
       method: op.method,
       path: op.path,
@@ -80,16 +113,28 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'HumanTest marketplace API',
       version: '1.0.0',
-      description: 'Every route is served under /api by the gateway. Errors: {detail, code, errors?}. Money in dollars at this edge.',
+      description:
+        'Every route is served under /api by the gateway. Errors: {detail, code, errors?}. Money in dollars at this edge.',
     },
     servers: [{ url: '/' }],
   }) as unknown as Record<string, unknown>;
 }
 
 /** The body (JSON schema, or the media types of a file or page) and headers of a success answer. */
-function successAnswer(op: Operation, status: number): { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> } {
-  if (status === 302 || status === 303) return { headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } } };
-  if (status === 204 || op.noBody) return op.upload && op.method === 'post' ? { headers: { Location: { description: 'The new upload', schema: { type: 'string' } } } } : {};
+function successAnswer(
+  op: Operation,
+  status: number,
+): { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> } {
+  if (status === 302 || status === 303)
+    return {
+      headers: {
+        Location: { description: 'Where the browser goes next', schema: { type: 'string' } },
+      },
+    };
+  if (status === 204 || op.noBody)
+    return op.upload && op.method === 'post'
+      ? { headers: { Location: { description: 'The new upload', schema: { type: 'string' } } } }
+      : {};
   const content: Record<string, { schema: unknown }> = {};
   if (op.response) content['application/json'] = { schema: op.response };
   for (const type of op.produces ?? []) content[type] = { schema: binary(type) };
@@ -104,7 +149,16 @@ function zodParams(names: string[]) {
   return z.object(Object.fromEntries(names.map((n) => [n, z.string()])));
 }
 function multipartSchema(fields: readonly string[]) {
-  return z.object(Object.fromEntries(fields.map((f) => [f, f === 'screenshot' || f === 'files' ? z.string().describe('binary file') : z.string().optional()])));
+  return z.object(
+    Object.fromEntries(
+      fields.map((f) => [
+        f,
+        f === 'screenshot' || f === 'files'
+          ? z.string().describe('binary file')
+          : z.string().optional(),
+      ]),
+    ),
+  );
 }
 
 /**
@@ -128,7 +182,10 @@ const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary:
 /** /api/openapi.json and the API reference at /api/docs (assets served locally, no inline script). */
 export function mountApiDocs(app: Express): void {
   const doc = buildOpenApiDocument();
-  const bundles = path.join(path.dirname(createRequire(import.meta.url).resolve('redoc/package.json')), 'bundles');
+  const bundles = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('redoc/package.json')),
+    'bundles',
+  );
   app.get('/api/openapi.json', (_req, res) => {
     res.json(doc);
   });

@@ -1,4 +1,10 @@
-import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Options, type Plugin } from 'http-proxy-middleware';
+import {
+  createProxyMiddleware,
+  debugProxyErrorsPlugin,
+  proxyEventsPlugin,
+  type Options,
+  type Plugin,
+} from 'http-proxy-middleware';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parse as parseUrl } from 'node:url';
 import type { Socket } from 'node:net';
@@ -28,7 +34,12 @@ const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
  */
 export function bufferBody(limitBytes: number): import('express').RequestHandler {
   return (req, res, next) => {
-    if (BODYLESS.has(req.method) && !req.headers['content-length'] && !req.headers['transfer-encoding']) return next();
+    if (
+      BODYLESS.has(req.method) &&
+      !req.headers['content-length'] &&
+      !req.headers['transfer-encoding']
+    )
+      return next();
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
@@ -117,7 +128,13 @@ export type UpstreamAgentKind = keyof typeof UPSTREAM_AGENTS;
  * the connection (stopped, restarting, crashed) never saw the request, so the request is sent to
  * the next replica when it can be sent again: no body, or a body kept by bufferBody.
  */
-export function createServiceProxy(service: ServiceName, pool: UpstreamPool, timeoutMs: number, logger: Logger, agentKind: UpstreamAgentKind = 'pooled'): RequestHandler {
+export function createServiceProxy(
+  service: ServiceName,
+  pool: UpstreamPool,
+  timeoutMs: number,
+  logger: Logger,
+  agentKind: UpstreamAgentKind = 'pooled',
+): RequestHandler {
   /** http-proxy's server inside http-proxy-middleware, with the middleware's plugins and our events on it. */
   let server: Parameters<Plugin<IncomingMessage, ServerResponse>>[0] | undefined;
   const options = {
@@ -131,7 +148,11 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
     // The default plugins minus the logger, which builds a URL for every answer only to hand it
     // to a logger that discards it; failures are logged by our error handler below.
     ejectPlugins: true,
-    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, (proxyServer) => void (server = proxyServer)] as Array<Plugin<IncomingMessage, ServerResponse>>,
+    plugins: [
+      debugProxyErrorsPlugin,
+      proxyEventsPlugin,
+      (proxyServer) => void (server = proxyServer),
+    ] as Array<Plugin<IncomingMessage, ServerResponse>>,
     on: {
       // Only read here: the forwarded headers are set on the request before it is proxied
       // (forwardHeaders). http-proxy emits proxyReq when the upstream socket arrives, which under
@@ -143,31 +164,80 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
       error: (err, req, res) => {
         const code = (err as NodeJS.ErrnoException).code;
         const r = req as ProxiedRequest;
-        const bodyless = BODYLESS.has(r.method) && !r.headers['content-length'] && !r.headers['transfer-encoding'];
+        const bodyless =
+          BODYLESS.has(r.method) && !r.headers['content-length'] && !r.headers['transfer-encoding'];
         // Refused: the replica never saw the request. Reset on a kept-alive connection before any
         // answer: the replica closed it as the request went out (it stopped or died); sent again
         // only when reading it twice is harmless (GET, HEAD, OPTIONS), or when the request carries an
         // Idempotency-Key and its body was read here (the service answers a repeat with the first answer).
         const refused = code === 'ECONNREFUSED';
-        const onceOnly = r.bufferedBody !== undefined && typeof r.headers['idempotency-key'] === 'string';
-        const staleSocket = code === 'ECONNRESET' && r.upstreamReused === true && ((bodyless && r.method !== 'DELETE') || onceOnly);
+        const onceOnly =
+          r.bufferedBody !== undefined && typeof r.headers['idempotency-key'] === 'string';
+        const staleSocket =
+          code === 'ECONNRESET' &&
+          r.upstreamReused === true &&
+          ((bodyless && r.method !== 'DELETE') || onceOnly);
         if ((refused || staleSocket) && r.upstreamTarget && pool.size > 1) {
           if (refused) pool.markDown(r.upstreamTarget);
           const replayable = staleSocket || r.bufferedBody !== undefined || bodyless;
           if (replayable && 'setHeader' in res && !res.headersSent && pool.pick(r.upstreamTried)) {
-            logger.info({ service, upstream: r.upstreamTarget, code, url: r.originalUrl, correlationId: r.correlationId }, 'upstream connection refused or reset; trying another replica');
+            logger.info(
+              {
+                service,
+                upstream: r.upstreamTarget,
+                code,
+                url: r.originalUrl,
+                correlationId: r.correlationId,
+              },
+              'upstream connection refused or reset; trying another replica',
+            );
             handler(r, res as unknown as Response, (e?: unknown) => {
-              if (e) sendError(res, 502, `The ${service} service answered badly. Please try again.`, 'bad_gateway');
+              if (e)
+                sendError(
+                  res,
+                  502,
+                  `The ${service} service answered badly. Please try again.`,
+                  'bad_gateway',
+                );
             });
             return;
           }
         }
-        const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout|socket hang up/i.test(err.message);
-        logger.warn({ service, err: err.message, code, url: redactUrl((req as Request).originalUrl), correlationId: (req as Request).correlationId }, 'upstream failed');
+        const timedOut =
+          code === 'ECONNRESET' ||
+          code === 'ETIMEDOUT' ||
+          /timeout|socket hang up/i.test(err.message);
+        logger.warn(
+          {
+            service,
+            err: err.message,
+            code,
+            url: redactUrl((req as Request).originalUrl),
+            correlationId: (req as Request).correlationId,
+          },
+          'upstream failed',
+        );
         if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND')
-          sendError(res, 503, `The ${service} service is unavailable. Please try again shortly.`, 'service_unavailable');
-        else if (timedOut) sendError(res, 504, `The ${service} service took too long to answer. Please try again.`, 'upstream_timeout');
-        else sendError(res, 502, `The ${service} service answered badly. Please try again.`, 'bad_gateway');
+          sendError(
+            res,
+            503,
+            `The ${service} service is unavailable. Please try again shortly.`,
+            'service_unavailable',
+          );
+        else if (timedOut)
+          sendError(
+            res,
+            504,
+            `The ${service} service took too long to answer. Please try again.`,
+            'upstream_timeout',
+          );
+        else
+          sendError(
+            res,
+            502,
+            `The ${service} service answered badly. Please try again.`,
+            'bad_gateway',
+          );
       },
     },
   } satisfies Options<IncomingMessage, ServerResponse>;
@@ -176,7 +246,18 @@ export function createServiceProxy(service: ServiceName, pool: UpstreamPool, tim
   const proxyServer = server;
   // Each replica's options with its address parsed once (http-proxy parses a string target on every
   // request, as http-proxy-middleware hands it one), like http-proxy itself parses it (url.parse).
-  const perTarget = new Map(pool.urls.map((url) => [url, { target: parseUrl(url), changeOrigin: options.changeOrigin, xfwd: options.xfwd, proxyTimeout: options.proxyTimeout, agent: options.agent }]));
+  const perTarget = new Map(
+    pool.urls.map((url) => [
+      url,
+      {
+        target: parseUrl(url),
+        changeOrigin: options.changeOrigin,
+        xfwd: options.xfwd,
+        proxyTimeout: options.proxyTimeout,
+        agent: options.agent,
+      },
+    ]),
+  );
   const single = pool.size <= 1 ? perTarget.get(pool.urls[0])! : undefined;
   /**
    * The middleware's own request path, minus its per-request work the gateway does not use (an

@@ -21,7 +21,10 @@ class ResilientRedisStore extends RedisStore {
     prefix: string,
     private readonly logger: Logger,
   ) {
-    super({ prefix, sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never });
+    super({
+      prefix,
+      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never,
+    });
   }
 
   /** Counts each request as the first while Redis is away (it passes), with one log line per 30 s. */
@@ -123,7 +126,8 @@ export class BatchedRedisStore implements Store {
     const now = Math.floor(Date.now() / this.windowMs);
     const batch: Array<[string, { window: number; remote: number; pending: number }, number]> = [];
     for (const [key, e] of this.entries) {
-      if (e.window < now) this.entries.delete(key); // a past window no longer limits anyone
+      if (e.window < now)
+        this.entries.delete(key); // a past window no longer limits anyone
       else if (e.pending !== 0) batch.push([`${this.prefix}${key}:${e.window}`, e, e.pending]);
     }
     if (!batch.length) return;
@@ -133,7 +137,8 @@ export class BatchedRedisStore implements Store {
       return;
     }
     const pipeline = this.redis.pipeline();
-    for (const [redisKey, , n] of batch) pipeline.incrby(redisKey, n).pexpire(redisKey, this.windowMs * 2);
+    for (const [redisKey, , n] of batch)
+      pipeline.incrby(redisKey, n).pexpire(redisKey, this.windowMs * 2);
     try {
       const results = (await pipeline.exec()) ?? [];
       batch.forEach(([, e, n], i) => {
@@ -156,7 +161,10 @@ export class BatchedRedisStore implements Store {
   private warn(reason: string) {
     if (Date.now() - this.lastWarning > 30_000) {
       this.lastWarning = Date.now();
-      this.logger.warn({ reason }, 'API rate limits counted on this replica only: Redis unavailable');
+      this.logger.warn(
+        { reason },
+        'API rate limits counted on this replica only: Redis unavailable',
+      );
     }
   }
 }
@@ -168,7 +176,13 @@ export class BatchedRedisStore implements Store {
 const tooMany = (req: Request, res: Response, windowMs: number) => {
   if (isBrowserNavigation(req)) return sendRateLimitedPage(req, res, Math.ceil(windowMs / 1000));
   res.setHeader('Retry-After', String(Math.ceil(windowMs / 1000)));
-  res.status(429).json(toErrorBody(new AppError('rate_limited', 'Too many requests. Please wait a minute and try again.', { code: 'rate_limited' })));
+  res.status(429).json(
+    toErrorBody(
+      new AppError('rate_limited', 'Too many requests. Please wait a minute and try again.', {
+        code: 'rate_limited',
+      }),
+    ),
+  );
 };
 
 /**
@@ -177,7 +191,12 @@ const tooMany = (req: Request, res: Response, windowMs: number) => {
  * synchronous step (express-rate-limit awaits five times per request, even for a store that
  * answers at once).
  */
-export function batchedLimiter(store: BatchedRedisStore, windowMs: number, limit: number, key: (req: Request) => string): RequestHandler {
+export function batchedLimiter(
+  store: BatchedRedisStore,
+  windowMs: number,
+  limit: number,
+  key: (req: Request) => string,
+): RequestHandler {
   store.init({ windowMs } as Options);
   const policy = `${limit};w=${Math.ceil(windowMs / 1000)}`;
   return (req, res, next) => {
@@ -186,7 +205,10 @@ export function batchedLimiter(store: BatchedRedisStore, windowMs: number, limit
     if (!res.headersSent) {
       const reset = Math.max(0, Math.ceil(((e.window + 1) * windowMs - Date.now()) / 1000));
       res.setHeader('RateLimit-Policy', policy);
-      res.setHeader('RateLimit', `limit=${limit}, remaining=${Math.max(limit - used, 0)}, reset=${reset}`);
+      res.setHeader(
+        'RateLimit',
+        `limit=${limit}, remaining=${Math.max(limit - used, 0)}, reset=${reset}`,
+      );
     }
     if (used > limit) return tooMany(req, res, windowMs);
     next();
@@ -198,8 +220,17 @@ export function batchedLimiter(store: BatchedRedisStore, windowMs: number, limit
  * sign-in and form limiters let requests through rather than taking the site down with it;
  * the API limiter goes on counting on each replica.
  */
-export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Logger): Record<Exclude<RateClass, 'none'>, RequestHandler> {
-  const make = (name: string, limit: number, key: (req: Request) => string, store: Store = new ResilientRedisStore(redis, `${cfg.REDIS_PREFIX}rl:${name}:`, logger)) =>
+export function createRateLimiters(
+  cfg: GatewayConfig,
+  redis: Redis,
+  logger: Logger,
+): Record<Exclude<RateClass, 'none'>, RequestHandler> {
+  const make = (
+    name: string,
+    limit: number,
+    key: (req: Request) => string,
+    store: Store = new ResilientRedisStore(redis, `${cfg.REDIS_PREFIX}rl:${name}:`, logger),
+  ) =>
     rateLimit({
       windowMs: cfg.RATE_LIMIT_WINDOW_MS,
       limit,
@@ -218,12 +249,19 @@ export function createRateLimiters(cfg: GatewayConfig, redis: Redis, logger: Log
     // Sign-in and form limits are small and must be exact: one Redis increment per request.
     // The API limit is large and hit on every call: counted in batches.
     api: batchedLimiter(
-      new BatchedRedisStore(redis, `${cfg.REDIS_PREFIX}rl:api:`, logger, cfg.API_RATE_LIMIT_FLUSH_MS),
+      new BatchedRedisStore(
+        redis,
+        `${cfg.REDIS_PREFIX}rl:api:`,
+        logger,
+        cfg.API_RATE_LIMIT_FLUSH_MS,
+      ),
       cfg.RATE_LIMIT_WINDOW_MS,
       cfg.API_RATE_LIMIT_PER_MINUTE,
       (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`),
     ),
     // Routes that may reach the payment provider: a small exact limit per user.
-    provider: make('provider', cfg.PROVIDER_RATE_LIMIT_PER_MINUTE, (req) => (req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`)),
+    provider: make('provider', cfg.PROVIDER_RATE_LIMIT_PER_MINUTE, (req) =>
+      req.caller ? `u:${req.caller.id}` : `ip:${ip(req)}`,
+    ),
   };
 }

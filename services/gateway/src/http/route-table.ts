@@ -7,15 +7,24 @@ export interface RouteRule extends Operation {
   pattern: RegExp;
 }
 
-export const ROUTES: RouteRule[] = OPERATIONS.map((op) => ({ ...op, pattern: templateToRegex(op.path) }));
+export const ROUTES: RouteRule[] = OPERATIONS.map((op) => ({
+  ...op,
+  pattern: templateToRegex(op.path),
+}));
 
-const firstMatch = (m: string, path: string) => ROUTES.find((rule) => rule.method === m && rule.pattern.test(path));
+const firstMatch = (m: string, path: string) =>
+  ROUTES.find((rule) => rule.method === m && rule.pattern.test(path));
 
 /**
  * Rules without path parameters, by method and exact path: most calls are found here at once.
  * Only rules that the in-order scan would pick for their own path, so both ways agree.
  */
-const EXACT = new Map(ROUTES.filter((r) => !r.path.includes('{') && firstMatch(r.method, r.path) === r).map((r) => [`${r.method} ${r.path}`, r]));
+const EXACT = new Map(
+  ROUTES.filter((r) => !r.path.includes('{') && firstMatch(r.method, r.path) === r).map((r) => [
+    `${r.method} ${r.path}`,
+    r,
+  ]),
+);
 
 /** The rule for a method and path; HEAD is answered like GET. */
 export function matchRoute(method: string, path: string): RouteRule | undefined {

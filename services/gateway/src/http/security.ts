@@ -48,15 +48,35 @@ export function helmetFor(cfg: GatewayConfig) {
         ...(cfg.NODE_ENV === 'production' ? { upgradeInsecureRequests: [] } : {}),
       },
     },
-    strictTransportSecurity: cfg.NODE_ENV === 'production' ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    strictTransportSecurity:
+      cfg.NODE_ENV === 'production' ? { maxAge: 31_536_000, includeSubDomains: true } : false,
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginEmbedderPolicy: false,
   });
 }
 
 /** tus 1.0 headers (recording uploads at /api/recordings) a browser on WEB_ORIGIN sends and must read. */
-const TUS_REQUEST_HEADERS = ['Tus-Resumable', 'Upload-Length', 'Upload-Defer-Length', 'Upload-Metadata', 'Upload-Offset', 'Upload-Concat', 'X-HTTP-Method-Override'];
-const TUS_RESPONSE_HEADERS = ['Location', 'Tus-Resumable', 'Tus-Version', 'Tus-Extension', 'Tus-Max-Size', 'Upload-Offset', 'Upload-Length', 'Upload-Defer-Length', 'Upload-Expires', 'Upload-Metadata'];
+const TUS_REQUEST_HEADERS = [
+  'Tus-Resumable',
+  'Upload-Length',
+  'Upload-Defer-Length',
+  'Upload-Metadata',
+  'Upload-Offset',
+  'Upload-Concat',
+  'X-HTTP-Method-Override',
+];
+const TUS_RESPONSE_HEADERS = [
+  'Location',
+  'Tus-Resumable',
+  'Tus-Version',
+  'Tus-Extension',
+  'Tus-Max-Size',
+  'Upload-Offset',
+  'Upload-Length',
+  'Upload-Defer-Length',
+  'Upload-Expires',
+  'Upload-Metadata',
+];
 
 /** CORS only for WEB_ORIGIN (with credentials), when the web app lives on another host. */
 export function corsForWebOrigin(cfg: GatewayConfig): RequestHandler {
@@ -64,8 +84,22 @@ export function corsForWebOrigin(cfg: GatewayConfig): RequestHandler {
   return cors({
     origin: [cfg.WEB_ORIGIN],
     credentials: true,
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Correlation-Id', 'X-XSRF-TOKEN', ...TUS_REQUEST_HEADERS, 'Range'],
-    exposedHeaders: ['X-Correlation-Id', 'Retry-After', ...TUS_RESPONSE_HEADERS, 'Content-Range', 'Accept-Ranges'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Idempotency-Key',
+      'X-Correlation-Id',
+      'X-XSRF-TOKEN',
+      ...TUS_REQUEST_HEADERS,
+      'Range',
+    ],
+    exposedHeaders: [
+      'X-Correlation-Id',
+      'Retry-After',
+      ...TUS_RESPONSE_HEADERS,
+      'Content-Range',
+      'Accept-Ranges',
+    ],
     maxAge: 600,
   });
 }
@@ -85,10 +119,19 @@ export function originCheck(cfg: GatewayConfig): RequestHandler {
     const auth = req.originalUrl.startsWith('/api/auth/');
     if (!auth && !req.headers.cookie) return next();
     const origin = req.headers.origin;
-    if (auth && req.headers['sec-fetch-site'] === 'cross-site' && (!cfg.WEB_ORIGIN || origin !== cfg.WEB_ORIGIN)) return next(AppError.forbidden('Cross-site request refused.', 'bad_origin'));
-    if (!origin || origin === 'null') return origin === 'null' ? next(AppError.forbidden('Cross-site request refused.', 'bad_origin')) : next();
+    if (
+      auth &&
+      req.headers['sec-fetch-site'] === 'cross-site' &&
+      (!cfg.WEB_ORIGIN || origin !== cfg.WEB_ORIGIN)
+    )
+      return next(AppError.forbidden('Cross-site request refused.', 'bad_origin'));
+    if (!origin || origin === 'null')
+      return origin === 'null'
+        ? next(AppError.forbidden('Cross-site request refused.', 'bad_origin'))
+        : next();
     // X-Forwarded-Host only from a proxy the gateway trusts; else the Host the client sent.
-    const host = (cfg.TRUST_PROXY !== false ? req.headers['x-forwarded-host'] : undefined) ?? req.headers.host;
+    const host =
+      (cfg.TRUST_PROXY !== false ? req.headers['x-forwarded-host'] : undefined) ?? req.headers.host;
     let ok = false;
     try {
       ok = new URL(origin).host === host || origin === cfg.WEB_ORIGIN;

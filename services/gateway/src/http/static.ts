@@ -20,7 +20,8 @@ export function serveWebApp(app: Express, dist: string): void {
     express.static(dist, {
       index: false,
       setHeaders: (res, file) => {
-        if (file.includes(`${path.sep}assets${path.sep}`)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+        if (file.includes(`${path.sep}assets${path.sep}`))
+          res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
       },
     }),
   );

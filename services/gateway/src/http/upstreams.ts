@@ -57,7 +57,11 @@ export class UpstreamPool {
 
   /** A connection to `url` was refused: no new requests until its /readyz answers 200 again. */
   markDown(url: string): void {
-    if (this.ready.get(url)) this.opts.logger?.warn({ service: this.service, upstream: url }, 'upstream refused a connection; taken out of rotation');
+    if (this.ready.get(url))
+      this.opts.logger?.warn(
+        { service: this.service, upstream: url },
+        'upstream refused a connection; taken out of rotation',
+      );
     this.ready.set(url, false);
   }
 
@@ -87,7 +91,11 @@ export class UpstreamPool {
     const ok = answer === 200;
     const was = this.ready.get(url);
     this.ready.set(url, ok);
-    if (was !== ok) this.opts.logger?.info({ service: this.service, upstream: url, ready: ok }, ok ? 'upstream ready' : 'upstream not ready; out of rotation');
+    if (was !== ok)
+      this.opts.logger?.info(
+        { service: this.service, upstream: url, ready: ok },
+        ok ? 'upstream ready' : 'upstream not ready; out of rotation',
+      );
   }
 }
 
@@ -95,10 +103,14 @@ export class UpstreamPool {
 function readyz(url: string, timeoutMs: number): Promise<number | 'timeout'> {
   return new Promise((resolve) => {
     let timedOut = false;
-    const req = request(`${url}/readyz`, { method: 'GET', agent: false, timeout: timeoutMs }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = request(
+      `${url}/readyz`,
+      { method: 'GET', agent: false, timeout: timeoutMs },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('timeout', () => {
       timedOut = true;
       req.destroy(new Error('timeout'));

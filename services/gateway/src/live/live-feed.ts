@@ -69,7 +69,11 @@ export class LiveFeed {
       onRejected: this.opts.onRejected,
       handler: async (event) => {
         const n = await this.append(event);
-        if (n) this.opts.logger.debug({ eventId: event.id, type: event.type, messages: n }, 'live messages appended');
+        if (n)
+          this.opts.logger.debug(
+            { eventId: event.id, type: event.type, messages: n },
+            'live messages appended',
+          );
       },
     });
   }

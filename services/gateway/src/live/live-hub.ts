@@ -48,7 +48,8 @@ export function compareIds(a: string, b: string): number {
   return am - bm || as - bs;
 }
 
-const frame = (id: string, m: LiveMessage) => `id: ${id}\nevent: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`;
+const frame = (id: string, m: LiveMessage) =>
+  `id: ${id}\nevent: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`;
 
 function parseEntry(fields: string[]): LiveMessage | undefined {
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -86,7 +87,8 @@ export class LiveHub {
     const { redisUrl, logger } = this.opts;
     this.reader = createBlockingRedis(redisUrl);
     this.history = createBlockingRedis(redisUrl);
-    for (const c of [this.reader, this.history]) c.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis (live) error'));
+    for (const c of [this.reader, this.history])
+      c.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis (live) error'));
     this.running = true;
     this.loop = this.run();
     this.timers.push(setInterval(() => this.ping(), this.opts.pingMs));
@@ -97,11 +99,21 @@ export class LiveHub {
   private async run(): Promise<void> {
     const key = LIVE_KEYS.messages(this.opts.prefix);
     // Start after what is already there: older messages are only sent to a resuming client.
-    const last = (await this.reader!.xrevrange(key, '+', '-', 'COUNT', 1).catch(() => [])) as Entry[];
+    const last = (await this.reader!.xrevrange(key, '+', '-', 'COUNT', 1).catch(
+      () => [],
+    )) as Entry[];
     this.lastId = last[0]?.[0] ?? '0-0';
     while (this.running) {
       try {
-        const res = (await this.reader!.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, this.lastId)) as Array<[string, Entry[]]> | null;
+        const res = (await this.reader!.xread(
+          'COUNT',
+          500,
+          'BLOCK',
+          1000,
+          'STREAMS',
+          key,
+          this.lastId,
+        )) as Array<[string, Entry[]]> | null;
         // One write per stream per read: the frames of a batch for one stream are joined first
         // (under load a read returns many messages; a write each would be a syscall each).
         const out = new Map<Connection, Buffer[]>();
@@ -112,7 +124,8 @@ export class LiveHub {
             if (m) this.dispatch(id, m, out);
           }
         }
-        for (const [c, bufs] of out) this.write(c, bufs.length === 1 ? bufs[0] : Buffer.concat(bufs));
+        for (const [c, bufs] of out)
+          this.write(c, bufs.length === 1 ? bufs[0] : Buffer.concat(bufs));
       } catch (err) {
         if (!this.running) break;
         this.opts.logger.warn({ err: (err as Error).message }, 'live reader error; retrying');
@@ -126,7 +139,8 @@ export class LiveHub {
     const to = m.to;
     if (to.users.includes(c.id)) return true;
     if (to.admins && c.type === 'admin') return true;
-    if (to.testers && c.type === 'tester' && c.approved) return to.testers === 'any' || (c.country !== null && to.testers.includes(c.country));
+    if (to.testers && c.type === 'tester' && c.approved)
+      return to.testers === 'any' || (c.country !== null && to.testers.includes(c.country));
     return false;
   }
 
@@ -150,7 +164,10 @@ export class LiveHub {
     for (const u of to.users) for (const c of this.byUser.get(u) ?? []) targets.add(c);
     if (to.admins) for (const c of this.admins) targets.add(c);
     if (to.testers) {
-      const groups = to.testers === 'any' ? [...this.testersByCountry.values()] : to.testers.map((k) => this.testersByCountry.get(k));
+      const groups =
+        to.testers === 'any'
+          ? [...this.testersByCountry.values()]
+          : to.testers.map((k) => this.testersByCountry.get(k));
       for (const g of groups) for (const c of g ?? []) targets.add(c);
     }
     if (!targets.size) return;
@@ -192,9 +209,11 @@ export class LiveHub {
     const revoked = this.opts.revoked;
     const now = Date.now();
     for (const c of this.all) {
-      if (c.caller.expiresAt !== undefined && c.caller.expiresAt <= now) this.end(c, 'token_expired');
+      if (c.caller.expiresAt !== undefined && c.caller.expiresAt <= now)
+        this.end(c, 'token_expired');
       else if (c.caller.sid && revoked?.isRevoked(c.caller.sid)) this.end(c, 'session_ended');
-      else if (revoked?.claimsChangedSince?.(c.caller.id, c.caller.claimsAt ?? 0)) this.end(c, 'account_changed');
+      else if (revoked?.claimsChangedSince?.(c.caller.id, c.caller.claimsAt ?? 0))
+        this.end(c, 'account_changed');
     }
   }
 
@@ -207,9 +226,18 @@ export class LiveHub {
 
   /** Refuses (429) a connection over the per-user or total cap. */
   assertRoom(caller: Caller): void {
-    if (this.all.size >= this.opts.maxTotal) throw new AppError('rate_limited', 'Too many live connections right now. The page still updates when you come back to it.', { code: 'too_many_streams' });
+    if (this.all.size >= this.opts.maxTotal)
+      throw new AppError(
+        'rate_limited',
+        'Too many live connections right now. The page still updates when you come back to it.',
+        { code: 'too_many_streams' },
+      );
     if ((this.byUser.get(caller.id)?.size ?? 0) >= this.opts.maxPerUser) {
-      throw new AppError('rate_limited', `You have ${this.opts.maxPerUser} live connections open already. Close a tab to open another.`, { code: 'too_many_streams' });
+      throw new AppError(
+        'rate_limited',
+        `You have ${this.opts.maxPerUser} live connections open already. Close a tab to open another.`,
+        { code: 'too_many_streams' },
+      );
     }
   }
 
@@ -253,7 +281,11 @@ export class LiveHub {
         // Older than the history: the client must reload what it shows.
         this.write(c, 'event: resync\ndata: {}\n\n');
       } else {
-        const rows = (await this.history!.xrange(LIVE_KEYS.messages(this.opts.prefix), `(${after}`, '+')) as Entry[];
+        const rows = (await this.history!.xrange(
+          LIVE_KEYS.messages(this.opts.prefix),
+          `(${after}`,
+          '+',
+        )) as Entry[];
         for (const [id, fields] of rows) {
           const m = parseEntry(fields);
           if (m && LiveHub.admits(c.caller, m)) this.write(c, frame(id, m));
@@ -261,7 +293,10 @@ export class LiveHub {
         }
       }
     } catch (err) {
-      this.opts.logger.warn({ err: (err as Error).message }, 'live resume failed; asking the client to reload');
+      this.opts.logger.warn(
+        { err: (err as Error).message },
+        'live resume failed; asking the client to reload',
+      );
       this.write(c, 'event: resync\ndata: {}\n\n');
     }
     const held = c.held ?? [];
@@ -281,6 +316,9 @@ export class LiveHub {
     this.reader?.disconnect();
     this.history?.disconnect();
     // A command queued while Redis was away may never settle: do not wait on it for long.
-    await Promise.race([this.loop?.catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+    await Promise.race([
+      this.loop?.catch(() => undefined),
+      new Promise((r) => setTimeout(r, 1000).unref()),
+    ]);
   }
 }

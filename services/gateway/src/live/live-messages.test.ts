@@ -14,46 +14,165 @@ describe('live messages from events', () => {
     expect(testersAdmittedBy('global_beta')).toBe('any');
   });
 
-  it('tells the poster, the tester and admins of a claim, and removes the job for the geo rule\'s testers', () => {
-    const msgs = toLiveMessages(createEvent('JobClaimed', JOB, { jobId: JOB, testerId: TESTER, claimedAt: at, deadlineAt: at, by: 'tester', posterId: POSTER, geoRule: 'us_pr' }));
+  it("tells the poster, the tester and admins of a claim, and removes the job for the geo rule's testers", () => {
+    const msgs = toLiveMessages(
+      createEvent('JobClaimed', JOB, {
+        jobId: JOB,
+        testerId: TESTER,
+        claimedAt: at,
+        deadlineAt: at,
+        by: 'tester',
+        posterId: POSTER,
+        geoRule: 'us_pr',
+      }),
+    );
     expect(msgs).toEqual([
-      { event: 'job', data: { job_id: JOB, status: 'claimed', payment_status: 'paid', event: 'JobClaimed' }, to: { users: [POSTER, TESTER], admins: true } },
-      { event: 'available', data: { job_id: JOB, action: 'removed' }, to: { users: [], testers: ['US', 'PR'] } },
+      {
+        event: 'job',
+        data: { job_id: JOB, status: 'claimed', payment_status: 'paid', event: 'JobClaimed' },
+        to: { users: [POSTER, TESTER], admins: true },
+      },
+      {
+        event: 'available',
+        data: { job_id: JOB, action: 'removed' },
+        to: { users: [], testers: ['US', 'PR'] },
+      },
     ]);
   });
 
   it('offers a released job again and tells the tester it was taken from', () => {
-    const [job, available] = toLiveMessages(createEvent('JobReleased', JOB, { jobId: JOB, testerId: TESTER, reason: 'claim_timeout', posterId: POSTER, geoRule: 'us_pr_ca' }));
-    expect(job).toMatchObject({ data: { status: 'open', event: 'JobReleased' }, to: { users: [POSTER, TESTER] } });
-    expect(available).toEqual({ event: 'available', data: { job_id: JOB, action: 'added' }, to: { users: [], testers: ['US', 'PR', 'CA'] } });
+    const [job, available] = toLiveMessages(
+      createEvent('JobReleased', JOB, {
+        jobId: JOB,
+        testerId: TESTER,
+        reason: 'claim_timeout',
+        posterId: POSTER,
+        geoRule: 'us_pr_ca',
+      }),
+    );
+    expect(job).toMatchObject({
+      data: { status: 'open', event: 'JobReleased' },
+      to: { users: [POSTER, TESTER] },
+    });
+    expect(available).toEqual({
+      event: 'available',
+      data: { job_id: JOB, action: 'added' },
+      to: { users: [], testers: ['US', 'PR', 'CA'] },
+    });
   });
 
   it('still tells the tester and admins about an older event without the poster', () => {
-    const [job] = toLiveMessages(createEvent('WorkSubmitted', JOB, { jobId: JOB, testerId: TESTER, submissionId: 's1', revision: 0, submittedAt: at, autoAcceptAt: at }));
+    const [job] = toLiveMessages(
+      createEvent('WorkSubmitted', JOB, {
+        jobId: JOB,
+        testerId: TESTER,
+        submissionId: 's1',
+        revision: 0,
+        submittedAt: at,
+        autoAcceptAt: at,
+      }),
+    );
     expect(job.to).toEqual({ users: [TESTER], admins: true });
   });
 
   it('says how a job was accepted, and sends earnings only once the ledger has them', () => {
-    const accepted = toLiveMessages(createEvent('SubmissionAccepted', JOB, { jobId: JOB, testerId: TESTER, posterId: POSTER, title: 't', acceptedBy: 'auto', acceptedAt: at }));
-    expect(accepted).toEqual([expect.objectContaining({ event: 'job', data: expect.objectContaining({ status: 'completed', accepted_by: 'auto' }) })]);
-    expect(toLiveMessages(createEvent('EarningRecorded', JOB, { jobId: JOB, testerId: TESTER, amountCents: 82, acceptedBy: 'auto' }))).toEqual([
-      { event: 'earnings', data: { job_id: JOB, action: 'earned', amount_cents: 82 }, to: { users: [TESTER] } },
+    const accepted = toLiveMessages(
+      createEvent('SubmissionAccepted', JOB, {
+        jobId: JOB,
+        testerId: TESTER,
+        posterId: POSTER,
+        title: 't',
+        acceptedBy: 'auto',
+        acceptedAt: at,
+      }),
+    );
+    expect(accepted).toEqual([
+      expect.objectContaining({
+        event: 'job',
+        data: expect.objectContaining({ status: 'completed', accepted_by: 'auto' }),
+      }),
+    ]);
+    expect(
+      toLiveMessages(
+        createEvent('EarningRecorded', JOB, {
+          jobId: JOB,
+          testerId: TESTER,
+          amountCents: 82,
+          acceptedBy: 'auto',
+        }),
+      ),
+    ).toEqual([
+      {
+        event: 'earnings',
+        data: { job_id: JOB, action: 'earned', amount_cents: 82 },
+        to: { users: [TESTER] },
+      },
     ]);
   });
 
   it("tells admins of a new appeal and the tester of the admin's decision", () => {
-    const filed = toLiveMessages(createEvent('AppealFiled', 'a1', { appealId: 'a1', testerId: TESTER, jobId: JOB, kind: 'strike', message: 'The site was down.', filedAt: at }));
-    expect(filed).toEqual([{ event: 'appeal', data: { appeal_id: 'a1', job_id: JOB, kind: 'strike', decision: null }, to: { users: [], admins: true } }]);
-    const decided = toLiveMessages(
-      createEvent('AppealDecided', TESTER, { appealId: 'a1', testerId: TESTER, jobId: JOB, kind: 'strike', decision: 'overturn', note: null, stars: null, decidedAt: at, actorId: 'admin-1' }),
+    const filed = toLiveMessages(
+      createEvent('AppealFiled', 'a1', {
+        appealId: 'a1',
+        testerId: TESTER,
+        jobId: JOB,
+        kind: 'strike',
+        message: 'The site was down.',
+        filedAt: at,
+      }),
     );
-    expect(decided).toEqual([{ event: 'appeal', data: { appeal_id: 'a1', job_id: JOB, kind: 'strike', decision: 'overturn' }, to: { users: [TESTER], admins: true } }]);
+    expect(filed).toEqual([
+      {
+        event: 'appeal',
+        data: { appeal_id: 'a1', job_id: JOB, kind: 'strike', decision: null },
+        to: { users: [], admins: true },
+      },
+    ]);
+    const decided = toLiveMessages(
+      createEvent('AppealDecided', TESTER, {
+        appealId: 'a1',
+        testerId: TESTER,
+        jobId: JOB,
+        kind: 'strike',
+        decision: 'overturn',
+        note: null,
+        stars: null,
+        decidedAt: at,
+        actorId: 'admin-1',
+      }),
+    );
+    expect(decided).toEqual([
+      {
+        event: 'appeal',
+        data: { appeal_id: 'a1', job_id: JOB, kind: 'strike', decision: 'overturn' },
+        to: { users: [TESTER], admins: true },
+      },
+    ]);
   });
 
   it("refreshes the admin's lists of testers, signups and leads, and ignores what nobody watches live", () => {
-    expect(toLiveMessages(createEvent('LeadReceived', 'l1', { leadId: 'l1', email: 'a@b.c' }))).toEqual([{ event: 'admin', data: { list: 'leads' }, to: { users: [], admins: true } }]);
-    expect(toLiveMessages(createEvent('TesterApprovalChanged', 'u1', { userId: 'u1', email: 'a@b.c', name: 'A', approved: true, country: 'US', reason: 'admin' }))[0].data).toEqual({ list: 'testers' });
-    expect(toLiveMessages(createEvent('ClientTelemetry', 'u1', { userId: null, events: [] }))).toEqual([]);
-    expect(toLiveMessages(createEvent('UserSignedUp', 'u1', { userId: 'u1', email: 'a@b.c', name: 'A' }))).toEqual([]);
+    expect(
+      toLiveMessages(createEvent('LeadReceived', 'l1', { leadId: 'l1', email: 'a@b.c' })),
+    ).toEqual([{ event: 'admin', data: { list: 'leads' }, to: { users: [], admins: true } }]);
+    expect(
+      toLiveMessages(
+        createEvent('TesterApprovalChanged', 'u1', {
+          userId: 'u1',
+          email: 'a@b.c',
+          name: 'A',
+          approved: true,
+          country: 'US',
+          reason: 'admin',
+        }),
+      )[0].data,
+    ).toEqual({ list: 'testers' });
+    expect(
+      toLiveMessages(createEvent('ClientTelemetry', 'u1', { userId: null, events: [] })),
+    ).toEqual([]);
+    expect(
+      toLiveMessages(
+        createEvent('UserSignedUp', 'u1', { userId: 'u1', email: 'a@b.c', name: 'A' }),
+      ),
+    ).toEqual([]);
   });
 });

@@ -26,19 +26,27 @@ export interface LiveMessage {
 
 /** Testers a job's geo rule admits (the rules module's GEO_ADMISSION; 'any' for global_beta or an unknown rule). */
 export function testersAdmittedBy(geoRule: string | null | undefined): TesterCountry[] | 'any' {
-  const admitted = geoRule ? (GEO_ADMISSION as Record<string, readonly TesterCountry[] | 'any' | undefined>)[geoRule] : undefined;
+  const admitted = geoRule
+    ? (GEO_ADMISSION as Record<string, readonly TesterCountry[] | 'any' | undefined>)[geoRule]
+    : undefined;
   return admitted && admitted !== 'any' ? [...admitted] : 'any';
 }
 
 /** The job's status and payment status after each event the channel reports (the rules module's transition table). */
 const JOB_STATE = LIVE_JOB_STATE;
 
-const present = (...ids: Array<string | null | undefined>): string[] => [...new Set(ids.filter((x): x is string => !!x))];
+const present = (...ids: Array<string | null | undefined>): string[] => [
+  ...new Set(ids.filter((x): x is string => !!x)),
+];
 
 /** The messages one event produces (none for events nobody watches live). */
 export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
   const state = JOB_STATE[e.type];
-  const job = (jobId: string, users: string[], extra: Record<string, unknown> = {}): LiveMessage => ({
+  const job = (
+    jobId: string,
+    users: string[],
+    extra: Record<string, unknown> = {},
+  ): LiveMessage => ({
     event: 'job',
     data: { job_id: jobId, ...state, event: e.type, ...extra },
     to: { users, admins: true },
@@ -50,7 +58,14 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
     }
     case 'JobPublished': {
       const d = (e as EventEnvelope<'JobPublished'>).data;
-      return [job(d.jobId, present(d.posterId)), { event: 'available', data: { job_id: d.jobId, action: 'added' }, to: { users: [], testers: testersAdmittedBy(d.geoRule) } }];
+      return [
+        job(d.jobId, present(d.posterId)),
+        {
+          event: 'available',
+          data: { job_id: d.jobId, action: 'added' },
+          to: { users: [], testers: testersAdmittedBy(d.geoRule) },
+        },
+      ];
     }
     case 'CheckoutCancelled': {
       const d = (e as EventEnvelope<'CheckoutCancelled'>).data;
@@ -60,7 +75,11 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
       const d = (e as EventEnvelope<'JobClaimed'>).data;
       return [
         job(d.jobId, present(d.posterId, d.testerId)),
-        { event: 'available', data: { job_id: d.jobId, action: 'removed' }, to: { users: [], testers: testersAdmittedBy(d.geoRule) } },
+        {
+          event: 'available',
+          data: { job_id: d.jobId, action: 'removed' },
+          to: { users: [], testers: testersAdmittedBy(d.geoRule) },
+        },
       ];
     }
     case 'WorkSubmitted':
@@ -75,13 +94,23 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
     case 'EarningRecorded': {
       // From payments once the ledger has it, so the tester's refetch already sees it.
       const d = (e as EventEnvelope<'EarningRecorded'>).data;
-      return [{ event: 'earnings', data: { job_id: d.jobId, action: 'earned', amount_cents: d.amountCents }, to: { users: [d.testerId] } }];
+      return [
+        {
+          event: 'earnings',
+          data: { job_id: d.jobId, action: 'earned', amount_cents: d.amountCents },
+          to: { users: [d.testerId] },
+        },
+      ];
     }
     case 'JobReleased': {
       const d = (e as EventEnvelope<'JobReleased'>).data;
       return [
         job(d.jobId, present(d.posterId, d.testerId)),
-        { event: 'available', data: { job_id: d.jobId, action: 'added' }, to: { users: [], testers: testersAdmittedBy(d.geoRule) } },
+        {
+          event: 'available',
+          data: { job_id: d.jobId, action: 'added' },
+          to: { users: [], testers: testersAdmittedBy(d.geoRule) },
+        },
       ];
     }
     case 'PackSlotClosed': {
@@ -92,20 +121,51 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
     case 'PaymentRefunded': {
       const d = (e as EventEnvelope<'PaymentRefunded'>).data;
       if (d.reason !== 'pack_slot_unfilled') return [];
-      return [{ event: 'job', data: { job_id: d.jobId, event: e.type, status: 'closed', payment_status: 'paid', refunded_cents: d.amountCents, pack_id: d.packId ?? null }, to: { users: present(d.posterId), admins: true } }];
+      return [
+        {
+          event: 'job',
+          data: {
+            job_id: d.jobId,
+            event: e.type,
+            status: 'closed',
+            payment_status: 'paid',
+            refunded_cents: d.amountCents,
+            pack_id: d.packId ?? null,
+          },
+          to: { users: present(d.posterId), admins: true },
+        },
+      ];
     }
     case 'TesterPaid': {
       const d = (e as EventEnvelope<'TesterPaid'>).data;
-      return [{ event: 'earnings', data: { action: 'paid', amount_cents: d.amountCents, job_ids: d.jobIds }, to: { users: [d.testerId] } }];
+      return [
+        {
+          event: 'earnings',
+          data: { action: 'paid', amount_cents: d.amountCents, job_ids: d.jobIds },
+          to: { users: [d.testerId] },
+        },
+      ];
     }
     // Appeals (#34): the admins' queue changes; the tester hears the decision.
     case 'AppealFiled': {
       const d = (e as EventEnvelope<'AppealFiled'>).data;
-      return [{ event: 'appeal', data: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, decision: null }, to: { users: [], admins: true } }];
+      return [
+        {
+          event: 'appeal',
+          data: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, decision: null },
+          to: { users: [], admins: true },
+        },
+      ];
     }
     case 'AppealDecided': {
       const d = (e as EventEnvelope<'AppealDecided'>).data;
-      return [{ event: 'appeal', data: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, decision: d.decision }, to: { users: [d.testerId], admins: true } }];
+      return [
+        {
+          event: 'appeal',
+          data: { appeal_id: d.appealId, job_id: d.jobId, kind: d.kind, decision: d.decision },
+          to: { users: [d.testerId], admins: true },
+        },
+      ];
     }
     // The admin's lists of people and messages.
     case 'UserRoleChosen':
@@ -124,7 +184,11 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
 }
 
 /** `event: admin`: one of the admin's lists changed. */
-const adminList = (list: 'testers' | 'waitlist' | 'leads' | 'feedback'): LiveMessage => ({ event: 'admin', data: { list }, to: { users: [], admins: true } });
+const adminList = (list: 'testers' | 'waitlist' | 'leads' | 'feedback'): LiveMessage => ({
+  event: 'admin',
+  data: { list },
+  to: { users: [], admins: true },
+});
 
 /** The sources whose events the live channel turns into messages. */
 export const LIVE_SOURCES = ['jobs', 'payments', 'identity', 'admin'] as const;

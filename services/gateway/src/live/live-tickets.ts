@@ -6,12 +6,22 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LIVE_TICKET_TTL_SECONDS, type LiveTicketResponse } from '@htm/contracts';
-import { AppError, tokenRevoked, tokenStale, type Caller, type RevocationList } from '@htm/service-kit';
+import {
+  AppError,
+  tokenRevoked,
+  tokenStale,
+  type Caller,
+  type RevocationList,
+} from '@htm/service-kit';
 import { LIVE_KEYS } from './live-feed.js';
 
 const TICKET_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 
-const refused = () => AppError.unauthorized('This live ticket is missing, expired or already used. Ask for a new one.', 'invalid_ticket');
+const refused = () =>
+  AppError.unauthorized(
+    'This live ticket is missing, expired or already used. Ask for a new one.',
+    'invalid_ticket',
+  );
 
 export class LiveTickets {
   constructor(
@@ -22,7 +32,12 @@ export class LiveTickets {
 
   async issue(caller: Caller): Promise<LiveTicketResponse> {
     const ticket = randomBytes(24).toString('base64url');
-    await this.redis.set(LIVE_KEYS.ticket(this.prefix, ticket), JSON.stringify(caller), 'EX', LIVE_TICKET_TTL_SECONDS);
+    await this.redis.set(
+      LIVE_KEYS.ticket(this.prefix, ticket),
+      JSON.stringify(caller),
+      'EX',
+      LIVE_TICKET_TTL_SECONDS,
+    );
     return { ticket, expires_in: LIVE_TICKET_TTL_SECONDS };
   }
 
@@ -36,7 +51,10 @@ export class LiveTickets {
     if (this.revoked?.claimsChangedSince?.(caller.id, caller.claimsAt ?? 0)) throw tokenStale();
     // The stream lives no longer than the token the ticket was asked with.
     if (caller.expiresAt !== undefined && caller.expiresAt <= Date.now()) {
-      throw AppError.unauthorized('The access token behind this ticket has expired. Refresh it and ask for a new ticket.', 'token_expired');
+      throw AppError.unauthorized(
+        'The access token behind this ticket has expired. Refresh it and ask for a new ticket.',
+        'token_expired',
+      );
     }
     return caller;
   }

@@ -7,7 +7,13 @@ import { AppError, callerOf, series } from '@htm/service-kit';
 
 /** Redis unreachable (or any unexpected failure): 503, never a 500. */
 const unavailable = (err: unknown) =>
-  err instanceof AppError ? err : new AppError('unavailable', 'Live updates are unavailable right now. The page still updates when you come back to it.', { code: 'live_unavailable' });
+  err instanceof AppError
+    ? err
+    : new AppError(
+        'unavailable',
+        'Live updates are unavailable right now. The page still updates when you come back to it.',
+        { code: 'live_unavailable' },
+      );
 import type { LiveHub } from './live-hub.js';
 import type { LiveTickets } from './live-tickets.js';
 
@@ -45,7 +51,8 @@ export function mountLiveRoutes(app: Express, deps: LiveRoutesDeps): void {
     }
   };
 
-  const notAllowed: RequestHandler = (req, _res, next) => next(new AppError('method_not_allowed', `${req.method} is not allowed on ${req.path}.`));
+  const notAllowed: RequestHandler = (req, _res, next) =>
+    next(new AppError('method_not_allowed', `${req.method} is not allowed on ${req.path}.`));
 
   app.post('/api/live/ticket', series(...deps.ticketGuards, issueTicket));
   app.all('/api/live/ticket', notAllowed);

@@ -21,8 +21,16 @@ export type { AccountDeletionRow, DataExportRow };
 
 // ---- exports ----
 
-export async function latestExport(db: Db | Tx, userId: string): Promise<DataExportRow | undefined> {
-  const [row] = await db.select().from(dataExports).where(eq(dataExports.userId, userId)).orderBy(desc(dataExports.requestedAt)).limit(1);
+export async function latestExport(
+  db: Db | Tx,
+  userId: string,
+): Promise<DataExportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(dataExports)
+    .where(eq(dataExports.userId, userId))
+    .orderBy(desc(dataExports.requestedAt))
+    .limit(1);
   return row;
 }
 
@@ -36,7 +44,10 @@ export async function lockUserExports(tx: Tx, userId: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`data-export:${userId}`}))`);
 }
 
-export async function insertExport(tx: Tx, row: { userId: string; partsTotal: number; requestedBy: string | null }): Promise<DataExportRow> {
+export async function insertExport(
+  tx: Tx,
+  row: { userId: string; partsTotal: number; requestedBy: string | null },
+): Promise<DataExportRow> {
   const [created] = await tx.insert(dataExports).values(row).returning();
   return created;
 }
@@ -49,7 +60,12 @@ export async function insertExport(tx: Tx, row: { userId: string; partsTotal: nu
 export async function claimExport(db: Db, staleMs: number): Promise<DataExportRow | undefined> {
   const [row] = await db
     .update(dataExports)
-    .set({ status: 'building', startedAt: new Date(), partsDone: [], attempts: sql`${dataExports.attempts} + 1` })
+    .set({
+      status: 'building',
+      startedAt: new Date(),
+      partsDone: [],
+      attempts: sql`${dataExports.attempts} + 1`,
+    })
     .where(
       eq(
         dataExports.id,
@@ -61,23 +77,44 @@ export async function claimExport(db: Db, staleMs: number): Promise<DataExportRo
 }
 
 export async function setExportProgress(db: Db, id: string, partsDone: string[]): Promise<void> {
-  await db.update(dataExports).set({ partsDone }).where(and(eq(dataExports.id, id), eq(dataExports.status, 'building')));
+  await db
+    .update(dataExports)
+    .set({ partsDone })
+    .where(and(eq(dataExports.id, id), eq(dataExports.status, 'building')));
 }
 
-export async function markExportReady(tx: Tx | Db, id: string, v: { sizeBytes: number; expiresAt: Date }): Promise<DataExportRow | undefined> {
+export async function markExportReady(
+  tx: Tx | Db,
+  id: string,
+  v: { sizeBytes: number; expiresAt: Date },
+): Promise<DataExportRow | undefined> {
   const [row] = await tx
     .update(dataExports)
-    .set({ status: 'ready', readyAt: new Date(), expiresAt: v.expiresAt, sizeBytes: v.sizeBytes, error: null })
+    .set({
+      status: 'ready',
+      readyAt: new Date(),
+      expiresAt: v.expiresAt,
+      sizeBytes: v.sizeBytes,
+      error: null,
+    })
     .where(and(eq(dataExports.id, id), eq(dataExports.status, 'building')))
     .returning();
   return row;
 }
 
 /** A failed build goes back to pending (tried again by the next sweep) until `maxAttempts`, then failed. */
-export async function markExportFailed(db: Db, id: string, error: string, maxAttempts: number): Promise<void> {
+export async function markExportFailed(
+  db: Db,
+  id: string,
+  error: string,
+  maxAttempts: number,
+): Promise<void> {
   await db
     .update(dataExports)
-    .set({ status: sql`CASE WHEN ${dataExports.attempts} >= ${maxAttempts} THEN 'failed' ELSE 'pending' END`, error: error.slice(0, 500) })
+    .set({
+      status: sql`CASE WHEN ${dataExports.attempts} >= ${maxAttempts} THEN 'failed' ELSE 'pending' END`,
+      error: error.slice(0, 500),
+    })
     .where(and(eq(dataExports.id, id), eq(dataExports.status, 'building')));
 }
 
@@ -93,48 +130,107 @@ export async function expireExports(db: Db, now: Date): Promise<string[]> {
 
 /** The user's exports not expired yet (their files are deleted with the account). */
 export async function endUserExports(tx: Tx, userId: string): Promise<string[]> {
-  const rows = await tx.update(dataExports).set({ status: 'expired' }).where(and(eq(dataExports.userId, userId), ne(dataExports.status, 'expired'))).returning({ id: dataExports.id });
+  const rows = await tx
+    .update(dataExports)
+    .set({ status: 'expired' })
+    .where(and(eq(dataExports.userId, userId), ne(dataExports.status, 'expired')))
+    .returning({ id: dataExports.id });
   return rows.map((r) => r.id);
 }
 
-export function listOpenExports(db: Db, since: Date): Promise<Array<DataExportRow & { email: string | null }>> {
+export function listOpenExports(
+  db: Db,
+  since: Date,
+): Promise<Array<DataExportRow & { email: string | null }>> {
   return db
     .select({ ...exportColumns(), email: users.email })
     .from(dataExports)
     .leftJoin(users, eq(users.id, dataExports.userId))
-    .where(or(inArray(dataExports.status, ['pending', 'building']), gt(dataExports.requestedAt, since)))
+    .where(
+      or(inArray(dataExports.status, ['pending', 'building']), gt(dataExports.requestedAt, since)),
+    )
     .orderBy(desc(dataExports.requestedAt))
     .limit(200);
 }
 
 function exportColumns() {
-  const { id, userId, status, partsDone, partsTotal, requestedBy, sizeBytes, error, attempts, requestedAt, startedAt, readyAt, expiresAt } = dataExports;
-  return { id, userId, status, partsDone, partsTotal, requestedBy, sizeBytes, error, attempts, requestedAt, startedAt, readyAt, expiresAt };
+  const {
+    id,
+    userId,
+    status,
+    partsDone,
+    partsTotal,
+    requestedBy,
+    sizeBytes,
+    error,
+    attempts,
+    requestedAt,
+    startedAt,
+    readyAt,
+    expiresAt,
+  } = dataExports;
+  return {
+    id,
+    userId,
+    status,
+    partsDone,
+    partsTotal,
+    requestedBy,
+    sizeBytes,
+    error,
+    attempts,
+    requestedAt,
+    startedAt,
+    readyAt,
+    expiresAt,
+  };
 }
 
 // ---- deletions ----
 
-export async function openDeletion(db: Db | Tx, userId: string): Promise<AccountDeletionRow | undefined> {
+export async function openDeletion(
+  db: Db | Tx,
+  userId: string,
+): Promise<AccountDeletionRow | undefined> {
   const [row] = await db
     .select()
     .from(accountDeletions)
-    .where(and(eq(accountDeletions.userId, userId), inArray(accountDeletions.status, ['scheduled', 'erasing'])));
+    .where(
+      and(
+        eq(accountDeletions.userId, userId),
+        inArray(accountDeletions.status, ['scheduled', 'erasing']),
+      ),
+    );
   return row;
 }
 
-export async function latestDeletion(db: Db | Tx, userId: string): Promise<AccountDeletionRow | undefined> {
-  const [row] = await db.select().from(accountDeletions).where(eq(accountDeletions.userId, userId)).orderBy(desc(accountDeletions.requestedAt)).limit(1);
+export async function latestDeletion(
+  db: Db | Tx,
+  userId: string,
+): Promise<AccountDeletionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(accountDeletions)
+    .where(eq(accountDeletions.userId, userId))
+    .orderBy(desc(accountDeletions.requestedAt))
+    .limit(1);
   return row;
 }
 
 /** Schedules a deletion; undefined when one is already open (the unique index). */
-export async function insertDeletion(tx: Tx, row: { userId: string; dueAt: Date; requestedBy: string | null }): Promise<AccountDeletionRow | undefined> {
+export async function insertDeletion(
+  tx: Tx,
+  row: { userId: string; dueAt: Date; requestedBy: string | null },
+): Promise<AccountDeletionRow | undefined> {
   const [created] = await tx.insert(accountDeletions).values(row).onConflictDoNothing().returning();
   return created;
 }
 
 /** Cancels the user's scheduled deletion (not one already erasing); answers it, or undefined. */
-export async function cancelScheduledDeletion(tx: Tx, userId: string): Promise<AccountDeletionRow | undefined> {
+export async function cancelScheduledDeletion(
+  tx: Tx,
+  userId: string,
+): Promise<AccountDeletionRow | undefined> {
   const [row] = await tx
     .update(accountDeletions)
     .set({ status: 'cancelled', cancelledAt: new Date() })
@@ -155,28 +251,88 @@ export async function lockDueDeletion(tx: Tx, now: Date): Promise<AccountDeletio
   return row;
 }
 
-export async function markDeletionErasing(tx: Tx, id: string, v: { pseudonym: string; eventId: string }): Promise<void> {
-  await tx.update(accountDeletions).set({ status: 'erasing', pseudonym: v.pseudonym, eventId: v.eventId, erasedAt: new Date(), servicesDone: ['identity'] }).where(eq(accountDeletions.id, id));
+export async function markDeletionErasing(
+  tx: Tx,
+  id: string,
+  v: { pseudonym: string; eventId: string },
+): Promise<void> {
+  await tx
+    .update(accountDeletions)
+    .set({
+      status: 'erasing',
+      pseudonym: v.pseudonym,
+      eventId: v.eventId,
+      erasedAt: new Date(),
+      servicesDone: ['identity'],
+    })
+    .where(eq(accountDeletions.id, id));
 }
 
 export function listErasingDeletions(db: Db): Promise<AccountDeletionRow[]> {
-  return db.select().from(accountDeletions).where(eq(accountDeletions.status, 'erasing')).limit(100);
+  return db
+    .select()
+    .from(accountDeletions)
+    .where(eq(accountDeletions.status, 'erasing'))
+    .limit(100);
 }
 
-export async function setDeletionProgress(db: Db, id: string, servicesDone: string[], completed: boolean): Promise<void> {
+export async function setDeletionProgress(
+  db: Db,
+  id: string,
+  servicesDone: string[],
+  completed: boolean,
+): Promise<void> {
   await db
     .update(accountDeletions)
-    .set({ servicesDone, ...(completed ? { status: 'completed' as const, completedAt: new Date() } : {}) })
+    .set({
+      servicesDone,
+      ...(completed ? { status: 'completed' as const, completedAt: new Date() } : {}),
+    })
     .where(and(eq(accountDeletions.id, id), eq(accountDeletions.status, 'erasing')));
 }
 
-export function listOpenDeletions(db: Db, since: Date): Promise<Array<AccountDeletionRow & { email: string | null }>> {
-  const { id, userId, status, requestedBy, requestedAt, dueAt, cancelledAt, pseudonym, eventId, servicesDone, erasedAt, completedAt } = accountDeletions;
+export function listOpenDeletions(
+  db: Db,
+  since: Date,
+): Promise<Array<AccountDeletionRow & { email: string | null }>> {
+  const {
+    id,
+    userId,
+    status,
+    requestedBy,
+    requestedAt,
+    dueAt,
+    cancelledAt,
+    pseudonym,
+    eventId,
+    servicesDone,
+    erasedAt,
+    completedAt,
+  } = accountDeletions;
   return db
-    .select({ id, userId, status, requestedBy, requestedAt, dueAt, cancelledAt, pseudonym, eventId, servicesDone, erasedAt, completedAt, email: users.email })
+    .select({
+      id,
+      userId,
+      status,
+      requestedBy,
+      requestedAt,
+      dueAt,
+      cancelledAt,
+      pseudonym,
+      eventId,
+      servicesDone,
+      erasedAt,
+      completedAt,
+      email: users.email,
+    })
     .from(accountDeletions)
     .leftJoin(users, eq(users.id, accountDeletions.userId))
-    .where(or(inArray(accountDeletions.status, ['scheduled', 'erasing']), gt(accountDeletions.requestedAt, since)))
+    .where(
+      or(
+        inArray(accountDeletions.status, ['scheduled', 'erasing']),
+        gt(accountDeletions.requestedAt, since),
+      ),
+    )
     .orderBy(desc(accountDeletions.requestedAt))
     .limit(200);
 }
@@ -184,19 +340,49 @@ export function listOpenDeletions(db: Db, since: Date): Promise<Array<AccountDel
 // ---- the user's own data (export and erasure) ----
 
 /** Everything identity stores about the user, for the export (no secrets: token hashes are left out). */
-export async function readIdentityPart(db: Db | Tx, userId: string): Promise<Record<string, unknown>> {
+export async function readIdentityPart(
+  db: Db | Tx,
+  userId: string,
+): Promise<Record<string, unknown>> {
   const [profile] = await db.select().from(users).where(eq(users.id, userId));
   const families = await db
-    .select({ id: refreshFamilies.id, createdAt: refreshFamilies.createdAt, expiresAt: refreshFamilies.expiresAt, revokedAt: refreshFamilies.revokedAt, revokedReason: refreshFamilies.revokedReason, userAgent: refreshFamilies.userAgent })
+    .select({
+      id: refreshFamilies.id,
+      createdAt: refreshFamilies.createdAt,
+      expiresAt: refreshFamilies.expiresAt,
+      revokedAt: refreshFamilies.revokedAt,
+      revokedReason: refreshFamilies.revokedReason,
+      userAgent: refreshFamilies.userAgent,
+    })
     .from(refreshFamilies)
     .where(eq(refreshFamilies.userId, userId))
     .orderBy(desc(refreshFamilies.createdAt));
-  const strikes = await db.select({ jobId: testerStrikes.jobId, reason: testerStrikes.reason, createdAt: testerStrikes.createdAt }).from(testerStrikes).where(eq(testerStrikes.testerId, userId));
+  const strikes = await db
+    .select({
+      jobId: testerStrikes.jobId,
+      reason: testerStrikes.reason,
+      createdAt: testerStrikes.createdAt,
+    })
+    .from(testerStrikes)
+    .where(eq(testerStrikes.testerId, userId));
   const ratings = await db.select().from(testerRatings).where(eq(testerRatings.testerId, userId));
-  const exportsAsked = await db.select(exportColumns()).from(dataExports).where(eq(dataExports.userId, userId));
-  const deletions = await db.select().from(accountDeletions).where(eq(accountDeletions.userId, userId));
+  const exportsAsked = await db
+    .select(exportColumns())
+    .from(dataExports)
+    .where(eq(dataExports.userId, userId));
+  const deletions = await db
+    .select()
+    .from(accountDeletions)
+    .where(eq(accountDeletions.userId, userId));
   const p = profile ? { ...profile, googleSub: undefined } : null;
-  return { profile: p, sign_in_sessions: families, strikes, ratings_received: ratings, data_exports: exportsAsked, account_deletions: deletions };
+  return {
+    profile: p,
+    sign_in_sessions: families,
+    strikes,
+    ratings_received: ratings,
+    data_exports: exportsAsked,
+    account_deletions: deletions,
+  };
 }
 
 /**
@@ -210,10 +396,28 @@ export async function eraseIdentityUser(tx: Tx, userId: string, pseudonym: strin
   if (before) await tx.delete(pendingSignups).where(eq(pendingSignups.email, before.email));
   await tx
     .update(users)
-    .set({ googleSub: `deleted:${pseudonym}`, email: `deleted-${pseudonym}@deleted.invalid`, name: 'Deleted user', location: null, country: null, approved: false, assistiveTech: [], updatedAt: new Date() })
+    .set({
+      googleSub: `deleted:${pseudonym}`,
+      email: `deleted-${pseudonym}@deleted.invalid`,
+      name: 'Deleted user',
+      location: null,
+      country: null,
+      approved: false,
+      assistiveTech: [],
+      updatedAt: new Date(),
+    })
     .where(eq(users.id, userId));
-  const families = await tx.select({ id: refreshFamilies.id }).from(refreshFamilies).where(eq(refreshFamilies.userId, userId));
-  if (families.length) await tx.delete(refreshTokens).where(inArray(refreshTokens.familyId, families.map((f) => f.id)));
+  const families = await tx
+    .select({ id: refreshFamilies.id })
+    .from(refreshFamilies)
+    .where(eq(refreshFamilies.userId, userId));
+  if (families.length)
+    await tx.delete(refreshTokens).where(
+      inArray(
+        refreshTokens.familyId,
+        families.map((f) => f.id),
+      ),
+    );
   await tx.delete(refreshFamilies).where(eq(refreshFamilies.userId, userId));
   await tx.delete(signinSessions).where(eq(signinSessions.userId, userId));
   await tx.delete(testerStrikes).where(eq(testerStrikes.testerId, userId));
@@ -224,9 +428,12 @@ export function isErased(u: { googleSub: string }): boolean {
   return u.googleSub.startsWith('deleted:');
 }
 
-
 /** The bytes of finished exports: one row per MiB, read back in order by the download. */
-export async function replaceExportChunks(db: Db, exportId: string, chunks: AsyncIterable<Buffer>): Promise<number> {
+export async function replaceExportChunks(
+  db: Db,
+  exportId: string,
+  chunks: AsyncIterable<Buffer>,
+): Promise<number> {
   await db.delete(exportChunks).where(eq(exportChunks.exportId, exportId));
   let seq = 0;
   let size = 0;
@@ -237,11 +444,19 @@ export async function replaceExportChunks(db: Db, exportId: string, chunks: Asyn
   return size;
 }
 
-export async function readExportChunk(db: Db, exportId: string, seq: number): Promise<Buffer | undefined> {
-  const [row] = await db.select({ data: exportChunks.data }).from(exportChunks).where(and(eq(exportChunks.exportId, exportId), eq(exportChunks.seq, seq)));
+export async function readExportChunk(
+  db: Db,
+  exportId: string,
+  seq: number,
+): Promise<Buffer | undefined> {
+  const [row] = await db
+    .select({ data: exportChunks.data })
+    .from(exportChunks)
+    .where(and(eq(exportChunks.exportId, exportId), eq(exportChunks.seq, seq)));
   return row?.data;
 }
 
 export async function deleteExportChunks(db: Db | Tx, exportIds: readonly string[]): Promise<void> {
-  if (exportIds.length) await db.delete(exportChunks).where(inArray(exportChunks.exportId, [...exportIds]));
+  if (exportIds.length)
+    await db.delete(exportChunks).where(inArray(exportChunks.exportId, [...exportIds]));
 }

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { boolean, customType, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const identitySchema = pgSchema('identity');
@@ -113,7 +125,11 @@ export const signingKeys = identitySchema.table(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     retiredAt: timestamp('retired_at', { withTimezone: true }),
   },
-  (t) => [index('signing_keys_active_idx').on(t.createdAt).where(sql`retired_at IS NULL`)],
+  (t) => [
+    index('signing_keys_active_idx')
+      .on(t.createdAt)
+      .where(sql`retired_at IS NULL`),
+  ],
 );
 
 export type UserRow = typeof users.$inferSelect;
@@ -129,7 +145,10 @@ export const dataExports = identitySchema.table(
     id: uuid('id').primaryKey().defaultRandom(),
     userId: uuid('user_id').notNull(),
     /** pending | building | ready | failed | expired */
-    status: text('status').$type<'pending' | 'building' | 'ready' | 'failed' | 'expired'>().notNull().default('pending'),
+    status: text('status')
+      .$type<'pending' | 'building' | 'ready' | 'failed' | 'expired'>()
+      .notNull()
+      .default('pending'),
     /** Services whose part is in the archive so far (the progress shown). */
     partsDone: jsonb('parts_done').$type<string[]>().notNull().default([]),
     partsTotal: integer('parts_total').notNull(),
@@ -143,7 +162,10 @@ export const dataExports = identitySchema.table(
     readyAt: timestamp('ready_at', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
   },
-  (t) => [index('data_exports_user_idx').on(t.userId, t.requestedAt.desc()), index('data_exports_status_idx').on(t.status)],
+  (t) => [
+    index('data_exports_user_idx').on(t.userId, t.requestedAt.desc()),
+    index('data_exports_status_idx').on(t.status),
+  ],
 );
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -174,7 +196,10 @@ export const accountDeletions = identitySchema.table(
     id: uuid('id').primaryKey().defaultRandom(),
     userId: uuid('user_id').notNull(),
     /** scheduled | cancelled | erasing | completed */
-    status: text('status').$type<'scheduled' | 'cancelled' | 'erasing' | 'completed'>().notNull().default('scheduled'),
+    status: text('status')
+      .$type<'scheduled' | 'cancelled' | 'erasing' | 'completed'>()
+      .notNull()
+      .default('scheduled'),
     requestedBy: uuid('requested_by'),
     requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
@@ -188,8 +213,12 @@ export const accountDeletions = identitySchema.table(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('account_deletions_open_uq').on(t.userId).where(sql`status IN ('scheduled', 'erasing')`),
-    index('account_deletions_due_idx').on(t.dueAt).where(sql`status = 'scheduled'`),
+    uniqueIndex('account_deletions_open_uq')
+      .on(t.userId)
+      .where(sql`status IN ('scheduled', 'erasing')`),
+    index('account_deletions_due_idx')
+      .on(t.dueAt)
+      .where(sql`status = 'scheduled'`),
   ],
 );
 export type DataExportRow = typeof dataExports.$inferSelect;

@@ -12,9 +12,14 @@ export type RefreshFamily = typeof refreshFamilies.$inferSelect;
 // ---- sign-in handles ----
 
 /** Stores a new sign-in handle and drops handles that expired more than an hour ago. */
-export async function createSigninSession(tx: Db | Tx, handle: { idHash: string; userId: string; expiresAt: Date }): Promise<void> {
+export async function createSigninSession(
+  tx: Db | Tx,
+  handle: { idHash: string; userId: string; expiresAt: Date },
+): Promise<void> {
   await tx.insert(signinSessions).values(handle);
-  await tx.delete(signinSessions).where(lt(signinSessions.expiresAt, sql`now() - interval '1 hour'`));
+  await tx
+    .delete(signinSessions)
+    .where(lt(signinSessions.expiresAt, sql`now() - interval '1 hour'`));
 }
 
 /** Marks an unused, unexpired handle used; answers its user, or undefined (unknown, used or expired). */
@@ -22,7 +27,13 @@ export async function spendSigninSession(tx: Db | Tx, idHash: string): Promise<s
   const [used] = await tx
     .update(signinSessions)
     .set({ usedAt: new Date() })
-    .where(and(eq(signinSessions.idHash, idHash), isNull(signinSessions.usedAt), gt(signinSessions.expiresAt, new Date())))
+    .where(
+      and(
+        eq(signinSessions.idHash, idHash),
+        isNull(signinSessions.usedAt),
+        gt(signinSessions.expiresAt, new Date()),
+      ),
+    )
     .returning({ userId: signinSessions.userId });
   return used?.userId;
 }
@@ -34,15 +45,30 @@ const USER_AGENT_MAX = 512;
 const clip = (ua: string | undefined) => (ua ? ua.slice(0, USER_AGENT_MAX) : null);
 
 /** A new sign-in (refresh family) with its absolute expiry and the browser's User-Agent; answers the family id. */
-export async function createRefreshFamily(tx: Db | Tx, userId: string, expiresAt: Date, userAgent?: string): Promise<string> {
-  const [family] = await tx.insert(refreshFamilies).values({ userId, expiresAt, userAgent: clip(userAgent) }).returning({ id: refreshFamilies.id });
+export async function createRefreshFamily(
+  tx: Db | Tx,
+  userId: string,
+  expiresAt: Date,
+  userAgent?: string,
+): Promise<string> {
+  const [family] = await tx
+    .insert(refreshFamilies)
+    .values({ userId, expiresAt, userAgent: clip(userAgent) })
+    .returning({ id: refreshFamilies.id });
   return family.id;
 }
 
 /** The browser of a sign-in as it was at its latest refresh (a browser update changes it). */
-export async function setFamilyUserAgent(tx: Db | Tx, familyId: string, userAgent: string | undefined): Promise<void> {
+export async function setFamilyUserAgent(
+  tx: Db | Tx,
+  familyId: string,
+  userAgent: string | undefined,
+): Promise<void> {
   if (!userAgent) return;
-  await tx.update(refreshFamilies).set({ userAgent: clip(userAgent) }).where(eq(refreshFamilies.id, familyId));
+  await tx
+    .update(refreshFamilies)
+    .set({ userAgent: clip(userAgent) })
+    .where(eq(refreshFamilies.id, familyId));
 }
 
 export interface LiveSignIn {
@@ -55,13 +81,29 @@ export interface LiveSignIn {
 }
 
 /** A user's sign-ins that are alive (not revoked, not expired, refreshed within `idleMs`), most recently used first. */
-export async function listLiveFamilies(db: Db | Tx, userId: string, idleMs: number): Promise<LiveSignIn[]> {
+export async function listLiveFamilies(
+  db: Db | Tx,
+  userId: string,
+  idleMs: number,
+): Promise<LiveSignIn[]> {
   const lastUsed = max(refreshTokens.createdAt);
   const rows = await db
-    .select({ id: refreshFamilies.id, userAgent: refreshFamilies.userAgent, createdAt: refreshFamilies.createdAt, expiresAt: refreshFamilies.expiresAt, lastUsedAt: lastUsed })
+    .select({
+      id: refreshFamilies.id,
+      userAgent: refreshFamilies.userAgent,
+      createdAt: refreshFamilies.createdAt,
+      expiresAt: refreshFamilies.expiresAt,
+      lastUsedAt: lastUsed,
+    })
     .from(refreshFamilies)
     .innerJoin(refreshTokens, eq(refreshTokens.familyId, refreshFamilies.id))
-    .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt), gt(refreshFamilies.expiresAt, new Date())))
+    .where(
+      and(
+        eq(refreshFamilies.userId, userId),
+        isNull(refreshFamilies.revokedAt),
+        gt(refreshFamilies.expiresAt, new Date()),
+      ),
+    )
     .groupBy(refreshFamilies.id)
     .having(gt(lastUsed, new Date(Date.now() - idleMs)))
     .orderBy(desc(lastUsed));
@@ -70,7 +112,11 @@ export async function listLiveFamilies(db: Db | Tx, userId: string, idleMs: numb
 
 /** The family's row, locked until the transaction ends. */
 export async function lockRefreshFamily(tx: Tx, id: string): Promise<RefreshFamily | undefined> {
-  const [family] = await tx.select().from(refreshFamilies).where(eq(refreshFamilies.id, id)).for('update');
+  const [family] = await tx
+    .select()
+    .from(refreshFamilies)
+    .where(eq(refreshFamilies.id, id))
+    .for('update');
   return family;
 }
 
@@ -78,7 +124,11 @@ export async function lockRefreshFamily(tx: Tx, id: string): Promise<RefreshFami
  * The family if its sign-in is alive: not revoked, not past its absolute expiry, and refreshed
  * within `idleMs` (its newest refresh token is the last time the browser was seen).
  */
-export async function findLiveFamily(db: Db | Tx, id: string, idleMs: number): Promise<RefreshFamily | undefined> {
+export async function findLiveFamily(
+  db: Db | Tx,
+  id: string,
+  idleMs: number,
+): Promise<RefreshFamily | undefined> {
   const [family] = await db
     .select()
     .from(refreshFamilies)
@@ -107,7 +157,9 @@ export async function revokeRefreshFamilies(
     .set({ revokedAt: new Date(), revokedReason: reason })
     .where(
       and(
-        'familyId' in which ? eq(refreshFamilies.id, which.familyId) : inArray(refreshFamilies.userId, which.userIds),
+        'familyId' in which
+          ? eq(refreshFamilies.id, which.familyId)
+          : inArray(refreshFamilies.userId, which.userIds),
         // Only the user's own sign-in, when a user asks.
         'familyId' in which && which.userId ? eq(refreshFamilies.userId, which.userId) : undefined,
         isNull(refreshFamilies.revokedAt),
@@ -119,12 +171,19 @@ export async function revokeRefreshFamilies(
 
 // ---- refresh tokens ----
 
-export async function insertRefreshToken(tx: Db | Tx, familyId: string, tokenHash: string): Promise<void> {
+export async function insertRefreshToken(
+  tx: Db | Tx,
+  familyId: string,
+  tokenHash: string,
+): Promise<void> {
   await tx.insert(refreshTokens).values({ familyId, tokenHash });
 }
 
 /** The family of a refresh token and when the token was issued (rotated or not). */
-export async function findRefreshToken(db: Db | Tx, tokenHash: string): Promise<{ familyId: string; issuedAt: Date } | undefined> {
+export async function findRefreshToken(
+  db: Db | Tx,
+  tokenHash: string,
+): Promise<{ familyId: string; issuedAt: Date } | undefined> {
   const [found] = await db
     .select({ familyId: refreshTokens.familyId, issuedAt: refreshTokens.createdAt })
     .from(refreshTokens)

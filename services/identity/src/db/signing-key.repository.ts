@@ -13,11 +13,19 @@ export async function lockSigningKeys(tx: Tx): Promise<void> {
 
 /** The newest key that is not retired. */
 export async function findCurrentSigningKey(db: Db | Tx): Promise<SigningKeyRow | undefined> {
-  const [row] = await db.select().from(signingKeys).where(isNull(signingKeys.retiredAt)).orderBy(desc(signingKeys.createdAt)).limit(1);
+  const [row] = await db
+    .select()
+    .from(signingKeys)
+    .where(isNull(signingKeys.retiredAt))
+    .orderBy(desc(signingKeys.createdAt))
+    .limit(1);
   return row;
 }
 
-export async function insertSigningKey(db: Db | Tx, key: { kid: string; privateJwk: Record<string, unknown>; publicJwk: Record<string, unknown> }): Promise<void> {
+export async function insertSigningKey(
+  db: Db | Tx,
+  key: { kid: string; privateJwk: Record<string, unknown>; publicJwk: Record<string, unknown> },
+): Promise<void> {
   await db.insert(signingKeys).values(key);
 }
 
@@ -27,7 +35,10 @@ export async function retireSigningKeys(db: Db | Tx): Promise<void> {
 }
 
 /** The public keys to publish: current ones and those retired after `retiredSince`. */
-export function listPublishedSigningKeys(db: Db | Tx, retiredSince: Date): Promise<{ kid: string; publicJwk: Record<string, unknown> }[]> {
+export function listPublishedSigningKeys(
+  db: Db | Tx,
+  retiredSince: Date,
+): Promise<{ kid: string; publicJwk: Record<string, unknown> }[]> {
   return db
     .select({ kid: signingKeys.kid, publicJwk: signingKeys.publicJwk })
     .from(signingKeys)

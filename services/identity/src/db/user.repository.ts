@@ -1,7 +1,14 @@
 import { and, count, desc, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import type { AssistiveTech, UserCountry, UserLocation } from '@htm/contracts';
-import { pendingSignups, preApprovedEmails, testerRatings, testerStrikes, users, type UserRow } from './schema.js';
+import {
+  pendingSignups,
+  preApprovedEmails,
+  testerRatings,
+  testerStrikes,
+  users,
+  type UserRow,
+} from './schema.js';
 
 /**
  * All SQL about users and what other services tell identity about them (pre-approved e-mails,
@@ -53,7 +60,10 @@ export function lockTestersByEmail(tx: Tx, email: string, approved: boolean): Pr
  * Accounts whose admin role disagrees with ADMIN_EMAIL, locked: admins with another e-mail (all
  * admins when none is named) and the named account when it is not admin yet.
  */
-export async function lockAdminMismatches(tx: Tx, adminEmail: string | undefined): Promise<{ demote: UserRow[]; promote: UserRow[] }> {
+export async function lockAdminMismatches(
+  tx: Tx,
+  adminEmail: string | undefined,
+): Promise<{ demote: UserRow[]; promote: UserRow[] }> {
   const demote = await tx
     .select()
     .from(users)
@@ -70,11 +80,16 @@ export async function lockAdminMismatches(tx: Tx, adminEmail: string | undefined
 }
 
 /** Testers, newest first; optionally approved ones only and those using one assistive technology. */
-export function listTesters(db: Db | Tx, opts: { approvedOnly: boolean; assistiveTech?: AssistiveTech }): Promise<UserRow[]> {
+export function listTesters(
+  db: Db | Tx,
+  opts: { approvedOnly: boolean; assistiveTech?: AssistiveTech },
+): Promise<UserRow[]> {
   const where = and(
     eq(users.type, 'tester'),
     opts.approvedOnly ? eq(users.approved, true) : undefined,
-    opts.assistiveTech ? sql`${users.assistiveTech} @> ${JSON.stringify([opts.assistiveTech])}::jsonb` : undefined,
+    opts.assistiveTech
+      ? sql`${users.assistiveTech} @> ${JSON.stringify([opts.assistiveTech])}::jsonb`
+      : undefined,
   );
   return db.select().from(users).where(where).orderBy(desc(users.createdAt));
 }
@@ -84,14 +99,28 @@ export function listTesters(db: Db | Tx, opts: { approvedOnly: boolean; assistiv
 /** A first sign-in; undefined when another sign-in with the same `sub` created the row first. */
 export async function insertUser(
   tx: Db | Tx,
-  values: { googleSub: string; email: string; name: string; type: UserType | null; approved: boolean },
+  values: {
+    googleSub: string;
+    email: string;
+    name: string;
+    type: UserType | null;
+    approved: boolean;
+  },
 ): Promise<UserRow | undefined> {
-  const [row] = await tx.insert(users).values(values).onConflictDoNothing({ target: users.googleSub }).returning();
+  const [row] = await tx
+    .insert(users)
+    .values(values)
+    .onConflictDoNothing({ target: users.googleSub })
+    .returning();
   return row;
 }
 
 /** Name and e-mail as Google gives them at sign-in. */
-export async function updateAccount(tx: Db | Tx, id: string, patch: { email?: string; name?: string }): Promise<UserRow> {
+export async function updateAccount(
+  tx: Db | Tx,
+  id: string,
+  patch: { email?: string; name?: string },
+): Promise<UserRow> {
   const [row] = await tx
     .update(users)
     .set({ ...patch, updatedAt: new Date() })
@@ -107,7 +136,12 @@ export async function updateAccount(tx: Db | Tx, id: string, patch: { email?: st
 export async function setRole(
   tx: Db | Tx,
   id: string,
-  role: { type: UserType | null; approved: boolean; location?: UserLocation | null; country?: UserCountry | null },
+  role: {
+    type: UserType | null;
+    approved: boolean;
+    location?: UserLocation | null;
+    country?: UserCountry | null;
+  },
 ): Promise<UserRow> {
   const [row] = await tx
     .update(users)
@@ -125,7 +159,11 @@ export async function setRole(
 
 /** A tester's approval (admin toggle, signup decision, strike limit). */
 export async function setApproval(tx: Db | Tx, id: string, approved: boolean): Promise<UserRow> {
-  const [row] = await tx.update(users).set({ approved, updatedAt: new Date() }).where(eq(users.id, id)).returning();
+  const [row] = await tx
+    .update(users)
+    .set({ approved, updatedAt: new Date() })
+    .where(eq(users.id, id))
+    .returning();
   return row;
 }
 
@@ -133,7 +171,11 @@ export async function setApproval(tx: Db | Tx, id: string, approved: boolean): P
 export async function updateTesterProfile(
   tx: Db | Tx,
   id: string,
-  profile: { country: UserCountry | null; location: UserLocation | null; assistiveTech?: AssistiveTech[] },
+  profile: {
+    country: UserCountry | null;
+    location: UserLocation | null;
+    assistiveTech?: AssistiveTech[];
+  },
 ): Promise<UserRow> {
   const [row] = await tx
     .update(users)
@@ -150,7 +192,11 @@ export async function updateTesterProfile(
 
 /** The tester's strike count as counted in `tester_strikes`. */
 export async function setStrikes(tx: Db | Tx, id: string, strikes: number): Promise<UserRow> {
-  const [row] = await tx.update(users).set({ strikes, updatedAt: new Date() }).where(eq(users.id, id)).returning();
+  const [row] = await tx
+    .update(users)
+    .set({ strikes, updatedAt: new Date() })
+    .where(eq(users.id, id))
+    .returning();
   return row;
 }
 
@@ -158,7 +204,11 @@ export async function setStrikes(tx: Db | Tx, id: string, strikes: number): Prom
 export async function addRating(tx: Db | Tx, id: string, stars: number): Promise<void> {
   await tx
     .update(users)
-    .set({ ratingSum: sql`${users.ratingSum} + ${stars}`, ratingCount: sql`${users.ratingCount} + 1`, updatedAt: new Date() })
+    .set({
+      ratingSum: sql`${users.ratingSum} + ${stars}`,
+      ratingCount: sql`${users.ratingCount} + 1`,
+      updatedAt: new Date(),
+    })
     .where(eq(users.id, id));
 }
 
@@ -169,11 +219,18 @@ export async function isPreApproved(db: Db | Tx, email: string): Promise<boolean
   return Boolean(pre);
 }
 
-export async function addPreApprovedEmail(tx: Db | Tx, email: string, entryId: string): Promise<void> {
+export async function addPreApprovedEmail(
+  tx: Db | Tx,
+  email: string,
+  entryId: string,
+): Promise<void> {
   await tx
     .insert(preApprovedEmails)
     .values({ email, entryId })
-    .onConflictDoUpdate({ target: preApprovedEmails.email, set: { entryId, approvedAt: new Date() } });
+    .onConflictDoUpdate({
+      target: preApprovedEmails.email,
+      set: { entryId, approvedAt: new Date() },
+    });
 }
 
 export async function removePreApprovedEmail(tx: Db | Tx, email: string): Promise<void> {
@@ -183,12 +240,23 @@ export async function removePreApprovedEmail(tx: Db | Tx, email: string): Promis
 // ---- pending tester signups (admin's WaitlistJoined, until SignupApproved) ----
 
 export async function isSignupPending(db: Db | Tx, email: string): Promise<boolean> {
-  const [row] = await db.select({ email: pendingSignups.email }).from(pendingSignups).where(eq(pendingSignups.email, email));
+  const [row] = await db
+    .select({ email: pendingSignups.email })
+    .from(pendingSignups)
+    .where(eq(pendingSignups.email, email));
   return Boolean(row);
 }
 
-export async function addPendingSignup(tx: Db | Tx, email: string, entryId: string, at: Date): Promise<void> {
-  await tx.insert(pendingSignups).values({ email, entryId, signedUpAt: at }).onConflictDoNothing({ target: pendingSignups.email });
+export async function addPendingSignup(
+  tx: Db | Tx,
+  email: string,
+  entryId: string,
+  at: Date,
+): Promise<void> {
+  await tx
+    .insert(pendingSignups)
+    .values({ email, entryId, signedUpAt: at })
+    .onConflictDoNothing({ target: pendingSignups.email });
 }
 
 export async function removePendingSignup(tx: Db | Tx, email: string): Promise<void> {
@@ -198,9 +266,15 @@ export async function removePendingSignup(tx: Db | Tx, email: string): Promise<v
 // ---- strikes and ratings (jobs' TesterStrikeRecorded, TesterRated) ----
 
 /** Stores a strike once per event id; answers how many strikes the tester has now. */
-export async function recordStrike(tx: Db | Tx, strike: { testerId: string; jobId: string; reason: string; eventId: string }): Promise<number> {
+export async function recordStrike(
+  tx: Db | Tx,
+  strike: { testerId: string; jobId: string; reason: string; eventId: string },
+): Promise<number> {
   await tx.insert(testerStrikes).values(strike).onConflictDoNothing();
-  const [{ n }] = await tx.select({ n: count() }).from(testerStrikes).where(eq(testerStrikes.testerId, strike.testerId));
+  const [{ n }] = await tx
+    .select({ n: count() })
+    .from(testerStrikes)
+    .where(eq(testerStrikes.testerId, strike.testerId));
   return Number(n);
 }
 
@@ -208,7 +282,10 @@ export async function recordStrike(tx: Db | Tx, strike: { testerId: string; jobI
 export async function removeStrike(tx: Db | Tx, testerId: string, jobId: string): Promise<number> {
   await tx.execute(sql`DELETE FROM identity.tester_strikes WHERE id = (
     SELECT id FROM identity.tester_strikes WHERE tester_id = ${testerId} AND job_id = ${jobId} ORDER BY created_at DESC LIMIT 1)`);
-  const [{ n }] = await tx.select({ n: count() }).from(testerStrikes).where(eq(testerStrikes.testerId, testerId));
+  const [{ n }] = await tx
+    .select({ n: count() })
+    .from(testerStrikes)
+    .where(eq(testerStrikes.testerId, testerId));
   return Number(n);
 }
 
@@ -218,12 +295,19 @@ export async function removeRating(tx: Db | Tx, jobId: string): Promise<void> {
   if (!gone) return;
   await tx
     .update(users)
-    .set({ ratingSum: sql`GREATEST(${users.ratingSum} - ${gone.stars}, 0)`, ratingCount: sql`GREATEST(${users.ratingCount} - 1, 0)`, updatedAt: new Date() })
+    .set({
+      ratingSum: sql`GREATEST(${users.ratingSum} - ${gone.stars}, 0)`,
+      ratingCount: sql`GREATEST(${users.ratingCount} - 1, 0)`,
+      updatedAt: new Date(),
+    })
     .where(eq(users.id, gone.testerId));
 }
 
 /** Stores a job's rating; false when that job was rated before (nothing to add). */
-export async function recordRating(tx: Db | Tx, rating: { jobId: string; testerId: string; stars: number; ratedAt: Date }): Promise<boolean> {
+export async function recordRating(
+  tx: Db | Tx,
+  rating: { jobId: string; testerId: string; stars: number; ratedAt: Date },
+): Promise<boolean> {
   const inserted = await tx.insert(testerRatings).values(rating).onConflictDoNothing().returning();
   return inserted.length > 0;
 }

@@ -22,7 +22,10 @@ export async function reconcileAdminRole(deps: IdentityDeps): Promise<string[]> 
     return [...demote.map((u) => u.id), ...promote.map((u) => u.id)];
   });
   if (changed.length) {
-    deps.logger.warn({ users: changed }, 'admin role recomputed from ADMIN_EMAIL: sessions of the changed accounts revoked');
+    deps.logger.warn(
+      { users: changed },
+      'admin role recomputed from ADMIN_EMAIL: sessions of the changed accounts revoked',
+    );
     await revokeUserSessions(deps, changed, 'role_changed');
   }
   return changed;

@@ -25,7 +25,8 @@ export function describeDevice(userAgent: string | null | undefined): string {
   if (!userAgent) return 'Unknown device';
   const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
   const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
-  if (/\bHeadlessChrome\//.test(userAgent)) return `Headless Chrome${system ? ` on ${system}` : ''}`;
+  if (/\bHeadlessChrome\//.test(userAgent))
+    return `Headless Chrome${system ? ` on ${system}` : ''}`;
   if (browser && system) return `${browser} on ${system}`;
   return browser ?? system ?? 'Unknown browser';
 }

@@ -15,7 +15,11 @@ export function isAdminEmail(email: string, adminEmail: string | undefined): boo
  * Only verified Gmail addresses may sign in; the ADMIN_EMAIL account may use any verified
  * address (e.g. a Workspace account in production).
  */
-export function mayUseEmail(email: string, verified: boolean, adminEmail: string | undefined): boolean {
+export function mayUseEmail(
+  email: string,
+  verified: boolean,
+  adminEmail: string | undefined,
+): boolean {
   if (!verified) return false;
   const e = normaliseEmail(email);
   if (isAdminEmail(e, adminEmail)) return true;

@@ -64,20 +64,50 @@ const EXPORT_CHUNK_BYTES = 1 << 20;
 
 // ---- download my data ----
 
-export async function requestExport(deps: IdentityDeps, userId: string, actorId?: string): Promise<DataExportRow> {
+export async function requestExport(
+  deps: IdentityDeps,
+  userId: string,
+  actorId?: string,
+): Promise<DataExportRow> {
   const correlationId = getCorrelationId();
   return deps.events.inTransaction(async (tx) => {
     const user = await findUser(tx, userId);
-    if (!user || user.googleSub.startsWith('deleted:')) throw AppError.notFound('No such user.', 'user_not_found');
+    if (!user || user.googleSub.startsWith('deleted:'))
+      throw AppError.notFound('No such user.', 'user_not_found');
     await lockUserExports(tx, userId);
     const last = await latestExport(tx, userId);
-    if (last && (last.status === 'pending' || last.status === 'building')) throw AppError.conflict(privacyMessages.exportRunning, 'export_running');
+    if (last && (last.status === 'pending' || last.status === 'building'))
+      throw AppError.conflict(privacyMessages.exportRunning, 'export_running');
     // One a day for the user; the admin running one for a user who wrote in is not held to it.
-    if (!actorId && last && last.status !== 'failed' && last.requestedAt.getTime() > Date.now() - deps.config.EXPORT_INTERVAL_MS) {
-      throw new AppError('rate_limited', privacyMessages.exportDaily, { code: 'export_daily_limit' });
+    if (
+      !actorId &&
+      last &&
+      last.status !== 'failed' &&
+      last.requestedAt.getTime() > Date.now() - deps.config.EXPORT_INTERVAL_MS
+    ) {
+      throw new AppError('rate_limited', privacyMessages.exportDaily, {
+        code: 'export_daily_limit',
+      });
     }
-    const row = await insertExport(tx, { userId, partsTotal: PRIVACY_SERVICES.length, requestedBy: actorId ?? null });
-    await deps.events.record(tx, createEvent('DataExportRequested', userId, { exportId: row.id, userId, requestedAt: row.requestedAt.toISOString(), ...(actorId ? { actorId } : {}) }, { correlationId }));
+    const row = await insertExport(tx, {
+      userId,
+      partsTotal: PRIVACY_SERVICES.length,
+      requestedBy: actorId ?? null,
+    });
+    await deps.events.record(
+      tx,
+      createEvent(
+        'DataExportRequested',
+        userId,
+        {
+          exportId: row.id,
+          userId,
+          requestedAt: row.requestedAt.toISOString(),
+          ...(actorId ? { actorId } : {}),
+        },
+        { correlationId },
+      ),
+    );
     return row;
   });
 }
@@ -90,13 +120,32 @@ export function exportDownloadUrl(deps: IdentityDeps, id: string, expiresAt: Dat
 }
 
 /** Checks a download link: its signature, its expiry and that the export is still ready. */
-export async function openExportDownload(deps: IdentityDeps, id: string, expires: unknown, sig: unknown): Promise<{ row: DataExportRow; chunks: () => AsyncGenerator<Buffer> }> {
-  const refused = () => AppError.forbidden('This download link is not valid. Ask for a new export from your profile.', 'export_link_invalid');
-  if (typeof expires !== 'string' || typeof sig !== 'string' || !/^\d{1,15}$/.test(expires)) throw refused();
-  if (!safeEqual(sig, hmac(deps.config.AUTH_SECRET, 'data-export', `${id}.${expires}`))) throw refused();
-  if (Number(expires) < Date.now()) throw AppError.forbidden('This download link has expired (links last 24 hours). Ask for a new export from your profile.', 'export_link_expired');
+export async function openExportDownload(
+  deps: IdentityDeps,
+  id: string,
+  expires: unknown,
+  sig: unknown,
+): Promise<{ row: DataExportRow; chunks: () => AsyncGenerator<Buffer> }> {
+  const refused = () =>
+    AppError.forbidden(
+      'This download link is not valid. Ask for a new export from your profile.',
+      'export_link_invalid',
+    );
+  if (typeof expires !== 'string' || typeof sig !== 'string' || !/^\d{1,15}$/.test(expires))
+    throw refused();
+  if (!safeEqual(sig, hmac(deps.config.AUTH_SECRET, 'data-export', `${id}.${expires}`)))
+    throw refused();
+  if (Number(expires) < Date.now())
+    throw AppError.forbidden(
+      'This download link has expired (links last 24 hours). Ask for a new export from your profile.',
+      'export_link_expired',
+    );
   const row = /^[0-9a-f-]{36}$/i.test(id) ? await findExport(deps.db, id) : undefined;
-  if (!row || row.status !== 'ready') throw AppError.notFound('This export is no longer available. Ask for a new one from your profile.', 'export_gone');
+  if (!row || row.status !== 'ready')
+    throw AppError.notFound(
+      'This export is no longer available. Ask for a new one from your profile.',
+      'export_gone',
+    );
   // The zip's pieces one at a time, so a large archive is never held in memory.
   async function* chunks() {
     for (let seq = 0; ; seq++) {
@@ -136,9 +185,23 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
     const user = await findUser(deps.db, row.userId);
     if (!user) throw new Error('the user of this export is gone');
     for (const service of PRIVACY_SERVICES) {
-      const part = service === 'identity' ? { data: await readIdentityPart(deps.db, row.userId), files: [] } : await deps.privacy.part(service, row.userId, user.email);
-      await add(JSON.stringify({ service, exported_at: new Date().toISOString(), ...part.data, files: part.files }, null, 2), `services/${service}.json`);
-      for (const f of part.files) await add(await deps.privacy.file(service, row.userId, f.id), `files/${service}/${safeName(f.id, f.name)}`);
+      const part =
+        service === 'identity'
+          ? { data: await readIdentityPart(deps.db, row.userId), files: [] }
+          : await deps.privacy.part(service, row.userId, user.email);
+      await add(
+        JSON.stringify(
+          { service, exported_at: new Date().toISOString(), ...part.data, files: part.files },
+          null,
+          2,
+        ),
+        `services/${service}.json`,
+      );
+      for (const f of part.files)
+        await add(
+          await deps.privacy.file(service, row.userId, f.id),
+          `files/${service}/${safeName(f.id, f.name)}`,
+        );
       done.push(service);
       await setExportProgress(deps.db, row.id, done);
     }
@@ -152,7 +215,11 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
   // Into the database (the link may be answered by another replica), then off this disk.
   let size: number;
   try {
-    size = await replaceExportChunks(deps.db, row.id, createReadStream(tmp, { highWaterMark: EXPORT_CHUNK_BYTES }));
+    size = await replaceExportChunks(
+      deps.db,
+      row.id,
+      createReadStream(tmp, { highWaterMark: EXPORT_CHUNK_BYTES }),
+    );
   } finally {
     await rm(tmp, { force: true });
   }
@@ -161,7 +228,16 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
     const ready = await markExportReady(tx, row.id, { sizeBytes: size, expiresAt });
     const user = await findUser(tx, row.userId);
     if (!ready || !user) return;
-    await deps.events.record(tx, createEvent('DataExportReady', row.userId, { exportId: row.id, userId: row.userId, email: user.email, downloadUrl: exportDownloadUrl(deps, row.id, expiresAt), expiresAt: expiresAt.toISOString() }));
+    await deps.events.record(
+      tx,
+      createEvent('DataExportReady', row.userId, {
+        exportId: row.id,
+        userId: row.userId,
+        email: user.email,
+        downloadUrl: exportDownloadUrl(deps, row.id, expiresAt),
+        expiresAt: expiresAt.toISOString(),
+      }),
+    );
   });
   deps.logger.info({ exportId: row.id, sizeBytes: size }, 'data export ready');
 }
@@ -190,23 +266,60 @@ function readme(row: DataExportRow): string {
 
 // ---- delete my account ----
 
-export async function requestDeletion(deps: IdentityDeps, userId: string, typedEmail: string, actorId?: string): Promise<AccountDeletionRow> {
+export async function requestDeletion(
+  deps: IdentityDeps,
+  userId: string,
+  typedEmail: string,
+  actorId?: string,
+): Promise<AccountDeletionRow> {
   const user = await findUser(deps.db, userId);
-  if (!user || user.googleSub.startsWith('deleted:')) throw AppError.notFound('No such user.', 'user_not_found');
-  if (normaliseEmail(typedEmail) !== user.email) throw AppError.invalid(privacyMessages.emailMismatch, { email: [privacyMessages.emailMismatch] }, 'email_mismatch');
-  if (user.type === 'admin') throw AppError.forbidden('The admin account cannot be deleted: name another admin (ADMIN_EMAIL) first.', 'admin_not_deletable');
-  if (await openDeletion(deps.db, userId)) throw AppError.conflict(privacyMessages.deletionScheduled, 'deletion_scheduled');
+  if (!user || user.googleSub.startsWith('deleted:'))
+    throw AppError.notFound('No such user.', 'user_not_found');
+  if (normaliseEmail(typedEmail) !== user.email)
+    throw AppError.invalid(
+      privacyMessages.emailMismatch,
+      { email: [privacyMessages.emailMismatch] },
+      'email_mismatch',
+    );
+  if (user.type === 'admin')
+    throw AppError.forbidden(
+      'The admin account cannot be deleted: name another admin (ADMIN_EMAIL) first.',
+      'admin_not_deletable',
+    );
+  if (await openDeletion(deps.db, userId))
+    throw AppError.conflict(privacyMessages.deletionScheduled, 'deletion_scheduled');
   // Each service says what it holds that stops a deletion (a claimed job, money owed that cannot be paid).
-  const answers = await Promise.all(PRIVACY_SERVICES.filter((s) => s !== 'identity').map((s) => deps.privacy.blockers(s, userId)));
+  const answers = await Promise.all(
+    PRIVACY_SERVICES.filter((s) => s !== 'identity').map((s) => deps.privacy.blockers(s, userId)),
+  );
   const blockers = answers.flat();
-  if (blockers.length) throw AppError.conflict(`Your account cannot be deleted yet. ${blockers.join(' ')}`, 'deletion_blocked');
+  if (blockers.length)
+    throw AppError.conflict(
+      `Your account cannot be deleted yet. ${blockers.join(' ')}`,
+      'deletion_blocked',
+    );
   const correlationId = getCorrelationId();
   const row = await deps.events.inTransaction(async (tx) => {
-    const created = await insertDeletion(tx, { userId, dueAt: new Date(Date.now() + deps.config.DELETION_GRACE_MS), requestedBy: actorId ?? null });
+    const created = await insertDeletion(tx, {
+      userId,
+      dueAt: new Date(Date.now() + deps.config.DELETION_GRACE_MS),
+      requestedBy: actorId ?? null,
+    });
     if (!created) throw AppError.conflict(privacyMessages.deletionScheduled, 'deletion_scheduled');
     await deps.events.record(
       tx,
-      createEvent('UserDeletionRequested', userId, { userId, email: user.email, name: user.name, dueAt: created.dueAt.toISOString(), ...(actorId ? { actorId } : {}) }, { correlationId }),
+      createEvent(
+        'UserDeletionRequested',
+        userId,
+        {
+          userId,
+          email: user.email,
+          name: user.name,
+          dueAt: created.dueAt.toISOString(),
+          ...(actorId ? { actorId } : {}),
+        },
+        { correlationId },
+      ),
     );
     return created;
   });
@@ -216,9 +329,20 @@ export async function requestDeletion(deps: IdentityDeps, userId: string, typedE
 }
 
 /** In the sign-in transaction: a scheduled deletion of this user is cancelled (UserDeletionCancelled). */
-export async function cancelDeletionOnSignIn(tx: Tx, userId: string, correlationId: string | undefined) {
+export async function cancelDeletionOnSignIn(
+  tx: Tx,
+  userId: string,
+  correlationId: string | undefined,
+) {
   const cancelled = await cancelScheduledDeletion(tx, userId);
-  return cancelled ? createEvent('UserDeletionCancelled', userId, { userId, reason: 'signed_in' as const }, { correlationId }) : undefined;
+  return cancelled
+    ? createEvent(
+        'UserDeletionCancelled',
+        userId,
+        { userId, reason: 'signed_in' as const },
+        { correlationId },
+      )
+    : undefined;
 }
 
 /** Starts one due deletion: identity's own erasure and UserDeleted, in one transaction. False when none is due. */
@@ -228,7 +352,13 @@ export async function startDueDeletion(deps: IdentityDeps, now = new Date()): Pr
     if (!due) return undefined;
     const user = await lockUser(tx, due.userId);
     const pseudonym = randomUUID();
-    const event = createEvent('UserDeleted', due.userId, { userId: due.userId, pseudonym, email: user?.email ?? '', type: user?.type ?? null, deletedAt: new Date().toISOString() });
+    const event = createEvent('UserDeleted', due.userId, {
+      userId: due.userId,
+      pseudonym,
+      email: user?.email ?? '',
+      type: user?.type ?? null,
+      deletedAt: new Date().toISOString(),
+    });
     await eraseIdentityUser(tx, due.userId, pseudonym);
     const exportIds = await endUserExports(tx, due.userId);
     await markDeletionErasing(tx, due.id, { pseudonym, eventId: event.id });
@@ -250,15 +380,23 @@ export async function checkErasures(deps: IdentityDeps): Promise<void> {
     for (const service of PRIVACY_SERVICES) {
       if (done.has(service) || !d.eventId) continue;
       const handled = await deps.privacy.erased(service, d.eventId).catch((err: Error) => {
-        deps.logger.warn({ service, deletionId: d.id, err: err.message }, 'could not ask a service about an erasure; asking again later');
+        deps.logger.warn(
+          { service, deletionId: d.id, err: err.message },
+          'could not ask a service about an erasure; asking again later',
+        );
         return false;
       });
       if (handled) done.add(service);
     }
     const list = PRIVACY_SERVICES.filter((s) => done.has(s));
     const complete = list.length === PRIVACY_SERVICES.length;
-    if (list.length !== d.servicesDone.length) await setDeletionProgress(deps.db, d.id, list, complete);
-    if (complete) deps.logger.info({ userId: d.userId, deletionId: d.id }, 'account deletion completed in every service');
+    if (list.length !== d.servicesDone.length)
+      await setDeletionProgress(deps.db, d.id, list, complete);
+    if (complete)
+      deps.logger.info(
+        { userId: d.userId, deletionId: d.id },
+        'account deletion completed in every service',
+      );
   }
 }
 
@@ -267,18 +405,28 @@ export async function privacySweep(deps: IdentityDeps): Promise<void> {
   while (await startDueDeletion(deps));
   await checkErasures(deps);
   await deleteExportChunks(deps.db, await expireExports(deps.db, new Date()));
-  for (let row = await claimExport(deps.db, EXPORT_STALE_MS); row; row = await claimExport(deps.db, EXPORT_STALE_MS)) {
+  for (
+    let row = await claimExport(deps.db, EXPORT_STALE_MS);
+    row;
+    row = await claimExport(deps.db, EXPORT_STALE_MS)
+  ) {
     try {
       await buildExport(deps, row);
     } catch (err) {
-      deps.logger.error({ exportId: row.id, err: (err as Error).message }, 'data export failed; tried again by the next sweep');
+      deps.logger.error(
+        { exportId: row.id, err: (err as Error).message },
+        'data export failed; tried again by the next sweep',
+      );
       await markExportFailed(deps.db, row.id, (err as Error).message, EXPORT_MAX_ATTEMPTS);
     }
   }
 }
 
 /** Runs the sweep every PRIVACY_SWEEP_MS (state lives in the database, so a restart loses nothing). */
-export function startPrivacySweep(deps: IdentityDeps): { stop(): Promise<void>; runNow(): Promise<void> } {
+export function startPrivacySweep(deps: IdentityDeps): {
+  stop(): Promise<void>;
+  runNow(): Promise<void>;
+} {
   let running: Promise<void> | undefined;
   let stopped = false;
   const run = () =>

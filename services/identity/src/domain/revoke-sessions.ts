@@ -10,9 +10,17 @@ import { revokeRefreshFamilies } from '../db/session.repository.js';
  */
 export async function revokeAccessTokens(deps: IdentityDeps, familyId: string): Promise<void> {
   try {
-    await publishSessionRevocation(deps.redis, deps.config.REDIS_PREFIX, familyId, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+    await publishSessionRevocation(
+      deps.redis,
+      deps.config.REDIS_PREFIX,
+      familyId,
+      deps.config.ACCESS_TOKEN_TTL_SECONDS,
+    );
   } catch (err) {
-    deps.logger.warn({ familyId, err: (err as Error).message }, 'could not publish the session revocation: its access tokens stay valid until they expire');
+    deps.logger.warn(
+      { familyId, err: (err as Error).message },
+      'could not publish the session revocation: its access tokens stay valid until they expire',
+    );
   }
 }
 
@@ -21,13 +29,21 @@ export async function revokeAccessTokens(deps: IdentityDeps, familyId: string): 
  * only (the admin role moving to another account, "log out everywhere"). A change of approval
  * or role that is not one of those keeps the sign-ins: `announceClaimsChanged`.
  */
-export async function revokeUserSessions(deps: IdentityDeps, userIds: string[], reason: string, db: Db | Tx = deps.db): Promise<void> {
+export async function revokeUserSessions(
+  deps: IdentityDeps,
+  userIds: string[],
+  reason: string,
+  db: Db | Tx = deps.db,
+): Promise<void> {
   if (!userIds.length) return;
   const families = await revokeRefreshFamilies(db, { userIds }, reason);
   for (const id of families) await revokeAccessTokens(deps, id);
-  if (families.length) deps.logger.info({ users: userIds.length, families: families.length, reason }, 'sessions revoked');
+  if (families.length)
+    deps.logger.info(
+      { users: userIds.length, families: families.length, reason },
+      'sessions revoked',
+    );
 }
-
 
 /**
  * The claims of these users (role, approval, country...) changed: every access token issued
@@ -41,10 +57,20 @@ export async function announceClaimsChanged(deps: IdentityDeps, userIds: string[
   const at = Date.now();
   for (const id of userIds) {
     try {
-      await publishClaimsChange(deps.redis, deps.config.REDIS_PREFIX, id, at, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+      await publishClaimsChange(
+        deps.redis,
+        deps.config.REDIS_PREFIX,
+        id,
+        at,
+        deps.config.ACCESS_TOKEN_TTL_SECONDS,
+      );
     } catch (err) {
-      deps.logger.warn({ userId: id, err: (err as Error).message }, 'could not announce the claims change: older access tokens stay valid until they expire');
+      deps.logger.warn(
+        { userId: id, err: (err as Error).message },
+        'could not announce the claims change: older access tokens stay valid until they expire',
+      );
     }
   }
-  if (userIds.length) deps.logger.info({ users: userIds.length }, 'claims changed: older access tokens are stale');
+  if (userIds.length)
+    deps.logger.info({ users: userIds.length }, 'claims changed: older access tokens are stale');
 }

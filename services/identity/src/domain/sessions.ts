@@ -31,7 +31,12 @@ export interface IssuedSession {
  * the claims of `user` as read at `claimsAt` (ms; before the locked read of the row). Only where
  * the session was just checked: the exchange, a refresh, and the role/profile routes.
  */
-export function issueAccessToken(deps: IdentityDeps, user: UserRow, sid: string, claimsAt: number): Promise<string> {
+export function issueAccessToken(
+  deps: IdentityDeps,
+  user: UserRow,
+  sid: string,
+  claimsAt: number,
+): Promise<string> {
   return mintAccessToken(deps.keys, user, {
     issuer: deps.config.JWT_ISSUER,
     audience: deps.config.JWT_AUDIENCE,
@@ -46,20 +51,35 @@ export function signinNonceFor(deps: Pick<IdentityDeps, 'config'>, sessionId: st
   return hmac(deps.config.AUTH_SECRET, 'signin-nonce', sessionId);
 }
 
-const invalidSession = () => AppError.unauthorized('This sign-in link has expired or was already used. Please sign in again.', 'invalid_session');
-const invalidRefresh = () => AppError.unauthorized('Your session has ended. Please sign in again.', 'invalid_refresh_token');
+const invalidSession = () =>
+  AppError.unauthorized(
+    'This sign-in link has expired or was already used. Please sign in again.',
+    'invalid_session',
+  );
+const invalidRefresh = () =>
+  AppError.unauthorized('Your session has ended. Please sign in again.', 'invalid_refresh_token');
 
 /**
  * Trades the single-use session id from the sign-in redirect for an access token and a new
  * refresh-token family. The id works once, within its short lifetime.
  */
-export async function exchangeSession(deps: IdentityDeps, sessionId: string, nonce: string | undefined, userAgent?: string): Promise<IssuedSession> {
+export async function exchangeSession(
+  deps: IdentityDeps,
+  sessionId: string,
+  nonce: string | undefined,
+  userAgent?: string,
+): Promise<IssuedSession> {
   // Checked before the id is spent: a cross-site attempt with someone else's id changes nothing.
   if (!safeEqual(nonce, signinNonceFor(deps, sessionId))) {
-    throw AppError.unauthorized('This sign-in was started in another browser. Please sign in again.', 'signin_not_bound');
+    throw AppError.unauthorized(
+      'This sign-in was started in another browser. Please sign in again.',
+      'signin_not_bound',
+    );
   }
   const refreshToken = randomSecret();
-  const familyExpiresAt = new Date(Date.now() + deps.config.REFRESH_FAMILY_TTL_DAYS * 24 * 3600_000);
+  const familyExpiresAt = new Date(
+    Date.now() + deps.config.REFRESH_FAMILY_TTL_DAYS * 24 * 3600_000,
+  );
   const claimsAt = Date.now();
   const out = await deps.events.inTransaction(async (tx) => {
     const userId = await spendSigninSession(tx, hashSecret(sessionId));
@@ -94,7 +114,10 @@ export async function rotateRefreshToken(
   const found = await findRefreshToken(deps.db, tokenHash);
   if (!found) throw invalidRefresh();
   const expectedXsrf = xsrfTokenFor(deps.config.AUTH_SECRET, found.familyId);
-  if (!safeEqual(input.xsrfHeader, input.xsrfCookie) || !safeEqual(input.xsrfHeader, expectedXsrf)) {
+  if (
+    !safeEqual(input.xsrfHeader, input.xsrfCookie) ||
+    !safeEqual(input.xsrfHeader, expectedXsrf)
+  ) {
     throw AppError.unauthorized('Missing or wrong X-XSRF-TOKEN header.', 'xsrf_mismatch');
   }
 
@@ -103,9 +126,13 @@ export async function rotateRefreshToken(
   const claimsAt = Date.now();
   const result = await deps.events.inTransaction(async (tx) => {
     const family = await lockRefreshFamily(tx, found.familyId);
-    if (!family || family.revokedAt || family.expiresAt.getTime() <= Date.now()) return { kind: 'dead' as const };
+    if (!family || family.revokedAt || family.expiresAt.getTime() <= Date.now())
+      return { kind: 'dead' as const };
     // Idle timeout: the newest token of a family is the last time the browser was seen.
-    if (found.issuedAt.getTime() + deps.config.REFRESH_IDLE_TIMEOUT_DAYS * 24 * 3600_000 <= Date.now()) {
+    if (
+      found.issuedAt.getTime() + deps.config.REFRESH_IDLE_TIMEOUT_DAYS * 24 * 3600_000 <=
+      Date.now()
+    ) {
       await revokeRefreshFamilies(tx, { familyId: family.id }, 'idle');
       return { kind: 'dead' as const };
     }
@@ -119,13 +146,17 @@ export async function rotateRefreshToken(
     const user = await readUserForToken(tx, family.userId);
     if (!user) return { kind: 'dead' as const };
     // The admin role follows ADMIN_EMAIL now, not the row as it was at sign-in.
-    if ((user.type === 'admin') !== isAdminEmail(user.email, deps.config.ADMIN_EMAIL)) return { kind: 'role_changed' as const, userId: user.id };
+    if ((user.type === 'admin') !== isAdminEmail(user.email, deps.config.ADMIN_EMAIL))
+      return { kind: 'role_changed' as const, userId: user.id };
     return { kind: 'ok' as const, user, family };
   });
   if (result.kind === 'reused') {
     deps.logger.warn({ familyId: found.familyId }, 'refresh token reused: family revoked');
     await revokeAccessTokens(deps, found.familyId);
-    throw AppError.unauthorized('This session was used elsewhere and has been ended. Please sign in again.', 'refresh_token_reused');
+    throw AppError.unauthorized(
+      'This session was used elsewhere and has been ended. Please sign in again.',
+      'refresh_token_reused',
+    );
   }
   if (result.kind === 'role_changed') {
     await reconcileAdminRole(deps);
@@ -142,7 +173,10 @@ export async function rotateRefreshToken(
 }
 
 /** Ends the sign-in the refresh cookie belongs to, its access tokens included (no cookie: nothing to do). */
-export async function revokeRefreshFamily(deps: IdentityDeps, refreshToken: string | undefined): Promise<void> {
+export async function revokeRefreshFamily(
+  deps: IdentityDeps,
+  refreshToken: string | undefined,
+): Promise<void> {
   if (!refreshToken) return;
   const found = await findRefreshToken(deps.db, hashSecret(refreshToken));
   if (!found) return;

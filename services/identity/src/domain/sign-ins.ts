@@ -1,7 +1,12 @@
 import { AppError, type Caller } from '@htm/service-kit';
 import type { SignInView } from '@htm/contracts';
 import type { IdentityDeps } from '../deps.js';
-import { findRefreshToken, listLiveFamilies, lockRefreshFamily, revokeRefreshFamilies } from '../db/session.repository.js';
+import {
+  findRefreshToken,
+  listLiveFamilies,
+  lockRefreshFamily,
+  revokeRefreshFamilies,
+} from '../db/session.repository.js';
 import { describeDevice } from './device.js';
 import { revokeAccessTokens } from './revoke-sessions.js';
 import { hashSecret, safeEqual, xsrfTokenFor } from './tokens.js';
@@ -34,10 +39,18 @@ export async function listSignIns(deps: IdentityDeps, caller: Caller): Promise<S
  * `session_not_found`, the same answer, so ids of other people's sign-ins cannot be probed.
  * Answers whether it was the caller's current sign-in (then the browser's cookies go too).
  */
-export async function endSignIn(deps: IdentityDeps, caller: Caller, id: string): Promise<{ current: boolean }> {
+export async function endSignIn(
+  deps: IdentityDeps,
+  caller: Caller,
+  id: string,
+): Promise<{ current: boolean }> {
   const notFound = () => AppError.notFound('No such sign-in of yours.', 'session_not_found');
   if (!UUID.test(id)) throw notFound();
-  const ended = await revokeRefreshFamilies(deps.db, { familyId: id, userId: caller.id }, 'signed_out_remotely');
+  const ended = await revokeRefreshFamilies(
+    deps.db,
+    { familyId: id, userId: caller.id },
+    'signed_out_remotely',
+  );
   if (!ended.length) throw notFound();
   await revokeAccessTokens(deps, id);
   deps.logger.info({ userId: caller.id, familyId: id }, 'sign-in ended by its user');
@@ -48,12 +61,19 @@ export async function endSignIn(deps: IdentityDeps, caller: Caller, id: string):
  * "Log out everywhere", asked by the browser with its refresh cookie and the XSRF header (as a
  * refresh is): every sign-in of that user ends, this one included. Answers how many ended.
  */
-export async function endEverySignIn(deps: IdentityDeps, input: { refreshToken?: string; xsrfHeader?: string; xsrfCookie?: string }): Promise<number> {
+export async function endEverySignIn(
+  deps: IdentityDeps,
+  input: { refreshToken?: string; xsrfHeader?: string; xsrfCookie?: string },
+): Promise<number> {
   if (!input.refreshToken) throw AppError.unauthorized('Please sign in.', 'missing_refresh_token');
   const found = await findRefreshToken(deps.db, hashSecret(input.refreshToken));
-  const ended = () => AppError.unauthorized('Your session has ended. Please sign in again.', 'invalid_refresh_token');
+  const ended = () =>
+    AppError.unauthorized('Your session has ended. Please sign in again.', 'invalid_refresh_token');
   if (!found) throw ended();
-  if (!safeEqual(input.xsrfHeader, input.xsrfCookie) || !safeEqual(input.xsrfHeader, xsrfTokenFor(deps.config.AUTH_SECRET, found.familyId))) {
+  if (
+    !safeEqual(input.xsrfHeader, input.xsrfCookie) ||
+    !safeEqual(input.xsrfHeader, xsrfTokenFor(deps.config.AUTH_SECRET, found.familyId))
+  ) {
     throw AppError.unauthorized('Missing or wrong X-XSRF-TOKEN header.', 'xsrf_mismatch');
   }
   const families = await deps.events.inTransaction(async (tx) => {
@@ -63,6 +83,9 @@ export async function endEverySignIn(deps: IdentityDeps, input: { refreshToken?:
   });
   if (!families) throw ended();
   for (const id of families) await revokeAccessTokens(deps, id);
-  deps.logger.info({ familyId: found.familyId, families: families.length }, 'logged out everywhere');
+  deps.logger.info(
+    { familyId: found.familyId, families: families.length },
+    'logged out everywhere',
+  );
   return families.length;
 }

@@ -6,7 +6,10 @@ import type { UserRow } from '../db/user.repository.js';
  * Unapproved by the strike rule: a tester with the limit of strikes (missed claim or revision
  * deadlines) whom no admin has re-approved since.
  */
-export function releasedForStrikes(u: Pick<UserRow, 'type' | 'approved' | 'strikes'>, strikeLimit: number): boolean {
+export function releasedForStrikes(
+  u: Pick<UserRow, 'type' | 'approved' | 'strikes'>,
+  strikeLimit: number,
+): boolean {
   return u.type === 'tester' && !u.approved && u.strikes >= strikeLimit;
 }
 
@@ -18,8 +21,13 @@ export function releasedForStrikes(u: Pick<UserRow, 'type' | 'approved' | 'strik
  * everything an approved tester may do (claim, submit, cash out). A tester never approved, or
  * un-approved by the admin below the strike limit, is still refused (`tester_not_approved`).
  */
-export function mayUseTesterEntrance(u: Pick<UserRow, 'type' | 'approved' | 'strikes'>, strikeLimit: number): boolean {
-  return u.type === 'admin' || (u.type === 'tester' && u.approved) || releasedForStrikes(u, strikeLimit);
+export function mayUseTesterEntrance(
+  u: Pick<UserRow, 'type' | 'approved' | 'strikes'>,
+  strikeLimit: number,
+): boolean {
+  return (
+    u.type === 'admin' || (u.type === 'tester' && u.approved) || releasedForStrikes(u, strikeLimit)
+  );
 }
 
 /** A role choice is still open: no type yet, or a pre-approved tester who has not chosen a location. */
@@ -32,7 +40,10 @@ export function needsRoleChoice(u: Pick<UserRow, 'type' | 'location'>): boolean 
  * repair migration 0001): US is USA, PR is PR. Canada is neither location, so a Canadian tester
  * keeps the location they chose on the role screen (none when they never saw it).
  */
-export function testerLocation(country: UserCountry | null | undefined, current: UserLocation | null): UserLocation | null {
+export function testerLocation(
+  country: UserCountry | null | undefined,
+  current: UserLocation | null,
+): UserLocation | null {
   if (country === 'US') return 'USA';
   if (country === 'PR') return 'PR';
   return current;

@@ -1,5 +1,10 @@
 import { AppError, getCorrelationId, tokenRevoked, type Caller } from '@htm/service-kit';
-import type { AdminTestersQuery, ApproveTesterBody, InitUserBody, UpdateProfileBody } from '@htm/contracts';
+import type {
+  AdminTestersQuery,
+  ApproveTesterBody,
+  InitUserBody,
+  UpdateProfileBody,
+} from '@htm/contracts';
 import type { IdentityDeps } from '../deps.js';
 import * as usersDb from '../db/user.repository.js';
 import type { UserRow } from '../db/user.repository.js';
@@ -10,7 +15,8 @@ import { announceClaimsChanged } from './revoke-sessions.js';
 import { issueAccessToken } from './sessions.js';
 import { accessClaims } from '../tokens/access-token.js';
 
-const userGone = () => AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
+const userGone = () =>
+  AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');
 
 export async function getUser(deps: IdentityDeps, id: string): Promise<UserRow> {
   const u = await usersDb.findUser(deps.db, id);
@@ -30,7 +36,13 @@ export interface UserWithToken {
  * Checked before anything changes; a dead sign-in gets 401 `token_revoked` and changes nothing.
  */
 async function assertSessionAlive(deps: IdentityDeps, caller: Caller): Promise<string> {
-  const family = caller.sid ? await findLiveFamily(deps.db, caller.sid, deps.config.REFRESH_IDLE_TIMEOUT_DAYS * 24 * 3600_000) : undefined;
+  const family = caller.sid
+    ? await findLiveFamily(
+        deps.db,
+        caller.sid,
+        deps.config.REFRESH_IDLE_TIMEOUT_DAYS * 24 * 3600_000,
+      )
+    : undefined;
   if (!family || family.userId !== caller.id) throw tokenRevoked();
   return family.id;
 }
@@ -44,11 +56,16 @@ function claimsDiffer(before: UserRow, after: UserRow): boolean {
  * After a change of the caller's row: when the token claims changed it is announced (their other
  * tokens go stale), then a token with the new claims for this sign-in.
  */
-async function withFreshToken(deps: IdentityDeps, { before, after }: { before: UserRow; after: UserRow }, sid: string): Promise<UserWithToken> {
+async function withFreshToken(
+  deps: IdentityDeps,
+  { before, after }: { before: UserRow; after: UserRow },
+  sid: string,
+): Promise<UserWithToken> {
   if (claimsDiffer(before, after)) await announceClaimsChanged(deps, [after.id]);
   // Read again, as a refresh does: a change someone else announced meanwhile is in the token too.
   const claimsAt = Date.now();
-  const user = (await deps.events.inTransaction((tx) => usersDb.readUserForToken(tx, after.id))) ?? after;
+  const user =
+    (await deps.events.inTransaction((tx) => usersDb.readUserForToken(tx, after.id))) ?? after;
   return { user, accessToken: await issueAccessToken(deps, user, sid, claimsAt) };
 }
 
@@ -57,7 +74,11 @@ async function withFreshToken(deps: IdentityDeps, { before, after }: { before: U
  * e-mail was approved as a tester signup; a pre-approved tester created at the tester login
  * completes their location and country here.
  */
-export async function chooseRole(deps: IdentityDeps, caller: Caller, body: InitUserBody): Promise<UserWithToken> {
+export async function chooseRole(
+  deps: IdentityDeps,
+  caller: Caller,
+  body: InitUserBody,
+): Promise<UserWithToken> {
   const correlationId = getCorrelationId();
   const sid = await assertSessionAlive(deps, caller);
   const userId = caller.id;
@@ -71,7 +92,8 @@ export async function chooseRole(deps: IdentityDeps, caller: Caller, body: InitU
     if (body.type === 'tester') approved = u.approved || (await usersDb.isPreApproved(tx, u.email));
     const row = await usersDb.setRole(tx, u.id, {
       type: body.type,
-      location: body.type === 'tester' ? testerLocation(body.country, body.location) : body.location,
+      location:
+        body.type === 'tester' ? testerLocation(body.country, body.location) : body.location,
       country: body.type === 'tester' ? (body.country ?? null) : null,
       approved,
     });
@@ -86,27 +108,41 @@ export async function chooseRole(deps: IdentityDeps, caller: Caller, body: InitU
  * rule as the role choice), and/or the assistive technology they use. Jobs learns all of it
  * through TesterApprovalChanged.
  */
-export async function updateProfile(deps: IdentityDeps, caller: Caller, body: UpdateProfileBody): Promise<UserWithToken> {
+export async function updateProfile(
+  deps: IdentityDeps,
+  caller: Caller,
+  body: UpdateProfileBody,
+): Promise<UserWithToken> {
   const sid = await assertSessionAlive(deps, caller);
   const userId = caller.id;
   const user = await deps.events.inTransaction(async (tx) => {
     const u = await usersDb.lockUser(tx, userId);
     if (!u) throw userGone();
-    if (u.type !== 'tester') throw AppError.forbidden('Only testers have a country to update.', 'not_a_tester');
+    if (u.type !== 'tester')
+      throw AppError.forbidden('Only testers have a country to update.', 'not_a_tester');
     const country = body.country ?? u.country;
     const row = await usersDb.updateTesterProfile(tx, u.id, {
       country,
       location: testerLocation(country, u.location),
       assistiveTech: body.assistive_tech,
     });
-    await deps.events.record(tx, approvalChanged(row, 'profile', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT));
+    await deps.events.record(
+      tx,
+      approvalChanged(row, 'profile', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT),
+    );
     return { before: u, after: row };
   });
   return withFreshToken(deps, user, sid);
 }
 
-export function listTesters(deps: IdentityDeps, opts: { approvedOnly: boolean } & AdminTestersQuery): Promise<UserRow[]> {
-  return usersDb.listTesters(deps.db, { approvedOnly: opts.approvedOnly, assistiveTech: opts.assistive_tech });
+export function listTesters(
+  deps: IdentityDeps,
+  opts: { approvedOnly: boolean } & AdminTestersQuery,
+): Promise<UserRow[]> {
+  return usersDb.listTesters(deps.db, {
+    approvedOnly: opts.approvedOnly,
+    assistiveTech: opts.assistive_tech,
+  });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -116,7 +152,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * changes). The tester stays signed in: their access tokens carry the old approval, so they are
  * refused as stale and the next refresh, in the same sign-in, carries the new one.
  */
-export async function setTesterApproval(deps: IdentityDeps, testerId: string, body: ApproveTesterBody, actorId?: string): Promise<UserRow> {
+export async function setTesterApproval(
+  deps: IdentityDeps,
+  testerId: string,
+  body: ApproveTesterBody,
+  actorId?: string,
+): Promise<UserRow> {
   const notFound = () => AppError.notFound('Tester not found.', 'tester_not_found');
   if (!UUID.test(testerId)) throw notFound();
   const { user, changed } = await deps.events.inTransaction(async (tx) => {
@@ -124,7 +165,10 @@ export async function setTesterApproval(deps: IdentityDeps, testerId: string, bo
     if (!u || u.type !== 'tester') throw notFound();
     if (u.approved === body.approved) return { user: u, changed: false };
     const row = await usersDb.setApproval(tx, u.id, body.approved);
-    await deps.events.record(tx, approvalChanged(row, 'admin', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT, actorId));
+    await deps.events.record(
+      tx,
+      approvalChanged(row, 'admin', getCorrelationId(), deps.config.TESTER_STRIKE_LIMIT, actorId),
+    );
     return { user: row, changed: true };
   });
   if (changed) await announceClaimsChanged(deps, [user.id]);

@@ -1,11 +1,21 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { emailSchema, sessionExchangeBodySchema, signInIntentSchema, type SignInIntent } from '@htm/contracts';
+import {
+  emailSchema,
+  sessionExchangeBodySchema,
+  signInIntentSchema,
+  type SignInIntent,
+} from '@htm/contracts';
 import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { devSignInEnabled, googleConfigured, webRedirect } from '../config.js';
 import { completeSignIn, type SignInAccount, type SignInResult } from '../domain/sign-in.js';
-import { exchangeSession, revokeRefreshFamily, rotateRefreshToken, signinNonceFor } from '../domain/sessions.js';
+import {
+  exchangeSession,
+  revokeRefreshFamily,
+  rotateRefreshToken,
+  signinNonceFor,
+} from '../domain/sessions.js';
 import { endEverySignIn, endSignIn, listSignIns } from '../domain/sign-ins.js';
 import {
   clearSessionCookies,
@@ -45,7 +55,10 @@ function redirectAfterSignIn(deps: IdentityDeps, res: Response, result: SignInRe
   noStore(res);
   if (result.ok) {
     setSigninNonceCookie(res, deps.config, signinNonceFor(deps, result.sessionId));
-    res.redirect(302, webRedirect(deps.config, `session_id=${encodeURIComponent(result.sessionId)}`));
+    res.redirect(
+      302,
+      webRedirect(deps.config, `session_id=${encodeURIComponent(result.sessionId)}`),
+    );
   } else res.redirect(302, webRedirect(deps.config, `auth_error=${result.error}`));
 }
 
@@ -58,10 +71,16 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 const jsonOnly = (req: Request, _res: Response, next: NextFunction) => {
   if (!UNSAFE.has(req.method)) return next();
-  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  const hasBody =
+    Number(req.headers['content-length'] ?? 0) > 0 ||
+    req.headers['transfer-encoding'] !== undefined;
   if (!hasBody && !req.headers['content-type']) return next();
   if (req.is('application/json')) return next();
-  next(new AppError('unsupported_type', 'Send JSON (Content-Type: application/json).', { code: 'json_required' }));
+  next(
+    new AppError('unsupported_type', 'Send JSON (Content-Type: application/json).', {
+      code: 'json_required',
+    }),
+  );
 };
 
 export function authRoutes(deps: IdentityDeps): Router {
@@ -77,29 +96,47 @@ export function authRoutes(deps: IdentityDeps): Router {
   r.get('/api/auth/google', signinLimit, (req: Request, res: Response, next: NextFunction) => {
     const { intent } = parseOrThrow(intentQuery, req.query);
     if (!google) {
-      if (!devSignIn) throw new AppError('unavailable', 'Sign-in is not configured.', { code: 'signin_unavailable' });
+      if (!devSignIn)
+        throw new AppError('unavailable', 'Sign-in is not configured.', {
+          code: 'signin_unavailable',
+        });
       noStore(res);
       res.setHeader('Content-Security-Policy', DEV_PAGE_CSP);
       res.type('html').send(devSignInPage(intent));
       return;
     }
-    google.authenticate('google', { session: false, state: { intent } as unknown as string, prompt: 'select_account' })(req, res, next);
+    google.authenticate('google', {
+      session: false,
+      state: { intent } as unknown as string,
+      prompt: 'select_account',
+    })(req, res, next);
   });
 
   if (google) {
     r.get('/api/auth/google/callback', signinLimit, (req: Request, res: Response) => {
       const fail = (why: unknown) => {
-        deps.logger.warn({ err: why instanceof Error ? why.message : why }, 'Google sign-in failed');
+        deps.logger.warn(
+          { err: why instanceof Error ? why.message : why },
+          'Google sign-in failed',
+        );
         redirectAfterSignIn(deps, res, { ok: false, error: 'google_failed' });
       };
-      google.authenticate('google', { session: false }, (err: unknown, account: SignInAccount | false, info: { state?: { intent?: SignInIntent } } | undefined) => {
-        if (err || !account) return fail(err ?? info);
-        const intent = info?.state?.intent ?? 'poster';
-        completeSignIn(deps, account, intent).then(
-          (result) => redirectAfterSignIn(deps, res, result),
-          (e: unknown) => fail(e),
-        );
-      })(req, res, (e: unknown) => fail(e));
+      google.authenticate(
+        'google',
+        { session: false },
+        (
+          err: unknown,
+          account: SignInAccount | false,
+          info: { state?: { intent?: SignInIntent } } | undefined,
+        ) => {
+          if (err || !account) return fail(err ?? info);
+          const intent = info?.state?.intent ?? 'poster';
+          completeSignIn(deps, account, intent).then(
+            (result) => redirectAfterSignIn(deps, res, result),
+            (e: unknown) => fail(e),
+          );
+        },
+      )(req, res, (e: unknown) => fail(e));
     });
   } else r.without('get', '/api/auth/google/callback');
 
@@ -107,7 +144,12 @@ export function authRoutes(deps: IdentityDeps): Router {
     /** Fixed contract (ARCHITECTURE.md): behaves exactly like a Google callback for that account. */
     r.get('/api/auth/dev/login', signinLimit, async (req, res) => {
       const q = parseOrThrow(devLoginQuery, req.query);
-      const account: SignInAccount = { sub: `dev:${q.email}`, email: q.email, emailVerified: true, name: q.name ?? '' };
+      const account: SignInAccount = {
+        sub: `dev:${q.email}`,
+        email: q.email,
+        emailVerified: true,
+        name: q.name ?? '',
+      };
       redirectAfterSignIn(deps, res, await completeSignIn(deps, account, q.intent));
     });
   } else r.without('get', '/api/auth/dev/login');
@@ -115,7 +157,12 @@ export function authRoutes(deps: IdentityDeps): Router {
   r.post('/api/auth/session', sessionLimit, async (req, res) => {
     const body = parseOrThrow(sessionExchangeBodySchema, req.body ?? {});
     noStore(res);
-    const issued = await exchangeSession(deps, body.session_id, cookie(req, SIGNIN_NONCE_COOKIE), req.get('user-agent'));
+    const issued = await exchangeSession(
+      deps,
+      body.session_id,
+      cookie(req, SIGNIN_NONCE_COOKIE),
+      req.get('user-agent'),
+    );
     clearSigninNonceCookie(res, cfg);
     setSessionCookies(res, cfg, issued);
     res.json({ access_token: issued.accessToken });
@@ -134,7 +181,8 @@ export function authRoutes(deps: IdentityDeps): Router {
       res.json({ access_token: issued.accessToken });
     } catch (err) {
       // A dead or reused refresh token: the browser should forget it. (A wrong XSRF header changes nothing.)
-      if (err instanceof AppError && err.status === 401 && err.code !== 'xsrf_mismatch') clearSessionCookies(res, cfg);
+      if (err instanceof AppError && err.status === 401 && err.code !== 'xsrf_mismatch')
+        clearSessionCookies(res, cfg);
       throw err;
     }
   });

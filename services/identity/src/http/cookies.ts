@@ -35,7 +35,11 @@ export function sessionCookieNames(cfg: IdentityConfig): { refresh: string; xsrf
  * The refresh or XSRF cookie of a request, by the name this deployment uses (over https only the
  * prefixed one counts: an unprefixed cookie could have been planted by an http page).
  */
-export function sessionCookie(req: Request, cfg: IdentityConfig, which: 'refresh' | 'xsrf'): string | undefined {
+export function sessionCookie(
+  req: Request,
+  cfg: IdentityConfig,
+  which: 'refresh' | 'xsrf',
+): string | undefined {
   const v = (req.cookies as Record<string, unknown> | undefined)?.[sessionCookieNames(cfg)[which]];
   return typeof v === 'string' ? v : undefined;
 }
@@ -44,7 +48,12 @@ export function sessionCookie(req: Request, cfg: IdentityConfig, which: 'refresh
 export function setSessionCookies(res: Response, cfg: IdentityConfig, s: IssuedSession): void {
   const maxAge = Math.max(0, s.familyExpiresAt.getTime() - Date.now());
   const names = sessionCookieNames(cfg);
-  res.cookie(names.refresh, s.refreshToken, { ...base(cfg), httpOnly: true, path: REFRESH_COOKIE_PATH, maxAge });
+  res.cookie(names.refresh, s.refreshToken, {
+    ...base(cfg),
+    httpOnly: true,
+    path: REFRESH_COOKIE_PATH,
+    maxAge,
+  });
   res.cookie(names.xsrf, s.xsrfToken, { ...base(cfg), httpOnly: false, path: '/', maxAge });
 }
 
@@ -60,7 +69,12 @@ export function stateCookieOptions(cfg: IdentityConfig): CookieOptions {
 
 /** The sign-in nonce lives as long as the session_id it binds, and only travels to /api/auth. */
 export function setSigninNonceCookie(res: Response, cfg: IdentityConfig, nonce: string): void {
-  res.cookie(SIGNIN_NONCE_COOKIE, nonce, { ...base(cfg), httpOnly: true, path: REFRESH_COOKIE_PATH, maxAge: cfg.SIGNIN_SESSION_TTL_SECONDS * 1000 });
+  res.cookie(SIGNIN_NONCE_COOKIE, nonce, {
+    ...base(cfg),
+    httpOnly: true,
+    path: REFRESH_COOKIE_PATH,
+    maxAge: cfg.SIGNIN_SESSION_TTL_SECONDS * 1000,
+  });
 }
 
 export function clearSigninNonceCookie(res: Response, cfg: IdentityConfig): void {

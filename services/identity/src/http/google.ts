@@ -10,7 +10,11 @@ import { OAUTH_STATE_COOKIE, stateCookieOptions } from './cookies.js';
 const STATE_TTL_MS = 10 * 60_000;
 
 type StoreCallback = (err: Error | null, state?: string) => void;
-type VerifyCallback = (err: Error | null, ok: string | false, info?: { intent?: SignInIntent; message?: string }) => void;
+type VerifyCallback = (
+  err: Error | null,
+  ok: string | false,
+  info?: { intent?: SignInIntent; message?: string },
+) => void;
 
 /**
  * OAuth `state` bound to the browser: a random nonce goes to Google, and the same nonce (with
@@ -24,12 +28,22 @@ export class CookieStateStore {
     private readonly cfg: IdentityConfig,
   ) {}
 
-  store(req: Request, verifier: string, state: { intent?: SignInIntent } | undefined, _meta: unknown, cb: StoreCallback): void {
+  store(
+    req: Request,
+    verifier: string,
+    state: { intent?: SignInIntent } | undefined,
+    _meta: unknown,
+    cb: StoreCallback,
+  ): void {
     const nonce = randomSecret();
     const intent: SignInIntent = state?.intent === 'tester' ? 'tester' : 'poster';
     if (!/^[A-Za-z0-9_-]{43,128}$/.test(verifier)) return cb(new Error('unexpected PKCE verifier'));
     const payload = `${nonce}.${intent}.${Date.now() + STATE_TTL_MS}.${verifier}`;
-    req.res?.cookie(OAUTH_STATE_COOKIE, `${payload}.${hmac(this.secret, 'oauth-state', payload)}`, stateCookieOptions(this.cfg));
+    req.res?.cookie(
+      OAUTH_STATE_COOKIE,
+      `${payload}.${hmac(this.secret, 'oauth-state', payload)}`,
+      stateCookieOptions(this.cfg),
+    );
     cb(null, nonce);
   }
 
@@ -79,7 +93,12 @@ export function createGooglePassport(cfg: IdentityConfig): passport.PassportStat
         pkce: true,
         store: new CookieStateStore(cfg.AUTH_SECRET, cfg) as never,
       },
-      (_accessToken: string, _refreshToken: string, profile: Profile, done: (err: Error | null, user?: SignInAccount) => void) => {
+      (
+        _accessToken: string,
+        _refreshToken: string,
+        profile: Profile,
+        done: (err: Error | null, user?: SignInAccount) => void,
+      ) => {
         done(null, accountFromProfile(profile));
       },
     ),

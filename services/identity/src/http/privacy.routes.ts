@@ -4,7 +4,14 @@ import { Router } from 'express';
 import { deletionBodySchema, type AccountDeletionDto, type DataExportDto } from '@htm/contracts';
 import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
-import { latestDeletion, latestExport, listOpenDeletions, listOpenExports, type AccountDeletionRow, type DataExportRow } from '../db/privacy.repository.js';
+import {
+  latestDeletion,
+  latestExport,
+  listOpenDeletions,
+  listOpenExports,
+  type AccountDeletionRow,
+  type DataExportRow,
+} from '../db/privacy.repository.js';
 import { openExportDownload, requestDeletion, requestExport } from '../domain/privacy.js';
 
 /** "Download my data" and "Delete my account" (the caller's own), and the admin's view of both. */
@@ -18,7 +25,10 @@ export function privacyRoutes(deps: IdentityDeps): Router {
     const id = callerOf(req).id;
     const [exp, del] = await Promise.all([latestExport(deps.db, id), latestDeletion(deps.db, id)]);
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ export: exp ? toExportDto(exp, interval) : null, deletion: del ? toDeletionDto(del) : null });
+    res.json({
+      export: exp ? toExportDto(exp, interval) : null,
+      deletion: del ? toDeletionDto(del) : null,
+    });
   });
 
   r.post('/api/me/exports', authenticate, async (req, res) => {
@@ -27,23 +37,38 @@ export function privacyRoutes(deps: IdentityDeps): Router {
   });
 
   r.get('/api/me/exports/{id}/download', async (req, res) => {
-    const { row, chunks } = await openExportDownload(deps, String(req.params.id), req.query.expires, req.query.sig);
+    const { row, chunks } = await openExportDownload(
+      deps,
+      String(req.params.id),
+      req.query.expires,
+      req.query.sig,
+    );
     res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('Content-Type', 'application/zip');
-    res.setHeader('Content-Disposition', `attachment; filename="my-data-${row.requestedAt.toISOString().slice(0, 10)}.zip"`);
+    res.setHeader(
+      'Content-Disposition',
+      `attachment; filename="my-data-${row.requestedAt.toISOString().slice(0, 10)}.zip"`,
+    );
     if (row.sizeBytes !== null) res.setHeader('Content-Length', String(row.sizeBytes));
     try {
       await pipeline(Readable.from(chunks()), res);
     } catch (err) {
       // The client went away, or the export expired halfway: nothing more to send.
-      deps.logger.warn({ exportId: row.id, err: (err as Error).message }, 'data export download ended early');
+      deps.logger.warn(
+        { exportId: row.id, err: (err as Error).message },
+        'data export download ended early',
+      );
       res.destroy();
     }
   });
 
   r.post('/api/me/deletion', authenticate, async (req, res) => {
     const caller = callerOf(req);
-    if (caller.type === 'admin') throw AppError.forbidden('The admin account cannot be deleted: name another admin (ADMIN_EMAIL) first.', 'admin_not_deletable');
+    if (caller.type === 'admin')
+      throw AppError.forbidden(
+        'The admin account cannot be deleted: name another admin (ADMIN_EMAIL) first.',
+        'admin_not_deletable',
+      );
     const body = parseOrThrow(deletionBodySchema, req.body ?? {});
     const row = await requestDeletion(deps, caller.id, body.email);
     res.status(202).json({ deletion: toDeletionDto(row) });
@@ -51,11 +76,17 @@ export function privacyRoutes(deps: IdentityDeps): Router {
 
   r.get('/api/admin/privacy', ...adminOnly, async (_req, res) => {
     const since = new Date(Date.now() - 30 * 24 * 3600_000);
-    const [exports, deletions] = await Promise.all([listOpenExports(deps.db, since), listOpenDeletions(deps.db, since)]);
+    const [exports, deletions] = await Promise.all([
+      listOpenExports(deps.db, since),
+      listOpenDeletions(deps.db, since),
+    ]);
     res.setHeader('Cache-Control', 'no-store');
     res.json({
       exports: exports.map((e) => ({ ...toExportDto(e, interval), email: e.email })),
-      deletions: deletions.map((d) => ({ ...toDeletionDto(d), email: d.status === 'scheduled' ? d.email : null })),
+      deletions: deletions.map((d) => ({
+        ...toDeletionDto(d),
+        email: d.status === 'scheduled' ? d.email : null,
+      })),
     });
   });
 
@@ -66,7 +97,12 @@ export function privacyRoutes(deps: IdentityDeps): Router {
 
   r.post('/api/admin/users/{id}/deletion', ...adminOnly, async (req, res) => {
     const body = parseOrThrow(deletionBodySchema, req.body ?? {});
-    const row = await requestDeletion(deps, userIdParam(req.params.id), body.email, callerOf(req).id);
+    const row = await requestDeletion(
+      deps,
+      userIdParam(req.params.id),
+      body.email,
+      callerOf(req).id,
+    );
     res.status(202).json({ deletion: toDeletionDto(row) });
   });
 
@@ -75,7 +111,8 @@ export function privacyRoutes(deps: IdentityDeps): Router {
 
 function userIdParam(v: unknown): string {
   const id = String(v);
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw AppError.notFound('No such user.', 'user_not_found');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+    throw AppError.notFound('No such user.', 'user_not_found');
   return id;
 }
 
@@ -86,13 +123,18 @@ export function toExportDto(e: DataExportRow, intervalMs: number): DataExportDto
     status: e.status,
     parts_done: e.partsDone,
     parts_total: e.partsTotal,
-    progress: e.status === 'ready' ? 100 : Math.round((100 * e.partsDone.length) / Math.max(1, e.partsTotal + 1)),
+    progress:
+      e.status === 'ready'
+        ? 100
+        : Math.round((100 * e.partsDone.length) / Math.max(1, e.partsTotal + 1)),
     requested_at: e.requestedAt.toISOString(),
     ready_at: e.readyAt?.toISOString() ?? null,
     expires_at: e.expiresAt?.toISOString() ?? null,
     size_bytes: e.sizeBytes ?? null,
     requested_by_admin: e.requestedBy !== null,
-    next_allowed_at: new Date(e.status === 'failed' ? e.requestedAt.getTime() : e.requestedAt.getTime() + intervalMs).toISOString(),
+    next_allowed_at: new Date(
+      e.status === 'failed' ? e.requestedAt.getTime() : e.requestedAt.getTime() + intervalMs,
+    ).toISOString(),
   };
 }
 

@@ -23,7 +23,11 @@ class FailOpenRedisStore extends RedisStore {
  * If Redis is unreachable, or does not answer within 200 ms (a hung server), the request passes
  * (sign-in stays available).
  */
-export function authRateLimit(redis: Redis, cfg: IdentityConfig, group: string): RateLimitRequestHandler {
+export function authRateLimit(
+  redis: Redis,
+  cfg: IdentityConfig,
+  group: string,
+): RateLimitRequestHandler {
   const windowMs = cfg.AUTH_RATE_LIMIT_WINDOW_MS;
   return rateLimit({
     windowMs,
@@ -41,12 +45,19 @@ export function authRateLimit(redis: Redis, cfg: IdentityConfig, group: string):
     }),
     handler: (req, res, next) => {
       const info = (req as { rateLimit?: { resetTime?: Date } }).rateLimit;
-      const retryAfter = Math.max(1, Math.ceil(((info?.resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+      const retryAfter = Math.max(
+        1,
+        Math.ceil(((info?.resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000),
+      );
       next(
-        new AppError('rate_limited', 'Too many attempts from your network. Please wait a minute and try again.', {
-          code: 'rate_limited',
-          headers: { 'Retry-After': String(retryAfter) },
-        }),
+        new AppError(
+          'rate_limited',
+          'Too many attempts from your network. Please wait a minute and try again.',
+          {
+            code: 'rate_limited',
+            headers: { 'Retry-After': String(retryAfter) },
+          },
+        ),
       );
     },
   });

@@ -19,8 +19,14 @@ export function toUserDto(u: UserRow, strikeLimit: number): UserDto {
 }
 
 /** A tester's assistive technology and rating (GET /api/me for testers, the admin's testers list). */
-function testerStanding(u: UserRow): Pick<TesterDto, 'assistive_tech' | 'rating_avg' | 'rating_count'> {
-  return { assistive_tech: u.assistiveTech as AssistiveTech[], rating_avg: ratingAverage(u.ratingSum, u.ratingCount), rating_count: u.ratingCount };
+function testerStanding(
+  u: UserRow,
+): Pick<TesterDto, 'assistive_tech' | 'rating_avg' | 'rating_count'> {
+  return {
+    assistive_tech: u.assistiveTech as AssistiveTech[],
+    rating_avg: ratingAverage(u.ratingSum, u.ratingCount),
+    rating_count: u.ratingCount,
+  };
 }
 
 export function toTesterDto(u: UserRow): TesterDto {

@@ -18,7 +18,9 @@ export interface AccessTokenOptions {
 }
 
 /** The claims of docs/api-contracts.md "Access token", from the user's current row. */
-export function accessClaims(user: Pick<UserRow, 'email' | 'name' | 'type' | 'approved' | 'country' | 'location'>) {
+export function accessClaims(
+  user: Pick<UserRow, 'email' | 'name' | 'type' | 'approved' | 'country' | 'location'>,
+) {
   return {
     typ: 'access' as const,
     email: user.email,
@@ -31,9 +33,17 @@ export function accessClaims(user: Pick<UserRow, 'email' | 'name' | 'type' | 'ap
 }
 
 /** Signs a 15-minute ES256 access token for the user with the current key (header carries `kid`). */
-export async function mintAccessToken(keys: KeyStore, user: UserRow, opts: AccessTokenOptions): Promise<string> {
+export async function mintAccessToken(
+  keys: KeyStore,
+  user: UserRow,
+  opts: AccessTokenOptions,
+): Promise<string> {
   const { kid, privateKey } = keys.signingKey();
-  return new SignJWT({ ...accessClaims(user), ...(opts.sid ? { sid: opts.sid } : {}), claims_at: opts.claimsAt ?? Date.now() })
+  return new SignJWT({
+    ...accessClaims(user),
+    ...(opts.sid ? { sid: opts.sid } : {}),
+    claims_at: opts.claimsAt ?? Date.now(),
+  })
     .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, kid, typ: 'JWT' })
     .setSubject(user.id)
     .setIssuer(opts.issuer)

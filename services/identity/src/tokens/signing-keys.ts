@@ -1,8 +1,19 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
 import { calculateJwkThumbprint, type JWK, type JWTVerifyGetKey } from 'jose';
 import { ConfigError, type Db } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
-import { findCurrentSigningKey, insertSigningKey, listPublishedSigningKeys, lockSigningKeys, retireSigningKeys } from '../db/signing-key.repository.js';
+import {
+  findCurrentSigningKey,
+  insertSigningKey,
+  listPublishedSigningKeys,
+  lockSigningKeys,
+  retireSigningKeys,
+} from '../db/signing-key.repository.js';
 
 /** How long a retired key stays published (well beyond the 15-minute access token). */
 export const RETIRED_KEY_GRACE_MS = 24 * 3600_000;
@@ -27,12 +38,19 @@ export function parsePrivateKey(value: string): KeyObject {
   const text = value.trim();
   let key: KeyObject;
   try {
-    if (text.startsWith('{')) key = createPrivateKey({ key: JSON.parse(text) as import('node:crypto').JsonWebKey, format: 'jwk' });
+    if (text.startsWith('{'))
+      key = createPrivateKey({
+        key: JSON.parse(text) as import('node:crypto').JsonWebKey,
+        format: 'jwk',
+      });
     else key = createPrivateKey({ key: text.replace(/\\n/g, '\n'), format: 'pem' });
   } catch (err) {
-    throw new ConfigError('identity', [`JWT_PRIVATE_KEY: not a PKCS8 PEM or private JWK (${(err as Error).message})`]);
+    throw new ConfigError('identity', [
+      `JWT_PRIVATE_KEY: not a PKCS8 PEM or private JWK (${(err as Error).message})`,
+    ]);
   }
-  if (!isP256(key)) throw new ConfigError('identity', ['JWT_PRIVATE_KEY: must be an EC P-256 key (ES256)']);
+  if (!isP256(key))
+    throw new ConfigError('identity', ['JWT_PRIVATE_KEY: must be an EC P-256 key (ES256)']);
   return key;
 }
 
@@ -47,7 +65,9 @@ function parsePreviousKeys(value: string | undefined): JWK[] {
       return k;
     });
   } catch (err) {
-    throw new ConfigError('identity', [`JWT_PREVIOUS_PUBLIC_KEYS: not a JWKS of P-256 public keys (${(err as Error).message})`]);
+    throw new ConfigError('identity', [
+      `JWT_PREVIOUS_PUBLIC_KEYS: not a JWKS of P-256 public keys (${(err as Error).message})`,
+    ]);
   }
 }
 
@@ -101,7 +121,13 @@ export class KeyStore {
       await lockSigningKeys(tx);
       const row = await findCurrentSigningKey(tx);
       if (row?.privateJwk) {
-        return { kid: row.kid, privateKey: createPrivateKey({ key: row.privateJwk as import('node:crypto').JsonWebKey, format: 'jwk' }) };
+        return {
+          kid: row.kid,
+          privateKey: createPrivateKey({
+            key: row.privateJwk as import('node:crypto').JsonWebKey,
+            format: 'jwk',
+          }),
+        };
       }
       return insertGeneratedKey(tx);
     });
@@ -109,7 +135,10 @@ export class KeyStore {
 
   /** Makes a new generated key current; the old one stays published for a day. */
   async rotate(): Promise<string> {
-    if (this.opts.privateKey) throw new Error('JWT_PRIVATE_KEY is set: rotate by changing it and listing the old public key in JWT_PREVIOUS_PUBLIC_KEYS');
+    if (this.opts.privateKey)
+      throw new Error(
+        'JWT_PRIVATE_KEY is set: rotate by changing it and listing the old public key in JWT_PREVIOUS_PUBLIC_KEYS',
+      );
     this.current = await this.db.transaction(async (tx) => {
       await lockSigningKeys(tx);
       await retireSigningKeys(tx);
@@ -126,8 +155,12 @@ export class KeyStore {
       const cur = await published(publicJwkOf(this.current.privateKey), this.current.kid);
       keys.set(cur.kid, cur);
     }
-    const rows = await listPublishedSigningKeys(this.db, new Date(Date.now() - RETIRED_KEY_GRACE_MS));
-    for (const r of rows) if (!keys.has(r.kid)) keys.set(r.kid, await published(r.publicJwk as JWK, r.kid));
+    const rows = await listPublishedSigningKeys(
+      this.db,
+      new Date(Date.now() - RETIRED_KEY_GRACE_MS),
+    );
+    for (const r of rows)
+      if (!keys.has(r.kid)) keys.set(r.kid, await published(r.publicJwk as JWK, r.kid));
     for (const jwk of parsePreviousKeys(this.opts.previousPublicKeys)) {
       const p = await published(jwk, typeof jwk.kid === 'string' ? jwk.kid : undefined);
       if (!keys.has(p.kid)) keys.set(p.kid, p);

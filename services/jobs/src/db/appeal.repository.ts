@@ -1,16 +1,32 @@
 import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { LOW_RATING_MAX } from '@htm/contracts/marketplace';
-import { appeals, jobs, ratings, strikes, users, type AppealRow, type RatingRow, type StrikeRow } from './schema.js';
+import {
+  appeals,
+  jobs,
+  ratings,
+  strikes,
+  users,
+  type AppealRow,
+  type RatingRow,
+  type StrikeRow,
+} from './schema.js';
 
 type Q = Db | Tx;
 
-export async function insertStrike(tx: Tx, s: { testerId: string; jobId: string; reason: string }): Promise<void> {
+export async function insertStrike(
+  tx: Tx,
+  s: { testerId: string; jobId: string; reason: string },
+): Promise<void> {
   await tx.insert(strikes).values(s);
 }
 
 /** The tester's latest strike for the job, or undefined. */
-export async function findStrike(db: Q, testerId: string, jobId: string): Promise<StrikeRow | undefined> {
+export async function findStrike(
+  db: Q,
+  testerId: string,
+  jobId: string,
+): Promise<StrikeRow | undefined> {
   const [row] = await db
     .select()
     .from(strikes)
@@ -21,7 +37,11 @@ export async function findStrike(db: Q, testerId: string, jobId: string): Promis
 }
 
 /** The tester's rating for the job (one per job), or undefined. */
-export async function findTesterRating(db: Q, testerId: string, jobId: string): Promise<RatingRow | undefined> {
+export async function findTesterRating(
+  db: Q,
+  testerId: string,
+  jobId: string,
+): Promise<RatingRow | undefined> {
   const [row] = await db
     .select()
     .from(ratings)
@@ -31,7 +51,10 @@ export async function findTesterRating(db: Q, testerId: string, jobId: string): 
 }
 
 /** Stores the appeal; undefined when the tester appealed this job's strike or rating before. */
-export async function insertAppeal(tx: Tx, a: { testerId: string; jobId: string; kind: string; message: string }): Promise<AppealRow | undefined> {
+export async function insertAppeal(
+  tx: Tx,
+  a: { testerId: string; jobId: string; kind: string; message: string },
+): Promise<AppealRow | undefined> {
   const [row] = await tx.insert(appeals).values(a).onConflictDoNothing().returning();
   return row;
 }
@@ -41,7 +64,12 @@ export async function findAppeal(db: Q, id: string): Promise<AppealRow | undefin
   return row;
 }
 
-export type AppealWithContext = AppealRow & { jobTitle: string | null; strikeReason: string | null; stars: number | null; ratingComment: string | null };
+export type AppealWithContext = AppealRow & {
+  jobTitle: string | null;
+  strikeReason: string | null;
+  stars: number | null;
+  ratingComment: string | null;
+};
 
 const withContext = {
   id: appeals.id,
@@ -55,13 +83,18 @@ const withContext = {
   createdAt: appeals.createdAt,
   decidedAt: appeals.decidedAt,
   jobTitle: jobs.title,
-  strikeReason: sql<string | null>`(SELECT s.reason FROM jobs.strikes s WHERE s.tester_id = ${appeals.testerId} AND s.job_id = ${appeals.jobId} ORDER BY s.created_at DESC LIMIT 1)`,
+  strikeReason: sql<
+    string | null
+  >`(SELECT s.reason FROM jobs.strikes s WHERE s.tester_id = ${appeals.testerId} AND s.job_id = ${appeals.jobId} ORDER BY s.created_at DESC LIMIT 1)`,
   stars: ratings.stars,
   ratingComment: ratings.comment,
 };
 
 /** Appeals by status, oldest first (the admin's queue), with the job's title and what is appealed. */
-export async function listAppeals(db: Q, filter: { status?: string; testerId?: string; id?: string }): Promise<AppealWithContext[]> {
+export async function listAppeals(
+  db: Q,
+  filter: { status?: string; testerId?: string; id?: string },
+): Promise<AppealWithContext[]> {
   return db
     .select(withContext)
     .from(appeals)
@@ -79,7 +112,11 @@ export async function listAppeals(db: Q, filter: { status?: string; testerId?: s
 }
 
 /** The admin's decision, once: undefined when the appeal was decided already. */
-export async function decideAppeal(tx: Tx, id: string, d: { status: 'overturned' | 'upheld'; note: string | null; by: string; at: Date }): Promise<AppealRow | undefined> {
+export async function decideAppeal(
+  tx: Tx,
+  id: string,
+  d: { status: 'overturned' | 'upheld'; note: string | null; by: string; at: Date },
+): Promise<AppealRow | undefined> {
   const [row] = await tx
     .update(appeals)
     .set({ status: d.status, decisionNote: d.note, decidedBy: d.by, decidedAt: d.at })
@@ -89,7 +126,12 @@ export async function decideAppeal(tx: Tx, id: string, d: { status: 'overturned'
 }
 
 /** Overturns the tester's latest strike for the job and takes it off the projection's count. */
-export async function overturnStrike(tx: Tx, testerId: string, jobId: string, at: Date): Promise<boolean> {
+export async function overturnStrike(
+  tx: Tx,
+  testerId: string,
+  jobId: string,
+  at: Date,
+): Promise<boolean> {
   const strike = await findStrike(tx, testerId, jobId);
   if (!strike || strike.overturnedAt) return false;
   await tx.update(strikes).set({ overturnedAt: at }).where(eq(strikes.id, strike.id));
@@ -101,7 +143,11 @@ export async function overturnStrike(tx: Tx, testerId: string, jobId: string, at
 }
 
 /** Takes the job's rating out of the tester's average (projection and top-rated rule). */
-export async function overturnRating(tx: Tx, jobId: string, at: Date): Promise<RatingRow | undefined> {
+export async function overturnRating(
+  tx: Tx,
+  jobId: string,
+  at: Date,
+): Promise<RatingRow | undefined> {
   const [row] = await tx
     .update(ratings)
     .set({ overturnedAt: at })
@@ -110,13 +156,23 @@ export async function overturnRating(tx: Tx, jobId: string, at: Date): Promise<R
   if (!row) return undefined;
   await tx
     .update(users)
-    .set({ ratingSum: sql`GREATEST(${users.ratingSum} - ${row.stars}, 0)`, ratingCount: sql`GREATEST(${users.ratingCount} - 1, 0)`, updatedAt: at })
+    .set({
+      ratingSum: sql`GREATEST(${users.ratingSum} - ${row.stars}, 0)`,
+      ratingCount: sql`GREATEST(${users.ratingCount} - 1, 0)`,
+      updatedAt: at,
+    })
     .where(eq(users.id, row.testerId));
   return row;
 }
 
 /** The tester's strikes and low ratings (what they may see and appeal), newest first. */
-export async function listTesterMarks(db: Q, testerId: string): Promise<{ strikes: Array<StrikeRow & { jobTitle: string | null }>; ratings: Array<RatingRow & { jobTitle: string | null }> }> {
+export async function listTesterMarks(
+  db: Q,
+  testerId: string,
+): Promise<{
+  strikes: Array<StrikeRow & { jobTitle: string | null }>;
+  ratings: Array<RatingRow & { jobTitle: string | null }>;
+}> {
   const s = await db
     .select({ strike: strikes, jobTitle: jobs.title })
     .from(strikes)
@@ -131,5 +187,8 @@ export async function listTesterMarks(db: Q, testerId: string): Promise<{ strike
     .where(and(eq(ratings.testerId, testerId), lte(ratings.stars, LOW_RATING_MAX)))
     .orderBy(desc(ratings.createdAt))
     .limit(200);
-  return { strikes: s.map((x) => ({ ...x.strike, jobTitle: x.jobTitle })), ratings: r.map((x) => ({ ...x.rating, jobTitle: x.jobTitle })) };
+  return {
+    strikes: s.map((x) => ({ ...x.strike, jobTitle: x.jobTitle })),
+    ratings: r.map((x) => ({ ...x.rating, jobTitle: x.jobTitle })),
+  };
 }

@@ -9,15 +9,23 @@ describe('ClaimGate', () => {
     const gate = new ClaimGate();
     let attempts = 0;
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => gate.run('job-1', async () => {
-        attempts++;
-        await sleep(10);
-        return 'won';
-      }, lost)),
+      Array.from({ length: 20 }, () =>
+        gate.run(
+          'job-1',
+          async () => {
+            attempts++;
+            await sleep(10);
+            return 'won';
+          },
+          lost,
+        ),
+      ),
     );
     expect(attempts).toBe(1);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected' && (r.reason as Error).message === 'job_taken')).toHaveLength(19);
+    expect(
+      results.filter((r) => r.status === 'rejected' && (r.reason as Error).message === 'job_taken'),
+    ).toHaveLength(19);
     await sleep(0);
     expect(gate.busyJobs).toBe(0);
   });
@@ -25,15 +33,26 @@ describe('ClaimGate', () => {
   it('lets the next claim try when the one before it failed for its own reasons', async () => {
     const gate = new ClaimGate();
     const tried: string[] = [];
-    const claim = (who: string, ok: boolean) => gate.run('job-2', async () => {
-      tried.push(who);
-      await sleep(5);
-      if (!ok) throw new Error(`${who} holds a job already`);
-      return who;
-    }, lost);
-    const results = await Promise.allSettled([claim('a', false), claim('b', true), claim('c', true)]);
+    const claim = (who: string, ok: boolean) =>
+      gate.run(
+        'job-2',
+        async () => {
+          tried.push(who);
+          await sleep(5);
+          if (!ok) throw new Error(`${who} holds a job already`);
+          return who;
+        },
+        lost,
+      );
+    const results = await Promise.allSettled([
+      claim('a', false),
+      claim('b', true),
+      claim('c', true),
+    ]);
     expect(tried).toEqual(['a', 'b']);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['a holds a job already', 'b', 'job_taken']);
+    expect(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+    ).toEqual(['a holds a job already', 'b', 'job_taken']);
   });
 
   it('without status notices keeps nothing once the queue has drained: a later claim reaches the database again', async () => {
@@ -41,23 +60,37 @@ describe('ClaimGate', () => {
     await gate.run('job-3', async () => 'first', lost);
     await sleep(0);
     let ran = false;
-    await expect(gate.run('job-3', async () => {
-      ran = true;
-      throw new Error('not open');
-    }, lost)).rejects.toThrow('not open');
+    await expect(
+      gate.run(
+        'job-3',
+        async () => {
+          ran = true;
+          throw new Error('not open');
+        },
+        lost,
+      ),
+    ).rejects.toThrow('not open');
     expect(ran).toBe(true);
   });
 
   it('never makes claims of different jobs wait for each other', async () => {
     const gate = new ClaimGate();
     const order: string[] = [];
-    const slow = gate.run('job-a', async () => {
-      await sleep(50);
-      order.push('a');
-    }, lost);
-    const fast = gate.run('job-b', async () => {
-      order.push('b');
-    }, lost);
+    const slow = gate.run(
+      'job-a',
+      async () => {
+        await sleep(50);
+        order.push('a');
+      },
+      lost,
+    );
+    const fast = gate.run(
+      'job-b',
+      async () => {
+        order.push('b');
+      },
+      lost,
+    );
     await Promise.all([slow, fast]);
     expect(order).toEqual(['b', 'a']);
   });
@@ -120,12 +153,16 @@ describe('ClaimGate', () => {
     it('does not remember a win that raced a notice of a later change', async () => {
       const { gate } = gateWithNotices();
       const tries = { n: 0 };
-      await gate.run('job-r', async () => {
-        tries.n++;
-        // While this claim commits, the job is reopened (a timeout in another process).
-        gate.statusNotice('job-r:open');
-        return 'won';
-      }, lost);
+      await gate.run(
+        'job-r',
+        async () => {
+          tries.n++;
+          // While this claim commits, the job is reopened (a timeout in another process).
+          gate.statusNotice('job-r:open');
+          return 'won';
+        },
+        lost,
+      );
       await gate.run('job-r', attemptCounting(tries), lost);
       expect(tries.n).toBe(2);
     });

@@ -9,19 +9,27 @@ export async function acceptedWorkOf(db: Q, posterId: string, testerId: string):
   const [row] = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.posterId, posterId), eq(jobs.testerId, testerId), eq(jobs.status, 'completed')))
+    .where(
+      and(eq(jobs.posterId, posterId), eq(jobs.testerId, testerId), eq(jobs.status, 'completed')),
+    )
     .limit(1);
   return Boolean(row);
 }
 
 /** Adds the favourite; false when it was one already. */
 export async function insertFavourite(db: Q, posterId: string, testerId: string): Promise<boolean> {
-  const rows = await db.insert(favourites).values({ posterId, testerId }).onConflictDoNothing().returning({ testerId: favourites.testerId });
+  const rows = await db
+    .insert(favourites)
+    .values({ posterId, testerId })
+    .onConflictDoNothing()
+    .returning({ testerId: favourites.testerId });
   return rows.length > 0;
 }
 
 export async function deleteFavourite(db: Q, posterId: string, testerId: string): Promise<void> {
-  await db.delete(favourites).where(and(eq(favourites.posterId, posterId), eq(favourites.testerId, testerId)));
+  await db
+    .delete(favourites)
+    .where(and(eq(favourites.posterId, posterId), eq(favourites.testerId, testerId)));
 }
 
 export async function isFavourite(db: Q, posterId: string, testerId: string): Promise<boolean> {
@@ -45,7 +53,11 @@ export interface FavouriteRecord {
  * The poster's favourites (newest first, or one tester): the name from the users projection (else
  * the name on the tester's latest submission), their stars and how many jobs they completed.
  */
-export async function listFavourites(db: Q, posterId: string, testerId?: string): Promise<FavouriteRecord[]> {
+export async function listFavourites(
+  db: Q,
+  posterId: string,
+  testerId?: string,
+): Promise<FavouriteRecord[]> {
   return db
     .select({
       testerId: favourites.testerId,
@@ -56,6 +68,10 @@ export async function listFavourites(db: Q, posterId: string, testerId?: string)
     })
     .from(favourites)
     .leftJoin(users, eq(users.id, favourites.testerId))
-    .where(testerId ? and(eq(favourites.posterId, posterId), eq(favourites.testerId, testerId)) : eq(favourites.posterId, posterId))
+    .where(
+      testerId
+        ? and(eq(favourites.posterId, posterId), eq(favourites.testerId, testerId))
+        : eq(favourites.posterId, posterId),
+    )
     .orderBy(desc(favourites.createdAt), asc(favourites.testerId));
 }

@@ -1,8 +1,40 @@
-import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, notInArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import {
+  and,
+  desc,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  ne,
+  notInArray,
+  sql,
+  type Placeholder,
+  type SQL,
+} from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
-import { DEFAULT_STRIKE_LIMIT, refusalFor, type TesterRecord, REVISION_LIMIT, TOP_RATED, TRANSITIONS, type JobAction, type JobColumn, type JobMatch } from '@htm/contracts/marketplace';
-import { jobs, ratings, strikes, submissions, users, type JobRow, type RatingRow, type UserRow } from './schema.js';
+import {
+  DEFAULT_STRIKE_LIMIT,
+  refusalFor,
+  type TesterRecord,
+  REVISION_LIMIT,
+  TOP_RATED,
+  TRANSITIONS,
+  type JobAction,
+  type JobColumn,
+  type JobMatch,
+} from '@htm/contracts/marketplace';
+import {
+  jobs,
+  ratings,
+  strikes,
+  submissions,
+  users,
+  type JobRow,
+  type RatingRow,
+  type UserRow,
+} from './schema.js';
 
 type Q = Db | Tx;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,14 +57,23 @@ export async function getJob(db: Q, id: string): Promise<JobRow> {
  * database handle: the SQL text is not rebuilt per request and Postgres keeps the plan.
  */
 function hotStatements(db: Db) {
-  const findUser = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('jobs_find_user');
+  const findUser = db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('jobs_find_user');
   const fit = {
     assistiveTech: sql.placeholder('assistiveTech'),
     testedSites: sql.placeholder('testedSites'),
     windowRules: sql.placeholder('windowRules'),
     windowCutoff: sql.placeholder('windowCutoff'),
   };
-  const firstPage = availableJobsQuery(db, { geoRules: sql.placeholder('rules'), limit: sql.placeholder('limit'), ...fit }).prepare('jobs_available_first_v3');
+  const firstPage = availableJobsQuery(db, {
+    geoRules: sql.placeholder('rules'),
+    limit: sql.placeholder('limit'),
+    ...fit,
+  }).prepare('jobs_available_first_v3');
   const nextPage = availableJobsQuery(db, {
     geoRules: sql.placeholder('rules'),
     limit: sql.placeholder('limit'),
@@ -53,7 +94,11 @@ export async function findUser(db: Db, id: string): Promise<UserRow | undefined>
 }
 
 /** Jobs with the poster's e-mail and name (users projection first, else what the token said at creation). */
-export async function listJobs(db: Q, where: SQL | undefined, limit = 500): Promise<Array<JobRow & { posterInfo: { email: string; name: string } }>> {
+export async function listJobs(
+  db: Q,
+  where: SQL | undefined,
+  limit = 500,
+): Promise<Array<JobRow & { posterInfo: { email: string; name: string } }>> {
   const rows = await db
     .select({ job: jobs, uEmail: users.email, uName: users.name })
     .from(jobs)
@@ -61,7 +106,10 @@ export async function listJobs(db: Q, where: SQL | undefined, limit = 500): Prom
     .where(where)
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(limit);
-  return rows.map((r) => ({ ...r.job, posterInfo: { email: r.uEmail || r.job.posterEmail, name: r.uName || r.job.posterName } }));
+  return rows.map((r) => ({
+    ...r.job,
+    posterInfo: { email: r.uEmail || r.job.posterEmail, name: r.uName || r.job.posterName },
+  }));
 }
 
 /** Marks an open, unpaid, not yet deleted job deleted; false when it is none of these any more. */
@@ -69,7 +117,14 @@ export async function markUnpaidJobDeleted(db: Q, id: string): Promise<boolean> 
   const rows = await db
     .update(jobs)
     .set({ deletedAt: new Date() })
-    .where(and(eq(jobs.id, id), eq(jobs.paymentStatus, 'unpaid'), eq(jobs.status, 'open'), isNull(jobs.deletedAt)))
+    .where(
+      and(
+        eq(jobs.id, id),
+        eq(jobs.paymentStatus, 'unpaid'),
+        eq(jobs.status, 'open'),
+        isNull(jobs.deletedAt),
+      ),
+    )
     .returning({ id: jobs.id });
   return rows.length > 0;
 }
@@ -115,9 +170,19 @@ export function freshEyesFilter(testedSites: ListParam): SQL {
  */
 export function availableJobsQuery(
   db: Q,
-  opts: { geoRules: ListParam; limit: number | Placeholder; after?: { createdAt: string | Placeholder; id: string | Placeholder } } & Partial<TesterFit>,
+  opts: {
+    geoRules: ListParam;
+    limit: number | Placeholder;
+    after?: { createdAt: string | Placeholder; id: string | Placeholder };
+  } & Partial<TesterFit>,
 ) {
-  const fit: TesterFit = { assistiveTech: [], testedSites: [], windowRules: [], windowCutoff: new Date(0).toISOString(), ...opts };
+  const fit: TesterFit = {
+    assistiveTech: [],
+    testedSites: [],
+    windowRules: [],
+    windowCutoff: new Date(0).toISOString(),
+    ...opts,
+  };
   const conds: SQL[] = [
     eq(jobs.status, 'open'),
     eq(jobs.paymentStatus, 'paid'),
@@ -130,7 +195,10 @@ export function availableJobsQuery(
     // A pack is listed once: its first open slot (a claim of a taken slot moves on to the next one).
     sql`(${jobs.packId} IS NULL OR NOT EXISTS (SELECT 1 FROM jobs.jobs s WHERE s.pack_id = ${jobs.packId} AND s.status = 'open' AND s.payment_status = 'paid' AND s.id < ${jobs.id}))`,
   ];
-  if (opts.after) conds.push(sql`(${jobs.createdAt}, ${jobs.id}) < (${opts.after.createdAt}::timestamptz, ${opts.after.id}::uuid)`);
+  if (opts.after)
+    conds.push(
+      sql`(${jobs.createdAt}, ${jobs.id}) < (${opts.after.createdAt}::timestamptz, ${opts.after.id}::uuid)`,
+    );
   return db
     .select({ job: jobs, cursorTs: sql<string>`${jobs.createdAt}::text` })
     .from(jobs)
@@ -140,7 +208,11 @@ export function availableJobsQuery(
 }
 
 /** Paid open re-tests held for this tester right now (shown at the top of their first page). */
-export async function listReservedFor(db: Q, testerId: string, geoRules: string[]): Promise<JobRow[]> {
+export async function listReservedFor(
+  db: Q,
+  testerId: string,
+  geoRules: string[],
+): Promise<JobRow[]> {
   return db
     .select()
     .from(jobs)
@@ -159,12 +231,28 @@ export async function listReservedFor(db: Q, testerId: string, geoRules: string[
 /** One page of availableJobsQuery through the prepared statements. */
 export async function listAvailableJobs(
   db: Db,
-  opts: { geoRules: string[]; limit: number; after?: { createdAt: string; id: string }; fit: { assistiveTech: string[]; testedSites: string[]; windowRules: string[]; windowCutoff: string } },
+  opts: {
+    geoRules: string[];
+    limit: number;
+    after?: { createdAt: string; id: string };
+    fit: {
+      assistiveTech: string[];
+      testedSites: string[];
+      windowRules: string[];
+      windowCutoff: string;
+    };
+  },
 ) {
   const s = hot(db);
   const fit = opts.fit;
   return opts.after
-    ? s.nextPage.execute({ rules: opts.geoRules, limit: opts.limit, afterTs: opts.after.createdAt, afterId: opts.after.id, ...fit })
+    ? s.nextPage.execute({
+        rules: opts.geoRules,
+        limit: opts.limit,
+        afterTs: opts.after.createdAt,
+        afterId: opts.after.id,
+        ...fit,
+      })
     : s.firstPage.execute({ rules: opts.geoRules, limit: opts.limit, ...fit });
 }
 
@@ -184,7 +272,10 @@ export async function testedSites(db: Q, testerId: string): Promise<string[]> {
  */
 
 /** The stars each poster gave this tester: one {sum, count} per poster. */
-export async function starsByPoster(db: Q, testerId: string): Promise<Array<{ sum: number; count: number }>> {
+export async function starsByPoster(
+  db: Q,
+  testerId: string,
+): Promise<Array<{ sum: number; count: number }>> {
   const rows = await db
     .select({ sum: sql<number>`sum(${ratings.stars})::int`, count: sql<number>`count(*)::int` })
     .from(ratings)
@@ -199,17 +290,30 @@ export async function starsByPoster(db: Q, testerId: string): Promise<Array<{ su
  */
 export async function testerRecord(db: Q, testerId: string): Promise<TesterRecord> {
   const [[done], [struck], stars] = await Promise.all([
-    db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(and(eq(jobs.testerId, testerId), eq(jobs.status, 'completed'))),
-    db.select({ n: sql<number>`count(*)::int` }).from(strikes).where(and(eq(strikes.testerId, testerId), isNull(strikes.overturnedAt))),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(jobs)
+      .where(and(eq(jobs.testerId, testerId), eq(jobs.status, 'completed'))),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(strikes)
+      .where(and(eq(strikes.testerId, testerId), isNull(strikes.overturnedAt))),
     starsByPoster(db, testerId),
   ]);
-  return { jobsCompleted: Number(done?.n ?? 0), strikes: Number(struck?.n ?? 0), starsByPoster: stars };
+  return {
+    jobsCompleted: Number(done?.n ?? 0),
+    strikes: Number(struck?.n ?? 0),
+    starsByPoster: stars,
+  };
 }
 
 /** Countries of approved top-rated testers (the priority window opens only where one exists). */
 export async function topRatedCountries(db: Q): Promise<Array<string | null>> {
   const perPoster = db
-    .select({ testerId: ratings.testerId, avg: sql<string>`avg(${ratings.stars})`.as('poster_avg') })
+    .select({
+      testerId: ratings.testerId,
+      avg: sql<string>`avg(${ratings.stars})`.as('poster_avg'),
+    })
     .from(ratings)
     .where(isNull(ratings.overturnedAt))
     .groupBy(ratings.testerId, ratings.posterId)
@@ -218,13 +322,21 @@ export async function topRatedCountries(db: Q): Promise<Array<string | null>> {
     .select({ testerId: perPoster.testerId })
     .from(perPoster)
     .groupBy(perPoster.testerId)
-    .having(sql`count(*) >= ${TOP_RATED.minCount} AND round(avg(${perPoster.avg}) * 10) >= ${TOP_RATED.minAvgTenths}`)
+    .having(
+      sql`count(*) >= ${TOP_RATED.minCount} AND round(avg(${perPoster.avg}) * 10) >= ${TOP_RATED.minAvgTenths}`,
+    )
     .as('top');
   const rows = await db
     .selectDistinct({ country: users.country })
     .from(users)
     .innerJoin(top, eq(top.testerId, users.id))
-    .where(and(eq(users.type, 'tester'), eq(users.approved, true), sql`${users.ratingCount} >= ${TOP_RATED.minCount}`));
+    .where(
+      and(
+        eq(users.type, 'tester'),
+        eq(users.approved, true),
+        sql`${users.ratingCount} >= ${TOP_RATED.minCount}`,
+      ),
+    );
   return rows.map((r) => r.country);
 }
 
@@ -252,13 +364,30 @@ export async function ratingsByJob(db: Q, jobIds: string[]): Promise<Map<string,
 }
 
 /** Stores the one rating of a job and adds it to the tester's standing; undefined when already rated. */
-export async function insertRating(tx: Tx, r: { jobId: string; testerId: string; posterId: string; stars: number; comment: string | null; createdAt: Date }): Promise<RatingRow | undefined> {
+export async function insertRating(
+  tx: Tx,
+  r: {
+    jobId: string;
+    testerId: string;
+    posterId: string;
+    stars: number;
+    comment: string | null;
+    createdAt: Date;
+  },
+): Promise<RatingRow | undefined> {
   const [row] = await tx.insert(ratings).values(r).onConflictDoNothing().returning();
   if (!row) return undefined;
   await tx
     .insert(users)
     .values({ id: r.testerId, type: 'tester', ratingSum: r.stars, ratingCount: 1 })
-    .onConflictDoUpdate({ target: users.id, set: { ratingSum: sql`${users.ratingSum} + ${r.stars}`, ratingCount: sql`${users.ratingCount} + 1`, updatedAt: new Date() } });
+    .onConflictDoUpdate({
+      target: users.id,
+      set: {
+        ratingSum: sql`${users.ratingSum} + ${r.stars}`,
+        ratingCount: sql`${users.ratingCount} + 1`,
+        updatedAt: new Date(),
+      },
+    });
   return row;
 }
 
@@ -299,7 +428,11 @@ export interface TimedJob {
  * One page (by id) of the jobs that must have a timer: the database is the source of truth the
  * timer reconciler rebuilds BullMQ's delayed jobs from.
  */
-export async function listTimedJobs(db: Q, after: string | undefined, limit: number): Promise<TimedJob[]> {
+export async function listTimedJobs(
+  db: Q,
+  after: string | undefined,
+  limit: number,
+): Promise<TimedJob[]> {
   const due = sql`(
     (${jobs.status} = 'claimed' AND ${jobs.claimDeadlineAt} IS NOT NULL)
     OR (${jobs.status} = 'submitted' AND ${jobs.autoAcceptAt} IS NOT NULL AND ${jobs.currentSubmissionId} IS NOT NULL)
@@ -330,10 +463,7 @@ export async function listTimedJobs(db: Q, after: string | undefined, limit: num
  */
 export async function countOverdueTimers(db: Q, graceMs: number): Promise<number> {
   const before = new Date(Date.now() - graceMs);
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(jobs)
-    .where(sql`(
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`(
       (${jobs.status} = 'claimed' AND ${jobs.claimDeadlineAt} < ${before})
       OR (${jobs.status} = 'submitted' AND ${jobs.autoAcceptAt} < ${before} AND ${jobs.currentSubmissionId} IS NOT NULL)
       OR (${jobs.status} = 'revision_requested' AND ${jobs.revisionDeadlineAt} < ${before})
@@ -347,17 +477,34 @@ export async function countOverdueTimers(db: Q, graceMs: number): Promise<number
  * deadline) to at least `until`; an earlier deadline only (never shortens). Not a status change.
  * True when a deadline moved.
  */
-export async function extendHoldDeadline(db: Q, m: { jobId: string; testerId: string; until: Date }): Promise<boolean> {
+export async function extendHoldDeadline(
+  db: Q,
+  m: { jobId: string; testerId: string; until: Date },
+): Promise<boolean> {
   const claimed = await db
     .update(jobs)
     .set({ claimDeadlineAt: m.until })
-    .where(and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'claimed'), lt(jobs.claimDeadlineAt, m.until)))
+    .where(
+      and(
+        eq(jobs.id, m.jobId),
+        eq(jobs.testerId, m.testerId),
+        eq(jobs.status, 'claimed'),
+        lt(jobs.claimDeadlineAt, m.until),
+      ),
+    )
     .returning({ id: jobs.id });
   if (claimed.length) return true;
   const revising = await db
     .update(jobs)
     .set({ revisionDeadlineAt: m.until })
-    .where(and(eq(jobs.id, m.jobId), eq(jobs.testerId, m.testerId), eq(jobs.status, 'revision_requested'), lt(jobs.revisionDeadlineAt, m.until)))
+    .where(
+      and(
+        eq(jobs.id, m.jobId),
+        eq(jobs.testerId, m.testerId),
+        eq(jobs.status, 'revision_requested'),
+        lt(jobs.revisionDeadlineAt, m.until),
+      ),
+    )
     .returning({ id: jobs.id });
   return revising.length > 0;
 }
@@ -387,8 +534,16 @@ export async function countCheckoutAttempt(db: Q, jobId: string): Promise<number
 }
 
 /** Remembers the job's latest checkout session. */
-export async function setCheckoutSession(db: Q, jobId: string, sessionId: string): Promise<JobRow | undefined> {
-  const [row] = await db.update(jobs).set({ checkoutSessionId: sessionId }).where(eq(jobs.id, jobId)).returning();
+export async function setCheckoutSession(
+  db: Q,
+  jobId: string,
+  sessionId: string,
+): Promise<JobRow | undefined> {
+  const [row] = await db
+    .update(jobs)
+    .set({ checkoutSessionId: sessionId })
+    .where(eq(jobs.id, jobId))
+    .returning();
   return row;
 }
 
@@ -455,7 +610,9 @@ export async function noteCheckoutCancelled(tx: Tx, jobId: string, at: Date): Pr
   await tx
     .update(jobs)
     .set({ checkoutCancelledAt: at })
-    .where(and(eq(jobs.id, jobId), ne(jobs.paymentStatus, 'paid'), isNull(jobs.checkoutCancelledAt)));
+    .where(
+      and(eq(jobs.id, jobId), ne(jobs.paymentStatus, 'paid'), isNull(jobs.checkoutCancelledAt)),
+    );
 }
 
 /** Values a transition's caller gives for the columns the table says it sets (SQL allowed: revision_count + 1). */
@@ -481,14 +638,21 @@ const CLEARED: { [K in JobColumn]: null | 0 } = {
 };
 
 /** The WHERE of an action's conditional UPDATE, built from the rules module's transition table. */
-export function transitionWhere(job: TransitionTarget, action: JobAction, set: TransitionValues): SQL {
+export function transitionWhere(
+  job: TransitionTarget,
+  action: JobAction,
+  set: TransitionValues,
+): SQL {
   const t = TRANSITIONS[action];
   const conds: Array<SQL | undefined> = [eq(jobs.id, job.id), inArray(jobs.status, [...t.from])];
   for (const guard of t.guards) {
     if (guard === 'paid') conds.push(eq(jobs.paymentStatus, 'paid'));
     else if (guard === 'revisions_left') conds.push(lt(jobs.revisionCount, REVISION_LIMIT));
     // A re-test held for its original tester stays theirs (checked against the database clock).
-    else conds.push(sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${set.testerId as string})`);
+    else
+      conds.push(
+        sql`(${jobs.reservedUntil} IS NULL OR ${jobs.reservedUntil} <= now() OR ${jobs.reservedTesterId} = ${set.testerId as string})`,
+      );
   }
   for (const column of t.match) {
     const value = job[column];
@@ -507,14 +671,23 @@ export function transitionWhere(job: TransitionTarget, action: JobAction, set: T
  * ('stale': timers, event handlers), its fixed refusal (claims: 409 job_taken without a second
  * read), or the job read again and refused with the reason it now has (else "changed").
  */
-export async function applyTransition(tx: Tx, job: TransitionTarget, action: JobAction, set: TransitionValues = {}): Promise<JobRow | undefined> {
+export async function applyTransition(
+  tx: Tx,
+  job: TransitionTarget,
+  action: JobAction,
+  set: TransitionValues = {},
+): Promise<JobRow | undefined> {
   const t = TRANSITIONS[action];
   const unexpected = Object.keys(set).filter((k) => !t.sets.includes(k as JobColumn));
   if (unexpected.length) throw new Error(`${action} does not set ${unexpected.join(', ')}`);
   const values: Record<string, unknown> = { status: t.to };
   for (const column of t.clears) values[column] = CLEARED[column];
   Object.assign(values, set);
-  const [row] = await tx.update(jobs).set(values).where(transitionWhere(job, action, set)).returning();
+  const [row] = await tx
+    .update(jobs)
+    .set(values)
+    .where(transitionWhere(job, action, set))
+    .returning();
   if (row) return row;
   const lost = t.lost;
   if (lost === 'stale') return undefined;
@@ -526,16 +699,33 @@ export async function applyTransition(tx: Tx, job: TransitionTarget, action: Job
 }
 
 /** The jobs a tester holds claimed (released when identity unapproves them). */
-export async function listClaimedBy(db: Q, testerId: string): Promise<Array<Pick<JobRow, 'id' | 'testerId'>>> {
+export async function listClaimedBy(
+  db: Q,
+  testerId: string,
+): Promise<Array<Pick<JobRow, 'id' | 'testerId'>>> {
   return db
     .select({ id: jobs.id, testerId: jobs.testerId })
     .from(jobs)
-    .where(and(eq(jobs.testerId, testerId), inArray(jobs.status, [...TRANSITIONS.tester_unapproved.from])));
+    .where(
+      and(
+        eq(jobs.testerId, testerId),
+        inArray(jobs.status, [...TRANSITIONS.tester_unapproved.from]),
+      ),
+    );
 }
 
 /** The accepted submission is marked accepted too; the minutes the tester said it took. */
-export async function markSubmissionAccepted(tx: Tx, submissionId: string, by: 'poster' | 'admin' | 'auto', at: Date): Promise<number | null> {
-  const [sub] = await tx.update(submissions).set({ acceptedAt: at, acceptedBy: by }).where(eq(submissions.id, submissionId)).returning({ minutesSpent: submissions.minutesSpent });
+export async function markSubmissionAccepted(
+  tx: Tx,
+  submissionId: string,
+  by: 'poster' | 'admin' | 'auto',
+  at: Date,
+): Promise<number | null> {
+  const [sub] = await tx
+    .update(submissions)
+    .set({ acceptedAt: at, acceptedBy: by })
+    .where(eq(submissions.id, submissionId))
+    .returning({ minutesSpent: submissions.minutesSpent });
   return sub?.minutesSpent ?? null;
 }
 
@@ -556,7 +746,9 @@ export interface ClearPreviewRow {
  * set of jobs (each id with its status and payment status) and submissions: clear-all deletes only
  * when the fingerprint still matches the one the admin confirmed.
  */
-export async function clearPreview(db: Q): Promise<{ rows: ClearPreviewRow[]; submissions: number; fingerprint: string }> {
+export async function clearPreview(
+  db: Q,
+): Promise<{ rows: ClearPreviewRow[]; submissions: number; fingerprint: string }> {
   const groups = await db.execute(sql`
     SELECT status, payment_status, count(*)::int AS jobs, COALESCE(sum(budget_cents), 0)::int AS cents
     FROM jobs.jobs GROUP BY status, payment_status ORDER BY status, payment_status`);
@@ -569,7 +761,9 @@ export async function clearPreview(db: Q): Promise<{ rows: ClearPreviewRow[]; su
       (SELECT count(*)::int FROM jobs.submissions) AS submissions`),
   );
   return {
-    rows: rowsOf<{ status: string; payment_status: string; jobs: number; cents: number }>(groups).map((r) => ({
+    rows: rowsOf<{ status: string; payment_status: string; jobs: number; cents: number }>(
+      groups,
+    ).map((r) => ({
       status: r.status,
       paymentStatus: r.payment_status,
       jobs: Number(r.jobs),
@@ -587,7 +781,10 @@ export async function lockForClear(tx: Tx): Promise<void> {
 
 /** Paid jobs nobody finished (not completed, nor a pack's slot closed: refunded already): clear-all refunds them. */
 export async function paidUnfinishedJobIds(tx: Tx): Promise<string[]> {
-  const rows = await tx.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.paymentStatus, 'paid'), notInArray(jobs.status, ['completed', 'closed'])));
+  const rows = await tx
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.paymentStatus, 'paid'), notInArray(jobs.status, ['completed', 'closed'])));
   return rows.map((r) => r.id);
 }
 
@@ -598,7 +795,19 @@ export async function deleteAllJobs(tx: Tx): Promise<number> {
 }
 
 /** Fields of the users projection an identity event sets. */
-export type UserProjection = Partial<Pick<UserRow, 'email' | 'name' | 'type' | 'approved' | 'country' | 'location' | 'assistiveTech' | 'strikeLimit'>>;
+export type UserProjection = Partial<
+  Pick<
+    UserRow,
+    | 'email'
+    | 'name'
+    | 'type'
+    | 'approved'
+    | 'country'
+    | 'location'
+    | 'assistiveTech'
+    | 'strikeLimit'
+  >
+>;
 
 /** Creates or updates a user of the projection (identity's events). */
 export async function saveUser(tx: Tx, id: string, fields: UserProjection): Promise<void> {
@@ -611,10 +820,23 @@ export async function saveUser(tx: Tx, id: string, fields: UserProjection): Prom
 
 /** The poster's jobs (or all jobs: posterId undefined, the admin) that are not deleted, newest first. */
 export function listPostedJobs(db: Q, posterId: string | undefined, limit: number) {
-  return listJobs(db, posterId === undefined ? isNull(jobs.deletedAt) : and(eq(jobs.posterId, posterId), isNull(jobs.deletedAt)), limit);
+  return listJobs(
+    db,
+    posterId === undefined
+      ? isNull(jobs.deletedAt)
+      : and(eq(jobs.posterId, posterId), isNull(jobs.deletedAt)),
+    limit,
+  );
 }
 
 /** A tester's jobs (claimed, submitted, revision_requested, completed), newest first. */
 export function listTesterJobs(db: Q, testerId: string, limit: number) {
-  return listJobs(db, and(eq(jobs.testerId, testerId), inArray(jobs.status, ['claimed', 'submitted', 'revision_requested', 'completed'])), limit);
+  return listJobs(
+    db,
+    and(
+      eq(jobs.testerId, testerId),
+      inArray(jobs.status, ['claimed', 'submitted', 'revision_requested', 'completed']),
+    ),
+    limit,
+  );
 }

@@ -1,11 +1,22 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { jobs, packMembers, packs, submissions, type JobRow, type PackRow, type SubmissionRow } from './schema.js';
+import {
+  jobs,
+  packMembers,
+  packs,
+  submissions,
+  type JobRow,
+  type PackRow,
+  type SubmissionRow,
+} from './schema.js';
 import { isUuid } from './job.repository.js';
 
 type Q = Db | Tx;
 
-export async function insertPack(tx: Tx, values: { posterId: string; size: number; createdAt: Date }): Promise<PackRow> {
+export async function insertPack(
+  tx: Tx,
+  values: { posterId: string; size: number; createdAt: Date },
+): Promise<PackRow> {
   const [row] = await tx.insert(packs).values(values).returning();
   return row;
 }
@@ -25,23 +36,44 @@ export async function listPackJobs(db: Q, packId: string): Promise<JobRow[]> {
  * Records that the tester holds a slot of the pack (in the claim's transaction). False when they
  * hold or held one already: the primary key (pack, tester) decides, races included.
  */
-export async function joinPack(tx: Tx, m: { packId: string; testerId: string; jobId: string }): Promise<boolean> {
-  const rows = await tx.insert(packMembers).values(m).onConflictDoNothing().returning({ jobId: packMembers.jobId });
+export async function joinPack(
+  tx: Tx,
+  m: { packId: string; testerId: string; jobId: string },
+): Promise<boolean> {
+  const rows = await tx
+    .insert(packMembers)
+    .values(m)
+    .onConflictDoNothing()
+    .returning({ jobId: packMembers.jobId });
   return rows.length > 0;
 }
 
 /** Packs this tester holds or held a slot of (left out of their available jobs). */
 export async function packsOfTester(db: Q, testerId: string): Promise<string[]> {
-  const rows = await db.select({ packId: packMembers.packId }).from(packMembers).where(eq(packMembers.testerId, testerId));
+  const rows = await db
+    .select({ packId: packMembers.packId })
+    .from(packMembers)
+    .where(eq(packMembers.testerId, testerId));
   return rows.map((r) => r.packId);
 }
 
 /** Another paid open slot of the pack (a claim of a slot just taken moves to it), or undefined. */
-export async function findOpenSlot(db: Q, packId: string, exceptJobId: string): Promise<string | undefined> {
+export async function findOpenSlot(
+  db: Q,
+  packId: string,
+  exceptJobId: string,
+): Promise<string | undefined> {
   const [row] = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.packId, packId), eq(jobs.status, 'open'), eq(jobs.paymentStatus, 'paid'), sql`${jobs.id} <> ${exceptJobId}`))
+    .where(
+      and(
+        eq(jobs.packId, packId),
+        eq(jobs.status, 'open'),
+        eq(jobs.paymentStatus, 'paid'),
+        sql`${jobs.id} <> ${exceptJobId}`,
+      ),
+    )
     .orderBy(asc(jobs.id))
     .limit(1);
   return row?.id;
@@ -59,13 +91,24 @@ export async function markUnpaidPackDeleted(db: Q, packId: string): Promise<numb
   const rows = await db
     .update(jobs)
     .set({ deletedAt: new Date() })
-    .where(and(eq(jobs.packId, packId), eq(jobs.paymentStatus, 'unpaid'), eq(jobs.status, 'open'), isNull(jobs.deletedAt)))
+    .where(
+      and(
+        eq(jobs.packId, packId),
+        eq(jobs.paymentStatus, 'unpaid'),
+        eq(jobs.status, 'open'),
+        isNull(jobs.deletedAt),
+      ),
+    )
     .returning({ id: jobs.id });
   return rows.length;
 }
 
 /** Remembers the pack's latest checkout session on each of its jobs. */
-export async function setPackCheckoutSession(db: Q, packId: string, sessionId: string): Promise<void> {
+export async function setPackCheckoutSession(
+  db: Q,
+  packId: string,
+  sessionId: string,
+): Promise<void> {
   await db.update(jobs).set({ checkoutSessionId: sessionId }).where(eq(jobs.packId, packId));
 }
 

@@ -29,7 +29,10 @@ export class JobsReadCache {
   private readonly pages: LRUCache<string, Buffer> | undefined;
   private readonly standings: LRUCache<string, TesterStanding> | undefined;
   /** Loads under way, by kind and key, with the generation they started in (shared by reads that miss together). */
-  private readonly loading = { page: new Map<string, Loading>(), standing: new Map<string, Loading>() };
+  private readonly loading = {
+    page: new Map<string, Loading>(),
+    standing: new Map<string, Loading>(),
+  };
   /** Hit and miss counters by kind of entry, labelled once. */
   private readonly counts: Record<'page' | 'standing', { hit?: CounterChild; miss?: CounterChild }>;
 
@@ -38,9 +41,20 @@ export class JobsReadCache {
       this.pages = new LRUCache({ max: 2000, ttl: opts.ttlMs });
       this.standings = new LRUCache({ max: 50_000, ttl: opts.ttlMs });
     }
-    const hits = opts.metrics?.counter('jobs_read_cache_hits_total', 'Reads answered from the jobs read cache', ['cache']);
-    const misses = opts.metrics?.counter('jobs_read_cache_misses_total', 'Reads the jobs read cache sent to the database', ['cache']);
-    const kind = (cache: string) => ({ hit: hits?.labels({ cache }), miss: misses?.labels({ cache }) });
+    const hits = opts.metrics?.counter(
+      'jobs_read_cache_hits_total',
+      'Reads answered from the jobs read cache',
+      ['cache'],
+    );
+    const misses = opts.metrics?.counter(
+      'jobs_read_cache_misses_total',
+      'Reads the jobs read cache sent to the database',
+      ['cache'],
+    );
+    const kind = (cache: string) => ({
+      hit: hits?.labels({ cache }),
+      miss: misses?.labels({ cache }),
+    });
     this.counts = { page: kind('page'), standing: kind('standing') };
   }
 
@@ -92,7 +106,12 @@ export class JobsReadCache {
    * of a tester's five claims, or a page everyone asks for, costs one set of queries), as long as
    * no change has come between. Only a load that started after the last change is stored.
    */
-  private through<V extends object>(store: LRUCache<string, V> | undefined, kind: 'page' | 'standing', key: string, load: () => Promise<V>): Promise<V> {
+  private through<V extends object>(
+    store: LRUCache<string, V> | undefined,
+    kind: 'page' | 'standing',
+    key: string,
+    load: () => Promise<V>,
+  ): Promise<V> {
     if (!store || !this.active) return load();
     const hit = store.get(key);
     if (hit !== undefined) {

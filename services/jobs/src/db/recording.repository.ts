@@ -5,8 +5,13 @@ import { jobs, recordings, submissions, type RecordingRow } from './schema.js';
 type Q = Db | Tx;
 
 /** A new upload (tus creation), before any byte arrived. */
-export async function insertRecording(db: Q, r: { id: string; jobId: string; testerId: string; mimeType: string | null }): Promise<void> {
-  await db.insert(recordings).values({ id: r.id, jobId: r.jobId, testerId: r.testerId, mimeType: r.mimeType });
+export async function insertRecording(
+  db: Q,
+  r: { id: string; jobId: string; testerId: string; mimeType: string | null },
+): Promise<void> {
+  await db
+    .insert(recordings)
+    .values({ id: r.id, jobId: r.jobId, testerId: r.testerId, mimeType: r.mimeType });
 }
 
 export async function findRecording(db: Q, id: string): Promise<RecordingRow | undefined> {
@@ -55,14 +60,34 @@ function touchHeld(db: Db) {
 }
 
 /** The last byte arrived and the content is a video. */
-export async function completeRecording(db: Q, id: string, v: { mimeType: string; sizeBytes: number }): Promise<void> {
+export async function completeRecording(
+  db: Q,
+  id: string,
+  v: { mimeType: string; sizeBytes: number },
+): Promise<void> {
   const now = new Date();
-  await db.update(recordings).set({ status: 'complete', mimeType: v.mimeType, sizeBytes: v.sizeBytes, completedAt: now, lastActivityAt: now }).where(eq(recordings.id, id));
+  await db
+    .update(recordings)
+    .set({
+      status: 'complete',
+      mimeType: v.mimeType,
+      sizeBytes: v.sizeBytes,
+      completedAt: now,
+      lastActivityAt: now,
+    })
+    .where(eq(recordings.id, id));
 }
 
 /** Remuxed (seekable): its new size and the duration ffprobe measured. */
-export async function setRecordingMeasured(db: Q, id: string, v: { sizeBytes: number; durationMs: number | null }): Promise<void> {
-  await db.update(recordings).set({ sizeBytes: v.sizeBytes, durationMs: v.durationMs }).where(eq(recordings.id, id));
+export async function setRecordingMeasured(
+  db: Q,
+  id: string,
+  v: { sizeBytes: number; durationMs: number | null },
+): Promise<void> {
+  await db
+    .update(recordings)
+    .set({ sizeBytes: v.sizeBytes, durationMs: v.durationMs })
+    .where(eq(recordings.id, id));
 }
 
 export async function deleteRecordingRow(db: Q, id: string): Promise<void> {
@@ -73,17 +98,32 @@ export async function deleteRecordingRow(db: Q, id: string): Promise<void> {
  * Recordings to delete at `now`: uploads that received nothing for `abandonedMs` and were never
  * submitted, and recordings of jobs completed more than `retentionMs` ago.
  */
-export async function recordingsToSweep(db: Q, now: Date, abandonedMs: number, retentionMs: number): Promise<Array<{ id: string; reason: 'abandoned' | 'retention' }>> {
+export async function recordingsToSweep(
+  db: Q,
+  now: Date,
+  abandonedMs: number,
+  retentionMs: number,
+): Promise<Array<{ id: string; reason: 'abandoned' | 'retention' }>> {
   const attached = sql`EXISTS (SELECT 1 FROM ${submissions} s WHERE s.recording_id = ${recordings.id})`;
   const abandoned = await db
     .select({ id: recordings.id })
     .from(recordings)
-    .where(and(lt(recordings.lastActivityAt, new Date(now.getTime() - abandonedMs)), sql`NOT ${attached}`));
+    .where(
+      and(
+        lt(recordings.lastActivityAt, new Date(now.getTime() - abandonedMs)),
+        sql`NOT ${attached}`,
+      ),
+    );
   const expired = await db
     .select({ id: recordings.id })
     .from(recordings)
     .innerJoin(jobs, eq(jobs.id, recordings.jobId))
-    .where(and(eq(jobs.status, 'completed'), lt(jobs.completedAt, new Date(now.getTime() - retentionMs))));
+    .where(
+      and(
+        eq(jobs.status, 'completed'),
+        lt(jobs.completedAt, new Date(now.getTime() - retentionMs)),
+      ),
+    );
   const out = new Map<string, 'abandoned' | 'retention'>();
   for (const r of abandoned) out.set(r.id, 'abandoned');
   for (const r of expired) if (!out.has(r.id)) out.set(r.id, 'retention');

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 import type { FindingDetails } from '@htm/contracts';
 import { DEFAULT_GEO_RULE, PRICE_PER_TEST_CENTS } from '@htm/contracts/marketplace';
@@ -86,7 +98,9 @@ export const jobs = jobsSchema.table(
     index('jobs_poster_idx').on(t.posterId, t.createdAt.desc()),
     index('jobs_tester_idx').on(t.testerId, t.status),
     // Re-tests held for their original tester (the first page of that tester's available jobs).
-    index('jobs_pack_idx').on(t.packId).where(sql`pack_id IS NOT NULL`),
+    index('jobs_pack_idx')
+      .on(t.packId)
+      .where(sql`pack_id IS NOT NULL`),
     index('jobs_reserved_idx')
       .on(t.reservedTesterId)
       .where(sql`reserved_tester_id IS NOT NULL AND status = 'open'`),
@@ -114,7 +128,10 @@ export const packMembers = jobsSchema.table(
     jobId: uuid('job_id').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ name: 'pack_members_pk', columns: [t.packId, t.testerId] }), index('pack_members_tester_idx').on(t.testerId)],
+  (t) => [
+    primaryKey({ name: 'pack_members_pk', columns: [t.packId, t.testerId] }),
+    index('pack_members_tester_idx').on(t.testerId),
+  ],
 );
 
 export const submissions = jobsSchema.table(
@@ -133,7 +150,9 @@ export const submissions = jobsSchema.table(
     keyFindings: jsonb('key_findings').$type<string[]>().notNull(),
     /** Each key finding's details (severity, steps, expected, actual, at_ms), in key_findings' order. */
     findingDetails: jsonb('finding_details').$type<FindingDetails[]>().notNull().default([]),
-    requirementResponses: jsonb('requirement_responses').$type<Array<{ requirement_index: number; response_text: string }>>().notNull(),
+    requirementResponses: jsonb('requirement_responses')
+      .$type<Array<{ requirement_index: number; response_text: string }>>()
+      .notNull(),
     generalFeedback: text('general_feedback'),
     previewFileId: uuid('preview_file_id'),
     /** What the tester said the work took (1-240), or null. */
@@ -152,7 +171,9 @@ export const submissions = jobsSchema.table(
     index('submissions_job_idx').on(t.jobId, t.submittedAt.desc()),
     index('submissions_tester_idx').on(t.testerId),
     // "usually N minutes": the latest submissions that say how long they took.
-    index('submissions_minutes_idx').on(t.submittedAt.desc()).where(sql`minutes_spent IS NOT NULL`),
+    index('submissions_minutes_idx')
+      .on(t.submittedAt.desc())
+      .where(sql`minutes_spent IS NOT NULL`),
   ],
 );
 
@@ -203,7 +224,10 @@ export const appeals = jobsSchema.table(
     createdAt: ts('created_at').notNull().defaultNow(),
     decidedAt: ts('decided_at'),
   },
-  (t) => [uniqueIndex('appeals_once').on(t.testerId, t.jobId, t.kind), index('appeals_status_idx').on(t.status, t.createdAt)],
+  (t) => [
+    uniqueIndex('appeals_once').on(t.testerId, t.jobId, t.kind),
+    index('appeals_status_idx').on(t.status, t.createdAt),
+  ],
 );
 /** A poster's favourite tester (#34): a tester whose work on one of the poster's jobs they accepted. */
 export const favourites = jobsSchema.table(
@@ -213,7 +237,10 @@ export const favourites = jobsSchema.table(
     testerId: text('tester_id').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.posterId, t.testerId] }), index('favourites_tester_idx').on(t.testerId)],
+  (t) => [
+    primaryKey({ columns: [t.posterId, t.testerId] }),
+    index('favourites_tester_idx').on(t.testerId),
+  ],
 );
 export type FavouriteRow = typeof favourites.$inferSelect;
 export type AppealRow = typeof appeals.$inferSelect;
@@ -235,7 +262,10 @@ export const files = jobsSchema.table(
     originalName: text('original_name'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('files_job_idx').on(t.jobId), uniqueIndex('files_storage_key_idx').on(t.storageKey)],
+  (t) => [
+    index('files_job_idx').on(t.jobId),
+    uniqueIndex('files_storage_key_idx').on(t.storageKey),
+  ],
 );
 
 /**
@@ -339,7 +369,9 @@ export const webhookDeliveries = jobsSchema.table(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_idx').on(t.endpointId, t.eventId),
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc()),
   ],
 );

@@ -26,14 +26,20 @@ export async function filesByIds(db: Q, ids: string[]): Promise<FileRow[]> {
 }
 
 /** Writes a submission with its stored files (originals and preview), in the caller's transaction. */
-export async function insertSubmission(tx: Tx, sub: NewSubmission, fileRows: NewFile[]): Promise<SubmissionRow> {
+export async function insertSubmission(
+  tx: Tx,
+  sub: NewSubmission,
+  fileRows: NewFile[],
+): Promise<SubmissionRow> {
   if (fileRows.length) await tx.insert(files).values(fileRows);
   const [row] = await tx.insert(submissions).values(sub).returning();
   return row;
 }
 
 /** Deletes every file row and submission (clear-all); the storage keys of the deleted files and how many submissions went. */
-export async function deleteAllSubmissions(tx: Tx): Promise<{ storageKeys: string[]; submissionsDeleted: number }> {
+export async function deleteAllSubmissions(
+  tx: Tx,
+): Promise<{ storageKeys: string[]; submissionsDeleted: number }> {
   const removed = await tx.delete(files).returning({ key: files.storageKey });
   const subs = await tx.delete(submissions).returning({ id: submissions.id });
   return { storageKeys: removed.map((f) => f.key), submissionsDeleted: subs.length };

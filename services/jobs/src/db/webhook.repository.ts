@@ -1,17 +1,29 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { webhookDeliveries, webhookEndpoints, type WebhookDeliveryRow, type WebhookEndpointRow } from './schema.js';
+import {
+  webhookDeliveries,
+  webhookEndpoints,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+} from './schema.js';
 import { isUuid } from './job.repository.js';
 
 type Q = Db | Tx;
 
-export async function insertEndpoint(db: Q, e: { ownerId: string; url: string; events: string[]; secret: string }): Promise<WebhookEndpointRow> {
+export async function insertEndpoint(
+  db: Q,
+  e: { ownerId: string; url: string; events: string[]; secret: string },
+): Promise<WebhookEndpointRow> {
   const [row] = await db.insert(webhookEndpoints).values(e).returning();
   return row;
 }
 
 export function listEndpoints(db: Q, ownerId: string): Promise<WebhookEndpointRow[]> {
-  return db.select().from(webhookEndpoints).where(eq(webhookEndpoints.ownerId, ownerId)).orderBy(webhookEndpoints.createdAt);
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.ownerId, ownerId))
+    .orderBy(webhookEndpoints.createdAt);
 }
 
 /** Live endpoints of an owner that want an event type. */
@@ -19,12 +31,22 @@ export function endpointsFor(db: Q, ownerId: string, type: string): Promise<Webh
   return db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.ownerId, ownerId), sql`${webhookEndpoints.disabledAt} IS NULL`, sql`${webhookEndpoints.events} @> ${JSON.stringify([type])}::jsonb`));
+    .where(
+      and(
+        eq(webhookEndpoints.ownerId, ownerId),
+        sql`${webhookEndpoints.disabledAt} IS NULL`,
+        sql`${webhookEndpoints.events} @> ${JSON.stringify([type])}::jsonb`,
+      ),
+    );
 }
 
 export async function findEndpoint(db: Q, id: string): Promise<WebhookEndpointRow | undefined> {
   if (!isUuid(id)) return undefined;
-  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).limit(1);
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, id))
+    .limit(1);
   return row;
 }
 
@@ -34,28 +56,60 @@ export async function deleteEndpoint(db: Q, id: string): Promise<void> {
 }
 
 /** A delivery per (endpoint, event): a redelivered event adds nothing (the unique index). */
-export async function enqueueDelivery(db: Q, d: { endpointId: string; eventId: string; eventType: string; payload: Record<string, unknown>; at?: Date }): Promise<WebhookDeliveryRow | undefined> {
+export async function enqueueDelivery(
+  db: Q,
+  d: {
+    endpointId: string;
+    eventId: string;
+    eventType: string;
+    payload: Record<string, unknown>;
+    at?: Date;
+  },
+): Promise<WebhookDeliveryRow | undefined> {
   const [row] = await db
     .insert(webhookDeliveries)
-    .values({ endpointId: d.endpointId, eventId: d.eventId, eventType: d.eventType, payload: d.payload, nextAttemptAt: d.at ?? new Date() })
+    .values({
+      endpointId: d.endpointId,
+      eventId: d.eventId,
+      eventType: d.eventType,
+      payload: d.payload,
+      nextAttemptAt: d.at ?? new Date(),
+    })
     .onConflictDoNothing()
     .returning();
   return row;
 }
 
-export function listDeliveries(db: Q, endpointId: string, limit = 50): Promise<WebhookDeliveryRow[]> {
-  return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(desc(webhookDeliveries.createdAt)).limit(limit);
+export function listDeliveries(
+  db: Q,
+  endpointId: string,
+  limit = 50,
+): Promise<WebhookDeliveryRow[]> {
+  return db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(desc(webhookDeliveries.createdAt))
+    .limit(limit);
 }
 
 export async function findDelivery(db: Q, id: string): Promise<WebhookDeliveryRow | undefined> {
   if (!isUuid(id)) return undefined;
-  const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).limit(1);
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, id))
+    .limit(1);
   return row;
 }
 
 /** Redeliver: the delivery is due again now, whatever became of it (same id, so the same webhook-id). */
 export async function requeueDelivery(db: Q, id: string): Promise<WebhookDeliveryRow | undefined> {
-  const [row] = await db.update(webhookDeliveries).set({ status: 'pending', nextAttemptAt: new Date(), lockedUntil: null }).where(eq(webhookDeliveries.id, id)).returning();
+  const [row] = await db
+    .update(webhookDeliveries)
+    .set({ status: 'pending', nextAttemptAt: new Date(), lockedUntil: null })
+    .where(eq(webhookDeliveries.id, id))
+    .returning();
   return row;
 }
 
@@ -64,7 +118,11 @@ export async function requeueDelivery(db: Q, id: string): Promise<WebhookDeliver
  * LOCKED, so several workers never take the same one). A worker that dies mid-attempt leaves a
  * lease that runs out: the delivery is taken again, with the same id.
  */
-export async function leaseDueDeliveries(db: Q, limit: number, leaseMs: number): Promise<Array<WebhookDeliveryRow & { url: string; secret: string }>> {
+export async function leaseDueDeliveries(
+  db: Q,
+  limit: number,
+  leaseMs: number,
+): Promise<Array<WebhookDeliveryRow & { url: string; secret: string }>> {
   const rows = await db.execute<{ id: string }>(sql`
     UPDATE jobs.webhook_deliveries d SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
     WHERE d.id IN (
@@ -72,7 +130,10 @@ export async function leaseDueDeliveries(db: Q, limit: number, leaseMs: number):
       WHERE d2.status = 'pending' AND d2.next_attempt_at <= now() AND (d2.locked_until IS NULL OR d2.locked_until < now()) AND e.disabled_at IS NULL
       ORDER BY d2.next_attempt_at LIMIT ${limit} FOR UPDATE OF d2 SKIP LOCKED
     ) RETURNING d.id`);
-  const ids = ((rows as unknown as { rows?: Array<{ id: string }> }).rows ?? (rows as unknown as Array<{ id: string }>)).map((r) => r.id);
+  const ids = (
+    (rows as unknown as { rows?: Array<{ id: string }> }).rows ??
+    (rows as unknown as Array<{ id: string }>)
+  ).map((r) => r.id);
   if (!ids.length) return [];
   const out: Array<WebhookDeliveryRow & { url: string; secret: string }> = [];
   for (const id of ids) {
@@ -89,7 +150,13 @@ export async function leaseDueDeliveries(db: Q, limit: number, leaseMs: number):
 export async function recordAttempt(
   db: Q,
   id: string,
-  a: { ok: boolean; code: number | null; error: string | null; nextAttemptAt: Date | null; at: Date },
+  a: {
+    ok: boolean;
+    code: number | null;
+    error: string | null;
+    nextAttemptAt: Date | null;
+    at: Date;
+  },
 ): Promise<void> {
   await db
     .update(webhookDeliveries)
@@ -106,9 +173,17 @@ export async function recordAttempt(
 }
 
 /** A success clears the endpoint's run of failures; a failure starts one (when none runs). Returns failing_since. */
-export async function noteEndpointOutcome(db: Q, endpointId: string, ok: boolean, at: Date): Promise<Date | null> {
+export async function noteEndpointOutcome(
+  db: Q,
+  endpointId: string,
+  ok: boolean,
+  at: Date,
+): Promise<Date | null> {
   if (ok) {
-    await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpointId));
+    await db
+      .update(webhookEndpoints)
+      .set({ failingSince: null })
+      .where(eq(webhookEndpoints.id, endpointId));
     return null;
   }
   const [row] = await db
@@ -120,7 +195,11 @@ export async function noteEndpointOutcome(db: Q, endpointId: string, ok: boolean
 }
 
 /** Disables the endpoint once: its owner and address for the call that did it, else undefined. */
-export async function disableEndpoint(db: Q, endpointId: string, at: Date): Promise<{ ownerId: string; url: string } | undefined> {
+export async function disableEndpoint(
+  db: Q,
+  endpointId: string,
+  at: Date,
+): Promise<{ ownerId: string; url: string } | undefined> {
   const [row] = await db
     .update(webhookEndpoints)
     .set({ disabledAt: at })

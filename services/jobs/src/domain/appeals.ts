@@ -1,6 +1,12 @@
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
-import { JOB_MESSAGES, type AppealBody, type AppealDecisionBody, type AppealableView, type AppealView } from '@htm/contracts';
+import {
+  JOB_MESSAGES,
+  type AppealBody,
+  type AppealDecisionBody,
+  type AppealableView,
+  type AppealView,
+} from '@htm/contracts';
 import { APPEAL_WINDOW_MS, LOW_RATING_MAX } from '@htm/contracts/marketplace';
 import type { JobsDeps } from '../deps.js';
 import { getJob } from '../db/job.repository.js';
@@ -36,7 +42,10 @@ export function toAppealView(a: AppealWithContext): AppealView {
     job_title: a.jobTitle ?? '',
     tester_id: a.testerId,
     kind: a.kind as AppealView['kind'],
-    reason: a.kind === 'rating' && a.stars !== null ? ratingReasonText(a.stars, a.ratingComment) : strikeReasonText(a.strikeReason),
+    reason:
+      a.kind === 'rating' && a.stars !== null
+        ? ratingReasonText(a.stars, a.ratingComment)
+        : strikeReasonText(a.strikeReason),
     stars: a.kind === 'rating' ? a.stars : null,
     message: a.message,
     status: a.status as AppealView['status'],
@@ -55,36 +64,74 @@ async function viewOf(deps: JobsDeps, id: string): Promise<AppealView> {
  * POST /api/appeals: a tester appeals their strike or their rating of 1-2 stars for a job, once,
  * within APPEAL_WINDOW_MS of it. A released (unapproved) tester may appeal too: that is the point.
  */
-export async function fileAppeal(deps: JobsDeps, caller: Caller, body: AppealBody, now = new Date()): Promise<AppealView> {
+export async function fileAppeal(
+  deps: JobsDeps,
+  caller: Caller,
+  body: AppealBody,
+  now = new Date(),
+): Promise<AppealView> {
   const job = await getJob(deps.db, body.job_id);
   let markedAt: Date;
   if (body.kind === 'strike') {
     const strike = await findStrike(deps.db, caller.id, job.id);
-    if (!strike) throw AppError.forbidden('You have no strike for this job to appeal.', 'not_your_appeal');
+    if (!strike)
+      throw AppError.forbidden('You have no strike for this job to appeal.', 'not_your_appeal');
     markedAt = strike.createdAt;
   } else {
     const rating = await findTesterRating(deps.db, caller.id, job.id);
-    if (!rating) throw AppError.forbidden('You have no rating for this job to appeal.', 'not_your_appeal');
-    if (rating.stars > LOW_RATING_MAX) throw AppError.conflict(`Only ratings of ${LOW_RATING_MAX} stars or fewer can be appealed.`, 'not_appealable');
+    if (!rating)
+      throw AppError.forbidden('You have no rating for this job to appeal.', 'not_your_appeal');
+    if (rating.stars > LOW_RATING_MAX)
+      throw AppError.conflict(
+        `Only ratings of ${LOW_RATING_MAX} stars or fewer can be appealed.`,
+        'not_appealable',
+      );
     markedAt = rating.createdAt;
   }
   if (now.getTime() - markedAt.getTime() > APPEAL_WINDOW_MS)
-    throw AppError.conflict(`Appeals are open for ${Math.round(APPEAL_WINDOW_MS / 86_400_000)} days; this one closed on ${new Date(markedAt.getTime() + APPEAL_WINDOW_MS).toISOString().slice(0, 10)}.`, 'appeal_window_closed');
+    throw AppError.conflict(
+      `Appeals are open for ${Math.round(APPEAL_WINDOW_MS / 86_400_000)} days; this one closed on ${new Date(markedAt.getTime() + APPEAL_WINDOW_MS).toISOString().slice(0, 10)}.`,
+      'appeal_window_closed',
+    );
   const row = await deps.events.inTransaction(async (tx) => {
-    const appeal = await insertAppeal(tx, { testerId: caller.id, jobId: job.id, kind: body.kind, message: body.message });
+    const appeal = await insertAppeal(tx, {
+      testerId: caller.id,
+      jobId: job.id,
+      kind: body.kind,
+      message: body.message,
+    });
     if (!appeal) return undefined;
     await deps.events.record(
       tx,
-      createEvent('AppealFiled', appeal.id, { appealId: appeal.id, testerId: caller.id, jobId: job.id, kind: body.kind, message: body.message, filedAt: appeal.createdAt.toISOString() }, { correlationId: getCorrelationId() }),
+      createEvent(
+        'AppealFiled',
+        appeal.id,
+        {
+          appealId: appeal.id,
+          testerId: caller.id,
+          jobId: job.id,
+          kind: body.kind,
+          message: body.message,
+          filedAt: appeal.createdAt.toISOString(),
+        },
+        { correlationId: getCorrelationId() },
+      ),
     );
     return appeal;
   });
-  if (!row) throw AppError.conflict(`You have already appealed this ${body.kind}; each can be appealed once.`, 'already_appealed');
+  if (!row)
+    throw AppError.conflict(
+      `You have already appealed this ${body.kind}; each can be appealed once.`,
+      'already_appealed',
+    );
   return viewOf(deps, row.id);
 }
 
 /** GET /api/admin/appeals?status= */
-export async function listAppealsFor(deps: JobsDeps, status: AppealView['status']): Promise<AppealView[]> {
+export async function listAppealsFor(
+  deps: JobsDeps,
+  status: AppealView['status'],
+): Promise<AppealView[]> {
   return (await listAppeals(deps.db, { status })).map(toAppealView);
 }
 
@@ -93,24 +140,46 @@ export async function listAppealsFor(deps: JobsDeps, status: AppealView['status'
  * re-approves a tester that strike released, on AppealDecided) or the rating leaves the average.
  * The decision, its effect and AppealDecided are one transaction; a decided appeal stays decided.
  */
-export async function decideAppeal(deps: JobsDeps, caller: Caller, id: string, body: AppealDecisionBody): Promise<AppealView> {
+export async function decideAppeal(
+  deps: JobsDeps,
+  caller: Caller,
+  id: string,
+  body: AppealDecisionBody,
+): Promise<AppealView> {
   const appeal = /^[0-9a-f-]{36}$/i.test(id) ? await findAppeal(deps.db, id) : undefined;
   if (!appeal) throw AppError.notFound('No such appeal.', 'appeal_not_found');
   const at = new Date();
   const overturn = body.decision === 'overturn';
   const decided = await deps.events.inTransaction(async (tx) => {
-    const row = await storeDecision(tx, appeal.id, { status: overturn ? 'overturned' : 'upheld', note: body.note || null, by: caller.id, at });
+    const row = await storeDecision(tx, appeal.id, {
+      status: overturn ? 'overturned' : 'upheld',
+      note: body.note || null,
+      by: caller.id,
+      at,
+    });
     if (!row) return undefined;
     let stars: number | null = null;
     if (overturn && row.kind === 'strike') await overturnStrike(tx, row.testerId, row.jobId, at);
-    if (overturn && row.kind === 'rating') stars = (await overturnRating(tx, row.jobId, at))?.stars ?? null;
-    if (row.kind === 'rating' && stars === null) stars = (await findTesterRating(tx, row.testerId, row.jobId))?.stars ?? null;
+    if (overturn && row.kind === 'rating')
+      stars = (await overturnRating(tx, row.jobId, at))?.stars ?? null;
+    if (row.kind === 'rating' && stars === null)
+      stars = (await findTesterRating(tx, row.testerId, row.jobId))?.stars ?? null;
     await deps.events.record(
       tx,
       createEvent(
         'AppealDecided',
         row.testerId,
-        { appealId: row.id, testerId: row.testerId, jobId: row.jobId, kind: row.kind as 'strike' | 'rating', decision: body.decision, note: row.decisionNote, stars, decidedAt: at.toISOString(), actorId: caller.id },
+        {
+          appealId: row.id,
+          testerId: row.testerId,
+          jobId: row.jobId,
+          kind: row.kind as 'strike' | 'rating',
+          decision: body.decision,
+          note: row.decisionNote,
+          stars,
+          decidedAt: at.toISOString(),
+          actorId: caller.id,
+        },
         { correlationId: getCorrelationId() },
       ),
     );
@@ -124,7 +193,12 @@ export async function decideAppeal(deps: JobsDeps, caller: Caller, id: string, b
 /** GET /api/appeals: the tester's strikes and ratings of 1-2 stars with their reasons, and their appeals. */
 export async function listMyMarks(deps: JobsDeps, caller: Caller): Promise<AppealableView[]> {
   const marks = await listTesterMarks(deps.db, caller.id);
-  const mine = new Map((await listAppeals(deps.db, { testerId: caller.id })).map((a) => [`${a.kind}:${a.jobId}`, toAppealView(a)]));
+  const mine = new Map(
+    (await listAppeals(deps.db, { testerId: caller.id })).map((a) => [
+      `${a.kind}:${a.jobId}`,
+      toAppealView(a),
+    ]),
+  );
   const until = (d: Date) => new Date(d.getTime() + APPEAL_WINDOW_MS).toISOString();
   const items: AppealableView[] = [
     ...marks.strikes.map((s) => ({

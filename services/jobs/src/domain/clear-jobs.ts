@@ -2,7 +2,12 @@ import { createEvent } from '@htm/events';
 import type { ClearJobsPreview } from '@htm/contracts';
 import { AppError, getCorrelationId } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { clearPreview, deleteAllJobs, lockForClear, paidUnfinishedJobIds } from '../db/job.repository.js';
+import {
+  clearPreview,
+  deleteAllJobs,
+  lockForClear,
+  paidUnfinishedJobIds,
+} from '../db/job.repository.js';
 import { deleteAllSubmissions } from '../db/submission.repository.js';
 import { deleteAllRecordings } from '../db/recording.repository.js';
 import { deleteAllPacks } from '../db/pack.repository.js';
@@ -11,7 +16,10 @@ import { deleteAllPacks } from '../db/pack.repository.js';
  * GET /internal/jobs/clear-preview: the jobs part of the admin's preview (ClearJobsPreview without
  * the job requests and the admin's confirmation), and the fingerprint of exactly those jobs.
  */
-export type ClearPreview = Omit<ClearJobsPreview, 'job_requests' | 'confirmation' | 'expires_at'> & { fingerprint: string };
+export type ClearPreview = Omit<
+  ClearJobsPreview,
+  'job_requests' | 'confirmation' | 'expires_at'
+> & { fingerprint: string };
 
 export async function previewClear(deps: JobsDeps): Promise<ClearPreview> {
   const p = await clearPreview(deps.db);
@@ -47,32 +55,61 @@ export async function previewClear(deps: JobsDeps): Promise<ClearPreview> {
  * meanwhile): otherwise 409 clear_preview_stale and nothing is deleted. JobsCleared names the paid
  * jobs nobody finished, which payments refunds.
  */
-export async function clearJobs(deps: JobsDeps, fingerprint: string, actorId?: string): Promise<{ jobs_deleted: number; submissions_deleted: number; refunded_jobs: number }> {
+export async function clearJobs(
+  deps: JobsDeps,
+  fingerprint: string,
+  actorId?: string,
+): Promise<{ jobs_deleted: number; submissions_deleted: number; refunded_jobs: number }> {
   const { result, keys, recordingIds } = await deps.events.inTransaction(async (tx) => {
     await lockForClear(tx);
     const now = await clearPreview(tx);
     if (now.fingerprint !== fingerprint) {
-      throw AppError.conflict('The jobs changed since the preview, so nothing was cleared. Please review the new counts and confirm again.', 'clear_preview_stale');
+      throw AppError.conflict(
+        'The jobs changed since the preview, so nothing was cleared. Please review the new counts and confirm again.',
+        'clear_preview_stale',
+      );
     }
     const refundJobIds = await paidUnfinishedJobIds(tx);
     const { storageKeys, submissionsDeleted } = await deleteAllSubmissions(tx);
     const recordingIds = await deleteAllRecordings(tx);
     const jobsDeleted = await deleteAllJobs(tx);
     await deleteAllPacks(tx);
-    const r = { jobs_deleted: jobsDeleted, submissions_deleted: submissionsDeleted, refunded_jobs: refundJobIds.length };
+    const r = {
+      jobs_deleted: jobsDeleted,
+      submissions_deleted: submissionsDeleted,
+      refunded_jobs: refundJobIds.length,
+    };
     await deps.events.record(
       tx,
       createEvent(
         'JobsCleared',
         'all-jobs',
-        { jobsDeleted: r.jobs_deleted, submissionsDeleted: r.submissions_deleted, refundJobIds, ...(actorId ? { actorId } : {}) },
+        {
+          jobsDeleted: r.jobs_deleted,
+          submissionsDeleted: r.submissions_deleted,
+          refundJobIds,
+          ...(actorId ? { actorId } : {}),
+        },
         { correlationId: getCorrelationId() },
       ),
     );
     return { result: r, keys: storageKeys, recordingIds };
   });
-  for (const k of keys) await deps.storage.delete(k).catch((err) => deps.logger.warn({ err: (err as Error).message, key: k }, 'could not delete file'));
+  for (const k of keys)
+    await deps.storage
+      .delete(k)
+      .catch((err) =>
+        deps.logger.warn({ err: (err as Error).message, key: k }, 'could not delete file'),
+      );
   const recordings = await deps.recordingStore;
-  for (const id of recordingIds) await recordings.remove(id).catch((err) => deps.logger.warn({ err: (err as Error).message, recordingId: id }, 'could not delete recording'));
+  for (const id of recordingIds)
+    await recordings
+      .remove(id)
+      .catch((err) =>
+        deps.logger.warn(
+          { err: (err as Error).message, recordingId: id },
+          'could not delete recording',
+        ),
+      );
   return result;
 }

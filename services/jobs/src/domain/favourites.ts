@@ -1,7 +1,14 @@
 import { AppError, type Caller } from '@htm/service-kit';
 import { FAVOURITE_MESSAGES, type FavouriteView } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import { acceptedWorkOf, deleteFavourite, insertFavourite, isFavourite, listFavourites, type FavouriteRecord } from '../db/favourite.repository.js';
+import {
+  acceptedWorkOf,
+  deleteFavourite,
+  insertFavourite,
+  isFavourite,
+  listFavourites,
+  type FavouriteRecord,
+} from '../db/favourite.repository.js';
 
 /** Favourite testers (#34 part 3): a poster keeps the testers they liked and can invite them first. */
 
@@ -15,8 +22,13 @@ function view(r: FavouriteRecord): FavouriteView {
 }
 
 /** POST /api/favourites: only a tester whose work on one of the poster's jobs the poster accepted (403 not_your_tester). */
-export async function addFavourite(deps: JobsDeps, caller: Caller, testerId: string): Promise<{ favourite: FavouriteView; created: boolean }> {
-  if (!(await acceptedWorkOf(deps.db, caller.id, testerId))) throw AppError.forbidden(FAVOURITE_MESSAGES.notYourTester, 'not_your_tester');
+export async function addFavourite(
+  deps: JobsDeps,
+  caller: Caller,
+  testerId: string,
+): Promise<{ favourite: FavouriteView; created: boolean }> {
+  if (!(await acceptedWorkOf(deps.db, caller.id, testerId)))
+    throw AppError.forbidden(FAVOURITE_MESSAGES.notYourTester, 'not_your_tester');
   const created = await insertFavourite(deps.db, caller.id, testerId);
   const [row] = await listFavourites(deps.db, caller.id, testerId);
   return { favourite: view(row!), created };
@@ -26,13 +38,25 @@ export async function myFavourites(deps: JobsDeps, caller: Caller): Promise<Favo
   return (await listFavourites(deps.db, caller.id)).map(view);
 }
 
-export async function removeFavourite(deps: JobsDeps, caller: Caller, testerId: string): Promise<void> {
+export async function removeFavourite(
+  deps: JobsDeps,
+  caller: Caller,
+  testerId: string,
+): Promise<void> {
   await deleteFavourite(deps.db, caller.id, testerId);
 }
 
 /** Posting with invite_tester_id: it must be one of the poster's favourites (else 400 invite_not_favourite). */
-export async function assertInvitable(deps: JobsDeps, caller: Caller, testerId: string): Promise<void> {
+export async function assertInvitable(
+  deps: JobsDeps,
+  caller: Caller,
+  testerId: string,
+): Promise<void> {
   if (!(await isFavourite(deps.db, caller.id, testerId))) {
-    throw AppError.invalid(FAVOURITE_MESSAGES.inviteNotFavourite, { invite_tester_id: [FAVOURITE_MESSAGES.inviteNotFavourite] }, 'invite_not_favourite');
+    throw AppError.invalid(
+      FAVOURITE_MESSAGES.inviteNotFavourite,
+      { invite_tester_id: [FAVOURITE_MESSAGES.inviteNotFavourite] },
+      'invite_not_favourite',
+    );
   }
 }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { clusterFindings, type PackFinding } from './finding-clusters.js';
 
-const f = (jobId: string, text: string, severity: PackFinding['severity'] = null): PackFinding => ({ jobId, text, severity });
+const f = (jobId: string, text: string, severity: PackFinding['severity'] = null): PackFinding => ({
+  jobId,
+  text,
+  severity,
+});
 
 describe('clusterFindings', () => {
   it('puts the same problem written three ways by three testers in one cluster of 3, unrelated findings apart', () => {
@@ -24,7 +28,10 @@ describe('clusterFindings', () => {
 
   it('counts testers, not findings, and answers nothing for no findings', () => {
     expect(clusterFindings([])).toEqual([]);
-    const [c] = clusterFindings([f('a', 'Login form rejects valid emails'), f('a', 'The login form rejects my valid email')]);
+    const [c] = clusterFindings([
+      f('a', 'Login form rejects valid emails'),
+      f('a', 'The login form rejects my valid email'),
+    ]);
     expect(c.count).toBe(1);
     expect(c.findings).toHaveLength(2);
   });

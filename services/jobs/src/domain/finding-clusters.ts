@@ -59,17 +59,23 @@ function cosine(a: Vector, b: Vector): number {
   return dot;
 }
 
-const severityRank = (s: FindingSeverity | null): number => (s ? FINDING_SEVERITIES.indexOf(s) : FINDING_SEVERITIES.length);
+const severityRank = (s: FindingSeverity | null): number =>
+  s ? FINDING_SEVERITIES.indexOf(s) : FINDING_SEVERITIES.length;
 
 /**
  * Groups findings that say the same thing; sorted by how many different testers (jobs) hit each,
  * then by the worst severity in it, then by summary. A cluster's summary is its most central text.
  */
-export function clusterFindings(findings: readonly PackFinding[], threshold = CLUSTER_THRESHOLD): PackCluster[] {
+export function clusterFindings(
+  findings: readonly PackFinding[],
+  threshold = CLUSTER_THRESHOLD,
+): PackCluster[] {
   const items = findings.filter((f) => f.text.trim().length > 0);
   if (!items.length) return [];
   const vectors = tfidfVectors(items.map((f) => findingTerms(f.text)));
-  const sim = items.map((_, i) => items.map((__, j) => (i === j ? 1 : cosine(vectors[i], vectors[j]))));
+  const sim = items.map((_, i) =>
+    items.map((__, j) => (i === j ? 1 : cosine(vectors[i], vectors[j]))),
+  );
 
   let groups: number[][] = items.map((_, i) => [i]);
   const avgLink = (a: number[], b: number[]) => {
@@ -97,17 +103,25 @@ export function clusterFindings(findings: readonly PackFinding[], threshold = CL
     const central = members.reduce((best, i) => {
       const score = (k: number) => members.reduce((acc, j) => acc + sim[k][j], 0);
       const d = score(i) - score(best);
-      return d > 1e-9 || (Math.abs(d) <= 1e-9 && items[i].text.length < items[best].text.length) ? i : best;
+      return d > 1e-9 || (Math.abs(d) <= 1e-9 && items[i].text.length < items[best].text.length)
+        ? i
+        : best;
     }, members[0]);
     const jobIds = [...new Set(members.map((i) => items[i].jobId))];
     return {
       summary: items[central].text.trim(),
       count: jobIds.length,
       job_ids: jobIds,
-      findings: members.map((i) => ({ job_id: items[i].jobId, text: items[i].text, severity: items[i].severity })),
+      findings: members.map((i) => ({
+        job_id: items[i].jobId,
+        text: items[i].text,
+        severity: items[i].severity,
+      })),
       worst: Math.min(...members.map((i) => severityRank(items[i].severity))),
     };
   });
-  clusters.sort((x, y) => y.count - x.count || x.worst - y.worst || x.summary.localeCompare(y.summary));
+  clusters.sort(
+    (x, y) => y.count - x.count || x.worst - y.worst || x.summary.localeCompare(y.summary),
+  );
   return clusters.map(({ worst: _worst, ...c }) => c);
 }

@@ -1,8 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusal } from '@htm/service-kit/testing';
-import { addMs, claimDeadline, decide, geoAllows, geoRulesFor, MAX_REVISIONS, normalizeStatus, reservedFor, type JobAction } from './job-state.js';
+import {
+  addMs,
+  claimDeadline,
+  decide,
+  geoAllows,
+  geoRulesFor,
+  MAX_REVISIONS,
+  normalizeStatus,
+  reservedFor,
+  type JobAction,
+} from './job-state.js';
 
-const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({ status, paymentStatus, revisionCount });
+const job = (status: string, paymentStatus = 'paid', revisionCount = 0) => ({
+  status,
+  paymentStatus,
+  revisionCount,
+});
 
 describe('job state machine: allowed transitions', () => {
   const allowed: Array<[string, JobAction, string, number?]> = [
@@ -65,7 +79,9 @@ describe('job state machine: refused transitions are 409 with a sentence', () =>
   });
 
   it('explains the revision limit', () => {
-    expect(refusal(() => decide(job('submitted', 'paid', 1), 'request_revision')).detail).toBe('Only one revision is allowed per job. Please accept the work.');
+    expect(refusal(() => decide(job('submitted', 'paid', 1), 'request_revision')).detail).toBe(
+      'Only one revision is allowed per job. Please accept the work.',
+    );
   });
 
   it('rejects unknown statuses loudly', () => {
@@ -114,8 +130,12 @@ describe('other deadlines', () => {
 describe('revision limit', () => {
   it('allows MAX_REVISIONS (one) revision, then only accepting', () => {
     expect(MAX_REVISIONS).toBe(1);
-    expect(decide(job('submitted', 'paid', MAX_REVISIONS - 1), 'request_revision')).toBe('revision_requested');
-    expect(refusal(() => decide(job('submitted', 'paid', MAX_REVISIONS), 'request_revision')).code).toBe('revision_limit');
+    expect(decide(job('submitted', 'paid', MAX_REVISIONS - 1), 'request_revision')).toBe(
+      'revision_requested',
+    );
+    expect(
+      refusal(() => decide(job('submitted', 'paid', MAX_REVISIONS), 'request_revision')).code,
+    ).toBe('revision_limit');
     expect(decide(job('submitted', 'paid', MAX_REVISIONS), 'accept')).toBe('completed');
     expect(decide(job('revision_requested', 'paid', MAX_REVISIONS), 'submit')).toBe('submitted');
   });
@@ -124,9 +144,13 @@ describe('revision limit', () => {
 describe('re-test hold', () => {
   const now = new Date('2026-01-01T12:00:00.000Z');
   it('holds a re-test for its original tester until reserved_until, then for nobody', () => {
-    expect(reservedFor({ reservedTesterId: 't1', reservedUntil: new Date(now.getTime() + 1) }, now)).toBe('t1');
+    expect(
+      reservedFor({ reservedTesterId: 't1', reservedUntil: new Date(now.getTime() + 1) }, now),
+    ).toBe('t1');
     expect(reservedFor({ reservedTesterId: 't1', reservedUntil: now }, now)).toBeNull();
     expect(reservedFor({ reservedTesterId: 't1', reservedUntil: null }, now)).toBeNull();
-    expect(reservedFor({ reservedTesterId: null, reservedUntil: new Date(now.getTime() + 1) }, now)).toBeNull();
+    expect(
+      reservedFor({ reservedTesterId: null, reservedUntil: new Date(now.getTime() + 1) }, now),
+    ).toBeNull();
   });
 });

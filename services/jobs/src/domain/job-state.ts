@@ -1,5 +1,17 @@
 import { AppError } from '@htm/service-kit/errors';
-import { checkoutRefusal, geoAllows, geoRulesFor, normalizeStatus, refusalFor, REFUSALS, REVISION_LIMIT, TRANSITIONS, type GeoRule, type JobAction as TableAction, type JobStatus } from '@htm/contracts/marketplace';
+import {
+  checkoutRefusal,
+  geoAllows,
+  geoRulesFor,
+  normalizeStatus,
+  refusalFor,
+  REFUSALS,
+  REVISION_LIMIT,
+  TRANSITIONS,
+  type GeoRule,
+  type JobAction as TableAction,
+  type JobStatus,
+} from '@htm/contracts/marketplace';
 
 /**
  * The job lifecycle (ARCHITECTURE.md "Job lifecycle"), as the marketplace rules module states it
@@ -29,7 +41,13 @@ export const MAX_REVISIONS = REVISION_LIMIT;
 export function decide(job: JobState, action: JobAction): JobStatus {
   if (action === 'checkout') {
     const status = normalizeStatus(job.status);
-    const refusal = checkoutRefusal(job) ?? (status === 'open' ? undefined : status === 'completed' ? REFUSALS.completed : REFUSALS.alreadyPaid);
+    const refusal =
+      checkoutRefusal(job) ??
+      (status === 'open'
+        ? undefined
+        : status === 'completed'
+          ? REFUSALS.completed
+          : REFUSALS.alreadyPaid);
     if (refusal) throw AppError.conflict(refusal.detail, refusal.code);
     return 'open';
   }
@@ -39,7 +57,11 @@ export function decide(job: JobState, action: JobAction): JobStatus {
 }
 
 /** When an unsubmitted claim times out: CLAIM_TIMEOUT_MS, else the job's expected completion hours. */
-export function claimDeadline(claimedAt: Date, expectedCompletionHours: number, claimTimeoutMs?: number): Date {
+export function claimDeadline(
+  claimedAt: Date,
+  expectedCompletionHours: number,
+  claimTimeoutMs?: number,
+): Date {
   return new Date(claimedAt.getTime() + (claimTimeoutMs ?? expectedCompletionHours * 3600_000));
 }
 
@@ -48,8 +70,13 @@ export function addMs(at: Date, ms: number): Date {
 }
 
 /** The tester a re-test is held for right now (RETEST_RESERVE_MS after payment), or null once open to all. */
-export function reservedFor(job: { reservedTesterId: string | null; reservedUntil: Date | null }, now: Date = new Date()): string | null {
-  return job.reservedTesterId && job.reservedUntil && job.reservedUntil.getTime() > now.getTime() ? job.reservedTesterId : null;
+export function reservedFor(
+  job: { reservedTesterId: string | null; reservedUntil: Date | null },
+  now: Date = new Date(),
+): string | null {
+  return job.reservedTesterId && job.reservedUntil && job.reservedUntil.getTime() > now.getTime()
+    ? job.reservedTesterId
+    : null;
 }
 
 /** What decides which jobs a tester may take (loaded by claim-job.ts testerStanding, cached by read-cache.ts). */

@@ -2,7 +2,12 @@ import { AppError, type Caller } from '@htm/service-kit';
 import { type FindingSeverity, type PackCluster, type PackSummary } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
-import { currentSubmissions, findPack, listPackJobs, packsOfTester } from '../db/pack.repository.js';
+import {
+  currentSubmissions,
+  findPack,
+  listPackJobs,
+  packsOfTester,
+} from '../db/pack.repository.js';
 import { clusterFindings, type PackFinding } from './finding-clusters.js';
 
 /** A pack as its poster (or the admin) reads it: progress, slots and what the testers agree on. */
@@ -13,7 +18,11 @@ export interface PackRead {
 }
 
 /** Slots by state: claimed means taken by a tester now or before (claimed, submitted, revision, completed). */
-export function packProgress(id: string, size: number, slots: Pick<JobRow, 'status'>[]): PackSummary {
+export function packProgress(
+  id: string,
+  size: number,
+  slots: Pick<JobRow, 'status'>[],
+): PackSummary {
   const count = (...statuses: string[]) => slots.filter((j) => statuses.includes(j.status)).length;
   return {
     id,
@@ -30,16 +39,29 @@ export function packProgress(id: string, size: number, slots: Pick<JobRow, 'stat
  * Clusters group the key findings of each slot's current submission (the texts the poster sees
  * in the preview already) across testers.
  */
-export async function readPack(deps: Pick<JobsDeps, 'db'>, caller: Caller, packId: string): Promise<PackRead> {
+export async function readPack(
+  deps: Pick<JobsDeps, 'db'>,
+  caller: Caller,
+  packId: string,
+): Promise<PackRead> {
   const pack = await findPack(deps.db, packId);
   if (!pack) throw AppError.notFound('Pack not found.', 'pack_not_found');
-  if (caller.type !== 'admin' && pack.posterId !== caller.id) throw AppError.forbidden('Only the poster of this pack can see it.', 'not_pack_poster');
+  if (caller.type !== 'admin' && pack.posterId !== caller.id)
+    throw AppError.forbidden('Only the poster of this pack can see it.', 'not_pack_poster');
   const slots = await listPackJobs(deps.db, pack.id);
   const subs = await currentSubmissions(deps.db, slots);
   const findings: PackFinding[] = subs.flatMap((s) =>
-    s.keyFindings.map((text, i) => ({ jobId: s.jobId, text, severity: (s.findingDetails[i]?.severity ?? null) as FindingSeverity | null })),
+    s.keyFindings.map((text, i) => ({
+      jobId: s.jobId,
+      text,
+      severity: (s.findingDetails[i]?.severity ?? null) as FindingSeverity | null,
+    })),
   );
-  return { pack: packProgress(pack.id, pack.size, slots), jobs: slots, clusters: clusterFindings(findings) };
+  return {
+    pack: packProgress(pack.id, pack.size, slots),
+    jobs: slots,
+    clusters: clusterFindings(findings),
+  };
 }
 
 /** Packs the tester holds or held a slot of: their available jobs leave them out. */

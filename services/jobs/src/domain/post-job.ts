@@ -3,8 +3,21 @@ import { AppError, getCorrelationId, type Caller, type Tx } from '@htm/service-k
 import { JOB_LIMITS, PRICE_PER_TEST_CENTS, type CreateJobBody, type GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
-import { countCheckoutAttempt, findJob, getJob, insertJob as insertJobRow, markUnpaidJobDeleted, setCheckoutSession } from '../db/job.repository.js';
-import { findPack, insertPack, listPackJobs, markUnpaidPackDeleted, setPackCheckoutSession } from '../db/pack.repository.js';
+import {
+  countCheckoutAttempt,
+  findJob,
+  getJob,
+  insertJob as insertJobRow,
+  markUnpaidJobDeleted,
+  setCheckoutSession,
+} from '../db/job.repository.js';
+import {
+  findPack,
+  insertPack,
+  listPackJobs,
+  markUnpaidPackDeleted,
+  setPackCheckoutSession,
+} from '../db/pack.repository.js';
 import { decide } from './job-state.js';
 import { siteHost } from './fresh-eyes.js';
 import { assertInvitable } from './favourites.js';
@@ -20,14 +33,19 @@ export interface CheckoutAnswer {
   payment_error?: string;
 }
 
-export const PAYMENT_DOWN = 'Payments are not answering right now. Your job is saved unpaid; please try paying again in a moment.';
+export const PAYMENT_DOWN =
+  'Payments are not answering right now. Your job is saved unpaid; please try paying again in a moment.';
 
 /**
  * Creates the job unpaid (JobCreated in the same transaction), then asks payments for a checkout
  * session. `testers` above 1 makes a pack: that many jobs with the same content (JobCreated each,
  * PackCreated once, one transaction) and one checkout for all of them (testers × $1).
  */
-export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBody): Promise<CheckoutAnswer> {
+export async function postJob(
+  deps: JobsDeps,
+  caller: Caller,
+  body: CreateJobBody,
+): Promise<CheckoutAnswer> {
   // An invited favourite (#34): the job is held for them (like a re-test) once paid, then opens to everyone.
   if (body.invite_tester_id) await assertInvitable(deps, caller, body.invite_tester_id);
   const fields: NewJob = {
@@ -47,11 +65,35 @@ export async function postJob(deps: JobsDeps, caller: Caller, body: CreateJobBod
     const pack = await insertPack(tx, { posterId: caller.id, size: body.testers, createdAt });
     const slots: JobRow[] = [];
     // An invited favourite is held one slot (a pack's slots each go to a different tester).
-    for (let i = 0; i < body.testers; i++) slots.push(await insertJobIn(deps, tx, caller, { ...fields, reservedTesterId: i === 0 ? fields.reservedTesterId : null, packId: pack.id }, createdAt));
+    for (let i = 0; i < body.testers; i++)
+      slots.push(
+        await insertJobIn(
+          deps,
+          tx,
+          caller,
+          {
+            ...fields,
+            reservedTesterId: i === 0 ? fields.reservedTesterId : null,
+            packId: pack.id,
+          },
+          createdAt,
+        ),
+      );
     slots.sort((a, b) => (a.id < b.id ? -1 : 1));
     await deps.events.record(
       tx,
-      createEvent('PackCreated', pack.id, { packId: pack.id, posterId: caller.id, size: pack.size, jobIds: slots.map((j) => j.id), url: fields.url }, { correlationId: getCorrelationId() }),
+      createEvent(
+        'PackCreated',
+        pack.id,
+        {
+          packId: pack.id,
+          posterId: caller.id,
+          size: pack.size,
+          jobIds: slots.map((j) => j.id),
+          url: fields.url,
+        },
+        { correlationId: getCorrelationId() },
+      ),
     );
     return { pack, slots };
   });
@@ -62,7 +104,9 @@ export const RETEST_TITLE_PREFIX = 'Re-test: ';
 
 /** The re-test's title: "Re-test: " + the original's (without stacking prefixes), within the title limit. */
 export function retestTitle(original: string): string {
-  const base = original.startsWith(RETEST_TITLE_PREFIX) ? original.slice(RETEST_TITLE_PREFIX.length) : original;
+  const base = original.startsWith(RETEST_TITLE_PREFIX)
+    ? original.slice(RETEST_TITLE_PREFIX.length)
+    : original;
   return (RETEST_TITLE_PREFIX + base).slice(0, JOB_LIMITS.titleMax);
 }
 
@@ -70,10 +114,19 @@ export function retestTitle(original: string): string {
  * POST /api/jobs/:id/retest: the poster of a completed job posts it again for the same tester
  * (same url, what to test, requirements and geo rule); once paid it is reserved for that tester.
  */
-export async function retestJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<CheckoutAnswer> {
+export async function retestJob(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<CheckoutAnswer> {
   const original = await getJob(deps.db, jobId);
-  if (original.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can ask for a re-test.', 'not_job_poster');
-  if (original.status !== 'completed') throw AppError.conflict('Only a completed job can be re-tested.', 'not_completed');
+  if (original.posterId !== caller.id)
+    throw AppError.forbidden(
+      'Only the poster of this job can ask for a re-test.',
+      'not_job_poster',
+    );
+  if (original.status !== 'completed')
+    throw AppError.conflict('Only a completed job can be re-tested.', 'not_completed');
   const job = await insertJob(deps, caller, {
     title: retestTitle(original.title),
     url: original.url,
@@ -108,7 +161,13 @@ function insertJob(deps: JobsDeps, caller: Caller, fields: NewJob): Promise<JobR
   return deps.events.inTransaction((tx) => insertJobIn(deps, tx, caller, fields, new Date()));
 }
 
-async function insertJobIn(deps: JobsDeps, tx: Tx, caller: Caller, fields: NewJob, createdAt: Date): Promise<JobRow> {
+async function insertJobIn(
+  deps: JobsDeps,
+  tx: Tx,
+  caller: Caller,
+  fields: NewJob,
+  createdAt: Date,
+): Promise<JobRow> {
   const row = await insertJobRow(tx, {
     ...fields,
     budgetCents: PRICE_PER_TEST_CENTS,
@@ -142,26 +201,44 @@ async function insertJobIn(deps: JobsDeps, tx: Tx, caller: Caller, fields: NewJo
  * POST /api/jobs/:id/checkout: a checkout session for an unpaid job (poster of the job or admin).
  * Payments answers the job's open session while there is one (two tabs get the same session).
  */
-export async function checkoutAgain(deps: JobsDeps, caller: Caller, jobId: string): Promise<CheckoutAnswer> {
+export async function checkoutAgain(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<CheckoutAnswer> {
   const job = await getJob(deps.db, jobId);
   if (job.deletedAt) throw AppError.notFound('Job not found.', 'job_not_found');
-  if (caller.type !== 'admin' && job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can pay for it.', 'not_job_poster');
+  if (caller.type !== 'admin' && job.posterId !== caller.id)
+    throw AppError.forbidden('Only the poster of this job can pay for it.', 'not_job_poster');
   decide(job, 'checkout');
   if (job.packId) {
     // A pack is paid as a whole: one session for all its slots.
     const pack = await findPack(deps.db, job.packId);
-    if (pack) return requestPackCheckout(deps, { id: pack.id, size: pack.size }, await listPackJobs(deps.db, pack.id));
+    if (pack)
+      return requestPackCheckout(
+        deps,
+        { id: pack.id, size: pack.size },
+        await listPackJobs(deps.db, pack.id),
+      );
   }
   return requestCheckout(deps, job);
 }
 
-async function requestPackCheckout(deps: JobsDeps, pack: { id: string; size: number }, slots: JobRow[]): Promise<CheckoutAnswer> {
+async function requestPackCheckout(
+  deps: JobsDeps,
+  pack: { id: string; size: number },
+  slots: JobRow[],
+): Promise<CheckoutAnswer> {
   const answer = await requestCheckout(deps, slots[0], slots);
   const fresh = answer.session_id ? await listPackJobs(deps.db, pack.id) : slots;
   return { ...answer, job: fresh[0] ?? answer.job, jobs: fresh, pack };
 }
 
-async function requestCheckout(deps: JobsDeps, job: JobRow, packSlots?: JobRow[]): Promise<CheckoutAnswer> {
+async function requestCheckout(
+  deps: JobsDeps,
+  job: JobRow,
+  packSlots?: JobRow[],
+): Promise<CheckoutAnswer> {
   const attempt = await countCheckoutAttempt(deps.db, job.id);
   try {
     const r = await deps.payments.createCheckoutSession({
@@ -178,7 +255,11 @@ async function requestCheckout(deps: JobsDeps, job: JobRow, packSlots?: JobRow[]
     // Payments knows the job is paid before its JobPaid reached us: the same 409 as decide().
     if (err instanceof AppError && err.code === 'already_paid') throw err;
     // Payments is down or answered nonsense (the client logged that): the job stays saved, unpaid.
-    if (!(err instanceof AppError && err.code === 'payments_unavailable')) deps.logger.warn({ err: (err as Error).message, jobId: job.id }, 'checkout session could not be created');
+    if (!(err instanceof AppError && err.code === 'payments_unavailable'))
+      deps.logger.warn(
+        { err: (err as Error).message, jobId: job.id },
+        'checkout session could not be created',
+      );
     const fresh = (await findJob(deps.db, job.id)) ?? job;
     return { checkout_url: null, session_id: null, job: fresh, payment_error: PAYMENT_DOWN };
   }
@@ -189,14 +270,27 @@ async function requestCheckout(deps: JobsDeps, job: JobRow, packSlots?: JobRow[]
  * Only the poster; a paid job is 409 `already_paid`. A checkout of it still open in another tab
  * can be paid: JobPaid then restores the job, so a payment never lands on a deleted job.
  */
-export async function deleteUnpaidJob(deps: JobsDeps, caller: Caller, jobId: string): Promise<void> {
+export async function deleteUnpaidJob(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<void> {
   const job = await getJob(deps.db, jobId);
   if (job.deletedAt) throw AppError.notFound('Job not found.', 'job_not_found');
-  if (job.posterId !== caller.id) throw AppError.forbidden('Only the poster of this job can delete it.', 'not_job_poster');
+  if (job.posterId !== caller.id)
+    throw AppError.forbidden('Only the poster of this job can delete it.', 'not_job_poster');
   // A pack is ordered, paid and so deleted as a whole.
   if (job.packId) {
-    if (!(await markUnpaidPackDeleted(deps.db, job.packId))) throw AppError.conflict('This job has been paid for, so it can no longer be deleted.', 'already_paid');
+    if (!(await markUnpaidPackDeleted(deps.db, job.packId)))
+      throw AppError.conflict(
+        'This job has been paid for, so it can no longer be deleted.',
+        'already_paid',
+      );
     return;
   }
-  if (!(await markUnpaidJobDeleted(deps.db, job.id))) throw AppError.conflict('This job has been paid for, so it can no longer be deleted.', 'already_paid');
+  if (!(await markUnpaidJobDeleted(deps.db, job.id)))
+    throw AppError.conflict(
+      'This job has been paid for, so it can no longer be deleted.',
+      'already_paid',
+    );
 }

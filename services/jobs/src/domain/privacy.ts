@@ -2,7 +2,13 @@ import { createEvent, type EventEnvelope } from '@htm/events';
 import type { PrivacyAnswers } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
 import type { JobsDeps } from '../deps.js';
-import { eraseJobsUser, listHeldJobs, listUserFiles, readJobsPart, wasHandled } from '../db/privacy.repository.js';
+import {
+  eraseJobsUser,
+  listHeldJobs,
+  listUserFiles,
+  readJobsPart,
+  wasHandled,
+} from '../db/privacy.repository.js';
 
 /** The jobs service's answers to identity's /internal/privacy calls ("Your data, your call"). */
 export function jobsPrivacyAnswers(deps: JobsDeps): PrivacyAnswers {
@@ -13,8 +19,16 @@ export function jobsPrivacyAnswers(deps: JobsDeps): PrivacyAnswers {
       return {
         data,
         files: [
-          ...own.files.map((f) => ({ id: `file-${f.id}`, name: f.originalName ?? `${f.id}.${f.ext}`, size: f.size })),
-          ...own.recordings.map((r) => ({ id: `rec-${r.id}`, name: `recording-${r.id}.${r.mimeType?.includes('mp4') ? 'mp4' : 'webm'}`, size: r.sizeBytes ?? null })),
+          ...own.files.map((f) => ({
+            id: `file-${f.id}`,
+            name: f.originalName ?? `${f.id}.${f.ext}`,
+            size: f.size,
+          })),
+          ...own.recordings.map((r) => ({
+            id: `rec-${r.id}`,
+            name: `recording-${r.id}.${r.mimeType?.includes('mp4') ? 'mp4' : 'webm'}`,
+            size: r.sizeBytes ?? null,
+          })),
         ],
       };
     },
@@ -23,14 +37,23 @@ export function jobsPrivacyAnswers(deps: JobsDeps): PrivacyAnswers {
       if (fileId.startsWith('file-')) {
         const f = own.files.find((x) => `file-${x.id}` === fileId);
         if (!f) return undefined;
-        return { stream: (await deps.storage.get(f.storageKey)).stream, contentType: f.contentType };
+        return {
+          stream: (await deps.storage.get(f.storageKey)).stream,
+          contentType: f.contentType,
+        };
       }
       const r = own.recordings.find((x) => `rec-${x.id}` === fileId);
       if (!r) return undefined;
-      return { stream: await (await deps.recordingStore).stream(r.id), contentType: r.mimeType ?? 'video/webm' };
+      return {
+        stream: await (await deps.recordingStore).stream(r.id),
+        contentType: r.mimeType ?? 'video/webm',
+      };
     },
     blockers: async (userId) =>
-      (await listHeldJobs(deps.db, userId)).map((j) => `You are testing "${j.title}": submit your work for it (or let it be released) first.`),
+      (await listHeldJobs(deps.db, userId)).map(
+        (j) =>
+          `You are testing "${j.title}": submit your work for it (or let it be released) first.`,
+      ),
     handled: (eventId) => wasHandled(deps.db, eventId),
   };
 }
@@ -40,14 +63,39 @@ export function jobsPrivacyAnswers(deps: JobsDeps): PrivacyAnswers {
  * the stored bytes of the user's uploads and recordings (deleting a missing one is harmless), and
  * JobsWithdrawn for the poster's paid jobs nobody started, which payments refunds.
  */
-export async function eraseUserInJobs(deps: Pick<JobsDeps, 'events' | 'storage' | 'recordingStore' | 'logger'>, e: EventEnvelope<'UserDeleted'>, tx: Tx): Promise<void> {
+export async function eraseUserInJobs(
+  deps: Pick<JobsDeps, 'events' | 'storage' | 'recordingStore' | 'logger'>,
+  e: EventEnvelope<'UserDeleted'>,
+  tx: Tx,
+): Promise<void> {
   const { userId, pseudonym } = e.data;
   const erased = await eraseJobsUser(tx, userId, pseudonym);
   if (erased.refundJobIds.length) {
-    await deps.events.record(tx, createEvent('JobsWithdrawn', pseudonym, { posterId: pseudonym, refundJobIds: erased.refundJobIds, reason: 'account_deleted' }, { correlationId: e.correlationId ?? undefined }));
+    await deps.events.record(
+      tx,
+      createEvent(
+        'JobsWithdrawn',
+        pseudonym,
+        { posterId: pseudonym, refundJobIds: erased.refundJobIds, reason: 'account_deleted' },
+        { correlationId: e.correlationId ?? undefined },
+      ),
+    );
   }
   for (const key of erased.fileKeys) await deps.storage.delete(key);
   const recordings = await deps.recordingStore;
-  for (const id of erased.recordingIds) await recordings.remove(id).catch((err: Error) => deps.logger.warn({ id, err: err.message }, 'recording of an erased user already gone'));
-  deps.logger.info({ userId, files: erased.fileKeys.length, recordings: erased.recordingIds.length, withdrawnJobs: erased.refundJobIds.length }, 'user erased in jobs');
+  for (const id of erased.recordingIds)
+    await recordings
+      .remove(id)
+      .catch((err: Error) =>
+        deps.logger.warn({ id, err: err.message }, 'recording of an erased user already gone'),
+      );
+  deps.logger.info(
+    {
+      userId,
+      files: erased.fileKeys.length,
+      recordings: erased.recordingIds.length,
+      withdrawnJobs: erased.refundJobIds.length,
+    },
+    'user erased in jobs',
+  );
 }

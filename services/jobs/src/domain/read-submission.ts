@@ -33,23 +33,38 @@ type Reader = 'admin' | 'poster' | 'tester';
 function readerOf(caller: Caller, job: JobRow, sub: SubmissionRow | undefined): Reader | undefined {
   if (caller.type === 'admin') return 'admin';
   if (caller.type === 'poster' && job.posterId === caller.id) return 'poster';
-  if (caller.type === 'tester' && (sub ? sub.testerId === caller.id : job.testerId === caller.id)) return 'tester';
+  if (caller.type === 'tester' && (sub ? sub.testerId === caller.id : job.testerId === caller.id))
+    return 'tester';
   return undefined;
 }
 
 /** GET /api/jobs/:id/submission: the poster (locked until accepted), the tester who made it, the admin. */
-export async function readSubmission(deps: JobsDeps, caller: Caller, jobId: string): Promise<SubmissionRead> {
+export async function readSubmission(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<SubmissionRead> {
   const job = await getJob(deps.db, jobId);
   const sub = await findSubmission(deps.db, job.currentSubmissionId);
   const reader = readerOf(caller, job, sub);
-  if (!reader) throw AppError.forbidden('You cannot see the work submitted for this job.', 'not_allowed');
-  if (!sub) throw AppError.notFound('No work has been submitted for this job yet.', 'no_submission');
+  if (!reader)
+    throw AppError.forbidden('You cannot see the work submitted for this job.', 'not_allowed');
+  if (!sub)
+    throw AppError.notFound('No work has been submitted for this job yet.', 'no_submission');
   const locked = reader === 'poster' && !sub.acceptedAt;
   const fileRows = locked ? [] : await filesByIds(deps.db, sub.fileIds);
-  return { submission: sub, files: fileRows, locked, recording: await attachedRecording(deps, sub) };
+  return {
+    submission: sub,
+    files: fileRows,
+    locked,
+    recording: await attachedRecording(deps, sub),
+  };
 }
 
-async function attachedRecording(deps: JobsDeps, sub: SubmissionRow): Promise<RecordingRow | undefined> {
+async function attachedRecording(
+  deps: JobsDeps,
+  sub: SubmissionRow,
+): Promise<RecordingRow | undefined> {
   if (!sub.recordingId) return undefined;
   const rec = await findRecording(deps.db, sub.recordingId);
   return rec?.status === 'complete' ? rec : undefined;
@@ -61,21 +76,40 @@ async function attachedRecording(deps: JobsDeps, sub: SubmissionRow): Promise<Re
  * sees the earlier findings while re-testing (the whole earlier report only if it is theirs), the
  * poster sees "after" once the re-test is accepted.
  */
-export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId: string): Promise<RetestComparison> {
+export async function readRetestComparison(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<RetestComparison> {
   const job = await getJob(deps.db, jobId);
   const allowed =
     caller.type === 'admin' ||
     (caller.type === 'poster' && job.posterId === caller.id) ||
-    (caller.type === 'tester' && (job.testerId === caller.id || job.reservedTesterId === caller.id));
-  if (!allowed) throw AppError.forbidden('You cannot see the findings of this re-test.', 'not_allowed');
+    (caller.type === 'tester' &&
+      (job.testerId === caller.id || job.reservedTesterId === caller.id));
+  if (!allowed)
+    throw AppError.forbidden('You cannot see the findings of this re-test.', 'not_allowed');
   if (!job.retestOf) throw AppError.notFound('This job is not a re-test.', 'not_a_retest');
   const original = await findJob(deps.db, job.retestOf);
   const beforeSub = await findSubmission(deps.db, original?.currentSubmissionId ?? null);
   const afterSub = await findSubmission(deps.db, job.currentSubmissionId);
-  const beforeFindingsOnly = caller.type === 'tester' && !!beforeSub && beforeSub.testerId !== caller.id;
-  const before = beforeSub ? { submission: beforeSub, files: beforeFindingsOnly ? [] : await filesByIds(deps.db, beforeSub.fileIds), locked: false } : null;
+  const beforeFindingsOnly =
+    caller.type === 'tester' && !!beforeSub && beforeSub.testerId !== caller.id;
+  const before = beforeSub
+    ? {
+        submission: beforeSub,
+        files: beforeFindingsOnly ? [] : await filesByIds(deps.db, beforeSub.fileIds),
+        locked: false,
+      }
+    : null;
   const afterLocked = caller.type === 'poster' && !afterSub?.acceptedAt;
-  const after = afterSub ? { submission: afterSub, files: afterLocked ? [] : await filesByIds(deps.db, afterSub.fileIds), locked: afterLocked } : null;
+  const after = afterSub
+    ? {
+        submission: afterSub,
+        files: afterLocked ? [] : await filesByIds(deps.db, afterSub.fileIds),
+        locked: afterLocked,
+      }
+    : null;
   return { job, retestOf: job.retestOf, before, after, beforeFindingsOnly };
 }
 
@@ -83,24 +117,35 @@ export async function readRetestComparison(deps: JobsDeps, caller: Caller, jobId
  * GET /api/files/:id rights: a valid signed link, or a bearer token of the admin, the tester
  * who uploaded it, or the job's poster (previews always; originals once accepted).
  */
-export async function authorizeFile(deps: JobsDeps, fileId: string, access: { sig?: string; caller?: Caller }): Promise<FileRow> {
+export async function authorizeFile(
+  deps: JobsDeps,
+  fileId: string,
+  access: { sig?: string; caller?: Caller },
+): Promise<FileRow> {
   const file = await findFile(deps.db, fileId);
   if (access.sig !== undefined && !access.caller) {
     const v = deps.links.verify(fileId, access.sig);
-    if (v === 'expired') throw AppError.forbidden('This link has expired. Please reload the page.', 'link_expired');
+    if (v === 'expired')
+      throw AppError.forbidden('This link has expired. Please reload the page.', 'link_expired');
     if (v === 'invalid') throw AppError.forbidden('This link is not valid.', 'link_invalid');
     if (!file) throw AppError.notFound('File not found.', 'file_not_found');
     return file;
   }
   const caller = access.caller;
   if (!caller) throw AppError.unauthorized('Please sign in.', 'unauthenticated');
-  if (access.sig !== undefined && deps.links.verify(fileId, access.sig) === 'ok' && file) return file;
+  if (access.sig !== undefined && deps.links.verify(fileId, access.sig) === 'ok' && file)
+    return file;
   if (!file) throw AppError.notFound('File not found.', 'file_not_found');
   if (caller.type === 'admin') return file;
   const job = await findJob(deps.db, file.jobId);
   const sub = await findSubmission(deps.db, file.submissionId);
   if (!job || !sub) throw AppError.notFound('File not found.', 'file_not_found');
   if (caller.type === 'tester' && sub.testerId === caller.id) return file;
-  if (caller.type === 'poster' && job.posterId === caller.id && (file.kind === 'preview' || sub.acceptedAt)) return file;
+  if (
+    caller.type === 'poster' &&
+    job.posterId === caller.id &&
+    (file.kind === 'preview' || sub.acceptedAt)
+  )
+    return file;
   throw AppError.forbidden('You cannot see this file.', 'not_allowed');
 }

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError, type Caller } from '@htm/service-kit';
-import { FINDING_MESSAGES, RECORDING_MESSAGES, findingFieldPrefix, type FindingDetails } from '@htm/contracts';
+import {
+  FINDING_MESSAGES,
+  RECORDING_MESSAGES,
+  findingFieldPrefix,
+  type FindingDetails,
+} from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { RecordingRow } from '../db/schema.js';
 import { findJob, getJob } from '../db/job.repository.js';
@@ -25,7 +30,13 @@ const RECORDING_LINK_MIN_MS = 4 * 3600_000;
 
 /** The content type of a video by its first bytes: WebM/Matroska (EBML) or MP4 (ftyp); null otherwise. */
 export function sniffVideo(head: Buffer): 'video/webm' | 'video/x-matroska' | 'video/mp4' | null {
-  if (head.length >= 4 && head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) {
+  if (
+    head.length >= 4 &&
+    head[0] === 0x1a &&
+    head[1] === 0x45 &&
+    head[2] === 0xdf &&
+    head[3] === 0xa3
+  ) {
     return head.includes(Buffer.from('webm')) ? 'video/webm' : 'video/x-matroska';
   }
   if (head.length >= 12 && head.subarray(4, 8).toString('latin1') === 'ftyp') return 'video/mp4';
@@ -34,7 +45,8 @@ export function sniffVideo(head: Buffer): 'video/webm' | 'video/x-matroska' | 'v
 
 async function assertHolding(deps: JobsDeps, caller: Caller, jobId: string): Promise<void> {
   const job = await findJob(deps.db, jobId);
-  if (!job || job.testerId !== caller.id || !HOLDING.has(job.status)) throw AppError.forbidden(RECORDING_MESSAGES.notYourJob, 'not_job_tester');
+  if (!job || job.testerId !== caller.id || !HOLDING.has(job.status))
+    throw AppError.forbidden(RECORDING_MESSAGES.notYourJob, 'not_job_tester');
 }
 
 /**
@@ -42,25 +54,46 @@ async function assertHolding(deps: JobsDeps, caller: Caller, jobId: string): Pro
  * revision_requested), a declared length within RECORDING_MAX_BYTES, a video type when one is
  * declared. Returns the new recording's id (the row exists before the first byte).
  */
-export async function startRecording(deps: JobsDeps, caller: Caller, u: { jobId: string | undefined; fileType: string | undefined; uploadLength: number | undefined }): Promise<string> {
-  if (!u.jobId) throw AppError.invalid(RECORDING_MESSAGES.jobIdRequired, { job_id: [RECORDING_MESSAGES.jobIdRequired] });
+export async function startRecording(
+  deps: JobsDeps,
+  caller: Caller,
+  u: { jobId: string | undefined; fileType: string | undefined; uploadLength: number | undefined },
+): Promise<string> {
+  if (!u.jobId)
+    throw AppError.invalid(RECORDING_MESSAGES.jobIdRequired, {
+      job_id: [RECORDING_MESSAGES.jobIdRequired],
+    });
   if (u.uploadLength !== undefined && u.uploadLength > deps.config.RECORDING_MAX_BYTES) {
-    throw new AppError('too_large', RECORDING_MESSAGES.tooLarge(deps.config.RECORDING_MAX_BYTES), { code: 'recording_too_large' });
+    throw new AppError('too_large', RECORDING_MESSAGES.tooLarge(deps.config.RECORDING_MAX_BYTES), {
+      code: 'recording_too_large',
+    });
   }
-  if (u.fileType && !/^video\//i.test(u.fileType)) throw new AppError('unsupported_type', RECORDING_MESSAGES.notVideo, { code: 'not_a_video' });
+  if (u.fileType && !/^video\//i.test(u.fileType))
+    throw new AppError('unsupported_type', RECORDING_MESSAGES.notVideo, { code: 'not_a_video' });
   await assertHolding(deps, caller, u.jobId);
   const id = randomUUID().replace(/-/g, '');
-  await insertRecording(deps.db, { id, jobId: u.jobId, testerId: caller.id, mimeType: u.fileType?.split(';')[0].trim().toLowerCase() ?? null });
+  await insertRecording(deps.db, {
+    id,
+    jobId: u.jobId,
+    testerId: caller.id,
+    mimeType: u.fileType?.split(';')[0].trim().toLowerCase() ?? null,
+  });
   return id;
 }
 
 /** tus PATCH / HEAD: the recording's own tester, and (PATCH) only while still holding its job. */
-export async function authorizeRecordingUpload(deps: JobsDeps, caller: Caller, id: string, writing: boolean): Promise<void> {
+export async function authorizeRecordingUpload(
+  deps: JobsDeps,
+  caller: Caller,
+  id: string,
+  writing: boolean,
+): Promise<void> {
   // The usual PATCH (a recorder sends one every few seconds): checked and touched in one statement.
   if (writing && (await touchHeldRecording(deps.db, id, caller.id))) return;
   const rec = await findRecording(deps.db, id);
   if (!rec) throw AppError.notFound(RECORDING_MESSAGES.notFound, 'recording_not_found');
-  if (rec.testerId !== caller.id) throw AppError.forbidden(RECORDING_MESSAGES.notYourUpload, 'not_your_recording');
+  if (rec.testerId !== caller.id)
+    throw AppError.forbidden(RECORDING_MESSAGES.notYourUpload, 'not_your_recording');
   if (writing) {
     await assertHolding(deps, caller, rec.jobId);
     await touchRecording(deps.db, id);
@@ -78,7 +111,9 @@ export async function finishRecording(deps: JobsDeps, id: string): Promise<void>
     await store.remove(id);
     await deleteRecordingRow(deps.db, id);
     deps.logger.info({ recordingId: id }, 'recording refused: not a WebM or MP4 video; deleted');
-    throw new AppError('unsupported_type', RECORDING_MESSAGES.notVideoContent, { code: 'not_a_video' });
+    throw new AppError('unsupported_type', RECORDING_MESSAGES.notVideoContent, {
+      code: 'not_a_video',
+    });
   }
   await completeRecording(deps.db, id, { mimeType: type, sizeBytes: await store.size(id) });
   const work = makeSeekable(deps, id, type).finally(() => deps.recordingWork.delete(work));
@@ -104,10 +139,21 @@ export async function makeSeekable(deps: JobsDeps, id: string, type: string): Pr
     if (!(await findRecording(deps.db, id))) return; // deleted meanwhile
     await store.replace(id, out, type);
     await setRecordingMeasured(deps.db, id, { sizeBytes: await store.size(id), durationMs });
-    log.info({ durationMs, ms: Date.now() - started }, 'recording remuxed: seekable, duration recorded');
+    log.info(
+      { durationMs, ms: Date.now() - started },
+      'recording remuxed: seekable, duration recorded',
+    );
   } catch (err) {
-    if (isMissingProgram(err)) log.warn({ ffmpeg: deps.config.FFMPEG_PATH }, 'ffmpeg/ffprobe not found: the recording is kept as uploaded, without duration or cues (players may not seek in it). Install ffmpeg.');
-    else log.error({ err: (err as Error).message }, 'recording could not be remuxed; kept as uploaded');
+    if (isMissingProgram(err))
+      log.warn(
+        { ffmpeg: deps.config.FFMPEG_PATH },
+        'ffmpeg/ffprobe not found: the recording is kept as uploaded, without duration or cues (players may not seek in it). Install ffmpeg.',
+      );
+    else
+      log.error(
+        { err: (err as Error).message },
+        'recording could not be remuxed; kept as uploaded',
+      );
   } finally {
     await rm(src, { force: true });
     await rm(out, { force: true });
@@ -118,15 +164,30 @@ export async function makeSeekable(deps: JobsDeps, id: string, type: string): Pr
  * Submit work with `recording_id`: the tester's own finished recording of this job, and each
  * finding's moment within its duration (when measured). Returns the recording's id or null.
  */
-export async function recordingForSubmission(deps: JobsDeps, caller: Caller, jobId: string, recordingId: string | undefined, variant: SubmitVariant, details: FindingDetails[]): Promise<string | null> {
+export async function recordingForSubmission(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+  recordingId: string | undefined,
+  variant: SubmitVariant,
+  details: FindingDetails[],
+): Promise<string | null> {
   const given = recordingId?.trim();
   if (!given) return null;
   const rec = await findRecording(deps.db, given);
-  if (!rec || rec.jobId !== jobId || rec.testerId !== caller.id) throw AppError.invalid(RECORDING_MESSAGES.unknownRecording, { recording_id: [RECORDING_MESSAGES.unknownRecording] });
-  if (rec.status !== 'complete') throw AppError.conflict(RECORDING_MESSAGES.stillUploading, 'recording_uploading');
+  if (!rec || rec.jobId !== jobId || rec.testerId !== caller.id)
+    throw AppError.invalid(RECORDING_MESSAGES.unknownRecording, {
+      recording_id: [RECORDING_MESSAGES.unknownRecording],
+    });
+  if (rec.status !== 'complete')
+    throw AppError.conflict(RECORDING_MESSAGES.stillUploading, 'recording_uploading');
   // Remuxing takes seconds; wait a little for the duration rather than skip the check.
   const pending = [...deps.recordingWork];
-  if (rec.durationMs === null && pending.length) await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, 5000).unref())]);
+  if (rec.durationMs === null && pending.length)
+    await Promise.race([
+      Promise.allSettled(pending),
+      new Promise((r) => setTimeout(r, 5000).unref()),
+    ]);
   const durationMs = (await findRecording(deps.db, given))?.durationMs ?? null;
   if (durationMs !== null) {
     details.forEach((d, i) => {
@@ -141,33 +202,53 @@ export async function recordingForSubmission(deps: JobsDeps, caller: Caller, job
 }
 
 /** The signed link the submission view hands to its readers (`<video src>` sends no bearer header). */
-export function recordingUrl(deps: Pick<JobsDeps, 'links' | 'config'>, id: string, now = Date.now()): string {
+export function recordingUrl(
+  deps: Pick<JobsDeps, 'links' | 'config'>,
+  id: string,
+  now = Date.now(),
+): string {
   const ttl = Math.max(deps.config.FILE_URL_TTL_MS, RECORDING_LINK_MIN_MS);
   return `/api/recordings/${id}?sig=${deps.links.sign(`recording:${id}`, now + ttl)}`;
 }
 
 /** GET /api/recordings/:id: a valid signed link, or the job's poster, the recording's tester, the admin. */
-export async function authorizeRecordingRead(deps: JobsDeps, id: string, access: { sig?: string; caller?: Caller }): Promise<RecordingRow> {
+export async function authorizeRecordingRead(
+  deps: JobsDeps,
+  id: string,
+  access: { sig?: string; caller?: Caller },
+): Promise<RecordingRow> {
   const rec = await findRecording(deps.db, id);
   if (access.sig !== undefined && deps.links.verify(`recording:${id}`, access.sig) === 'ok') {
-    if (!rec || rec.status !== 'complete') throw AppError.notFound(RECORDING_MESSAGES.notFound, 'recording_not_found');
+    if (!rec || rec.status !== 'complete')
+      throw AppError.notFound(RECORDING_MESSAGES.notFound, 'recording_not_found');
     return rec;
   }
   const caller = access.caller;
   if (!caller) {
-    if (access.sig !== undefined && deps.links.verify(`recording:${id}`, access.sig) === 'expired') throw AppError.forbidden('This link has expired. Please reload the page.', 'link_expired');
+    if (access.sig !== undefined && deps.links.verify(`recording:${id}`, access.sig) === 'expired')
+      throw AppError.forbidden('This link has expired. Please reload the page.', 'link_expired');
     throw AppError.unauthorized('Please sign in.', 'unauthenticated');
   }
-  if (!rec || rec.status !== 'complete') throw AppError.notFound(RECORDING_MESSAGES.notFound, 'recording_not_found');
-  if (caller.type === 'admin' || (caller.type === 'tester' && rec.testerId === caller.id)) return rec;
-  if (caller.type === 'poster' && (await getJob(deps.db, rec.jobId)).posterId === caller.id) return rec;
+  if (!rec || rec.status !== 'complete')
+    throw AppError.notFound(RECORDING_MESSAGES.notFound, 'recording_not_found');
+  if (caller.type === 'admin' || (caller.type === 'tester' && rec.testerId === caller.id))
+    return rec;
+  if (caller.type === 'poster' && (await getJob(deps.db, rec.jobId)).posterId === caller.id)
+    return rec;
   throw AppError.forbidden(RECORDING_MESSAGES.cannotSee, 'not_allowed');
 }
 
 /** Deletes one recording's bytes and row. */
 export async function deleteRecording(deps: JobsDeps, id: string): Promise<void> {
   const store = await deps.recordingStore;
-  await store.remove(id).catch((err) => deps.logger.warn({ err: (err as Error).message, recordingId: id }, 'could not delete recording'));
+  await store
+    .remove(id)
+    .catch((err) =>
+      deps.logger.warn(
+        { err: (err as Error).message, recordingId: id },
+        'could not delete recording',
+      ),
+    );
   await deleteRecordingRow(deps.db, id);
 }
 
@@ -175,8 +256,16 @@ export async function deleteRecording(deps: JobsDeps, id: string): Promise<void>
  * The worker's sweep: uploads idle for RECORDING_ABANDONED_MS and never submitted, and recordings
  * of jobs completed RECORDING_RETENTION_DAYS ago. Returns how many went, by reason.
  */
-export async function sweepRecordings(deps: JobsDeps, now = new Date()): Promise<{ abandoned: number; retention: number }> {
-  const due = await recordingsToSweep(deps.db, now, deps.config.RECORDING_ABANDONED_MS, deps.config.RECORDING_RETENTION_DAYS * 86_400_000);
+export async function sweepRecordings(
+  deps: JobsDeps,
+  now = new Date(),
+): Promise<{ abandoned: number; retention: number }> {
+  const due = await recordingsToSweep(
+    deps.db,
+    now,
+    deps.config.RECORDING_ABANDONED_MS,
+    deps.config.RECORDING_RETENTION_DAYS * 86_400_000,
+  );
   const counts = { abandoned: 0, retention: 0 };
   for (const r of due) {
     await deleteRecording(deps, r.id);

@@ -14,22 +14,44 @@ import { insertStrike } from '../db/appeal.repository.js';
 export async function expireHold(
   tx: Tx,
   deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
-  t: { reason: 'claim_timeout' | 'revision_expired'; jobId: string; testerId: string; deadlineAt: Date },
+  t: {
+    reason: 'claim_timeout' | 'revision_expired';
+    jobId: string;
+    testerId: string;
+    deadlineAt: Date;
+  },
 ): Promise<boolean> {
-  const deadline = t.reason === 'claim_timeout' ? { claimDeadlineAt: t.deadlineAt } : { revisionDeadlineAt: t.deadlineAt };
-  const row = await applyTransition(tx, { id: t.jobId, testerId: t.testerId, ...deadline }, t.reason, { releasedTesterId: t.testerId, releaseReason: t.reason });
+  const deadline =
+    t.reason === 'claim_timeout'
+      ? { claimDeadlineAt: t.deadlineAt }
+      : { revisionDeadlineAt: t.deadlineAt };
+  const row = await applyTransition(
+    tx,
+    { id: t.jobId, testerId: t.testerId, ...deadline },
+    t.reason,
+    { releasedTesterId: t.testerId, releaseReason: t.reason },
+  );
   if (!row) return false;
   const strikes = await addStrike(tx, t.testerId);
   // Its own row, with its reason: the tester sees it and may appeal it once (#34).
   await insertStrike(tx, { testerId: t.testerId, jobId: t.jobId, reason: t.reason });
   await deps.events.record(
     tx,
-    createEvent('JobReleased', t.jobId, { jobId: t.jobId, testerId: t.testerId, reason: t.reason, posterId: row.posterId, geoRule: row.geoRule as GeoRule }),
+    createEvent('JobReleased', t.jobId, {
+      jobId: t.jobId,
+      testerId: t.testerId,
+      reason: t.reason,
+      posterId: row.posterId,
+      geoRule: row.geoRule as GeoRule,
+    }),
     createEvent('TesterStrikeRecorded', t.testerId, {
       testerId: t.testerId,
       jobId: t.jobId,
       strikes,
-      reason: t.reason === 'claim_timeout' ? 'The claim ran out before work was submitted.' : 'The revision was not resubmitted in time.',
+      reason:
+        t.reason === 'claim_timeout'
+          ? 'The claim ran out before work was submitted.'
+          : 'The revision was not resubmitted in time.',
     }),
   );
   return true;
@@ -47,12 +69,19 @@ export async function closeUnfilledSlot(
   t: { jobId: string; at: Date },
 ): Promise<boolean> {
   const job = await findJob(tx, t.jobId);
-  if (!job?.packId || !job.fillDeadlineAt || job.fillDeadlineAt.getTime() > t.at.getTime()) return false;
+  if (!job?.packId || !job.fillDeadlineAt || job.fillDeadlineAt.getTime() > t.at.getTime())
+    return false;
   const row = await applyTransition(tx, { id: job.id }, 'close_unfilled', { closedAt: t.at });
   if (!row?.packId) return false;
   await deps.events.record(
     tx,
-    createEvent('PackSlotClosed', row.id, { jobId: row.id, packId: row.packId, posterId: row.posterId, title: row.title, closedAt: t.at.toISOString() }),
+    createEvent('PackSlotClosed', row.id, {
+      jobId: row.id,
+      packId: row.packId,
+      posterId: row.posterId,
+      title: row.title,
+      closedAt: t.at.toISOString(),
+    }),
   );
   return true;
 }

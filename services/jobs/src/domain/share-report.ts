@@ -5,7 +5,13 @@ import type { FileRow, JobRow, RecordingRow, ShareLinkRow } from '../db/schema.j
 import { getJob } from '../db/job.repository.js';
 import { filesByIds, findFile, findSubmission } from '../db/submission.repository.js';
 import { findRecording } from '../db/recording.repository.js';
-import { deleteShareLink, findShareLinkByHash, findShareLinkOfJob, testerCountry, upsertShareLink } from '../db/share.repository.js';
+import {
+  deleteShareLink,
+  findShareLinkByHash,
+  findShareLinkOfJob,
+  testerCountry,
+  upsertShareLink,
+} from '../db/share.repository.js';
 import { ShareTokens } from '../storage/share-tokens.js';
 import { readSubmission, type SubmissionRead } from './read-submission.js';
 
@@ -32,16 +38,29 @@ const tokens = (deps: Pick<JobsDeps, 'config'>) => ShareTokens.fromConfig(deps.c
 function mayShare(caller: Caller, job: JobRow): void {
   if (caller.type === 'admin') return;
   if (caller.type === 'poster' && job.posterId === caller.id) return;
-  throw AppError.forbidden('Only the poster of this job can share or download its report.', 'not_job_poster');
+  throw AppError.forbidden(
+    'Only the poster of this job can share or download its report.',
+    'not_job_poster',
+  );
 }
 
-const live = (row: ShareLinkRow | undefined, now = Date.now()): row is ShareLinkRow => !!row && row.expiresAt.getTime() > now;
+const live = (row: ShareLinkRow | undefined, now = Date.now()): row is ShareLinkRow =>
+  !!row && row.expiresAt.getTime() > now;
 
 /** POST /api/jobs/:id/share: the job's one live link (the same one again while it lives). */
-export async function createShareLink(deps: JobsDeps, caller: Caller, jobId: string, days: number = SHARE_LINK_LIMITS.defaultDays): Promise<ShareLink> {
+export async function createShareLink(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+  days: number = SHARE_LINK_LIMITS.defaultDays,
+): Promise<ShareLink> {
   const job = await getJob(deps.db, jobId);
   mayShare(caller, job);
-  if (!job.currentSubmissionId) throw AppError.conflict('There is no report to share yet: no work has been submitted for this job.', 'no_submission');
+  if (!job.currentSubmissionId)
+    throw AppError.conflict(
+      'There is no report to share yet: no work has been submitted for this job.',
+      'no_submission',
+    );
   const t = tokens(deps);
   const nonce = t.newNonce();
   const row = await upsertShareLink(deps.db, {
@@ -55,7 +74,11 @@ export async function createShareLink(deps: JobsDeps, caller: Caller, jobId: str
 }
 
 /** DELETE /api/jobs/:id/share: the link stops working at once (nothing to revoke is fine too). */
-export async function revokeShareLink(deps: JobsDeps, caller: Caller, jobId: string): Promise<void> {
+export async function revokeShareLink(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<void> {
   const job = await getJob(deps.db, jobId);
   mayShare(caller, job);
   await deleteShareLink(deps.db, job.id);
@@ -64,7 +87,10 @@ export async function revokeShareLink(deps: JobsDeps, caller: Caller, jobId: str
 const gone = () => AppError.notFound(REPORT_MESSAGES.linkGone, 'link_gone');
 
 /** The job behind a share token; revoked, expired, unknown and malformed tokens all answer the same 404. */
-export async function resolveShareToken(deps: JobsDeps, token: string): Promise<{ link: ShareLinkRow; share: ShareLink }> {
+export async function resolveShareToken(
+  deps: JobsDeps,
+  token: string,
+): Promise<{ link: ShareLinkRow; share: ShareLink }> {
   const t = tokens(deps);
   if (!t.wellFormed(token)) throw gone();
   const hash = t.hash(token);
@@ -73,11 +99,20 @@ export async function resolveShareToken(deps: JobsDeps, token: string): Promise<
   return { link, share: { token, expiresAt: link.expiresAt } };
 }
 
-async function sourceFor(deps: JobsDeps, job: JobRow, read: SubmissionRead, share: ShareLink | null): Promise<ReportSource> {
+async function sourceFor(
+  deps: JobsDeps,
+  job: JobRow,
+  read: SubmissionRead,
+  share: ShareLink | null,
+): Promise<ReportSource> {
   const sub = read.submission;
   const images = read.locked
-    ? (sub.previewFileId ? await filesByIds(deps.db, [sub.previewFileId]) : [])
-    : sub.fileIds.map((id) => read.files.find((f) => f.id === id)).filter((f): f is FileRow => !!f && f.contentType.startsWith('image/'));
+    ? sub.previewFileId
+      ? await filesByIds(deps.db, [sub.previewFileId])
+      : []
+    : sub.fileIds
+        .map((id) => read.files.find((f) => f.id === id))
+        .filter((f): f is FileRow => !!f && f.contentType.startsWith('image/'));
   return { job, read, testerCountry: await testerCountry(deps.db, sub.testerId), images, share };
 }
 
@@ -87,20 +122,30 @@ export async function readSharedReport(deps: JobsDeps, token: string): Promise<R
   const job = await getJob(deps.db, link.jobId).catch(() => {
     throw gone();
   });
-  const read = await readSubmission(deps, { id: job.posterId, type: 'poster' } as Caller, job.id).catch(() => {
+  const read = await readSubmission(
+    deps,
+    { id: job.posterId, type: 'poster' } as Caller,
+    job.id,
+  ).catch(() => {
     throw gone();
   });
   return sourceFor(deps, job, read, share);
 }
 
 /** GET /api/jobs/:id/report.pdf: the poster's (or the admin's) own report. */
-export async function readOwnReport(deps: JobsDeps, caller: Caller, jobId: string): Promise<ReportSource> {
+export async function readOwnReport(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<ReportSource> {
   const job = await getJob(deps.db, jobId);
   mayShare(caller, job);
   // Always as the poster sees it, also for the admin: a report is the poster's document.
   const read = await readSubmission(deps, { id: job.posterId, type: 'poster' } as Caller, job.id);
   const link = await findShareLinkOfJob(deps.db, job.id);
-  const share = live(link) ? { token: tokens(deps).token(link.jobId, link.nonce), expiresAt: link.expiresAt } : null;
+  const share = live(link)
+    ? { token: tokens(deps).token(link.jobId, link.nonce), expiresAt: link.expiresAt }
+    : null;
   return sourceFor(deps, job, read, share);
 }
 
@@ -108,7 +153,11 @@ export async function readOwnReport(deps: JobsDeps, caller: Caller, jobId: strin
  * GET /api/shared/:token/files/:fileId: a file of the shared job's current submission, with the
  * poster's rights (previews always, the rest once accepted); anything else is not found.
  */
-export async function authorizeSharedFile(deps: JobsDeps, token: string, fileId: string): Promise<FileRow> {
+export async function authorizeSharedFile(
+  deps: JobsDeps,
+  token: string,
+  fileId: string,
+): Promise<FileRow> {
   const { link } = await resolveShareToken(deps, token);
   const file = await findFile(deps.db, fileId);
   const notFound = AppError.notFound('File not found.', 'file_not_found');
@@ -124,7 +173,10 @@ export async function authorizeSharedFile(deps: JobsDeps, token: string, fileId:
  * GET /api/shared/:token/recording: the finished screen recording of the shared job's current
  * submission (the poster sees it while reviewing too); nothing else is reachable through the token.
  */
-export async function authorizeSharedRecording(deps: JobsDeps, token: string): Promise<RecordingRow> {
+export async function authorizeSharedRecording(
+  deps: JobsDeps,
+  token: string,
+): Promise<RecordingRow> {
   const { link } = await resolveShareToken(deps, token);
   const notFound = AppError.notFound('This report has no screen recording.', 'recording_not_found');
   const job = await getJob(deps.db, link.jobId).catch(() => {

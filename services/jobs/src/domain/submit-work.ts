@@ -1,15 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
-import { FINDING_MESSAGES, JOB_MESSAGES, findingDetailsSchema, findingFieldPrefix, hasFindingDetails, submitWorkDashboardSchema, submitWorkPosterFlowSchema, type FindingDetails } from '@htm/contracts';
+import {
+  FINDING_MESSAGES,
+  JOB_MESSAGES,
+  findingDetailsSchema,
+  findingFieldPrefix,
+  hasFindingDetails,
+  submitWorkDashboardSchema,
+  submitWorkPosterFlowSchema,
+  type FindingDetails,
+} from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow, SubmissionRow } from '../db/schema.js';
 import { applyTransition, extendHoldDeadline, findUser, getJob } from '../db/job.repository.js';
 import { insertSubmission } from '../db/submission.repository.js';
-import { ImageTooComplexError, MAX_ANIMATION_PIXELS, MAX_IMAGE_PIXELS, imageSize, replaceFile, webpPreview, withoutMetadata } from '../providers/image-processor.js';
+import {
+  ImageTooComplexError,
+  MAX_ANIMATION_PIXELS,
+  MAX_IMAGE_PIXELS,
+  imageSize,
+  replaceFile,
+  webpPreview,
+  withoutMetadata,
+} from '../providers/image-processor.js';
 import { addMs, decide } from './job-state.js';
 import { recordingForSubmission } from './recordings.js';
-import { isStorageFull, storageFull, unsupportedFile, type SubmissionForm, type SubmitVariant, type UploadedFile } from './uploads.js';
+import {
+  isStorageFull,
+  storageFull,
+  unsupportedFile,
+  type SubmissionForm,
+  type SubmitVariant,
+  type UploadedFile,
+} from './uploads.js';
 
 export type { SubmitVariant };
 
@@ -27,9 +51,15 @@ interface NormalisedSubmission {
 }
 
 const PREVIEW_MAX = 480;
-const tooSlow = () => new AppError('too_large', 'This image is too complex to process. Please upload a simpler screenshot (PNG or JPEG).', { code: 'image_too_complex' });
+const tooSlow = () =>
+  new AppError(
+    'too_large',
+    'This image is too complex to process. Please upload a simpler screenshot (PNG or JPEG).',
+    { code: 'image_too_complex' },
+  );
 /** What the tester is told about an image the processor could not read. */
-const imageError = (err: unknown, allowVideo: boolean) => (err instanceof ImageTooComplexError ? tooSlow() : unsupportedFile(allowVideo));
+const imageError = (err: unknown, allowVideo: boolean) =>
+  err instanceof ImageTooComplexError ? tooSlow() : unsupportedFile(allowVideo);
 
 export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }> = {
   claim_timeout: { detail: JOB_MESSAGES.claimExpired, code: 'claim_expired' },
@@ -37,17 +67,28 @@ export const RELEASED_MESSAGES: Record<string, { detail: string; code: string }>
 };
 
 /** The 403 for someone not holding the job: it says so when a timer took the job from this tester. */
-function notYourJob(job: Pick<JobRow, 'releasedTesterId' | 'releaseReason'>, testerId: string): AppError {
-  const released = job.releasedTesterId === testerId ? RELEASED_MESSAGES[job.releaseReason ?? ''] : undefined;
+function notYourJob(
+  job: Pick<JobRow, 'releasedTesterId' | 'releaseReason'>,
+  testerId: string,
+): AppError {
+  const released =
+    job.releasedTesterId === testerId ? RELEASED_MESSAGES[job.releaseReason ?? ''] : undefined;
   if (released) return AppError.forbidden(released.detail, released.code);
-  return AppError.forbidden('Only the tester holding this job can submit work for it.', 'not_job_tester');
+  return AppError.forbidden(
+    'Only the tester holding this job can submit work for it.',
+    'not_job_tester',
+  );
 }
 
 /**
  * Submit work, step 1, before the route reads the body: only the tester holding the job, and
  * only while it waits for work (a stranger gets 403 whatever they send). Returns the job.
  */
-export async function prepareSubmission(deps: JobsDeps, caller: Caller, jobId: string): Promise<JobRow> {
+export async function prepareSubmission(
+  deps: JobsDeps,
+  caller: Caller,
+  jobId: string,
+): Promise<JobRow> {
   const job = await getJob(deps.db, jobId);
   if (job.testerId !== caller.id) throw notYourJob(job, caller.id);
   decide(job, 'submit');
@@ -65,10 +106,27 @@ export const STORAGE_FAILURE_GRACE_MS = 60 * 60_000;
  * schedules the new deadline; the old timer finds the deadline changed and does nothing).
  * Returns the 507 to answer.
  */
-export async function storageFailed(deps: JobsDeps, caller: Caller, job: JobRow, err: unknown): Promise<AppError> {
+export async function storageFailed(
+  deps: JobsDeps,
+  caller: Caller,
+  job: JobRow,
+  err: unknown,
+): Promise<AppError> {
   const until = new Date(Date.now() + STORAGE_FAILURE_GRACE_MS);
-  const extended = await extendHoldDeadline(deps.db, { jobId: job.id, testerId: caller.id, until }).catch(() => false);
-  deps.logger.error({ err: (err as Error)?.message, jobId: job.id, testerId: caller.id, deadlineExtendedTo: extended ? until.toISOString() : null }, 'upload could not be stored: storage full');
+  const extended = await extendHoldDeadline(deps.db, {
+    jobId: job.id,
+    testerId: caller.id,
+    until,
+  }).catch(() => false);
+  deps.logger.error(
+    {
+      err: (err as Error)?.message,
+      jobId: job.id,
+      testerId: caller.id,
+      deadlineExtendedTo: extended ? until.toISOString() : null,
+    },
+    'upload could not be stored: storage full',
+  );
   return storageFull();
 }
 
@@ -81,11 +139,24 @@ export { isStorageFull };
  * then are files stored and the submission written with WorkSubmitted in one transaction. Any
  * refusal leaves no row and no stored file (the route deletes the temporary files).
  */
-export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, variant: SubmitVariant, form: SubmissionForm): Promise<{ submission: SubmissionRow; job: JobRow }> {
+export async function submitWork(
+  deps: JobsDeps,
+  caller: Caller,
+  job: JobRow,
+  variant: SubmitVariant,
+  form: SubmissionForm,
+): Promise<{ submission: SubmissionRow; job: JobRow }> {
   const stored: string[] = [];
   try {
     const data = validateFields(form.fields, variant, job);
-    const recordingId = await recordingForSubmission(deps, caller, job.id, form.fields.recording_id, variant, data.findingDetailsByNumber);
+    const recordingId = await recordingForSubmission(
+      deps,
+      caller,
+      job.id,
+      form.fields.recording_id,
+      variant,
+      data.findingDetailsByNumber,
+    );
     const images = form.files.filter((f) => f.kind === 'image');
     const allowVideo = variant === 'poster_flow';
     for (const img of images) await assertDecodable(img, allowVideo);
@@ -112,7 +183,17 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
     }
     let previewRow: (typeof fileRows)[number] | undefined;
     if (preview) {
-      previewRow = { id: randomUUID(), jobId: job.id, submissionId, kind: 'preview', storageKey: `${job.id}/${randomUUID()}.webp`, contentType: 'image/webp', ext: 'webp', size: preview.length, originalName: null };
+      previewRow = {
+        id: randomUUID(),
+        jobId: job.id,
+        submissionId,
+        kind: 'preview',
+        storageKey: `${job.id}/${randomUUID()}.webp`,
+        contentType: 'image/webp',
+        ext: 'webp',
+        size: preview.length,
+        originalName: null,
+      };
       await deps.storage.putBuffer(previewRow.storageKey, preview, 'image/webp');
       stored.push(previewRow.storageKey);
     }
@@ -122,7 +203,12 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
     const autoAcceptAt = addMs(submittedAt, deps.config.AUTO_ACCEPT_AFTER_MS);
     const result = await deps.events.inTransaction(async (tx) => {
       // Lost race (the job moved on): the 409 it now deserves, from applyTransition.
-      const updated = (await applyTransition(tx, { id: job.id, testerId: caller.id, revisionCount: job.revisionCount }, 'submit', { submittedAt, autoAcceptAt, currentSubmissionId: submissionId }))!;
+      const updated = (await applyTransition(
+        tx,
+        { id: job.id, testerId: caller.id, revisionCount: job.revisionCount },
+        'submit',
+        { submittedAt, autoAcceptAt, currentSubmissionId: submissionId },
+      ))!;
       const sub = await insertSubmission(
         tx,
         {
@@ -132,7 +218,10 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
           revision: job.revisionCount,
           variant,
           submittedByName: profile?.name || caller.name,
-          submittedByLocation: testerPlace(profile?.country ?? caller.country ?? null, profile?.location ?? caller.location ?? null),
+          submittedByLocation: testerPlace(
+            profile?.country ?? caller.country ?? null,
+            profile?.location ?? caller.location ?? null,
+          ),
           deviceUsed: data.deviceUsed,
           browserUsed: data.browserUsed,
           keyFindings: data.keyFindings,
@@ -141,7 +230,9 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
           generalFeedback: data.generalFeedback,
           previewFileId: previewRow?.id ?? null,
           minutesSpent: data.minutesSpent,
-          claimToSubmitMinutes: job.claimedAt ? Math.max(0, Math.round((submittedAt.getTime() - job.claimedAt.getTime()) / 60_000)) : null,
+          claimToSubmitMinutes: job.claimedAt
+            ? Math.max(0, Math.round((submittedAt.getTime() - job.claimedAt.getTime()) / 60_000))
+            : null,
           fileIds: fileRows.map((f) => f.id),
           recordingId,
           submittedAt,
@@ -154,7 +245,16 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
         createEvent(
           'WorkSubmitted',
           job.id,
-          { jobId: job.id, testerId: caller.id, submissionId, revision: job.revisionCount, submittedAt: submittedAt.toISOString(), autoAcceptAt: autoAcceptAt.toISOString(), posterId: job.posterId, hasRecording: recordingId !== null },
+          {
+            jobId: job.id,
+            testerId: caller.id,
+            submissionId,
+            revision: job.revisionCount,
+            submittedAt: submittedAt.toISOString(),
+            autoAcceptAt: autoAcceptAt.toISOString(),
+            posterId: job.posterId,
+            hasRecording: recordingId !== null,
+          },
           { correlationId: getCorrelationId() },
         ),
       );
@@ -167,7 +267,11 @@ export async function submitWork(deps: JobsDeps, caller: Caller, job: JobRow, va
   }
 }
 
-function validateFields(fields: Record<string, string>, variant: SubmitVariant, job: JobRow): NormalisedSubmission {
+function validateFields(
+  fields: Record<string, string>,
+  variant: SubmitVariant,
+  job: JobRow,
+): NormalisedSubmission {
   // requirement_responses arrives as a JSON string in multipart: the Detailed report's checklist,
   // or the Quick report's optional answers to it.
   let responses: unknown = [];
@@ -175,12 +279,17 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
     try {
       responses = JSON.parse(fields.requirement_responses);
     } catch {
-      throw AppError.invalid(JOB_MESSAGES.responsesInvalid, { requirement_responses: [JOB_MESSAGES.responsesInvalid] });
+      throw AppError.invalid(JOB_MESSAGES.responsesInvalid, {
+        requirement_responses: [JOB_MESSAGES.responsesInvalid],
+      });
     }
   }
   // The variant's own fields first (their messages as before), then the findings' details.
   if (variant === 'dashboard') {
-    const v = parseOrThrow(submitWorkDashboardSchema, { ...fields, requirement_responses: responses });
+    const v = parseOrThrow(submitWorkDashboardSchema, {
+      ...fields,
+      requirement_responses: responses,
+    });
     const details = findingDetails(fields, variant);
     // Empty findings 2 and 3 are dropped; their details must be empty too.
     const given = [1, 2, 3].filter((n) => !!fields[`key_finding_${n}`]?.trim());
@@ -189,14 +298,19 @@ function validateFields(fields: Record<string, string>, variant: SubmitVariant, 
       findingDetails: given.map((n) => details[n - 1]),
       findingDetailsByNumber: details,
       // Only the items the tester answered: the poster sees no empty rows.
-      requirementResponses: checkResponses(v.requirement_responses, job).filter((r) => r.response_text !== ''),
+      requirementResponses: checkResponses(v.requirement_responses, job).filter(
+        (r) => r.response_text !== '',
+      ),
       generalFeedback: v.feedback_text,
       deviceUsed: null,
       browserUsed: null,
       minutesSpent: v.minutes_spent,
     };
   }
-  const v = parseOrThrow(submitWorkPosterFlowSchema, { ...fields, requirement_responses: responses });
+  const v = parseOrThrow(submitWorkPosterFlowSchema, {
+    ...fields,
+    requirement_responses: responses,
+  });
   const bulletDetails = findingDetails(fields, variant);
   return {
     keyFindings: v.key_findings,
@@ -258,7 +372,11 @@ async function assertDecodable(img: UploadedFile, allowVideo: boolean): Promise<
     throw unsupportedFile(allowVideo);
   }
   if (size.pixels > MAX_IMAGE_PIXELS || size.pixels * size.frames > MAX_ANIMATION_PIXELS) {
-    throw new AppError('too_large', `Images may be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels.`, { code: 'image_too_many_pixels' });
+    throw new AppError(
+      'too_large',
+      `Images may be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels.`,
+      { code: 'image_too_many_pixels' },
+    );
   }
 }
 

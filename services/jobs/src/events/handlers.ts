@@ -2,7 +2,15 @@ import { createEvent, type EventHandlers } from '@htm/events';
 import type { GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import { eraseUserInJobs } from '../domain/privacy.js';
-import { applyTransition, isUuid, listClaimedBy, markJobPaid, noteCheckoutCancelled, renamePoster, saveUser } from '../db/job.repository.js';
+import {
+  applyTransition,
+  isUuid,
+  listClaimedBy,
+  markJobPaid,
+  noteCheckoutCancelled,
+  renamePoster,
+  saveUser,
+} from '../db/job.repository.js';
 import type { AssistiveTech } from '@htm/contracts';
 
 /**
@@ -10,7 +18,9 @@ import type { AssistiveTech } from '@htm/contracts';
  * handled-id record, so a redelivered event changes nothing twice). The state changes are the
  * repository's (db/job.repository.ts), the same functions the use cases and the timers call.
  */
-export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config' | 'storage' | 'recordingStore' | 'logger'>): EventHandlers {
+export function jobsEventHandlers(
+  deps: () => Pick<JobsDeps, 'events' | 'config' | 'storage' | 'recordingStore' | 'logger'>,
+): EventHandlers {
   return {
     // identity: the account's grace period ended; erase what jobs holds (answered at /internal/privacy/erasures/:id)
     UserDeleted: async (e, tx) => {
@@ -57,11 +67,25 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
       if (!d.approved) {
         // An unapproved tester keeps nothing they have not submitted yet.
         for (const held of await listClaimedBy(tx, d.userId)) {
-          const r = await applyTransition(tx, held, 'tester_unapproved', { releasedTesterId: d.userId, releaseReason: 'tester_unapproved' });
+          const r = await applyTransition(tx, held, 'tester_unapproved', {
+            releasedTesterId: d.userId,
+            releaseReason: 'tester_unapproved',
+          });
           if (!r) continue;
           await deps().events.record(
             tx,
-            createEvent('JobReleased', r.id, { jobId: r.id, testerId: d.userId, reason: 'tester_unapproved', posterId: r.posterId, geoRule: r.geoRule as GeoRule }, { correlationId: e.correlationId }),
+            createEvent(
+              'JobReleased',
+              r.id,
+              {
+                jobId: r.id,
+                testerId: d.userId,
+                reason: 'tester_unapproved',
+                posterId: r.posterId,
+                geoRule: r.geoRule as GeoRule,
+              },
+              { correlationId: e.correlationId },
+            ),
           );
         }
       }
@@ -74,7 +98,13 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
       const reservedUntil = new Date(paidAt.getTime() + deps().config.RETEST_RESERVE_MS);
       // A pack's slot is closed and refunded if nobody claims it within PACK_FILL_WINDOW_MS of the payment.
       const fillDeadlineAt = new Date(paidAt.getTime() + deps().config.PACK_FILL_WINDOW_MS);
-      const published = await markJobPaid(tx, { jobId: e.data.jobId, paidAt, sessionId: e.data.sessionId, reservedUntil, fillDeadlineAt });
+      const published = await markJobPaid(tx, {
+        jobId: e.data.jobId,
+        paidAt,
+        sessionId: e.data.sessionId,
+        reservedUntil,
+        fillDeadlineAt,
+      });
       // Testers learn of the job from this (the live channel): only once the job is claimable here.
       if (published) {
         await deps().events.record(
@@ -87,7 +117,9 @@ export function jobsEventHandlers(deps: () => Pick<JobsDeps, 'events' | 'config'
               posterId: published.posterId,
               geoRule: published.geoRule as GeoRule,
               paidAt: e.data.paidAt,
-              ...(published.fillDeadlineAt ? { fillDeadlineAt: published.fillDeadlineAt.toISOString() } : {}),
+              ...(published.fillDeadlineAt
+                ? { fillDeadlineAt: published.fillDeadlineAt.toISOString() }
+                : {}),
               // What the poster's receipt and the testers' job digest need (notifications).
               title: published.title,
               expectedCompletionHours: published.expectedCompletionHours,

@@ -1,5 +1,9 @@
 import { Router } from 'express';
-import { adminAppealsQuerySchema, appealBodySchema, appealDecisionBodySchema } from '@htm/contracts';
+import {
+  adminAppealsQuerySchema,
+  appealBodySchema,
+  appealDecisionBodySchema,
+} from '@htm/contracts';
 import { callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import { decideAppeal, fileAppeal, listAppealsFor, listMyMarks } from '../domain/appeals.js';
@@ -23,10 +27,15 @@ export function appealsRoutes(deps: JobsDeps): Router {
     res.set('cache-control', 'no-store').json({ appeals: await listAppealsFor(deps, q.status) });
   });
 
-  r.post('/api/admin/appeals/{id}/decision', authenticate, requireRole('admin'), async (req, res) => {
-    const body = parseOrThrow(appealDecisionBodySchema, req.body ?? {});
-    res.json({ appeal: await decideAppeal(deps, callerOf(req), String(req.params.id), body) });
-  });
+  r.post(
+    '/api/admin/appeals/{id}/decision',
+    authenticate,
+    requireRole('admin'),
+    async (req, res) => {
+      const body = parseOrThrow(appealDecisionBodySchema, req.body ?? {});
+      res.json({ appeal: await decideAppeal(deps, callerOf(req), String(req.params.id), body) });
+    },
+  );
 
   return r.router;
 }

@@ -16,7 +16,9 @@ export function favouritesRoutes(deps: JobsDeps): Router {
   });
 
   r.get('/api/favourites', authenticate, requireRole('poster'), async (req, res) => {
-    res.set('cache-control', 'no-store').json({ favourites: await myFavourites(deps, callerOf(req)) });
+    res
+      .set('cache-control', 'no-store')
+      .json({ favourites: await myFavourites(deps, callerOf(req)) });
   });
 
   r.delete('/api/favourites/{tester_id}', authenticate, requireRole('poster'), async (req, res) => {

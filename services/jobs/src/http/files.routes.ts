@@ -14,7 +14,10 @@ export function filesRoutes(deps: JobsDeps): Router {
     res.setHeader('Content-Type', file.contentType);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'private, max-age=300');
-    res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'");
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'",
+    );
     if (size !== undefined) res.setHeader('Content-Length', String(size));
     const fallback = `${file.kind === 'preview' ? 'preview' : 'file'}-${file.id.slice(0, 8)}.${file.ext}`;
     // Stored names are sanitised at upload (letters, digits, space . _ -): quoting is safe; other
@@ -22,7 +25,10 @@ export function filesRoutes(deps: JobsDeps): Router {
     const name = file.originalName ?? fallback;
     const ascii = /^[\x20-\x7e]+$/.test(name) ? name : fallback;
     const disposition = req.query.download === '1' ? 'attachment' : 'inline';
-    res.setHeader('Content-Disposition', `${disposition}; filename="${ascii}"${ascii === name ? '' : `; filename*=UTF-8''${encodeURIComponent(name)}`}`);
+    res.setHeader(
+      'Content-Disposition',
+      `${disposition}; filename="${ascii}"${ascii === name ? '' : `; filename*=UTF-8''${encodeURIComponent(name)}`}`,
+    );
     await pipeline(stream, res);
   });
   return r.router;

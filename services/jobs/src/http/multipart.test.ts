@@ -8,7 +8,8 @@ import type { Request } from 'express';
 import { parseMultipart } from './multipart.js';
 
 const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
-const png = (bytes: number, fill: number) => Buffer.concat([PNG_SIGNATURE, Buffer.alloc(bytes - PNG_SIGNATURE.length, fill)]);
+const png = (bytes: number, fill: number) =>
+  Buffer.concat([PNG_SIGNATURE, Buffer.alloc(bytes - PNG_SIGNATURE.length, fill)]);
 
 describe('parseMultipart', () => {
   let server: Server;
@@ -19,8 +20,19 @@ describe('parseMultipart', () => {
     tmpDir = await mkdtemp(path.join(tmpdir(), 'multipart-test-'));
     server = createServer(async (req, res) => {
       try {
-        const form = await parseMultipart(req as Request, { tmpDir, fileFields: ['files'], allowVideo: false, maxFiles: 5 });
-        const files = await Promise.all(form.files.map(async (f) => ({ name: f.name, size: f.size, fill: (await readFile(f.tmpPath))[200] })));
+        const form = await parseMultipart(req as Request, {
+          tmpDir,
+          fileFields: ['files'],
+          allowVideo: false,
+          maxFiles: 5,
+        });
+        const files = await Promise.all(
+          form.files.map(async (f) => ({
+            name: f.name,
+            size: f.size,
+            fill: (await readFile(f.tmpPath))[200],
+          })),
+        );
         await form.cleanup();
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ files }));
       } catch (err) {
@@ -48,8 +60,12 @@ describe('parseMultipart', () => {
       for (const f of sent) form.append('files', new Blob([f.data], { type: 'image/png' }), f.name);
       const r = await fetch(url, { method: 'POST', body: form });
       expect(r.status).toBe(200);
-      const { files } = (await r.json()) as { files: Array<{ name: string; size: number; fill: number }> };
-      expect(files).toEqual(sent.map((f, i) => ({ name: f.name, size: f.data.length, fill: i + 1 })));
+      const { files } = (await r.json()) as {
+        files: Array<{ name: string; size: number; fill: number }>;
+      };
+      expect(files).toEqual(
+        sent.map((f, i) => ({ name: f.name, size: f.data.length, fill: i + 1 })),
+      );
     }
   });
 });

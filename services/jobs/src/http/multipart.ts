@@ -12,7 +12,12 @@ import { unsupportedFile, type UploadedFile } from '../domain/uploads.js';
 export { unsupportedFile, type UploadedFile };
 
 /** Content types we accept, decided by the file's bytes (magic numbers), never its name. */
-const IMAGE_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const IMAGE_TYPES: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 const VIDEO_TYPES: Record<string, string> = { 'video/mp4': 'mp4', 'video/webm': 'webm' };
 /** file-type reads at most this many bytes to decide. */
 const SNIFF_BYTES = 4100;
@@ -58,10 +63,16 @@ export interface MultipartOptions {
 export const TMP_SUFFIX = '.part';
 
 const tooLarge = (kind: 'image' | 'video') =>
-  new AppError('too_large', kind === 'video' ? JOB_MESSAGES.videoTooLarge : JOB_MESSAGES.imageTooLarge, { code: 'file_too_large' });
+  new AppError(
+    'too_large',
+    kind === 'video' ? JOB_MESSAGES.videoTooLarge : JOB_MESSAGES.imageTooLarge,
+    { code: 'file_too_large' },
+  );
 
 function writeChunk(ws: WriteStream, chunk: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => ws.write(chunk, (err) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) =>
+    ws.write(chunk, (err) => (err ? reject(err) : resolve())),
+  );
 }
 function closeStream(ws: WriteStream): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -75,13 +86,20 @@ function closeStream(ws: WriteStream): Promise<void> {
  * checked by content (file-type) and their size counted; reading stops at the first file that
  * is the wrong type (415) or crosses its limit (413). Nothing is kept on failure.
  */
-export async function parseMultipart(req: Request, opts: MultipartOptions): Promise<MultipartResult> {
+export async function parseMultipart(
+  req: Request,
+  opts: MultipartOptions,
+): Promise<MultipartResult> {
   const imageMax = opts.imageMaxBytes ?? JOB_LIMITS.imageMaxBytes;
   const videoMax = opts.videoMaxBytes ?? JOB_LIMITS.videoMaxBytes;
   const hardMax = opts.allowVideo ? Math.max(imageMax, videoMax) : imageMax;
   const ctype = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(ctype)) {
-    throw AppError.invalid('Please send the form as multipart/form-data.', undefined, 'multipart_required');
+    throw AppError.invalid(
+      'Please send the form as multipart/form-data.',
+      undefined,
+      'multipart_required',
+    );
   }
   await mkdir(opts.tmpDir, { recursive: true });
 
@@ -99,10 +117,20 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       headers: req.headers,
       // Browsers send file names as UTF-8 (busboy would read them as latin1).
       defParamCharset: 'utf8',
-      limits: { files: opts.maxFiles, fileSize: hardMax + 1, fields: 40, fieldSize: 64 * 1024, parts: 60 },
+      limits: {
+        files: opts.maxFiles,
+        fileSize: hardMax + 1,
+        fields: 40,
+        fieldSize: 64 * 1024,
+        parts: 60,
+      },
     });
   } catch {
-    throw AppError.invalid('Please send the form as multipart/form-data.', undefined, 'multipart_required');
+    throw AppError.invalid(
+      'Please send the form as multipart/form-data.',
+      undefined,
+      'multipart_required',
+    );
   }
 
   let failure: Error | undefined;
@@ -110,14 +138,23 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
   /** File streams being read: ended by force when the upload fails (unpiped, they would never end). */
   const streams = new Set<NodeJS.ReadableStream & { destroy(err?: Error): void }>();
 
-  const handleFile = async (slot: number, field: string, stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void }, filename?: string) => {
+  const handleFile = async (
+    slot: number,
+    field: string,
+    stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void },
+    filename?: string,
+  ) => {
     if (failure) {
       stream.resume();
       return;
     }
     if (!opts.fileFields.includes(field)) {
       stream.resume();
-      throw AppError.invalid(`Unexpected file field "${field.slice(0, 40)}".`, { [field.slice(0, 40)]: ['Unexpected file'] }, 'unexpected_file');
+      throw AppError.invalid(
+        `Unexpected file field "${field.slice(0, 40)}".`,
+        { [field.slice(0, 40)]: ['Unexpected file'] },
+        'unexpected_file',
+      );
     }
     let head: Buffer[] = [];
     let headLen = 0;
@@ -164,10 +201,19 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
         if (size === 0) return; // an empty file input (nothing chosen)
         await decide(Buffer.concat(head));
       }
-      if (stream.truncated || size > (kind === 'video' ? videoMax : imageMax)) throw tooLarge(kind!);
+      if (stream.truncated || size > (kind === 'video' ? videoMax : imageMax))
+        throw tooLarge(kind!);
       if (ws) await closeStream(ws);
       // Files finish writing in any order (a small one after a large one may finish first).
-      files[slot] = { field, tmpPath, size, contentType, ext, kind: kind!, name: displayFileName(filename, ext) };
+      files[slot] = {
+        field,
+        tmpPath,
+        size,
+        contentType,
+        ext,
+        kind: kind!,
+        name: displayFileName(filename, ext),
+      };
     } catch (err) {
       ws?.destroy();
       stream.resume();
@@ -198,7 +244,13 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
     const touch = () => {
       clearTimeout(idle);
       idle = setTimeout(() => {
-        fail(AppError.invalid('The upload stalled and was stopped. Please try again.', undefined, 'upload_stalled'));
+        fail(
+          AppError.invalid(
+            'The upload stalled and was stopped. Please try again.',
+            undefined,
+            'upload_stalled',
+          ),
+        );
         // Nothing more will be read: once the answer is out, close the connection.
         const res = (req as Request & { res?: import('express').Response }).res;
         if (res) res.once('finish', () => req.destroy());
@@ -210,7 +262,12 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
     req.on('data', touch);
     req.once('end', () => clearTimeout(idle));
     bb.on('field', (name, value, info) => {
-      if (info.valueTruncated) return fail(AppError.invalid(`The field ${name.slice(0, 40)} is too long.`, { [name.slice(0, 40)]: ['Too long'] }));
+      if (info.valueTruncated)
+        return fail(
+          AppError.invalid(`The field ${name.slice(0, 40)} is too long.`, {
+            [name.slice(0, 40)]: ['Too long'],
+          }),
+        );
       if (name.length <= 64) fields[name] = value;
     });
     let fileParts = 0;
@@ -226,9 +283,21 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
       const msg = opts.tooManyFilesMessage ?? JOB_MESSAGES.tooManyFiles;
       fail(AppError.invalid(msg, { files: [msg] }, 'too_many_files'));
     });
-    bb.on('partsLimit', () => fail(AppError.invalid('The form has too many parts.', undefined, 'too_many_parts')));
-    bb.on('fieldsLimit', () => fail(AppError.invalid('The form has too many fields.', undefined, 'too_many_fields')));
-    bb.on('error', (err) => fail(AppError.invalid('The form could not be read.', undefined, (err as Error)?.message ? 'malformed_multipart' : 'malformed_multipart')));
+    bb.on('partsLimit', () =>
+      fail(AppError.invalid('The form has too many parts.', undefined, 'too_many_parts')),
+    );
+    bb.on('fieldsLimit', () =>
+      fail(AppError.invalid('The form has too many fields.', undefined, 'too_many_fields')),
+    );
+    bb.on('error', (err) =>
+      fail(
+        AppError.invalid(
+          'The form could not be read.',
+          undefined,
+          (err as Error)?.message ? 'malformed_multipart' : 'malformed_multipart',
+        ),
+      ),
+    );
     bb.on('close', () => {
       clearTimeout(idle);
       void Promise.all(pending).then(() => {
@@ -238,9 +307,12 @@ export async function parseMultipart(req: Request, opts: MultipartOptions): Prom
         }
       });
     });
-    req.on('aborted', () => fail(AppError.invalid('The upload was interrupted.', undefined, 'upload_aborted')));
+    req.on('aborted', () =>
+      fail(AppError.invalid('The upload was interrupted.', undefined, 'upload_aborted')),
+    );
     req.once('close', () => {
-      if (!req.complete) fail(AppError.invalid('The upload was interrupted.', undefined, 'upload_aborted'));
+      if (!req.complete)
+        fail(AppError.invalid('The upload was interrupted.', undefined, 'upload_aborted'));
     });
     req.pipe(bb);
   }).catch(async (err) => {

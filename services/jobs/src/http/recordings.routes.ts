@@ -4,7 +4,12 @@ import { Metadata, Server as TusServer } from '@tus/server';
 import { AppError, callerOf, catalogueRoutes } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { RecordingRow } from '../db/schema.js';
-import { authorizeRecordingRead, authorizeRecordingUpload, finishRecording, startRecording } from '../domain/recordings.js';
+import {
+  authorizeRecordingRead,
+  authorizeRecordingUpload,
+  finishRecording,
+  startRecording,
+} from '../domain/recordings.js';
 
 export const RECORDINGS_PATH = '/api/recordings';
 /** Set here (never taken from the client) so the tus server names the upload as startRecording did. */
@@ -14,7 +19,8 @@ const ID_HEADER = 'x-htm-recording-id';
 function setIdHeader(req: Request, id: string | undefined): void {
   const raw: string[] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i].toLowerCase() !== ID_HEADER) raw.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    if (req.rawHeaders[i].toLowerCase() !== ID_HEADER)
+      raw.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
   }
   delete req.headers[ID_HEADER];
   if (id) {
@@ -36,7 +42,10 @@ function parseMetadata(header: string | undefined): Record<string, string | null
 }
 
 /** `bytes=a-b`, `bytes=a-`, `bytes=-n` over a file of `size` bytes; undefined: the whole file; null: unsatisfiable. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | undefined | null {
   if (!header) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined; // not one simple range: the whole file (RFC 9110 allows ignoring)
@@ -81,7 +90,11 @@ export function recordingsRoutes(deps: JobsDeps): Router {
               await finishRecording(deps, upload.id);
               return {};
             } catch (err) {
-              if (err instanceof AppError) throw { status_code: err.status, body: JSON.stringify({ detail: err.detail, code: err.code }) };
+              if (err instanceof AppError)
+                throw {
+                  status_code: err.status,
+                  body: JSON.stringify({ detail: err.detail, code: err.code }),
+                };
               throw err;
             }
           },
@@ -118,14 +131,22 @@ export function recordingsRoutes(deps: JobsDeps): Router {
   // The player: a signed link (`<video src>`) or a bearer token; Range requests answer 206.
   r.get(`${RECORDINGS_PATH}/{id}`, deps.auth.optional, async (req, res) => {
     const sig = typeof req.query.sig === 'string' ? req.query.sig : undefined;
-    const rec = await authorizeRecordingRead(deps, String(req.params.id), { sig, caller: req.caller });
+    const rec = await authorizeRecordingRead(deps, String(req.params.id), {
+      sig,
+      caller: req.caller,
+    });
     await sendRecording(deps, req, res, rec);
   });
   return r.router;
 }
 
 /** A finished recording's bytes for the player: the whole file, or one Range with 206 (416 when unsatisfiable). */
-export async function sendRecording(deps: JobsDeps, req: Request, res: Response, rec: RecordingRow): Promise<void> {
+export async function sendRecording(
+  deps: JobsDeps,
+  req: Request,
+  res: Response,
+  rec: RecordingRow,
+): Promise<void> {
   const store = await deps.recordingStore;
   const size = await store.size(rec.id);
   const range = parseRange(req.header('range'), size);
@@ -133,7 +154,10 @@ export async function sendRecording(deps: JobsDeps, req: Request, res: Response,
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'private, max-age=300');
-  res.setHeader('Content-Disposition', `inline; filename="recording-${rec.id.slice(0, 8)}.${rec.mimeType === 'video/mp4' ? 'mp4' : 'webm'}"`);
+  res.setHeader(
+    'Content-Disposition',
+    `inline; filename="recording-${rec.id.slice(0, 8)}.${rec.mimeType === 'video/mp4' ? 'mp4' : 'webm'}"`,
+  );
   if (range === null) {
     res.status(416).setHeader('Content-Range', `bytes */${size}`).end();
     return;

@@ -1,4 +1,9 @@
-import { sortBySeverity, type ReportFindingView, type SharedReportView, type SubmissionView } from '@htm/contracts';
+import {
+  sortBySeverity,
+  type ReportFindingView,
+  type SharedReportView,
+  type SubmissionView,
+} from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { ReportSource } from '../domain/share-report.js';
 import { recordingUrl } from '../domain/recordings.js';
@@ -20,12 +25,21 @@ export const sharedUrls = (token: string): ReportUrls => ({
 });
 
 /** Without a live share link: signed links (they expire; a share link gives lasting ones). */
-export const ownUrls = (deps: Pick<JobsDeps, 'links' | 'config'>): ReportUrls => ({ file: (id) => deps.links.url(id), recording: (id) => recordingUrl(deps, id), pdf: '' });
+export const ownUrls = (deps: Pick<JobsDeps, 'links' | 'config'>): ReportUrls => ({
+  file: (id) => deps.links.url(id),
+  recording: (id) => recordingUrl(deps, id),
+  pdf: '',
+});
 
 /** The structured findings and recording of "The report, next level", when the submission view has them. */
 interface RichSubmissionFields {
   findings?: Array<Partial<ReportFindingView> & { text: string }> | null;
-  recording?: { id?: string; url: string; mime_type?: string | null; duration_ms?: number | null } | null;
+  recording?: {
+    id?: string;
+    url: string;
+    mime_type?: string | null;
+    duration_ms?: number | null;
+  } | null;
 }
 
 const firstName = (name: string) => name.trim().split(/\s+/)[0] ?? '';
@@ -36,7 +50,12 @@ const firstName = (name: string) => name.trim().split(/\s+/)[0] ?? '';
  * first name and a country). Findings come from `findings` when the view has them (severity,
  * steps, expected/actual, moment), else from the key findings; worst first.
  */
-export function toReportView(src: ReportSource, links: FileLinkSigner, urls: ReportUrls, opts: { sorted?: boolean } = {}): SharedReportView {
+export function toReportView(
+  src: ReportSource,
+  links: FileLinkSigner,
+  urls: ReportUrls,
+  opts: { sorted?: boolean } = {},
+): SharedReportView {
   return reportFromView(src, toSubmissionReadView(src.read, links, urls.recording), urls, opts);
 }
 
@@ -49,7 +68,8 @@ export function reportFromView(
 ): SharedReportView {
   const view = submissionView as SubmissionView & RichSubmissionFields;
   const rich = Array.isArray(view.findings) ? view.findings : null;
-  const given: Array<Partial<ReportFindingView> & { text: string }> = rich ?? view.human_preview.key_findings_bullets.map((text) => ({ text }));
+  const given: Array<Partial<ReportFindingView> & { text: string }> =
+    rich ?? view.human_preview.key_findings_bullets.map((text) => ({ text }));
   const findings: ReportFindingView[] = given.map((f) => ({
     text: f.text,
     severity: f.severity ?? null,
@@ -60,17 +80,38 @@ export function reportFromView(
   }));
   const rec = view.recording ?? null;
   return {
-    job: { id: src.job.id, title: src.job.title, url: src.job.url, requirements: src.job.requirements },
+    job: {
+      id: src.job.id,
+      title: src.job.title,
+      url: src.job.url,
+      requirements: src.job.requirements,
+    },
     submitted_at: view.submitted_at,
     locked: view.locked,
-    tester: { first_name: firstName(src.read.submission.submittedByName), country: src.testerCountry ?? src.read.submission.submittedByLocation ?? null },
+    tester: {
+      first_name: firstName(src.read.submission.submittedByName),
+      country: src.testerCountry ?? src.read.submission.submittedByLocation ?? null,
+    },
     device_used: view.human_preview.device_used,
     browser_used: view.human_preview.browser_used,
     findings: opts.sorted === false ? findings : sortBySeverity(findings),
-    requirement_responses: (view.requirement_responses ?? []).map((r) => ({ requirement: src.job.requirements[r.requirement_index] ?? `Item ${r.requirement_index + 1}`, response_text: r.response_text })),
+    requirement_responses: (view.requirement_responses ?? []).map((r) => ({
+      requirement: src.job.requirements[r.requirement_index] ?? `Item ${r.requirement_index + 1}`,
+      response_text: r.response_text,
+    })),
     general_feedback: view.general_feedback,
-    screenshots: src.images.map((f) => ({ url: urls.file(f.id), name: f.originalName ?? null, content_type: f.contentType })),
-    recording: rec ? { url: rec.id ? urls.recording(rec.id) : rec.url, mime_type: rec.mime_type ?? null, duration_ms: rec.duration_ms ?? null } : null,
+    screenshots: src.images.map((f) => ({
+      url: urls.file(f.id),
+      name: f.originalName ?? null,
+      content_type: f.contentType,
+    })),
+    recording: rec
+      ? {
+          url: rec.id ? urls.recording(rec.id) : rec.url,
+          mime_type: rec.mime_type ?? null,
+          duration_ms: rec.duration_ms ?? null,
+        }
+      : null,
     pdf_url: urls.pdf,
     expires_at: src.share?.expiresAt.toISOString() ?? '',
   };

@@ -15,7 +15,8 @@ const S = {
   h2: 'font-size:18px;margin:24px 0 8px',
   meta: 'margin:0;color:#444;font-size:15px;overflow-wrap:anywhere',
   card: 'background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:12px 14px;margin:0 0 12px',
-  button: 'display:inline-block;margin:12px 0 0;padding:10px 16px;background:#1f5fd1;color:#fff;border-radius:6px;text-decoration:none;font-weight:600',
+  button:
+    'display:inline-block;margin:12px 0 0;padding:10px 16px;background:#1f5fd1;color:#fff;border-radius:6px;text-decoration:none;font-weight:600',
   note: 'background:#fff7e0;border:1px solid #f0d48a;border-radius:8px;padding:10px 14px;margin:16px 0 0',
   img: 'display:block;max-width:100%;height:auto;border:1px solid #dde1e6;border-radius:6px;margin:0 0 12px',
   video: 'display:block;width:100%;max-height:70vh;background:#000;border-radius:6px',
@@ -27,14 +28,25 @@ const S = {
   footer: 'margin:32px 0 8px;font-size:13px;color:#666',
 } as const;
 
-const SEVERITY_COLOURS: Record<string, string> = { blocker: '#b00020', major: '#c25100', minor: '#6b5d00', cosmetic: '#44536b' };
+const SEVERITY_COLOURS: Record<string, string> = {
+  blocker: '#b00020',
+  major: '#c25100',
+  minor: '#6b5d00',
+  cosmetic: '#44536b',
+};
 
 const badge = (severity: string | null) =>
   severity
     ? `<span style="display:inline-block;font-size:12px;font-weight:700;text-transform:uppercase;letter-spacing:.03em;color:#fff;background:${SEVERITY_COLOURS[severity] ?? '#44536b'};border-radius:4px;padding:1px 6px;margin:0 8px 0 0">${escapeHtml(severity)}</span>`
     : '';
 
-const date = (iso: string) => new Date(iso).toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+const date = (iso: string) =>
+  new Date(iso).toLocaleDateString('en-US', {
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    timeZone: 'UTC',
+  });
 
 function shell(title: string, body: string): string {
   return `<!doctype html>
@@ -62,11 +74,20 @@ export function sharePage(r: SharedReportView): string {
     ? r.findings
         .map((f, i) => {
           const details = [
-            f.steps ? `<dt style="${S.dt}">Steps to reproduce</dt><dd style="${S.dd}">${e(f.steps)}</dd>` : '',
-            f.expected ? `<dt style="${S.dt}">Expected</dt><dd style="${S.dd}">${e(f.expected)}</dd>` : '',
-            f.actual ? `<dt style="${S.dt}">What happened</dt><dd style="${S.dd}">${e(f.actual)}</dd>` : '',
+            f.steps
+              ? `<dt style="${S.dt}">Steps to reproduce</dt><dd style="${S.dd}">${e(f.steps)}</dd>`
+              : '',
+            f.expected
+              ? `<dt style="${S.dt}">Expected</dt><dd style="${S.dd}">${e(f.expected)}</dd>`
+              : '',
+            f.actual
+              ? `<dt style="${S.dt}">What happened</dt><dd style="${S.dd}">${e(f.actual)}</dd>`
+              : '',
           ].join('');
-          const moment = f.at_ms !== null && r.recording ? `<p style="margin:8px 0 0"><a style="${S.link}" href="${e(`${r.recording.url}#t=${(f.at_ms / 1000).toFixed(1)}`)}">Watch at ${formatMoment(f.at_ms)}</a></p>` : '';
+          const moment =
+            f.at_ms !== null && r.recording
+              ? `<p style="margin:8px 0 0"><a style="${S.link}" href="${e(`${r.recording.url}#t=${(f.at_ms / 1000).toFixed(1)}`)}">Watch at ${formatMoment(f.at_ms)}</a></p>`
+              : '';
           return `<li style="${S.card}" aria-label="Finding ${i + 1}"><p style="${S.p}">${badge(f.severity)}${e(f.text)}</p>${details ? `<dl style="${S.dl}">${details}</dl>` : ''}${moment}</li>`;
         })
         .join('\n')
@@ -77,7 +98,9 @@ export function sharePage(r: SharedReportView): string {
   const checklist = r.requirement_responses.length
     ? `<h2 style="${S.h2}">Checklist</h2>${r.requirement_responses.map((x) => `<div style="${S.card}"><p style="${S.p};font-weight:600">${e(x.requirement)}</p><p style="${S.p}">${e(x.response_text)}</p></div>`).join('\n')}`
     : '';
-  const feedback = r.general_feedback ? `<h2 style="${S.h2}">Overall feedback</h2><div style="${S.card}"><p style="${S.p}">${e(r.general_feedback)}</p></div>` : '';
+  const feedback = r.general_feedback
+    ? `<h2 style="${S.h2}">Overall feedback</h2><div style="${S.card}"><p style="${S.p}">${e(r.general_feedback)}</p></div>`
+    : '';
   const shots = r.screenshots.length
     ? `<h2 style="${S.h2}">Screenshots</h2>${r.screenshots.map((s, i) => `<img style="${S.img}" loading="lazy" src="${e(s.url)}" alt="${e(s.name ? `Screenshot: ${s.name}` : `Screenshot ${i + 1}`)}">`).join('\n')}`
     : '';
@@ -101,7 +124,10 @@ ${shots}
 
 /** What /r/:token shows for a revoked, expired or unknown link (answered 404). */
 export function linkGonePage(): string {
-  return shell('Link no longer valid', `<p style="${S.brand}">Website test report</p>
+  return shell(
+    'Link no longer valid',
+    `<p style="${S.brand}">Website test report</p>
 <h1 style="${S.h1}">${escapeHtml(REPORT_MESSAGES.linkGone)}</h1>
-<p style="${S.meta}">The report's owner may have revoked it, or it has expired. Ask them for a new link.</p>`);
+<p style="${S.meta}">The report's owner may have revoked it, or it has expired. Ask them for a new link.</p>`,
+  );
 }

@@ -4,7 +4,15 @@ import { shareLinkBodySchema } from '@htm/contracts';
 import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { FileRow } from '../db/schema.js';
-import { authorizeSharedFile, authorizeSharedRecording, createShareLink, readOwnReport, readSharedReport, revokeShareLink, type ReportSource } from '../domain/share-report.js';
+import {
+  authorizeSharedFile,
+  authorizeSharedRecording,
+  createShareLink,
+  readOwnReport,
+  readSharedReport,
+  revokeShareLink,
+  type ReportSource,
+} from '../domain/share-report.js';
 import { renderReportPdf, type ReportImage } from '../providers/report-pdf.js';
 import { ownUrls, sharedUrls, toReportView, type ReportUrls } from './report-view.js';
 import { linkGonePage, sharePage } from './share-page.js';
@@ -21,8 +29,12 @@ function sharedHeaders(res: Response): void {
 
 /** The origin the reader used (the gateway forwards it), for the PDF's absolute links. */
 function originOf(req: Request): string {
-  const proto = String(req.headers['x-forwarded-proto'] ?? req.protocol).split(',')[0].trim();
-  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost').split(',')[0].trim();
+  const proto = String(req.headers['x-forwarded-proto'] ?? req.protocol)
+    .split(',')[0]
+    .trim();
+  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost')
+    .split(',')[0]
+    .trim();
   return `${proto}://${host}`;
 }
 
@@ -41,22 +53,43 @@ async function readImage(deps: JobsDeps, f: FileRow): Promise<ReportImage | null
       }
       chunks.push(c as Buffer);
     }
-    return { bytes: Buffer.concat(chunks), contentType: f.contentType, name: f.originalName ?? null };
+    return {
+      bytes: Buffer.concat(chunks),
+      contentType: f.contentType,
+      name: f.originalName ?? null,
+    };
   } catch (err) {
-    deps.logger.warn({ err: (err as Error).message, fileId: f.id }, 'report image could not be read; left out of the PDF');
+    deps.logger.warn(
+      { err: (err as Error).message, fileId: f.id },
+      'report image could not be read; left out of the PDF',
+    );
     return null;
   }
 }
 
-async function sendPdf(deps: JobsDeps, req: Request, res: Response, src: ReportSource, urls: ReportUrls): Promise<void> {
+async function sendPdf(
+  deps: JobsDeps,
+  req: Request,
+  res: Response,
+  src: ReportSource,
+  urls: ReportUrls,
+): Promise<void> {
   const view = toReportView(src, deps.links, urls);
   const origin = originOf(req);
-  const images = (await Promise.all(src.images.map((f) => readImage(deps, f)))).filter((i): i is ReportImage => !!i);
+  const images = (await Promise.all(src.images.map((f) => readImage(deps, f)))).filter(
+    (i): i is ReportImage => !!i,
+  );
   const pdf = await renderReportPdf(view, images, {
-    recordingAt: (ms) => (view.recording ? `${new URL(view.recording.url, origin).href}#t=${(ms / 1000).toFixed(1)}` : null),
+    recordingAt: (ms) =>
+      view.recording
+        ? `${new URL(view.recording.url, origin).href}#t=${(ms / 1000).toFixed(1)}`
+        : null,
   });
   res.setHeader('Content-Type', 'application/pdf');
-  res.setHeader('Content-Disposition', `attachment; filename="report-${src.job.id.slice(0, 8)}.pdf"`);
+  res.setHeader(
+    'Content-Disposition',
+    `attachment; filename="report-${src.job.id.slice(0, 8)}.pdf"`,
+  );
   res.setHeader('Content-Length', String(pdf.length));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.end(pdf);
@@ -69,20 +102,34 @@ export function shareRoutes(deps: JobsDeps): Router {
   r.post('/api/jobs/{id}/share', authenticate, requireRole('poster', 'admin'), async (req, res) => {
     const body = parseOrThrow(shareLinkBodySchema, req.body ?? {});
     const link = await createShareLink(deps, callerOf(req), param(req, 'id'), body.expires_in_days);
-    res.status(201).json({ url: `/r/${link.token}`, token: link.token, expires_at: link.expiresAt.toISOString() });
+    res.status(201).json({
+      url: `/r/${link.token}`,
+      token: link.token,
+      expires_at: link.expiresAt.toISOString(),
+    });
   });
 
-  r.delete('/api/jobs/{id}/share', authenticate, requireRole('poster', 'admin'), async (req, res) => {
-    await revokeShareLink(deps, callerOf(req), param(req, 'id'));
-    res.status(204).end();
-  });
+  r.delete(
+    '/api/jobs/{id}/share',
+    authenticate,
+    requireRole('poster', 'admin'),
+    async (req, res) => {
+      await revokeShareLink(deps, callerOf(req), param(req, 'id'));
+      res.status(204).end();
+    },
+  );
 
-  r.get('/api/jobs/{id}/report.pdf', authenticate, requireRole('poster', 'admin'), async (req, res) => {
-    const src = await readOwnReport(deps, callerOf(req), param(req, 'id'));
-    // Files through the live share link when there is one (the links then work for whoever gets the PDF).
-    const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : ownUrls(deps);
-    await sendPdf(deps, req, res, src, urls);
-  });
+  r.get(
+    '/api/jobs/{id}/report.pdf',
+    authenticate,
+    requireRole('poster', 'admin'),
+    async (req, res) => {
+      const src = await readOwnReport(deps, callerOf(req), param(req, 'id'));
+      // Files through the live share link when there is one (the links then work for whoever gets the PDF).
+      const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : ownUrls(deps);
+      await sendPdf(deps, req, res, src, urls);
+    },
+  );
 
   r.get('/api/shared/{token}', async (req, res) => {
     sharedHeaders(res);
@@ -102,8 +149,14 @@ export function shareRoutes(deps: JobsDeps): Router {
     const { stream, size } = await deps.storage.get(file.storageKey);
     res.setHeader('Content-Type', file.contentType);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'");
-    res.setHeader('Content-Disposition', `inline; filename="file-${file.id.slice(0, 8)}.${file.ext}"`);
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'",
+    );
+    res.setHeader(
+      'Content-Disposition',
+      `inline; filename="file-${file.id.slice(0, 8)}.${file.ext}"`,
+    );
     if (size !== undefined) res.setHeader('Content-Length', String(size));
     await pipeline(stream, res);
   });
@@ -119,10 +172,16 @@ export function shareRoutes(deps: JobsDeps): Router {
     const token = param(req, 'token');
     let html: string;
     try {
-      html = sharePage(toReportView(await readSharedReport(deps, token), deps.links, sharedUrls(token)));
+      html = sharePage(
+        toReportView(await readSharedReport(deps, token), deps.links, sharedUrls(token)),
+      );
     } catch (err) {
       // A browser gets the page saying so; anything else (Accept: */*, JSON) the JSON error.
-      if (err instanceof AppError && err.code === 'link_gone' && req.accepts(['json', 'html']) === 'html') {
+      if (
+        err instanceof AppError &&
+        err.code === 'link_gone' &&
+        req.accepts(['json', 'html']) === 'html'
+      ) {
         res.status(404).type('html').send(linkGonePage());
         return;
       }

@@ -1,15 +1,33 @@
 import { Router, type Request } from 'express';
-import { githubTrackerBodySchema, jiraTrackerBodySchema, sendFindingBodySchema, TRACKER_KINDS, type TrackerKind } from '@htm/contracts';
+import {
+  githubTrackerBodySchema,
+  jiraTrackerBodySchema,
+  sendFindingBodySchema,
+  TRACKER_KINDS,
+  type TrackerKind,
+} from '@htm/contracts';
 import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
-import { issuesOfJob, removeTracker, saveGithub, saveJira, sendFinding, trackersOf, WHOLE_REPORT } from '../domain/trackers.js';
+import {
+  issuesOfJob,
+  removeTracker,
+  saveGithub,
+  saveJira,
+  sendFinding,
+  trackersOf,
+  WHOLE_REPORT,
+} from '../domain/trackers.js';
 import { ownUrls, sharedUrls, toReportView, type ReportUrls } from './report-view.js';
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
 function originOf(req: Request): string {
-  const proto = String(req.headers['x-forwarded-proto'] ?? req.protocol).split(',')[0].trim();
-  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost').split(',')[0].trim();
+  const proto = String(req.headers['x-forwarded-proto'] ?? req.protocol)
+    .split(',')[0]
+    .trim();
+  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost')
+    .split(',')[0]
+    .trim();
   return `${proto}://${host}`;
 }
 
@@ -19,7 +37,8 @@ export function trackersRoutes(deps: JobsDeps): Router {
   const who = [deps.auth.authenticate, deps.auth.requireRole('poster', 'admin')];
   const kindOf = (req: Request): TrackerKind => {
     const k = param(req, 'kind');
-    if (!(TRACKER_KINDS as readonly string[]).includes(k)) throw AppError.notFound('No such issue tracker.', 'tracker_unknown');
+    if (!(TRACKER_KINDS as readonly string[]).includes(k))
+      throw AppError.notFound('No such issue tracker.', 'tracker_unknown');
     return k as TrackerKind;
   };
 
@@ -28,7 +47,8 @@ export function trackersRoutes(deps: JobsDeps): Router {
   });
   r.put('/api/trackers/{kind}', ...who, async (req, res) => {
     const kind = kindOf(req);
-    if (kind === 'github') await saveGithub(deps, callerOf(req), parseOrThrow(githubTrackerBodySchema, req.body ?? {}));
+    if (kind === 'github')
+      await saveGithub(deps, callerOf(req), parseOrThrow(githubTrackerBodySchema, req.body ?? {}));
     else await saveJira(deps, callerOf(req), parseOrThrow(jiraTrackerBodySchema, req.body ?? {}));
     res.json(await trackersOf(deps, callerOf(req)));
   });
@@ -55,7 +75,14 @@ export function trackersRoutes(deps: JobsDeps): Router {
       },
       (p) => new URL(p, origin).href,
     );
-    return { status: out.created ? 201 : 200, view: { finding_index: index === WHOLE_REPORT ? null : index, tracker: body.tracker, url: out.url } };
+    return {
+      status: out.created ? 201 : 200,
+      view: {
+        finding_index: index === WHOLE_REPORT ? null : index,
+        tracker: body.tracker,
+        url: out.url,
+      },
+    };
   };
   r.post('/api/jobs/{id}/findings/{index}/issue', ...who, async (req, res) => {
     const index = Number(param(req, 'index'));

@@ -1,14 +1,31 @@
 import { Router, type Request } from 'express';
-import { webhookEndpointBodySchema, type WebhookDeliveryView, type WebhookEndpointView } from '@htm/contracts';
+import {
+  webhookEndpointBodySchema,
+  type WebhookDeliveryView,
+  type WebhookEndpointView,
+} from '@htm/contracts';
 import { callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema.js';
-import { createEndpoint, endpointDeliveries, listOwnEndpoints, redeliver, removeEndpoint, sendTestWebhook } from '../domain/webhooks.js';
+import {
+  createEndpoint,
+  endpointDeliveries,
+  listOwnEndpoints,
+  redeliver,
+  removeEndpoint,
+  sendTestWebhook,
+} from '../domain/webhooks.js';
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-const toEndpointView = (e: WebhookEndpointRow): WebhookEndpointView => ({ id: e.id, url: e.url, events: e.events, created_at: e.createdAt.toISOString(), disabled_at: iso(e.disabledAt) });
+const toEndpointView = (e: WebhookEndpointRow): WebhookEndpointView => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  created_at: e.createdAt.toISOString(),
+  disabled_at: iso(e.disabledAt),
+});
 
 export const toDeliveryView = (d: WebhookDeliveryRow): WebhookDeliveryView => ({
   id: d.id,
@@ -42,13 +59,27 @@ export function webhooksRoutes(deps: JobsDeps): Router {
     res.status(204).end();
   });
   r.get('/api/webhook-endpoints/{id}/deliveries', ...who, async (req, res) => {
-    res.json({ deliveries: (await endpointDeliveries(deps, callerOf(req), param(req, 'id'))).map(toDeliveryView) });
+    res.json({
+      deliveries: (await endpointDeliveries(deps, callerOf(req), param(req, 'id'))).map(
+        toDeliveryView,
+      ),
+    });
   });
   r.post('/api/webhook-endpoints/{id}/test', ...who, async (req, res) => {
-    res.status(202).json({ delivery: toDeliveryView(await sendTestWebhook(deps, callerOf(req), param(req, 'id'))) });
+    res.status(202).json({
+      delivery: toDeliveryView(await sendTestWebhook(deps, callerOf(req), param(req, 'id'))),
+    });
   });
-  r.post('/api/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver', ...who, async (req, res) => {
-    res.status(202).json({ delivery: toDeliveryView(await redeliver(deps, callerOf(req), param(req, 'id'), param(req, 'deliveryId'))) });
-  });
+  r.post(
+    '/api/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver',
+    ...who,
+    async (req, res) => {
+      res.status(202).json({
+        delivery: toDeliveryView(
+          await redeliver(deps, callerOf(req), param(req, 'id'), param(req, 'deliveryId')),
+        ),
+      });
+    },
+  );
   return r.router;
 }

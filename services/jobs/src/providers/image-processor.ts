@@ -19,11 +19,15 @@ export class ImageDecodeError extends Error {}
 export class ImageTooComplexError extends Error {}
 
 function untrustedImage(path: string, opts: { animated?: boolean } = {}) {
-  return sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, ...opts }).timeout({ seconds: IMAGE_TIMEOUT_SECONDS });
+  return sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, ...opts }).timeout({
+    seconds: IMAGE_TIMEOUT_SECONDS,
+  });
 }
 
 const classify = (err: unknown): Error =>
-  /timeout/i.test((err as Error)?.message ?? '') ? new ImageTooComplexError((err as Error).message) : new ImageDecodeError((err as Error)?.message ?? 'not an image');
+  /timeout/i.test((err as Error)?.message ?? '')
+    ? new ImageTooComplexError((err as Error).message)
+    : new ImageDecodeError((err as Error)?.message ?? 'not an image');
 
 /** Pixels per frame and frame count, read from the header only (no pixels decoded). */
 export async function imageSize(path: string): Promise<{ pixels: number; frames: number }> {

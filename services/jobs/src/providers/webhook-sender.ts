@@ -7,10 +7,30 @@ import { Webhook } from 'standardwebhooks';
 /** Addresses a webhook may not reach outside development: loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved. */
 const BLOCKED = new net.BlockList();
 for (const [a, p] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(a, p, 'ipv4');
-for (const [a, p] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32]] as const) BLOCKED.addSubnet(a, p, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(a, p, 'ipv4');
+for (const [a, p] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+] as const)
+  BLOCKED.addSubnet(a, p, 'ipv6');
 
 /** True for an address no webhook may reach (IPv4-mapped IPv6 is judged as the IPv4 address). */
 export function isPrivateAddress(address: string): boolean {
@@ -32,8 +52,14 @@ const safeLookup: net.LookupFunction = (hostname, options, callback) => {
     if (err) return callback(err, '', 0);
     const list = addresses as dns.LookupAddress[];
     const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad || !list.length) return callback(new RefusedAddress(`${hostname} resolves to a private address (${bad?.address ?? 'none'})`), '', 0);
-    if ((options as dns.LookupOptions).all) (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    if (bad || !list.length)
+      return callback(
+        new RefusedAddress(`${hostname} resolves to a private address (${bad?.address ?? 'none'})`),
+        '',
+        0,
+      );
+    if ((options as dns.LookupOptions).all)
+      (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
     else callback(null, list[0].address, list[0].family);
   });
 };
@@ -43,7 +69,10 @@ const safeLookup: net.LookupFunction = (hostname, options, callback) => {
  * are refused (a literal private IP is refused by `isPrivateAddress` before the call).
  */
 export function publicOnlyAgents(): { httpAgent: http.Agent; httpsAgent: https.Agent } {
-  return { httpAgent: new http.Agent({ lookup: safeLookup }), httpsAgent: new https.Agent({ lookup: safeLookup }) };
+  return {
+    httpAgent: new http.Agent({ lookup: safeLookup }),
+    httpsAgent: new https.Agent({ lookup: safeLookup }),
+  };
 }
 
 export interface SendOptions {
@@ -67,16 +96,21 @@ const USER_AGENT = 'HumanTest-Webhooks/1.0';
  * addresses are allowed, the address is checked when the name is resolved and again on the
  * socket actually connected (a literal IP in the URL, DNS rebinding).
  */
-export async function sendWebhook(target: { url: string; secret: string; msgId: string; body: string }, opts: SendOptions): Promise<SendResult> {
+export async function sendWebhook(
+  target: { url: string; secret: string; msgId: string; body: string },
+  opts: SendOptions,
+): Promise<SendResult> {
   let url: URL;
   try {
     url = new URL(target.url);
   } catch {
     return { ok: false, code: null, error: 'invalid URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, code: null, error: 'only http and https are allowed' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, code: null, error: 'only http and https are allowed' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!opts.allowPrivate && net.isIP(host) && isPrivateAddress(host)) return { ok: false, code: null, error: `refused: ${host} is a private address` };
+  if (!opts.allowPrivate && net.isIP(host) && isPrivateAddress(host))
+    return { ok: false, code: null, error: `refused: ${host} is a private address` };
   const now = new Date();
   const signature = new Webhook(target.secret).sign(target.msgId, now, target.body);
   const headers = {
@@ -96,26 +130,50 @@ export async function sendWebhook(target: { url: string; secret: string; msgId: 
       clearTimeout(timer);
       resolve(r);
     };
-    const req = lib.request(url, { method: 'POST', headers, agent: false, ...(opts.allowPrivate ? {} : { lookup: safeLookup }) }, (res) => {
-      let n = 0;
-      res.on('data', (c: Buffer) => {
-        n += c.length;
-        if (n >= opts.maxBodyBytes) res.destroy();
-      });
-      const code = res.statusCode ?? null;
-      const done = () => finish({ ok: code !== null && code >= 200 && code < 300, code, error: code !== null && code >= 300 && code < 400 ? 'redirect not followed' : null });
-      res.on('end', done);
-      res.on('close', done);
-      res.on('error', done);
-    });
+    const req = lib.request(
+      url,
+      {
+        method: 'POST',
+        headers,
+        agent: false,
+        ...(opts.allowPrivate ? {} : { lookup: safeLookup }),
+      },
+      (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => {
+          n += c.length;
+          if (n >= opts.maxBodyBytes) res.destroy();
+        });
+        const code = res.statusCode ?? null;
+        const done = () =>
+          finish({
+            ok: code !== null && code >= 200 && code < 300,
+            code,
+            error: code !== null && code >= 300 && code < 400 ? 'redirect not followed' : null,
+          });
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', done);
+      },
+    );
     req.on('socket', (socket) => {
       if (opts.allowPrivate) return;
       socket.once('connect', () => {
         const remote = socket.remoteAddress ?? '';
-        if (isPrivateAddress(remote)) req.destroy(new RefusedAddress(`refused: connected to private address ${remote}`));
+        if (isPrivateAddress(remote))
+          req.destroy(new RefusedAddress(`refused: connected to private address ${remote}`));
       });
     });
-    req.on('error', (err) => finish({ ok: false, code: null, error: err instanceof RefusedAddress ? err.message.replace(/^(?!refused)/, 'refused: ') : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${err.message}` }));
+    req.on('error', (err) =>
+      finish({
+        ok: false,
+        code: null,
+        error:
+          err instanceof RefusedAddress
+            ? err.message.replace(/^(?!refused)/, 'refused: ')
+            : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${err.message}`,
+      }),
+    );
     const timer = setTimeout(() => {
       req.destroy(new Error('timed out'));
       finish({ ok: false, code: null, error: `timed out after ${opts.timeoutMs} ms` });

@@ -10,10 +10,16 @@ export class CredentialBox {
     if (key.length !== 32) throw new Error('the tracker credentials key must be 32 bytes');
   }
 
-  static fromConfig(cfg: { TRACKER_CREDENTIALS_KEY?: string; FILE_URL_SECRET?: string; SERVICE_TOKEN_SECRET: string }): CredentialBox {
+  static fromConfig(cfg: {
+    TRACKER_CREDENTIALS_KEY?: string;
+    FILE_URL_SECRET?: string;
+    SERVICE_TOKEN_SECRET: string;
+  }): CredentialBox {
     const key = cfg.TRACKER_CREDENTIALS_KEY
       ? Buffer.from(cfg.TRACKER_CREDENTIALS_KEY, 'base64')
-      : createHmac('sha256', cfg.FILE_URL_SECRET ?? cfg.SERVICE_TOKEN_SECRET).update('jobs-tracker-credentials').digest();
+      : createHmac('sha256', cfg.FILE_URL_SECRET ?? cfg.SERVICE_TOKEN_SECRET)
+          .update('jobs-tracker-credentials')
+          .digest();
     return new CredentialBox(key);
   }
 
@@ -22,12 +28,18 @@ export class CredentialBox {
     const c = createCipheriv('aes-256-gcm', this.key, iv);
     c.setAAD(Buffer.from(context));
     const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-    return ['v1', iv.toString('base64url'), c.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return [
+      'v1',
+      iv.toString('base64url'),
+      c.getAuthTag().toString('base64url'),
+      body.toString('base64url'),
+    ].join('.');
   }
 
   open(sealed: string, context: string): string {
     const [v, iv, tag, body] = sealed.split('.');
-    if (v !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown credential format');
+    if (v !== 'v1' || !iv || !tag || body === undefined)
+      throw new Error('unknown credential format');
     const d = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     d.setAAD(Buffer.from(context));
     d.setAuthTag(Buffer.from(tag, 'base64url'));

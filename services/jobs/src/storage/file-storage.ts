@@ -56,7 +56,15 @@ export class S3FileStorage implements FileStorage {
   readonly kind = 's3' as const;
   private clientP?: Promise<import('@aws-sdk/client-s3').S3Client>;
 
-  constructor(private readonly opts: { bucket: string; region: string; endpoint?: string; forcePathStyle?: boolean; prefix: string }) {}
+  constructor(
+    private readonly opts: {
+      bucket: string;
+      region: string;
+      endpoint?: string;
+      forcePathStyle?: boolean;
+      prefix: string;
+    },
+  ) {}
 
   private async client() {
     this.clientP ??= import('@aws-sdk/client-s3').then(
@@ -69,7 +77,12 @@ export class S3FileStorage implements FileStorage {
           // CRC32 trailer. AWS decodes that, but S3-compatible servers behind S3_ENDPOINT often
           // do not (s3rver stores the chunk framing as the object's bytes), so checksums are
           // only sent and checked where an operation requires them there.
-          ...(this.opts.endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
+          ...(this.opts.endpoint
+            ? {
+                requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+                responseChecksumValidation: 'WHEN_REQUIRED' as const,
+              }
+            : {}),
         }),
     );
     return this.clientP;
@@ -81,33 +94,62 @@ export class S3FileStorage implements FileStorage {
   async putFile(key: string, tmpPath: string, contentType: string): Promise<void> {
     const { PutObjectCommand } = await import('@aws-sdk/client-s3');
     const s = await stat(tmpPath);
-    await (await this.client()).send(
-      new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key), Body: createReadStream(tmpPath), ContentLength: s.size, ContentType: contentType }),
+    await (
+      await this.client()
+    ).send(
+      new PutObjectCommand({
+        Bucket: this.opts.bucket,
+        Key: this.key(key),
+        Body: createReadStream(tmpPath),
+        ContentLength: s.size,
+        ContentType: contentType,
+      }),
     );
     await rm(tmpPath, { force: true });
   }
   async putBuffer(key: string, body: Buffer, contentType: string): Promise<void> {
     const { PutObjectCommand } = await import('@aws-sdk/client-s3');
-    await (await this.client()).send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key), Body: body, ContentType: contentType }));
+    await (
+      await this.client()
+    ).send(
+      new PutObjectCommand({
+        Bucket: this.opts.bucket,
+        Key: this.key(key),
+        Body: body,
+        ContentType: contentType,
+      }),
+    );
   }
   async get(key: string): Promise<{ stream: Readable; size?: number }> {
     const { GetObjectCommand } = await import('@aws-sdk/client-s3');
-    const r = await (await this.client()).send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+    const r = await (
+      await this.client()
+    ).send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
     return { stream: r.Body as Readable, size: r.ContentLength };
   }
   async delete(key: string): Promise<void> {
     const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
-    await (await this.client()).send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+    await (
+      await this.client()
+    ).send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
   }
 }
 
 export function uploadRoot(cfg: Pick<JobsConfig, 'UPLOAD_DIR' | 'DATA_DIR'>): string {
-  return path.resolve(cfg.UPLOAD_DIR ?? path.join(cfg.DATA_DIR === 'memory://' ? '.data' : cfg.DATA_DIR, 'uploads'));
+  return path.resolve(
+    cfg.UPLOAD_DIR ?? path.join(cfg.DATA_DIR === 'memory://' ? '.data' : cfg.DATA_DIR, 'uploads'),
+  );
 }
 
 export function createFileStorage(cfg: JobsConfig): FileStorage {
   if (cfg.S3_BUCKET) {
-    return new S3FileStorage({ bucket: cfg.S3_BUCKET, region: cfg.S3_REGION, endpoint: cfg.S3_ENDPOINT, forcePathStyle: cfg.S3_FORCE_PATH_STYLE, prefix: cfg.S3_PREFIX });
+    return new S3FileStorage({
+      bucket: cfg.S3_BUCKET,
+      region: cfg.S3_REGION,
+      endpoint: cfg.S3_ENDPOINT,
+      forcePathStyle: cfg.S3_FORCE_PATH_STYLE,
+      prefix: cfg.S3_PREFIX,
+    });
   }
   return new LocalFileStorage(path.join(uploadRoot(cfg), 'files'));
 }

@@ -16,7 +16,10 @@ function run(cmd: string, args: string[], timeoutMs: number): Promise<string> {
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(out);
-      else reject(new Error(`${cmd} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
+      else
+        reject(
+          new Error(`${cmd} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`),
+        );
     });
   });
 }
@@ -31,13 +34,36 @@ export interface MediaTools {
 export function ffmpegTools(ffmpeg: string, ffprobe: string, timeoutMs = 10 * 60_000): MediaTools {
   return {
     async remux(input, output, container) {
-      const args = ['-hide_banner', '-loglevel', 'error', '-y', '-i', input, '-map', '0', '-c', 'copy'];
+      const args = [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-i',
+        input,
+        '-map',
+        '0',
+        '-c',
+        'copy',
+      ];
       if (container === 'mp4') args.push('-movflags', '+faststart', '-f', 'mp4');
       else args.push('-f', 'webm');
       await run(ffmpeg, [...args, output], timeoutMs);
     },
     async durationMs(file) {
-      const out = await run(ffprobe, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', file], 60_000);
+      const out = await run(
+        ffprobe,
+        [
+          '-v',
+          'error',
+          '-show_entries',
+          'format=duration',
+          '-of',
+          'default=noprint_wrappers=1:nokey=1',
+          file,
+        ],
+        60_000,
+      );
       const s = Number.parseFloat(out.trim());
       return Number.isFinite(s) ? Math.round(s * 1000) : null;
     },

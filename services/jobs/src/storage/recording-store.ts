@@ -75,29 +75,44 @@ export async function createRecordingStore(cfg: JobsConfig): Promise<RecordingSt
 
 async function createS3RecordingStore(cfg: JobsConfig, bucket: string): Promise<RecordingStore> {
   const { S3Store } = await import('@tus/s3-store');
-  const { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, DeleteObjectCommand } = await import('@aws-sdk/client-s3');
+  const { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, DeleteObjectCommand } =
+    await import('@aws-sdk/client-s3');
   const clientConfig = {
     region: cfg.S3_REGION,
     endpoint: cfg.S3_ENDPOINT,
     forcePathStyle: cfg.S3_FORCE_PATH_STYLE,
     // As in file-storage.ts: S3-compatible servers often cannot decode aws-chunked trailers.
-    ...(cfg.S3_ENDPOINT ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
+    ...(cfg.S3_ENDPOINT
+      ? {
+          requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+          responseChecksumValidation: 'WHEN_REQUIRED' as const,
+        }
+      : {}),
   };
-  const datastore = new S3Store({ partSize: 8 * 1024 * 1024, s3ClientConfig: { bucket, ...clientConfig } });
+  const datastore = new S3Store({
+    partSize: 8 * 1024 * 1024,
+    s3ClientConfig: { bucket, ...clientConfig },
+  });
   const client = new S3Client(clientConfig);
   // The tus S3 store keeps each upload under its id at the bucket's root (and `<id>.info`, `<id>.part`).
   const key = (id: string) => (assertId(id), id);
-  const get = async (id: string, range?: string) => (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key(id), Range: range }))).Body as Readable;
+  const get = async (id: string, range?: string) =>
+    (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key(id), Range: range })))
+      .Body as Readable;
   return {
     kind: 's3',
     datastore,
     async head(id, bytes) {
       const chunks: Buffer[] = [];
-      for await (const c of await get(id, `bytes=0-${bytes - 1}`)) chunks.push(Buffer.from(c as Buffer));
+      for await (const c of await get(id, `bytes=0-${bytes - 1}`))
+        chunks.push(Buffer.from(c as Buffer));
       return Buffer.concat(chunks).subarray(0, bytes);
     },
     async size(id) {
-      return (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key(id) }))).ContentLength ?? 0;
+      return (
+        (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key(id) })))
+          .ContentLength ?? 0
+      );
     },
     async stream(id, range) {
       return get(id, range ? `bytes=${range.start}-${range.end}` : undefined);
@@ -107,15 +122,28 @@ async function createS3RecordingStore(cfg: JobsConfig, bucket: string): Promise<
     },
     async replace(id, src, mimeType) {
       const s = await stat(src);
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(id), Body: createReadStream(src), ContentLength: s.size, ContentType: mimeType }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key(id),
+          Body: createReadStream(src),
+          ContentLength: s.size,
+          ContentType: mimeType,
+        }),
+      );
       await rm(src, { force: true });
     },
     async remove(id) {
       await datastore.remove(id).catch(() => undefined);
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key(id) })).catch(() => undefined);
+      await client
+        .send(new DeleteObjectCommand({ Bucket: bucket, Key: key(id) }))
+        .catch(() => undefined);
       // An unfinished upload also keeps its last part under 5 MB as `<id>.part` (the tus S3 store's
       // "incomplete part"), which the store's own remove leaves behind.
-      for (const k of [`${key(id)}.info`, `${key(id)}.part`]) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: k })).catch(() => undefined);
+      for (const k of [`${key(id)}.info`, `${key(id)}.part`])
+        await client
+          .send(new DeleteObjectCommand({ Bucket: bucket, Key: k }))
+          .catch(() => undefined);
     },
   };
 }

@@ -15,7 +15,9 @@ export class ShareTokens {
   }
 
   static fromConfig(cfg: { FILE_URL_SECRET?: string; SERVICE_TOKEN_SECRET: string }): ShareTokens {
-    const secret = cfg.FILE_URL_SECRET ?? createHmac('sha256', cfg.SERVICE_TOKEN_SECRET).update('jobs-file-links').digest('base64url');
+    const secret =
+      cfg.FILE_URL_SECRET ??
+      createHmac('sha256', cfg.SERVICE_TOKEN_SECRET).update('jobs-file-links').digest('base64url');
     return new ShareTokens(secret);
   }
 

@@ -1,6 +1,12 @@
 import { Queue, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
-import { classifyError, ServiceEvents, type EventBus, type EventEnvelope, type Subscription } from '@htm/events';
+import {
+  classifyError,
+  ServiceEvents,
+  type EventBus,
+  type EventEnvelope,
+  type Subscription,
+} from '@htm/events';
 import { createBlockingRedis, createRedis, type Db, type Metrics } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
 import type { JobsConfig } from '../config.js';
@@ -12,7 +18,12 @@ import { startWebhookWorker, type WebhookWorker } from './webhooks.js';
 
 /** Queue, timer and consumer-group names: published names, never rename (stranded jobs). */
 export const TIMER_QUEUE = 'jobs-timers';
-export const TIMERS = { claimTimeout: 'claim-timeout', autoAccept: 'auto-accept', revisionWindow: 'revision-window', packFill: 'pack-fill' } as const;
+export const TIMERS = {
+  claimTimeout: 'claim-timeout',
+  autoAccept: 'auto-accept',
+  revisionWindow: 'revision-window',
+  packFill: 'pack-fill',
+} as const;
 export const WORKER_GROUP = 'jobs-worker';
 
 export type TimerName = (typeof TIMERS)[keyof typeof TIMERS];
@@ -41,9 +52,12 @@ export function bullPrefix(cfg: Pick<JobsConfig, 'REDIS_PREFIX'>): string {
 
 /** Deterministic BullMQ job ids (no colons): scheduling the same timer twice is a no-op. */
 export const timerIds = {
-  claimTimeout: (jobId: string, deadlineAt: string) => `${TIMERS.claimTimeout}-${jobId}-${Date.parse(deadlineAt)}`,
-  autoAccept: (jobId: string, submissionId: string) => `${TIMERS.autoAccept}-${jobId}-${submissionId}`,
-  revisionWindow: (jobId: string, deadlineAt: string) => `${TIMERS.revisionWindow}-${jobId}-${Date.parse(deadlineAt)}`,
+  claimTimeout: (jobId: string, deadlineAt: string) =>
+    `${TIMERS.claimTimeout}-${jobId}-${Date.parse(deadlineAt)}`,
+  autoAccept: (jobId: string, submissionId: string) =>
+    `${TIMERS.autoAccept}-${jobId}-${submissionId}`,
+  revisionWindow: (jobId: string, deadlineAt: string) =>
+    `${TIMERS.revisionWindow}-${jobId}-${Date.parse(deadlineAt)}`,
   packFill: (jobId: string) => `${TIMERS.packFill}-${jobId}`,
 };
 
@@ -60,19 +74,35 @@ export interface TimerDeps {
  * applyTransition 'auto_accept' / 'claim_timeout' / 'revision_expired', the same the API uses) and does nothing when the job moved on
  * (submitted in time, accepted, reclaimed...). Returns what happened.
  */
-export async function runTimer(deps: TimerDeps, name: string, data: unknown): Promise<'applied' | 'stale'> {
+export async function runTimer(
+  deps: TimerDeps,
+  name: string,
+  data: unknown,
+): Promise<'applied' | 'stale'> {
   const at = new Date();
   const applied = await deps.events.inTransaction(async (tx: Tx) => {
     if (name === TIMERS.autoAccept) {
       const d = data as AutoAcceptData;
-      return !!(await applyAccept(tx, deps, { jobId: d.jobId, submissionId: d.submissionId, by: 'auto', at, reason: null }));
+      return !!(await applyAccept(tx, deps, {
+        jobId: d.jobId,
+        submissionId: d.submissionId,
+        by: 'auto',
+        at,
+        reason: null,
+      }));
     }
     if (name === TIMERS.claimTimeout || name === TIMERS.revisionWindow) {
       const d = data as ClaimTimeoutData;
       const reason = name === TIMERS.claimTimeout ? 'claim_timeout' : 'revision_expired';
-      return expireHold(tx, deps, { reason, jobId: d.jobId, testerId: d.testerId, deadlineAt: new Date(d.deadlineAt) });
+      return expireHold(tx, deps, {
+        reason,
+        jobId: d.jobId,
+        testerId: d.testerId,
+        deadlineAt: new Date(d.deadlineAt),
+      });
     }
-    if (name === TIMERS.packFill) return closeUnfilledSlot(tx, deps, { jobId: (data as PackFillData).jobId, at });
+    if (name === TIMERS.packFill)
+      return closeUnfilledSlot(tx, deps, { jobId: (data as PackFillData).jobId, at });
     deps.logger.error({ name }, 'unknown timer');
     return false;
   });
@@ -97,8 +127,14 @@ export const OVERDUE_GRACE_MS = 60_000;
 const UNLIMITED_ATTEMPTS = 2 ** 31 - 1;
 
 /** The wait before retry `attempt` (1-based) of a failed timer: doubling from the base, capped. */
-export function timerRetryDelay(cfg: Pick<JobsConfig, 'TIMER_RETRY_BASE_MS' | 'TIMER_RETRY_MAX_DELAY_MS'>, attempt: number): number {
-  return Math.min(cfg.TIMER_RETRY_BASE_MS * 2 ** Math.min(Math.max(attempt, 1) - 1, 30), cfg.TIMER_RETRY_MAX_DELAY_MS);
+export function timerRetryDelay(
+  cfg: Pick<JobsConfig, 'TIMER_RETRY_BASE_MS' | 'TIMER_RETRY_MAX_DELAY_MS'>,
+  attempt: number,
+): number {
+  return Math.min(
+    cfg.TIMER_RETRY_BASE_MS * 2 ** Math.min(Math.max(attempt, 1) - 1, 30),
+    cfg.TIMER_RETRY_MAX_DELAY_MS,
+  );
 }
 
 export interface JobsWorker {
@@ -123,7 +159,14 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
   let ownEvents: ServiceEvents | undefined;
   let events: ServiceEvents | undefined = deps.events;
   if (!events) {
-    ownEvents = new ServiceEvents({ service: 'jobs', db: deps.db, outbox, handled: handledEvents, bus: deps.bus, logger });
+    ownEvents = new ServiceEvents({
+      service: 'jobs',
+      db: deps.db,
+      outbox,
+      handled: handledEvents,
+      bus: deps.bus,
+      logger,
+    });
     await ownEvents.start({ consumers: false });
     events = ownEvents;
   }
@@ -154,8 +197,19 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
         const attempt = job.attemptsMade + 1;
         const kind = classifyError(err);
         // A bug or a row the timer cannot apply: a few attempts, then failed (the rebuild tries it again later).
-        if (kind === 'permanent' || (kind === 'unknown' && attempt >= config.TIMER_MAX_ATTEMPTS)) throw new UnrecoverableError((err as Error).message);
-        logger.warn({ err: (err as Error).message, timer: job.name, id: job.id, attempt, kind, retryInMs: timerRetryDelay(config, attempt) }, 'timer failed; will retry');
+        if (kind === 'permanent' || (kind === 'unknown' && attempt >= config.TIMER_MAX_ATTEMPTS))
+          throw new UnrecoverableError((err as Error).message);
+        logger.warn(
+          {
+            err: (err as Error).message,
+            timer: job.name,
+            id: job.id,
+            attempt,
+            kind,
+            retryInMs: timerRetryDelay(config, attempt),
+          },
+          'timer failed; will retry',
+        );
         throw err;
       }
     },
@@ -164,35 +218,65 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
       prefix,
       concurrency: config.WORKER_CONCURRENCY,
       // Timers created before this release carry { type: 'exponential', attempts: 8 }; new ones 'capped'.
-      settings: { backoffStrategy: (attemptsMade: number) => timerRetryDelay(config, attemptsMade) },
+      settings: {
+        backoffStrategy: (attemptsMade: number) => timerRetryDelay(config, attemptsMade),
+      },
     },
   );
   worker.on('failed', (job, err) => {
-    if (job && job.finishedOn) logger.error({ err: err.message, timer: job.name, id: job.id, attempts: job.attemptsMade }, 'timer failed; the rebuild retries it');
+    if (job && job.finishedOn)
+      logger.error(
+        { err: err.message, timer: job.name, id: job.id, attempts: job.attemptsMade },
+        'timer failed; the rebuild retries it',
+      );
   });
   if (deps.metrics && !deps.metrics.registry.getSingleMetric('jobs_timers_overdue'))
-    deps.metrics.gauge('jobs_timers_overdue', `Timers due more than ${OVERDUE_GRACE_MS / 1000} s ago and not applied yet (alert when above 0 for minutes)`, () => countOverdueTimers(deps.db, OVERDUE_GRACE_MS));
+    deps.metrics.gauge(
+      'jobs_timers_overdue',
+      `Timers due more than ${OVERDUE_GRACE_MS / 1000} s ago and not applied yet (alert when above 0 for minutes)`,
+      () => countOverdueTimers(deps.db, OVERDUE_GRACE_MS),
+    );
   worker.on('error', (err) => logger.warn({ err: err.message }, 'timer worker error'));
 
   const delayUntil = (iso: string) => Math.max(0, Date.parse(iso) - Date.now());
   const schedule = async (event: EventEnvelope): Promise<void> => {
     if (event.type === 'JobClaimed') {
       const d = (event as EventEnvelope<'JobClaimed'>).data;
-      const data: ClaimTimeoutData = { jobId: d.jobId, testerId: d.testerId, deadlineAt: d.deadlineAt };
-      await queue.add(TIMERS.claimTimeout, data, { jobId: timerIds.claimTimeout(d.jobId, d.deadlineAt), delay: delayUntil(d.deadlineAt) });
+      const data: ClaimTimeoutData = {
+        jobId: d.jobId,
+        testerId: d.testerId,
+        deadlineAt: d.deadlineAt,
+      };
+      await queue.add(TIMERS.claimTimeout, data, {
+        jobId: timerIds.claimTimeout(d.jobId, d.deadlineAt),
+        delay: delayUntil(d.deadlineAt),
+      });
     } else if (event.type === 'WorkSubmitted') {
       const d = (event as EventEnvelope<'WorkSubmitted'>).data;
       const data: AutoAcceptData = { jobId: d.jobId, submissionId: d.submissionId };
-      await queue.add(TIMERS.autoAccept, data, { jobId: timerIds.autoAccept(d.jobId, d.submissionId), delay: delayUntil(d.autoAcceptAt) });
+      await queue.add(TIMERS.autoAccept, data, {
+        jobId: timerIds.autoAccept(d.jobId, d.submissionId),
+        delay: delayUntil(d.autoAcceptAt),
+      });
     } else if (event.type === 'RevisionRequested') {
       const d = (event as EventEnvelope<'RevisionRequested'>).data;
-      const data: RevisionWindowData = { jobId: d.jobId, testerId: d.testerId, deadlineAt: d.deadlineAt };
-      await queue.add(TIMERS.revisionWindow, data, { jobId: timerIds.revisionWindow(d.jobId, d.deadlineAt), delay: delayUntil(d.deadlineAt) });
+      const data: RevisionWindowData = {
+        jobId: d.jobId,
+        testerId: d.testerId,
+        deadlineAt: d.deadlineAt,
+      };
+      await queue.add(TIMERS.revisionWindow, data, {
+        jobId: timerIds.revisionWindow(d.jobId, d.deadlineAt),
+        delay: delayUntil(d.deadlineAt),
+      });
     } else if (event.type === 'JobPublished') {
       const d = (event as EventEnvelope<'JobPublished'>).data;
       if (!d.fillDeadlineAt) return;
       const data: PackFillData = { jobId: d.jobId };
-      await queue.add(TIMERS.packFill, data, { jobId: timerIds.packFill(d.jobId), delay: delayUntil(d.fillDeadlineAt) });
+      await queue.add(TIMERS.packFill, data, {
+        jobId: timerIds.packFill(d.jobId),
+        delay: delayUntil(d.fillDeadlineAt),
+      });
     }
   };
 
@@ -206,20 +290,49 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
    * a no-op forever, so it is retried now. Firing twice is harmless anyway (each timer re-checks
    * the job in one conditional UPDATE).
    */
-  const timerFor = (j: TimedJob): { name: TimerName; data: ClaimTimeoutData | AutoAcceptData | RevisionWindowData | PackFillData; jobId: string; at: Date } | undefined => {
+  const timerFor = (
+    j: TimedJob,
+  ):
+    | {
+        name: TimerName;
+        data: ClaimTimeoutData | AutoAcceptData | RevisionWindowData | PackFillData;
+        jobId: string;
+        at: Date;
+      }
+    | undefined => {
     if (j.status === 'claimed' && j.claimDeadlineAt && j.testerId) {
       const deadlineAt = j.claimDeadlineAt.toISOString();
-      return { name: TIMERS.claimTimeout, data: { jobId: j.id, testerId: j.testerId, deadlineAt }, jobId: timerIds.claimTimeout(j.id, deadlineAt), at: j.claimDeadlineAt };
+      return {
+        name: TIMERS.claimTimeout,
+        data: { jobId: j.id, testerId: j.testerId, deadlineAt },
+        jobId: timerIds.claimTimeout(j.id, deadlineAt),
+        at: j.claimDeadlineAt,
+      };
     }
     if (j.status === 'submitted' && j.autoAcceptAt && j.currentSubmissionId) {
-      return { name: TIMERS.autoAccept, data: { jobId: j.id, submissionId: j.currentSubmissionId }, jobId: timerIds.autoAccept(j.id, j.currentSubmissionId), at: j.autoAcceptAt };
+      return {
+        name: TIMERS.autoAccept,
+        data: { jobId: j.id, submissionId: j.currentSubmissionId },
+        jobId: timerIds.autoAccept(j.id, j.currentSubmissionId),
+        at: j.autoAcceptAt,
+      };
     }
     if (j.status === 'revision_requested' && j.revisionDeadlineAt && j.testerId) {
       const deadlineAt = j.revisionDeadlineAt.toISOString();
-      return { name: TIMERS.revisionWindow, data: { jobId: j.id, testerId: j.testerId, deadlineAt }, jobId: timerIds.revisionWindow(j.id, deadlineAt), at: j.revisionDeadlineAt };
+      return {
+        name: TIMERS.revisionWindow,
+        data: { jobId: j.id, testerId: j.testerId, deadlineAt },
+        jobId: timerIds.revisionWindow(j.id, deadlineAt),
+        at: j.revisionDeadlineAt,
+      };
     }
     if (j.status === 'open' && j.fillDeadlineAt) {
-      return { name: TIMERS.packFill, data: { jobId: j.id }, jobId: timerIds.packFill(j.id), at: j.fillDeadlineAt };
+      return {
+        name: TIMERS.packFill,
+        data: { jobId: j.id },
+        jobId: timerIds.packFill(j.id),
+        at: j.fillDeadlineAt,
+      };
     }
     return undefined;
   };
@@ -232,7 +345,13 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
         const page = await listTimedJobs(deps.db, after, 500);
         if (!page.length) break;
         const timers = page.map(timerFor).filter((t) => !!t);
-        await queue.addBulk(timers.map((t) => ({ name: t.name, data: t.data, opts: { jobId: t.jobId, delay: Math.max(0, t.at.getTime() - Date.now()) } })));
+        await queue.addBulk(
+          timers.map((t) => ({
+            name: t.name,
+            data: t.data,
+            opts: { jobId: t.jobId, delay: Math.max(0, t.at.getTime() - Date.now()) },
+          })),
+        );
         for (const t of timers) {
           if (t.at.getTime() > Date.now()) continue;
           const state = await queue.getJobState(t.jobId);
@@ -246,9 +365,16 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
           if (state !== 'failed') continue;
           const failed = await queue.getJob(t.jobId);
           if (!failed) continue;
-          logger.warn({ timer: t.name, id: t.jobId, attempts: failed.attemptsMade, err: failed.failedReason }, 'due timer had failed; retrying it');
+          logger.warn(
+            { timer: t.name, id: t.jobId, attempts: failed.attemptsMade, err: failed.failedReason },
+            'due timer had failed; retrying it',
+          );
           // Spent attempts start again (a timer scheduled before unlimited retries had 8).
-          await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).catch((err: Error) => logger.warn({ err: err.message, id: t.jobId }, 'could not retry a failed timer'));
+          await failed
+            .retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
+            .catch((err: Error) =>
+              logger.warn({ err: err.message, id: t.jobId }, 'could not retry a failed timer'),
+            );
         }
         n += timers.length;
         after = page[page.length - 1].id;
@@ -257,7 +383,12 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
       return n;
     })().finally(() => (reconciling = undefined)));
   const reconcileQuietly = () =>
-    reconcile().catch((err: Error) => logger.warn({ err: err.message }, 'timer reconciliation failed; retried at the next interval'));
+    reconcile().catch((err: Error) =>
+      logger.warn(
+        { err: err.message },
+        'timer reconciliation failed; retried at the next interval',
+      ),
+    );
   await reconcileQuietly();
   const reconcileTimer = setInterval(() => void reconcileQuietly(), config.TIMER_RECONCILE_MS);
   reconcileTimer.unref();

@@ -2,7 +2,12 @@ import type { Logger } from 'pino';
 import { createEvent, type EventBus, type ServiceEvents, type Subscription } from '@htm/events';
 import type { Db } from '@htm/service-kit';
 import type { JobsConfig } from '../config.js';
-import { disableEndpoint, leaseDueDeliveries, noteEndpointOutcome, recordAttempt } from '../db/webhook.repository.js';
+import {
+  disableEndpoint,
+  leaseDueDeliveries,
+  noteEndpointOutcome,
+  recordAttempt,
+} from '../db/webhook.repository.js';
 import { DISABLE_AFTER_MS, fanOutEvent, nextAttemptAfter } from '../domain/webhooks.js';
 import { sendWebhook } from '../providers/webhook-sender.js';
 
@@ -41,18 +46,55 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
   const log = logger.child({ component: 'webhooks' });
   const attempt = async (d: Awaited<ReturnType<typeof leaseDueDeliveries>>[number]) => {
     const result = await sendWebhook(
-      { url: d.url, secret: d.secret, msgId: `msg_${d.id.replace(/-/g, '')}`, body: JSON.stringify(d.payload) },
-      { allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_BODY_BYTES },
+      {
+        url: d.url,
+        secret: d.secret,
+        msgId: `msg_${d.id.replace(/-/g, '')}`,
+        body: JSON.stringify(d.payload),
+      },
+      {
+        allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE,
+        timeoutMs: TIMEOUT_MS,
+        maxBodyBytes: MAX_BODY_BYTES,
+      },
     );
     const at = new Date();
-    const next = result.ok ? null : nextAttemptAfter(d.attempts + 1, d.createdAt, at, config.WEBHOOK_RETRY_BASE_MS);
-    await recordAttempt(db, d.id, { ok: result.ok, code: result.code, error: result.error, nextAttemptAt: next, at });
+    const next = result.ok
+      ? null
+      : nextAttemptAfter(d.attempts + 1, d.createdAt, at, config.WEBHOOK_RETRY_BASE_MS);
+    await recordAttempt(db, d.id, {
+      ok: result.ok,
+      code: result.code,
+      error: result.error,
+      nextAttemptAt: next,
+      at,
+    });
     const failingSince = await noteEndpointOutcome(db, d.endpointId, result.ok, at);
-    log[result.ok ? 'debug' : 'info']({ delivery: d.id, endpoint: d.endpointId, attempt: d.attempts + 1, code: result.code, error: result.error, next: next?.toISOString() }, 'webhook attempt');
+    log[result.ok ? 'debug' : 'info'](
+      {
+        delivery: d.id,
+        endpoint: d.endpointId,
+        attempt: d.attempts + 1,
+        code: result.code,
+        error: result.error,
+        next: next?.toISOString(),
+      },
+      'webhook attempt',
+    );
     if (!result.ok && failingSince && at.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS) {
       await deps.events.inTransaction(async (tx) => {
         const owner = await disableEndpoint(tx, d.endpointId, at);
-        if (owner) await deps.events.record(tx, createEvent('WebhookEndpointDisabled', d.endpointId, { endpointId: d.endpointId, ownerId: owner.ownerId, url: owner.url, failingSince: failingSince.toISOString(), disabledAt: at.toISOString() }));
+        if (owner)
+          await deps.events.record(
+            tx,
+            createEvent('WebhookEndpointDisabled', d.endpointId, {
+              endpointId: d.endpointId,
+              ownerId: owner.ownerId,
+              url: owner.url,
+              failingSince: failingSince.toISOString(),
+              disabledAt: at.toISOString(),
+            }),
+          );
       });
       log.warn({ endpoint: d.endpointId }, 'webhook endpoint disabled after failing for 3 days');
     }
@@ -65,7 +107,13 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
       for (;;) {
         const due = await leaseDueDeliveries(db, BATCH, LEASE_MS);
         if (!due.length) break;
-        await Promise.all(due.map((d) => attempt(d).catch((err: Error) => log.error({ err: err.message, delivery: d.id }, 'webhook attempt failed to record'))));
+        await Promise.all(
+          due.map((d) =>
+            attempt(d).catch((err: Error) =>
+              log.error({ err: err.message, delivery: d.id }, 'webhook attempt failed to record'),
+            ),
+          ),
+        );
         n += due.length;
         if (due.length < BATCH) break;
       }
@@ -78,7 +126,12 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
     if (stopped) return;
     timer = setTimeout(() => {
       deliverDue()
-        .catch((err: Error) => log.warn({ err: err.message }, 'webhook delivery round failed; tried again at the next poll'))
+        .catch((err: Error) =>
+          log.warn(
+            { err: err.message },
+            'webhook delivery round failed; tried again at the next poll',
+          ),
+        )
         .finally(loop);
     }, config.WEBHOOK_POLL_MS);
   };
@@ -91,7 +144,14 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
       if (await fanOutEvent({ db, config }, event)) void deliverDue().catch(() => undefined);
     },
   });
-  log.info({ pollMs: config.WEBHOOK_POLL_MS, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE }, 'webhook worker started');
+  log.info(
+    {
+      pollMs: config.WEBHOOK_POLL_MS,
+      retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+      allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE,
+    },
+    'webhook worker started',
+  );
 
   return {
     deliverDue,

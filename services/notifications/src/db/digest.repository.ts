@@ -22,7 +22,9 @@ export async function tryDigestLock(tx: Tx): Promise<boolean> {
   const rows = await tx.execute<{ ok: boolean }>(
     sql`SELECT pg_try_advisory_xact_lock(hashtext('notifications:job_digest')) AS ok`,
   );
-  const list = (Array.isArray(rows) ? rows : (rows as { rows: Array<{ ok: boolean }> }).rows) as Array<{ ok: boolean }>;
+  const list = (
+    Array.isArray(rows) ? rows : (rows as { rows: Array<{ ok: boolean }> }).rows
+  ) as Array<{ ok: boolean }>;
   return Boolean(list[0]?.ok);
 }
 
@@ -35,8 +37,12 @@ export async function digestCandidates(tx: Tx): Promise<DigestTester[]> {
       country: users.country,
       assistiveTech: users.assistiveTech,
       lastDigestAt: users.lastDigestAt,
-      testedSites: sql<string[]>`coalesce((SELECT array_agg(${testedSites.siteHost}) FROM ${testedSites} WHERE ${testedSites.testerId} = ${users.id}), '{}')`,
-      announced: sql<string[]>`coalesce((SELECT array_agg(${digestJobs.jobId}) FROM ${digestJobs} WHERE ${digestJobs.testerId} = ${users.id}), '{}')`,
+      testedSites: sql<
+        string[]
+      >`coalesce((SELECT array_agg(${testedSites.siteHost}) FROM ${testedSites} WHERE ${testedSites.testerId} = ${users.id}), '{}')`,
+      announced: sql<
+        string[]
+      >`coalesce((SELECT array_agg(${digestJobs.jobId}) FROM ${digestJobs} WHERE ${digestJobs.testerId} = ${users.id}), '{}')`,
     })
     .from(users)
     .innerJoin(preferences, eq(preferences.userId, users.id))
@@ -59,7 +65,12 @@ export async function openPaidJobs(tx: Tx, since: Date): Promise<DigestJob[]> {
 }
 
 /** The jobs announced to a tester in a digest queued at `at`. */
-export async function recordDigest(tx: Tx, testerId: string, jobIds: string[], at: Date): Promise<void> {
+export async function recordDigest(
+  tx: Tx,
+  testerId: string,
+  jobIds: string[],
+  at: Date,
+): Promise<void> {
   if (jobIds.length)
     await tx
       .insert(digestJobs)

@@ -35,7 +35,11 @@ export function testerMayTake(
   if (job.status !== 'open' || !job.paidAt || !job.geoRule) return false;
   if (!geoAllows(job.geoRule, tester.country)) return false;
   if (job.assistiveTech && !tester.assistiveTech.includes(job.assistiveTech)) return false;
-  if (job.freshEyes && job.siteHost && tester.testedSites.includes(`${job.posterId}|${job.siteHost}`))
+  if (
+    job.freshEyes &&
+    job.siteHost &&
+    tester.testedSites.includes(`${job.posterId}|${job.siteHost}`)
+  )
     return false;
   if (
     job.reservedTesterId &&
@@ -92,9 +96,17 @@ export async function queueJobDigests(
         eventId: randomUUID(),
         kind: 'job_digest',
         userId: tester.id,
-        data: { jobs: listed.map((j) => ({ id: j.id, title: j.title })), more: fit.length - listed.length },
+        data: {
+          jobs: listed.map((j) => ({ id: j.id, title: j.title })),
+          more: fit.length - listed.length,
+        },
       });
-      await recordDigest(tx, tester.id, fit.map((j) => j.id), now);
+      await recordDigest(
+        tx,
+        tester.id,
+        fit.map((j) => j.id),
+        now,
+      );
       n += 1;
     }
     return n;

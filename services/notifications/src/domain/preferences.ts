@@ -51,7 +51,10 @@ export async function updatePreferences(
 }
 
 /** What an unsubscribe link would switch off (nothing changes): 400 invalid_token for a bad link. */
-export function checkUnsubscribeToken(secret: string, token: string): { userId: string; kind: NotificationKind } {
+export function checkUnsubscribeToken(
+  secret: string,
+  token: string,
+): { userId: string; kind: NotificationKind } {
   const who = verifyUnsubscribeToken(secret, token);
   if (!who)
     throw AppError.invalid(

@@ -195,14 +195,19 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
             subject: `Your appeal was accepted: the ${what} is removed`,
             lines: [
               `We looked at your appeal of the ${what}${where} and removed it.`,
-              d.kind === 'rating' ? 'It no longer counts in your average rating.' : 'It no longer counts against you.',
+              d.kind === 'rating'
+                ? 'It no longer counts in your average rating.'
+                : 'It no longer counts against you.',
               ...(d.note ? [`The admin's note: ${d.note}`] : []),
             ],
             action: { label: 'Open your dashboard', path: '/dashboard' },
           }
         : {
             subject: `Your appeal of the ${what} was not accepted`,
-            lines: [`We looked at your appeal of the ${what}${where} and kept it.`, ...(d.note ? [`The admin's note: ${d.note}`] : [])],
+            lines: [
+              `We looked at your appeal of the ${what}${where} and kept it.`,
+              ...(d.note ? [`The admin's note: ${d.note}`] : []),
+            ],
             action: { label: 'Open your dashboard', path: '/dashboard' },
           };
     }
@@ -253,7 +258,9 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
         ],
         items: [
           ...jobs.map((j) => ({ label: j.title, path: '/dashboard' })),
-          ...(d.more ? [{ label: `and ${d.more} more on your dashboard`, path: '/dashboard' }] : []),
+          ...(d.more
+            ? [{ label: `and ${d.more} more on your dashboard`, path: '/dashboard' }]
+            : []),
         ],
         action: { label: 'See available jobs', path: '/dashboard' },
       };
@@ -334,7 +341,9 @@ export async function renderMessage(
     footer,
     '',
   ].join('\n');
-  const out = await (await loadMjml())(mjmlOf(b, hello, link, opts.unsubscribeUrl), {
+  const out = await (
+    await loadMjml()
+  )(mjmlOf(b, hello, link, opts.unsubscribeUrl), {
     validationLevel: 'strict',
   });
   return { subject: b.subject, text, html: out.html };

@@ -102,7 +102,10 @@ export function notificationsEventHandlers(opts: {
       // A landing-page signup was told when the admin approved it (SignupApproved): not twice.
       if (
         turnedOn &&
-        !(d.reason === 'signup' && (await wasQueued(tx, signupRecipient(d.email), 'tester_approved')))
+        !(
+          d.reason === 'signup' &&
+          (await wasQueued(tx, signupRecipient(d.email), 'tester_approved'))
+        )
       )
         await queue(tx, e, 'tester_approved', d.userId, { country: d.country });
     },
@@ -114,7 +117,10 @@ export function notificationsEventHandlers(opts: {
       const to = signupRecipient(d.email);
       if (await isKnownTester(tx, d.email)) return;
       if (await wasQueued(tx, to, 'tester_approved')) return;
-      await queue(tx, e, 'tester_approved', to, { email: d.email.trim().toLowerCase(), country: null });
+      await queue(tx, e, 'tester_approved', to, {
+        email: d.email.trim().toLowerCase(),
+        country: null,
+      });
     },
     // jobs
     JobCreated: async (e, tx) =>
@@ -145,7 +151,10 @@ export function notificationsEventHandlers(opts: {
       });
       const expectedBy =
         job.expectedCompletionHours != null
-          ? resultsExpectedBy({ paid_at: d.paidAt, expected_completion_hours: job.expectedCompletionHours })
+          ? resultsExpectedBy({
+              paid_at: d.paidAt,
+              expected_completion_hours: job.expectedCompletionHours,
+            })
           : null;
       await queue(tx, e, 'job_paid', d.posterId, {
         jobId: d.jobId,
@@ -154,8 +163,16 @@ export function notificationsEventHandlers(opts: {
         ...(expectedBy ? { expectedBy } : {}),
       });
       // Held for one tester first (an invited favourite, a re-test): they hear of it at once.
-      if (d.reservedTesterId && d.reservedUntil && new Date(d.reservedUntil).getTime() > Date.now()) {
-        await queue(tx, e, 'job_held_for_you', d.reservedTesterId, { jobId: d.jobId, title: job.title || undefined, at: d.reservedUntil });
+      if (
+        d.reservedTesterId &&
+        d.reservedUntil &&
+        new Date(d.reservedUntil).getTime() > Date.now()
+      ) {
+        await queue(tx, e, 'job_held_for_you', d.reservedTesterId, {
+          jobId: d.jobId,
+          title: job.title || undefined,
+          at: d.reservedUntil,
+        });
       }
     },
     JobsCleared: async (_e, tx) => clearJobs(tx),
@@ -200,16 +217,26 @@ export function notificationsEventHandlers(opts: {
       queue(tx, e, 'webhook_disabled', e.data.ownerId, { url: e.data.url }),
     // identity: "Your data, your call"
     DataExportReady: async (e, tx) =>
-      queue(tx, e, 'data_export_ready', e.data.userId, { url: e.data.downloadUrl, at: new Date(e.data.expiresAt).toUTCString() }),
+      queue(tx, e, 'data_export_ready', e.data.userId, {
+        url: e.data.downloadUrl,
+        at: new Date(e.data.expiresAt).toUTCString(),
+      }),
     UserDeletionRequested: async (e, tx) =>
-      queue(tx, e, 'account_deletion_scheduled', e.data.userId, { at: new Date(e.data.dueAt).toUTCString() }),
-    UserDeletionCancelled: async (e, tx) => queue(tx, e, 'account_deletion_cancelled', e.data.userId, {}),
+      queue(tx, e, 'account_deletion_scheduled', e.data.userId, {
+        at: new Date(e.data.dueAt).toUTCString(),
+      }),
+    UserDeletionCancelled: async (e, tx) =>
+      queue(tx, e, 'account_deletion_cancelled', e.data.userId, {}),
     UserDeleted: async (e, tx) => eraseNotificationsUser(tx, e.data.userId),
     // payments: a pack's slot nobody claimed was closed and its $1 given back
     PaymentRefunded: async (e, tx) => {
       const d = e.data;
       if (d.reason !== 'pack_slot_unfilled' || !d.posterId) return;
-      await queue(tx, e, 'pack_slot_refunded', d.posterId, { jobId: d.jobId, title: d.title, amountCents: d.amountCents });
+      await queue(tx, e, 'pack_slot_refunded', d.posterId, {
+        jobId: d.jobId,
+        title: d.title,
+        amountCents: d.amountCents,
+      });
     },
     // jobs: the admin decided a tester's appeal (#34)
     AppealDecided: async (e, tx) => {

@@ -11,9 +11,19 @@ import {
 import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { NotificationsDeps } from '../deps.js';
 import { devMailOn } from '../config.js';
-import { checkUnsubscribeToken, readPreferences, unsubscribe, updatePreferences } from '../domain/preferences.js';
+import {
+  checkUnsubscribeToken,
+  readPreferences,
+  unsubscribe,
+  updatePreferences,
+} from '../domain/preferences.js';
 import { sentTo } from '../db/message.repository.js';
-import { confirmPage, donePage, invalidLinkPage, UNSUBSCRIBE_STYLE_HASH } from './unsubscribe.page.js';
+import {
+  confirmPage,
+  donePage,
+  invalidLinkPage,
+  UNSUBSCRIBE_STYLE_HASH,
+} from './unsubscribe.page.js';
 
 export function notificationsRoutes(deps: NotificationsDeps): Router {
   const r = catalogueRoutes('notifications');
@@ -57,7 +67,10 @@ export function notificationsRoutes(deps: NotificationsDeps): Router {
       const { token } = parseOrThrow(unsubscribeQuerySchema, req.query);
       const { kind } = checkUnsubscribeToken(deps.unsubscribeSecret, token);
       const action = `/api/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
-      res.status(200).set(pageHeaders).send(confirmPage(NOTIFICATION_KIND_INFO[kind].label, action));
+      res
+        .status(200)
+        .set(pageHeaders)
+        .send(confirmPage(NOTIFICATION_KIND_INFO[kind].label, action));
     } catch (err) {
       if (!browser) throw err;
       invalidPage(res, err);
@@ -68,7 +81,8 @@ export function notificationsRoutes(deps: NotificationsDeps): Router {
     try {
       const { token } = parseOrThrow(unsubscribeQuerySchema, req.query);
       const { kind } = await unsubscribe(deps.db, deps.unsubscribeSecret, token);
-      if (browser) res.status(200).set(pageHeaders).send(donePage(NOTIFICATION_KIND_INFO[kind].label));
+      if (browser)
+        res.status(200).set(pageHeaders).send(donePage(NOTIFICATION_KIND_INFO[kind].label));
       else res.json({ unsubscribed: true, kind });
     } catch (err) {
       if (!browser) throw err;

@@ -18,8 +18,13 @@ a{color:#1e40af}.small{font-size:.9rem;color:#475569;margin-top:16px}
 export const UNSUBSCRIBE_STYLE_HASH = styleHashSource(STYLE);
 
 const page = (body: string) =>
-  standalonePage({ title: 'E-mail settings', style: STYLE, body: `  <main>\n    <p class="brand">${BRAND_NAME}</p>\n${body}\n  </main>` });
-const profileLink = '<p class="small">You can choose which e-mails you get in your <a href="/dashboard">profile</a>.</p>';
+  standalonePage({
+    title: 'E-mail settings',
+    style: STYLE,
+    body: `  <main>\n    <p class="brand">${BRAND_NAME}</p>\n${body}\n  </main>`,
+  });
+const profileLink =
+  '<p class="small">You can choose which e-mails you get in your <a href="/dashboard">profile</a>.</p>';
 
 /** GET: asks before switching anything off. */
 export function confirmPage(label: string, action: string): string {

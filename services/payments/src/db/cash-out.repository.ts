@@ -16,7 +16,11 @@ function rowsOf<T>(r: unknown): T[] {
  * pick the same earning.
  */
 export async function lockPayoutAccount(tx: Tx, testerId: string): Promise<boolean> {
-  const rows = await tx.select({ t: payoutAccounts.testerId }).from(payoutAccounts).where(eq(payoutAccounts.testerId, testerId)).for('update');
+  const rows = await tx
+    .select({ t: payoutAccounts.testerId })
+    .from(payoutAccounts)
+    .where(eq(payoutAccounts.testerId, testerId))
+    .for('update');
   return rows.length > 0;
 }
 
@@ -45,11 +49,17 @@ export async function listCashableEarnings(db: Exec, testerId: string): Promise<
 
 /** Whether an earning is taken by a cash-out (the payout run leaves it alone). */
 export async function earningInCashOut(db: Exec, earningId: string): Promise<boolean> {
-  const rows = await db.select({ id: cashOutItems.earningId }).from(cashOutItems).where(eq(cashOutItems.earningId, earningId));
+  const rows = await db
+    .select({ id: cashOutItems.earningId })
+    .from(cashOutItems)
+    .where(eq(cashOutItems.earningId, earningId));
   return rows.length > 0;
 }
 
-export async function findProcessingCashOut(db: Exec, testerId: string): Promise<CashOutRow | undefined> {
+export async function findProcessingCashOut(
+  db: Exec,
+  testerId: string,
+): Promise<CashOutRow | undefined> {
   const [row] = await db
     .select()
     .from(cashOuts)
@@ -64,7 +74,11 @@ export async function findCashOut(db: Exec, id: string): Promise<CashOutRow | un
 
 /** Every cash-out not settled yet (a crash or an unknown provider answer left it processing). */
 export async function listProcessingCashOuts(db: Exec): Promise<CashOutRow[]> {
-  return db.select().from(cashOuts).where(eq(cashOuts.status, 'processing')).orderBy(cashOuts.createdAt);
+  return db
+    .select()
+    .from(cashOuts)
+    .where(eq(cashOuts.status, 'processing'))
+    .orderBy(cashOuts.createdAt);
 }
 
 /**
@@ -73,7 +87,13 @@ export async function listProcessingCashOuts(db: Exec): Promise<CashOutRow[]> {
  */
 export async function insertCashOut(
   tx: Tx,
-  values: { id: string; testerId: string; accountId: string; amountCents: number; idempotencyKey: string },
+  values: {
+    id: string;
+    testerId: string;
+    accountId: string;
+    amountCents: number;
+    idempotencyKey: string;
+  },
   earnings: CashableEarning[],
 ): Promise<CashOutRow | undefined> {
   const [row] = await tx
@@ -82,12 +102,23 @@ export async function insertCashOut(
     .onConflictDoNothing({ target: cashOuts.testerId, where: sql`status = 'processing'` })
     .returning();
   if (!row) return undefined;
-  await tx.insert(cashOutItems).values(earnings.map((e) => ({ earningId: e.id, cashOutId: row.id, jobId: e.job_id, amountCents: e.amount_cents })));
+  await tx.insert(cashOutItems).values(
+    earnings.map((e) => ({
+      earningId: e.id,
+      cashOutId: row.id,
+      jobId: e.job_id,
+      amountCents: e.amount_cents,
+    })),
+  );
   return row;
 }
 
 export async function listCashOutItems(db: Exec, cashOutId: string): Promise<CashOutItemRow[]> {
-  return db.select().from(cashOutItems).where(eq(cashOutItems.cashOutId, cashOutId)).orderBy(cashOutItems.jobId);
+  return db
+    .select()
+    .from(cashOutItems)
+    .where(eq(cashOutItems.cashOutId, cashOutId))
+    .orderBy(cashOutItems.jobId);
 }
 
 /** A transfer is about to be asked for (tries + 1); answers the row as it is now. */
@@ -106,7 +137,12 @@ export async function noteCashOutError(db: Exec, id: string, lastError: string):
 }
 
 /** The transfer is booked (in the transaction that writes the payout entries); false if it was already settled. */
-export async function markCashOutPaid(tx: Exec, id: string, transferId: string, at: Date): Promise<boolean> {
+export async function markCashOutPaid(
+  tx: Exec,
+  id: string,
+  transferId: string,
+  at: Date,
+): Promise<boolean> {
   const rows = await tx
     .update(cashOuts)
     .set({ status: 'paid', transferId, lastError: null, paidAt: at, updatedAt: at })
@@ -117,6 +153,9 @@ export async function markCashOutPaid(tx: Exec, id: string, transferId: string, 
 
 /** The provider refused for certain: the cash-out failed and its earnings are free again. */
 export async function failCashOut(tx: Tx, id: string, lastError: string): Promise<void> {
-  await tx.update(cashOuts).set({ status: 'failed', lastError, updatedAt: new Date() }).where(and(eq(cashOuts.id, id), eq(cashOuts.status, 'processing')));
+  await tx
+    .update(cashOuts)
+    .set({ status: 'failed', lastError, updatedAt: new Date() })
+    .where(and(eq(cashOuts.id, id), eq(cashOuts.status, 'processing')));
   await tx.delete(cashOutItems).where(eq(cashOutItems.cashOutId, id));
 }

@@ -7,13 +7,19 @@ export type LedgerEntry = typeof ledgerEntries.$inferSelect;
 export type NewLedgerEntry = typeof ledgerEntries.$inferInsert;
 
 /** Appends an entry unless one of that kind exists for the job; returns it when inserted. */
-export async function appendOnce(tx: Exec, entry: NewLedgerEntry): Promise<LedgerEntry | undefined> {
+export async function appendOnce(
+  tx: Exec,
+  entry: NewLedgerEntry,
+): Promise<LedgerEntry | undefined> {
   const [row] = await tx.insert(ledgerEntries).values(entry).onConflictDoNothing().returning();
   return row;
 }
 
 /** The job's payment entry (one per job), with the session that paid it. */
-export async function findJobPayment(db: Exec, jobId: string): Promise<{ id: string; sessionId: string | null } | undefined> {
+export async function findJobPayment(
+  db: Exec,
+  jobId: string,
+): Promise<{ id: string; sessionId: string | null } | undefined> {
   const [row] = await db
     .select({ id: ledgerEntries.id, sessionId: ledgerEntries.sessionId })
     .from(ledgerEntries)
@@ -22,7 +28,10 @@ export async function findJobPayment(db: Exec, jobId: string): Promise<{ id: str
 }
 
 /** The job's whole payment entry (one per job), or undefined. */
-export async function findJobPaymentEntry(db: Exec, jobId: string): Promise<LedgerEntry | undefined> {
+export async function findJobPaymentEntry(
+  db: Exec,
+  jobId: string,
+): Promise<LedgerEntry | undefined> {
   const [row] = await db
     .select()
     .from(ledgerEntries)
@@ -35,7 +44,12 @@ export async function listDuplicateAndRefund(db: Exec, sessionId: string): Promi
   return db
     .select()
     .from(ledgerEntries)
-    .where(and(inArray(ledgerEntries.kind, ['duplicate_payment', 'refund']), eq(ledgerEntries.sessionId, sessionId)));
+    .where(
+      and(
+        inArray(ledgerEntries.kind, ['duplicate_payment', 'refund']),
+        eq(ledgerEntries.sessionId, sessionId),
+      ),
+    );
 }
 
 function rowsOf<T>(r: unknown): T[] {

@@ -1,21 +1,38 @@
 import { and, eq, ne, or } from 'drizzle-orm';
 import type { Db } from '@htm/service-kit/db';
-import { checkoutSessions, localProviderRefunds, localProviderSessions, localProviderTransfers } from './schema.js';
+import {
+  checkoutSessions,
+  localProviderRefunds,
+  localProviderSessions,
+  localProviderTransfers,
+} from './schema.js';
 
 /** The local provider's own sessions (it plays Stripe's part with its own tables). */
 export type LocalSessionRow = typeof localProviderSessions.$inferSelect;
 export type NewLocalSession = typeof localProviderSessions.$inferInsert;
 
 /** Stores a new local session unless one exists with its idempotency key; answers the key's session. */
-export async function createLocalSession(db: Db, values: NewLocalSession): Promise<LocalSessionRow> {
-  await db.insert(localProviderSessions).values(values).onConflictDoNothing({ target: localProviderSessions.idempotencyKey });
+export async function createLocalSession(
+  db: Db,
+  values: NewLocalSession,
+): Promise<LocalSessionRow> {
+  await db
+    .insert(localProviderSessions)
+    .values(values)
+    .onConflictDoNothing({ target: localProviderSessions.idempotencyKey });
   // Same idempotency key -> the session created the first time (as Stripe answers).
-  const [row] = await db.select().from(localProviderSessions).where(eq(localProviderSessions.idempotencyKey, values.idempotencyKey));
+  const [row] = await db
+    .select()
+    .from(localProviderSessions)
+    .where(eq(localProviderSessions.idempotencyKey, values.idempotencyKey));
   return row;
 }
 
 export async function findLocalSession(db: Db, id: string): Promise<LocalSessionRow | undefined> {
-  const [row] = await db.select().from(localProviderSessions).where(eq(localProviderSessions.id, id));
+  const [row] = await db
+    .select()
+    .from(localProviderSessions)
+    .where(eq(localProviderSessions.id, id));
   return row;
 }
 
@@ -28,7 +45,10 @@ export async function expireLocalSession(db: Db, id: string): Promise<void> {
 }
 
 /** The payer clicked Pay: an open session completes, paid. Undefined when it was not open. */
-export async function completeLocalSession(db: Db, id: string): Promise<LocalSessionRow | undefined> {
+export async function completeLocalSession(
+  db: Db,
+  id: string,
+): Promise<LocalSessionRow | undefined> {
   const [row] = await db
     .update(localProviderSessions)
     .set({ status: 'complete', paymentStatus: 'paid' })
@@ -48,14 +68,26 @@ export async function cancelLocalSession(db: Db, id: string): Promise<LocalSessi
 }
 
 /** Stores a simulated refund unless one exists with its idempotency key; answers the key's refund id. */
-export async function createLocalRefund(db: Db, values: typeof localProviderRefunds.$inferInsert): Promise<string> {
-  await db.insert(localProviderRefunds).values(values).onConflictDoNothing({ target: localProviderRefunds.idempotencyKey });
-  const [row] = await db.select({ id: localProviderRefunds.id }).from(localProviderRefunds).where(eq(localProviderRefunds.idempotencyKey, values.idempotencyKey));
+export async function createLocalRefund(
+  db: Db,
+  values: typeof localProviderRefunds.$inferInsert,
+): Promise<string> {
+  await db
+    .insert(localProviderRefunds)
+    .values(values)
+    .onConflictDoNothing({ target: localProviderRefunds.idempotencyKey });
+  const [row] = await db
+    .select({ id: localProviderRefunds.id })
+    .from(localProviderRefunds)
+    .where(eq(localProviderRefunds.idempotencyKey, values.idempotencyKey));
   return row.id;
 }
 
 /** Stores a simulated transfer once (its id is derived from its idempotency key). */
-export async function createLocalTransfer(db: Db, values: typeof localProviderTransfers.$inferInsert): Promise<void> {
+export async function createLocalTransfer(
+  db: Db,
+  values: typeof localProviderTransfers.$inferInsert,
+): Promise<void> {
   await db.insert(localProviderTransfers).values(values).onConflictDoNothing();
 }
 

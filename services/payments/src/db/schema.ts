@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgSchema, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  check,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
 
 export const paymentsSchema = pgSchema('payments');
@@ -33,8 +44,13 @@ export const checkoutSessions = paymentsSchema.table(
   },
   (t) => [
     index('checkout_sessions_job_idx').on(t.jobId),
-    uniqueIndex('checkout_sessions_one_open_per_job').on(t.jobId).where(sql`status = 'open'`),
-    check('checkout_sessions_status_check', sql`${t.status} IN ('open', 'paid', 'expired', 'cancelled')`),
+    uniqueIndex('checkout_sessions_one_open_per_job')
+      .on(t.jobId)
+      .where(sql`status = 'open'`),
+    check(
+      'checkout_sessions_status_check',
+      sql`${t.status} IN ('open', 'paid', 'expired', 'cancelled')`,
+    ),
   ],
 );
 
@@ -54,7 +70,9 @@ export const paymentMismatches = paymentsSchema.table(
     receivedCurrency: text('received_currency'),
     recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('payment_mismatches_once').on(t.sessionId, t.receivedCents, t.receivedCurrency)],
+  (t) => [
+    uniqueIndex('payment_mismatches_once').on(t.sessionId, t.receivedCents, t.receivedCurrency),
+  ],
 );
 
 /**
@@ -117,18 +135,31 @@ export const ledgerEntries = paymentsSchema.table(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('ledger_kind_job_unique').on(t.kind, t.jobId).where(sql`kind IN ('payment', 'tester_earning', 'platform_fee', 'payout')`),
+    uniqueIndex('ledger_kind_job_unique')
+      .on(t.kind, t.jobId)
+      .where(sql`kind IN ('payment', 'tester_earning', 'platform_fee', 'payout')`),
     // Once per session and job: a pack's session pays several jobs, each refundable on its own.
-    uniqueIndex('ledger_kind_session_job_unique').on(t.kind, t.sessionId, t.jobId).where(sql`kind IN ('duplicate_payment', 'refund')`),
+    uniqueIndex('ledger_kind_session_job_unique')
+      .on(t.kind, t.sessionId, t.jobId)
+      .where(sql`kind IN ('duplicate_payment', 'refund')`),
     unique('ledger_payout_earning_unique').on(t.earningId),
     index('ledger_tester_idx').on(t.testerId),
-    check('ledger_kind_check', sql`${t.kind} IN ('payment', 'tester_earning', 'platform_fee', 'payout', 'duplicate_payment', 'refund')`),
+    check(
+      'ledger_kind_check',
+      sql`${t.kind} IN ('payment', 'tester_earning', 'platform_fee', 'payout', 'duplicate_payment', 'refund')`,
+    ),
     check(
       'ledger_sign_check',
       sql`(${t.kind} = 'payout' AND ${t.amountCents} < 0 AND ${t.earningId} IS NOT NULL) OR (${t.kind} = 'refund' AND ${t.amountCents} < 0 AND ${t.sessionId} IS NOT NULL AND ${t.refundId} IS NOT NULL) OR (${t.kind} NOT IN ('payout', 'refund') AND ${t.amountCents} > 0)`,
     ),
-    check('ledger_session_check', sql`${t.kind} NOT IN ('duplicate_payment', 'refund') OR ${t.sessionId} IS NOT NULL`),
-    check('ledger_tester_check', sql`${t.kind} NOT IN ('tester_earning', 'payout') OR ${t.testerId} IS NOT NULL`),
+    check(
+      'ledger_session_check',
+      sql`${t.kind} NOT IN ('duplicate_payment', 'refund') OR ${t.sessionId} IS NOT NULL`,
+    ),
+    check(
+      'ledger_tester_check',
+      sql`${t.kind} NOT IN ('tester_earning', 'payout') OR ${t.testerId} IS NOT NULL`,
+    ),
   ],
 );
 
@@ -230,7 +261,9 @@ export const cashOuts = paymentsSchema.table(
     paidAt: timestamp('paid_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('cash_outs_one_processing_per_tester').on(t.testerId).where(sql`status = 'processing'`),
+    uniqueIndex('cash_outs_one_processing_per_tester')
+      .on(t.testerId)
+      .where(sql`status = 'processing'`),
     index('cash_outs_tester_idx').on(t.testerId),
     check('cash_outs_status_check', sql`${t.status} IN ('processing', 'paid', 'failed')`),
     check('cash_outs_amount_check', sql`${t.amountCents} > 0`),

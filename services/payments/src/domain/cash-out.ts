@@ -28,7 +28,13 @@ import { cashOutKey, mustLookForTransfer } from './payout-rules.js';
 const transferGroupOf = (cashOutId: string) => `cash_out_${cashOutId}`;
 
 function answer(row: CashOutRow): CashOutResponse {
-  return { payout: { id: row.id, amount_usd: centsToDollars(row.amountCents), status: row.status as CashOutResponse['payout']['status'] } };
+  return {
+    payout: {
+      id: row.id,
+      amount_usd: centsToDollars(row.amountCents),
+      status: row.status as CashOutResponse['payout']['status'],
+    },
+  };
 }
 
 const inProgress = (row: CashOutRow) =>
@@ -44,15 +50,23 @@ const inProgress = (row: CashOutRow) =>
  * is called, with one idempotency key for every retry; see settleCashOut.
  */
 export async function cashOut(deps: PaymentsDeps, caller: Caller): Promise<CashOutResponse> {
-  if (!caller.approved) throw AppError.forbidden('Only approved testers can cash out.', 'tester_not_approved');
+  if (!caller.approved)
+    throw AppError.forbidden('Only approved testers can cash out.', 'tester_not_approved');
   const running = await findProcessingCashOut(deps.db, caller.id);
   if (running) throw inProgress(running);
 
   const account = await findPayoutAccount(deps.db, caller.id);
-  if (!account) throw AppError.conflict('Connect a payout account first: your earnings are sent there.', 'no_payout_account');
+  if (!account)
+    throw AppError.conflict(
+      'Connect a payout account first: your earnings are sent there.',
+      'no_payout_account',
+    );
   const fresh = await refreshAccount(deps, account);
   if (fresh.status !== 'ready')
-    throw AppError.conflict('Finish setting up your payout account with the payment provider first: it cannot receive transfers yet.', 'no_payout_account');
+    throw AppError.conflict(
+      'Finish setting up your payout account with the payment provider first: it cannot receive transfers yet.',
+      'no_payout_account',
+    );
 
   const min = deps.config.CASH_OUT_MIN_CENTS;
   const id = randomUUID();
@@ -69,11 +83,24 @@ export async function cashOut(deps: PaymentsDeps, caller: Caller): Promise<CashO
           : `You have nothing to cash out yet; you can cash out from ${formatUsd(min)}.`,
         'below_minimum',
       );
-    const row = await insertCashOut(tx, { id, testerId: caller.id, accountId: fresh.accountId, amountCents: total, idempotencyKey: cashOutKey(id) }, earnings);
+    const row = await insertCashOut(
+      tx,
+      {
+        id,
+        testerId: caller.id,
+        accountId: fresh.accountId,
+        amountCents: total,
+        idempotencyKey: cashOutKey(id),
+      },
+      earnings,
+    );
     if (!row) throw inProgress((await findProcessingCashOut(tx, caller.id))!);
     return row;
   });
-  deps.logger.info({ cashOutId: claimed.id, testerId: caller.id, amountCents: claimed.amountCents }, 'cash-out claimed');
+  deps.logger.info(
+    { cashOutId: claimed.id, testerId: caller.id, amountCents: claimed.amountCents },
+    'cash-out claimed',
+  );
   return answer(await settleCashOut(deps, claimed));
 }
 
@@ -83,7 +110,11 @@ export async function cashOut(deps: PaymentsDeps, caller: Caller): Promise<CashO
  * one TesterPaid, in one transaction. A certain refusal fails the cash-out and frees its earnings;
  * an unknown outcome leaves it processing for the next try (service start, admin payout run).
  */
-export async function settleCashOut(deps: PaymentsDeps, row: CashOutRow, actorId?: string): Promise<CashOutRow> {
+export async function settleCashOut(
+  deps: PaymentsDeps,
+  row: CashOutRow,
+  actorId?: string,
+): Promise<CashOutRow> {
   const current = await startCashOutTry(deps.db, row.id);
   if (!current) return row; // settled meanwhile
   const items = await listCashOutItems(deps.db, current.id);
@@ -92,7 +123,10 @@ export async function settleCashOut(deps: PaymentsDeps, row: CashOutRow, actorId
     const group = transferGroupOf(current.id);
     // Stripe forgets keys after 24 h: an old unfinished cash-out first looks for its transfer.
     const found = mustLookForTransfer({ tries: current.tries, keyCreatedAt: current.createdAt })
-      ? await deps.provider.findTransfer({ transferGroup: group, metadata: { cash_out_id: current.id } })
+      ? await deps.provider.findTransfer({
+          transferGroup: group,
+          metadata: { cash_out_id: current.id },
+        })
       : null;
     const t =
       found ??
@@ -102,17 +136,31 @@ export async function settleCashOut(deps: PaymentsDeps, row: CashOutRow, actorId
         currency: JOB_CURRENCY,
         transferGroup: group,
         idempotencyKey: current.idempotencyKey,
-        metadata: { cash_out_id: current.id, tester_id: current.testerId, jobs: String(items.length) },
+        metadata: {
+          cash_out_id: current.id,
+          tester_id: current.testerId,
+          jobs: String(items.length),
+        },
       }));
     transferId = t.id;
   } catch (err) {
     const message = (err as Error).message?.slice(0, 500) || 'transfer failed';
     if (err instanceof TransferRefusedError) {
-      deps.logger.warn({ err: message, cashOutId: current.id }, 'cash-out refused by the provider; earnings released');
+      deps.logger.warn(
+        { err: message, cashOutId: current.id },
+        'cash-out refused by the provider; earnings released',
+      );
       await deps.db.transaction((tx) => failCashOut(tx, current.id, message));
-      throw new AppError('bad_gateway', `The payment provider refused the transfer: ${message}. Nothing was sent; please try again later.`, { code: 'transfer_refused' });
+      throw new AppError(
+        'bad_gateway',
+        `The payment provider refused the transfer: ${message}. Nothing was sent; please try again later.`,
+        { code: 'transfer_refused' },
+      );
     }
-    deps.logger.warn({ err: message, cashOutId: current.id }, 'cash-out transfer outcome unknown; it will be retried with the same key');
+    deps.logger.warn(
+      { err: message, cashOutId: current.id },
+      'cash-out transfer outcome unknown; it will be retried with the same key',
+    );
     await noteCashOutError(deps.db, current.id, message);
     return { ...current, lastError: message };
   }
@@ -158,7 +206,10 @@ async function bookCashOut(
       ),
     );
   });
-  deps.logger.info({ cashOutId: row.id, transferId, amountCents: row.amountCents }, 'cash-out paid');
+  deps.logger.info(
+    { cashOutId: row.id, transferId, amountCents: row.amountCents },
+    'cash-out paid',
+  );
   return { ...row, status: 'paid', transferId, paidAt, lastError: null };
 }
 
@@ -168,18 +219,27 @@ export async function resumeCashOuts(deps: PaymentsDeps, actorId?: string): Prom
     try {
       await settleCashOut(deps, row, actorId);
     } catch (err) {
-      deps.logger.warn({ err: (err as Error).message, cashOutId: row.id }, 'could not resume a cash-out');
+      deps.logger.warn(
+        { err: (err as Error).message, cashOutId: row.id },
+        'could not resume a cash-out',
+      );
     }
   }
 }
 
 /** The Earnings tab's cash-out line: what a cash-out would pay now, the minimum, one in progress. */
-export async function cashOutSummary(deps: PaymentsDeps, tx: Tx, testerId: string): Promise<NonNullable<EarningsResponse['cash_out']>> {
+export async function cashOutSummary(
+  deps: PaymentsDeps,
+  tx: Tx,
+  testerId: string,
+): Promise<NonNullable<EarningsResponse['cash_out']>> {
   const earnings = await listCashableEarnings(tx, testerId);
   const running = await findProcessingCashOut(tx, testerId);
   return {
     min_usd: centsToDollars(deps.config.CASH_OUT_MIN_CENTS),
     available_usd: centsToDollars(earnings.reduce((sum, e) => sum + e.amount_cents, 0)),
-    in_progress: running ? { id: running.id, amount_usd: centsToDollars(running.amountCents) } : null,
+    in_progress: running
+      ? { id: running.id, amount_usd: centsToDollars(running.amountCents) }
+      : null,
   };
 }

@@ -38,7 +38,10 @@ async function stillPayable(deps: PaymentsDeps, row: SessionRow): Promise<boolea
     remote = await deps.provider.retrieveCheckoutSession(row.id);
   } catch (err) {
     // Unreachable provider: hand back the session we know; its own page tells if it expired.
-    deps.logger.warn({ err: (err as Error).message, sessionId: row.id }, 'could not ask the payment provider about an open checkout');
+    deps.logger.warn(
+      { err: (err as Error).message, sessionId: row.id },
+      'could not ask the payment provider about an open checkout',
+    );
     return true;
   }
   if (remote.paymentStatus === 'paid' || remote.status === 'expired') {
@@ -55,7 +58,10 @@ function packJobIds(body: CreateCheckoutSessionBody): string[] | null {
   return [body.job_id, ...new Set(rest)];
 }
 
-const answer = (row: SessionRow): CreateCheckoutSessionResponse => ({ checkout_url: row.checkoutUrl, session_id: row.id });
+const answer = (row: SessionRow): CreateCheckoutSessionResponse => ({
+  checkout_url: row.checkoutUrl,
+  session_id: row.id,
+});
 
 /**
  * Opens a $1.00 checkout for a job (called by jobs when a job is posted or its poster retries).
@@ -66,7 +72,10 @@ const answer = (row: SessionRow): CreateCheckoutSessionResponse => ({ checkout_u
  * simultaneous requests that both created a session at the provider, the one whose insert loses
  * stores its session closed, expires it at the provider and answers the winner's session.
  */
-export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSessionBody): Promise<CreateCheckoutSessionResponse> {
+export async function createCheckout(
+  deps: PaymentsDeps,
+  body: CreateCheckoutSessionBody,
+): Promise<CreateCheckoutSessionResponse> {
   await assertUnpaid(deps, body.job_id);
   const existing = await openSessionOf(deps, body.job_id);
   if (existing) {
@@ -95,8 +104,13 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
       idempotencyKey: `checkout-${body.job_id}-${body.attempt}`,
     });
   } catch (err) {
-    deps.logger.error({ err, jobId: body.job_id }, 'payment provider refused to create a checkout session');
-    throw new AppError('bad_gateway', 'The payment provider is not answering. Please try again.', { code: 'provider_unavailable' });
+    deps.logger.error(
+      { err, jobId: body.job_id },
+      'payment provider refused to create a checkout session',
+    );
+    throw new AppError('bad_gateway', 'The payment provider is not answering. Please try again.', {
+      code: 'provider_unavailable',
+    });
   }
 
   const values = {
@@ -115,13 +129,17 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
   await insertOpenCheckoutSession(deps.db, values);
   const row = await findCheckoutSession(deps.db, created.id);
   if (row) {
-    if (row.jobId !== body.job_id) throw AppError.conflict('This checkout session belongs to another job.', 'session_conflict');
+    if (row.jobId !== body.job_id)
+      throw AppError.conflict('This checkout session belongs to another job.', 'session_conflict');
     if (row.status === 'open') return answer(row);
     // Our idempotent replay of a session that has since closed: answer the job's open one, if any.
     const open = await openSessionOf(deps, body.job_id);
     if (open) return answer(open);
     await assertUnpaid(deps, body.job_id);
-    throw AppError.conflict('This checkout has closed. Please ask for a new one.', 'checkout_closed');
+    throw AppError.conflict(
+      'This checkout has closed. Please ask for a new one.',
+      'checkout_closed',
+    );
   }
 
   // Another request opened a session for this job first. Keep a record of ours (closed), so a
@@ -130,10 +148,16 @@ export async function createCheckout(deps: PaymentsDeps, body: CreateCheckoutSes
   try {
     await deps.provider.expireCheckoutSession(created.id);
   } catch (err) {
-    deps.logger.warn({ err: (err as Error).message, sessionId: created.id, jobId: body.job_id }, 'could not expire a surplus checkout session; a payment on it would be refunded');
+    deps.logger.warn(
+      { err: (err as Error).message, sessionId: created.id, jobId: body.job_id },
+      'could not expire a surplus checkout session; a payment on it would be refunded',
+    );
   }
   const winner = await openSessionOf(deps, body.job_id);
   if (winner) return answer(winner);
   await assertUnpaid(deps, body.job_id);
-  throw AppError.conflict('Another checkout for this job just closed. Please try again.', 'checkout_closed');
+  throw AppError.conflict(
+    'Another checkout for this job just closed. Please try again.',
+    'checkout_closed',
+  );
 }

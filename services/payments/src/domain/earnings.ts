@@ -7,10 +7,18 @@ import { earningStatus } from './payout-rules.js';
 import { cashOutSummary } from './cash-out.js';
 
 /** A tester's earnings; every figure comes from the ledger (integer cents, shown as dollars). */
-export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, now = new Date()): Promise<EarningsResponse> {
+export async function getTesterEarnings(
+  deps: PaymentsDeps,
+  testerId: string,
+  now = new Date(),
+): Promise<EarningsResponse> {
   // One snapshot: an earning booked between two reads would show beside totals that miss it.
   const { totals, rows, cashOut } = await deps.db.transaction(
-    async (tx) => ({ totals: await testerTotals(tx, testerId, now), rows: await listTesterEarnings(tx, testerId), cashOut: await cashOutSummary(deps, tx, testerId) }),
+    async (tx) => ({
+      totals: await testerTotals(tx, testerId, now),
+      rows: await listTesterEarnings(tx, testerId),
+      cashOut: await cashOutSummary(deps, tx, testerId),
+    }),
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
   return {
@@ -35,19 +43,31 @@ export async function getTesterEarnings(deps: PaymentsDeps, testerId: string, no
  * The effective hourly rate: what the tester earned on accepted jobs that say how long they took,
  * per hour of those minutes (USD, two decimals), and the median of those minutes.
  */
-export function timeOnTask(rows: Array<{ amount_cents: number; minutes_spent: number | null }>): { effective_hourly_rate: number | null; median_minutes: number | null } {
-  const timed = rows.filter((r) => r.minutes_spent !== null && r.minutes_spent !== undefined && Number(r.minutes_spent) > 0);
+export function timeOnTask(rows: Array<{ amount_cents: number; minutes_spent: number | null }>): {
+  effective_hourly_rate: number | null;
+  median_minutes: number | null;
+} {
+  const timed = rows.filter(
+    (r) => r.minutes_spent !== null && r.minutes_spent !== undefined && Number(r.minutes_spent) > 0,
+  );
   if (!timed.length) return { effective_hourly_rate: null, median_minutes: null };
   const cents = timed.reduce((sum, r) => sum + Number(r.amount_cents), 0);
   const minutes = timed.map((r) => Number(r.minutes_spent));
   const totalMinutes = minutes.reduce((a, b) => a + b, 0);
-  return { effective_hourly_rate: Math.round((cents * 60) / totalMinutes) / 100, median_minutes: median(minutes) };
+  return {
+    effective_hourly_rate: Math.round((cents * 60) / totalMinutes) / 100,
+    median_minutes: median(minutes),
+  };
 }
 
 /** The admin's financial overview: sums and counts over the ledger, and the lists, in one snapshot. */
 export async function getFinancialOverview(deps: PaymentsDeps): Promise<FinancialOverview> {
   const { t, mismatches, refused } = await deps.db.transaction(
-    async (tx) => ({ t: await overviewTotals(tx), mismatches: await listMismatches(tx), refused: await listEarningMismatches(tx) }),
+    async (tx) => ({
+      t: await overviewTotals(tx),
+      mismatches: await listMismatches(tx),
+      refused: await listEarningMismatches(tx),
+    }),
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
   return {

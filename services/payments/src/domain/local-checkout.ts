@@ -13,6 +13,10 @@ export async function reconcileLocalCheckouts(deps: PaymentsDeps): Promise<numbe
   for (const id of await localSessionsOutOfStep(deps.db)) {
     if (await reconcileSession(deps, await deps.provider.retrieveCheckoutSession(id))) n++;
   }
-  if (n) deps.logger.info({ sessions: n }, 'local checkouts settled at start-up (their webhook was never delivered)');
+  if (n)
+    deps.logger.info(
+      { sessions: n },
+      'local checkouts settled at start-up (their webhook was never delivered)',
+    );
   return n;
 }

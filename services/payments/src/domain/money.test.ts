@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { centsToDollars, JOB_PRICE_CENTS, paidAsAsked, PLATFORM_FEE_CENTS, TESTER_SHARE_CENTS } from './money.js';
+import {
+  centsToDollars,
+  JOB_PRICE_CENTS,
+  paidAsAsked,
+  PLATFORM_FEE_CENTS,
+  TESTER_SHARE_CENTS,
+} from './money.js';
 
 describe('money rules', () => {
   it('a job costs $1.00, of which the tester earns $0.82 and the platform keeps $0.18', () => {
@@ -34,7 +40,9 @@ describe('money rules', () => {
     it('same cents, same currency (any case)', () => {
       expect(paidAsAsked(asked, { amountTotal: 100, currency: 'usd' })).toBe(true);
       expect(paidAsAsked(asked, { amountTotal: 100, currency: 'USD' })).toBe(true);
-      expect(paidAsAsked({ amountCents: 100, currency: 'USD' }, { amountTotal: 100, currency: 'usd' })).toBe(true);
+      expect(
+        paidAsAsked({ amountCents: 100, currency: 'USD' }, { amountTotal: 100, currency: 'usd' }),
+      ).toBe(true);
     });
 
     it('another amount, another currency or a missing one is a mismatch', () => {

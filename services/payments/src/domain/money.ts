@@ -1,5 +1,9 @@
 /** Money rules: integer cents inside, dollars only at the HTTP edge. */
-import { PLATFORM_FEE_CENTS, PRICE_PER_TEST_CENTS, TESTER_SHARE_CENTS } from '@htm/contracts/marketplace';
+import {
+  PLATFORM_FEE_CENTS,
+  PRICE_PER_TEST_CENTS,
+  TESTER_SHARE_CENTS,
+} from '@htm/contracts/marketplace';
 
 /** The split is the marketplace rules module's (packages/contracts/src/marketplace.ts). */
 export const JOB_PRICE_CENTS = PRICE_PER_TEST_CENTS;
@@ -17,6 +21,12 @@ export function centsToDollars(cents: number | string | bigint | null | undefine
  * the same currency (compared case-insensitively). Anything else is booked as a mismatch, never
  * as a payment.
  */
-export function paidAsAsked(asked: { amountCents: number; currency: string }, paid: { amountTotal: number | null; currency: string | null }): boolean {
-  return paid.amountTotal === asked.amountCents && (paid.currency ?? '').toLowerCase() === asked.currency.toLowerCase();
+export function paidAsAsked(
+  asked: { amountCents: number; currency: string },
+  paid: { amountTotal: number | null; currency: string | null },
+): boolean {
+  return (
+    paid.amountTotal === asked.amountCents &&
+    (paid.currency ?? '').toLowerCase() === asked.currency.toLowerCase()
+  );
 }

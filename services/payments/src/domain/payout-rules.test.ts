@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { earningStatus, KEY_LIFETIME_MS, mustLookForTransfer, nextPayoutKey, payoutKey } from './payout-rules.js';
+import {
+  earningStatus,
+  KEY_LIFETIME_MS,
+  mustLookForTransfer,
+  nextPayoutKey,
+  payoutKey,
+} from './payout-rules.js';
 
 describe('payout rules', () => {
   it('one idempotency key per earning', () => {
@@ -11,9 +17,13 @@ describe('payout rules', () => {
   it('a refused transfer retries with a fresh key; an unknown outcome reuses its key', () => {
     const attempt = { tries: 2, idempotencyKey: 'payout-e1' };
     expect(nextPayoutKey('e1', attempt, true)).toBe('payout-e1-r2');
-    expect(nextPayoutKey('e1', { tries: 3, idempotencyKey: 'payout-e1-r2' }, true)).toBe('payout-e1-r3');
+    expect(nextPayoutKey('e1', { tries: 3, idempotencyKey: 'payout-e1-r2' }, true)).toBe(
+      'payout-e1-r3',
+    );
     expect(nextPayoutKey('e1', attempt, false)).toBe('payout-e1');
-    expect(nextPayoutKey('e1', { tries: 3, idempotencyKey: 'payout-e1-r2' }, false)).toBe('payout-e1-r2');
+    expect(nextPayoutKey('e1', { tries: 3, idempotencyKey: 'payout-e1-r2' }, false)).toBe(
+      'payout-e1-r2',
+    );
   });
 
   it('looks for an existing transfer only on a retry whose key is older than 20 hours', () => {

@@ -2,7 +2,12 @@ import type { EventEnvelope } from '@htm/events';
 import type { PrivacyAnswers } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
 import type { PaymentsDeps } from '../deps.js';
-import { erasePaymentsUser, owedTo, readPaymentsPart, wasHandled } from '../db/privacy.repository.js';
+import {
+  erasePaymentsUser,
+  owedTo,
+  readPaymentsPart,
+  wasHandled,
+} from '../db/privacy.repository.js';
 
 /** The payments service's answers to identity's /internal/privacy calls ("Your data, your call"). */
 export function paymentsPrivacyAnswers(deps: PaymentsDeps): PrivacyAnswers {
@@ -12,14 +17,20 @@ export function paymentsPrivacyAnswers(deps: PaymentsDeps): PrivacyAnswers {
       const owed = await owedTo(deps.db, userId);
       if (owed.pendingCents <= 0 || owed.payable) return [];
       const dollars = (owed.pendingCents / 100).toFixed(2);
-      return [`You are owed $${dollars} that cannot be paid yet: connect a payout account (Earnings) and cash out first, so the money reaches you.`];
+      return [
+        `You are owed $${dollars} that cannot be paid yet: connect a payout account (Earnings) and cash out first, so the money reaches you.`,
+      ];
     },
     handled: (eventId) => wasHandled(deps.db, eventId),
   };
 }
 
 /** UserDeleted: the person leaves the money records, the records stay (the ledger sums do not change). */
-export async function eraseUserInPayments(deps: Pick<PaymentsDeps, 'logger'>, e: EventEnvelope<'UserDeleted'>, tx: Tx): Promise<void> {
+export async function eraseUserInPayments(
+  deps: Pick<PaymentsDeps, 'logger'>,
+  e: EventEnvelope<'UserDeleted'>,
+  tx: Tx,
+): Promise<void> {
   await erasePaymentsUser(tx, e.data.userId, e.data.pseudonym);
   deps.logger.info({ userId: e.data.userId }, 'user anonymised in payments (ledger kept)');
 }

@@ -6,7 +6,9 @@ describe('provider look-ups', () => {
     const cache = new ProviderLookupCache(60_000);
     let calls = 0;
     const load = async () => ++calls;
-    expect(await Promise.all([cache.get('s1', load), cache.get('s1', load), cache.get('s1', load)])).toEqual([1, 1, 1]);
+    expect(
+      await Promise.all([cache.get('s1', load), cache.get('s1', load), cache.get('s1', load)]),
+    ).toEqual([1, 1, 1]);
     expect(await cache.get('s2', load)).toBe(2);
     const failing = cache.get('s3', async () => {
       throw new Error('provider down');

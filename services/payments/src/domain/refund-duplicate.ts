@@ -22,7 +22,10 @@ export async function refundStateOf(deps: PaymentsDeps, sessionId: string): Prom
  * provider cannot be reached: the entry stays pending and the next webhook delivery or status
  * call retries.
  */
-export async function refundDuplicatePayment(deps: PaymentsDeps, sessionId: string): Promise<RefundState> {
+export async function refundDuplicatePayment(
+  deps: PaymentsDeps,
+  sessionId: string,
+): Promise<RefundState> {
   const rows = await listDuplicateAndRefund(deps.db, sessionId);
   const duplicate = rows.find((r) => r.kind === 'duplicate_payment');
   if (!duplicate) return 'none';
@@ -54,12 +57,29 @@ export async function refundDuplicatePayment(deps: PaymentsDeps, sessionId: stri
         createEvent(
           'PaymentRefunded',
           duplicate.jobId,
-          { jobId: duplicate.jobId, sessionId, posterId: duplicate.posterId, amountCents: duplicate.amountCents, reason: 'duplicate', refundedAt: refundedAt.toISOString() },
+          {
+            jobId: duplicate.jobId,
+            sessionId,
+            posterId: duplicate.posterId,
+            amountCents: duplicate.amountCents,
+            reason: 'duplicate',
+            refundedAt: refundedAt.toISOString(),
+          },
           { correlationId: getCorrelationId() },
         ),
       );
     return row;
   });
-  if (entry) deps.logger.warn({ jobId: duplicate.jobId, sessionId, refundId: refund.id, amountCents: duplicate.amountCents, posterId: duplicate.posterId }, 'duplicate payment refunded');
+  if (entry)
+    deps.logger.warn(
+      {
+        jobId: duplicate.jobId,
+        sessionId,
+        refundId: refund.id,
+        amountCents: duplicate.amountCents,
+        posterId: duplicate.posterId,
+      },
+      'duplicate payment refunded',
+    );
   return 'refunded';
 }

@@ -2,7 +2,12 @@ import { createEvent } from '@htm/events';
 import { getCorrelationId } from '@htm/service-kit';
 import type { PayoutRunResponse } from '@htm/contracts';
 import type { PaymentsDeps } from '../deps.js';
-import { failPayoutAttempt, findPayoutAccount, startPayoutAttempt, succeedPayoutAttempt } from '../db/payout.repository.js';
+import {
+  failPayoutAttempt,
+  findPayoutAccount,
+  startPayoutAttempt,
+  succeedPayoutAttempt,
+} from '../db/payout.repository.js';
 import { appendOnce, listPendingEarnings } from '../db/ledger.repository.js';
 import { JOB_CURRENCY, TransferRefusedError } from '../providers/provider.js';
 import { refreshAccount } from './payout-account.js';
@@ -58,24 +63,39 @@ export async function runPayouts(deps: PaymentsDeps, actorId?: string): Promise<
     try {
       // Stripe forgets idempotency keys after 24 h: an older unfinished attempt first looks for
       // a transfer it may have made (same transfer group, same earning in metadata).
-      const found = mustLookForTransfer(attempt) ? await deps.provider.findTransfer({ transferGroup: `job_${attempt.jobId}`, metadata: { earning_id: earning.id } }) : null;
+      const found = mustLookForTransfer(attempt)
+        ? await deps.provider.findTransfer({
+            transferGroup: `job_${attempt.jobId}`,
+            metadata: { earning_id: earning.id },
+          })
+        : null;
       // A retry sends exactly the first attempt's parameters with its key.
-      const t = found ?? await deps.provider.transfer({
-        accountId: attempt.accountId,
-        amountCents: attempt.amountCents,
-        currency: JOB_CURRENCY,
-        transferGroup: `job_${attempt.jobId}`,
-        idempotencyKey: attempt.idempotencyKey,
-        metadata: { earning_id: earning.id, job_id: attempt.jobId, tester_id: attempt.testerId },
-      });
+      const t =
+        found ??
+        (await deps.provider.transfer({
+          accountId: attempt.accountId,
+          amountCents: attempt.amountCents,
+          currency: JOB_CURRENCY,
+          transferGroup: `job_${attempt.jobId}`,
+          idempotencyKey: attempt.idempotencyKey,
+          metadata: { earning_id: earning.id, job_id: attempt.jobId, tester_id: attempt.testerId },
+        }));
       transferId = t.id;
     } catch (err) {
       const message = (err as Error).message?.slice(0, 500) || 'transfer failed';
-      deps.logger.warn({ err: message, earningId: earning.id, testerId: earning.tester_id }, 'payout transfer failed; earning stays pending');
+      deps.logger.warn(
+        { err: message, earningId: earning.id, testerId: earning.tester_id },
+        'payout transfer failed; earning stays pending',
+      );
       // A certain refusal may retry with a fresh key; an unknown outcome must reuse this one.
       const nextKey = nextPayoutKey(earning.id, attempt, err instanceof TransferRefusedError);
       await failPayoutAttempt(deps.db, attempt, message, nextKey);
-      result.failed.push({ tester_id: earning.tester_id, amount: centsToDollars(attempt.amountCents), error: message, job_id: attempt.jobId });
+      result.failed.push({
+        tester_id: earning.tester_id,
+        amount: centsToDollars(attempt.amountCents),
+        error: message,
+        job_id: attempt.jobId,
+      });
       continue;
     }
 
@@ -98,15 +118,32 @@ export async function runPayouts(deps: PaymentsDeps, actorId?: string): Promise<
           createEvent(
             'TesterPaid',
             attempt.testerId,
-            { testerId: attempt.testerId, payoutId: row.id, amountCents: attempt.amountCents, jobIds: [attempt.jobId], paidAt: paidAt.toISOString(), ...(actorId ? { actorId } : {}) },
+            {
+              testerId: attempt.testerId,
+              payoutId: row.id,
+              amountCents: attempt.amountCents,
+              jobIds: [attempt.jobId],
+              paidAt: paidAt.toISOString(),
+              ...(actorId ? { actorId } : {}),
+            },
             { correlationId: getCorrelationId() },
           ),
         );
       }
       return row;
     });
-    if (entry) result.paid.push({ tester_id: attempt.testerId, amount: centsToDollars(attempt.amountCents), payout_id: entry.id, job_id: attempt.jobId, transfer_id: transferId });
+    if (entry)
+      result.paid.push({
+        tester_id: attempt.testerId,
+        amount: centsToDollars(attempt.amountCents),
+        payout_id: entry.id,
+        job_id: attempt.jobId,
+        transfer_id: transferId,
+      });
   }
-  deps.logger.info({ paid: result.paid.length, failed: result.failed.length, skipped: result.skipped_unconnected }, 'payout run finished');
+  deps.logger.info(
+    { paid: result.paid.length, failed: result.failed.length, skipped: result.skipped_unconnected },
+    'payout run finished',
+  );
   return result;
 }

@@ -2,7 +2,11 @@ import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit';
 import type { PaymentsDeps } from '../deps.js';
 import { findCheckoutSession } from '../db/checkout-session.repository.js';
-import { appendOnce, findJobPaymentEntry, listDuplicateAndRefund } from '../db/ledger.repository.js';
+import {
+  appendOnce,
+  findJobPaymentEntry,
+  listDuplicateAndRefund,
+} from '../db/ledger.repository.js';
 
 export type Recorder = { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> };
 
@@ -34,7 +38,12 @@ export async function refundJobPayment(
     return 'unpaid';
   }
   const sessionId = payment.sessionId;
-  if ((await listDuplicateAndRefund(tx, sessionId)).some((r) => r.kind === 'refund' && r.jobId === jobId)) return 'already';
+  if (
+    (await listDuplicateAndRefund(tx, sessionId)).some(
+      (r) => r.kind === 'refund' && r.jobId === jobId,
+    )
+  )
+    return 'already';
   const session = await findCheckoutSession(tx, sessionId);
   const ownJob = !session || session.jobId === jobId;
   const refund = await deps.provider.refundCheckoutSession({
@@ -77,7 +86,10 @@ export async function refundJobPayment(
       ),
     );
   }
-  deps.logger.info({ jobId, sessionId, refundId: refund.id, amountCents: payment.amountCents, reason: why.reason }, 'job payment refunded');
+  deps.logger.info(
+    { jobId, sessionId, refundId: refund.id, amountCents: payment.amountCents, reason: why.reason },
+    'job payment refunded',
+  );
   return entry ? 'refunded' : 'already';
 }
 
@@ -86,14 +98,29 @@ export async function refundJobPayment(
  * posters their payment back, each through refundJobPayment. Everything else of the ledger stays:
  * money history outlives the jobs it was for.
  */
-export async function refundClearedJobs(deps: PaymentsDeps, tx: Tx, event: EventEnvelope<'JobsCleared'>, events: Recorder = deps.events): Promise<void> {
+export async function refundClearedJobs(
+  deps: PaymentsDeps,
+  tx: Tx,
+  event: EventEnvelope<'JobsCleared'>,
+  events: Recorder = deps.events,
+): Promise<void> {
   for (const jobId of event.data.refundJobIds ?? []) {
-    await refundJobPayment(deps, tx, jobId, { reason: 'jobs_cleared', correlationId: event.correlationId ?? undefined }, events);
+    await refundJobPayment(
+      deps,
+      tx,
+      jobId,
+      { reason: 'jobs_cleared', correlationId: event.correlationId ?? undefined },
+      events,
+    );
   }
 }
 
 /** JobsWithdrawn (a poster's account deleted): their paid jobs nobody started are refunded the same way. */
-export async function refundWithdrawnJobs(deps: PaymentsDeps, tx: Tx, event: EventEnvelope<'JobsWithdrawn'>): Promise<void> {
+export async function refundWithdrawnJobs(
+  deps: PaymentsDeps,
+  tx: Tx,
+  event: EventEnvelope<'JobsWithdrawn'>,
+): Promise<void> {
   for (const jobId of event.data.refundJobIds) {
     // The refund names the pseudonym (the account may be erased here before or after this event).
     await refundJobPayment(deps, tx, jobId, {

@@ -17,7 +17,14 @@ export async function recordEarning(
 ): Promise<void> {
   const d = event.data;
   if (!(await findJobPayment(tx, d.jobId))) {
-    await recordEarningMismatch(tx, { jobId: d.jobId, testerId: d.testerId, posterId: d.posterId, title: d.title, eventId: event.id, reason: 'no_payment' });
+    await recordEarningMismatch(tx, {
+      jobId: d.jobId,
+      testerId: d.testerId,
+      posterId: d.posterId,
+      title: d.title,
+      eventId: event.id,
+      reason: 'no_payment',
+    });
     return;
   }
   const occurredAt = new Date(d.acceptedAt);
@@ -44,7 +51,10 @@ export async function recordEarning(
   if (earning && events) {
     await events.record(
       tx,
-      createEvent('EarningRecorded', d.jobId, {
+      createEvent(
+        'EarningRecorded',
+        d.jobId,
+        {
           jobId: d.jobId,
           testerId: d.testerId,
           amountCents: earning.amountCents,
@@ -52,7 +62,9 @@ export async function recordEarning(
           // For consumers that keep money per day (analytics): the fee booked with this earning, on the same day.
           platformFeeCents: fee?.amountCents ?? 0,
           acceptedAt: occurredAt.toISOString(),
-        }, { correlationId: event.correlationId }),
+        },
+        { correlationId: event.correlationId },
+      ),
     );
   }
 }

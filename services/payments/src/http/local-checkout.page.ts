@@ -24,7 +24,11 @@ export function renderCheckoutPage(session: LocalSessionRow): string {
   const id = encodeURIComponent(session.id);
   const title = escapeHtml(session.title);
   const open = session.status === 'open';
-  const state = open ? '' : session.paymentStatus === 'paid' ? '<p role="status">This checkout is already paid.</p>' : '<p role="status">This checkout was cancelled or has expired and can no longer be paid. Please start the payment again from your dashboard.</p>';
+  const state = open
+    ? ''
+    : session.paymentStatus === 'paid'
+      ? '<p role="status">This checkout is already paid.</p>'
+      : '<p role="status">This checkout was cancelled or has expired and can no longer be paid. Please start the payment again from your dashboard.</p>';
   const forms = open
     ? `<form method="post" action="/api/payments/local/checkout/${id}/pay"><button class="pay" type="submit">Pay ${dollars(session.amountCents)}</button></form>
     <form method="post" action="/api/payments/local/checkout/${id}/cancel"><button class="cancel" type="submit">Cancel</button></form>`
@@ -38,8 +42,12 @@ export function renderCheckoutPage(session: LocalSessionRow): string {
     <p class="note">Development payment page: no real money moves.</p>
     <dl>
       <dt>Job</dt><dd>${title}</dd>
-      ${session.quantity > 1 ? `<dt>Testers</dt><dd>${session.quantity} × ${formatPrice(Math.round(session.amountCents / session.quantity))}</dd>
-      ` : ''}<dt>Price</dt><dd>${dollars(session.amountCents)} ${escapeHtml(session.currency.toUpperCase())}</dd>
+      ${
+        session.quantity > 1
+          ? `<dt>Testers</dt><dd>${session.quantity} × ${formatPrice(Math.round(session.amountCents / session.quantity))}</dd>
+      `
+          : ''
+      }<dt>Price</dt><dd>${dollars(session.amountCents)} ${escapeHtml(session.currency.toUpperCase())}</dd>
     </dl>
     ${state}
     ${forms}

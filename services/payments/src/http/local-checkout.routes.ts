@@ -24,9 +24,12 @@ export function localCheckoutRoutes(deps: PaymentsDeps): Router {
 
   const cfg = deps.config;
   const selfUrl = (req: Request) =>
-    (cfg.PAYMENTS_PROVIDER === 'local' && cfg.PAYMENTS_SELF_URL?.replace(/\/+$/, '')) || `http://127.0.0.1:${req.socket.localPort}`;
+    (cfg.PAYMENTS_PROVIDER === 'local' && cfg.PAYMENTS_SELF_URL?.replace(/\/+$/, '')) ||
+    `http://127.0.0.1:${req.socket.localPort}`;
   const webBase = redirectBase(cfg);
-  const formAction = ["'self'", cfg.WEB_ORIGIN ? new URL(cfg.WEB_ORIGIN).origin : ''].filter(Boolean).join(' ');
+  const formAction = ["'self'", cfg.WEB_ORIGIN ? new URL(cfg.WEB_ORIGIN).origin : '']
+    .filter(Boolean)
+    .join(' ');
 
   const load = async (raw: string) => {
     const id = checkoutSessionIdSchema.safeParse(raw);
@@ -54,18 +57,25 @@ export function localCheckoutRoutes(deps: PaymentsDeps): Router {
   r.post('/api/payments/local/checkout/{session_id}/pay', async (req, res) => {
     const session = await load(String(req.params.session_id));
     const completed = await provider.complete(session.id);
-    if (completed) await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.completed', completed);
+    if (completed)
+      await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.completed', completed);
     // Someone else closed it first (a double-click on Pay, or Pay racing Cancel): the redirect
     // follows the session as it is now, not as it was read before complete().
-    else if ((await provider.findSession(session.id))?.paymentStatus !== 'paid') return res.redirect(303, `${webBase}/payment/cancel`);
+    else if ((await provider.findSession(session.id))?.paymentStatus !== 'paid')
+      return res.redirect(303, `${webBase}/payment/cancel`);
     res.redirect(303, `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`);
   });
 
   r.post('/api/payments/local/checkout/{session_id}/cancel', async (req, res) => {
     const session = await load(String(req.params.session_id));
     const cancelled = await provider.cancel(session.id);
-    if (cancelled) await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.expired', cancelled);
-    else if ((await provider.findSession(session.id))?.paymentStatus === 'paid') return res.redirect(303, `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`);
+    if (cancelled)
+      await deliverLocalEvent(deps, selfUrl(req), 'checkout.session.expired', cancelled);
+    else if ((await provider.findSession(session.id))?.paymentStatus === 'paid')
+      return res.redirect(
+        303,
+        `${webBase}/payment/success?session_id=${encodeURIComponent(session.id)}`,
+      );
     res.redirect(303, `${webBase}/payment/cancel`);
   });
 

@@ -18,7 +18,11 @@ export function payoutRoutes(deps: PaymentsDeps): Router {
   });
 
   // A repeat with the same Idempotency-Key answers the first answer (a retry after a lost reply).
-  const once = idempotency({ query: (text, params) => deps.dbHandle.query(text, params), schema: 'payments', logger: deps.logger });
+  const once = idempotency({
+    query: (text, params) => deps.dbHandle.query(text, params),
+    schema: 'payments',
+    logger: deps.logger,
+  });
   r.post('/api/tester/cash-out', authenticate, requireRole('tester'), once, async (req, res) => {
     res.status(202).json(await cashOut(deps, callerOf(req)));
   });

@@ -13,15 +13,26 @@ export function webhookRoutes(deps: PaymentsDeps): Router {
   const r = catalogueRoutes('payments');
   r.post('/api/payments/webhook', async (req, res) => {
     const signature = req.headers['stripe-signature'];
-    if (typeof signature !== 'string' || !signature) throw AppError.invalid('Missing Stripe-Signature header.', undefined, 'invalid_signature');
-    if (!req.rawBody) throw AppError.invalid('The webhook body must be JSON (application/json).', undefined, 'invalid_payload');
+    if (typeof signature !== 'string' || !signature)
+      throw AppError.invalid('Missing Stripe-Signature header.', undefined, 'invalid_signature');
+    if (!req.rawBody)
+      throw AppError.invalid(
+        'The webhook body must be JSON (application/json).',
+        undefined,
+        'invalid_payload',
+      );
     let event: ProviderEvent;
     try {
       event = verifyWebhook(req.rawBody, signature, deps.provider.webhookSecret);
     } catch (err) {
-      if (!(err instanceof WebhookSignatureError)) throw AppError.invalid('Not a provider event.', undefined, 'invalid_payload');
+      if (!(err instanceof WebhookSignatureError))
+        throw AppError.invalid('Not a provider event.', undefined, 'invalid_payload');
       deps.logger.warn({ err: err.message }, 'webhook signature refused');
-      throw AppError.invalid('Webhook signature verification failed.', undefined, 'invalid_signature');
+      throw AppError.invalid(
+        'Webhook signature verification failed.',
+        undefined,
+        'invalid_signature',
+      );
     }
     const outcome = await applyProviderEvent(deps, event);
     res.json({ received: true, outcome });

@@ -5,5 +5,7 @@ import type { PaymentProvider } from './provider.js';
 import { StripeProvider } from './stripe.provider.js';
 
 export function createProvider(cfg: PaymentsConfig, db: Db): PaymentProvider {
-  return cfg.PAYMENTS_PROVIDER === 'stripe' ? new StripeProvider(cfg) : new LocalProvider(db, cfg.LOCAL_WEBHOOK_SECRET);
+  return cfg.PAYMENTS_PROVIDER === 'stripe'
+    ? new StripeProvider(cfg)
+    : new LocalProvider(db, cfg.LOCAL_WEBHOOK_SECRET);
 }

@@ -10,7 +10,12 @@ import { localSessionObject, randomId } from './local.provider.js';
  * HTTP to this service's own /api/payments/webhook. A failed delivery is logged: the status
  * call asks the provider and reconciles, just as with a lost Stripe webhook.
  */
-export async function deliverLocalEvent(deps: Pick<PaymentsDeps, 'logger' | 'provider'>, selfUrl: string, type: string, session: LocalSessionRow): Promise<boolean> {
+export async function deliverLocalEvent(
+  deps: Pick<PaymentsDeps, 'logger' | 'provider'>,
+  selfUrl: string,
+  type: string,
+  session: LocalSessionRow,
+): Promise<boolean> {
   const now = Math.floor(Date.now() / 1000);
   const event = {
     id: randomId('evt_local_'),
@@ -24,22 +29,37 @@ export async function deliverLocalEvent(deps: Pick<PaymentsDeps, 'logger' | 'pro
     type,
   };
   const payload = JSON.stringify(event);
-  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: deps.provider.webhookSecret, timestamp: now });
+  const header = Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: deps.provider.webhookSecret,
+    timestamp: now,
+  });
   try {
     const res = await fetch(`${selfUrl}/api/payments/webhook`, {
       method: 'POST',
       // traceparent: the webhook's handling belongs to the trace of the Pay click that sent it.
-      headers: injectTraceHeaders({ 'content-type': 'application/json; charset=utf-8', 'stripe-signature': header, 'user-agent': 'htm-local-payments/1.0', 'x-request-id': randomBytes(8).toString('hex') }),
+      headers: injectTraceHeaders({
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': header,
+        'user-agent': 'htm-local-payments/1.0',
+        'x-request-id': randomBytes(8).toString('hex'),
+      }),
       body: payload,
       signal: AbortSignal.timeout(10_000),
     });
     if (!res.ok) {
-      deps.logger.warn({ status: res.status, type, sessionId: session.id }, 'local webhook delivery refused');
+      deps.logger.warn(
+        { status: res.status, type, sessionId: session.id },
+        'local webhook delivery refused',
+      );
       return false;
     }
     return true;
   } catch (err) {
-    deps.logger.warn({ err: (err as Error).message, type, sessionId: session.id }, 'local webhook delivery failed');
+    deps.logger.warn(
+      { err: (err as Error).message, type, sessionId: session.id },
+      'local webhook delivery failed',
+    );
     return false;
   }
 }

@@ -10,7 +10,14 @@ import {
   findLocalSession,
   type LocalSessionRow,
 } from '../db/local-sessions.repository.js';
-import type { ConnectedAccount, CreateCheckoutInput, PaymentProvider, ProviderCheckoutSession, RefundInput, TransferInput } from './provider.js';
+import type {
+  ConnectedAccount,
+  CreateCheckoutInput,
+  PaymentProvider,
+  ProviderCheckoutSession,
+  RefundInput,
+  TransferInput,
+} from './provider.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -38,7 +45,11 @@ export function localSessionObject(s: LocalSessionRow) {
     created: Math.floor(s.createdAt.getTime() / 1000),
     currency: s.currency,
     livemode: false,
-    metadata: { job_id: s.jobId, poster_id: s.posterId, ...(s.cancelledByUser ? { cancelled_by: s.cancelledByUser } : {}) },
+    metadata: {
+      job_id: s.jobId,
+      poster_id: s.posterId,
+      ...(s.cancelledByUser ? { cancelled_by: s.cancelledByUser } : {}),
+    },
     mode: 'payment',
     payment_status: s.paymentStatus,
     status: s.status,
@@ -104,7 +115,8 @@ export class LocalProvider implements PaymentProvider {
   /** A simulated refund of a paid session, idempotent by key (the same key answers the same refund). */
   async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
     const session = await this.findSession(input.sessionId);
-    if (!session || session.paymentStatus !== 'paid') throw new Error(`Checkout session ${input.sessionId} has no payment to refund`);
+    if (!session || session.paymentStatus !== 'paid')
+      throw new Error(`Checkout session ${input.sessionId} has no payment to refund`);
     const id = await createLocalRefund(this.db, {
       id: randomId('re_local_'),
       idempotencyKey: input.idempotencyKey,
@@ -145,7 +157,13 @@ export class LocalProvider implements PaymentProvider {
   /** A simulated transfer, idempotent by key: the same key always answers the same transfer. */
   async transfer(input: TransferInput): Promise<{ id: string }> {
     const id = `tr_local_${createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24)}`;
-    await createLocalTransfer(this.db, { id, idempotencyKey: input.idempotencyKey, accountId: input.accountId, amountCents: input.amountCents, transferGroup: input.transferGroup });
+    await createLocalTransfer(this.db, {
+      id,
+      idempotencyKey: input.idempotencyKey,
+      accountId: input.accountId,
+      amountCents: input.amountCents,
+      transferGroup: input.transferGroup,
+    });
     return { id };
   }
 }

@@ -82,7 +82,11 @@ export interface PaymentProvider {
   expireCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
   /** Gives back a paid session's payment (Stripe: a refund of its payment intent). */
   refundCheckoutSession(input: RefundInput): Promise<{ id: string }>;
-  createConnectedAccount(tester: { id: string; email: string; country: string | null }): Promise<ConnectedAccount>;
+  createConnectedAccount(tester: {
+    id: string;
+    email: string;
+    country: string | null;
+  }): Promise<ConnectedAccount>;
   /** A fresh onboarding link (Stripe Connect Express); null when none is needed. */
   onboardingLink(accountId: string): Promise<string | null>;
   accountReady(accountId: string): Promise<boolean>;
@@ -92,7 +96,10 @@ export interface PaymentProvider {
    * metadata it was sent with), for retries older than the provider keeps idempotency keys
    * (Stripe: 24 h). Null when none.
    */
-  findTransfer(input: { transferGroup: string; metadata: Record<string, string> }): Promise<{ id: string } | null>;
+  findTransfer(input: {
+    transferGroup: string;
+    metadata: Record<string, string>;
+  }): Promise<{ id: string } | null>;
 }
 
 /**

@@ -1,15 +1,32 @@
 import Stripe from 'stripe';
 import type { StripePaymentsConfig } from '../config.js';
 import { absoluteWebBase } from '../config.js';
-import { TransferRefusedError, type ConnectedAccount, type CreateCheckoutInput, type PaymentProvider, type ProviderCheckoutSession, type ProviderEvent, type RefundInput, type TransferInput } from './provider.js';
+import {
+  TransferRefusedError,
+  type ConnectedAccount,
+  type CreateCheckoutInput,
+  type PaymentProvider,
+  type ProviderCheckoutSession,
+  type ProviderEvent,
+  type RefundInput,
+  type TransferInput,
+} from './provider.js';
 
 /** Session fields the service relies on, from a Stripe checkout session object. */
 export function toProviderSession(s: Stripe.Checkout.Session): ProviderCheckoutSession {
   return {
     id: s.id,
     url: s.url ?? null,
-    status: s.status === 'open' || s.status === 'complete' || s.status === 'expired' ? (s.status as 'open' | 'complete' | 'expired') : null,
-    paymentStatus: s.payment_status === 'paid' ? 'paid' : s.payment_status === 'no_payment_required' ? 'no_payment_required' : 'unpaid',
+    status:
+      s.status === 'open' || s.status === 'complete' || s.status === 'expired'
+        ? (s.status as 'open' | 'complete' | 'expired')
+        : null,
+    paymentStatus:
+      s.payment_status === 'paid'
+        ? 'paid'
+        : s.payment_status === 'no_payment_required'
+          ? 'no_payment_required'
+          : 'unpaid',
     jobId: s.metadata?.job_id ?? s.client_reference_id ?? null,
     amountTotal: s.amount_total ?? null,
     currency: s.currency ?? null,
@@ -25,14 +42,19 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300;
  * provider's, signed the same way) checks out on the raw bytes; throws `WebhookSignatureError`
  * otherwise, and `WebhookPayloadError` for a signed body that is not an event.
  */
-export function verifyWebhook(rawBody: Buffer | string, signature: string, secret: string): ProviderEvent {
+export function verifyWebhook(
+  rawBody: Buffer | string,
+  signature: string,
+  secret: string,
+): ProviderEvent {
   let event: Stripe.Event;
   try {
     event = Stripe.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
   } catch (err) {
     throw new WebhookSignatureError((err as Error).message);
   }
-  if (typeof event?.id !== 'string' || typeof event.type !== 'string') throw new WebhookPayloadError('not a provider event');
+  if (typeof event?.id !== 'string' || typeof event.type !== 'string')
+    throw new WebhookPayloadError('not a provider event');
   return toProviderEvent(event);
 }
 
@@ -46,7 +68,10 @@ export function toProviderEvent(event: Stripe.Event): ProviderEvent {
     id: event.id,
     type: event.type,
     objectId: typeof object?.id === 'string' ? object.id : null,
-    session: object?.object === 'checkout.session' ? toProviderSession(object as Stripe.Checkout.Session) : null,
+    session:
+      object?.object === 'checkout.session'
+        ? toProviderSession(object as Stripe.Checkout.Session)
+        : null,
   };
 }
 
@@ -84,8 +109,15 @@ export class StripeProvider implements PaymentProvider {
           },
         ],
         client_reference_id: input.jobId,
-        metadata: { job_id: input.jobId, poster_id: input.posterId, attempt: String(input.attempt) },
-        payment_intent_data: { metadata: { job_id: input.jobId }, transfer_group: `job_${input.jobId}` },
+        metadata: {
+          job_id: input.jobId,
+          poster_id: input.posterId,
+          attempt: String(input.attempt),
+        },
+        payment_intent_data: {
+          metadata: { job_id: input.jobId },
+          transfer_group: `job_${input.jobId}`,
+        },
         success_url: input.successUrl,
         cancel_url: input.cancelUrl,
       },
@@ -105,23 +137,37 @@ export class StripeProvider implements PaymentProvider {
     } catch (err) {
       // Stripe refuses to expire a session that is no longer open (paid or already expired):
       // what matters is its current state.
-      if (err instanceof Stripe.errors.StripeInvalidRequestError) return this.retrieveCheckoutSession(id);
+      if (err instanceof Stripe.errors.StripeInvalidRequestError)
+        return this.retrieveCheckoutSession(id);
       throw err;
     }
   }
 
   async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
     const session = await this.stripe.checkout.sessions.retrieve(input.sessionId);
-    const paymentIntent = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
-    if (!paymentIntent) throw new Error(`Checkout session ${input.sessionId} has no payment intent to refund`);
+    const paymentIntent =
+      typeof session.payment_intent === 'string'
+        ? session.payment_intent
+        : session.payment_intent?.id;
+    if (!paymentIntent)
+      throw new Error(`Checkout session ${input.sessionId} has no payment intent to refund`);
     const refund = await this.stripe.refunds.create(
-      { payment_intent: paymentIntent, amount: input.amountCents, reason: input.reason ?? 'duplicate', metadata: input.metadata },
+      {
+        payment_intent: paymentIntent,
+        amount: input.amountCents,
+        reason: input.reason ?? 'duplicate',
+        metadata: input.metadata,
+      },
       { idempotencyKey: input.idempotencyKey },
     );
     return { id: refund.id };
   }
 
-  async createConnectedAccount(tester: { id: string; email: string; country: string | null }): Promise<ConnectedAccount> {
+  async createConnectedAccount(tester: {
+    id: string;
+    email: string;
+    country: string | null;
+  }): Promise<ConnectedAccount> {
     const account = await this.stripe.accounts.create(
       {
         type: 'express',
@@ -158,13 +204,20 @@ export class StripeProvider implements PaymentProvider {
       // (idempotency conflict), 429, 5xx or a network error leaves the outcome unknown.
       const status = (err as { statusCode?: number }).statusCode;
       // An idempotency error (same key, other parameters) is not a certain refusal.
-      if (err instanceof Stripe.errors.StripeError && !(err instanceof Stripe.errors.StripeIdempotencyError) && (status === 400 || status === 402 || status === 404))
+      if (
+        err instanceof Stripe.errors.StripeError &&
+        !(err instanceof Stripe.errors.StripeIdempotencyError) &&
+        (status === 400 || status === 402 || status === 404)
+      )
         throw new TransferRefusedError(err.message);
       throw err;
     }
   }
 
-  findTransfer(input: { transferGroup: string; metadata: Record<string, string> }): Promise<{ id: string } | null> {
+  findTransfer(input: {
+    transferGroup: string;
+    metadata: Record<string, string>;
+  }): Promise<{ id: string } | null> {
     return findStripeTransfer(this.stripe, input);
   }
 
@@ -183,13 +236,23 @@ export class StripeProvider implements PaymentProvider {
   }
 }
 
-export async function findStripeTransfer(stripe: Stripe, input: { transferGroup: string; metadata: Record<string, string> }): Promise<{ id: string } | null> {
-  for await (const t of stripe.transfers.list({ transfer_group: input.transferGroup, limit: 100 })) {
-    if (Object.entries(input.metadata).every(([k, v]) => t.metadata?.[k] === v) && !t.reversed) return { id: t.id };
+export async function findStripeTransfer(
+  stripe: Stripe,
+  input: { transferGroup: string; metadata: Record<string, string> },
+): Promise<{ id: string } | null> {
+  for await (const t of stripe.transfers.list({
+    transfer_group: input.transferGroup,
+    limit: 100,
+  })) {
+    if (Object.entries(input.metadata).every(([k, v]) => t.metadata?.[k] === v) && !t.reversed)
+      return { id: t.id };
   }
   return null;
 }
 
 function isReady(a: Stripe.Account): boolean {
-  return a.capabilities?.transfers === 'active' || (a.details_submitted === true && a.payouts_enabled === true);
+  return (
+    a.capabilities?.transfers === 'active' ||
+    (a.details_submitted === true && a.payouts_enabled === true)
+  );
 }

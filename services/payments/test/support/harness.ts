@@ -1,5 +1,12 @@
 import Stripe from 'stripe';
-import { createTestDatabase, createTestIssuer, testRedisPrefix, TEST_REDIS_URL, type TestDatabase, type TestIssuer } from '@htm/service-kit/testing';
+import {
+  createTestDatabase,
+  createTestIssuer,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  type TestDatabase,
+  type TestIssuer,
+} from '@htm/service-kit/testing';
 import { mintServiceToken } from '@htm/service-kit';
 import { startPayments, type PaymentsService } from '../../src/main.js';
 import { StripeStandIn } from './stripe-stand-in.js';
@@ -19,7 +26,11 @@ export interface Harness {
 }
 
 /** Starts payments against a fresh Postgres database, a Redis prefix, a token issuer and (stripe mode) the stand-in. */
-export async function startHarness(label: string, mode: 'local' | 'stripe', extraEnv: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  label: string,
+  mode: 'local' | 'stripe',
+  extraEnv: Record<string, string> = {},
+): Promise<Harness> {
   const db = await createTestDatabase(`payments_${label}`);
   const issuer = await createTestIssuer();
   const stripe = mode === 'stripe' ? await new StripeStandIn().start() : undefined;
@@ -67,7 +78,11 @@ export async function startHarness(label: string, mode: 'local' | 'stripe', extr
 }
 
 /** jobs asking payments for a checkout (service token). */
-export async function createCheckout(h: Harness, body: Record<string, unknown>, from = 'jobs'): Promise<Response> {
+export async function createCheckout(
+  h: Harness,
+  body: Record<string, unknown>,
+  from = 'jobs',
+): Promise<Response> {
   const token = await mintServiceToken(SERVICE_SECRET, from);
   return fetch(`${h.svc.url}/internal/checkout-sessions`, {
     method: 'POST',
@@ -85,8 +100,21 @@ export function signedWebhook(
 ): { payload: string; header: string; id: string } {
   const id = opts.id ?? `evt_${Math.random().toString(36).slice(2)}${Date.now()}`;
   const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
-  const payload = JSON.stringify({ id, object: 'event', api_version: Stripe.API_VERSION, created: timestamp, type, livemode: false, pending_webhooks: 1, data: { object } });
-  return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }), id };
+  const payload = JSON.stringify({
+    id,
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: timestamp,
+    type,
+    livemode: false,
+    pending_webhooks: 1,
+    data: { object },
+  });
+  return {
+    payload,
+    header: Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }),
+    id,
+  };
 }
 
 export function postWebhook(h: Harness, payload: string, header: string): Promise<Response> {
@@ -97,17 +125,27 @@ export function postWebhook(h: Harness, payload: string, header: string): Promis
   });
 }
 
-export async function bearer(h: Harness, claims: Parameters<TestIssuer['mint']>[0]): Promise<Record<string, string>> {
+export async function bearer(
+  h: Harness,
+  claims: Parameters<TestIssuer['mint']>[0],
+): Promise<Record<string, string>> {
   return { authorization: `Bearer ${await h.issuer.mint(claims)}` };
 }
 
 /** Rows of raw SQL against the service's database. */
-export function q<T = Record<string, unknown>>(h: Harness, text: string, params: unknown[] = []): Promise<T[]> {
+export function q<T = Record<string, unknown>>(
+  h: Harness,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   return h.svc.ctx.dbHandle.query<T>(text, params);
 }
 
 /** Polls until check() returns a truthy value (events travel through Redis). */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, tries = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  tries = 100,
+): Promise<T> {
   for (let i = 0; i < tries; i++) {
     const v = await check();
     if (v) return v;

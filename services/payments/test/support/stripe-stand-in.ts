@@ -48,29 +48,54 @@ export class StripeStandIn {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://stand-in');
-        const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-        const rec: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, form, query: Object.fromEntries(url.searchParams) };
+        const form = Object.fromEntries(
+          new URLSearchParams(Buffer.concat(chunks).toString('utf8')),
+        );
+        const rec: RecordedRequest = {
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          headers: req.headers,
+          form,
+          query: Object.fromEntries(url.searchParams),
+        };
         this.requests.push(rec);
-        const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
+        const key =
+          typeof req.headers['idempotency-key'] === 'string'
+            ? req.headers['idempotency-key']
+            : undefined;
         const send = (status: number, body: Json) => {
           const text = JSON.stringify(body);
-          if (key && req.method === 'POST' && status < 500) this.idempotent.set(`${url.pathname}|${key}`, { status, body: text });
+          if (key && req.method === 'POST' && status < 500)
+            this.idempotent.set(`${url.pathname}|${key}`, { status, body: text });
           res.writeHead(status, { 'content-type': 'application/json', 'request-id': rid('req_') });
           res.end(text);
         };
-        const transferFault = req.method === 'POST' && url.pathname === '/v1/transfers' ? this.transferFault(form, key) : 'ok';
+        const transferFault =
+          req.method === 'POST' && url.pathname === '/v1/transfers'
+            ? this.transferFault(form, key)
+            : 'ok';
         if (key && req.method === 'POST') {
           const stored = this.idempotent.get(`${url.pathname}|${key}`);
           if (stored && transferFault === 'drop-after-create') return void req.socket.destroy();
           if (stored && transferFault === 'hang') return void this.hung.push(req.socket);
           if (stored) {
-            res.writeHead(stored.status, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
+            res.writeHead(stored.status, {
+              'content-type': 'application/json',
+              'idempotent-replayed': 'true',
+            });
             res.end(stored.body);
             return;
           }
         }
         try {
-          this.route(rec, key, transferFault, send, () => req.socket.destroy(), () => this.hung.push(req.socket));
+          this.route(
+            rec,
+            key,
+            transferFault,
+            send,
+            () => req.socket.destroy(),
+            () => this.hung.push(req.socket),
+          );
         } catch (err) {
           send(500, { error: { type: 'api_error', message: (err as Error).message } });
         }
@@ -81,9 +106,17 @@ export class StripeStandIn {
     return this;
   }
 
-  private route(rec: RecordedRequest, key: string | undefined, fault: Fault, send: (status: number, body: Json) => void, drop: () => void, hang: () => void): void {
+  private route(
+    rec: RecordedRequest,
+    key: string | undefined,
+    fault: Fault,
+    send: (status: number, body: Json) => void,
+    drop: () => void,
+    hang: () => void,
+  ): void {
     const { method, path, form } = rec;
-    const notFound = () => send(404, { error: { type: 'invalid_request_error', message: `No such resource: ${path}` } });
+    const notFound = () =>
+      send(404, { error: { type: 'invalid_request_error', message: `No such resource: ${path}` } });
     if (method === 'POST' && path === '/v1/checkout/sessions') {
       const id = rid('cs_test_');
       const unit = Number(form['line_items[0][price_data][unit_amount]']);
@@ -121,14 +154,29 @@ export class StripeStandIn {
       const s = this.sessions.get(decodeURIComponent(m[1]));
       if (!s) return notFound();
       // Like Stripe: only an open session can be expired.
-      if (s.status !== 'open') return send(400, { error: { type: 'invalid_request_error', message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${String(s.status)}".` } });
+      if (s.status !== 'open')
+        return send(400, {
+          error: {
+            type: 'invalid_request_error',
+            message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${String(s.status)}".`,
+          },
+        });
       s.status = 'expired';
       return send(200, s);
     }
     if (method === 'POST' && path === '/v1/refunds') {
-      if (this.refundsDown) return send(500, { error: { type: 'api_error', message: 'Stand-in: refunds are down' } });
-      const paid = [...this.sessions.values()].find((s) => s.payment_intent === form.payment_intent && s.payment_status === 'paid');
-      if (!paid) return send(400, { error: { type: 'invalid_request_error', message: `No such payment_intent: '${form.payment_intent}'` } });
+      if (this.refundsDown)
+        return send(500, { error: { type: 'api_error', message: 'Stand-in: refunds are down' } });
+      const paid = [...this.sessions.values()].find(
+        (s) => s.payment_intent === form.payment_intent && s.payment_status === 'paid',
+      );
+      if (!paid)
+        return send(400, {
+          error: {
+            type: 'invalid_request_error',
+            message: `No such payment_intent: '${form.payment_intent}'`,
+          },
+        });
       const refund = {
         id: rid('re_'),
         object: 'refund',
@@ -137,7 +185,11 @@ export class StripeStandIn {
         payment_intent: form.payment_intent,
         reason: form.reason ?? null,
         status: 'succeeded',
-        metadata: Object.fromEntries(Object.entries(form).filter(([k]) => k.startsWith('metadata[')).map(([k, v]) => [k.slice(9, -1), v])),
+        metadata: Object.fromEntries(
+          Object.entries(form)
+            .filter(([k]) => k.startsWith('metadata['))
+            .map(([k, v]) => [k.slice(9, -1), v]),
+        ),
       };
       this.refunds.set(refund.id, refund);
       return send(200, refund);
@@ -155,15 +207,29 @@ export class StripeStandIn {
     }
     if (method === 'POST' && path === '/v1/account_links') {
       if (!this.accounts.has(form.account)) return notFound();
-      return send(200, { object: 'account_link', url: `https://connect.stripe.com/setup/e/${form.account}/${rid('')}`, expires_at: Math.floor(Date.now() / 1000) + 300 });
+      return send(200, {
+        object: 'account_link',
+        url: `https://connect.stripe.com/setup/e/${form.account}/${rid('')}`,
+        expires_at: Math.floor(Date.now() / 1000) + 300,
+      });
     }
     if (method === 'GET' && path === '/v1/transfers') {
-      const data = [...this.transfers.values()].filter((t) => !rec.query.transfer_group || t.transfer_group === rec.query.transfer_group);
+      const data = [...this.transfers.values()].filter(
+        (t) => !rec.query.transfer_group || t.transfer_group === rec.query.transfer_group,
+      );
       return send(200, { object: 'list', url: '/v1/transfers', has_more: false, data });
     }
     if (method === 'POST' && path === '/v1/transfers') {
-      if (fault === 'error500') return send(500, { error: { type: 'api_error', message: 'Stand-in: transfer failed' } });
-      if (fault === 'refuse400') return send(400, { error: { type: 'invalid_request_error', code: 'insufficient_funds', message: 'Stand-in: insufficient available balance' } });
+      if (fault === 'error500')
+        return send(500, { error: { type: 'api_error', message: 'Stand-in: transfer failed' } });
+      if (fault === 'refuse400')
+        return send(400, {
+          error: {
+            type: 'invalid_request_error',
+            code: 'insufficient_funds',
+            message: 'Stand-in: insufficient available balance',
+          },
+        });
       const id = rid('tr_');
       const transfer = {
         id,
@@ -173,12 +239,17 @@ export class StripeStandIn {
         destination: form.destination,
         transfer_group: form.transfer_group ?? null,
         reversed: false,
-        metadata: Object.fromEntries(Object.entries(form).filter(([k]) => k.startsWith('metadata[')).map(([k, v]) => [k.slice(9, -1), v])),
+        metadata: Object.fromEntries(
+          Object.entries(form)
+            .filter(([k]) => k.startsWith('metadata['))
+            .map(([k, v]) => [k.slice(9, -1), v]),
+        ),
       };
       this.transfers.set(id, transfer);
       if (fault === 'drop-after-create' || fault === 'hang') {
         // The transfer exists and its answer is stored for the key, but the caller never hears it.
-        if (key) this.idempotent.set(`${path}|${key}`, { status: 200, body: JSON.stringify(transfer) });
+        if (key)
+          this.idempotent.set(`${path}|${key}`, { status: 200, body: JSON.stringify(transfer) });
         return fault === 'hang' ? hang() : drop();
       }
       return send(200, transfer);
@@ -188,12 +259,30 @@ export class StripeStandIn {
 
   private readiness() {
     return this.accountsReady
-      ? { details_submitted: true, payouts_enabled: true, charges_enabled: true, capabilities: { transfers: 'active' } }
-      : { details_submitted: false, payouts_enabled: false, charges_enabled: false, capabilities: { transfers: 'inactive' } };
+      ? {
+          details_submitted: true,
+          payouts_enabled: true,
+          charges_enabled: true,
+          capabilities: { transfers: 'active' },
+        }
+      : {
+          details_submitted: false,
+          payouts_enabled: false,
+          charges_enabled: false,
+          capabilities: { transfers: 'inactive' },
+        };
   }
 
   private makeAccount(id: string, form: Record<string, string>): Json {
-    return { id, object: 'account', type: form.type, email: form.email ?? null, country: form.country, metadata: { tester_id: form['metadata[tester_id]'] }, ...this.readiness() };
+    return {
+      id,
+      object: 'account',
+      type: form.type,
+      email: form.email ?? null,
+      country: form.country,
+      metadata: { tester_id: form['metadata[tester_id]'] },
+      ...this.readiness(),
+    };
   }
 
   /** The payer pays a session at Stripe (it completes with a payment intent); false if it was not open. */

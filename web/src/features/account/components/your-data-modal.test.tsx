@@ -34,19 +34,41 @@ describe('Your data in the profile', () => {
   it('starts a download, shows its progress, then says the link was e-mailed', async () => {
     let privacyCalls = 0;
     const { calls } = mockFetch((c: Call) => {
-      if (c.method === 'POST') return { status: 202, body: { export: exportOf({ status: 'pending', parts_done: [], progress: 0 }) } };
+      if (c.method === 'POST')
+        return {
+          status: 202,
+          body: { export: exportOf({ status: 'pending', parts_done: [], progress: 0 }) },
+        };
       privacyCalls += 1;
       if (privacyCalls === 1) return { body: { export: null, deletion: null } };
       if (privacyCalls === 2) return { body: { export: exportOf({}), deletion: null } };
-      return { body: { export: exportOf({ status: 'ready', progress: 100, parts_done: ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics'], expires_at: '2099-11-27T05:00:00.000Z' }), deletion: null } };
+      return {
+        body: {
+          export: exportOf({
+            status: 'ready',
+            progress: 100,
+            parts_done: ['identity', 'jobs', 'payments', 'admin', 'notifications', 'analytics'],
+            expires_at: '2099-11-27T05:00:00.000Z',
+          }),
+          deletion: null,
+        },
+      };
     });
-    renderWithStore(<YourDataModal user={user} onClose={() => undefined} onDeleted={() => undefined} />);
+    renderWithStore(
+      <YourDataModal user={user} onClose={() => undefined} onDeleted={() => undefined} />,
+    );
     await userEvent.click(await screen.findByRole('button', { name: 'Download my data' }));
     expect(calls.some((c) => c.method === 'POST' && /\/api\/me\/exports$/.test(c.url))).toBe(true);
     expect(await screen.findByText(/Preparing your download: 29%/)).toBeTruthy();
-    expect(screen.getByText(/profile and sign-ins, jobs, reports and files \(2 of 6\)/)).toBeTruthy();
-    expect(await screen.findByText(/we e-mailed a link to pat@gmail.com/, {}, { timeout: 5000 })).toBeTruthy();
-    expect((screen.getByRole('button', { name: 'Download my data' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(
+      screen.getByText(/profile and sign-ins, jobs, reports and files \(2 of 6\)/),
+    ).toBeTruthy();
+    expect(
+      await screen.findByText(/we e-mailed a link to pat@gmail.com/, {}, { timeout: 5000 }),
+    ).toBeTruthy();
+    expect(
+      (screen.getByRole('button', { name: 'Download my data' }) as HTMLButtonElement).disabled,
+    ).toBe(true);
   });
 
   it('refuses a deletion without the right e-mail, shows why the server refused, then reports the date', async () => {
@@ -54,13 +76,38 @@ describe('Your data in the profile', () => {
     const { calls } = mockFetch((c: Call) => {
       if (c.method === 'POST' && !refused) {
         refused = true;
-        return { status: 409, body: { detail: 'Your account cannot be deleted yet. You are owed $0.82 that cannot be paid yet.', code: 'deletion_blocked' } };
+        return {
+          status: 409,
+          body: {
+            detail:
+              'Your account cannot be deleted yet. You are owed $0.82 that cannot be paid yet.',
+            code: 'deletion_blocked',
+          },
+        };
       }
-      if (c.method === 'POST') return { status: 202, body: { deletion: { id: 'd1', user_id: 'u1', status: 'scheduled', requested_at: '2026-11-26T05:00:00.000Z', due_at: '2026-12-03T05:00:00.000Z', cancelled_at: null, completed_at: null, services_done: [], requested_by_admin: false } } };
+      if (c.method === 'POST')
+        return {
+          status: 202,
+          body: {
+            deletion: {
+              id: 'd1',
+              user_id: 'u1',
+              status: 'scheduled',
+              requested_at: '2026-11-26T05:00:00.000Z',
+              due_at: '2026-12-03T05:00:00.000Z',
+              cancelled_at: null,
+              completed_at: null,
+              services_done: [],
+              requested_by_admin: false,
+            },
+          },
+        };
       return { body: { export: null, deletion: null } };
     });
     let deleted: string | null = null;
-    renderWithStore(<YourDataModal user={user} onClose={() => undefined} onDeleted={(m) => (deleted = m)} />);
+    renderWithStore(
+      <YourDataModal user={user} onClose={() => undefined} onDeleted={(m) => (deleted = m)} />,
+    );
     const input = await screen.findByLabelText(/Type your e-mail/);
     await userEvent.type(input, 'someone@gmail.com');
     await userEvent.click(screen.getByRole('button', { name: 'Delete my account' }));
@@ -73,6 +120,9 @@ describe('Your data in the profile', () => {
     expect(await screen.findByText(/You are owed \$0.82/)).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: 'Delete my account' }));
     await waitFor(() => expect(deleted).toMatch(/will be deleted on .*Sign in again before then/));
-    expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([{ email: 'Pat@gmail.com' }, { email: 'Pat@gmail.com' }]);
+    expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
+      { email: 'Pat@gmail.com' },
+      { email: 'Pat@gmail.com' },
+    ]);
   });
 });

@@ -28,7 +28,9 @@ function Leads() {
   const status = errorStatus(error);
   return (
     <section className="panel" aria-labelledby="leads-title">
-      <h2 className="panel__title" id="leads-title">Developer leads</h2>
+      <h2 className="panel__title" id="leads-title">
+        Developer leads
+      </h2>
       <Field label="Search leads">
         <input {...paged.input} />
       </Field>
@@ -71,7 +73,9 @@ function FeedbackEntries() {
   });
   return (
     <section className="panel" aria-labelledby="feedback-list-title">
-      <h2 className="panel__title" id="feedback-list-title">Feedback</h2>
+      <h2 className="panel__title" id="feedback-list-title">
+        Feedback
+      </h2>
       <Field label="Search feedback">
         <input {...paged.input} />
       </Field>

@@ -66,12 +66,17 @@ function AuditLog() {
   );
   const pages = data ? Math.max(1, Math.ceil(data.total / AUDIT_PAGE_SIZE)) : 1;
   const onExport = async () => {
-    const res = await downloadBlob(`/admin/audit.csv?${new URLSearchParams(action ? { action } : {})}`, 'audit.csv');
+    const res = await downloadBlob(
+      `/admin/audit.csv?${new URLSearchParams(action ? { action } : {})}`,
+      'audit.csv',
+    );
     if (res.error) toast(errorMessage(res.error, "Couldn't export the audit log"));
   };
   return (
     <section className="panel" aria-labelledby="audit-title">
-      <h2 className="panel__title" id="audit-title">Admin actions</h2>
+      <h2 className="panel__title" id="audit-title">
+        Admin actions
+      </h2>
       <p className="muted">
         Every approval, assignment, accept, payout and clear-all, with who did it and when. Entries
         cannot be changed or deleted.

@@ -21,4 +21,5 @@ const signInsApi = api.injectEndpoints({
   }),
 });
 
-export const { useListSignInsQuery, useEndSignInMutation, useLogoutEverywhereMutation } = signInsApi;
+export const { useListSignInsQuery, useEndSignInMutation, useLogoutEverywhereMutation } =
+  signInsApi;

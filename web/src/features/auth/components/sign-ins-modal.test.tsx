@@ -9,8 +9,24 @@ import SignInsModal from './sign-ins-modal';
 
 const now = new Date().toISOString();
 const sessions = [
-  { id: 'a1', device: 'Chrome on Windows', user_agent: 'x', created_at: now, last_used_at: now, expires_at: now, current: true },
-  { id: 'b2', device: 'Safari on iPhone', user_agent: 'y', created_at: now, last_used_at: now, expires_at: now, current: false },
+  {
+    id: 'a1',
+    device: 'Chrome on Windows',
+    user_agent: 'x',
+    created_at: now,
+    last_used_at: now,
+    expires_at: now,
+    current: true,
+  },
+  {
+    id: 'b2',
+    device: 'Safari on iPhone',
+    user_agent: 'y',
+    created_at: now,
+    last_used_at: now,
+    expires_at: now,
+    current: false,
+  },
 ];
 
 beforeEach(() => {
@@ -34,23 +50,31 @@ describe('Sign-ins in the account', () => {
   it('lists every signed-in browser, marks this one, and signs another one out after asking', async () => {
     const { calls } = server();
     let signedOut = false;
-    renderWithStore(<SignInsModal onClose={() => undefined} onSignedOut={() => (signedOut = true)} />);
+    renderWithStore(
+      <SignInsModal onClose={() => undefined} onSignedOut={() => (signedOut = true)} />,
+    );
     const list = await screen.findByRole('list', { name: 'Sign-ins' });
     expect(within(list).getAllByRole('listitem')).toHaveLength(2);
     const phone = within(list).getByText('Safari on iPhone').closest('li')!;
-    expect(within(within(list).getByText('Chrome on Windows').closest('li')!).getByText('This browser')).toBeTruthy();
+    expect(
+      within(within(list).getByText('Chrome on Windows').closest('li')!).getByText('This browser'),
+    ).toBeTruthy();
 
     await userEvent.click(within(phone).getByRole('button', { name: 'Sign out' }));
     await userEvent.click(within(phone).getByRole('button', { name: 'Sign out' }));
     await waitFor(() => expect(screen.queryByText('Safari on iPhone')).toBeNull());
-    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.url)).toEqual(['/api/auth/sessions/b2']);
+    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.url)).toEqual([
+      '/api/auth/sessions/b2',
+    ]);
     expect(signedOut).toBe(false);
   });
 
   it('logs out everywhere and then signs this tab out', async () => {
     const { calls } = server();
     let signedOut = false;
-    renderWithStore(<SignInsModal onClose={() => undefined} onSignedOut={() => (signedOut = true)} />);
+    renderWithStore(
+      <SignInsModal onClose={() => undefined} onSignedOut={() => (signedOut = true)} />,
+    );
     await screen.findByRole('list', { name: 'Sign-ins' });
     await userEvent.click(screen.getByRole('button', { name: 'Log out everywhere' }));
     await userEvent.click(screen.getByRole('button', { name: 'Log out everywhere' }));

@@ -54,8 +54,7 @@ export default function SignInsModal({
   return (
     <Modal title="Your sign-ins" onClose={onClose}>
       <p className="muted">
-        Every browser signed in to your account. Sign out any you do not recognise or no longer
-        use.
+        Every browser signed in to your account. Sign out any you do not recognise or no longer use.
       </p>
       {isLoading ? <Loading label="Loading your sign-ins…" /> : null}
       {error ? <FormMessage error={errorMessage(error, 'Could not load your sign-ins.')} /> : null}

@@ -406,7 +406,11 @@ describe('who can test from where', () => {
     mockFetch(() => ({ status: 200, body: {} }));
     renderWithStore(<LandingPage signedIn={false} />);
     const section = document.getElementById('tester-signup')!;
-    expect(within(section).getByText(/Who can test from where\./).closest('p')!.textContent).toContain(WHO_CAN_TEST.summary);
+    expect(
+      within(section)
+        .getByText(/Who can test from where\./)
+        .closest('p')!.textContent,
+    ).toContain(WHO_CAN_TEST.summary);
     expect(WHO_CAN_TEST.summary).toMatch(/United States, Puerto Rico and Canada/);
   });
 

@@ -22,4 +22,5 @@ const favouritesApi = api.injectEndpoints({
   }),
 });
 
-export const { useListFavouritesQuery, useAddFavouriteMutation, useRemoveFavouriteMutation } = favouritesApi;
+export const { useListFavouritesQuery, useAddFavouriteMutation, useRemoveFavouriteMutation } =
+  favouritesApi;

@@ -24,7 +24,12 @@ function backend(initial: FavouriteView[]) {
   return mockFetch((c) => {
     if (c.url === '/api/favourites' && c.method === 'GET') return { body: { favourites: list } };
     if (c.url === '/api/favourites' && c.method === 'POST') {
-      const f = { tester_id: (c.body as { tester_id: string }).tester_id, name: 'Ana', rating_avg: 4.5, jobs_done: 3 };
+      const f = {
+        tester_id: (c.body as { tester_id: string }).tester_id,
+        name: 'Ana',
+        rating_avg: 4.5,
+        jobs_done: 3,
+      };
       list = [f, ...list];
       return { status: 201, body: { favourite: f } };
     }
@@ -46,25 +51,40 @@ describe('"Favourite this tester" on the results of an accepted job', () => {
 
     await userEvent.click(button);
     await waitFor(() => expect(button.getAttribute('aria-pressed')).toBe('true'));
-    expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([{ tester_id: 'tester-ana' }]);
+    expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
+      { tester_id: 'tester-ana' },
+    ]);
 
     await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
     await userEvent.click(button);
     await waitFor(() => expect(button.getAttribute('aria-pressed')).toBe('false'));
-    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.url)).toEqual(['/api/favourites/tester-ana']);
+    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.url)).toEqual([
+      '/api/favourites/tester-ana',
+    ]);
   });
 
   it("says why when the tester can't be favourited", async () => {
     mockFetch((c) =>
       c.method === 'POST'
-        ? { status: 403, body: { detail: 'You can favourite only a tester whose work on one of your jobs you accepted.', code: 'not_your_tester' } }
+        ? {
+            status: 403,
+            body: {
+              detail:
+                'You can favourite only a tester whose work on one of your jobs you accepted.',
+              code: 'not_your_tester',
+            },
+          }
         : { body: { favourites: [] } },
     );
     renderWithStore(<FavouriteToggle testerId="tester-x" />);
     const button = await screen.findByRole('button', { name: 'Favourite this tester' });
     await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
     await userEvent.click(button);
-    expect(await screen.findByText('You can favourite only a tester whose work on one of your jobs you accepted.')).toBeTruthy();
+    expect(
+      await screen.findByText(
+        'You can favourite only a tester whose work on one of your jobs you accepted.',
+      ),
+    ).toBeTruthy();
     expect(button.getAttribute('aria-pressed')).toBe('false');
   });
 });
@@ -76,7 +96,9 @@ describe("the dashboard's favourite testers", () => {
     const list = await screen.findByRole('region', { name: 'Favourite testers' });
     expect(within(list).getByText('4.5★ average · 3 jobs done')).toBeTruthy();
     expect(within(list).getByText('No ratings yet · 1 job done')).toBeTruthy();
-    await userEvent.click(within(list).getByRole('button', { name: 'Remove Ana from favourite testers' }));
+    await userEvent.click(
+      within(list).getByRole('button', { name: 'Remove Ana from favourite testers' }),
+    );
     await waitFor(() => expect(screen.queryByText('Ana')).toBeNull());
     expect(screen.getByText('Ben')).toBeTruthy();
   });
@@ -107,16 +129,30 @@ describe('"Invite a favourite tester first" in Post New Job', () => {
     const realAssign = browser.assign;
     browser.assign = () => undefined;
     try {
-      const { calls } = mockFetch(() => ({ status: 201, body: { checkout_url: '/api/payments/local/checkout/cs_1', session_id: 'cs_1', job: { id: 'j1' } } }));
+      const { calls } = mockFetch(() => ({
+        status: 201,
+        body: {
+          checkout_url: '/api/payments/local/checkout/cs_1',
+          session_id: 'cs_1',
+          job: { id: 'j1' },
+        },
+      }));
       renderWithStore(<PostJobModal onClose={() => undefined} favourites={[ana, ben]} />);
       await fill();
       const select = screen.getByLabelText('Invite a favourite tester first') as HTMLSelectElement;
-      expect([...select.options].map((o) => o.text)).toEqual(['No one: open to every tester', 'Ana', 'Ben']);
+      expect([...select.options].map((o) => o.text)).toEqual([
+        'No one: open to every tester',
+        'Ana',
+        'Ben',
+      ]);
       await userEvent.selectOptions(select, 'tester-ben');
       await userEvent.click(screen.getByRole('button', { name: 'Post Job & Pay $1' }));
       await waitFor(() => expect(calls).toHaveLength(1));
       expect(calls[0]).toMatchObject({ url: '/api/jobs', method: 'POST' });
-      expect(calls[0].body).toMatchObject({ invite_tester_id: 'tester-ben', title: 'Test my bakery' });
+      expect(calls[0].body).toMatchObject({
+        invite_tester_id: 'tester-ben',
+        title: 'Test my bakery',
+      });
     } finally {
       browser.assign = realAssign;
     }

@@ -1,12 +1,18 @@
 import type { FavouriteView } from '@htm/contracts/favourites';
 import { errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
-import { useAddFavouriteMutation, useListFavouritesQuery, useRemoveFavouriteMutation } from '../api/favourites';
+import {
+  useAddFavouriteMutation,
+  useListFavouritesQuery,
+  useRemoveFavouriteMutation,
+} from '../api/favourites';
 
 /** "4.5★ · 3 jobs": what the poster sees of a favourite. */
 export function favouriteSummary(f: FavouriteView): string {
   const jobs = `${f.jobs_done} job${f.jobs_done === 1 ? '' : 's'} done`;
-  return f.rating_avg == null ? `No ratings yet · ${jobs}` : `${f.rating_avg.toFixed(1)}★ average · ${jobs}`;
+  return f.rating_avg == null
+    ? `No ratings yet · ${jobs}`
+    : `${f.rating_avg.toFixed(1)}★ average · ${jobs}`;
 }
 
 /** On the results of an accepted job: favourite its tester (or take them off the favourites). */
@@ -24,12 +30,22 @@ export function FavouriteToggle({ testerId }: { testerId: string }) {
       toast(errorMessage(res.error, 'That did not work. Please try again.'), 'error');
       return;
     }
-    status(on ? 'Removed from your favourite testers.' : 'Added to your favourite testers. You can invite them first when you post a job.');
+    status(
+      on
+        ? 'Removed from your favourite testers.'
+        : 'Added to your favourite testers. You can invite them first when you post a job.',
+    );
   };
 
   return (
     <p className="favourite-toggle">
-      <button type="button" className="btn btn--secondary btn--sm" aria-pressed={on} disabled={busy} onClick={toggle}>
+      <button
+        type="button"
+        className="btn btn--secondary btn--sm"
+        aria-pressed={on}
+        disabled={busy}
+        onClick={toggle}
+      >
         <span aria-hidden="true">{on ? '★ ' : '☆ '}</span>
         Favourite this tester
       </button>
@@ -46,7 +62,8 @@ export function FavouriteTesters() {
 
   const drop = async (f: FavouriteView) => {
     const res = await remove(f.tester_id);
-    if ('error' in res && res.error) toast(errorMessage(res.error, 'Removing failed. Please try again.'), 'error');
+    if ('error' in res && res.error)
+      toast(errorMessage(res.error, 'Removing failed. Please try again.'), 'error');
     else status(`${f.name || 'The tester'} was removed from your favourite testers.`);
   };
 
@@ -57,7 +74,8 @@ export function FavouriteTesters() {
         {favourites.map((f) => (
           <li key={f.tester_id} className="favourite-testers__item">
             <span>
-              <strong>{f.name || 'A tester'}</strong> <span className="muted">{favouriteSummary(f)}</span>
+              <strong>{f.name || 'A tester'}</strong>{' '}
+              <span className="muted">{favouriteSummary(f)}</span>
             </span>
             <button
               type="button"

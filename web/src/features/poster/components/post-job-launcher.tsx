@@ -31,7 +31,13 @@ export default function PostJobLauncher({ favourites }: { favourites?: Favourite
       <button type="button" className="btn btn--primary" onClick={() => setOpen(true)}>
         Post New Job
       </button>
-      {open ? <PostJobModal onClose={close} onPosted={() => (openAfterSignIn = false)} favourites={favourites} /> : null}
+      {open ? (
+        <PostJobModal
+          onClose={close}
+          onPosted={() => (openAfterSignIn = false)}
+          favourites={favourites}
+        />
+      ) : null}
     </>
   );
 }

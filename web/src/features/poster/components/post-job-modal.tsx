@@ -137,7 +137,9 @@ export function PostJobModal({
       assistive_tech: v.assistive_tech || null,
       testers: v.testers ?? PACK_SIZE.default,
       // Only a favourite still in the list (a draft may name one removed since).
-      invite_tester_id: favourites.some((f) => f.tester_id === v.invite_tester_id) ? v.invite_tester_id : undefined,
+      invite_tester_id: favourites.some((f) => f.tester_id === v.invite_tester_id)
+        ? v.invite_tester_id
+        : undefined,
     });
     if (!parsed.success) {
       setErrors(issuesByField(parsed.error.issues));

@@ -182,7 +182,13 @@ describe('poster dashboard', () => {
   });
 
   it("opens the results of the job an e-mail links to (/dashboard?job=ID), and shows an open job's card", async () => {
-    const done = { ...live, id: 'aaaaaaaa-0000-0000-0000-000000000003', title: 'Finished', status: 'completed', tester_id: 't1' } as Job;
+    const done = {
+      ...live,
+      id: 'aaaaaaaa-0000-0000-0000-000000000003',
+      title: 'Finished',
+      status: 'completed',
+      tester_id: 't1',
+    } as Job;
     mockFetch((c) =>
       c.url === '/api/jobs'
         ? { body: { jobs: [live, done] } }

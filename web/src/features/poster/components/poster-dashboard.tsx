@@ -321,7 +321,9 @@ export default function PosterDashboard({ user }: { user: User }) {
       {current ? (
         <ReviewModal job={current} onClose={closeReview}>
           <ReportActions job={current} />
-          {current.status === 'completed' && current.tester_id ? <FavouriteToggle testerId={current.tester_id} /> : null}
+          {current.status === 'completed' && current.tester_id ? (
+            <FavouriteToggle testerId={current.tester_id} />
+          ) : null}
           {current.status === 'completed' ? <RateTester job={current} /> : null}
         </ReviewModal>
       ) : null}

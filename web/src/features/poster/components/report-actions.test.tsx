@@ -28,10 +28,14 @@ describe('sharing the report', () => {
     const input = await screen.findByLabelText(/Anyone with this link can read the report/);
     expect((input as HTMLInputElement).value).toBe(`${window.location.origin}/r/tok`);
     expect(screen.getByText(/Works until/)).toBeTruthy();
-    expect(calls.filter((c) => c.url === '/api/jobs/job-12345678/share').map((c) => c.method)).toEqual(['POST']);
+    expect(
+      calls.filter((c) => c.url === '/api/jobs/job-12345678/share').map((c) => c.method),
+    ).toEqual(['POST']);
     await userEvent.click(screen.getByRole('button', { name: 'Revoke link' }));
     await waitFor(() => expect(screen.queryByLabelText(/Anyone with this link/)).toBeNull());
-    expect(calls.filter((c) => c.url === '/api/jobs/job-12345678/share').map((c) => c.method)).toEqual(['POST', 'DELETE']);
+    expect(
+      calls.filter((c) => c.url === '/api/jobs/job-12345678/share').map((c) => c.method),
+    ).toEqual(['POST', 'DELETE']);
     expect(screen.getByRole('button', { name: 'Share link' })).toBeTruthy();
   });
 

@@ -6,7 +6,11 @@ const cashOutApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** POST /api/tester/cash-out: every pending earning in one transfer (from the minimum up). */
     cashOut: build.mutation<CashOutResponse, void>({
-      query: () => ({ url: '/tester/cash-out', method: 'POST', idempotencyKey: newIdempotencyKey() }),
+      query: () => ({
+        url: '/tester/cash-out',
+        method: 'POST',
+        idempotencyKey: newIdempotencyKey(),
+      }),
       invalidatesTags: ['Earnings'],
     }),
   }),

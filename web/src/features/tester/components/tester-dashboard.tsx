@@ -42,8 +42,8 @@ export default function TesterDashboard({ user }: { user: User }) {
             <p>
               Each strike below says why it was given. You can appeal each one once, within{' '}
               {APPEAL_WINDOW_DAYS} days. When an admin accepts an appeal the strike is removed, and
-              once you are under the strike limit your account is active again; we'll tell you
-              here and by e-mail.
+              once you are under the strike limit your account is active again; we'll tell you here
+              and by e-mail.
             </p>
           </>
         ) : (
