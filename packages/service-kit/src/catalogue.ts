@@ -51,8 +51,14 @@ export interface CatalogueRoutes<S extends Owner> {
   without<M extends HttpMethod>(method: M, path: PathOf<S, M>): void;
 }
 
-/** The operations each catalogue router leaves out on purpose (`without`). */
-const LEFT_OUT = new WeakMap<object, Set<string>>();
+/**
+ * The operations a catalogue router leaves out on purpose (`without`), kept on the router under
+ * an enumerable string key: OpenTelemetry's express instrumentation replaces each layer's handle
+ * with a wrapper that proxies only such keys (a WeakMap keyed by the router, or a symbol, is lost
+ * behind it, and a traced service would refuse to start).
+ */
+const LEFT_OUT = '__catalogueLeftOut';
+type WithLeftOut = { [LEFT_OUT]?: Set<string> };
 
 /** A route of the catalogue: public, internal to one service, or internal to every service. */
 interface CatalogueEntry {
@@ -103,7 +109,7 @@ export function catalogueEntry(
 export function catalogueRoutes<S extends Owner>(service: S): CatalogueRoutes<S> {
   const router = Router();
   const leftOut = new Set<string>();
-  LEFT_OUT.set(router, leftOut);
+  (router as unknown as WithLeftOut)[LEFT_OUT] = leftOut;
   const mount =
     (method: HttpMethod | 'head') =>
     (path: string, ...handlers: Handlers): void => {
@@ -213,7 +219,7 @@ export function routesOf(
   const out: Array<{ method: string; path: string; leftOut?: true }> = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
-      for (const key of (layer.handle && LEFT_OUT.get(layer.handle)) ?? []) {
+      for (const key of (layer.handle as WithLeftOut | undefined)?.[LEFT_OUT] ?? []) {
         const [method, path] = key.split(' ');
         out.push({ method, path, leftOut: true });
       }
