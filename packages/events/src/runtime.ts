@@ -210,7 +210,8 @@ export class ServiceEvents {
           );
           for (let k = 0; k < batch.length; k++) {
             const e = batch[k];
-            if (!fresh.has(e.id)) continue;
+            // Once per id: a redelivered copy in the same read is not new a second time.
+            if (!fresh.delete(e.id)) continue;
             const h = handlers[e.type] as (e: EventEnvelope, tx: Tx) => Promise<void>;
             try {
               await handleTraced(this.opts.service, e, () => h(e, tx));
