@@ -340,6 +340,23 @@ describe('marketplace in the browser', () => {
     }
     await shot(tester, 'tester-available-jobs');
     await axe.screen(tester, 'tester: level card and Available Jobs');
+    // A failed load shows the error with Retry (issue 31 item 12), audited; Retry loads again.
+    const availableJobs = /\/tester\/available-jobs/;
+    await tester.route(availableJobs, (r) =>
+      r.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ detail: 'A service is unavailable' }),
+      }),
+    );
+    await tester.getByRole('button', { name: 'Refresh' }).click();
+    const loadError = tester.locator('.load-error');
+    await loadError.getByRole('button', { name: 'Retry' }).waitFor();
+    await shot(tester, 'tester-available-jobs-error');
+    await axe.screen(tester, 'tester: Available Jobs failed to load, with Retry');
+    await tester.unroute(availableJobs);
+    await loadError.getByRole('button', { name: 'Retry' }).click();
+    await loadError.waitFor({ state: 'hidden' });
     await card.getByRole('button', { name: 'Claim' }).click();
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
     const mine = tester.locator('li', { hasText: jobTitle });
@@ -381,6 +398,21 @@ describe('marketplace in the browser', () => {
     const asTable = tester.getByRole('tabpanel').getByText('Show as a table');
     if (await asTable.count()) await asTable.first().click();
     await axe.screen(tester, 'tester: Earnings');
+
+    // The admin opens the submission from Manage's job table (Review submission).
+    await admin.reload();
+    await admin.getByRole('tab', { name: 'Manage' }).click();
+    const submitted = admin
+      .getByRole('table', { name: 'All jobs' })
+      .locator('tr', { hasText: jobTitle })
+      .getByRole('button', { name: 'Review submission' });
+    await submitted.waitFor({ timeout: 30_000 });
+    await submitted.click();
+    await admin.getByRole('dialog').getByText('Cart badge lags').first().waitFor();
+    await shot(admin, 'admin-review-modal');
+    await axe.screen(admin, 'admin: Review submission', '[role="dialog"]');
+    await admin.keyboard.press('Escape');
+    await admin.getByRole('dialog').waitFor({ state: 'hidden' });
 
     // The poster sees the locked preview, accepts, and the full results unlock.
     await poster.reload();

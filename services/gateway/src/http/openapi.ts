@@ -163,8 +163,8 @@ function multipartSchema(fields: readonly string[]) {
 
 /**
  * /api/docs: Redoc (redoc's standalone bundle, served from this server, no CDN) rendering
- * /api/openapi.json. Chosen over Swagger UI for accessibility (axe: no serious or critical
- * violation; test web/e2e/api-docs.test.ts). No inline script: the page loads the bundle and
+ * /api/openapi.json. Chosen over Swagger UI for accessibility (axe: no critical, serious or
+ * moderate violation once init.js re-levels Redoc's headings; test web/e2e/api-docs.test.ts). No inline script: the page loads the bundle and
  * init.js; Redoc injects its styles (styled-components) and runs search in a blob: worker.
  */
 const DOCS_HTML = `<!doctype html>
@@ -177,7 +177,43 @@ const DOCS_HTML = `<!doctype html>
 
 /** The redoc files /api/docs loads; nothing else of the package is served. */
 export const DOCS_ASSETS = ['redoc.standalone.js'] as const;
-const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary: { main: '#1e40af' } } }, pathInMiddlePanel: true }, document.getElementById('redoc'));`;
+/**
+ * Redoc's headings skip levels: an operation's h2 is followed by h5s ("Authorizations:",
+ * "path Parameters", "Request Body schema", and "Response Schema" under an expanded response),
+ * which axe reports (heading-order) and screen readers announce as level 5. Redoc has no option
+ * for its heading levels, so after every render (Redoc renders again when a response is
+ * expanded or the search is used) each heading that skips a level gets an aria-level one below
+ * the heading it belongs under (the last one before it with a smaller tag level), so an
+ * operation's h2 > "Authorizations:", "path Parameters", ... (h5) read as level 3, and "Response
+ * Schema" (h5) under "Responses" (h3) as level 4: what axe and assistive technology read. Only the aria-level attribute
+ * is touched (React never sets it, so React's DOM stays its own); the observer watches child
+ * lists, not attributes, so its own changes do not wake it.
+ */
+const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary: { main: '#1e40af' } } }, pathInMiddlePanel: true }, document.getElementById('redoc'));
+(function () {
+  var root = document.getElementById('redoc');
+  var queued = false;
+  function relevel() {
+    queued = false;
+    var open = []; // the enclosing headings: { own: tag level, level: level given }
+    root.querySelectorAll('h1, h2, h3, h4, h5, h6').forEach(function (h) {
+      var own = Number(h.tagName.charAt(1));
+      while (open.length && open[open.length - 1].own >= own) open.pop();
+      var parent = open[open.length - 1];
+      var level = parent ? Math.min(own, parent.level + 1) : own;
+      if (level !== own) h.setAttribute('aria-level', String(level));
+      else if (h.hasAttribute('aria-level')) h.removeAttribute('aria-level');
+      open.push({ own: own, level: level });
+    });
+  }
+  new MutationObserver(function () {
+    if (!queued) {
+      queued = true;
+      requestAnimationFrame(relevel);
+    }
+  }).observe(root, { childList: true, subtree: true });
+})();
+`;
 
 /** /api/openapi.json and the API reference at /api/docs (assets served locally, no inline script). */
 export function mountApiDocs(app: Express): void {
