@@ -5,6 +5,9 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { useNotify } from '../lib/hooks';
 import { renderWithStore } from '../test/render';
+import { axeFindings } from '../test/axe';
+import { mockFetch, resetStorage } from '../test/setup';
+import { BeforeAfter } from './before-after';
 import { BusyButton } from './busy-button';
 import { ErrorBoundary } from './error-boundary';
 import { Modal } from './modal';
@@ -282,5 +285,43 @@ describe('toastsBelow (where a phone shows the toasts)', () => {
     phone(false);
     at(50).focus();
     expect(toastsBelow(null)).toBe(false);
+  });
+});
+
+describe('Before / after (a re-test beside the first test)', () => {
+  it('shows the checklist and key findings side by side in its dialog, with no axe finding', async () => {
+    resetStorage();
+    mockFetch((c) =>
+      c.url === '/api/jobs/j2/before-after'
+        ? {
+            body: {
+              job_id: 'j2',
+              retest_of: 'j1',
+              before: null,
+              after: null,
+              requirements: [
+                {
+                  requirement_index: 0,
+                  requirement: 'Checkout works',
+                  before: 'Card field rejects spaces',
+                  after: null,
+                },
+              ],
+              key_findings: [{ index: 0, before: 'Pay button hidden on phones', after: null }],
+            },
+          }
+        : { body: {} },
+    );
+    renderWithStore(
+      <Modal title="Before / after: Bakery" onClose={() => undefined}>
+        <BeforeAfter jobId="j2" />
+      </Modal>,
+    );
+    expect(
+      await screen.findByRole('table', { name: 'Checklist: first test and re-test' }),
+    ).toBeTruthy();
+    expect(screen.getByText('Card field rejects spaces')).toBeTruthy();
+    expect(screen.getAllByText('Not re-tested yet').length).toBeGreaterThan(0);
+    expect(await axeFindings(document.body)).toEqual([]);
   });
 });

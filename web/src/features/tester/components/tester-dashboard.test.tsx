@@ -9,6 +9,7 @@ import type { UserDto as User } from '@htm/contracts/identity';
 import { jobView } from '../../../test/job-view';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, mockXhr, resetStorage } from '../../../test/setup';
+import { axeFindings } from '../../../test/axe';
 import TesterDashboard from './tester-dashboard';
 
 const tester: User = {
@@ -119,6 +120,8 @@ describe('Tester dashboard', () => {
     expect(screen.queryByRole('button', { name: 'Appeal this strike' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Appeal this rating' })).toBeTruthy();
     expect(screen.queryByRole('tab')).toBeNull();
+    // The paused screen with its appeal forms: no axe finding (no e2e product gets a tester released).
+    expect(await axeFindings(document.body)).toEqual([]);
 
     await userEvent.click(within(form).getByRole('button', { name: 'Send appeal' }));
     expect(within(form).getByText('Your reason must be 10 to 1000 characters')).toBeTruthy();
