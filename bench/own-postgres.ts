@@ -4,27 +4,11 @@
  * runs every engineer's tests and can be at its connection limit, which a soak of a dozen
  * processes, each with its pool, must not depend on (nor add to).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-
-function pgTool(tool: string, args: string[]): Promise<void> {
-  const asRoot = process.getuid?.() === 0;
-  const [cmd, argv] = asRoot
-    ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${tool}`, ...args]]
-    : [`${PG_BIN}/${tool}`, args];
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    p.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${tool} exited ${code}: ${err}`)),
-    );
-  });
-}
+import { pgTool } from '../test/resilience/helpers.js';
 
 export interface OwnPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres */

@@ -119,8 +119,8 @@ export class RedisChild {
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 
-/** Runs a PostgreSQL tool as the postgres user when we are root (initdb refuses root). */
-function pgTool(tool: string, args: string[]): Promise<void> {
+/** Runs a PostgreSQL tool as the postgres user when we are root (initdb refuses root); bench/own-postgres.ts uses it too. */
+export function pgTool(tool: string, args: string[]): Promise<void> {
   const asRoot = process.getuid?.() === 0;
   const [cmd, argv] = asRoot
     ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${tool}`, ...args]]
