@@ -466,15 +466,7 @@ class StreamConsumer {
         .map(([stream, entries]) => ({ stream, run: this.leadingRun(stream, entries) }));
       const all = runs.flatMap((r) => r.run.map((x) => x.event));
       if (all.length > 1 && this.running) {
-        let done = 0;
-        try {
-          done = Math.max(0, Math.min(all.length, await this.opts.batchHandler(all)));
-        } catch (err) {
-          this.log?.warn(
-            { err: (err as Error).message, events: all.length },
-            'event batch failed; handling its events stream by stream',
-          );
-        }
+        let done = await this.runBatch(all, 'stream by stream');
         for (const { stream, run } of runs) {
           const k = Math.min(done, run.length);
           done -= k;
@@ -502,18 +494,10 @@ class StreamConsumer {
       if (this.opts.batchHandler) {
         const run = this.leadingRun(stream, entries.slice(i));
         if (run.length > 1) {
-          let done = 0;
-          try {
-            done = Math.max(
-              0,
-              Math.min(run.length, await this.opts.batchHandler(run.map((r) => r.event))),
-            );
-          } catch (err) {
-            this.log?.warn(
-              { err: (err as Error).message, events: run.length },
-              'event batch failed; handling its events one by one',
-            );
-          }
+          const done = await this.runBatch(
+            run.map((r) => r.event),
+            'one by one',
+          );
           if (done > 0) {
             await this.ackAll(
               stream,
@@ -526,6 +510,22 @@ class StreamConsumer {
       }
       await this.process(stream, entries[i][0], entries[i][1], 1);
       i++;
+    }
+  }
+
+  /**
+   * How many events from the start of `events` the batch handler handled (0 when it threw: the
+   * caller then goes on `fallback`, one stream or one event at a time).
+   */
+  private async runBatch(events: EventEnvelope[], fallback: string): Promise<number> {
+    try {
+      return Math.max(0, Math.min(events.length, await this.opts.batchHandler!(events)));
+    } catch (err) {
+      this.log?.warn(
+        { err: (err as Error).message, events: events.length },
+        `event batch failed; handling its events ${fallback}`,
+      );
+      return 0;
     }
   }
 
