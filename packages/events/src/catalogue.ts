@@ -170,6 +170,8 @@ export const catalogue = {
       posterId,
       /** A screen recording is attached (issue #30; absent in events written before). */
       hasRecording: z.boolean().optional(),
+      /** The deadline of the hold this submission ended: the claim's (revision 0) or the revision window's; its timer is removed (absent in events written before). */
+      heldUntil: iso.optional(),
     }),
   },
   RevisionRequested: {
@@ -199,6 +201,8 @@ export const catalogue = {
       acceptedAt: iso,
       /** Minutes the tester said the accepted work took (absent or null when not given). */
       minutesSpent: z.number().int().nullish(),
+      /** The accepted submission; a review's acceptance removes its auto-accept timer (absent in events written before). */
+      submissionId: id.optional(),
       actorId,
     }),
   },

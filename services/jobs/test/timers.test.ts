@@ -141,16 +141,42 @@ describe('claim timeout', () => {
     });
   });
 
-  it('does nothing when the work was submitted in time', async () => {
+  it('does nothing when the work was submitted in time, and the claim timer leaves Redis', async () => {
     worker = await startWorker();
     const { job, t } = await claimed();
+    const claimEvent = (await outboxEvents(h, 'JobClaimed', job.id))[0];
+    const id = timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt);
+    expect(await (await timerJob(id)).getState()).toBe('delayed');
     expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
       201,
     );
+    const submitted = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
+    expect(submitted.data.heldUntil).toBe(claimEvent.data.deadlineAt);
+    // Removed at once instead of waiting in Redis until the claim's deadline (days, in production).
+    await waitFor(async () => !(await worker!.queue.getJob(id)), 'claim timer removed');
+    await new Promise((r) =>
+      setTimeout(r, Math.max(0, Date.parse(claimEvent.data.deadlineAt) - Date.now()) + 300),
+    );
+    expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(0);
+    expect(await strikes(t.id)).toMatchObject({ strikes: 0 });
+    expect((await jobRow(job.id)).status).not.toBe('open');
+  });
+
+  it("a stale timer still does nothing: the claim's timer run after the submission finds the job moved on", async () => {
+    worker = await startWorker();
+    const { job, t } = await claimed();
     const claimEvent = (await outboxEvents(h, 'JobClaimed', job.id))[0];
-    const timer = await timerJob(timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt));
-    await waitFor(async () => (await timer.getState()) === 'completed', 'claim timer fired');
-    expect((await worker.queue.getJob(timer.id!))!.returnvalue).toBe('stale');
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
+      201,
+    );
+    const id = timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt);
+    await waitFor(async () => !(await worker!.queue.getJob(id)), 'claim timer removed');
+    // As after a redelivered JobClaimed: the timer is scheduled again and fires.
+    await h.svc.ctx.bus.publish([claimEvent]);
+    await waitFor(
+      async () => (await worker!.queue.getJob(id))?.returnvalue === 'stale',
+      'the claim timer ran and found the job submitted',
+    );
     expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(0);
     expect(await strikes(t.id)).toMatchObject({ strikes: 0 });
   });
@@ -230,6 +256,31 @@ describe('auto-accept and revision window', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(await outboxEvents(h, 'SubmissionAccepted', job.id)).toHaveLength(1);
     expect((await jobRow(job.id)).status).toBe('completed');
+  });
+
+  it("the poster's acceptance removes the waiting auto-accept timer; the job is completed by the poster, not the timer", async () => {
+    worker = await startWorker();
+    const { job, p, t } = await claimed();
+    expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
+      201,
+    );
+    const sub = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
+    const id = timerIds.autoAccept(job.id, sub.data.submissionId);
+    expect(await (await timerJob(id)).getState()).toBe('delayed');
+    const review = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+      decision: 'accept',
+    });
+    expect(review.status).toBe(200);
+    const accepted = await outboxEvents(h, 'SubmissionAccepted', job.id);
+    expect(accepted.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        acceptedBy: 'poster',
+        testerId: t.id,
+        submissionId: sub.data.submissionId,
+      }),
+    ]);
+    await waitFor(async () => !(await worker!.queue.getJob(id)), 'auto-accept timer removed');
+    expect(await jobRow(job.id)).toMatchObject({ status: 'completed', accepted_by: 'poster' });
   });
 
   it('reopens the job when the revision window expires: first tester unpaid and struck; the pending auto-accept does nothing', async () => {

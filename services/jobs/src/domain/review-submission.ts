@@ -157,6 +157,7 @@ export async function applyAccept(
         acceptedBy: a.by,
         acceptedAt: a.at.toISOString(),
         minutesSpent,
+        submissionId: row.currentSubmissionId!,
         ...(a.actorId ? { actorId: a.actorId } : {}),
       },
       { correlationId: getCorrelationId() },

@@ -254,6 +254,7 @@ export async function submitWork(
             autoAcceptAt: autoAcceptAt.toISOString(),
             posterId: job.posterId,
             hasRecording: recordingId !== null,
+            ...heldUntil(job),
           },
           { correlationId: getCorrelationId() },
         ),
@@ -265,6 +266,12 @@ export async function submitWork(
   } finally {
     await Promise.all(stored.map((k) => deps.storage.delete(k).catch(() => undefined)));
   }
+}
+
+/** The deadline of the hold a submission ends (the claim's, or the revision window's), for WorkSubmitted. */
+function heldUntil(job: JobRow): { heldUntil?: string } {
+  const at = job.status === 'revision_requested' ? job.revisionDeadlineAt : job.claimDeadlineAt;
+  return at ? { heldUntil: at.toISOString() } : {};
 }
 
 function validateFields(

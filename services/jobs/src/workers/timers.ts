@@ -150,7 +150,7 @@ export interface JobsWorker {
 }
 
 /**
- * The timer worker: consumes JobClaimed, WorkSubmitted, RevisionRequested and JobPublished (a pack slot's fill deadline) (consumer group
+ * The timer worker: consumes JobClaimed, WorkSubmitted, RevisionRequested, JobPublished (a pack slot's fill deadline) and SubmissionAccepted (removes timers a job no longer needs) (consumer group
  * 'jobs-worker') and turns them into delayed BullMQ jobs, then processes those when due.
  */
 export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker> {
@@ -182,10 +182,14 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
       // (capped backoff, the worker's backoffStrategy); other errors stop after TIMER_MAX_ATTEMPTS.
       attempts: UNLIMITED_ATTEMPTS,
       backoff: { type: 'capped' },
-      // Kept for a while so a redelivered event cannot schedule the same timer again.
-      removeOnComplete: { age: 14 * 24 * 3600 },
-      removeOnFail: { age: 30 * 24 * 3600 },
+      // The last 1,000 completed timers are kept to look at, for a day at most: Redis holds a
+      // bounded set, not every timer of two weeks. A redelivered event scheduling a timer that
+      // already ran is harmless (it fires again, finds the job moved on and does nothing).
+      removeOnComplete: { age: 24 * 3600, count: 1000 },
+      removeOnFail: { age: 30 * 24 * 3600, count: 10_000 },
     },
+    // BullMQ's own event stream (nobody here reads it) is capped at 1,000 entries instead of 10,000.
+    streams: { events: { maxLen: 1000 } },
   });
   const timerDeps: TimerDeps = { events, logger };
   const worker = new Worker(
@@ -239,6 +243,15 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
   worker.on('error', (err) => logger.warn({ err: err.message }, 'timer worker error'));
 
   const delayUntil = (iso: string) => Math.max(0, Date.parse(iso) - Date.now());
+  /**
+   * Removes a waiting timer whose job moved on, so Redis does not hold it until its deadline
+   * (a claim's can be days away). One running now is left alone (it finds the job moved on).
+   */
+  const removeTimer = async (id: string): Promise<void> => {
+    const state = await queue.getJobState(id);
+    if (state === 'delayed' || state === 'waiting' || state === 'prioritized')
+      await queue.remove(id);
+  };
   const schedule = async (event: EventEnvelope): Promise<void> => {
     if (event.type === 'JobClaimed') {
       const d = (event as EventEnvelope<'JobClaimed'>).data;
@@ -258,6 +271,17 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
         jobId: timerIds.autoAccept(d.jobId, d.submissionId),
         delay: delayUntil(d.autoAcceptAt),
       });
+      // The hold this submission ended: its timer would only fire to find the work submitted.
+      if (d.heldUntil)
+        await removeTimer(
+          d.revision > 0
+            ? timerIds.revisionWindow(d.jobId, d.heldUntil)
+            : timerIds.claimTimeout(d.jobId, d.heldUntil),
+        );
+    } else if (event.type === 'SubmissionAccepted') {
+      const d = (event as EventEnvelope<'SubmissionAccepted'>).data;
+      if (d.acceptedBy !== 'auto' && d.submissionId)
+        await removeTimer(timerIds.autoAccept(d.jobId, d.submissionId));
     } else if (event.type === 'RevisionRequested') {
       const d = (event as EventEnvelope<'RevisionRequested'>).data;
       const data: RevisionWindowData = {
