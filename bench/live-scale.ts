@@ -18,7 +18,7 @@
  *   npx tsx bench/live-scale.ts [--streams 5000] [--seconds 30] [--rate 50] [--replicas 1]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -168,6 +168,19 @@ export async function run(
     const prof = process.env.LIVE_SCALE_PROFILE
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LIVE_SCALE_PROFILE}`]
       : [];
+    // LIVE_SCALE_HEAP=<dir>: heap snapshots of the first gateway there, before and after the streams
+    // open (compare them with `node bench/heap-diff.mjs before after <streams>`; slows the run).
+    const heapDir = process.env.LIVE_SCALE_HEAP;
+    if (heapDir) prof.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`);
+    const snapshot = async (pid: number) => {
+      if (!heapDir) return;
+      const count = () => readdirSync(heapDir).filter((f) => f.endsWith('.heapsnapshot')).length;
+      const before = count();
+      process.kill(pid, 'SIGUSR2');
+      while (count() === before) await sleep(500);
+      await sleep(5000); // the file is complete when the gateway answers again
+      await healthy(`http://127.0.0.1:${gateways[0].port}`, gateways[0].child, 'gateway');
+    };
     const gateways: Array<{ port: number; child: ChildProcess }> = [];
     let gwErr = '';
     for (let r = 0; r < replicas; r++) {
@@ -207,6 +220,7 @@ export async function run(
     children.push(clientOf.gateway, clientOf.bare);
     await Promise.all([ask(clientOf.gateway, {}, 'ready'), ask(clientOf.bare, {}, 'ready')]);
     await sleep(3000);
+    await snapshot(gateways[0].child.pid!);
     const rss0 = { gateway: gwRss(), bare: rssKb(bare.pid!) };
 
     step(
@@ -277,6 +291,7 @@ export async function run(
         );
     await sleep(5000);
     const rss1 = { gateway: gwRss(), bare: rssKb(bare.pid!) };
+    await snapshot(gateways[0].child.pid!);
 
     step(NAME, `publishing ${rate} live messages/s for ${seconds} s`);
     // The mix of the feed: most messages name one user (a poster's or tester's job, earnings) and

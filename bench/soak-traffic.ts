@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
+  refreshAccess,
   signIn,
   signInAdmin,
   signInPoster,
@@ -61,6 +62,29 @@ const route = (method: string, path: string) =>
     .replace(/^\/api\/recordings\/[A-Za-z0-9_-]+$/, '/api/recordings/:id')
     .replace(/\/cs_local_[A-Za-z0-9_]+/, '/:session')}`;
 
+/** Refreshes in progress, one per actor (its live stream and its job cycle may both find the token expired). */
+const refreshing = new WeakMap<Actor, Promise<void>>();
+
+/**
+ * An access token lives 15 minutes: as the web app does, a call answered 401 `token_expired`
+ * refreshes the actor's token (its refresh cookie) once and is sent again; counted as a route of
+ * its own, not as a failure.
+ */
+function renew(actor: Actor): Promise<void> {
+  let p = refreshing.get(actor);
+  if (!p) {
+    const t0 = performance.now();
+    p = refreshAccess(stack, actor.jar)
+      .then((token) => {
+        actor.token = token;
+        (window.latencies['POST /api/auth/refresh'] ??= []).push(performance.now() - t0);
+      })
+      .finally(() => refreshing.delete(actor));
+    refreshing.set(actor, p);
+  }
+  return p;
+}
+
 /** One timed call; undefined (and a failure recorded) unless the status is expected. */
 async function call(
   actor: Actor | undefined,
@@ -68,8 +92,9 @@ async function call(
   path: string,
   expect: number[],
   init: { json?: unknown; body?: RequestInit['body']; headers?: Record<string, string> } = {},
-) {
+): Promise<{ body: Record<string, unknown>; headers: Headers } | undefined> {
   await sleep(THINK_MS);
+  const sentWith = actor?.token;
   const t0 = performance.now();
   let status: number | string;
   let body: Record<string, unknown> | undefined;
@@ -101,6 +126,15 @@ async function call(
   }
   const r = route(method, path);
   (window.latencies[r] ??= []).push(performance.now() - t0);
+  if (actor && status === 401 && body?.code === 'token_expired' && running) {
+    try {
+      if (actor.token === sentWith) await renew(actor);
+    } catch (err) {
+      window.failures.push(`POST /api/auth/refresh -> ${(err as Error).message}`);
+      return undefined;
+    }
+    return call(actor, method, path, expect, init);
+  }
   if (typeof status !== 'number' || !expect.includes(status)) {
     window.failures.push(`${r} -> ${status} ${JSON.stringify(body ?? {}).slice(0, 200)}`);
     return undefined;

@@ -187,6 +187,9 @@ function chart(samples: Sample[], windows: Window[], t0: number, marks: number[]
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join('')}</svg>`;
 }
 
+/** The run was stopped by a signal (its clean-up has run). */
+class Interrupted extends Error {}
+
 async function main(): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/[:.]/g, '-').slice(0, 19);
@@ -203,6 +206,14 @@ async function main(): Promise<void> {
   const redis = new Redis(TEST_REDIS_URL);
   const prefix = testRedisPrefix('soak');
   let cluster: Cluster | undefined;
+  // Ctrl-C or a kill: the run ends early and the cluster, its database and keys are cleaned up
+  // (otherwise its ten processes would outlive the bench).
+  let interrupted = false;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => {
+      interrupted = true;
+      step(NAME, `${sig}: stopping the traffic and the cluster`);
+    });
   try {
     step(
       NAME,
@@ -384,7 +395,7 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     step(NAME, `traffic running for ${minutes} min`);
     const samples: Sample[] = [];
-    while (Date.now() - t0 < runMs) {
+    while (Date.now() - t0 < runMs && !interrupted) {
       samples.push(await sample());
       const s = samples[samples.length - 1];
       if (samples.length % 6 === 0) {
@@ -396,7 +407,8 @@ async function main(): Promise<void> {
       }
       await sleep(SAMPLE_MS - ((Date.now() - t0) % SAMPLE_MS));
     }
-    traffic.send({ type: 'stop' });
+    if (traffic.connected) traffic.send({ type: 'stop' });
+    if (interrupted) throw new Interrupted();
     for (const deadline = Date.now() + 120_000; !done && Date.now() < deadline;) await sleep(200);
     // Quiet: the events and e-mails of the last cycles settle.
     await sleep(5000);
@@ -587,4 +599,8 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await main().catch((err: unknown) => {
+  if (!(err instanceof Interrupted)) throw err;
+  step(NAME, 'interrupted: the cluster is stopped, no figures written');
+  process.exit(130);
+});

@@ -10,6 +10,7 @@ import { JOB_MESSAGES } from '@htm/contracts';
 import {
   client,
   postAndPay,
+  refreshAccess,
   signIn,
   signInAdmin,
   signInPoster,
@@ -17,7 +18,6 @@ import {
   startStack,
   waitFor,
   type Actor,
-  type CookieJar,
   type Stack,
 } from './support/stack.js';
 
@@ -40,17 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-/** A fresh access token of the same sign-in (refresh cookie + XSRF header), as the web app does. */
-async function refreshed(jar: CookieJar): Promise<string> {
-  const res = await fetch(`${stack.url}/api/auth/refresh`, {
-    method: 'POST',
-    headers: { cookie: jar.header(), 'x-xsrf-token': jar.get('XSRF-TOKEN') ?? '' },
-  });
-  expect(res.status).toBe(200);
-  jar.take(res); // the refresh token rotates
-  return ((await res.json()) as { access_token: string }).access_token;
-}
 
 const jobStatus = async (id: string) =>
   (await stack.sql<{ status: string }>('SELECT status FROM jobs.jobs WHERE id = $1', [id]))[0]
@@ -282,7 +271,7 @@ describe('strikes: reason, one appeal, the admin overturns and the tester is app
       'the e-mail',
     );
     // And may take jobs again with a fresh token.
-    tester.token = await refreshed(tester.jar);
+    tester.token = await refreshAccess(stack, tester.jar);
     const { jobId } = await postAndPay(stack, poster, {
       title: 'After appeal',
       url: 'https://c.example',

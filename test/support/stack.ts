@@ -214,6 +214,23 @@ export async function signIn(
   return { id: (await me(stack, token)).id, email, token, jar };
 }
 
+/**
+ * A fresh access token of the sign-in whose cookies `jar` holds, as the web app gets one when its token expires
+ * (POST /api/auth/refresh with the refresh cookie and the XSRF header); the jar takes the rotated
+ * refresh cookie. Throws unless the refresh is answered 200.
+ */
+export async function refreshAccess(stack: Pick<Stack, 'url'>, jar: CookieJar): Promise<string> {
+  const res = await fetch(`${stack.url}/api/auth/refresh`, {
+    method: 'POST',
+    headers: { cookie: jar.header(), 'x-xsrf-token': jar.get('XSRF-TOKEN') ?? '' },
+  });
+  jar.take(res);
+  const body = (await res.json().catch(() => ({}))) as { access_token?: string };
+  if (res.status !== 200 || !body.access_token)
+    throw new Error(`POST /api/auth/refresh answered ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
 export async function signInPoster(stack: Stack, email: string): Promise<Actor> {
   const a = await signIn(stack, email);
   const r = await client(stack, a.token).post('/api/users/init', {
