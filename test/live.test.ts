@@ -94,6 +94,57 @@ describe('live tickets', () => {
     first.close();
   });
 
+  it('answers a stream with the headers of every answer (correlation id, security headers), and an odd or reused ticket in the usual shape', async () => {
+    const poster = await signInPoster(stack, 'live.headers@gmail.com');
+    const ticket = await ticketFor(poster);
+    const ctrl = new AbortController();
+    const res = await fetch(`${stack.url}/api/live?ticket=${ticket}`, {
+      headers: { accept: 'text/event-stream', 'x-correlation-id': 'live-headers-1' },
+      signal: ctrl.signal,
+    });
+    const plain = await fetch(`${stack.url}/api/healthz`);
+    try {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('no-cache, no-transform');
+      expect(res.headers.get('x-correlation-id')).toBe('live-headers-1');
+      // Every header a plain answer carries, apart from those about its body and connection.
+      const own = new Set([
+        'content-type',
+        'content-length',
+        'cache-control',
+        'date',
+        'connection',
+        'keep-alive',
+        'transfer-encoding',
+        'x-correlation-id',
+        'etag',
+      ]);
+      const security = [...plain.headers.keys()].filter((h) => !own.has(h));
+      expect(security).toEqual(
+        expect.arrayContaining(['content-security-policy', 'x-content-type-options']),
+      );
+      for (const name of security)
+        expect([name, res.headers.get(name)]).toEqual([name, plain.headers.get(name)]);
+    } finally {
+      ctrl.abort();
+    }
+    // Two tickets, or the one already used: refused by express's route in the documented shape.
+    const twice = await openSse(`${stack.url}/api/live?ticket=${ticket}&ticket=${ticket}`);
+    expect({ status: twice.status, body: twice.body }).toEqual({
+      status: 401,
+      body: { detail: expect.any(String), code: 'invalid_ticket' },
+    });
+    const reused = await openSse(`${stack.url}/api/live?ticket=${ticket}`);
+    expect({ status: reused.status, body: reused.body }).toEqual({
+      status: 401,
+      body: {
+        detail: 'This live ticket is missing, expired or already used. Ask for a new one.',
+        code: 'invalid_ticket',
+      },
+    });
+  });
+
   it('documents both routes in the API reference', async () => {
     const doc = (await (await fetch(`${stack.url}/api/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;

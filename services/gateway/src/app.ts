@@ -1,7 +1,15 @@
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { AppError, createHttpApp, Metrics, series, type Auth } from '@htm/service-kit';
+import {
+  AppError,
+  CORRELATION_HEADER,
+  createHttpApp,
+  Metrics,
+  sanitizeCorrelationId,
+  series,
+  type Auth,
+} from '@htm/service-kit';
 import type { GatewayConfig } from './config.js';
 import {
   matchRoute,
@@ -17,7 +25,7 @@ import { corsForWebOrigin, originCheck, securityHeaders } from './http/security.
 import { healthChecker, publicHealth, type HealthReport } from './http/health.js';
 import { serveWebApp } from './http/static.js';
 import { mountApiDocs } from './http/openapi.js';
-import { mountLiveRoutes } from './live/live.routes.js';
+import { mountLiveRoutes, openStreamsOutsideExpress } from './live/live.routes.js';
 import type { LiveHub } from './live/live-hub.js';
 import type { LiveTickets } from './live/live-tickets.js';
 
@@ -162,11 +170,12 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     ...(config.WEB_ORIGIN ? [corsForWebOrigin(config)] : []),
     api,
   );
-  return createHttpApp(
+  const metrics = deps.metrics ?? new Metrics('gateway');
+  const app = createHttpApp(
     {
       service: 'gateway',
       logger,
-      metrics: deps.metrics,
+      metrics,
       trustProxy: config.TRUST_PROXY,
       bodyParsing: false,
       exposeMetrics: false,
@@ -204,4 +213,26 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       serveWebApp(app, config.WEB_DIST);
     },
   );
+  if (deps.live) {
+    // What createHttpApp's first layer and `first` do to every answer, for the streams opened
+    // outside express (live.routes.ts says why).
+    const headers = securityHeaders(config);
+    const cors = config.WEB_ORIGIN ? corsForWebOrigin(config) : undefined;
+    const ignore = () => undefined;
+    openStreamsOutsideExpress(app, {
+      ...deps.live,
+      prepare: (req, res) => {
+        const id = sanitizeCorrelationId(req.headers[CORRELATION_HEADER]);
+        req.headers[CORRELATION_HEADER] = id;
+        res.setHeader('X-Correlation-Id', id);
+        const r = res as unknown as Response;
+        r.locals = { route: '/api/live' };
+        metrics.track(req as Request, r);
+        headers(req as Request, r, ignore);
+        // cors answers a GET synchronously (a fixed list of origins).
+        cors?.(req as Request, r, ignore);
+      },
+    });
+  }
+  return app;
 }

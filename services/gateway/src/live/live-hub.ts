@@ -3,7 +3,7 @@
  * live messages and writes each to the matching connections of this replica only; nothing here
  * waits on the proxy path (its own Redis connection, writes never awaited, slow readers cut).
  */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AppError, createBlockingRedis, type Caller, type RevocationList } from '@htm/service-kit';
@@ -27,7 +27,7 @@ export interface LiveHubOptions {
 
 interface Connection {
   caller: Caller;
-  res: Response;
+  res: ServerResponse;
   /** When something was last written (a heartbeat goes only to streams quiet for a while). */
   lastWrite: number;
   /** Messages that arrived while the backlog of a resume was being read. */
@@ -241,16 +241,20 @@ export class LiveHub {
     }
   }
 
-  /** Opens a stream on `res` for `caller`; resumes after `lastEventId` when given. */
-  async open(caller: Caller, res: Response, lastEventId?: string): Promise<void> {
+  /**
+   * Opens a stream on `res` for `caller`; resumes after `lastEventId` when given. `res` is a plain
+   * node response (the stream is opened outside express, live.routes.ts) or express's.
+   */
+  async open(caller: Caller, res: ServerResponse, lastEventId?: string): Promise<void> {
     this.assertRoom(caller);
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      // no-transform keeps compression (and proxies) from buffering the stream.
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
+    // The client left while its ticket was redeemed: nothing to hold (its 'close' has been and gone).
+    if (res.socket?.destroyed !== false) return;
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    // no-transform keeps compression (and proxies) from buffering the stream.
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.socket?.setNoDelay(true);
     res.socket?.setTimeout(0);
