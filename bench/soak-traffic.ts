@@ -9,6 +9,8 @@
  *   auto-accept timer does -> earnings
  *
  * while each poster and tester holds a live stream (reopened with a new ticket when it ends).
+ * Every ROTATE rounds a pair is replaced by a new poster and a newly approved tester (people come
+ * and go; nobody's own job list grows for the whole run).
  * Every call is timed; every WINDOW_MS the parent gets, per route, the latencies of that window,
  * the failed calls (any answer the step did not expect), finished cycles and live messages.
  *
@@ -33,6 +35,8 @@ const URL_ = process.env.URL!;
 const CLIENTS = Number(process.env.CLIENTS ?? 6);
 const WINDOW_MS = Number(process.env.WINDOW_MS ?? 10_000);
 const THINK_MS = 200;
+/** Rounds a poster and tester pair does before new people take its place. */
+const ROTATE = 10;
 const screenshot = readFileSync(process.env.SCREENSHOT!);
 const recording = readFileSync(process.env.RECORDING!);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
@@ -286,13 +290,13 @@ async function cycle(
 }
 
 async function main(): Promise<void> {
-  const admin = await signInAdmin(stack);
+  const first = await signInAdmin(stack);
   const run = `${Date.now()}`;
   const pairs: Array<{ poster: Actor; tester: Actor }> = [];
   for (let i = 0; i < CLIENTS; i++) {
     pairs.push({
       poster: await signInPoster(stack, `soak.poster${i}.${run}@gmail.com`),
-      tester: await signInTester(stack, `soak.tester${i}.${run}@gmail.com`, { admin }),
+      tester: await signInTester(stack, `soak.tester${i}.${run}@gmail.com`, { admin: first }),
     });
   }
   process.send!({ type: 'ready' });
@@ -305,8 +309,25 @@ async function main(): Promise<void> {
   });
   const loops = pairs.map(async (p, n) => {
     const live = [holdLive(() => p.poster), holdLive(() => p.tester)];
-    for (let round = 1; running; round++)
+    for (let round = 1; running; round++) {
       await cycle(n + 1, round, p.poster, p.tester, (a) => (p.tester = a));
+      // New people keep arriving: every ROTATE rounds the pair is a new site owner and a newly
+      // approved tester, so no one's own lists (jobs, earnings) grow for the whole run.
+      if (round % ROTATE === 0 && running) {
+        const t0 = performance.now();
+        try {
+          const admin = await signInAdmin(stack); // the admin approves; a fresh token each time
+          const id = `${run}.${n}.${round}`;
+          p.poster = await signInPoster(stack, `soak.poster${id}@gmail.com`);
+          p.tester = await signInTester(stack, `soak.tester${id}@gmail.com`, { admin });
+          (window.latencies['new poster and approved tester (sign-ins + approval)'] ??= []).push(
+            performance.now() - t0,
+          );
+        } catch (err) {
+          window.failures.push(`new poster and tester -> ${(err as Error).message}`);
+        }
+      }
+    }
     await Promise.all(live);
   });
   await Promise.all(loops);
