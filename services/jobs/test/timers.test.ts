@@ -143,10 +143,13 @@ describe('claim timeout', () => {
 
   it('does nothing when the work was submitted in time, and the claim timer leaves Redis', async () => {
     worker = await startWorker();
+    // Timers held back (the events are still consumed): on a busy machine the 1.5 s claim timer
+    // could otherwise fire before the worker reads WorkSubmitted, and there would be nothing to remove.
+    await worker.worker.pause(true);
     const { job, t } = await claimed();
     const claimEvent = (await outboxEvents(h, 'JobClaimed', job.id))[0];
     const id = timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt);
-    expect(await (await timerJob(id)).getState()).toBe('delayed');
+    await timerJob(id);
     expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
       201,
     );
@@ -154,6 +157,7 @@ describe('claim timeout', () => {
     expect(submitted.data.heldUntil).toBe(claimEvent.data.deadlineAt);
     // Removed at once instead of waiting in Redis until the claim's deadline (days, in production).
     await waitFor(async () => !(await worker!.queue.getJob(id)), 'claim timer removed');
+    worker.worker.resume();
     await new Promise((r) =>
       setTimeout(r, Math.max(0, Date.parse(claimEvent.data.deadlineAt) - Date.now()) + 300),
     );
@@ -164,18 +168,28 @@ describe('claim timeout', () => {
 
   it("a stale timer still does nothing: the claim's timer run after the submission finds the job moved on", async () => {
     worker = await startWorker();
+    await worker.worker.pause(true);
     const { job, t } = await claimed();
     const claimEvent = (await outboxEvents(h, 'JobClaimed', job.id))[0];
     expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
       201,
     );
+    const sub = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
     const id = timerIds.claimTimeout(job.id, claimEvent.data.deadlineAt);
-    await waitFor(async () => !(await worker!.queue.getJob(id)), 'claim timer removed');
+    // WorkSubmitted handled: its auto-accept timer is there and the claim's is gone.
+    await waitFor(
+      async () =>
+        !!(await worker!.queue.getJob(timerIds.autoAccept(job.id, sub.data.submissionId))) &&
+        !(await worker!.queue.getJob(id)),
+      'WorkSubmitted handled by the worker',
+    );
     // As after a redelivered JobClaimed: the timer is scheduled again and fires.
-    await h.svc.ctx.bus.publish([claimEvent]);
+    await worker.schedule(claimEvent);
+    worker.worker.resume();
     await waitFor(
       async () => (await worker!.queue.getJob(id))?.returnvalue === 'stale',
       'the claim timer ran and found the job submitted',
+      60_000,
     );
     expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(0);
     expect(await strikes(t.id)).toMatchObject({ strikes: 0 });
@@ -260,13 +274,15 @@ describe('auto-accept and revision window', () => {
 
   it("the poster's acceptance removes the waiting auto-accept timer; the job is completed by the poster, not the timer", async () => {
     worker = await startWorker();
+    // Timers held back, so the 1.2 s auto-accept cannot beat the poster on a busy machine.
+    await worker.worker.pause(true);
     const { job, p, t } = await claimed();
     expect((await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, form())).status).toBe(
       201,
     );
     const sub = (await outboxEvents(h, 'WorkSubmitted', job.id))[0];
     const id = timerIds.autoAccept(job.id, sub.data.submissionId);
-    expect(await (await timerJob(id)).getState()).toBe('delayed');
+    await timerJob(id);
     const review = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
       decision: 'accept',
     });
@@ -280,6 +296,7 @@ describe('auto-accept and revision window', () => {
       }),
     ]);
     await waitFor(async () => !(await worker!.queue.getJob(id)), 'auto-accept timer removed');
+    worker.worker.resume();
     expect(await jobRow(job.id)).toMatchObject({ status: 'completed', accepted_by: 'poster' });
   });
 
