@@ -3,6 +3,7 @@
  * resume with Last-Event-ID, several gateway replicas, connection caps, logout.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect as tcpConnect } from 'node:net';
 import sharp from 'sharp';
 import { startGateway, type RunningGateway } from '@htm/gateway';
 import {
@@ -13,6 +14,7 @@ import {
   signInPoster,
   signInTester,
   startStack,
+  waitFor,
   type Actor,
   type Stack,
 } from './support/stack.js';
@@ -143,6 +145,33 @@ describe('live tickets', () => {
         code: 'invalid_ticket',
       },
     });
+  });
+
+  it('opens a stream asked for on a kept-alive connection right behind another request', async () => {
+    // As a browser does: the stream's GET on the connection that has just carried another answer.
+    // Node holds that response without a socket until the one before it has finished.
+    const poster = await signInPoster(stack, 'live.keepalive@gmail.com');
+    const ticket = await ticketFor(poster);
+    const { port } = new URL(stack.url);
+    const socket = tcpConnect(Number(port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString()));
+    try {
+      socket.write(
+        `GET /api/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n` +
+          `GET /api/live?ticket=${ticket} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`,
+      );
+      await waitFor(
+        () => text.includes(': connected'),
+        'the stream behind the other answer',
+        15_000,
+      );
+      const second = text.slice(text.indexOf('HTTP/1.1', 1));
+      expect(second).toMatch(/^HTTP\/1\.1 200 /);
+      expect(second).toContain('text/event-stream');
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('documents both routes in the API reference', async () => {

@@ -248,7 +248,10 @@ export class LiveHub {
   async open(caller: Caller, res: ServerResponse, lastEventId?: string): Promise<void> {
     this.assertRoom(caller);
     // The client left while its ticket was redeemed: nothing to hold (its 'close' has been and gone).
-    if (res.socket?.destroyed !== false) return;
+    // The request's socket, not res.socket: on a kept-alive connection a response waits without a
+    // socket until the one before it (the ticket's answer) has finished.
+    const socket = res.req.socket;
+    if (socket.destroyed) return;
     res.statusCode = 200;
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     // no-transform keeps compression (and proxies) from buffering the stream.
@@ -256,8 +259,8 @@ export class LiveHub {
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
-    res.socket?.setNoDelay(true);
-    res.socket?.setTimeout(0);
+    socket.setNoDelay(true);
+    socket.setTimeout(0);
     const resume = lastEventId && STREAM_ID.test(lastEventId) ? lastEventId : undefined;
     // A stream outlives nothing: the sweep ends it at its token's expiry (within revocationCheckMs).
     const c: Connection = { caller, res, lastWrite: 0, held: resume ? [] : undefined };
