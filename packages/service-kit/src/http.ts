@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { pinoHttp } from 'pino-http';
@@ -86,6 +86,22 @@ export function redactUrl(url: string | undefined): string {
 }
 
 /**
+ * What every request gets before anything else: its correlation id (the caller's if it is a sane
+ * one, else a new one; echoed in X-Correlation-Id), `Connection: close` while the process drains
+ * (callers then open new connections, to the replicas still ready) and its metrics. createHttpApp's
+ * first layer, and the gateway's live streams, which open before express (live.routes.ts).
+ */
+export function stampRequest(req: Request, res: Response, metrics: Metrics): string {
+  const id = sanitizeCorrelationId(req.headers[CORRELATION_HEADER]);
+  req.correlationId = id;
+  req.headers[CORRELATION_HEADER] = id;
+  res.setHeader('X-Correlation-Id', id);
+  if (draining) res.setHeader('Connection', 'close');
+  metrics.track(req, res);
+  return id;
+}
+
+/**
  * The express app every service starts from: correlation id, structured request logs,
  * metrics, JSON bodies (1 MB), /healthz, /readyz, then `mount(app)`, then JSON 404 and the
  * one error middleware. No listen(): tests and `npm start` share this wiring.
@@ -106,13 +122,7 @@ export function createHttpApp(opts: HttpAppOptions, mount: (app: Express) => voi
   // Folded into the first layer only when nothing else must run between the two.
   const folded = opts.first && !context && !tracing && !requestLogging ? opts.first : undefined;
   app.use((req, res, next) => {
-    const id = sanitizeCorrelationId(req.headers[CORRELATION_HEADER]);
-    req.correlationId = id;
-    req.headers[CORRELATION_HEADER] = id;
-    res.setHeader('X-Correlation-Id', id);
-    // Draining: no connection is kept alive, so callers open new ones (to the replicas still ready).
-    if (draining) res.setHeader('Connection', 'close');
-    metrics.track(req, res);
+    const id = stampRequest(req, res, metrics);
     if (context) runWithCorrelation(id, next);
     else if (folded) callHandler(folded, req, res, next);
     else next();

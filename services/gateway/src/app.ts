@@ -3,11 +3,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
   AppError,
-  CORRELATION_HEADER,
   createHttpApp,
   Metrics,
-  sanitizeCorrelationId,
   series,
+  stampRequest,
   type Auth,
 } from '@htm/service-kit';
 import type { GatewayConfig } from './config.js';
@@ -222,15 +221,13 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     openStreamsOutsideExpress(app, {
       ...deps.live,
       prepare: (req, res) => {
-        const id = sanitizeCorrelationId(req.headers[CORRELATION_HEADER]);
-        req.headers[CORRELATION_HEADER] = id;
-        res.setHeader('X-Correlation-Id', id);
+        const q = req as Request;
         const r = res as unknown as Response;
         r.locals = { route: '/api/live' };
-        metrics.track(req as Request, r);
-        headers(req as Request, r, ignore);
+        stampRequest(q, r, metrics);
+        headers(q, r, ignore);
         // cors answers a GET synchronously (a fixed list of origins).
-        cors?.(req as Request, r, ignore);
+        cors?.(q, r, ignore);
       },
     });
   }

@@ -6,6 +6,11 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 
+// libvips keeps the results of recent operations (up to 50 MB) in case the same image is asked
+// for again. Every image here is a new upload, read once: the cache only held memory (the jobs
+// processes' RSS climbed through a 30-minute soak with their JS heap flat).
+sharp.cache(false);
+
 /** Largest image decoded (width × height): 40 megapixels covers a full-page 4K screenshot. */
 export const MAX_IMAGE_PIXELS = 40_000_000;
 /** All frames of an animated image together (a GIF of 1,000 frames of 40 megapixels is refused). */

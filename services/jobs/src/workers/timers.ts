@@ -182,10 +182,11 @@ export async function startJobsWorker(deps: JobsWorkerDeps): Promise<JobsWorker>
       // (capped backoff, the worker's backoffStrategy); other errors stop after TIMER_MAX_ATTEMPTS.
       attempts: UNLIMITED_ATTEMPTS,
       backoff: { type: 'capped' },
-      // The last 1,000 completed timers are kept to look at, for a day at most: Redis holds a
-      // bounded set, not every timer of two weeks. A redelivered event scheduling a timer that
-      // already ran is harmless (it fires again, finds the job moved on and does nothing).
-      removeOnComplete: { age: 24 * 3600, count: 1000 },
+      // The last 100 completed timers are kept to look at, for a day at most: Redis holds a small
+      // bounded set (reached within minutes of steady traffic), not every timer of two weeks. A
+      // redelivered event scheduling a timer that already ran is harmless (it fires again, finds
+      // the job moved on and does nothing). Failed timers are what an operator needs to see.
+      removeOnComplete: { age: 24 * 3600, count: 100 },
       removeOnFail: { age: 30 * 24 * 3600, count: 10_000 },
     },
     // BullMQ's own event stream (nobody here reads it) is capped at 1,000 entries instead of 10,000.
