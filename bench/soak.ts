@@ -9,8 +9,11 @@
  * outbox rows, the dead letters and the e-mails; every 10 s each route's p99. At the end it judges,
  * with the warm-up taken as the first sixth of the run:
  * - no failed request;
- * - each process's RSS grows <= 5% over the last two thirds (median of the samples around the
- *   one-third mark against the median of the last ones);
+ * - each process's RSS grows <= 5% over the last two thirds, read right after a full garbage
+ *   collection in every process (through its inspector, bench/collect-garbage.mjs) a little after
+ *   the one-third mark and at the end, both under traffic: RSS as sampled rises and falls with
+ *   V8's full collections (a replica 103 MB at one third and 134 MB at the end, its twin 133 and
+ *   138), so it is reported beside, not judged (the chart shows the first collection's dip);
  * - each route's p99 in the last third <= 1.2x its p99 in the first third after the warm-up;
  * - no growth of Redis memory (this run's keys apart from the event streams and the live history,
  *   which keep entries by design up to their cap / 10 minutes: reported apart), of the unpublished
@@ -18,11 +21,11 @@
  * and writes bench/results/soak-<date>.json and .png (RSS and p99 over time; SVG drawn here,
  * turned into PNG by sharp).
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFile, execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import sharp from 'sharp';
@@ -245,12 +248,30 @@ async function main(): Promise<void> {
         UPSTREAM_TIMEOUT_MS: '30000',
         PAYMENTS_TIMEOUT_MS: '25000',
         DATA_DIR: path.join(work, 'data'),
+        // Each process's inspector on a port of its own (127.0.0.1 only), for rssAfterGc.
+        NODE_OPTIONS: '--inspect=127.0.0.1:0',
       },
       bundleDir: path.join(work, 'dist'),
       logDir: path.join(work, 'logs'),
       drainMs: 1000,
     });
     const procs = Object.values(cluster.replicas).flat();
+    // RSS as sampled rises and falls with V8's full collections (it lets its old space fill with
+    // garbage until the next one), so growth is judged on RSS right after a full collection in
+    // every process, at one third of the run and at its end (both under traffic).
+    const rssAfterGc = async (): Promise<Record<string, number>> => {
+      const inspectors = procs.map((r) => {
+        const urls = readFileSync(r.logFile, 'utf8').match(/ws:\/\/127\.0\.0\.1:\d+\/[\w-]+/g);
+        if (!urls) throw new Error(`${r.name}: no inspector address in ${r.logFile}`);
+        return urls[urls.length - 1];
+      });
+      await promisify(execFile)(process.execPath, [
+        '--experimental-websocket',
+        path.join(ROOT, 'bench', 'collect-garbage.mjs'),
+        ...inspectors,
+      ]);
+      return Object.fromEntries(procs.map((r) => [r.name, rssMb(r.pid)]));
+    };
 
     // A screenshot (PNG) and a 3-second WebM like MediaRecorder's.
     const png = path.join(work, 'screen.png');
@@ -395,8 +416,12 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     step(NAME, `traffic running for ${minutes} min`);
     const samples: Sample[] = [];
+    // After the samples around one third (the baseline of RSS as sampled) are taken.
+    const gcAt = runMs / 3 + Math.max(SAMPLE_MS * 2, runMs / 30 + SAMPLE_MS);
+    let gcThird: Record<string, number> | undefined;
     while (Date.now() - t0 < runMs && !interrupted) {
       samples.push(await sample());
+      if (!gcThird && Date.now() - t0 >= gcAt) gcThird = await rssAfterGc();
       const s = samples[samples.length - 1];
       if (samples.length % 6 === 0) {
         const w = windows.slice(-6);
@@ -407,8 +432,12 @@ async function main(): Promise<void> {
       }
       await sleep(SAMPLE_MS - ((Date.now() - t0) % SAMPLE_MS));
     }
+    if (interrupted) {
+      if (traffic.connected) traffic.send({ type: 'stop' });
+      throw new Interrupted();
+    }
+    const gcEnd = await rssAfterGc();
     if (traffic.connected) traffic.send({ type: 'stop' });
-    if (interrupted) throw new Interrupted();
     for (const deadline = Date.now() + 120_000; !done && Date.now() < deadline;) await sleep(200);
     // Quiet: the events and e-mails of the last cycles settle.
     await sleep(5000);
@@ -450,26 +479,37 @@ async function main(): Promise<void> {
     const around = (mid: number) =>
       samples.filter((s) => Math.abs(at(s) - mid) <= Math.max(SAMPLE_MS * 1.5, runMs / 30));
     const last = samples.filter((s) => at(s) >= runMs - Math.max(SAMPLE_MS * 3, runMs / 15));
+    const pctOf = (g: number) => `${g >= 0 ? '+' : ''}${(g * 100).toFixed(1)}%`;
     const rssRows: string[] = [];
     let worst = -Infinity;
+    let worstSampled = -Infinity;
     for (const p of procs.map((r) => r.name)) {
       const a = median(around(third).map((s) => s.rss[p]));
       const b = median(last.map((s) => s.rss[p]));
-      const g = b / a - 1;
-      worst = Math.max(worst, g);
+      const sampled = b / a - 1;
+      worstSampled = Math.max(worstSampled, sampled);
+      const ga = gcThird?.[p] ?? NaN;
+      const gb = gcEnd[p];
+      const g = gb / ga - 1;
+      worst = Math.max(worst, Number.isFinite(g) ? g : Infinity);
       rssRows.push(
-        `${p.padEnd(16)} ${fmt(a).padStart(6)} MB -> ${fmt(b).padStart(6)} MB  ${g >= 0 ? '+' : ''}${(g * 100).toFixed(1)}%`,
+        `${p.padEnd(16)} ${fmt(ga).padStart(6)} MB -> ${fmt(gb).padStart(6)} MB  ${pctOf(g).padStart(6)}   as sampled ${fmt(a).padStart(6)} -> ${fmt(b).padStart(6)} MB  ${pctOf(sampled)}`,
       );
     }
     figure(
       NAME,
-      'largest RSS growth of a process over the last two thirds',
+      'largest RSS growth of a process over the last two thirds, right after a full garbage collection at both ends',
       `${(worst * 100).toFixed(1)}%`,
       { text: '<= 5%', ok: worst <= 0.05 },
     );
+    figure(
+      NAME,
+      "largest RSS growth as sampled (rises and falls with V8's full collections)",
+      `${(worstSampled * 100).toFixed(1)}%`,
+    );
     note(
       NAME,
-      'RSS at one third of the run -> at the end (medians of the samples around each)',
+      'RSS at one third of the run -> at the end: right after a full garbage collection; as sampled (medians of the samples around each)',
       rssRows.join('\n'),
     );
 
