@@ -7,7 +7,8 @@
 #   bash scripts/ci-runs.sh [--runs 3] [--hog 3] [--from /path/or/url/of/repo]
 #
 # Prints one line per run (passed / failed / seconds / load average) and exits non-zero when any
-# run failed. Each run's whole output is kept in $CI_RUNS_DIR (default /tmp/ci-runs).
+# run failed. Each run's whole output is kept in $CI_RUNS_DIR (default /tmp/ci-runs), and a failed
+# run's test-results/ (screenshots, logs) beside it.
 set -uo pipefail
 runs=3
 hog=0
@@ -52,7 +53,11 @@ for n in $(seq 1 "$runs"); do
   line="run $n ($note): $totals, exit $rc, ${took} s, load at the end $load"
   echo "[ci-runs] $line"
   summary+=("$line")
-  [ "$rc" = 0 ] || failed=1
+  if [ "$rc" != 0 ]; then
+    failed=1
+    # What a failed run's tests left (screenshots, cluster logs) outlives its clone.
+    [ -d "$dir/test-results" ] && cp -r "$dir/test-results" "$out/run-$n-test-results"
+  fi
   rm -rf "$dir"
 done
 echo "[ci-runs] summary:"

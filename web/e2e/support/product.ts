@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Response } from 'playwright-core';
 import { freePort } from '@htm/service-kit';
 import { createTestDatabase, type TestDatabase } from '@htm/service-kit/testing';
 
@@ -43,20 +43,54 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /**
+ * Runs a step in the browser; if it fails, the error tells what the page showed (its text and
+ * every answer >= 400 it got during the step) and test-results/screenshots/failed-<name>.png
+ * keeps the screen: a timeout alone says only what did not appear.
+ */
+export async function withPageEvidence<T>(
+  p: Page,
+  name: string,
+  step: () => Promise<T>,
+): Promise<T> {
+  const refused: string[] = [];
+  const onResponse = (r: Response) => {
+    if (r.status() >= 400)
+      refused.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+  };
+  p.on('response', onResponse);
+  try {
+    return await step();
+  } catch (err) {
+    await screenshot(p, `failed-${name}`).catch(() => undefined);
+    const text = await p
+      .locator('body')
+      .innerText({ timeout: 2000 })
+      .catch(() => '(no text)');
+    if (err instanceof Error)
+      err.message += `\n${name}: the page (${p.url()}) showed:\n${text.slice(0, 1500)}\nAnswers >= 400 during the step: ${refused.join(', ') || 'none'}`;
+    throw err;
+  } finally {
+    p.off('response', onResponse);
+  }
+}
+
+/**
  * Development sign-in as a poster (picks Site owner / USA on the first sign-in), then waits
  * for the poster dashboard.
  */
 export async function signInPoster(p: Page, baseUrl: string, email: string, name = 'Pat') {
-  await p.goto(`${baseUrl}/api/auth/dev/login?email=${email}&name=${name}&intent=poster`);
-  const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
-  const dashboard = p.getByRole('button', { name: 'Post New Job' });
-  await chooser.or(dashboard).waitFor();
-  if (await chooser.isVisible()) {
-    await p.getByLabel(/Site owner/).check();
-    await p.getByLabel('Location').selectOption('USA');
-    await p.getByRole('button', { name: 'Continue' }).click();
-  }
-  await dashboard.waitFor();
+  await withPageEvidence(p, `sign-in-${email}`, async () => {
+    await p.goto(`${baseUrl}/api/auth/dev/login?email=${email}&name=${name}&intent=poster`);
+    const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
+    const dashboard = p.getByRole('button', { name: 'Post New Job' });
+    await chooser.or(dashboard).waitFor();
+    if (await chooser.isVisible()) {
+      await p.getByLabel(/Site owner/).check();
+      await p.getByLabel('Location').selectOption('USA');
+      await p.getByRole('button', { name: 'Continue' }).click();
+    }
+    await dashboard.waitFor();
+  });
 }
 
 export interface Product {
