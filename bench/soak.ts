@@ -45,6 +45,8 @@ const { values } = parseArgs({
 const minutes = Number(values.minutes ?? 3);
 const clients = Number(values.clients ?? 6);
 const runMs = minutes * 60_000;
+/** How far from a moment the samples taken "around" it reach (their median is the figure). */
+const AROUND_MS = Math.max(SAMPLE_MS * 1.5, runMs / 30);
 
 interface Sample {
   t: number;
@@ -417,7 +419,7 @@ async function main(): Promise<void> {
     step(NAME, `traffic running for ${minutes} min`);
     const samples: Sample[] = [];
     // After the samples around one third (the baseline of RSS as sampled) are taken.
-    const gcAt = runMs / 3 + Math.max(SAMPLE_MS * 2, runMs / 30 + SAMPLE_MS);
+    const gcAt = runMs / 3 + AROUND_MS + SAMPLE_MS;
     let gcThird: Record<string, number> | undefined;
     while (Date.now() - t0 < runMs && !interrupted) {
       samples.push(await sample());
@@ -476,8 +478,7 @@ async function main(): Promise<void> {
       `${final.mailSent} / ${final.mailPending}`,
     );
 
-    const around = (mid: number) =>
-      samples.filter((s) => Math.abs(at(s) - mid) <= Math.max(SAMPLE_MS * 1.5, runMs / 30));
+    const around = (mid: number) => samples.filter((s) => Math.abs(at(s) - mid) <= AROUND_MS);
     const last = samples.filter((s) => at(s) >= runMs - Math.max(SAMPLE_MS * 3, runMs / 15));
     const pctOf = (g: number) => `${g >= 0 ? '+' : ''}${(g * 100).toFixed(1)}%`;
     const rssRows: string[] = [];
