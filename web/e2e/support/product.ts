@@ -7,7 +7,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page, type Response } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type ConsoleMessage,
+  type Page,
+  type Request,
+  type Response,
+} from 'playwright-core';
 import { freePort } from '@htm/service-kit';
 import { createTestDatabase, type TestDatabase } from '@htm/service-kit/testing';
 
@@ -43,21 +50,32 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /**
- * Runs a step in the browser; if it fails, the error tells what the page showed (its text and
- * every answer >= 400 it got during the step) and test-results/screenshots/failed-<name>.png
- * keeps the screen: a timeout alone says only what did not appear.
+ * Runs a step in the browser; if it fails, the error tells what the page showed (its text, and
+ * during the step every API answer, every answer >= 400, failed request, page error and console
+ * error) and test-results/screenshots/failed-<name>.png keeps the screen: a timeout alone says
+ * only what did not appear.
  */
 export async function withPageEvidence<T>(
   p: Page,
   name: string,
   step: () => Promise<T>,
 ): Promise<T> {
-  const refused: string[] = [];
+  const seen: string[] = [];
   const onResponse = (r: Response) => {
-    if (r.status() >= 400)
-      refused.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+    const { pathname } = new URL(r.url());
+    if (r.status() >= 400 || pathname.startsWith('/api/'))
+      seen.push(`${r.status()} ${r.request().method()} ${pathname}`);
+  };
+  const onFailed = (r: Request) =>
+    seen.push(`failed ${r.method()} ${new URL(r.url()).pathname}: ${r.failure()?.errorText}`);
+  const onError = (e: Error) => seen.push(`page error: ${e.message}`);
+  const onConsole = (m: ConsoleMessage) => {
+    if (m.type() === 'error') seen.push(`console error: ${m.text()}`);
   };
   p.on('response', onResponse);
+  p.on('requestfailed', onFailed);
+  p.on('pageerror', onError);
+  p.on('console', onConsole);
   try {
     return await step();
   } catch (err) {
@@ -66,11 +84,21 @@ export async function withPageEvidence<T>(
       .locator('body')
       .innerText({ timeout: 2000 })
       .catch(() => '(no text)');
-    if (err instanceof Error)
-      err.message += `\n${name}: the page (${p.url()}) showed:\n${text.slice(0, 1500)}\nAnswers >= 400 during the step: ${refused.join(', ') || 'none'}`;
+    if (err instanceof Error) {
+      const evidence = `\n${name}: the page (${p.url()}) showed:\n${text.slice(0, 1500)}\nDuring the step (API answers, answers >= 400, failures, errors): ${seen.join('; ') || 'none'}`;
+      // jest prints the stack, whose first lines hold the message as it was when thrown.
+      if (err.stack)
+        err.stack = err.stack.includes(err.message)
+          ? err.stack.replace(err.message, () => err.message + evidence)
+          : err.stack + evidence;
+      err.message += evidence;
+    }
     throw err;
   } finally {
     p.off('response', onResponse);
+    p.off('requestfailed', onFailed);
+    p.off('pageerror', onError);
+    p.off('console', onConsole);
   }
 }
 
@@ -81,8 +109,9 @@ export async function withPageEvidence<T>(
 export async function signInPoster(p: Page, baseUrl: string, email: string, name = 'Pat') {
   await withPageEvidence(p, `sign-in-${email}`, async () => {
     await p.goto(`${baseUrl}/api/auth/dev/login?email=${email}&name=${name}&intent=poster`);
-    const chooser = p.getByRole('heading', { name: 'Choose Your Role' });
-    const dashboard = p.getByRole('button', { name: 'Post New Job' });
+    // Exact names: the signed-in landing page's "Open Post New Job" is not the dashboard's.
+    const chooser = p.getByRole('heading', { name: 'Choose Your Role', exact: true });
+    const dashboard = p.getByRole('button', { name: 'Post New Job', exact: true });
     await chooser.or(dashboard).waitFor();
     if (await chooser.isVisible()) {
       await p.getByLabel(/Site owner/).check();

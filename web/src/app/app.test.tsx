@@ -125,6 +125,31 @@ describe('app routes and session', () => {
     expect(calls.find((c) => c.url === '/api/me')?.headers.Authorization).toBe('Bearer T1');
   });
 
+  it('keeps "Signing you in…" up until the dashboard: the landing page the sign-in came back to never shows', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/auth/session') return { body: { access_token: 'T1' } };
+      if (c.url === '/api/me') return { body: { ...poster, type: null, location: null } };
+      return { body: {} };
+    });
+    go('/#session_id=S-124');
+    const landingShown: string[] = [];
+    const watch = new MutationObserver(() => {
+      // The signed-in landing page's job form offers "Open Post New Job": a test (or a user)
+      // looking for the dashboard's Post New Job would take it for the dashboard.
+      if (document.querySelector('.landing')) landingShown.push(window.location.pathname);
+    });
+    watch.observe(document.body, { childList: true, subtree: true });
+    try {
+      render(<App store={makeStore()} />);
+      expect(screen.getByText('Signing you in…')).toBeTruthy();
+      expect(await screen.findByRole('heading', { name: 'Choose Your Role' })).toBeTruthy();
+    } finally {
+      watch.disconnect();
+    }
+    expect(landingShown).toEqual([]);
+    expect(window.location.pathname).toBe('/dashboard');
+  });
+
   it('shows the gmail_only message with the waitlist offer', async () => {
     mockFetch(() => ({ body: {} }));
     go('/#auth_error=gmail_only');

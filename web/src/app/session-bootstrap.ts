@@ -1,5 +1,5 @@
 import type { Dispatch } from '@reduxjs/toolkit';
-import { useEffect, useRef, useState } from 'react';
+import { startTransition, useEffect, useRef, useState } from 'react';
 import { useDispatch } from 'react-redux';
 import { useNavigate } from 'react-router';
 import { returnTo } from '../lib/return-to';
@@ -69,14 +69,19 @@ export function useSessionBootstrap() {
       clearHash();
       void (async () => {
         const res = await exchangeSession(sessionId);
-        setExchanging(false);
         const token = (res.data as { access_token?: string } | undefined)?.access_token;
         if (token) {
           setToken(token);
           await resetCache(dispatch);
           dispatch(signedIn());
-          navigate(returnTo(), { replace: true });
+          // One transition with the router's: "Signing you in…" stays up until the dashboard's
+          // route renders, so the page the sign-in came back to (the landing page) never flashes.
+          startTransition(() => {
+            setExchanging(false);
+            navigate(returnTo(), { replace: true });
+          });
         } else {
+          setExchanging(false);
           setAuthError({
             code: 'google_failed',
             message: errorMessage(res.error, 'Google authentication failed'),
