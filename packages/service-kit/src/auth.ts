@@ -56,6 +56,8 @@ export interface Auth {
   /** Sets req.caller when a valid token is present; never refuses. Invalid tokens give 401. */
   optional: RequestHandler;
   requireRole(...types: UserType[]): RequestHandler;
+  /** How many verified tokens are remembered now (each until its expiry at the latest). */
+  rememberedTokens(): number;
 }
 
 function claimsToCaller(p: Record<string, unknown>): Caller {
@@ -123,7 +125,12 @@ export function createAuth(opts: AuthOptions): Auth {
   const cacheSize = opts.cacheSize ?? 10_000;
   const verified =
     cacheSize > 0
-      ? new LRUCache<string, { caller: Caller; expMs: number }>({ max: cacheSize })
+      ? new LRUCache<string, { caller: Caller; expMs: number }>({
+          max: cacheSize,
+          // Each entry leaves when its token expires (set with the token's own ttl below), not
+          // only when pushed out: a process keeps the last ~15 minutes' tokens, not 10,000.
+          ttlAutopurge: true,
+        })
       : undefined;
 
   const revoked = opts.revoked;
@@ -167,7 +174,8 @@ export function createAuth(opts: AuthOptions): Auth {
     });
     if (payload.typ !== 'access') throw new Error('not an access token');
     const caller = claimsToCaller(payload);
-    verified?.set(token, { caller, expMs: payload.exp! * 1000 });
+    const expMs = payload.exp! * 1000;
+    verified?.set(token, { caller, expMs }, { ttl: Math.max(1, expMs - Date.now()) });
     const refused = refusal(caller);
     if (refused) throw refused;
     return { ...caller };
@@ -233,7 +241,8 @@ export function createAuth(opts: AuthOptions): Auth {
       { [ROLES_OF]: types },
     );
 
-  return { verify, authenticate, optional, requireRole };
+  const rememberedTokens = () => verified?.size ?? 0;
+  return { verify, authenticate, optional, requireRole, rememberedTokens };
 }
 
 /** The signed-in caller, or 401. For handlers behind `authenticate`. */

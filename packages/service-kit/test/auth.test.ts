@@ -24,6 +24,8 @@ function countingKeys(): { getKey: JWTVerifyGetKey; checks: () => number } {
   };
 }
 
+const issuerOf = () => ({ issuer: issuer.issuer, audience: issuer.audience });
+
 describe('access-token verification cache', () => {
   it('checks a token signature once, then answers it from memory with the same caller', async () => {
     const keys = countingKeys();
@@ -67,6 +69,20 @@ describe('access-token verification cache', () => {
     await expect(auth.verify(tampered)).rejects.toThrow();
     await expect(auth.verify(tampered)).rejects.toThrow();
     expect(keys.checks() - before).toBe(2);
+  });
+
+  it('lets go of a token when it expires, even if it is never presented again', async () => {
+    const auth = createAuth({ getKey: countingKeys().getKey, ...issuerOf() });
+    const now = Math.floor(Date.now() / 1000);
+    await auth.verify(await issuer.mint({ type: 'poster', exp: now + 1 }));
+    await auth.verify(await issuer.mint({ type: 'tester', exp: now + 600 }));
+    expect(auth.rememberedTokens()).toBe(2);
+    // Waits for the condition (the short one's expiry passes), not for a fixed time.
+    for (const deadline = Date.now() + 4_000; auth.rememberedTokens() > 1;) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(auth.rememberedTokens()).toBe(1);
   });
 
   it('can be turned off', async () => {
