@@ -34,6 +34,9 @@ declare module 'express-serve-static-core' {
 
 export const ACCESS_TOKEN_ALG = 'ES256';
 
+/** The longest a verified token is remembered (identity's tokens live 15 minutes, 1 hour at most). */
+const MAX_REMEMBER_MS = 24 * 3600_000;
+
 export interface AuthOptions {
   /** Identity's JWKS URL (internal), or a key getter (tests). */
   jwksUrl?: string;
@@ -175,7 +178,10 @@ export function createAuth(opts: AuthOptions): Auth {
     if (payload.typ !== 'access') throw new Error('not an access token');
     const caller = claimsToCaller(payload);
     const expMs = payload.exp! * 1000;
-    verified?.set(token, { caller, expMs }, { ttl: Math.max(1, expMs - Date.now()) });
+    // Held a day at most: the purge timer's delay must stay within setTimeout's 24.8 days (a
+    // longer one fires every millisecond), whatever expiry a token carries.
+    const ttl = Math.min(Math.max(1, expMs - Date.now()), MAX_REMEMBER_MS);
+    verified?.set(token, { caller, expMs }, { ttl });
     const refused = refusal(caller);
     if (refused) throw refused;
     return { ...caller };

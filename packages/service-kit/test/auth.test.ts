@@ -85,6 +85,26 @@ describe('access-token verification cache', () => {
     expect(auth.rememberedTokens()).toBe(1);
   });
 
+  it('remembers a token that lives for months without a timer firing every millisecond', async () => {
+    // A delay past setTimeout's 2^31-1 ms is cut to 1 ms by Node, and the cache's purge timer
+    // would then fire and re-arm every millisecond for as long as the token is held.
+    const delays: number[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      return realSetTimeout(fn, ms);
+    }) as typeof setTimeout;
+    try {
+      const auth = createAuth({ getKey: countingKeys().getKey, ...issuerOf() });
+      await auth.verify(await issuer.mint({ type: 'poster', exp: '90d' }));
+      expect(auth.rememberedTokens()).toBe(1);
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+    }
+    expect(delays.length).toBeGreaterThan(0);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(2 ** 31 - 1);
+  });
+
   it('can be turned off', async () => {
     const keys = countingKeys();
     const auth = createAuth({
