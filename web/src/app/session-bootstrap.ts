@@ -72,14 +72,19 @@ export function useSessionBootstrap() {
         const token = (res.data as { access_token?: string } | undefined)?.access_token;
         if (token) {
           setToken(token);
-          await resetCache(dispatch);
-          dispatch(signedIn());
-          // One transition with the router's: "Signing you in…" stays up until the dashboard's
-          // route renders, so the page the sign-in came back to (the landing page) never flashes.
-          startTransition(() => {
-            setExchanging(false);
-            navigate(returnTo(), { replace: true });
-          });
+          try {
+            await resetCache(dispatch);
+            dispatch(signedIn());
+          } finally {
+            // One transition with the router's: "Signing you in…" stays up until the dashboard's
+            // route renders, so the page the sign-in came back to (the landing page) never
+            // flashes; and it ends even if the API module fails to load (the token is stored,
+            // the reload that follows restores the session).
+            startTransition(() => {
+              setExchanging(false);
+              navigate(returnTo(), { replace: true });
+            });
+          }
         } else {
           setExchanging(false);
           setAuthError({
