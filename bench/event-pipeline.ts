@@ -6,11 +6,11 @@
  * that take turns (bare, ours, ours, bare: the machine's drift hits both alike). The measured
  * side runs in its own process (bench/event-pipeline-worker.ts); this process commits the rows
  * and watches the handled rows. Then latency: one event per transaction committed from this
- * process (up to 8 at once), at half of our measured rate: commit -> handled row
+ * process (up to 32 at once), at half of our measured rate: commit -> handled row
  * (handled_at: the start of the consumer's transaction, a millisecond or two before its commit). The same throughput comparison on Kafka (the librdkafka mock broker
  * of test/support/kafka-mock.ts) against a bare kafkajs produce -> consume loop.
  *
- *   npx tsx bench/event-pipeline.ts [--n 3000] [--no-kafka]
+ *   npx tsx bench/event-pipeline.ts [--n 30000] [--no-kafka]
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -21,7 +21,7 @@ import { createEvent } from '@htm/events';
 import { TEST_REDIS_URL } from '@htm/service-kit/testing';
 import { startOwnPostgres } from './own-postgres.js';
 import { startKafkaMock } from '../test/support/kafka-mock.js';
-import { figure, fmt, isMain, pct, sleep, step } from './support.js';
+import { cpuUs, figure, fmt, isMain, pct, processes, sleep, step } from './support.js';
 import { writeAloneSection } from './results.js';
 
 const NAME = 'event-pipeline';
@@ -67,11 +67,26 @@ function worker(
 const exited = (c: ChildProcess) =>
   new Promise<void>((r) => (c.exitCode !== null ? r() : c.once('exit', () => r())));
 
+/** CPU time (µs) so far of each named group of processes. */
+type CpuGroups = Record<string, () => number[]>;
+const cpuOf = (groups: CpuGroups): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(groups).map(([k, pids]) => [k, pids().reduce((t, p) => t + cpuUs(p), 0)]),
+  );
+const cpuSince = (groups: CpuGroups, at: Record<string, number>) => {
+  const now = cpuOf(groups);
+  return Object.fromEntries(Object.keys(groups).map((k) => [k, now[k] - at[k]]));
+};
+const redisPids = () =>
+  processes()
+    .filter((p) => p.comm === 'redis-server')
+    .map((p) => p.pid);
+
 export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<void> {
-  const N = opts.n ?? 3000;
+  const N = opts.n ?? 30_000;
   // A PostgreSQL of its own (port 18601, fsync on as in production): the shared server can be at its connection limit.
   const tdb = await startOwnPostgres(Number(process.env.BENCH_PG_PORT ?? 18601), { fsync: true });
-  const db = new pg.Pool({ connectionString: tdb.url, max: 8 });
+  const db = new pg.Pool({ connectionString: tdb.url, max: 32 });
   const redis = new Redis(TEST_REDIS_URL);
   const base = `bench-pipe-${process.pid}-${Date.now()}`;
   let round = 0;
@@ -99,6 +114,8 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
         );
       }
     };
+    /** CPU (µs) of the processes each Redis round used, from its start to its last event: the work per event, whatever the machine's speed. */
+    const cpu: Record<'bare' | 'ours', Array<Record<string, number>>> = { bare: [], ours: [] };
     const handled = async () =>
       Number((await db.query('SELECT count(*)::int AS n FROM bench_b.handled_events')).rows[0].n);
 
@@ -117,6 +134,13 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
         ...env,
       });
       await w.next('started');
+      // The parent's own polling (a count every 20 ms) is in PostgreSQL's share; it is small beside the rows.
+      const groups: CpuGroups = {
+        worker: () => [w.child.pid!],
+        postgres: tdb.pids,
+        redis: redisPids,
+      };
+      const cpu0 = cpuOf(groups);
       const t0 = performance.now();
       for (;;) {
         if ((await handled()) >= n) break;
@@ -125,6 +149,7 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
         await sleep(20);
       }
       const ms = performance.now() - t0;
+      if (kind === 'redis') cpu.ours.push(cpuSince(groups, cpu0));
       w.child.send({ type: 'stop' });
       await exited(w.child);
       return ms;
@@ -135,7 +160,11 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
       env: Record<string, string>,
     ): Promise<number> => {
       const w = worker(`${kind}-bare`, { N: String(n), PREFIX: `${base}-${round++}:`, ...env });
+      await w.next('started');
+      const groups: CpuGroups = { worker: () => [w.child.pid!], redis: redisPids };
+      const cpu0 = cpuOf(groups);
       const { ms } = await w.next('done');
+      if (kind === 'redis') cpu.bare.push(cpuSince(groups, cpu0));
       await exited(w.child);
       return ms!;
     };
@@ -192,6 +221,28 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
       { text: '>= 0.5', ok: r.ratio >= 0.5 },
     );
 
+    // CPU per event: when both loops are bound by the machine's cores, their throughput ratio can
+    // be no better than the ratio of the CPU each spends on an event.
+    const perEvent = (rounds: Array<Record<string, number>>, k: string) =>
+      rounds.reduce((t, r) => t + (r[k] ?? 0), 0) / (rounds.length * N);
+    const split = (side: 'bare' | 'ours', parts: string[]) => {
+      const each = parts.map((k) => perEvent(cpu[side], k));
+      const total = each.reduce((a, b) => a + b, 0);
+      return {
+        text: `${parts.map((k, i) => `${k} ${fmt(each[i])}`).join(' + ')} = ${fmt(total)}`,
+        total,
+      };
+    };
+    const bareCpu = split('bare', ['worker', 'redis']);
+    const oursCpu = split('ours', ['worker', 'postgres', 'redis']);
+    figure(NAME, 'Redis: CPU per event, bare loop (µs, mean of rounds 1 and 4)', bareCpu.text);
+    figure(NAME, 'Redis: CPU per event, ours (µs, mean of rounds 2 and 3)', oursCpu.text);
+    figure(
+      NAME,
+      'Redis: CPU per event, bare / ours (the throughput ratio when both are bound by the cores)',
+      fmt(bareCpu.total / oursCpu.total),
+    );
+
     // Latency at half our max rate: one event per transaction, committed from this process.
     const maxRate = Math.min(...r.ours);
     const rate = Math.max(1, Math.floor(maxRate / 2));
@@ -210,7 +261,7 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
     await sleep(1000);
     // Committed from this process (a second one, as another replica of the producing service would:
     // its relay is not woken by these commits and finds them at its next poll, 100 ms), paced every
-    // 10 ms, up to 8 transactions at once.
+    // 10 ms, up to 32 transactions at once.
     const start = Date.now();
     const total = rate * seconds;
     const committed: Record<string, number> = {};
@@ -235,7 +286,7 @@ export async function run(opts: { n?: number; kafka?: boolean } = {}): Promise<v
     const pending: Array<Promise<void>> = [];
     while (asked < total) {
       const due = Math.min(total, Math.floor(((Date.now() - start) / 1000) * rate));
-      while (asked < due && inFlight < 8) pending.push(commitOne(asked++));
+      while (asked < due && inFlight < 32) pending.push(commitOne(asked++));
       await sleep(5);
     }
     await Promise.all(pending);

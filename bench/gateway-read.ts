@@ -14,13 +14,13 @@
  * docker-compose / Kubernetes shape), and a bare express hello-world.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { freePort, listen } from '@htm/service-kit';
 import {
   cannon,
+  cpuUs,
   figure,
   isMain,
   runAlone,
@@ -94,21 +94,6 @@ async function startBareProxyTo(target: string) {
 }
 
 const fmtRps = (n: number) => String(Math.round(n));
-
-/**
- * CPU time (user + system, µs) a process has used so far: this process from process.cpuUsage(),
- * another from /proc/<pid>/stat (clock ticks of 10 ms). On a machine shared with other work,
- * a process's CPU time per request hardly depends on how long it waited for a core, unlike its
- * throughput.
- */
-function cpuUs(pid?: number): number {
-  if (pid === undefined) {
-    const u = process.cpuUsage();
-    return u.user + u.system;
-  }
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime, stime (fields 14, 15)
-}
 
 /** The median of a few numbers. */
 const median = (xs: number[]) => {

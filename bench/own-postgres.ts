@@ -5,14 +5,17 @@
  * processes, each with its pool, must not depend on (nor add to).
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pgTool } from '../test/resilience/helpers.js';
+import { processes } from './support.js';
 
 export interface OwnPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
   url: string;
+  /** The server's processes now (the postmaster and its backends and workers), for CPU accounting. */
+  pids(): number[];
   stop(): Promise<void>;
 }
 
@@ -42,6 +45,15 @@ export async function startOwnPostgres(
   await pgTool('pg_ctl', ['-D', `${dir}/data`, '-o', options, '-l', `${dir}/log`, '-w', 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pids() {
+      const postmaster = Number(readFileSync(`${dir}/data/postmaster.pid`, 'utf8').split('\n')[0]);
+      return [
+        postmaster,
+        ...processes()
+          .filter((p) => p.ppid === postmaster)
+          .map((p) => p.pid),
+      ];
+    },
     async stop() {
       await pgTool('pg_ctl', ['-D', `${dir}/data`, '-m', 'fast', '-w', 'stop']).catch(
         () => undefined,

@@ -3,6 +3,7 @@
  * real Postgres, real Redis, unique prefix), autocannon in a second process, a bare express
  * baseline, latency percentiles, and the figures collected for bench/RESULTS.md.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -185,6 +186,47 @@ export async function seedOpenJobs(stack: Stack, n: number): Promise<void> {
     [n],
   );
   await stack.sql('ANALYZE jobs.jobs');
+}
+
+/**
+ * CPU time (user + system, µs) a process has used so far: this process from process.cpuUsage(),
+ * another from /proc/<pid>/stat (clock ticks of 10 ms). On a machine shared with other work,
+ * a process's CPU time per request hardly depends on how long it waited for a core, unlike its
+ * throughput.
+ */
+export function cpuUs(pid?: number): number {
+  if (pid === undefined) {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  }
+  const fields = procStat(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) * 10_000 : 0; // utime, stime (fields 14, 15)
+}
+
+/** The fields after the command of /proc/<pid>/stat (state first), or undefined once the process is gone. */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(') ') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process of this machine now, with its parent and command name (Linux). */
+export function processes(): Array<{ pid: number; ppid: number; comm: string }> {
+  const out: Array<{ pid: number; ppid: number; comm: string }> = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const s = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+      out.push({ pid: Number(d), ppid: Number(procStat(Number(d))?.[1]), comm });
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return out;
 }
 
 export const rssMb = () => process.memoryUsage().rss / 1024 / 1024;

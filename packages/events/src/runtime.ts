@@ -16,6 +16,7 @@ import { KafkaBus, kafkaConsumerTimingFromEnv } from './kafka.js';
 import { handleTraced, TracedPublishBus } from './tracing.js';
 import {
   handleOnce,
+  insertHandledIds,
   OutboxRelay,
   writeOutbox,
   type HandledEventsTable,
@@ -198,15 +199,7 @@ export class ServiceEvents {
         await this.opts.db.transaction(async (tx) => {
           const mine = batch.filter((e) => handlers[e.type]);
           const fresh = new Set(
-            mine.length
-              ? (
-                  await tx
-                    .insert(this.opts.handled)
-                    .values(mine.map((e) => ({ eventId: e.id, type: e.type })))
-                    .onConflictDoNothing()
-                    .returning({ id: this.opts.handled.eventId })
-                ).map((r) => r.id)
-              : [],
+            mine.length ? await insertHandledIds(tx, this.opts.handled, mine) : [],
           );
           for (let k = 0; k < batch.length; k++) {
             const e = batch[k];

@@ -12,6 +12,7 @@ import {
   createEvent,
   handledEventsTable,
   handleOnce,
+  insertHandledIds,
   OutboxRelay,
   outboxTable,
   RedisStreamsBus,
@@ -399,7 +400,7 @@ describe('the same service code on PGlite and on Postgres', () => {
     new URL('../../../services/admin/src/db/migrations', import.meta.url),
   );
   it.each(['pglite', 'postgres'] as const)(
-    'runs migrations and an outbox round trip on %s',
+    'runs migrations, an outbox round trip, the relay marking what it published and a consumer recording handled ids on %s',
     async (kind) => {
       const other = kind === 'postgres' ? await createTestDatabase('roundtrip') : undefined;
       const db = await openDatabase({
@@ -415,6 +416,29 @@ describe('the same service code on PGlite and on Postgres', () => {
         await db.db.transaction(async (tx) => writeOutbox(tx, table, [e]));
         const rows = await db.db.select().from(table);
         expect(rows.map((r) => r.envelope)).toEqual([e]);
+        // The relay marks what it published (one array parameter), on this driver too.
+        const relay = new OutboxRelay({
+          db: db.db,
+          table,
+          bus: mkBus(testRedisPrefix(`rt-${kind}`)),
+          lockName: `rt-${kind}`,
+        });
+        expect(await relay.runOnce()).toBe(1);
+        expect(await relay.runOnce()).toBe(0);
+        const [marked] = await db.db.select().from(table);
+        expect(marked.publishedAt).toBeInstanceOf(Date);
+        // A consumer's handled ids (two array parameters): new the first time, known the second.
+        const handled = handledEventsTable(pgSchema('admin'));
+        const f = createEvent('LeadReceived', 'rt2', { leadId: 'rt2', email: 'rt@gmail.com' });
+        expect(await insertHandledIds(db.db, handled, [e, f])).toEqual([e.id, f.id]);
+        expect(await insertHandledIds(db.db, handled, [f])).toEqual([]);
+        const ids = await db.db.select().from(handled);
+        expect(ids.map((r) => [r.eventId, r.type]).sort()).toEqual(
+          [
+            [e.id, 'LeadReceived'],
+            [f.id, 'LeadReceived'],
+          ].sort(),
+        );
         // Migrations are idempotent on a second start.
         const again = await openDatabase({
           schema: 'admin',

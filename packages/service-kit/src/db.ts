@@ -10,6 +10,11 @@ export type Db = PgDatabase<PgQueryResultHKT, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Tx = PgTransaction<PgQueryResultHKT, any, any>;
 
+/** The rows of `db.execute(sql...)`: node-postgres answers `{ rows }`, PGlite's drizzle the same or the array itself. */
+export function rowsOf<T>(r: unknown): T[] {
+  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
+}
+
 export interface DbHandle {
   db: Db;
   kind: 'postgres' | 'pglite';

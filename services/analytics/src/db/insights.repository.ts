@@ -1,10 +1,6 @@
 import { and, between, eq, sql } from 'drizzle-orm';
-import type { Db } from '@htm/service-kit/db';
+import { rowsOf, type Db } from '@htm/service-kit/db';
 import { daily, dailyDemand, durations, jobs, testers, type DailyRow } from './schema.js';
-
-function rowsOf<T>(r: unknown): T[] {
-  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
-}
 
 /** The day rows that exist between two days (both included), oldest first. */
 export async function dayRows(db: Db, from: string, to: string): Promise<DailyRow[]> {

@@ -12,7 +12,7 @@ import {
   type Placeholder,
   type SQL,
 } from 'drizzle-orm';
-import type { Db, Tx } from '@htm/service-kit/db';
+import { rowsOf, type Db, type Tx } from '@htm/service-kit/db';
 import { AppError } from '@htm/service-kit/errors';
 import {
   DEFAULT_STRIKE_LIMIT,
@@ -727,10 +727,6 @@ export async function markSubmissionAccepted(
     .where(eq(submissions.id, submissionId))
     .returning({ minutesSpent: submissions.minutesSpent });
   return sub?.minutesSpent ?? null;
-}
-
-function rowsOf<T>(r: unknown): T[] {
-  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
 }
 
 /** What clear-all would delete, as the admin's preview shows it. */

@@ -1,14 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@htm/service-kit';
+import { rowsOf, type Db, type Tx } from '@htm/service-kit/db';
 import { cashOutItems, cashOuts, payoutAccounts } from './schema.js';
 
 type Exec = Db | Tx;
 export type CashOutRow = typeof cashOuts.$inferSelect;
 export type CashOutItemRow = typeof cashOutItems.$inferSelect;
-
-function rowsOf<T>(r: unknown): T[] {
-  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
-}
 
 /**
  * Locks the tester's payout account row until the transaction ends. A cash-out claiming earnings

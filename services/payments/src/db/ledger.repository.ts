@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@htm/service-kit';
+import { rowsOf, type Db, type Tx } from '@htm/service-kit/db';
 import { ledgerEntries } from './schema.js';
 
 type Exec = Db | Tx;
@@ -50,10 +50,6 @@ export async function listDuplicateAndRefund(db: Exec, sessionId: string): Promi
         eq(ledgerEntries.sessionId, sessionId),
       ),
     );
-}
-
-function rowsOf<T>(r: unknown): T[] {
-  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
 }
 
 export interface TesterEarningRow {
