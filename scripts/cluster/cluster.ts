@@ -315,9 +315,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}`,
       };
     }
-    if (role === 'worker') return { ...base, WORKER_PORT: String(port), PORT: '0' };
+    // jobs and its worker decode images with libvips (sharp) on libuv's threads: two glibc
+    // malloc arenas keep what those threads free from staying with the process (as the images do).
+    const arenas = { MALLOC_ARENA_MAX: base.MALLOC_ARENA_MAX ?? '2' };
+    if (role === 'worker') return { ...base, ...arenas, WORKER_PORT: String(port), PORT: '0' };
     return {
       ...base,
+      ...(role === 'jobs' ? arenas : {}),
       PORT: String(port),
       PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}`,
     };
