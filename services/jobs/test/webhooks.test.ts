@@ -226,6 +226,67 @@ describe('webhook endpoints', () => {
     }
   });
 
+  it("sends one endpoint's due deliveries one at a time, in the order their events happened", async () => {
+    const p = await poster(h);
+    // A receiver that holds each request a while and notes how many it held at once.
+    const order: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const server = http.createServer((req, res) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () =>
+        setTimeout(() => {
+          order.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as WebhookPayload).type);
+          inFlight--;
+          res.end('ok');
+        }, 100),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const ep = await addEndpoint(
+        p,
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+      );
+      // Five deliveries queued newest event first, then all due at the same moment (one poll takes them all).
+      const types = [
+        'job.paid',
+        'job.claimed',
+        'job.submitted',
+        'job.revision_requested',
+        'job.completed',
+      ];
+      const q = h.svc.ctx.dbHandle;
+      for (const [i, type] of [...types.entries()].reverse())
+        await q.query(
+          `INSERT INTO jobs.webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+           VALUES ($1, $2, $3, $4, now() + interval '1 hour')`,
+          [
+            ep.id,
+            `order-${i}`,
+            type,
+            JSON.stringify({
+              type,
+              timestamp: new Date(Date.UTC(2026, 10, 1, 12, 0, i)).toISOString(),
+              data: {},
+            }),
+          ],
+        );
+      await q.query(
+        'UPDATE jobs.webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1',
+        [ep.id],
+      );
+      await waitFor(() => order.length >= 5, 'five deliveries');
+      expect(order).toEqual(types);
+      expect(most).toBe(1);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
   it('answers a 500 with a retry under the same webhook-id, surviving a restart in between', async () => {
     let secret = '';
     const rx = await receiver(

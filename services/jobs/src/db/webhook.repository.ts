@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@htm/service-kit/db';
+import { rowsOf, type Db, type Tx } from '@htm/service-kit/db';
 import {
   webhookDeliveries,
   webhookEndpoints,
@@ -130,10 +130,7 @@ export async function leaseDueDeliveries(
       WHERE d2.status = 'pending' AND d2.next_attempt_at <= now() AND (d2.locked_until IS NULL OR d2.locked_until < now()) AND e.disabled_at IS NULL
       ORDER BY d2.next_attempt_at LIMIT ${limit} FOR UPDATE OF d2 SKIP LOCKED
     ) RETURNING d.id`);
-  const ids = (
-    (rows as unknown as { rows?: Array<{ id: string }> }).rows ??
-    (rows as unknown as Array<{ id: string }>)
-  ).map((r) => r.id);
+  const ids = rowsOf<{ id: string }>(rows).map((r) => r.id);
   if (!ids.length) return [];
   const out: Array<WebhookDeliveryRow & { url: string; secret: string }> = [];
   for (const id of ids) {

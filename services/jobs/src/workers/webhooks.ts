@@ -19,6 +19,26 @@ const BATCH = 20;
 /** A leased delivery whose worker died is taken again after this long (longer than one attempt). */
 const LEASE_MS = 30_000;
 
+type LeasedDelivery = Awaited<ReturnType<typeof leaseDueDeliveries>>[number];
+
+/** The leased deliveries grouped by endpoint, each group in the order its events happened (the payload's timestamp), then as queued. */
+function byEndpointInEventOrder(due: LeasedDelivery[]): LeasedDelivery[][] {
+  const when = (d: LeasedDelivery) => String(d.payload.timestamp ?? '');
+  const sorted = [...due].sort(
+    (a, b) =>
+      when(a).localeCompare(when(b)) ||
+      (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) ||
+      a.createdAt.getTime() - b.createdAt.getTime(),
+  );
+  const groups = new Map<string, LeasedDelivery[]>();
+  for (const d of sorted) {
+    const list = groups.get(d.endpointId);
+    if (list) list.push(d);
+    else groups.set(d.endpointId, [d]);
+  }
+  return [...groups.values()];
+}
+
 export interface WebhookWorker {
   /** Sends every due delivery once (the poll loop calls it; tests may too). */
   deliverDue(): Promise<number>;
@@ -44,7 +64,7 @@ export interface WebhookWorkerDeps {
 export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<WebhookWorker> {
   const { config, db, logger } = deps;
   const log = logger.child({ component: 'webhooks' });
-  const attempt = async (d: Awaited<ReturnType<typeof leaseDueDeliveries>>[number]) => {
+  const attempt = async (d: LeasedDelivery) => {
     const result = await sendWebhook(
       {
         url: d.url,
@@ -107,12 +127,15 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
       for (;;) {
         const due = await leaseDueDeliveries(db, BATCH, LEASE_MS);
         if (!due.length) break;
+        // Endpoints in parallel; each endpoint's deliveries one at a time, in the order their
+        // events happened (a job's claimed before its submitted, when both are due at once).
         await Promise.all(
-          due.map((d) =>
-            attempt(d).catch((err: Error) =>
-              log.error({ err: err.message, delivery: d.id }, 'webhook attempt failed to record'),
-            ),
-          ),
+          byEndpointInEventOrder(due).map(async (list) => {
+            for (const d of list)
+              await attempt(d).catch((err: Error) =>
+                log.error({ err: err.message, delivery: d.id }, 'webhook attempt failed to record'),
+              );
+          }),
         );
         n += due.length;
         if (due.length < BATCH) break;
