@@ -33,7 +33,8 @@ let webm: Buffer;
 
 beforeAll(async () => {
   h = await startHarness('recordings', { RECORDING_MAX_BYTES: String(MAX_BYTES) });
-  // A 3-second VP8 WebM like MediaRecorder's (ffmpeg's own header has a duration; the remux is still checked by duration_ms).
+  // A 3-second VP8 WebM written as a live stream, as MediaRecorder writes it: no duration and no
+  // cues (the remux adds both, so the file's size changes).
   const dir = mkdtempSync(path.join(tmpdir(), 'rec-fixture-'));
   const file = path.join(dir, 'clip.webm');
   execFileSync('ffmpeg', [
@@ -48,6 +49,8 @@ beforeAll(async () => {
     'libvpx',
     '-b:v',
     '200k',
+    '-live',
+    '1',
     file,
   ]);
   webm = readFileSync(file);
@@ -274,6 +277,11 @@ describe('resume, remux, submit, play', () => {
     expect(
       readFileSync(path.join(recordingsDir(), id)).includes(Buffer.from([0x1c, 0x53, 0xbb, 0x6b])),
     ).toBe(true);
+    // A client asking again (a reload) still finds the upload complete: the remux changed the
+    // file's size, and HEAD must not answer an offset short of the length (it would send more bytes).
+    const after = await tus('HEAD', loc, t.token);
+    expect(after.headers.get('upload-offset')).toBe(String(row.size_bytes));
+    expect(after.headers.get('upload-length')).toBe(String(row.size_bytes));
   });
 
   it('refuses a moment after the end of the recording, then takes recording_id with findings at moments', async () => {

@@ -62,6 +62,13 @@ export async function createRecordingStore(cfg: JobsConfig): Promise<RecordingSt
     },
     async replace(id, src) {
       await rename(src, fileOf(id));
+      // The tus upload's length follows the new file: HEAD answers offset = length (complete),
+      // never an offset short of it, which would make a resuming client send more bytes.
+      const upload = await datastore.configstore.get(id);
+      if (upload) {
+        upload.size = (await stat(fileOf(id))).size;
+        await datastore.configstore.set(id, upload);
+      }
     },
     async remove(id) {
       assertId(id);
