@@ -287,6 +287,125 @@ describe('webhook endpoints', () => {
     }
   });
 
+  it("does not let a slow endpoint hold up other endpoints' deliveries", async () => {
+    const p = await poster(h);
+    // Endpoint A keeps every request open until the test lets it answer; B answers at once.
+    const release: Array<() => void> = [];
+    let aOpen = 0;
+    const slow = http.createServer((req, res) => {
+      aOpen++;
+      res.on('close', () => aOpen--);
+      req.resume();
+      req.on('end', () => release.push(() => res.end('ok')));
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    let aOpenWhenBArrived: number | undefined;
+    const rxB = await receiver(() => '');
+    const fast = rxB.got;
+    try {
+      const a = await addEndpoint(
+        p,
+        `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`,
+      );
+      const b = await addEndpoint(p, rxB.url);
+      const q = h.svc.ctx.dbHandle;
+      const queue = (endpoint: string, id: string, type: string) =>
+        q.query(
+          `INSERT INTO jobs.webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+           VALUES ($1, $2, $3, $4, now())`,
+          [
+            endpoint,
+            id,
+            type,
+            JSON.stringify({ type, timestamp: new Date().toISOString(), data: {} }),
+          ],
+        );
+      await queue(a.id, 'slow-1', 'job.claimed');
+      await queue(a.id, 'slow-2', 'job.submitted');
+      await waitFor(() => release.length === 1, "A's first delivery being sent");
+      // While A still holds its first request, a delivery to B falls due: the next poll sends it.
+      await queue(b.id, 'fast-1', 'job.claimed');
+      await waitFor(() => {
+        if (fast.length) aOpenWhenBArrived ??= aOpen;
+        return fast.length;
+      }, "B's delivery");
+      expect(aOpenWhenBArrived).toBe(1);
+      // A's second delivery is sent only after its first is answered.
+      expect(release).toHaveLength(1);
+      release[0]();
+      await waitFor(() => release.length === 2, "A's second delivery");
+      release[1]();
+      await waitFor(async () => {
+        const r = await q.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM jobs.webhook_deliveries WHERE endpoint_id = $1 AND status = 'delivered'",
+          [a.id],
+        );
+        return r[0].n === 2;
+      }, "A's two deliveries recorded");
+    } finally {
+      for (const r of release) r();
+      await new Promise<void>((r) => slow.close(() => r()));
+      await rxB.close();
+    }
+  });
+
+  it("holds an endpoint's later deliveries behind a failed one, so its events still arrive in order", async () => {
+    const p = await poster(h);
+    const rx = await receiver(
+      () => '',
+      (n) => (n === 0 ? 503 : 200),
+    );
+    try {
+      const ep = await addEndpoint(p, rx.url);
+      const types = ['job.claimed', 'job.submitted', 'job.completed'];
+      const q = h.svc.ctx.dbHandle;
+      for (const [i, type] of [...types.entries()].reverse())
+        await q.query(
+          `INSERT INTO jobs.webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+           VALUES ($1, $2, $3, $4, now() + interval '1 hour')`,
+          [
+            ep.id,
+            `held-${i}`,
+            type,
+            JSON.stringify({
+              type,
+              timestamp: new Date(Date.UTC(2026, 10, 2, 12, 0, i)).toISOString(),
+              data: {},
+            }),
+          ],
+        );
+      await q.query(
+        'UPDATE jobs.webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1',
+        [ep.id],
+      );
+      // The first answer is a 503: claimed is retried after WEBHOOK_RETRY_BASE_MS, and submitted
+      // and completed wait for it instead of overtaking it.
+      await waitFor(() => rx.got.length >= 4, 'the retry and the two held deliveries');
+      expect(rx.got.map((g) => g.payload.type)).toEqual(['job.claimed', ...types]);
+      expect(rx.got[1].id).toBe(rx.got[0].id);
+      await waitFor(async () => {
+        const r = await q.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM jobs.webhook_deliveries WHERE endpoint_id = $1 AND status = 'delivered'",
+          [ep.id],
+        );
+        return r[0].n === 3;
+      }, 'all three delivered');
+      // The held ones were tried once each, when they could arrive in order.
+      const rows = await q.query<{ event_type: string; attempts: number }>(
+        'SELECT event_type, attempts FROM jobs.webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id',
+        [ep.id],
+      );
+      expect(rows).toEqual([
+        { event_type: 'job.claimed', attempts: 2 },
+        { event_type: 'job.submitted', attempts: 1 },
+        { event_type: 'job.completed', attempts: 1 },
+      ]);
+      expect(rx.got).toHaveLength(4);
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('answers a 500 with a retry under the same webhook-id, surviving a restart in between', async () => {
     let secret = '';
     const rx = await receiver(

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type Db, type Tx } from '@htm/service-kit/db';
 import {
   webhookDeliveries,
@@ -115,33 +115,61 @@ export async function requeueDelivery(db: Q, id: string): Promise<WebhookDeliver
 
 /**
  * Takes up to `limit` due deliveries of live endpoints for `leaseMs` (one statement with SKIP
- * LOCKED, so several workers never take the same one). A worker that dies mid-attempt leaves a
- * lease that runs out: the delivery is taken again, with the same id.
+ * LOCKED, so several workers never take the same one): at most `perEndpoint` of one endpoint, its
+ * oldest events first, and none of an endpoint that still has a leased delivery (one sender per
+ * endpoint at a time, so its deliveries arrive one after the other). A worker that dies mid-attempt
+ * leaves a lease that runs out: the delivery is taken again, with the same id.
  */
 export async function leaseDueDeliveries(
   db: Q,
   limit: number,
   leaseMs: number,
+  perEndpoint: number,
 ): Promise<Array<WebhookDeliveryRow & { url: string; secret: string }>> {
+  const due = sql`d2.status = 'pending' AND d2.next_attempt_at <= now() AND (d2.locked_until IS NULL OR d2.locked_until < now())`;
   const rows = await db.execute<{ id: string }>(sql`
     UPDATE jobs.webhook_deliveries d SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
     WHERE d.id IN (
-      SELECT d2.id FROM jobs.webhook_deliveries d2 JOIN jobs.webhook_endpoints e ON e.id = d2.endpoint_id
-      WHERE d2.status = 'pending' AND d2.next_attempt_at <= now() AND (d2.locked_until IS NULL OR d2.locked_until < now()) AND e.disabled_at IS NULL
+      SELECT d2.id FROM jobs.webhook_deliveries d2
+      WHERE ${due} AND d2.id IN (
+        SELECT ranked.id FROM (
+          SELECT d2.id, row_number() OVER (
+            PARTITION BY d2.endpoint_id ORDER BY d2.payload->>'timestamp', d2.created_at
+          ) AS n
+          FROM jobs.webhook_deliveries d2 JOIN jobs.webhook_endpoints e ON e.id = d2.endpoint_id
+          WHERE ${due} AND e.disabled_at IS NULL AND NOT EXISTS (
+            SELECT 1 FROM jobs.webhook_deliveries busy
+            WHERE busy.endpoint_id = d2.endpoint_id AND busy.status = 'pending' AND busy.locked_until >= now()
+          )
+        ) ranked WHERE ranked.n <= ${perEndpoint}
+      )
       ORDER BY d2.next_attempt_at LIMIT ${limit} FOR UPDATE OF d2 SKIP LOCKED
     ) RETURNING d.id`);
   const ids = rowsOf<{ id: string }>(rows).map((r) => r.id);
   if (!ids.length) return [];
-  const out: Array<WebhookDeliveryRow & { url: string; secret: string }> = [];
-  for (const id of ids) {
-    const [r] = await db
-      .select({ d: webhookDeliveries, url: webhookEndpoints.url, secret: webhookEndpoints.secret })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(eq(webhookDeliveries.id, id));
-    if (r) out.push({ ...r.d, url: r.url, secret: r.secret });
-  }
-  return out;
+  const found = await db
+    .select({ d: webhookDeliveries, url: webhookEndpoints.url, secret: webhookEndpoints.secret })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(inArray(webhookDeliveries.id, ids));
+  return found.map((r) => ({ ...r.d, url: r.url, secret: r.secret }));
+}
+
+/**
+ * An endpoint's delivery failed: the rest of its leased run is not tried now but after the failed
+ * one's retry (`after`; at once when it will not be retried), so its events still arrive in order.
+ */
+export async function deferDeliveries(db: Q, ids: string[], after: Date | null): Promise<void> {
+  if (!ids.length) return;
+  await db
+    .update(webhookDeliveries)
+    .set({
+      lockedUntil: null,
+      ...(after
+        ? { nextAttemptAt: sql`greatest(${webhookDeliveries.nextAttemptAt}, ${after})` }
+        : {}),
+    })
+    .where(and(inArray(webhookDeliveries.id, ids), eq(webhookDeliveries.status, 'pending')));
 }
 
 export async function recordAttempt(

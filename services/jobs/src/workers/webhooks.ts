@@ -3,6 +3,7 @@ import { createEvent, type EventBus, type ServiceEvents, type Subscription } fro
 import type { Db } from '@htm/service-kit';
 import type { JobsConfig } from '../config.js';
 import {
+  deferDeliveries,
   disableEndpoint,
   leaseDueDeliveries,
   noteEndpointOutcome,
@@ -18,6 +19,10 @@ const MAX_BODY_BYTES = 64 * 1024;
 const BATCH = 20;
 /** A leased delivery whose worker died is taken again after this long (longer than one attempt). */
 const LEASE_MS = 30_000;
+/** Deliveries of one endpoint leased at once: sent one after the other, all within the lease. */
+const PER_ENDPOINT = Math.floor(LEASE_MS / TIMEOUT_MS) - 2;
+/** Endpoints being sent to at once by this process; the rest wait for a later poll. */
+const MAX_SENDING = 32;
 
 type LeasedDelivery = Awaited<ReturnType<typeof leaseDueDeliveries>>[number];
 
@@ -40,7 +45,7 @@ function byEndpointInEventOrder(due: LeasedDelivery[]): LeasedDelivery[][] {
 }
 
 export interface WebhookWorker {
-  /** Sends every due delivery once (the poll loop calls it; tests may too). */
+  /** Leases the due deliveries and starts sending them (the poll loop calls it); resolves with how many it leased. */
   deliverDue(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -64,7 +69,9 @@ export interface WebhookWorkerDeps {
 export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<WebhookWorker> {
   const { config, db, logger } = deps;
   const log = logger.child({ component: 'webhooks' });
-  const attempt = async (d: LeasedDelivery) => {
+  let stopped = false;
+  /** One attempt, recorded; the retry's time when it failed (null when it will not be retried). */
+  const attempt = async (d: LeasedDelivery): Promise<{ ok: boolean; next: Date | null }> => {
     const result = await sendWebhook(
       {
         url: d.url,
@@ -118,32 +125,53 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
       });
       log.warn({ endpoint: d.endpointId }, 'webhook endpoint disabled after failing for 3 days');
     }
+    return { ok: result.ok, next };
   };
 
-  let running: Promise<number> | undefined;
+  /**
+   * One endpoint's leased deliveries, one after the other in the order their events happened (a
+   * job's claimed before its submitted). A failure defers the rest until its retry; a stop releases
+   * them (another process takes them at once).
+   */
+  const sendInOrder = async (list: LeasedDelivery[]) => {
+    const idsFrom = (i: number) => list.slice(i).map((r) => r.id);
+    for (const [i, d] of list.entries()) {
+      if (stopped) return deferDeliveries(db, idsFrom(i), null);
+      const outcome = await attempt(d).catch((err: Error) => {
+        log.error({ err: err.message, delivery: d.id }, 'webhook attempt failed to record');
+        return { ok: false, next: null };
+      });
+      if (!outcome.ok) return deferDeliveries(db, idsFrom(i + 1), outcome.next);
+    }
+  };
+
+  // Each endpoint's run is sent apart from the poll, so a slow endpoint (5 s a try) holds up only
+  // its own deliveries: the next poll leases the others (the lease skips endpoints still sending).
+  const sending = new Set<Promise<void>>();
+  let leasing: Promise<number> | undefined;
   const deliverDue = (): Promise<number> =>
-    (running ??= (async () => {
+    (leasing ??= (async () => {
       let n = 0;
-      for (;;) {
-        const due = await leaseDueDeliveries(db, BATCH, LEASE_MS);
-        if (!due.length) break;
-        // Endpoints in parallel; each endpoint's deliveries one at a time, in the order their
-        // events happened (a job's claimed before its submitted, when both are due at once).
-        await Promise.all(
-          byEndpointInEventOrder(due).map(async (list) => {
-            for (const d of list)
-              await attempt(d).catch((err: Error) =>
-                log.error({ err: err.message, delivery: d.id }, 'webhook attempt failed to record'),
-              );
-          }),
-        );
+      while (!stopped && sending.size < MAX_SENDING) {
+        const due = await leaseDueDeliveries(db, BATCH, LEASE_MS, PER_ENDPOINT);
+        for (const list of byEndpointInEventOrder(due)) {
+          const run: Promise<void> = sendInOrder(list)
+            .catch((err: Error) =>
+              log.warn({ err: err.message, endpoint: list[0].endpointId }, 'webhook run stopped'),
+            )
+            .finally(() => {
+              sending.delete(run);
+              // A full run may have left more of this endpoint due: take it without waiting a poll.
+              if (list.length === PER_ENDPOINT) void deliverDue().catch(() => undefined);
+            });
+          sending.add(run);
+        }
         n += due.length;
         if (due.length < BATCH) break;
       }
       return n;
-    })().finally(() => (running = undefined)));
+    })().finally(() => (leasing = undefined)));
 
-  let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const loop = () => {
     if (stopped) return;
@@ -182,7 +210,8 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
       stopped = true;
       clearTimeout(timer);
       await sub.stop();
-      await running?.catch(() => undefined);
+      await leasing?.catch(() => undefined);
+      await Promise.all(sending);
     },
   };
 }
