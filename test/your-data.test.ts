@@ -134,9 +134,13 @@ async function downloadArchive(a: Actor): Promise<Record<string, Uint8Array>> {
   const res = await fetch(`${stack.url}${url.pathname}${url.search}`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/zip');
-  // The link is signed: changing it is refused.
+  // The link is signed: changing it (its signature's first character, to another one) is refused.
   expect(
-    (await fetch(`${stack.url}${url.pathname}${url.search.replace(/sig=./, 'sig=x')}`)).status,
+    (
+      await fetch(
+        `${stack.url}${url.pathname}${url.search.replace(/sig=(.)/, (_, c: string) => `sig=${c === 'x' ? 'y' : 'x'}`)}`,
+      )
+    ).status,
   ).toBe(403);
   return unzipSync(new Uint8Array(await res.arrayBuffer()));
 }
