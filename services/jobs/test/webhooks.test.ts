@@ -87,6 +87,35 @@ async function addEndpoint(p: Person, url: string, events?: string[]): Promise<C
   return r.body;
 }
 
+/**
+ * Queues one delivery per type to the endpoint, newest event first and not yet due, then makes them
+ * all due at the same moment (one poll takes them together). Event times are a second apart, in
+ * the order of `types`.
+ */
+async function queueDueAtOnce(endpointId: string, types: string[]): Promise<void> {
+  const q = h.svc.ctx.dbHandle;
+  const tag = Math.random().toString(36).slice(2);
+  for (const [i, type] of [...types.entries()].reverse())
+    await q.query(
+      `INSERT INTO jobs.webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+       VALUES ($1, $2, $3, $4, now() + interval '1 hour')`,
+      [
+        endpointId,
+        `${tag}-${i}`,
+        type,
+        JSON.stringify({
+          type,
+          timestamp: new Date(Date.UTC(2026, 10, 1, 12, 0, i)).toISOString(),
+          data: {},
+        }),
+      ],
+    );
+  await q.query(
+    'UPDATE jobs.webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1',
+    [endpointId],
+  );
+}
+
 describe('webhook endpoints', () => {
   it('delivers job.paid, claimed, submitted and completed, each verified with standardwebhooks', async () => {
     const p = await poster(h);
@@ -259,26 +288,7 @@ describe('webhook endpoints', () => {
         'job.revision_requested',
         'job.completed',
       ];
-      const q = h.svc.ctx.dbHandle;
-      for (const [i, type] of [...types.entries()].reverse())
-        await q.query(
-          `INSERT INTO jobs.webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
-           VALUES ($1, $2, $3, $4, now() + interval '1 hour')`,
-          [
-            ep.id,
-            `order-${i}`,
-            type,
-            JSON.stringify({
-              type,
-              timestamp: new Date(Date.UTC(2026, 10, 1, 12, 0, i)).toISOString(),
-              data: {},
-            }),
-          ],
-        );
-      await q.query(
-        'UPDATE jobs.webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1',
-        [ep.id],
-      );
+      await queueDueAtOnce(ep.id, types);
       await waitFor(() => order.length >= 5, 'five deliveries');
       expect(order).toEqual(types);
       expect(most).toBe(1);
@@ -359,25 +369,7 @@ describe('webhook endpoints', () => {
       const ep = await addEndpoint(p, rx.url);
       const types = ['job.claimed', 'job.submitted', 'job.completed'];
       const q = h.svc.ctx.dbHandle;
-      for (const [i, type] of [...types.entries()].reverse())
-        await q.query(
-          `INSERT INTO jobs.webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
-           VALUES ($1, $2, $3, $4, now() + interval '1 hour')`,
-          [
-            ep.id,
-            `held-${i}`,
-            type,
-            JSON.stringify({
-              type,
-              timestamp: new Date(Date.UTC(2026, 10, 2, 12, 0, i)).toISOString(),
-              data: {},
-            }),
-          ],
-        );
-      await q.query(
-        'UPDATE jobs.webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1',
-        [ep.id],
-      );
+      await queueDueAtOnce(ep.id, types);
       // The first answer is a 503: claimed is retried after WEBHOOK_RETRY_BASE_MS, and submitted
       // and completed wait for it instead of overtaking it.
       await waitFor(() => rx.got.length >= 4, 'the retry and the two held deliveries');
