@@ -115,8 +115,8 @@ export async function requeueDelivery(db: Q, id: string): Promise<WebhookDeliver
 
 /**
  * Takes up to `limit` due deliveries of live endpoints for `leaseMs` (one statement with SKIP
- * LOCKED, so several workers never take the same one): at most `perEndpoint` of one endpoint, its
- * oldest events first, and none of an endpoint that still has a leased delivery (one sender per
+ * LOCKED, so several workers never take the same one), in the order their events happened: at most
+ * `perEndpoint` of one endpoint, its oldest events first, and none of an endpoint that still has a leased delivery (one sender per
  * endpoint at a time, so its deliveries arrive one after the other). A worker that dies mid-attempt
  * leaves a lease that runs out: the delivery is taken again, with the same id.
  */
@@ -126,6 +126,7 @@ export async function leaseDueDeliveries(
   leaseMs: number,
   perEndpoint: number,
 ): Promise<Array<WebhookDeliveryRow & { url: string; secret: string }>> {
+  const eventOrder = sql`(payload->>'timestamp')`;
   const due = sql`d2.status = 'pending' AND d2.next_attempt_at <= now() AND (d2.locked_until IS NULL OR d2.locked_until < now())`;
   const rows = await db.execute<{ id: string }>(sql`
     UPDATE jobs.webhook_deliveries d SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
@@ -133,9 +134,7 @@ export async function leaseDueDeliveries(
       SELECT d2.id FROM jobs.webhook_deliveries d2
       WHERE ${due} AND d2.id IN (
         SELECT ranked.id FROM (
-          SELECT d2.id, row_number() OVER (
-            PARTITION BY d2.endpoint_id ORDER BY d2.payload->>'timestamp', d2.created_at
-          ) AS n
+          SELECT d2.id, row_number() OVER (PARTITION BY d2.endpoint_id ORDER BY ${eventOrder}, d2.created_at) AS n
           FROM jobs.webhook_deliveries d2 JOIN jobs.webhook_endpoints e ON e.id = d2.endpoint_id
           WHERE ${due} AND e.disabled_at IS NULL AND NOT EXISTS (
             SELECT 1 FROM jobs.webhook_deliveries busy
@@ -151,7 +150,8 @@ export async function leaseDueDeliveries(
     .select({ d: webhookDeliveries, url: webhookEndpoints.url, secret: webhookEndpoints.secret })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(inArray(webhookDeliveries.id, ids));
+    .where(inArray(webhookDeliveries.id, ids))
+    .orderBy(eventOrder, webhookDeliveries.createdAt);
   return found.map((r) => ({ ...r.d, url: r.url, secret: r.secret }));
 }
 

@@ -137,8 +137,8 @@ export async function makeSeekable(deps: JobsDeps, id: string, type: string): Pr
     await deps.media.remux(src, out, type === 'video/mp4' ? 'mp4' : 'webm');
     const durationMs = await deps.media.durationMs(out);
     if (!(await findRecording(deps.db, id))) return; // deleted meanwhile
-    await store.replace(id, out, type);
-    await setRecordingMeasured(deps.db, id, { sizeBytes: await store.size(id), durationMs });
+    const sizeBytes = await store.replace(id, out, type);
+    await setRecordingMeasured(deps.db, id, { sizeBytes, durationMs });
     log.info(
       { durationMs, ms: Date.now() - started },
       'recording remuxed: seekable, duration recorded',

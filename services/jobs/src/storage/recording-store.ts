@@ -22,8 +22,8 @@ export interface RecordingStore {
   stream(id: string, range?: { start: number; end: number }): Promise<Readable>;
   /** Copies the stored recording to a local file (for ffmpeg). */
   download(id: string, dest: string): Promise<void>;
-  /** Replaces the stored recording with a local file (consumed). */
-  replace(id: string, src: string, mimeType: string): Promise<void>;
+  /** Replaces the stored recording with a local file (consumed); resolves with its size in bytes. */
+  replace(id: string, src: string, mimeType: string): Promise<number>;
   remove(id: string): Promise<void>;
 }
 
@@ -61,14 +61,16 @@ export async function createRecordingStore(cfg: JobsConfig): Promise<RecordingSt
       await copyFile(fileOf(id), dest);
     },
     async replace(id, src) {
+      const { size } = await stat(src);
       await rename(src, fileOf(id));
       // The tus upload's length follows the new file: HEAD answers offset = length (complete),
       // never an offset short of it, which would make a resuming client send more bytes.
       const upload = await datastore.configstore.get(id);
       if (upload) {
-        upload.size = (await stat(fileOf(id))).size;
+        upload.size = size;
         await datastore.configstore.set(id, upload);
       }
+      return size;
     },
     async remove(id) {
       assertId(id);
@@ -139,6 +141,7 @@ async function createS3RecordingStore(cfg: JobsConfig, bucket: string): Promise<
         }),
       );
       await rm(src, { force: true });
+      return s.size;
     },
     async remove(id) {
       await datastore.remove(id).catch(() => undefined);

@@ -26,17 +26,10 @@ const MAX_SENDING = 32;
 
 type LeasedDelivery = Awaited<ReturnType<typeof leaseDueDeliveries>>[number];
 
-/** The leased deliveries grouped by endpoint, each group in the order its events happened (the payload's timestamp), then as queued. */
-function byEndpointInEventOrder(due: LeasedDelivery[]): LeasedDelivery[][] {
-  const when = (d: LeasedDelivery) => String(d.payload.timestamp ?? '');
-  const sorted = [...due].sort(
-    (a, b) =>
-      when(a).localeCompare(when(b)) ||
-      (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) ||
-      a.createdAt.getTime() - b.createdAt.getTime(),
-  );
+/** The leased deliveries (in the order their events happened) grouped by endpoint, keeping that order. */
+function byEndpoint(due: LeasedDelivery[]): LeasedDelivery[][] {
   const groups = new Map<string, LeasedDelivery[]>();
-  for (const d of sorted) {
+  for (const d of due) {
     const list = groups.get(d.endpointId);
     if (list) list.push(d);
     else groups.set(d.endpointId, [d]);
@@ -154,7 +147,7 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
       let n = 0;
       while (!stopped && sending.size < MAX_SENDING) {
         const due = await leaseDueDeliveries(db, BATCH, LEASE_MS, PER_ENDPOINT);
-        for (const list of byEndpointInEventOrder(due)) {
+        for (const list of byEndpoint(due)) {
           const run: Promise<void> = sendInOrder(list)
             .catch((err: Error) =>
               log.warn({ err: err.message, endpoint: list[0].endpointId }, 'webhook run stopped'),
