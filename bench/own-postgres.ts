@@ -19,10 +19,14 @@ export interface OwnPostgres {
   stop(): Promise<void>;
 }
 
-/** Starts the server; `fsync: false` spares the shared disk (a soak), true keeps commits as costly as in production (throughput). */
+/**
+ * Starts the server; `fsync: false` spares the shared disk (a soak), true keeps commits as costly
+ * as in production (throughput); `statements` loads pg_stat_statements (CREATE EXTENSION is the
+ * caller's) to see which queries cost more as a run goes on.
+ */
 export async function startOwnPostgres(
   port: number,
-  opts: { fsync: boolean; maxConnections?: number },
+  opts: { fsync: boolean; maxConnections?: number; statements?: boolean },
 ): Promise<OwnPostgres> {
   const dir = mkdtempSync(path.join(tmpdir(), 'htm-bench-pg-'));
   if (process.getuid?.() === 0) {
@@ -41,7 +45,7 @@ export async function startOwnPostgres(
     '-E',
     'UTF8',
   ]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${opts.fsync ? 'on' : 'off'} -c max_connections=${opts.maxConnections ?? 300} -c shared_buffers=64MB`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${opts.fsync ? 'on' : 'off'} -c max_connections=${opts.maxConnections ?? 300} -c shared_buffers=64MB${opts.statements ? ' -c shared_preload_libraries=pg_stat_statements' : ''}`;
   await pgTool('pg_ctl', ['-D', `${dir}/data`, '-o', options, '-l', `${dir}/log`, '-w', 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -14,10 +14,14 @@
  *   the one-third mark and at the end, both under traffic: RSS as sampled rises and falls with
  *   V8's full collections (a replica 103 MB at one third and 134 MB at the end, its twin 133 and
  *   138), so it is reported beside, not judged (the chart shows the first collection's dip);
- * - each route's p99 in the last third <= 1.2x its p99 in the first third after the warm-up;
+ * - each route's p99 in the last third <= 1.2x its p99 in the first third after the warm-up, as the
+ *   median of its 10 s windows' p99s (the p99 of all the calls of each third printed beside: a
+ *   handful of slow calls in a burst decides that one);
  * - no growth of Redis memory (this run's keys apart from the event streams and the live history,
  *   which keep entries by design up to their cap / 10 minutes: reported apart), of the unpublished
  *   outbox rows, of the dead letters or of the unsent e-mails;
+ * and reports where the work per job cycle went, first third -> last: CPU by process (PostgreSQL
+ * and Redis included) and the statements whose time per cycle grew most (pg_stat_statements);
  * and writes bench/results/soak-<date>.json and .png (RSS and p99 over time; SVG drawn here,
  * turned into PNG by sharp).
  */
@@ -32,7 +36,17 @@ import sharp from 'sharp';
 import { testRedisPrefix, TEST_REDIS_URL } from '@htm/service-kit/testing';
 import { startOwnPostgres } from './own-postgres.js';
 import { ROOT, startCluster, type Cluster } from '../scripts/cluster/cluster.js';
-import { figure, fmt, note, pct, sleep, step } from './support.js';
+import {
+  cpuUs,
+  cpuWithChildrenUs,
+  figure,
+  fmt,
+  note,
+  pct,
+  processes,
+  sleep,
+  step,
+} from './support.js';
 import { writeAloneSection } from './results.js';
 
 const NAME = 'soak';
@@ -51,6 +65,8 @@ const AROUND_MS = Math.max(SAMPLE_MS * 1.5, runMs / 30);
 interface Sample {
   t: number;
   rss: Record<string, number>;
+  /** CPU seconds used so far by each process (its waited-for children included), PostgreSQL, Redis, the traffic. */
+  cpu: Record<string, number>;
   redisOther: number;
   /** Bytes of the other keys by kind (the key with ids and numbers taken out). */
   redisKinds: Record<string, number>;
@@ -59,11 +75,15 @@ interface Sample {
   outbox: number;
   deadLetters: number;
   mailPending: number;
+  /** Counted in the final sample only (0 in the others). */
   mailSent: number;
 }
 interface Window {
   t: number;
   p99: Record<string, number>;
+  /** Each route's median and 90th percentile in the window (to see whether a p99 moves alone). */
+  p50: Record<string, number>;
+  p90: Record<string, number>;
   n: Record<string, number>;
   failures: string[];
   cycles: number;
@@ -205,9 +225,17 @@ async function main(): Promise<void> {
   mkdirSync(work, { recursive: true });
   // A PostgreSQL of its own (port 18602; fsync off to spare the shared disk): a dozen processes' pools
   // for the whole run must not depend on the shared server's connection limit, nor add to it.
-  const db = await startOwnPostgres(Number(process.env.BENCH_PG_PORT ?? 18602), { fsync: false });
+  const db = await startOwnPostgres(Number(process.env.BENCH_PG_PORT ?? 18602), {
+    fsync: false,
+    statements: true,
+  });
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   pool.on('error', () => undefined); // the server stops at the end
+  // Which queries cost more as the run goes on (a note at the end); without the extension, no note.
+  const statements = await pool
+    .query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    .then(() => true)
+    .catch(() => false);
   const redis = new Redis(TEST_REDIS_URL);
   const prefix = testRedisPrefix('soak');
   let cluster: Cluster | undefined;
@@ -301,9 +329,32 @@ async function main(): Promise<void> {
         "SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'outbox' ORDER BY 1",
       )
     ).rows.map((r) => r.s);
-    const sample = async (): Promise<Sample> => {
+    const trafficProc: { pid?: number } = {}; // set once the traffic is forked
+    const redisPid = processes().find((p) => p.comm === 'redis-server')?.pid;
+    const cpuNow = (): Record<string, number> => {
+      const cpu: Record<string, number> = {};
+      for (const r of procs) cpu[r.name] = r.pid ? cpuWithChildrenUs(r.pid) / 1e6 : NaN;
+      const [postmaster, ...backends] = db.pids();
+      cpu.postgres =
+        (cpuWithChildrenUs(postmaster) + backends.reduce((a, p) => a + cpuUs(p), 0)) / 1e6;
+      if (redisPid) cpu.redis = cpuUs(redisPid) / 1e6;
+      if (trafficProc.pid) cpu.traffic = cpuWithChildrenUs(trafficProc.pid) / 1e6;
+      return cpu;
+    };
+    /** Each statement's calls and execution time so far (pg_stat_statements), by query id. */
+    const statementsNow = async () =>
+      statements
+        ? (
+            await pool.query<{ id: string; query: string; calls: string; ms: number }>(
+              `SELECT queryid::text AS id, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS query,
+                      calls, total_exec_time AS ms FROM pg_stat_statements`,
+            )
+          ).rows
+        : [];
+    const sample = async (withSent = false): Promise<Sample> => {
       const rss: Record<string, number> = {};
       for (const r of procs) rss[r.name] = rssMb(r.pid);
+      const cpu = cpuNow();
       let redisOther = 0;
       const redisKinds: Record<string, number> = {};
       let redisStreams = 0;
@@ -339,10 +390,14 @@ async function main(): Promise<void> {
           )
         ).rows[0].n,
       );
+      // Every 5 s only the unsent ones (the mailer's partial index); the sent ones, a table that
+      // grows all run, counted at the end only, so the bench adds no growing work of its own.
       const mail = (
         await pool
           .query<{ status: string; n: number }>(
-            'SELECT status, count(*)::int AS n FROM notifications.messages GROUP BY status',
+            withSent
+              ? 'SELECT status, count(*)::int AS n FROM notifications.messages GROUP BY status'
+              : "SELECT 'pending' AS status, count(*)::int AS n FROM notifications.messages WHERE status = 'pending'",
           )
           .catch(() => ({ rows: [] }))
       ).rows;
@@ -350,6 +405,7 @@ async function main(): Promise<void> {
       return {
         t: Date.now(),
         rss,
+        cpu,
         redisOther,
         redisKinds,
         redisStreams,
@@ -375,7 +431,10 @@ async function main(): Promise<void> {
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    trafficProc.pid = traffic.pid;
     const windows: Window[] = [];
+    /** Every call's latency by window (its end) and route: a third's p99 is the p99 of all its calls. */
+    const latencies = new Map<number, Record<string, number[]>>();
     let done = false;
     const ready = new Promise<void>((resolve, reject) => {
       traffic.on(
@@ -390,15 +449,22 @@ async function main(): Promise<void> {
           else if (m.type === 'done') done = true;
           else if (m.type === 'window') {
             const p99: Record<string, number> = {};
+            const p50: Record<string, number> = {};
+            const p90: Record<string, number> = {};
             const n: Record<string, number> = {};
             for (const [r, ls] of Object.entries(m.latencies)) {
               ls.sort((a, b) => a - b);
               p99[r] = pct(ls, 99);
+              p50[r] = pct(ls, 50);
+              p90[r] = pct(ls, 90);
               n[r] = ls.length;
             }
+            latencies.set(m.at, m.latencies);
             windows.push({
               t: m.at,
               p99,
+              p50,
+              p90,
               n,
               failures: m.failures,
               cycles: m.cycles,
@@ -421,8 +487,13 @@ async function main(): Promise<void> {
     // After the samples around one third (the baseline of RSS as sampled) are taken.
     const gcAt = runMs / 3 + AROUND_MS + SAMPLE_MS;
     let gcThird: Record<string, number> | undefined;
+    // pg_stat_statements at the start and end of the first third after the warm-up and of the last third.
+    const marks = [runMs / 6, runMs / 6 + runMs / 3, runMs - runMs / 3];
+    const marked: Array<Awaited<ReturnType<typeof statementsNow>>> = [];
     while (Date.now() - t0 < runMs && !interrupted) {
       samples.push(await sample());
+      if (marked.length < marks.length && Date.now() - t0 >= marks[marked.length])
+        marked.push(await statementsNow());
       if (!gcThird && Date.now() - t0 >= gcAt) gcThird = await rssAfterGc();
       const s = samples[samples.length - 1];
       if (samples.length % 6 === 0) {
@@ -438,12 +509,13 @@ async function main(): Promise<void> {
       if (traffic.connected) traffic.send({ type: 'stop' });
       throw new Interrupted();
     }
+    marked.push(await statementsNow());
     const gcEnd = await rssAfterGc();
     if (traffic.connected) traffic.send({ type: 'stop' });
     for (const deadline = Date.now() + 120_000; !done && Date.now() < deadline;) await sleep(200);
     // Quiet: the events and e-mails of the last cycles settle.
     await sleep(5000);
-    const final = await sample();
+    const final = await sample(true);
 
     // Judging: failures of every call, the wind-down included; p99s of the windows inside the run.
     const failures = windows.flatMap((w) => w.failures);
@@ -516,18 +588,31 @@ async function main(): Promise<void> {
 
     const first = windows.filter((w) => at(w) > warm && at(w) <= warm + third);
     const lastW = windows.filter((w) => at(w) > runMs - third && at(w) <= runMs);
+    /** The p99 of every call of a route in these windows. */
+    const pooledP99 = (ws: Window[], r: string) =>
+      pct(
+        ws.flatMap((w) => latencies.get(w.t)?.[r] ?? []).sort((a, b) => a - b),
+        99,
+      );
     const p99Rows: string[] = [];
     let worstP = -Infinity;
+    let worstPooled = -Infinity;
     const routes = [...new Set(windows.flatMap((w) => Object.keys(w.n)))].sort();
     for (const r of routes) {
-      // p99 over a third: the p99 of every call in it would need every latency; the median of the windows' p99s is steadier on few calls.
+      // Judged: the median of the 10 s windows' p99s (each about the slowest of a few dozen calls),
+      // steady against one burst. Beside it, the p99 of all the calls of each third.
       const a = median(first.map((w) => w.p99[r]));
       const b = median(lastW.map((w) => w.p99[r]));
+      const pa = pooledP99(first, r);
+      const pb = pooledP99(lastW, r);
       const n = lastW.reduce((x, w) => x + (w.n[r] ?? 0), 0);
       const ratio = b / a;
+      const pooled = pb / pa;
       if (n >= 20 && Number.isFinite(ratio)) worstP = Math.max(worstP, ratio);
+      if (n >= 20 && Number.isFinite(pooled)) worstPooled = Math.max(worstPooled, pooled);
+      const x = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '-');
       p99Rows.push(
-        `${r.slice(0, 52).padEnd(52)} ${fmt(a).padStart(7)} -> ${fmt(b).padStart(7)} ms  x${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}  (${n} calls in the last third${n < 20 ? ', too few to judge' : ''})`,
+        `${r.slice(0, 52).padEnd(52)} ${fmt(a).padStart(7)} -> ${fmt(b).padStart(7)} ms  x${x(ratio)}   all calls ${fmt(pa).padStart(6)} -> ${fmt(pb).padStart(6)} x${x(pooled)}  (${n} calls in the last third${n < 20 ? ', too few to judge' : ''})`,
       );
     }
     figure(
@@ -536,11 +621,85 @@ async function main(): Promise<void> {
       worstP === -Infinity ? 'n/a' : worstP,
       { text: '<= 1.2', ok: worstP <= 1.2 },
     );
+    figure(
+      NAME,
+      'the same with the p99 of all the calls of each third (a handful of slow calls in one burst decides it)',
+      worstPooled === -Infinity ? 'n/a' : worstPooled,
+    );
     note(
       NAME,
-      "p99 per route: first third after warm-up -> last third (medians of the 10 s windows' p99)",
+      "p99 per route: first third after warm-up -> last third (medians of the 10 s windows' p99; then the p99 of all the calls in each)",
       p99Rows.join('\n'),
     );
+
+    // Where the machine's work per job cycle went, first third after the warm-up -> last third.
+    const sampleAt = (ms: number) =>
+      samples.find((s) => at(s) >= ms) ?? samples[samples.length - 1];
+    const [sA, sB, sC, sD] = [
+      sampleAt(warm),
+      sampleAt(warm + third),
+      sampleAt(runMs - third),
+      samples[samples.length - 1],
+    ];
+    const cyclesOf = (ws: Window[]) => ws.reduce((a, w) => a + w.cycles, 0);
+    const [cyclesFirst, cyclesLast] = [cyclesOf(first), cyclesOf(lastW)];
+    const perCycle = (a: Sample, b: Sample, k: string, cycles: number) =>
+      ((b.cpu[k] - a.cpu[k]) * 1000) / cycles;
+    const cpuKeys = Object.keys(sD.cpu);
+    const cpuFirst = cpuKeys.reduce((x, k) => x + (perCycle(sA, sB, k, cyclesFirst) || 0), 0);
+    const cpuLast = cpuKeys.reduce((x, k) => x + (perCycle(sC, sD, k, cyclesLast) || 0), 0);
+    figure(
+      NAME,
+      'CPU per job cycle, all processes (ms): first third after warm-up -> last third',
+      `${fmt(cpuFirst)} -> ${fmt(cpuLast)} (x${(cpuLast / cpuFirst).toFixed(2)}; ${cyclesFirst} -> ${cyclesLast} cycles)`,
+    );
+    note(
+      NAME,
+      'CPU per job cycle by process (ms, waited-for children such as ffmpeg included): first third after warm-up -> last third',
+      cpuKeys
+        .map((k) => {
+          const a = perCycle(sA, sB, k, cyclesFirst);
+          const b = perCycle(sC, sD, k, cyclesLast);
+          return `${k.padEnd(16)} ${fmt(a).padStart(7)} -> ${fmt(b).padStart(7)}  x${(b / a).toFixed(2)}`;
+        })
+        .join('\n'),
+    );
+    if (marked.length === 4) {
+      const delta = (from: (typeof marked)[0], to: (typeof marked)[0]) => {
+        const before = new Map(from.map((r) => [r.id, r]));
+        return new Map(
+          to.map((r) => [
+            r.id,
+            {
+              query: r.query,
+              calls: Number(r.calls) - Number(before.get(r.id)?.calls ?? 0),
+              ms: r.ms - (before.get(r.id)?.ms ?? 0),
+            },
+          ]),
+        );
+      };
+      const d1 = delta(marked[0], marked[1]);
+      const d2 = delta(marked[2], marked[3]);
+      const rows = [...new Set([...d1.keys(), ...d2.keys()])].map((id) => {
+        const a = d1.get(id) ?? { calls: 0, ms: 0, query: '' };
+        const b = d2.get(id) ?? { calls: 0, ms: 0, query: '' };
+        return { query: b.query || a.query, a, b, grew: b.ms / cyclesLast - a.ms / cyclesFirst };
+      });
+      rows.sort((x, y) => y.grew - x.grew);
+      const dbFirst = rows.reduce((x, r) => x + r.a.ms, 0) / cyclesFirst;
+      const dbLast = rows.reduce((x, r) => x + r.b.ms, 0) / cyclesLast;
+      note(
+        NAME,
+        `PostgreSQL execution time per job cycle ${fmt(dbFirst)} -> ${fmt(dbLast)} ms; the statements whose time per cycle grew most (ms per cycle, mean ms per call, calls; pg_stat_statements)`,
+        rows
+          .slice(0, 8)
+          .map(
+            (r) =>
+              `${fmt(r.a.ms / cyclesFirst).padStart(6)} -> ${fmt(r.b.ms / cyclesLast).padStart(6)}  mean ${(r.a.ms / (r.a.calls || 1)).toFixed(2)} -> ${(r.b.ms / (r.b.calls || 1)).toFixed(2)}  calls ${r.a.calls} -> ${r.b.calls}  ${r.query}`,
+          )
+          .join('\n'),
+      );
+    }
 
     const first3 = around(third);
     const g = (f: (s: Sample) => number) =>

@@ -203,6 +203,16 @@ export function cpuUs(pid?: number): number {
   return fields ? (Number(fields[11]) + Number(fields[12])) * 10_000 : 0; // utime, stime (fields 14, 15)
 }
 
+/**
+ * CPU time (µs) a process and the children it has waited for have used so far (utime + stime +
+ * cutime + cstime): a parent's share of the short-lived programs it runs (ffmpeg), or the
+ * postmaster's of its exited backends.
+ */
+export function cpuWithChildrenUs(pid: number): number {
+  const f = procStat(pid);
+  return f ? (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10_000 : 0;
+}
+
 /** The fields after the command of /proc/<pid>/stat (state first), or undefined once the process is gone. */
 function procStat(pid: number): string[] | undefined {
   try {

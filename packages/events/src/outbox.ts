@@ -1,4 +1,4 @@
-import { and, asc, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, gte, isNotNull, isNull, lt, lte, sql } from 'drizzle-orm';
 import { bigserial, index, jsonb, text, timestamp, uuid, type PgSchema } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
 import { rowsOf, tryAdvisoryLock, type Db, type Tx } from '@htm/service-kit/db';
@@ -76,6 +76,38 @@ export interface OutboxRelayOptions {
   onRepublished?: (n: number) => void;
   /** Test hook: runs after publishing, before marking rows (throw to simulate a crash there). */
   afterPublish?: (events: EventEnvelope[]) => void | Promise<void>;
+}
+
+/**
+ * Deletes the published rows older than `cutoff`, oldest first along the primary key, `batch`
+ * rows a round: each round reads the rows it drops and stops at the first one it must keep (not
+ * yet published, or published since). A plain `published_at < cutoff` has no index to use and
+ * would read the whole retention's outbox (a week of events) every minute. Rows are published
+ * in seq order, so the ones to drop are the oldest. Resolves with the number deleted.
+ */
+export async function pruneOutbox(
+  db: Db,
+  table: OutboxTable,
+  cutoff: Date,
+  batch = 2000,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const head = await db
+      .select({ seq: table.seq, publishedAt: table.publishedAt })
+      .from(table)
+      .orderBy(asc(table.seq))
+      .limit(batch);
+    const keep = head.findIndex((r) => !r.publishedAt || r.publishedAt >= cutoff);
+    const drop = keep === -1 ? head : head.slice(0, keep);
+    if (!drop.length) return deleted;
+    const gone = await db
+      .delete(table)
+      .where(and(lte(table.seq, drop[drop.length - 1].seq), lt(table.publishedAt, cutoff)))
+      .returning({ seq: table.seq });
+    deleted += gone.length;
+    if (keep !== -1 || head.length < batch) return deleted;
+  }
 }
 
 /** Stream ids (Redis clock) and published_at (this process's clock) may differ by this much. */
@@ -184,10 +216,9 @@ export class OutboxRelay {
           ? Math.min(retained, this.confirmedThrough.getTime() - CLOCK_SLACK_MS)
           : retained,
       );
-      await db
-        .delete(table)
-        .where(and(lt(table.publishedAt, cutoff)))
-        .catch(() => undefined);
+      await pruneOutbox(db, table, cutoff).catch((err: unknown) =>
+        this.opts.logger?.warn({ err: (err as Error).message }, 'outbox prune failed; next minute'),
+      );
     }
     return n;
   }

@@ -15,6 +15,7 @@ import {
   insertHandledIds,
   OutboxRelay,
   outboxTable,
+  pruneOutbox,
   RedisStreamsBus,
   ServiceEvents,
   writeOutbox,
@@ -395,6 +396,34 @@ describe('ServiceEvents consumer: a backlog handled in batches', () => {
   });
 });
 
+describe('pruneOutbox', () => {
+  it('deletes the published rows older than the cutoff from the oldest on, and stops at the first row it must keep', async () => {
+    await h.query(DDL('svc_p'));
+    const table = outboxTable(pgSchema('svc_p'));
+    const now = Date.now();
+    const ago = (min: number) => new Date(now - min * 60_000);
+    // seq order: six published long ago, one published a minute ago, one old one behind it, one never published.
+    const published = [ago(90), ago(80), ago(70), ago(65), ago(62), ago(61), ago(1), ago(70), null];
+    for (const [i, at] of published.entries()) {
+      const e = createEvent('LeadReceived', `p${i}`, { leadId: `p${i}`, email: 'p@gmail.com' });
+      await h.db.transaction(async (tx) => writeOutbox(tx, table, [e]));
+      if (at) await h.query(`UPDATE svc_p.outbox SET published_at = $1 WHERE id = $2`, [at, e.id]);
+    }
+    const subjects = async () =>
+      (await h.db.select({ s: table.subject }).from(table).orderBy(table.seq)).map((r) => r.s);
+
+    // Two rows a round: the six old ones go in three rounds, then the recent row stops it.
+    expect(await pruneOutbox(h.db, table, ago(60), 2)).toBe(6);
+    expect(await subjects()).toEqual(['p6', 'p7', 'p8']);
+    // Nothing older than the cutoff at the head: nothing more goes, and nothing after it is read.
+    expect(await pruneOutbox(h.db, table, ago(60), 2)).toBe(0);
+    expect(await subjects()).toEqual(['p6', 'p7', 'p8']);
+    // Once the recent row is old enough too, the rows behind it follow; the unpublished one stays.
+    expect(await pruneOutbox(h.db, table, new Date(now + 1000))).toBe(2);
+    expect(await subjects()).toEqual(['p8']);
+  });
+});
+
 describe('the same service code on PGlite and on Postgres', () => {
   const migrationsFolder = fileURLToPath(
     new URL('../../../services/admin/src/db/migrations', import.meta.url),
@@ -427,6 +456,9 @@ describe('the same service code on PGlite and on Postgres', () => {
         expect(await relay.runOnce()).toBe(0);
         const [marked] = await db.db.select().from(table);
         expect(marked.publishedAt).toBeInstanceOf(Date);
+        // The prune's walk from the oldest row and its delete, on this driver too.
+        expect(await pruneOutbox(db.db, table, new Date(Date.now() + 1000))).toBe(1);
+        expect(await db.db.select().from(table)).toEqual([]);
         // A consumer's handled ids (two array parameters): new the first time, known the second.
         const handled = handledEventsTable(pgSchema('admin'));
         const f = createEvent('LeadReceived', 'rt2', { leadId: 'rt2', email: 'rt@gmail.com' });

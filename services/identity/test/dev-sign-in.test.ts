@@ -72,6 +72,41 @@ describe('development sign-in (fixed contract)', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('drops handles that expired over an hour ago at the next sign-in, by the expiry index', async () => {
+    const q = t.svc.ctx.dbHandle;
+    // An hour of other people's handles (not yet expired), one that expired 10 minutes ago, three long gone.
+    await q.query(
+      `INSERT INTO identity.signin_sessions (id_hash, user_id, expires_at)
+       SELECT 'busy-' || g, gen_random_uuid(), now() + interval '1 minute' FROM generate_series(1, 5000) g`,
+    );
+    await q.query(
+      `INSERT INTO identity.signin_sessions (id_hash, user_id, expires_at)
+       VALUES ('recent', gen_random_uuid(), now() - interval '10 minutes'),
+              ('old-1', gen_random_uuid(), now() - interval '2 hours'),
+              ('old-2', gen_random_uuid(), now() - interval '3 hours'),
+              ('old-3', gen_random_uuid(), now() - interval '1 day')`,
+    );
+    await q.query('ANALYZE identity.signin_sessions');
+    // The clean-up each sign-in runs reads only the rows it drops, not the hour's handles.
+    const plan = await q.query<{ 'QUERY PLAN': string }>(
+      "EXPLAIN DELETE FROM identity.signin_sessions WHERE expires_at < now() - interval '1 hour'",
+    );
+    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('signin_sessions_expires_idx');
+
+    await devLogin(t.url, { email: 'cleanup@gmail.com' });
+    const left = await q.query<{ id_hash: string }>(
+      "SELECT id_hash FROM identity.signin_sessions WHERE id_hash IN ('recent', 'old-1', 'old-2', 'old-3')",
+    );
+    expect(left.map((r) => r.id_hash)).toEqual(['recent']);
+    const busy = await q.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM identity.signin_sessions WHERE id_hash LIKE 'busy-%'",
+    );
+    expect(busy[0].n).toBe(5000);
+    await q.query(
+      "DELETE FROM identity.signin_sessions WHERE id_hash LIKE 'busy-%' OR id_hash = 'recent'",
+    );
+  });
+
   it('refuses an unknown session id and a missing one', async () => {
     const unknown = await exchange(t.url, 'not-a-real-session-id');
     expect(unknown.res.status).toBe(401);

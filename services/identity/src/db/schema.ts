@@ -77,14 +77,22 @@ export const testerRatings = identitySchema.table('tester_ratings', {
   ratedAt: timestamp('rated_at', { withTimezone: true }).notNull(),
 });
 
-/** One-time sign-in handles (the `#session_id=`), stored as SHA-256 hashes. */
-export const signinSessions = identitySchema.table('signin_sessions', {
-  idHash: text('id_hash').primaryKey(),
-  userId: uuid('user_id').notNull(),
-  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-  usedAt: timestamp('used_at', { withTimezone: true }),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+/**
+ * One-time sign-in handles (the `#session_id=`), stored as SHA-256 hashes. Every sign-in drops
+ * the long-expired ones: by `expires_at`'s index, so that costs the rows it drops, not a scan of
+ * an hour's sign-ins.
+ */
+export const signinSessions = identitySchema.table(
+  'signin_sessions',
+  {
+    idHash: text('id_hash').primaryKey(),
+    userId: uuid('user_id').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('signin_sessions_expires_idx').on(t.expiresAt)],
+);
 
 /** A refresh-token family: one browser sign-in, with an absolute expiry. */
 export const refreshFamilies = identitySchema.table(

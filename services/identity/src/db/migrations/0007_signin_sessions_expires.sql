@@ -1,0 +1,1 @@
+CREATE INDEX "signin_sessions_expires_idx" ON "identity"."signin_sessions" USING btree ("expires_at");
