@@ -17,8 +17,9 @@
  * - each route's p99 in the last third <= 1.2x its p99 in the first third after the warm-up, as the
  *   median of its 10 s windows' p99s (the p99 of all the calls of each third printed beside: a
  *   handful of slow calls in a burst decides that one);
- * - no growth of Redis memory (this run's keys apart from the event streams and the live history,
- *   which keep entries by design up to their cap / 10 minutes: reported apart), of the unpublished
+ * - no growth of Redis memory over the last third (this run's keys apart from the event streams and
+ *   the live history, which keep entries by design up to their cap / 10 minutes: reported apart;
+ *   from two thirds on, as keys kept up to 15 minutes fill until then), of the unpublished
  *   outbox rows, of the dead letters or of the unsent e-mails;
  * and reports where the work per job cycle went, first third -> last: CPU by process (PostgreSQL
  * and Redis included) and the statements whose time per cycle grew most (pg_stat_statements);
@@ -704,12 +705,16 @@ async function main(): Promise<void> {
     const first3 = around(third);
     const g = (f: (s: Sample) => number) =>
       `${fmt(median(first3.map(f)))} -> ${fmt(median(last.map(f)))} -> ${fmt(f(final))}`;
+    // Judged from two thirds on: keys kept for a time fill until it has passed once (the live
+    // history's seen-markers 10 minutes, the claims changes an access token's 15), so at one third
+    // of a 30-minute run they are still filling by design.
+    const twoThirds = around(runMs - third);
     const redisGrowth =
-      median(last.map((s) => s.redisOther)) / median(first3.map((s) => s.redisOther)) - 1;
+      median(last.map((s) => s.redisOther)) / median(twoThirds.map((s) => s.redisOther)) - 1;
     figure(
       NAME,
-      "Redis memory of this run's keys apart from event streams and live history (KB): at one third -> end -> after the traffic",
-      g((s) => s.redisOther / 1024),
+      "Redis memory of this run's keys apart from event streams and live history (KB): at one third -> two thirds -> end -> after the traffic; judged from two thirds, once keys kept up to 15 minutes are full",
+      `${fmt(median(first3.map((s) => s.redisOther)) / 1024)} -> ${fmt(median(twoThirds.map((s) => s.redisOther)) / 1024)} -> ${fmt(median(last.map((s) => s.redisOther)) / 1024)} -> ${fmt(final.redisOther / 1024)} (${redisGrowth >= 0 ? '+' : ''}${(redisGrowth * 100).toFixed(1)}%)`,
       { text: 'no growth (<= 5%)', ok: redisGrowth <= 0.05 },
     );
     const kinds = [
