@@ -9,6 +9,7 @@
 #   docker build --target admin       -t htm/admin .
 #   docker build --target notifications -t htm/notifications .
 #   docker build --target analytics   -t htm/analytics .
+#   docker build --target site-check  -t htm/site-check .   (with Debian's Chromium)
 # (docker compose build builds them all; image names are htm/<target>, see deploy/k8s.)
 #
 # Stages: deps (npm ci, dev dependencies included) → build (web app with Vite, every service
@@ -32,6 +33,7 @@ COPY services/payments/package.json services/payments/
 COPY services/admin/package.json services/admin/
 COPY services/notifications/package.json services/notifications/
 COPY services/analytics/package.json services/analytics/
+COPY services/site-check/package.json services/site-check/
 COPY services/gateway/package.json services/gateway/
 COPY web/package.json web/
 RUN --mount=type=cache,target=/root/.npm npm ci --include=dev
@@ -48,7 +50,7 @@ RUN npm run build -w web && npm run build:services
 # Each bundle's package.json lists only the external native packages it loads at start
 # (sharp for jobs); install those, production only, next to the bundle.
 RUN --mount=type=cache,target=/root/.npm \
-    for s in gateway identity jobs payments admin notifications analytics; do \
+    for s in gateway identity jobs payments admin notifications analytics site-check; do \
       (cd "dist/$s" && npm install --omit=dev --no-package-lock --no-audit --no-fund) || exit 1; \
     done
 
@@ -133,6 +135,30 @@ FROM runtime AS analytics
 COPY --from=build /src/dist/analytics/ /app/
 ENV PORT=8087
 EXPOSE 8087
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--import", "./otel-register.js", "main.js"]
+
+# The runtime of the machine health check: the same as `runtime`, plus Debian's Chromium (the check
+# never downloads a browser) and fonts for its screenshots, installed before the switch to uid 1000.
+FROM ${NODE_IMAGE} AS runtime-chromium
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-color-emoji \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    DATA_DIR=/tmp/htm-data \
+    NODE_OPTIONS=--enable-source-maps
+WORKDIR /app
+USER 1000:1000
+STOPSIGNAL SIGTERM
+
+# Each check runs one browser through the service's own egress proxy; `lighthouse-worker.js` is
+# Lighthouse's child process (one per measured size). Chromium writes its profile under HOME.
+FROM runtime-chromium AS site-check
+COPY --from=build /src/dist/site-check/ /app/
+ENV PORT=8088 HOME=/tmp SITE_CHECK_CHROMIUM_PATH=/usr/bin/chromium
+EXPOSE 8088
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "--import", "./otel-register.js", "main.js"]

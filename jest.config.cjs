@@ -41,6 +41,11 @@ module.exports = {
       transform: { '^.+\\.tsx?$': swc('typescript', true) },
       testMatch: ['<rootDir>/web/src/**/*.test.ts', '<rootDir>/web/src/**/*.test.tsx'],
       setupFilesAfterEnv: ['<rootDir>/web/src/test-setup.ts'],
+      // Components keep their styles beside them in CSS modules (STYLE.md round 4).
+      moduleNameMapper: {
+        ...common.moduleNameMapper,
+        '\\.module\\.css$': '<rootDir>/web/src/test-css-module.cjs',
+      },
     },
   ],
 };

@@ -4,7 +4,13 @@
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- jest reads CommonJS configs
 const base = require('./jest.config.cjs');
 
-const PURE_ROOT_TESTS = ['marketplace-rules', 'import-cycles', 'lint-boundaries'];
+const PURE_ROOT_TESTS = [
+  'marketplace-rules',
+  'import-cycles',
+  'lint-boundaries',
+  'transition-effects',
+  'service-readmes',
+];
 
 module.exports = {
   projects: base.projects.map((p) =>

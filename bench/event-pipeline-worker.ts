@@ -11,6 +11,14 @@
  *   commits n events itself, each in its own transaction through ServiceEvents.inTransaction (as a
  *   use case in the service does: the relay is woken at the commit), and {type:'times'} answers
  *   when each was committed (by event id).
+ * - redis-floor: the same durable work per event as redis-pipeline without our code (no drizzle,
+ *   no envelope validation, no tracing, no advisory lock, no leases): a relay loop on its own
+ *   connection reads up to 500 unpublished outbox rows in seq order (the envelope as PostgreSQL's
+ *   text), XADDs them (one pipeline, MAXLEN ~ as ours, the same 4 partitions by subject) and marks
+ *   them published in one UPDATE; a consumer loop on another connection XREADGROUPs the 4 streams
+ *   (COUNT 100, BLOCK 500), parses each envelope for its id and type, inserts the handled ids of
+ *   the read in one transaction (unnest, ON CONFLICT DO NOTHING), and XACKs each stream's entries
+ *   with one call: the batch sizes and transactions of ours.
  * - kafka-bare: the baseline on Kafka: a kafkajs producer sends N messages (batches of 200, acks
  *   all) to a topic a kafkajs consumer (autoCommit) reads.
  *
@@ -18,6 +26,7 @@
  * parent: {type:'started'} when it begins, {type:'done', ms} (bare modes: when the N-th is acknowledged).
  */
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pgSchema } from 'drizzle-orm/pg-core';
@@ -27,6 +36,7 @@ import {
   handledEventsTable,
   KafkaBus,
   outboxTable,
+  partitionOf,
   RedisStreamsBus,
   ServiceEvents,
   type EventBus,
@@ -43,6 +53,21 @@ const sample = () =>
       email: 'lead@gmail.com',
     }),
   );
+
+/** XREADGROUP of group g, consumer c: up to 100 new entries of each stream, waiting up to 500 ms. */
+const readGroup = async (r: Redis, streams: string[]) =>
+  (await r.xreadgroup(
+    'GROUP',
+    'g',
+    'c',
+    'COUNT',
+    100,
+    'BLOCK',
+    500,
+    'STREAMS',
+    ...streams,
+    ...streams.map(() => '>'),
+  )) as Array<[string, Array<[string, string[]]>]> | null;
 
 async function redisBare(): Promise<void> {
   const key = `${prefix}bare`;
@@ -61,18 +86,7 @@ async function redisBare(): Promise<void> {
   })();
   let acked = 0;
   while (acked < N) {
-    const res = (await sub.xreadgroup(
-      'GROUP',
-      'g',
-      'c',
-      'COUNT',
-      100,
-      'BLOCK',
-      500,
-      'STREAMS',
-      key,
-      '>',
-    )) as Array<[string, Array<[string, string[]]>]> | null;
+    const res = await readGroup(sub, [key]);
     const entries = res?.[0]?.[1] ?? [];
     if (!entries.length) continue;
     for (const [, f] of entries) JSON.parse(f[1]);
@@ -206,7 +220,80 @@ async function pipeline(kind: 'redis' | 'kafka'): Promise<void> {
   });
 }
 
+/** redis-floor (see the top): runs until the parent sends {type:'stop'}. */
+async function redisFloor(): Promise<void> {
+  const streams = Array.from({ length: 4 }, (_, p) => `${prefix}floor:${p}`);
+  const redisPub = new Redis(process.env.REDIS_URL!);
+  const redisSub = new Redis(process.env.REDIS_URL!);
+  for (const s of streams) await redisSub.xgroup('CREATE', s, 'g', '0', 'MKSTREAM');
+  // jsonb as PostgreSQL's text: the envelope goes to Redis as it is stored, never parsed here.
+  const types = {
+    getTypeParser: (oid: number, format?: string) =>
+      oid === 3802 ? (v: string) => v : pg.types.getTypeParser(oid, format as never),
+  };
+  const relayDb = new pg.Client({ connectionString: process.env.DATABASE_URL!, types });
+  const consumerDb = new pg.Client({ connectionString: process.env.DATABASE_URL!, types });
+  await relayDb.connect();
+  await consumerDb.connect();
+  let running = true;
+  const relay = async () => {
+    while (running) {
+      const { rows } = await relayDb.query<{ seq: string; subject: string; envelope: string }>(
+        'SELECT seq, subject, envelope FROM bench_a.outbox WHERE published_at IS NULL ORDER BY seq LIMIT 500',
+      );
+      if (!rows.length) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      const p = redisPub.pipeline();
+      for (const r of rows)
+        p.xadd(streams[partitionOf(r.subject, 4)], 'MAXLEN', '~', '1000000', '*', 'e', r.envelope);
+      await p.exec();
+      await relayDb.query(
+        'UPDATE bench_a.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])',
+        [rows.map((r) => r.seq)],
+      );
+    }
+  };
+  const consume = async () => {
+    while (running) {
+      const res = await readGroup(redisSub, streams);
+      if (!res) continue;
+      const ids: string[] = [];
+      const kinds: string[] = [];
+      for (const [, entries] of res)
+        for (const [, f] of entries) {
+          const e = JSON.parse(f[1]) as { id: string; type: string };
+          ids.push(e.id);
+          kinds.push(e.type);
+        }
+      await consumerDb.query('BEGIN');
+      await consumerDb.query(
+        'INSERT INTO bench_b.handled_events (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT DO NOTHING RETURNING event_id',
+        [ids, kinds],
+      );
+      await consumerDb.query('COMMIT');
+      for (const [stream, entries] of res)
+        await redisSub.xack(stream, 'g', ...entries.map(([id]) => id));
+    }
+  };
+  send({ type: 'started' });
+  const loops = Promise.all([relay(), consume()]);
+  process.on('message', async (m: { type: string }) => {
+    if (m.type !== 'stop') return;
+    running = false;
+    await loops;
+    await redisPub.del(...streams);
+    redisPub.disconnect();
+    redisSub.disconnect();
+    await relayDb.end();
+    await consumerDb.end();
+    process.exit(0);
+  });
+}
+
 if (mode === 'redis-bare') await redisBare().then(() => process.exit(0));
+else if (mode === 'redis-floor') await redisFloor();
 else if (mode === 'kafka-bare') await kafkaBare().then(() => process.exit(0));
 else if (mode === 'redis-pipeline') await pipeline('redis');
 else if (mode === 'kafka-pipeline') await pipeline('kafka');

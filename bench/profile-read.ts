@@ -37,7 +37,7 @@ interface Profile {
 }
 
 /** Where a frame's code lives: a package, a node: module, our own file, or the engine. */
-function owner(f: ProfileNode['callFrame']): string {
+export function owner(f: ProfileNode['callFrame']): string {
   if (!f.url) return f.functionName.startsWith('(') ? f.functionName : `native ${f.functionName}`;
   if (f.url.startsWith('node:')) return f.url.replace(/^node:(internal\/)?/, 'node:');
   if (f.url.includes('node_modules/')) return f.url.split('node_modules/').pop()!.split('/')[0];

@@ -7,15 +7,43 @@ import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { figure, figures, notes, rssMb, sleep, startBenchStack, step } from './support.js';
+import {
+  figure,
+  figures,
+  notes,
+  rssMb,
+  sleep,
+  startBenchStack,
+  step,
+  type Stack,
+} from './support.js';
 import { run as gatewayRead } from './gateway-read.js';
 import { run as listingScale } from './listing-scale.js';
 import { run as insightsScale } from './insights-scale.js';
 import { run as claimStorm } from './claim-storm.js';
 import { run as eventLatency } from './event-latency.js';
 import { run as liveLatency } from './live-latency.js';
-import { aloneSections } from './results.js';
+import { aloneSections, writeAloneSection } from './results.js';
 import { run as recordingUpload } from './recording-upload.js';
+import { INTRO as eventPipelineIntro, run as eventPipeline } from './event-pipeline.js';
+import { INTRO as siteCheckIntro, run as siteCheck } from './site-check.js';
+import { INTRO as reportPackIntro, run as reportPack } from './report-pack.js';
+import { INTRO as remuxIntro, run as recordingRemux } from './recording-remux.js';
+import { run as summary } from './summary.js';
+
+/**
+ * Benches that keep a section of their own in RESULTS.md (each can also run alone): run after the
+ * others, each section replaced with this run's figures, which stay out of the common table.
+ */
+const ALONE: Array<
+  [name: string, fn: (stack: Stack) => Promise<unknown>, intro: string | 'writes its own']
+> = [
+  ['event-pipeline', () => eventPipeline(), eventPipelineIntro],
+  ['site-check', () => siteCheck(), siteCheckIntro],
+  ['report-pack', (s) => reportPack(s), reportPackIntro],
+  ['recording-remux', () => recordingRemux(), remuxIntro],
+  ['summary', () => summary(), 'writes its own'],
+];
 
 const started = new Date();
 step(
@@ -46,6 +74,17 @@ try {
       console.error(`${name} failed:`, err);
     }
   }
+  for (const [name, fn, intro] of ALONE) {
+    step(name, 'running (its own section of RESULTS.md)');
+    const at = new Date();
+    try {
+      await fn(stack);
+      if (intro !== 'writes its own') writeAloneSection(name, at, intro);
+    } catch (err) {
+      failures.push(`${name}: ${(err as Error).message}`);
+      console.error(`${name} failed:`, err);
+    }
+  }
   figure('memory', 'RSS after every benchmark (MB)', rssMb());
   global.gc?.();
   await sleep(1000);
@@ -69,10 +108,14 @@ const machine = [
     .map((l) => l.toFixed(2))
     .join(' ')}`,
   `- Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GB total`,
+  `- Speed: the bare Redis Streams loop (event-pipeline) ran ${
+    figures.find((f) => f.name.startsWith('Redis: bare XADD'))?.value ?? 'not measured'
+  } events/s`,
   `- Node ${process.version}, ${sh('psql --version')}, ${sh('redis-server --version').split(' ').slice(0, 3).join(' ')}`,
   `- Git: ${sh('git rev-parse --short HEAD')}`,
 ];
-const groups = [...new Set(figures.map((f) => f.bench))];
+const alone = new Set(ALONE.map(([name]) => name));
+const groups = [...new Set(figures.map((f) => f.bench))].filter((g) => !alone.has(g));
 const table = groups
   .map((g) => {
     const rows = figures
@@ -126,7 +169,10 @@ ${machine.join('\n')}
 
 ${table}
 
-${notes.map((n) => `### ${n.bench}: ${n.title}\n\n\`\`\`\n${n.text}\n\`\`\``).join('\n\n')}
+${notes
+  .filter((n) => !alone.has(n.bench))
+  .map((n) => `### ${n.bench}: ${n.title}\n\n\`\`\`\n${n.text}\n\`\`\``)
+  .join('\n\n')}
 ${failures.length ? `\n## Failures\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}`;
 const out = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 // Sections of the benches run alone (live-scale, event-pipeline, soak) stay as they were.

@@ -4,6 +4,7 @@
  * baseline, latency percentiles, and the figures collected for bench/RESULTS.md.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -42,12 +43,31 @@ export function note(bench: string, title: string, text: string): void {
   notes.push({ bench, title, text });
   console.log(`  ${title}:\n${text.replace(/^/gm, '    ')}`);
 }
+/** The machine's load while a bench measured (a note of its section), with what else to say. */
+export function noteMachineLoad(bench: string, extra = ''): void {
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  note(
+    bench,
+    'machine load while measuring',
+    `load average (1, 5, 15 min): ${load} on ${os.cpus().length} cores${extra}`,
+  );
+}
 export function step(bench: string, text: string): void {
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${bench}: ${text}`);
 }
 export const fmt = (n: number) =>
   Number.isInteger(n) ? String(n) : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The machine's load averages now (1, 5, 15 min), as `uptime` prints them. */
+export const loadLine = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /** The whole marketplace in this process, tuned for measuring (no logs, no rate limits in the way). */
 export async function startBenchStack(label = 'bench'): Promise<Stack> {

@@ -58,6 +58,14 @@ export const TARGETS: ServiceTarget[] = [
       rebuild: 'services/analytics/src/rebuild-cli.ts',
     },
   },
+  // lighthouse-worker.js: Lighthouse's child process, started by the check once per measured size.
+  {
+    service: 'site-check',
+    entries: {
+      main: 'services/site-check/src/main.ts',
+      'lighthouse-worker': 'services/site-check/src/providers/lighthouse-worker.ts',
+    },
+  },
 ];
 
 /** External packages that are loaded only on demand and are deliberately not installed in images. */

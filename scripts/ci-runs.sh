@@ -6,9 +6,11 @@
 #
 #   bash scripts/ci-runs.sh [--runs 3] [--hog 3] [--from /path/or/url/of/repo]
 #
-# Prints one line per run (passed / failed / seconds / load average) and exits non-zero when any
-# run failed. Each run's whole output is kept in $CI_RUNS_DIR (default /tmp/ci-runs), and a failed
-# run's test-results/ (screenshots, logs) beside it.
+# Prints one line per run (passed / failed / seconds / load average, then its phases and its ten
+# slowest test files) and, at the end, the series: each run's line and the ten files slowest over
+# the series (median of their times). Exits non-zero when any run failed. Each run's whole output
+# and its jest.json are kept in $CI_RUNS_DIR (default /tmp/ci-runs), and a failed run's
+# test-results/ (screenshots, logs) beside it.
 set -uo pipefail
 runs=3
 hog=0
@@ -53,6 +55,10 @@ for n in $(seq 1 "$runs"); do
   line="run $n ($note): $totals, exit $rc, ${took} s, load at the end $load"
   echo "[ci-runs] $line"
   summary+=("$line")
+  for what in '^\[ci\] phases: ' '^\[test\] ten slowest files' '^\[test\] [0-9]+ files used'; do
+    grep -E "$what" "$out/run-$n.log" | tail -1 | sed 's/^/[ci-runs]   /'
+  done
+  [ -f "$dir/test-results/jest.json" ] && cp "$dir/test-results/jest.json" "$out/run-$n-jest.json"
   if [ "$rc" != 0 ]; then
     failed=1
     # What a failed run's tests left (screenshots, cluster logs) outlives its clone.
@@ -62,4 +68,21 @@ for n in $(seq 1 "$runs"); do
 done
 echo "[ci-runs] summary:"
 printf '  %s\n' "${summary[@]}"
+# The files slowest over the series: the median of each file's time in the runs that ran it.
+node -e '
+  const fs = require("fs");
+  const times = new Map();
+  for (const f of process.argv.slice(1)) {
+    if (!fs.existsSync(f)) continue;
+    for (const t of JSON.parse(fs.readFileSync(f, "utf8")).testResults) {
+      if (!t.startTime || !t.endTime) continue;
+      const name = t.name.replace(/^.*?\/(?=(test|web|services|packages|deploy)\/)/, "");
+      times.set(name, [...(times.get(name) ?? []), (t.endTime - t.startTime) / 1000]);
+    }
+  }
+  const median = (a) => [...a].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)];
+  const top = [...times].map(([f, a]) => [f, median(a), a]).sort((x, y) => y[1] - x[1]).slice(0, 10);
+  if (top.length) console.log("[ci-runs] slowest files over the series (median s; each run):");
+  for (const [f, m, a] of top) console.log(`  ${f} ${m.toFixed(0)} (${a.map((s) => s.toFixed(0)).join(", ")})`);
+' $(seq -f "$out/run-%g-jest.json" 1 "$runs") || true
 exit $failed

@@ -20,6 +20,7 @@ export const SERVICES = [
   'admin',
   'notifications',
   'analytics',
+  'site-check',
 ] as const;
 
 interface KeyInfo {
@@ -117,6 +118,7 @@ const FALLBACK_DOCS: Record<string, string> = {
   ADMIN_URL: "Admin service's base URL.",
   NOTIFICATIONS_URL: "Notifications (e-mail) service's base URL.",
   ANALYTICS_URL: "Analytics (admin insights) service's base URL.",
+  SITE_CHECK_URL: "Site-check (machine health check) service's base URL.",
   ADMIN_EMAIL: 'The single admin account (default admin@gmail.com outside production).',
   TRUST_PROXY:
     'Services: true behind the gateway (it sets X-Forwarded-For). Gateway: only behind a known proxy (true, a hop count, or its addresses); default false.',
@@ -155,8 +157,9 @@ export async function collectKeys(): Promise<KeyInfo[]> {
     const file = path.join(root, 'services', service, 'src', 'config.ts');
     if (!existsSync(file)) continue;
     const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    const schema = mod[`${service}ConfigSchema`] as z.ZodType | undefined;
-    if (!schema) throw new Error(`${file} does not export ${service}ConfigSchema`);
+    const name = `${service.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}ConfigSchema`;
+    const schema = mod[name] as z.ZodType | undefined;
+    if (!schema) throw new Error(`${file} does not export ${name}`);
     const docs = docComments(readFileSync(file, 'utf8'));
     for (const { shape, when } of shapesOf(schema)) {
       for (const [key, field] of Object.entries(shape)) {

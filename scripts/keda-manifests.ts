@@ -9,7 +9,8 @@
  *   npm run k8s:keda -- --check # exits 1 when they are stale (deploy/test/keda.test.ts checks the same)
  *
  * Which service consumes which sources is CONSUMED_SOURCES below (the types each service handles,
- * docs/events.md); the worker scales on BullMQ's list of due timers. jobs and payments already had
+ * docs/events.md); the worker scales on BullMQ's list of due timers, site-check also on the
+ * checks waiting in its table (a PostgreSQL trigger). jobs and payments already had
  * CPU HPAs: a target may have only one autoscaler, so the components delete those HPAs and their
  * ScaledObjects carry the same CPU and memory targets plus the lag triggers.
  */
@@ -21,15 +22,16 @@ import { stringify } from 'yaml';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const COMPONENTS = path.join(root, 'deploy', 'k8s', 'components');
 
-type Source = 'identity' | 'jobs' | 'payments' | 'admin';
+type Source = 'identity' | 'jobs' | 'payments' | 'admin' | 'site-check';
 /** The event sources each consumer group reads (its handlers' types; docs/events.md). */
 export const CONSUMED_SOURCES: Record<string, Source[]> = {
   identity: ['jobs', 'admin'],
-  jobs: ['identity', 'payments'],
+  jobs: ['identity', 'payments', 'site-check'],
   payments: ['jobs'],
   admin: ['identity', 'jobs', 'payments'],
   notifications: ['identity', 'jobs'],
   analytics: ['identity', 'jobs', 'payments', 'admin'],
+  'site-check': ['identity', 'jobs', 'payments'],
 };
 /** Services that also serve HTTP and had a CPU HPA (2..10): their ScaledObject keeps those bounds and targets. */
 const HTTP_SCALED = new Set(['jobs', 'payments']);
@@ -51,6 +53,10 @@ type Obj = Record<string, unknown>;
 export const REDIS_AUTH = 'htm-keda-redis';
 /** TriggerAuthentication of the Kafka scaler: KEDA's own SASL principal (User:keda), allowed Describe only. */
 export const KAFKA_AUTH = 'htm-keda-kafka';
+/** TriggerAuthentication of the PostgreSQL scaler (site-check's queued checks): a read-only role on site_check.checks. */
+export const POSTGRES_AUTH = 'htm-keda-postgres';
+/** Checks pending or running per site-check replica KEDA aims for (SITE_CHECK_CONCURRENCY of its Deployment). */
+export const SITE_CHECKS_TARGET = 1;
 /** Secret keys of each TriggerAuthentication (deploy/k8s/base/secret.template.yaml lists them). */
 export const AUTH_SECRET_KEYS: Record<string, Record<string, string>> = {
   [REDIS_AUTH]: {
@@ -64,6 +70,10 @@ export const AUTH_SECRET_KEYS: Record<string, Record<string, string>> = {
     username: 'KEDA_KAFKA_USERNAME',
     password: 'KEDA_KAFKA_PASSWORD',
     tls: 'KEDA_KAFKA_TLS',
+  },
+  // A connection string of a read-only role allowed SELECT on site_check.checks only.
+  [POSTGRES_AUTH]: {
+    connection: 'KEDA_SITE_CHECK_POSTGRES_URL',
   },
 };
 
@@ -122,6 +132,23 @@ function lagTriggers(bus: 'kafka' | 'redis', group: string): Obj[] {
   );
 }
 
+/**
+ * site-check's work waits in Postgres (a row per check), not in the stream: its consumer handles
+ * JobPaid in milliseconds, so the lag alone never shows a queue of checks. This trigger does.
+ */
+function queuedChecks(): Obj {
+  return {
+    type: 'postgresql',
+    name: 'queued-checks',
+    metadata: {
+      query: "SELECT count(*) FROM site_check.checks WHERE state IN ('pending', 'running')",
+      targetQueryValue: String(SITE_CHECKS_TARGET),
+      activationTargetQueryValue: '0',
+    },
+    authenticationRef: { name: POSTGRES_AUTH },
+  };
+}
+
 function scaledObject(name: string, triggers: Obj[], bounds: { min: number; max: number }): Obj {
   return {
     apiVersion: 'keda.sh/v1alpha1',
@@ -163,11 +190,16 @@ export function renderComponent(bus: 'kafka' | 'redis'): {
     objects.push(
       scaledObject(
         group,
-        [...lagTriggers(bus, group), ...cpuMemory()],
+        [
+          ...lagTriggers(bus, group),
+          ...(group === 'site-check' ? [queuedChecks()] : []),
+          ...cpuMemory(),
+        ],
         http ? { min: 2, max: 10 } : { min: 2, max: partitions },
       ),
     );
   }
+  objects.push(triggerAuthentication(POSTGRES_AUTH));
   objects.push(
     scaledObject(
       'jobs-worker',

@@ -196,6 +196,7 @@ async function main() {
   const { startAdmin } = await import('@htm/admin');
   const { startNotifications } = await import('@htm/notifications');
   const { startAnalytics } = await import('@htm/analytics');
+  const { startSiteCheck, chromiumMissing, loadSiteCheckConfig } = await import('@htm/site-check');
   const { startGateway } = await import('@htm/gateway');
 
   const stops: Array<() => Promise<void>> = [];
@@ -225,14 +226,26 @@ async function main() {
 
   try {
     // Ports first, so every service knows the others' URLs and all start (and migrate) at once.
-    const [identityPort, paymentsPort, jobsPort, adminPort, notificationsPort, analyticsPort] =
-      await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [
+      identityPort,
+      paymentsPort,
+      jobsPort,
+      adminPort,
+      notificationsPort,
+      analyticsPort,
+      siteCheckPort,
+    ] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
     base.IDENTITY_URL = `http://127.0.0.1:${identityPort}`;
     base.PAYMENTS_URL = `http://127.0.0.1:${paymentsPort}`;
     base.JOBS_URL = `http://127.0.0.1:${jobsPort}`;
     base.ADMIN_URL = `http://127.0.0.1:${adminPort}`;
     base.NOTIFICATIONS_URL = `http://127.0.0.1:${notificationsPort}`;
     base.ANALYTICS_URL = `http://127.0.0.1:${analyticsPort}`;
+    base.SITE_CHECK_URL = `http://127.0.0.1:${siteCheckPort}`;
+    // The machine health check runs in this process when Chromium is installed; without it the
+    // service still answers, and every paid job's report says the health check is unavailable.
+    const noBrowser = chromiumMissing(loadSiteCheckConfig({ ...base }).SITE_CHECK_CHROMIUM_PATH);
+    if (noBrowser) say(`health check unavailable: ${noBrowser}`);
     const started = await Promise.allSettled([
       startIdentity({ ...base }, { port: identityPort }),
       startPayments({ ...base }, { port: paymentsPort }),
@@ -242,6 +255,8 @@ async function main() {
       startNotifications({ ...base }, { port: notificationsPort }),
       // Insights for the admin, from every stream (its own PGlite under DATA_DIR/analytics).
       startAnalytics({ ...base }, { port: analyticsPort }),
+      // The machine health check of every paid job's site (its own PGlite under DATA_DIR/site_check).
+      startSiteCheck({ ...base }, { port: siteCheckPort }),
     ]);
     for (const r of started) if (r.status === 'fulfilled') stops.push(r.value.stop);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');

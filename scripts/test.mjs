@@ -79,8 +79,37 @@ const env = {
   NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules --no-warnings`.trim(),
 };
 const args = ['jest', '--json', `--outputFile=${out}`, '--testTimeout=60000', ...extra];
-if (!extra.some((a) => a.startsWith('--maxWorkers') || a === '-i' || a === '--runInBand')) {
-  args.push('--maxWorkers=2');
+let workers = 2;
+const given = extra.find((a) => a.startsWith('--maxWorkers'));
+if (extra.some((a) => a === '-i' || a === '--runInBand')) workers = 1;
+else if (given) workers = Number(/=(\d+)$/.exec(given)?.[1] ?? workers);
+else args.push(`--maxWorkers=${workers}`);
+
+/**
+ * Where the jest phase's time went: the ten slowest files with their share of the workers' time
+ * (the phase's wall time from the first file's start to the last file's end, times the workers),
+ * and how much of it no file used (a worker waiting for the last files to end).
+ */
+function whereTheTimeWent(results, n) {
+  const files = results
+    .filter((t) => t.startTime && t.endTime)
+    .map((t) => ({
+      s: (t.endTime - t.startTime) / 1000,
+      end: t.endTime,
+      f: t.name.slice(process.cwd().length + 1),
+    }));
+  if (!files.length) return [];
+  const first = Math.min(...results.map((t) => t.startTime).filter(Boolean));
+  const last = Math.max(...files.map((t) => t.end));
+  const budget = ((last - first) / 1000) * n;
+  const used = files.reduce((sum, t) => sum + t.s, 0);
+  const pct = (s) => `${((100 * s) / budget).toFixed(1)}%`;
+  const slow = [...files].sort((a, b) => b.s - a.s).slice(0, 10);
+  const ends = files.map((t) => t.end).sort((a, b) => b - a);
+  return [
+    `ten slowest files (share of the ${n} worker${n > 1 ? 's' : ''}' ${budget.toFixed(0)} s): ${slow.map(({ s, f }) => `${f} ${s.toFixed(0)} s (${pct(s)})`).join(', ')}`,
+    `${files.length} files used ${used.toFixed(0)} s (${pct(used)}); idle ${Math.max(0, budget - used).toFixed(0)} s (${pct(Math.max(0, budget - used))})${n > 1 && ends.length > 1 ? `; the last file ended ${((ends[0] - ends[1]) / 1000).toFixed(0)} s after the one before it` : ''}`,
+  ];
 }
 const tJest = Date.now();
 const res = spawnSync('npx', args, { stdio: 'inherit', env });
@@ -93,15 +122,7 @@ if (existsSync(out)) {
   passed = r.numPassedTests;
   failed = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
   skipped = r.numPendingTests + (r.numTodoTests ?? 0);
-  // The slowest files of this run (where the time goes).
-  const slow = r.testResults
-    .map((t) => ({
-      s: (t.endTime - t.startTime) / 1000,
-      f: t.name.slice(process.cwd().length + 1),
-    }))
-    .sort((a, b) => b.s - a.s)
-    .slice(0, 15);
-  say(`slowest files: ${slow.map(({ s, f }) => `${f} ${s.toFixed(0)} s`).join(', ')}`);
+  for (const line of whereTheTimeWent(r.testResults, workers)) say(line);
 } else {
   failed = 1;
 }

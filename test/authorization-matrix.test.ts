@@ -14,6 +14,7 @@ import {
   signInPoster,
   signInTester,
   startStack,
+  waitFor,
   type Stack,
 } from './support/stack.js';
 
@@ -85,6 +86,19 @@ beforeAll(async () => {
       url: 'https://m.example',
       note: 'check it',
     });
+  // site-check learns owners and holders from the event stream: wait until it knows these jobs.
+  await waitFor(async () => {
+    const rows = await stack.siteCheck.ctx.dbHandle.query<{
+      job_id: string;
+      tester_id: string | null;
+    }>(
+      'SELECT job_id, tester_id FROM site_check.jobs WHERE job_id = ANY($1) AND session_id IS NOT NULL AND poster_id IS NOT NULL',
+      [[claimed.jobId, open.jobId]],
+    );
+    return (
+      rows.length === 2 && rows.some((r) => r.job_id === claimed.jobId && r.tester_id === tester.id)
+    );
+  }, 'site-check knows the fixture jobs and their holder');
   fixture = {
     submitted: submitted.jobId,
     claimed: claimed.jobId,
@@ -171,7 +185,7 @@ describe('authorization matrix through the gateway', () => {
     }
     expect(wrong).toEqual([]);
     expect(cells).toBe(MATRIX.length * CALLERS.length);
-  });
+  }, 180_000); // some 400 requests one after another: minutes on a busy machine
 
   it("mounts every service's express routes from the operation catalogue: none without an entry, no entry without a route", () => {
     for (const name of [

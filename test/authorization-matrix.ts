@@ -140,6 +140,14 @@ export const MATRIX: MatrixRow[] = [
     path: () => '/api/packs/00000000-0000-4000-8000-000000000000',
     expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }),
   },
+  // The "same problem?" step (issue #51): only the tester holding the job (a job outside a pack:
+  // nothing to compare, empty lists); the poster, another tester and the admin 403.
+  {
+    method: 'POST',
+    path: (f) => `/api/jobs/${f.claimed}/closest-findings`,
+    body: { texts: ['The pay button does nothing'] },
+    expect: all(403, { anon: 401, tester: 200 }),
+  },
   // The admin assigns through accept with {tester_id} (issue #19): without one, 400 on the field.
   {
     method: 'POST',
@@ -164,8 +172,25 @@ export const MATRIX: MatrixRow[] = [
   },
   {
     method: 'GET',
+    path: () => '/api/tester/session-checks',
+    expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }),
+  },
+  {
+    // Submitted, but its check did not flag it: nothing to replace for free (409) for its poster and the admin.
+    method: 'POST',
+    path: (f) => `/api/jobs/${f.submitted}/replacement`,
+    expect: all(403, { anon: 401, owner: 409, admin: 409 }),
+  },
+  {
+    method: 'GET',
     path: (f) => `/api/jobs/${f.submitted}/before-after`,
     expect: all(403, { anon: 401, owner: 404, tester: 404, admin: 404 }),
+  },
+  {
+    // Reports released after the job went to another tester: the owner's and the admin's (none here).
+    method: 'GET',
+    path: (f) => `/api/jobs/${f.submitted}/released-reports`,
+    expect: all(403, { anon: 401, owner: 200, admin: 200 }),
   },
   {
     method: 'GET',
@@ -223,6 +248,23 @@ export const MATRIX: MatrixRow[] = [
   },
   { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}`, expect: all(404) },
   { method: 'GET', path: () => `/api/shared/${'A'.repeat(43)}/recording`, expect: all(404) },
+  {
+    method: 'GET',
+    path: () => `/api/shared/${'A'.repeat(43)}/recordings/rec`,
+    expect: all(404),
+  },
+  // A pack's one link and PDF (issue #51): posters and the admin (a pack's own poster: share-recording.test.ts).
+  ...(['POST', 'DELETE'] as const).map((method): MatrixRow => ({
+    method,
+    path: () => '/api/packs/00000000-0000-4000-8000-000000000000/share',
+    body: method === 'POST' ? {} : undefined,
+    expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }),
+  })),
+  {
+    method: 'GET',
+    path: () => '/api/packs/00000000-0000-4000-8000-000000000000/report.pdf',
+    expect: all(403, { anon: 401, owner: 404, otherPoster: 404, admin: 404 }),
+  },
   { method: 'GET', path: () => `/r/${'A'.repeat(43)}`, expect: all(404) },
   {
     method: 'POST',
@@ -344,6 +386,18 @@ export const MATRIX: MatrixRow[] = [
     expect: all(403, { anon: 401, unapprovedTester: 200, tester: 200 }),
   },
   { method: 'GET', path: () => '/api/admin/appeals', expect: adminOnly() },
+  // The admin's queue of failed sessions (#52): admin only; an unknown session is 404.
+  { method: 'GET', path: () => '/api/admin/session-checks', expect: adminOnly() },
+  {
+    method: 'POST',
+    path: () => '/api/admin/session-checks/00000000-0000-4000-8000-000000000000/release',
+    expect: adminOnly(404),
+  },
+  {
+    method: 'POST',
+    path: () => '/api/admin/session-checks/00000000-0000-4000-8000-000000000000/confirm',
+    expect: adminOnly(404),
+  },
   {
     method: 'POST',
     path: () => '/api/admin/appeals/00000000-0000-4000-8000-000000000000/decision',
@@ -404,6 +458,17 @@ export const MATRIX: MatrixRow[] = [
     path: () => '/api/admin/waitlist/00000000-0000-4000-8000-000000000000',
     body: { approved: true },
     expect: adminOnly(404),
+  },
+  // site-check: the poster, the tester holding the job and the admin (decided by site-check from events)
+  {
+    method: 'GET',
+    path: (f) => `/api/jobs/${f.claimed}/site-check`,
+    expect: all(403, { anon: 401, owner: 200, tester: 200, admin: 200 }),
+  },
+  {
+    method: 'GET',
+    path: (f) => `/api/jobs/${f.open}/site-check`,
+    expect: all(403, { anon: 401, owner: 200, admin: 200 }),
   },
   // analytics
   {

@@ -19,6 +19,7 @@ import {
 const RESERVE_MS = 10 * 60_000;
 
 let stack: Stack;
+let admin: Actor;
 let poster: Actor;
 let otherPoster: Actor;
 let favourite: Actor;
@@ -30,7 +31,7 @@ beforeAll(async () => {
     label: 'favourites',
     env: { RETEST_RESERVE_MS: String(RESERVE_MS), READ_CACHE_TTL_MS: '0' },
   });
-  const admin = await signInAdmin(stack);
+  admin = await signInAdmin(stack);
   poster = await signInPoster(stack, 'fav.poster@gmail.com');
   otherPoster = await signInPoster(stack, 'fav.other.poster@gmail.com');
   favourite = await signInTester(stack, 'fav.tester@gmail.com', { admin });
@@ -225,6 +226,58 @@ describe('favourite testers', () => {
         ])
       )[0].tester_id,
     ).toBe(other.id);
+  });
+
+  it('releases a job held for an invited favourite when the admin un-approves them, and refuses inviting them while un-approved', async () => {
+    const { jobId } = await postAndPay(stack, poster, {
+      ...JOB,
+      title: 'Invited, then un-approved',
+      invite_tester_id: favourite.id,
+    });
+    expect(await availableIds(other)).not.toContain(jobId);
+    const approval = (approved: boolean) =>
+      client(stack, admin.token).patch(`/api/admin/approve-tester/${favourite.id}`, { approved });
+    const projected = async () =>
+      (
+        await stack.sql<{ approved: boolean }>('SELECT approved FROM jobs.users WHERE id = $1', [
+          favourite.id,
+        ])
+      )[0]?.approved;
+    expect((await approval(false)).status).toBe(200);
+    // The hold ends with the approval: the job is every tester's at once, not in 24 h.
+    await waitFor(
+      async () => (await availableIds(other)).includes(jobId),
+      "the released job in the other tester's Available Jobs",
+    );
+    expect(
+      (
+        await stack.sql<{ held: boolean }>(
+          'SELECT reserved_until > now() AS held FROM jobs.jobs WHERE id = $1',
+          [jobId],
+        )
+      )[0].held,
+    ).toBe(false);
+    expect(await projected()).toBe(false);
+    // Invited while un-approved: refused, nothing posted.
+    const before = (await stack.sql<{ n: number }>('SELECT count(*)::int AS n FROM jobs.jobs'))[0]
+      .n;
+    const r = await client(stack, poster.token).post('/api/jobs', {
+      ...JOB,
+      invite_tester_id: favourite.id,
+    });
+    expect([r.status, r.body]).toEqual([
+      400,
+      {
+        code: 'invite_not_approved',
+        detail: FAVOURITE_MESSAGES.inviteNotApproved,
+        errors: { invite_tester_id: [FAVOURITE_MESSAGES.inviteNotApproved] },
+      },
+    ]);
+    expect((await stack.sql<{ n: number }>('SELECT count(*)::int AS n FROM jobs.jobs'))[0].n).toBe(
+      before,
+    );
+    expect((await approval(true)).status).toBe(200);
+    await waitFor(async () => (await projected()) === true, 'the approval back in jobs');
   });
 
   it('removes a favourite (204, also when it was none) and a removed tester can no longer be invited', async () => {

@@ -235,6 +235,8 @@ describe('the live marketplace', () => {
       status: 'claimed',
       payment_status: 'paid',
       event: 'JobClaimed',
+      // The job as the claim's answer has it: the web app writes it into its lists (#50).
+      job: (claim.body as { job: unknown }).job,
     });
     expect(m.id).toMatch(/^\d+-\d+$/);
     await usStream.next(jobMessage(jobId, 'claimed'), 5000, 'the claim on the tester stream');
@@ -286,6 +288,7 @@ describe('the live marketplace', () => {
       status: 'submitted',
       payment_status: 'paid',
       event: 'WorkSubmitted',
+      job: ((await submitted.json()) as { job: unknown }).job,
     });
 
     const admin = await signInAdmin(stack);

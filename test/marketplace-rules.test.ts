@@ -2,8 +2,9 @@
  * #29 "derive, don't copy": the marketplace's rules are stated once, in
  * packages/contracts/src/marketplace.ts. This test reads every source file of the services and the
  * web app (tests, migrations and the module itself excepted) and fails on a literal copy of a rule
- * the module owns: the money split in cents, a geo rule's name or admission list, the assistive
- * technology list, the strike limit, the revision limit, the top-rated threshold. Pure: no servers.
+ * the module owns: the money split in cents (and in words: "$0.82", "18%"), the windows in words
+ * ("48 hours", "96 hours"), a geo rule's name or admission list, the assistive technology list, the
+ * strike limit, the revision limit, the top-rated threshold. Pure: no servers.
  */
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -48,6 +49,14 @@ export const COPIES: Array<{ rule: string; pattern: RegExp }> = [
   {
     rule: 'top-rated threshold: TOP_RATED / isTopRated',
     pattern: /minAvgTenths\s*:\s*\d|>=\s*4\.5\b/,
+  },
+  {
+    rule: 'money in words: RULE_WORDS (formatUsd of the cents)',
+    pattern: /\$0\.(82|18)\b|\b18%/,
+  },
+  {
+    rule: 'windows in words: RULE_WORDS (formatHours of WINDOWS_MS)',
+    pattern: /(?<![-\d])\b(48|96) hours\b/,
   },
   {
     rule: 'levels: TRUSTED / testerLevel / PRIORITY_LEVELS',
@@ -113,6 +122,13 @@ describe('the marketplace rules are stated once', () => {
     ['top rated', 'export const TOP_RATED = { minCount: 3, minAvgTenths: 45 } as const;'],
     ['trusted level', 'export const TRUSTED = { minJobs: 5, minAcceptancePct: 80 } as const;'],
     ['priority by level', "  const early = standing.level === 'top';"],
+    ['earning in words', '              <span className="price">$0.82</span>'],
+    ['fee in words', "    a: 'the platform keeps an 18% fee',"],
+    [
+      'revision window in words',
+      "        : 'Revision requested. The tester has 48 hours to resubmit.',",
+    ],
+    ['auto-accept in words', '          or automatically after 96 hours.'],
   ])('recognises a copy: %s', (_name, line) => {
     expect(ruleCopies(line)).toHaveLength(1);
   });
@@ -125,6 +141,8 @@ describe('the marketplace rules are stated once', () => {
       ' * SubmissionAccepted: the tester earns 82 cents',
       "  us_pr_ca: 'US, PR & CA',",
       'const limit = 100;',
+      "    a: 'Usually within 24-48 hours (compared with 3-7 days elsewhere).',",
+      '        <small>Test sites, earn {RULE_WORDS.testerShare} per job</small>',
     ]) {
       expect([line, ruleCopies(line)]).toEqual([line, []]);
     }

@@ -5,9 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
+import { startJobs } from '@htm/jobs';
 import { startInbox, type Inbox } from '@htm/notifications/testing';
 import {
   client,
+  JOB,
   postAndPay,
   signInAdmin,
   signInPoster,
@@ -179,5 +181,106 @@ describe('e-mail from ordinary actions', () => {
     );
     expect(subjects(tester.email).filter((s) => s === 'You earned $0.82')).toHaveLength(2);
     expect(subjects(poster.email).filter((s) => s === 'Your results are ready')).toHaveLength(3);
+  });
+});
+
+describe('a borderline report (#52 session checks)', () => {
+  // The stack runs its jobs unchecked; here jobs runs with its checks on (as marketplace-flow does).
+  let jobs: Awaited<ReturnType<typeof startJobs>>;
+  let owner: Actor;
+  let writer: Actor;
+  beforeAll(async () => {
+    // Signed in first: signInTester waits on the stack's jobs database handle.
+    owner = await signInPoster(stack, 'mailflow.owner@gmail.com');
+    writer = await signInTester(stack, 'mailflow.borderline@gmail.com', { admin });
+    const port = Number(new URL(stack.env.JOBS_URL).port);
+    await stack.jobs.stop();
+    jobs = await startJobs({ ...stack.env, SESSION_CHECKS: 'on' }, { port, withWorker: true });
+  });
+  afterAll(async () => {
+    await jobs?.stop();
+  });
+
+  /** A Quick report that answers only the first of the job's two things to check: one soft reason. */
+  async function borderlineReport(
+    title: string,
+    feedback: string,
+    finding: string,
+  ): Promise<string> {
+    const { jobId } = await postAndPay(stack, owner, { ...JOB, title });
+    expect((await client(stack, writer.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(200);
+    const form = new FormData();
+    form.set('feedback_text', feedback);
+    form.set('key_finding_1', finding);
+    form.set(
+      'requirement_responses',
+      JSON.stringify([{ requirement_index: 0, response_text: 'Yes, at the top of the page.' }]),
+    );
+    const res = await fetch(`${stack.url}/api/jobs/${jobId}/submit-work`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer.token}` },
+      body: form,
+    });
+    expect(res.status).toBe(201);
+    // Checked: delivered to its owner with the warning.
+    await waitFor(async () => {
+      await jobs.sessionChecks.checkDue();
+      const r = await client(stack, owner.token).get(`/api/jobs/${jobId}/submission`);
+      return r.status === 200 && r.body.session_check?.verdict === 'borderline';
+    }, 'the borderline report delivered');
+    return jobId;
+  }
+
+  it('tells the tester what was borderline, that the report went out and that the owner may replace it; the one-click unsubscribe stops the next one', async () => {
+    await borderlineReport(
+      'Corner bakery',
+      'The opening hours are only in the footer, and the phone number is not a link.',
+      'Opening hours hidden in the footer',
+    );
+    const subject = 'Your report on "Corner bakery" was sent to the site owner, with a warning';
+    await until(writer.email, subject);
+    const mail = inbox.to(writer.email).find((m) => m.subject === subject)!;
+    expect(mail.text).toContain('Some things to check have neither an answer nor a finding.');
+    expect(mail.text).toContain('Yours was delivered to them');
+    expect(mail.text).toContain('the site owner may ask for a free replacement by another tester');
+    expect(mail.html).toContain('Some things to check have neither an answer nor a finding.');
+    // The owner is told too, with the warning in their words.
+    await until(owner.email, 'Your results are ready');
+
+    // The tester's one-click unsubscribe (RFC 8058) switches this kind off.
+    const listUnsubscribe = mail.headerLines.find((l) => l.key === 'list-unsubscribe')?.line ?? '';
+    const link = new URL(/<(http[^>]+)>/.exec(listUnsubscribe)![1]);
+    const off = await fetch(`${stack.url}${link.pathname}${link.search}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(off.status).toBe(200);
+    expect(await off.json()).toEqual({ unsubscribed: true, kind: 'session_borderline' });
+    const prefs = await client(stack, writer.token).get('/api/notifications/preferences');
+    expect(
+      (prefs.body as unknown as { preferences: Record<string, boolean> }).preferences,
+    ).toMatchObject({
+      session_borderline: false,
+      session_held: true,
+    });
+
+    // The next borderline report: its e-mail is kept back, and says why.
+    // (Its own words: the check compares a report with the tester's earlier ones.)
+    const second = await borderlineReport(
+      'Flower shop',
+      'Choosing a bouquet took me three tries because the colour filter kept resetting itself.',
+      'Colour filter resets after each choice',
+    );
+    const row = await waitFor(async () => {
+      const [m] = await jobs.ctx.dbHandle.query<{ status: string; last_error: string | null }>(
+        `SELECT status, last_error FROM notifications.messages
+          WHERE kind = 'session_borderline' AND user_id = $1 AND data->>'jobId' = $2`,
+        [writer.id, second],
+      );
+      return m && m.status !== 'pending' ? m : undefined;
+    }, 'the second borderline e-mail handled');
+    expect(row).toEqual({ status: 'suppressed', last_error: 'unsubscribed' });
+    expect(subjects(writer.email).filter((s) => /with a warning$/.test(s ?? ''))).toHaveLength(1);
   });
 });

@@ -22,6 +22,7 @@ import {
   type Actor,
   type Stack,
 } from './support/stack.js';
+import { endFillWindow, postPackAndPay } from './support/packs.js';
 
 let stack: Stack;
 let admin: Actor;
@@ -41,31 +42,8 @@ afterAll(async () => {
 });
 
 const SITE = { ...JOB, title: 'Five testers on my shop', url: 'https://shop.example' };
-
-/** Posts a pack and pays its one checkout as a browser would; waits until every slot is paid. */
-async function postPackAndPay(
-  size: number,
-): Promise<{ packId: string; jobs: JobView[]; sessionId: string }> {
-  const posted = await client(stack, poster.token).post('/api/jobs', { ...SITE, testers: size });
-  expect(posted.status).toBe(201);
-  const pay = await fetch(`${stack.url}${posted.body.checkout_url}/pay`, {
-    method: 'POST',
-    redirect: 'manual',
-  });
-  expect(pay.status).toBe(303);
-  const ids = posted.body.jobs.map((j) => j.id);
-  await waitFor(async () => {
-    const mine = (await client(stack, poster.token).get('/api/jobs')).body.jobs.filter((j) =>
-      ids.includes(j.id),
-    );
-    return mine.length === size && mine.every((j) => j.payment_status === 'paid');
-  }, 'every slot of the pack to be paid');
-  return {
-    packId: posted.body.pack.id,
-    jobs: posted.body.jobs,
-    sessionId: posted.body.session_id!,
-  };
-}
+const postPack = (size: number, site: Record<string, unknown> = SITE) =>
+  postPackAndPay(stack, poster, size, site);
 
 async function submitFindings(tester: Actor, jobId: string, findings: string[]) {
   const form = new FormData();
@@ -166,7 +144,7 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
   });
 
   it('publishes all five when the one checkout is paid, each booked $1', async () => {
-    ({ packId, jobs, sessionId } = await postPackAndPay(5));
+    ({ packId, jobs, sessionId } = await postPack(5));
     const ids = jobs.map((j) => j.id);
     const payments = await stack.sql<{ job_id: string; amount_cents: number; session_id: string }>(
       "SELECT job_id, amount_cents, session_id FROM payments.ledger_entries WHERE kind = 'payment' AND job_id = ANY($1::text[]) ORDER BY job_id",
@@ -337,7 +315,7 @@ describe('a pack of five, from the one payment to what the testers agree on', ()
 
 describe('testers racing for one pack', () => {
   it('gives four testers who claim the listed slot at the same moment four different slots', async () => {
-    const { packId, jobs } = await postPackAndPay(4);
+    const { packId, jobs } = await postPack(4);
     const [listed] = await waitFor(async () => {
       const l = await packListings(testers[1], packId);
       return l.length ? l : undefined;
@@ -352,9 +330,32 @@ describe('testers racing for one pack', () => {
   });
 });
 
+describe('a second slot of a fresh-eyes pack', () => {
+  it("is refused as already in the pack (409 already_in_pack, with the pack's own words), not as a site tested before", async () => {
+    const site = { ...SITE, url: 'https://fresh-pack.example', fresh_eyes: true };
+    const { packId, jobs } = await postPack(2, site);
+    const [listed] = await waitFor(async () => {
+      const l = await packListings(testers[0], packId);
+      return l.length ? l : undefined;
+    }, 'the fresh-eyes pack listed');
+    const first = await client(stack, testers[0].token).post(`/api/jobs/${listed.id}/claim`);
+    expect(first.status).toBe(200);
+    // Submitted: the site now counts as one this tester has tested.
+    await submitFindings(testers[0], first.body.job.id, ['The cart button is hidden on mobile']);
+    const other = jobs.find((j) => j.id !== first.body.job.id)!;
+    const second = await client(stack, testers[0].token).post(`/api/jobs/${other.id}/claim`);
+    expect(second.status).toBe(409);
+    expect(second.body).toMatchObject({
+      code: 'already_in_pack',
+      detail:
+        'You already took a test of this site in this pack: each test of a pack goes to a different tester.',
+    });
+  });
+});
+
 describe('unfilled slots', () => {
   it('are closed at the end of the fill window and refunded exactly once, also across a restart', async () => {
-    const { packId, jobs, sessionId } = await postPackAndPay(3);
+    const { packId, jobs, sessionId } = await postPack(3);
     await waitFor(
       async () => (await packListings(testers[0], packId)).length === 1,
       'the pack listed',
@@ -367,12 +368,7 @@ describe('unfilled slots', () => {
 
     // The fill window (PACK_FILL_WINDOW_MS, 7 days) ends while the jobs service is down and Redis
     // has lost its timers: the service starting again rebuilds them from the database, and they fire.
-    await stack.sql(
-      "UPDATE jobs.jobs SET fill_deadline_at = now() - interval '1 second' WHERE pack_id = $1",
-      [packId],
-    );
-    const queue = stack.jobs.worker!.queue;
-    for (const id of ids) await queue.remove(`pack-fill-${id}`);
+    await endFillWindow(stack, ids);
     const port = Number(new URL(stack.env.JOBS_URL).port);
     await stack.jobs.stop();
     let jobsAgain = await startJobs({ ...stack.env }, { port, withWorker: true });

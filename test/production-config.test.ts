@@ -242,6 +242,17 @@ describe('webhooks to private addresses (issue 32)', () => {
   });
 });
 
+describe('jobs naming local addresses for the health check (issue 53)', () => {
+  it('is refused in production and never switched on by npm start', () => {
+    expect(
+      problemsOf(() => loadJobsConfig({ ...prod(), SITE_CHECK_ALLOW_PRIVATE: 'true' })),
+    ).toEqual([expect.stringMatching(/^SITE_CHECK_ALLOW_PRIVATE: must not be true in production/)]);
+    expect(loadJobsConfig(prod()).SITE_CHECK_ALLOW_PRIVATE).toBe(false);
+    expect(loadJobsConfig({}).SITE_CHECK_ALLOW_PRIVATE).toBe(false);
+    expect(embeddedEnv({}).SITE_CHECK_ALLOW_PRIVATE).toBeUndefined();
+  });
+});
+
 describe('managed signing key (finding 12)', () => {
   it('refuses production without JWT_PRIVATE_KEY (no plaintext key generated into the database)', () => {
     const { JWT_PRIVATE_KEY: _omit, ...env } = prod();

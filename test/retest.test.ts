@@ -14,6 +14,7 @@ import {
   type Actor,
   type Stack,
 } from './support/stack.js';
+import { payCheckout } from './support/packs.js';
 
 /** Short, so the release is seen within the test; long enough for the reserved checks right after payment. */
 const RESERVE_MS = 4000;
@@ -65,21 +66,6 @@ async function submit(token: string, jobId: string, form: FormData) {
 }
 
 const ids = (r: { body: { jobs: Array<{ id: string }> } }) => r.body.jobs.map((j) => j.id);
-
-/** Pays a checkout the way the browser does and waits until jobs knows. */
-async function pay(checkoutUrl: string, jobId: string) {
-  const paid = await fetch(`${stack.url}${checkoutUrl}/pay`, {
-    method: 'POST',
-    redirect: 'manual',
-  });
-  expect(paid.status).toBe(303);
-  await waitFor(
-    async () =>
-      (await client(stack, poster.token).get('/api/jobs')).body.jobs.find((j) => j.id === jobId)
-        ?.payment_status === 'paid',
-    'the re-test to be paid',
-  );
-}
 
 describe('re-test after fixes', () => {
   let firstId: string;
@@ -144,7 +130,7 @@ describe('re-test after fixes', () => {
     expect(
       ids(await client(stack, original.token).get('/api/tester/available-jobs')),
     ).not.toContain(retestId);
-    await pay(r.body.checkout_url!, retestId);
+    await payCheckout(stack, poster, r.body.checkout_url!, [retestId]);
   });
 
   it('holds the paid re-test for the original tester: others neither see nor claim it', async () => {

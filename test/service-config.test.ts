@@ -12,6 +12,7 @@ import { loadIdentityConfig } from '@htm/identity';
 import { loadJobsConfig } from '@htm/jobs';
 import { loadNotificationsConfig } from '@htm/notifications';
 import { loadPaymentsConfig } from '@htm/payments';
+import { loadSiteCheckConfig } from '@htm/site-check';
 
 const loaders: Record<string, (env: Record<string, string | undefined>) => unknown> = {
   admin: loadAdminConfig,
@@ -21,6 +22,7 @@ const loaders: Record<string, (env: Record<string, string | undefined>) => unkno
   jobs: loadJobsConfig,
   notifications: loadNotificationsConfig,
   payments: loadPaymentsConfig,
+  'site-check': loadSiteCheckConfig,
 };
 
 function configError(load: () => unknown): ConfigError {

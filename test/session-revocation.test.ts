@@ -100,6 +100,47 @@ describe('logout', () => {
     expect((await api.get('/api/me')).status).toBe(200);
     expect((await api.get('/api/jobs')).status).toBe(200);
   });
+
+  it('with only the bearer token (no cookie), ends the session that token names: its access and refresh tokens stop working, other sessions go on', async () => {
+    const session = await devSignIn(stack.url, 'bearer.logout@gmail.com');
+    const elsewhere = await devSignIn(stack.url, 'bearer.logout@gmail.com');
+    const api = client(stack, session.token);
+    expect((await api.get('/api/me')).status).toBe(200);
+    const out = await fetch(`${stack.url}/api/auth/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}` },
+    });
+    expect([out.status, await out.json()]).toEqual([200, { success: true }]);
+    const me = await waitFor(
+      async () => {
+        const r = await api.get('/api/me');
+        return r.status === 401 ? r : undefined;
+      },
+      '/api/me to refuse the logged-out token',
+      3000,
+    );
+    expect(me.body.code).toBe('token_revoked');
+    expect((await direct(stack.jobs.url, '/api/jobs', session.token)).body.code).toBe(
+      'token_revoked',
+    );
+    // The session's refresh cookie is dead too: no new access token from it.
+    const refresh = await fetch(`${stack.url}/api/auth/refresh`, {
+      method: 'POST',
+      headers: {
+        cookie: session.jar.header(),
+        'x-xsrf-token': session.jar.get('XSRF-TOKEN') ?? '',
+      },
+    });
+    expect(refresh.status).toBe(401);
+    expect((await client(stack, elsewhere.token).get('/api/me')).status).toBe(200);
+    // A made-up or foreign token ends nothing and still answers success (cookies cleared).
+    const junk = await fetch(`${stack.url}/api/auth/logout`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer not.a.token' },
+    });
+    expect(junk.status).toBe(200);
+    expect((await client(stack, elsewhere.token).get('/api/me')).status).toBe(200);
+  });
 });
 
 const claimsOf = (token: string) =>

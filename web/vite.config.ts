@@ -12,7 +12,7 @@ const routerProd = path.join(
 
 // Builds the single-page app into web/dist (served by services/gateway).
 // `npm run dev -w web` proxies /api to the gateway on 127.0.0.1:8080.
-export default defineConfig(({ mode }) => ({
+export default defineConfig(({ mode, isSsrBuild }) => ({
   base: '/',
   plugins: [react()],
   resolve: {
@@ -25,6 +25,21 @@ export default defineConfig(({ mode }) => ({
     sourcemap: false,
     // Read by scripts/prerender.mjs (then deleted): the app chunk index.html preloads.
     manifest: true,
+    // One style sheet, linked by index.html: the global sheet and every component's CSS module,
+    // so the prerendered landing page paints styled before the app's chunk arrives.
+    cssCodeSplit: false,
+    // The app, and the share page's one script (jobs renders /r/{token} and names it
+    // /share-reel.js: a fixed name outside assets/, so it is revalidated, never cached for good).
+    // Not in the prerender's SSR build (its entry is src/prerender.tsx).
+    rolldownOptions: isSsrBuild
+      ? {}
+      : {
+          input: { index: 'index.html', 'share-reel': 'src/share-reel.ts' },
+          output: {
+            entryFileNames: (chunk) =>
+              chunk.name === 'share-reel' ? 'share-reel.js' : 'assets/[name]-[hash].js',
+          },
+        },
   },
   server: {
     proxy: {

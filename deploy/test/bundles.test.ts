@@ -161,8 +161,9 @@ describe('service bundles', () => {
           const c = new pg.Client({ connectionString: db.url });
           await c.connect();
           try {
+            // The service's schema (and its migrations table) is its name in snake case (site_check).
             const r = await c.query(
-              `SELECT count(*)::int AS n FROM drizzle."${service}_migrations"`,
+              `SELECT count(*)::int AS n FROM drizzle."${service.replace(/-/g, '_')}_migrations"`,
             );
             expect(r.rows[0].n).toBeGreaterThan(0);
           } finally {

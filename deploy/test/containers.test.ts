@@ -19,6 +19,7 @@ const SERVICES = [
   'admin',
   'notifications',
   'analytics',
+  'site-check',
 ];
 const { args, stages } = dockerStages();
 const stage = (name: string) => stages.find((s) => s.name === name)!;
@@ -27,7 +28,7 @@ describe('Dockerfile', () => {
   it('builds one image target per service and the jobs worker, on node:24-slim', () => {
     expect(serviceTargets().sort()).toEqual([...SERVICES].sort());
     expect(args.NODE_IMAGE).toBe('node:24-slim');
-    for (const s of stages.filter((x) => !x.from.match(/^(deps|build|runtime)$/)))
+    for (const s of stages.filter((x) => !x.from.match(/^(deps|build|runtime|runtime-chromium)$/)))
       expect(s.from).toBe('${NODE_IMAGE}');
   });
 
@@ -42,16 +43,19 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('runs as a numeric non-root user with production settings', () => {
-    const runtime = stage('runtime');
-    const user = runtime.lines.find((l) => l.startsWith('USER '))!;
-    expect(user).toMatch(/^USER\s+[1-9]\d*(:[1-9]\d*)?$/);
-    expect(runtime.lines.join('\n')).toMatch(/NODE_ENV=production/);
-    expect(runtime.lines.join('\n')).toMatch(/HOST=0\.0\.0\.0/);
-    // No service stage switches back to root.
-    for (const t of SERVICES)
-      expect(stage(t).lines.filter((l) => l.startsWith('USER '))).toEqual([]);
-  });
+  it.each(['runtime', 'runtime-chromium'])(
+    '%s runs as a numeric non-root user with production settings',
+    (name) => {
+      const runtime = stage(name);
+      const user = runtime.lines.find((l) => l.startsWith('USER '))!;
+      expect(user).toMatch(/^USER\s+[1-9]\d*(:[1-9]\d*)?$/);
+      expect(runtime.lines.join('\n')).toMatch(/NODE_ENV=production/);
+      expect(runtime.lines.join('\n')).toMatch(/HOST=0\.0\.0\.0/);
+      // No service stage switches back to root.
+      for (const t of SERVICES)
+        expect(stage(t).lines.filter((l) => l.startsWith('USER '))).toEqual([]);
+    },
+  );
 
   it.each(SERVICES)(
     '%s: copies its bundle, exposes its port, health-checks /healthz and starts node with OpenTelemetry loaded first',
@@ -89,6 +93,7 @@ describe('Dockerfile', () => {
       'jobs',
       'notifications',
       'payments',
+      'site-check',
     ]);
     expect(Object.keys(TARGETS.find((t) => t.service === 'jobs')!.entries).sort()).toEqual([
       'main',
@@ -149,7 +154,7 @@ describe('docker-compose.yml', () => {
       // Its own Redis user (deploy/redis/users.acl.template); the jobs worker is the jobs service.
       const user = name === 'jobs-worker' ? 'jobs' : name;
       expect(env.REDIS_URL).toBe(
-        `redis://${user}:\${REDIS_PASSWORD_${user.toUpperCase()}:-compose-only-redis-${user}-0123456789}@redis:6379`,
+        `redis://${user}:\${REDIS_PASSWORD_${user.toUpperCase().replace(/-/g, '_')}:-compose-only-redis-${user}-0123456789}@redis:6379`,
       );
       expect(env.HOST).toBe('0.0.0.0');
       expect(env).toMatchObject({
@@ -175,6 +180,7 @@ describe('docker-compose.yml', () => {
             'admin',
             'notifications',
             'analytics',
+            'site-check',
           ]),
         );
       else

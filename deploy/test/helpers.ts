@@ -79,7 +79,7 @@ export function dockerStages(file = path.join(ROOT, 'Dockerfile')): {
 /** Service image targets: stages built FROM the runtime stage (image htm/<target>). */
 export function serviceTargets(): string[] {
   return dockerStages()
-    .stages.filter((s) => s.from === 'runtime')
+    .stages.filter((s) => s.from === 'runtime' || s.from === 'runtime-chromium')
     .map((s) => s.name);
 }
 

@@ -33,6 +33,7 @@ const SERVICES = [
   'admin',
   'notifications',
   'analytics',
+  'site-check',
 ];
 
 /** Validates one object with the kubernetes-models class of its apiVersion/kind; returns the problem or null. */

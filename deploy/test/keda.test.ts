@@ -95,6 +95,19 @@ describe.each([['kafka'], ['redis']] as const)('KEDA component (%s bus)', (bus) 
         );
       expect(o.spec.minReplicaCount).toBeGreaterThanOrEqual(2);
     }
+    // site-check's checks wait in Postgres: a trigger on their count beside its lag.
+    const siteCheck = objs.find((x) => x.metadata.name === 'site-check')!;
+    expect(siteCheck.spec.triggers).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'postgresql',
+          metadata: expect.objectContaining({
+            query: expect.stringContaining('FROM site_check.checks'),
+          }),
+          authenticationRef: { name: 'htm-keda-postgres' },
+        }),
+      ]),
+    );
     const worker = objs.find((x) => x.metadata.name === 'jobs-worker')!;
     expect(worker.spec.triggers[0]).toMatchObject({
       type: 'redis',
@@ -107,7 +120,9 @@ describe.each([['kafka'], ['redis']] as const)('KEDA component (%s bus)', (bus) 
     const template = readYamlDocs(path.join(K8S, 'base', 'secret.template.yaml'))[0] as K8sObject;
     const auths = docsOf(bus).filter((o) => o.kind === 'TriggerAuthentication');
     expect(auths.map((a) => a.metadata.name).sort()).toEqual(
-      bus === 'kafka' ? ['htm-keda-kafka', 'htm-keda-redis'] : ['htm-keda-redis'],
+      bus === 'kafka'
+        ? ['htm-keda-kafka', 'htm-keda-postgres', 'htm-keda-redis']
+        : ['htm-keda-postgres', 'htm-keda-redis'],
     );
     for (const auth of auths) {
       for (const ref of auth.spec.secretTargetRef) {

@@ -169,7 +169,7 @@ describe('Redis users (deploy)', () => {
       );
       expect([name, env?.valueFrom?.secretKeyRef?.key]).toEqual([
         name,
-        `${user.toUpperCase()}_REDIS_URL`,
+        `${user.toUpperCase().replace(/-/g, '_')}_REDIS_URL`,
       ]);
     }
   });

@@ -26,6 +26,7 @@ export const ROLES = [
   'admin',
   'notifications',
   'analytics',
+  'site-check',
   'worker',
   'gateway',
 ] as const;
@@ -38,9 +39,10 @@ const SERVICES: ServiceRole[] = [
   'admin',
   'notifications',
   'analytics',
+  'site-check',
 ];
 
-/** Two of everything: a restart or crash of one replica leaves another answering (docs/operations.md). */
+/** Two of everything but site-check (one browser a replica): a restart or crash of one replica leaves another answering (docs/operations.md). */
 export const DEFAULT_REPLICAS: Record<Role, number> = {
   gateway: 2,
   identity: 2,
@@ -49,6 +51,8 @@ export const DEFAULT_REPLICAS: Record<Role, number> = {
   admin: 2,
   notifications: 2,
   analytics: 2,
+  // One browser per check: one replica runs SITE_CHECK_CONCURRENCY checks (in Kubernetes, KEDA adds more).
+  'site-check': 1,
   worker: 2,
 };
 
@@ -272,6 +276,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     ADMIN_URL: urlOf.admin,
     NOTIFICATIONS_URL: urlOf.notifications,
     ANALYTICS_URL: urlOf.analytics,
+    SITE_CHECK_URL: urlOf['site-check'],
     // The local provider's signed webhooks reach whichever payments replica is up.
     PAYMENTS_SELF_URL: urlOf.payments,
     SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1500),
@@ -310,6 +315,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         ADMIN_URL: listOf('admin'),
         NOTIFICATIONS_URL: listOf('notifications'),
         ANALYTICS_URL: listOf('analytics'),
+        SITE_CHECK_URL: listOf('site-check'),
         UPSTREAM_HEALTH_INTERVAL_MS: String(healthMs),
         WEB_DIST: opts.env.WEB_DIST ?? path.join(ROOT, 'web', 'dist'),
         PUBLIC_URL: opts.env.PUBLIC_URL ?? `http://localhost:${gatewayPort}`,

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseArgs } from '../../scripts/start-cluster.js';
 
 describe('npm run start:cluster arguments', () => {
-  it('starts two replicas of every service, the gateway and the jobs worker by default', () => {
+  it('starts two replicas of every service (one of site-check), the gateway and the jobs worker by default', () => {
     expect(parseArgs([])).toEqual({
       replicas: {
         gateway: 2,
@@ -13,6 +13,7 @@ describe('npm run start:cluster arguments', () => {
         admin: 2,
         notifications: 2,
         analytics: 2,
+        'site-check': 1,
         worker: 2,
       },
       port: undefined,
@@ -30,6 +31,7 @@ describe('npm run start:cluster arguments', () => {
         admin: 2,
         notifications: 2,
         analytics: 2,
+        'site-check': 1,
         worker: 1,
       },
       port: 8090,

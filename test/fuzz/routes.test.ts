@@ -9,13 +9,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { OPERATIONS, type Operation } from '@htm/contracts/routes';
-import { checkResponses, responseMismatches } from '@htm/service-kit';
+import express from 'express';
+import { checkResponses, listen, responseMismatches, type RunningServer } from '@htm/service-kit';
 import {
   postAndPay,
   signInAdmin,
   signInPoster,
   signInTester,
   startStack,
+  waitFor,
   type Actor,
   type Stack,
 } from '../support/stack.js';
@@ -25,6 +27,7 @@ const actors: Record<string, Actor | undefined> = {};
 const real: { jobId?: string; sessionId?: string; testerId?: string; posterId?: string } = {};
 let tables: string[] = [];
 const tally = { cases: 0, byStatus: new Map<number, number>(), validation: 0 };
+let github: RunningServer | undefined;
 // CI replays one fixed seed (a red build must be reproducible); elsewhere each run explores new
 // cases. FUZZ_SEED replays any run, FUZZ_RUNS sets the cases per caller.
 const SEED = Number(process.env.FUZZ_SEED ?? (process.env.CI ? 20261122 : Date.now() % 2 ** 31));
@@ -33,13 +36,35 @@ beforeAll(async () => {
   // The privacy sweep builds a requested data export in the background: often, so settled() can wait for it.
   // A generated request that succeeds must still answer as its operation declares.
   checkResponses();
-  stack = await startStack({ label: 'fuzz', withWorker: false, env: { PRIVACY_SWEEP_MS: '100' } });
+  // Connecting GitHub asks GitHub first: here a stand-in that refuses every token (400 to the poster).
+  github = await listen(
+    express().use((_req, res) => void res.status(401).json({ message: 'Bad credentials' })),
+    0,
+  );
+  stack = await startStack({
+    label: 'fuzz',
+    withWorker: false,
+    env: { PRIVACY_SWEEP_MS: '100', GITHUB_API_URL: github.url },
+  });
   actors.admin = await signInAdmin(stack);
   actors.poster = await signInPoster(stack, 'fuzz.poster@gmail.com');
   actors.tester = await signInTester(stack, 'fuzz.tester@gmail.com', { admin: actors.admin });
   actors.anonymous = undefined;
   const { jobId, sessionId } = await postAndPay(stack, actors.poster);
   Object.assign(real, { jobId, sessionId, testerId: actors.tester.id, posterId: actors.poster.id });
+  // The paid job's health check (no browser here: it ends at once) reaches jobs' projection in the
+  // background; wait for it so it is not taken for a change made by a generated request.
+  await waitFor(
+    async () =>
+      (
+        await stack.sql<{ n: number }>(
+          'SELECT count(*)::int AS n FROM jobs.site_checks WHERE job_id = $1',
+          [jobId],
+        )
+      )[0].n > 0,
+    "the paid job's health check in jobs",
+    120_000,
+  );
   tables = (
     await stack.sql<{ t: string }>(
       `SELECT format('%I.%I', table_schema, table_name) AS t FROM information_schema.tables
@@ -47,8 +72,9 @@ beforeAll(async () => {
        ORDER BY 1`,
     )
   ).map((r) => r.t);
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 afterAll(async () => {
+  await github?.close();
   const statuses = [...tally.byStatus.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([s, n]) => `${s}x${n}`)

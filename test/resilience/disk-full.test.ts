@@ -26,10 +26,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import { RECORDING_MESSAGES } from '@htm/contracts';
 import { createEvent } from '@htm/events';
 import { startJobs } from '@htm/jobs';
 import { freePort } from '@htm/service-kit';
 import { testRedisPrefix, waitFor, TEST_REDIS_URL } from '@htm/service-kit/testing';
+import {
+  client,
+  postAndPay,
+  signInAdmin,
+  signInPoster,
+  signInTester,
+  startStack,
+  type Actor,
+  type Stack,
+} from '../support/stack.js';
 
 const PG_BIN = (() => {
   const root = '/usr/lib/postgresql';
@@ -141,7 +154,7 @@ beforeAll(async () => {
     },
     { port: 0, withWorker: false },
   );
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 
 afterAll(async () => {
   await jobs?.stop().catch(() => undefined);
@@ -296,4 +309,183 @@ describe('a real full disk under the JobPaid consumer (tmpfs data directory)', (
     expect(await dlq()).toBe(0);
     expect(await jobs!.ctx.bus.deadLetters('jobs')).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * Issue #48, reliability 1: a full DATA_DIR under the services of `npm start` (all in this one
+ * process, as there): a screenshot upload used to end the process (the temporary file's
+ * WriteStream emitted ENOSPC with nobody listening), a recording's tus PATCH answered 500 and kept
+ * half a chunk, and an export whose zip could not be written waited forever for its next entry
+ * (holding the privacy sweep, account deletions included). Each now answers or ends cleanly, the
+ * partial file goes, health names the disk, and everything works again once there is room.
+ */
+describe('a full DATA_DIR under the services (tmpfs): uploads, recordings, exports', () => {
+  let dataMount: string | undefined;
+  let dataMounted = false;
+  let stack: Stack | undefined;
+  let admin: Actor;
+  let poster: Actor;
+  let tester: Actor;
+
+  beforeAll(async () => {
+    if (skipReason) return;
+    dataMount = mkdtempSync(path.join(tmpdir(), 'htm-diskfull-data-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24M', 'tmpfs', dataMount], { stdio: 'pipe' });
+    dataMounted = true;
+    // Readiness and the recordings' budget want 1 MiB free (a 24 MB disk is below the 64 MiB default).
+    stack = await startStack({
+      label: 'diskfull_data',
+      env: { DATA_DIR: dataMount, MIN_FREE_DISK_BYTES: String(1024 * 1024) },
+    });
+    admin = await signInAdmin(stack);
+    poster = await signInPoster(stack, 'diskfull.poster@gmail.com');
+    tester = await signInTester(stack, 'diskfull.tester@gmail.com', { admin });
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    if (dataMounted) {
+      try {
+        execFileSync('umount', [dataMount!], { stdio: 'pipe' });
+      } catch {
+        execFileSync('umount', ['-l', dataMount!], { stdio: 'pipe' });
+      }
+    }
+    if (dataMount) rmSync(dataMount, { recursive: true, force: true });
+  }, 60_000);
+
+  const noise = (w: number, h: number) =>
+    sharp(randomBytes(w * h * 3), { raw: { width: w, height: h, channels: 3 } })
+      .png()
+      .toBuffer();
+  const submit = async (jobId: string, png: Buffer) => {
+    const form = new FormData();
+    form.set('feedback_text', 'The cake order flow works; the button is hard to find.');
+    form.set('key_finding_1', 'Order button is below the fold');
+    form.set('screenshot', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'shot.png');
+    const res = await fetch(`${stack!.url}/api/jobs/${jobId}/submit-work`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tester.token}` },
+      body: form,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const tus = () => ({ 'Tus-Resumable': '1.0.0', authorization: `Bearer ${tester.token}` });
+  const leftovers = (dir: string, suffix: string) => {
+    const full = path.join(dataMount!, dir);
+    return existsSync(full) ? readdirSync(full).filter((f) => f.endsWith(suffix)) : [];
+  };
+  const exportRow = async () =>
+    (
+      await stack!.sql<{ status: string; error: string | null }>(
+        'SELECT status, error FROM identity.data_exports WHERE user_id = $1 ORDER BY requested_at DESC LIMIT 1',
+        [tester.id],
+      )
+    )[0];
+
+  it('answers 507 to a screenshot, a recording PATCH and an export on a full disk, stays up, says why, and heals when space is freed', async () => {
+    if (skipReason) {
+      console.log(`disk-full test skipped: ${skipReason}`);
+      return;
+    }
+    // Before the disk fills: one finished job with a large screenshot (its export is sizeable),
+    // a second job claimed, and a recording started for it.
+    const { jobId: done } = await postAndPay(stack!, poster);
+    expect((await client(stack!, tester.token).post(`/api/jobs/${done}/claim`)).status).toBe(200);
+    expect((await submit(done, await noise(500, 400))).status).toBe(201);
+    const { jobId } = await postAndPay(stack!, poster);
+    expect((await client(stack!, tester.token).post(`/api/jobs/${jobId}/claim`)).status).toBe(200);
+    const video = Buffer.concat([
+      Buffer.from([0x1a, 0x45, 0xdf, 0xa3]),
+      Buffer.from('webm'),
+      randomBytes(300_000),
+    ]);
+    const created = await fetch(`${stack!.url}/api/recordings`, {
+      method: 'POST',
+      headers: {
+        ...tus(),
+        'Upload-Length': String(video.length),
+        'Upload-Metadata': `job_id ${Buffer.from(jobId).toString('base64')},filetype ${Buffer.from('video/webm').toString('base64')}`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const recording = `${stack!.url}${created.headers.get('location')}`;
+
+    const filler = path.join(dataMount!, 'filler');
+    fillDisk(filler);
+
+    // A screenshot: 507 with the sentence, no temporary file left, the process up.
+    const shot = await submit(jobId, await noise(300, 200));
+    expect(shot).toEqual({
+      status: 507,
+      body: {
+        detail:
+          'We could not store your file right now; your draft is kept, try again in a few minutes',
+        code: 'storage_full',
+      },
+    });
+    expect(leftovers('uploads/tmp', '.part')).toEqual([]);
+
+    // A recording's PATCH: 507 with a sentence; the chunk's bytes are given back (offset 0).
+    const patch = await fetch(recording, {
+      method: 'PATCH',
+      headers: {
+        ...tus(),
+        'Upload-Offset': '0',
+        'Content-Type': 'application/offset+octet-stream',
+      },
+      body: new Uint8Array(video),
+    });
+    expect(patch.status).toBe(507);
+    expect(JSON.parse(await patch.text())).toEqual({
+      detail: RECORDING_MESSAGES.storageFull,
+      code: 'recording_storage_full',
+    });
+    const head = await fetch(recording, { method: 'HEAD', headers: tus() });
+    expect(head.headers.get('upload-offset')).toBe('0');
+
+    // An export: the sweep ends (the build fails, to be tried again), no partial zip is left.
+    expect((await client(stack!, tester.token).post('/api/me/exports')).status).toBe(202);
+    await stack!.identity.privacySweep.runNow();
+    expect(await exportRow()).toEqual({
+      status: 'pending',
+      error: expect.stringMatching(/no space left on device/i),
+    });
+    expect(leftovers('exports', '.part')).toEqual([]);
+
+    // Health says why, the process answers.
+    const health = await fetch(`${stack!.url}/api/healthz`);
+    expect([health.status, await health.json()]).toEqual([
+      503,
+      {
+        status: 'degraded',
+        reasons: expect.arrayContaining(['jobs: low disk space', 'identity: low disk space']),
+      },
+    ]);
+
+    // Space again: the same upload, the PATCH from HEAD's offset and the export all go through.
+    unlinkSync(filler);
+    const resumed = await fetch(recording, {
+      method: 'PATCH',
+      headers: {
+        ...tus(),
+        'Upload-Offset': '0',
+        'Content-Type': 'application/offset+octet-stream',
+      },
+      body: new Uint8Array(video),
+    });
+    expect(resumed.status).toBe(204);
+    expect((await submit(jobId, await noise(300, 200))).status).toBe(201);
+    // The failed export's retry is due (a minute per attempt; the test moves the clock).
+    await stack!.sql(
+      "UPDATE identity.data_exports SET started_at = now() - interval '1 hour' WHERE user_id = $1",
+      [tester.id],
+    );
+    await stack!.identity.privacySweep.runNow();
+    expect((await exportRow()).status).toBe('ready');
+    await waitFor(
+      async () => (await fetch(`${stack!.url}/api/healthz`)).status === 200,
+      'health to be ok again',
+    );
+  }, 180_000);
 });

@@ -24,7 +24,7 @@ let poster: Actor;
 beforeAll(async () => {
   stack = await startStack({ label: 'payment-races', withWorker: false });
   poster = await signInPoster(stack, 'races.poster@gmail.com');
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 afterAll(async () => {
   await stack?.stop();
 }, 60_000);

@@ -27,7 +27,7 @@ beforeAll(async () => {
   poster = await signInPoster(stack, 'pgrestart.poster@gmail.com');
   admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 afterAll(async () => {
   await admin?.end().catch(() => undefined);
   await stack?.stop();

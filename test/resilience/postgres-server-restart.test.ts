@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await pg?.destroy();
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 
 describe('PostgreSQL restarted under traffic', () => {
   it('loses no acknowledged write, duplicates nothing and heals by itself', async () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
     },
   });
   poster = await signInPoster(stack, 'freeze.poster@gmail.com');
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 afterAll(async () => {
   redis?.thaw();
   await stack?.stop();

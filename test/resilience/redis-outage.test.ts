@@ -33,7 +33,7 @@ beforeAll(async () => {
   });
   poster = await signInPoster(stack, 'outage.poster@gmail.com');
   tester = await signInTester(stack, 'outage.tester@gmail.com', { country: 'US' });
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 afterAll(async () => {
   // Services stop cleanly only with Redis answering (see the report of issue #9): bring it back first.
   if (redis && !redis.running) await redis.start().catch(() => undefined);

@@ -63,7 +63,7 @@ afterAll(async () => {
   await stack?.stop();
   await db?.drop();
   await proxy.close();
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 
 const releasesOf = (jobIds: string[]) =>
   stack.sql<{ subject: string; n: string }>(

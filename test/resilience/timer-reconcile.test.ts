@@ -48,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await redis?.kill();
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 
 describe('Redis wiped with timers pending', () => {
   it(`fires all ${N} claim timeouts once, rebuilt from the database`, async () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
     { port: 0, host: '127.0.0.1', metricsPort: 0 },
   );
   browser = await launchBrowser();
-}, 60_000);
+}, 180_000); // starting a stack on a busy machine can take over a minute
 afterAll(async () => {
   await browser?.close();
   await gw?.stop();

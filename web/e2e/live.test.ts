@@ -8,6 +8,8 @@ import type { Page } from 'playwright-core';
 import { signIn as devSignIn } from '@htm/identity/testing';
 import { signInPoster, screenshot as shot } from './support/product.js';
 import { productInBrowser } from './support/hooks.js';
+import { recordLists, type LiveMessage } from './support/list-requests.js';
+import { productApi } from './support/people.js';
 
 const PNG_1x1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -17,42 +19,7 @@ const PNG_1x1 = Buffer.from(
 const run = productInBrowser();
 const ts = Date.now();
 
-async function api(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${run.product.baseUrl}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return {
-    status: res.status,
-    body: (await res.json().catch(() => ({}))) as Record<string, unknown>,
-  };
-}
-
-/** A US tester with a country, approved by the admin, before their browser signs in. */
-async function approvedTester(email: string) {
-  const base = run.product.baseUrl;
-  const { token } = await devSignIn(base, email, { name: 'Tess' });
-  const init = await api(token, 'POST', '/api/users/init', {
-    type: 'tester',
-    location: 'USA',
-    country: 'US',
-  });
-  expect([200, 201]).toContain(init.status);
-  const me = await api(init.body.access_token as string, 'GET', '/api/me');
-  const admin = await devSignIn(base, 'admin@gmail.com', { intent: 'poster', name: 'Admin' });
-  expect(
-    (
-      await api(admin.token, 'PATCH', `/api/admin/approve-tester/${me.body.id as string}`, {
-        approved: true,
-      })
-    ).status,
-  ).toBe(200);
-}
+const { api, approvedTester } = productApi(() => run.product.baseUrl);
 
 async function newPage(): Promise<Page> {
   const ctx = await run.browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -60,12 +27,13 @@ async function newPage(): Promise<Page> {
 }
 
 describe('live updates in the browser', () => {
-  it("changes the poster's card to claimed and then submitted without a reload", async () => {
+  it("changes the poster's card to claimed, submitted and completed without a reload, and no tab reloads a job list for it", async () => {
     const title = `Live bakery ${ts}`;
     await approvedTester(`live.tess${ts}@gmail.com`);
 
     // The poster posts and pays, then watches the dashboard.
     const poster = await newPage();
+    const posterLists = await recordLists(poster);
     await signInPoster(poster, run.product.baseUrl, `live.pat${ts}@gmail.com`);
     await poster.locator('.live-indicator--live').waitFor();
     await poster.getByRole('button', { name: 'Post New Job' }).click();
@@ -90,15 +58,37 @@ describe('live updates in the browser', () => {
 
     // The tester (another browser context) claims it.
     const tester = await newPage();
+    const testerLists = await recordLists(tester);
     await tester.goto(
       `${run.product.baseUrl}/api/auth/dev/login?email=live.tess${ts}@gmail.com&name=Tess&intent=tester`,
     );
     await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
     const offer = tester.locator('li', { hasText: title });
-    await offer.getByRole('button', { name: 'Claim' }).click();
+    await offer.getByRole('button', { name: 'Claim' }).waitFor();
+    await tester.locator('.live-indicator--live').waitFor();
+    await posterLists.settled(['/api/jobs']);
+    await testerLists.settled(['/api/tester/available-jobs', '/api/tester/my-jobs']);
 
-    await card.locator('.badge--claimed').waitFor({ timeout: 10_000 });
-    await poster.getByText('Your job was claimed').waitFor();
+    /** The list requests each tab makes from now until both have applied `event`'s live message. */
+    const step = async (event: string, act: () => Promise<void>) => {
+      const marks = [posterLists.mark(), testerLists.mark()] as const;
+      await act();
+      const ofThisJob = (m: LiveMessage) => m.event === 'job' && m.data.event === event;
+      await posterLists.received(ofThisJob, `${event} (poster)`);
+      await testerLists.received(ofThisJob, `${event} (tester)`);
+      return { poster: posterLists.since(marks[0]), tester: testerLists.since(marks[1]) };
+    };
+    const counts: Record<string, { poster: string[]; tester: string[] }> = {};
+
+    counts.claim = await step('JobClaimed', async () => {
+      await offer.getByRole('button', { name: 'Claim' }).click();
+      await card.locator('.badge--claimed').waitFor({ timeout: 10_000 });
+      await poster.getByText('Your job was claimed').waitFor();
+      await testerLists.received(
+        (m) => m.event === 'available' && m.data.action === 'removed',
+        'available: removed',
+      );
+    });
     await shot(poster, 'live-poster-claimed');
 
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
@@ -111,16 +101,49 @@ describe('live updates in the browser', () => {
     await tester
       .getByLabel(/Screenshot/)
       .setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: PNG_1x1 });
-    await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();
-
-    await card.getByRole('button', { name: 'Review Submission' }).waitFor({ timeout: 10_000 });
-    await card.locator('.badge--submitted').waitFor();
-    await poster.getByText('Results are ready').waitFor();
+    counts.submission = await step('WorkSubmitted', async () => {
+      await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();
+      await card.getByRole('button', { name: 'Review Submission' }).waitFor({ timeout: 10_000 });
+      await card.locator('.badge--submitted').waitFor();
+      await poster.getByText('Results are ready').waitFor();
+      await mine.locator('.badge--submitted').waitFor();
+    });
     await shot(poster, 'live-poster-submitted');
+
+    await card.getByRole('button', { name: 'Review Submission' }).click();
+    await poster.getByText(/Full results unlock when you accept/).waitFor();
+    await poster.getByLabel(/Accept/).check();
+    counts.acceptance = await step('SubmissionAccepted', async () => {
+      await poster.getByRole('button', { name: 'Submit Review' }).click();
+      await poster.getByRole('dialog', { name: 'Results' }).waitFor();
+      await mine.locator('.badge--completed').waitFor({ timeout: 10_000 });
+    });
+    console.log(`list requests per step (issue #50): ${JSON.stringify(counts)}`);
+    expect(counts).toEqual({
+      claim: { poster: [], tester: [] },
+      submission: { poster: [], tester: [] },
+      acceptance: { poster: [], tester: [] },
+    });
+    await poster.keyboard.press('Escape');
+    await card.locator('.badge--completed').waitFor();
     expect(reloads).toEqual([]);
+
+    // What the patches showed is what the server says: the same screens after a reload.
+    await poster.reload();
+    await card.locator('.badge--completed').waitFor();
+    await card.getByRole('button', { name: 'View Results' }).waitFor();
+    await tester.reload();
+    await tester.getByRole('tab', { name: 'My Jobs' }).click();
+    await mine.locator('.badge--completed').waitFor();
+    await tester.getByRole('tab', { name: 'Available Jobs' }).click();
+    await tester
+      .getByText(/No jobs available right now|Each job pays/)
+      .first()
+      .waitFor();
+    expect(await tester.locator('li', { hasText: title }).count()).toBe(0);
     await poster.context().close();
     await tester.context().close();
-  }, 120_000);
+  }, 180_000);
 
   it('keeps a tester who waits on the dashboard signed in when the admin approves them: the dashboard opens, no "Session expired"', async () => {
     const base = run.product.baseUrl;

@@ -6,18 +6,26 @@
  * are on the server before Stop) and loses the connection once (it resumes); submits; the
  * poster's player jumps to the finding's moment. A reload in the middle of a recording keeps what
  * was recorded (IndexedDB) and the upload URL (the draft): the upload is finished from the
- * server's offset.
+ * server's offset. The highlight reel of the verdict (issue #51) plays on the share page signed out
+ * on a phone, clip by clip; the summary is audited (layout and axe) there and in the owner's report.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
 import { signIn as devSignIn } from '@htm/identity/testing';
 import {
   CHROMIUM_ARGS,
   screenshot as shot,
   startProduct,
+  withPageEvidence,
   type Product,
 } from './support/product.js';
+import { auditScreen } from './support/layout-audit.js';
+import { productApi } from './support/people.js';
 
 const MEDIA_ARGS = [
   '--use-fake-ui-for-media-stream',
@@ -62,21 +70,7 @@ async function serverOffset(url: string, testerEmail: string) {
   };
 }
 
-async function api(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${product.baseUrl}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return {
-    status: res.status,
-    body: (await res.json().catch(() => ({}))) as Record<string, unknown>,
-  };
-}
+const { api } = productApi(() => product.baseUrl);
 
 /** A paid job of a new poster, claimed by a new approved tester (through the API: this test is about the recorder). */
 async function claimedJob(title: string, tag = 'rec') {
@@ -130,6 +124,18 @@ async function claimedJob(title: string, tag = 'rec') {
   return { jobId, posterEmail, testerEmail, posterToken };
 }
 
+/** My Jobs → the job's Quick report → "Record your screen": the recorder, at its consent note. */
+async function openRecorder(tester: Page, title: string) {
+  await tester.getByRole('tab', { name: 'My Jobs' }).click();
+  await tester
+    .locator('li', { hasText: title })
+    .getByRole('button', { name: 'Quick report' })
+    .click();
+  const rec = tester.getByRole('region', { name: 'Screen recording' });
+  await rec.getByRole('button', { name: 'Record your screen' }).click();
+  return rec;
+}
+
 async function newPage(width = 1280): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width, height: 900 } });
   return ctx.newPage();
@@ -161,14 +167,7 @@ describe('screen recording in the browser', () => {
       `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
     );
     await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
-    await tester.getByRole('tab', { name: 'My Jobs' }).click();
-    await tester
-      .locator('li', { hasText: title })
-      .getByRole('button', { name: 'Quick report' })
-      .click();
-
-    const rec = tester.getByRole('region', { name: 'Screen recording' });
-    await rec.getByRole('button', { name: 'Record your screen' }).click();
+    const rec = await openRecorder(tester, title);
     await rec.getByText('Close private tabs').waitFor();
     await rec.getByRole('button', { name: 'Start recording' }).click();
     const bar = rec.getByRole('group', { name: 'Recording controls' });
@@ -230,7 +229,9 @@ describe('screen recording in the browser', () => {
       .click();
     await poster.waitForFunction(
       (ms) => {
-        const v = document.querySelector<HTMLVideoElement>('.player__video');
+        const v = document.querySelector<HTMLVideoElement>(
+          'section[aria-label="Screen recording"] video',
+        );
         return !!v && Math.abs(v.currentTime * 1000 - ms) < 1000;
       },
       atMs,
@@ -403,4 +404,251 @@ describe('screen recording in the browser', () => {
     expect(px(uploaded.data, 20, 20)).not.toEqual(px(raw, 20, 20)); // the box's red edge
     await tester.context().close();
   }, 90_000);
+
+  it('keeps Mark moment, Pause and Stop on top of the tested site: Picture-in-Picture, and a pop-up where the browser has no PiP', async () => {
+    for (const path of ['pip', 'popup'] as const) {
+      const title = `On top ${path} ${ts}`;
+      const { testerEmail } = await claimedJob(title, `top-${path}`);
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      // A browser without Document Picture-in-Picture (Firefox, Safari) gets the pop-up.
+      if (path === 'popup')
+        await ctx.addInitScript(() => {
+          delete (window as { documentPictureInPicture?: unknown }).documentPictureInPicture;
+        });
+      const tester = await ctx.newPage();
+      await tester.goto(
+        `${product.baseUrl}/api/auth/dev/login?email=${testerEmail}&name=Tess&intent=tester`,
+      );
+      await tester.getByRole('heading', { name: 'Tester dashboard' }).waitFor({ timeout: 20_000 });
+      const hasPip = await tester.evaluate(() => 'documentPictureInPicture' in window);
+      if (path === 'pip' && !hasPip) {
+        // Printed, not silently passed: this Chromium has no Document Picture-in-Picture.
+        console.log(
+          'recorder on top: this Chromium has no documentPictureInPicture; only the pop-up path is checked',
+        );
+        await ctx.close();
+        continue;
+      }
+      expect(hasPip).toBe(path === 'pip');
+      const rec = await openRecorder(tester, title);
+      await rec.getByText('open the site you test in another window (or tab) first').waitFor();
+      // The small window opens right after Start while the click still counts, else from the bar.
+      const opened = ctx.waitForEvent('page', { timeout: 20_000 });
+      await rec.getByRole('button', { name: 'Start recording' }).click();
+      const bar = rec.getByRole('group', { name: 'Recording controls' });
+      await bar.getByText(/Sharing: /).waitFor();
+      const onTopButton = bar.getByRole('button', { name: 'Keep controls on top' });
+      if (await onTopButton.isVisible()) await onTopButton.click();
+      const small = await opened;
+      const control = small.getByRole('main', { name: 'Recording controls' });
+      await control.getByRole('button', { name: /^Mark moment/ }).waitFor();
+      await bar
+        .getByText(
+          path === 'pip'
+            ? /in a small window on top of the others \(picture-in-picture\)/
+            : /in a small window on top of the others \(pop-up\)/,
+        )
+        .waitFor();
+      await control
+        .getByLabel('Elapsed time')
+        .getByText(/^0:0[1-9] /)
+        .waitFor({ timeout: 10_000 });
+      await shot(small, `recorder-on-top-${path}`);
+      await control.getByRole('button', { name: /^Mark moment/ }).click();
+      await control.getByText(/Marked 0:0\d on Key finding 1/).waitFor();
+      await rec.getByText(/Marked 0:0\d on Key finding 1/).waitFor();
+      await control.getByRole('button', { name: 'Pause' }).click();
+      await bar.getByText('Paused').waitFor();
+      await control.getByRole('button', { name: 'Resume' }).click();
+      await control.getByRole('button', { name: 'Stop' }).click();
+      await rec.getByText(/Recording attached: 0:\d\d/).waitFor({ timeout: 30_000 });
+      await small.waitForEvent('close', { timeout: 10_000 }).catch(() => undefined);
+      expect(small.isClosed()).toBe(true);
+      await ctx.close();
+    }
+  }, 150_000);
+
+  it("plays the verdict's highlight reel on the share page signed out at 390 px, seeking to each clip; the summary passes the layout audit and axe", async () => {
+    const title = `Reel bakery ${ts}`;
+    const { jobId, testerEmail, posterToken, posterEmail } = await claimedJob(title, 'reel');
+    const { token: testerToken } = await devSignIn(product.baseUrl, testerEmail, {
+      intent: 'tester',
+    });
+    // A 30 s recording, uploaded as the recorder does (tus), and a report with two moments.
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'reel-e2e-')), 'reel.webm');
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=30:size=320x240:rate=10',
+      '-c:v',
+      'libvpx',
+      '-b:v',
+      '150k',
+      file,
+    ]);
+    const webm = readFileSync(file);
+    const b64 = (v: string) => Buffer.from(v).toString('base64');
+    const tus = { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${testerToken}` };
+    const created = await fetch(`${product.baseUrl}/api/recordings`, {
+      method: 'POST',
+      headers: {
+        ...tus,
+        'Upload-Length': String(webm.length),
+        'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const location = new URL(created.headers.get('location')!, product.baseUrl).href;
+    const patched = await fetch(location, {
+      method: 'PATCH',
+      headers: { ...tus, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+      body: new Uint8Array(webm),
+    });
+    expect(patched.status).toBe(204);
+    const form = new FormData();
+    form.set('feedback_text', 'The price shows only in the cart, and the logo is blurry.');
+    form.set('key_finding_1', 'Price hidden until the cart');
+    form.set('key_finding_1_severity', 'major');
+    form.set('key_finding_1_at_ms', '2000');
+    form.set('key_finding_1_requirement_index', '0');
+    form.set('key_finding_2', 'The logo is blurry');
+    form.set('key_finding_2_severity', 'cosmetic');
+    form.set('key_finding_2_at_ms', '20000');
+    form.set(
+      'task_answers',
+      JSON.stringify([{ requirement_index: 0, outcome: 'partly', seq: 3, minutes: 4 }]),
+    );
+    form.set('recording_id', location.split('/').pop()!);
+    const sent = await fetch(`${product.baseUrl}/api/jobs/${jobId}/submit-work`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${testerToken}` },
+      body: form,
+    });
+    expect(sent.status).toBe(201);
+    expect(
+      (await api(posterToken, 'POST', `/api/jobs/${jobId}/review`, { decision: 'accept' })).status,
+    ).toBe(200);
+    // The summary (and its reel, once the remux measured the recording) is computed off the request.
+    let clips: Array<{ start_ms: number; end_ms: number }> = [];
+    await until(
+      async () => {
+        const s = await api(posterToken, 'GET', `/api/jobs/${jobId}/summary`);
+        clips = (s.body.reel as typeof clips | undefined) ?? [];
+        return s.status === 200 && clips.length === 2 && s.body.locked === false;
+      },
+      'the summary with its two clips',
+      60_000,
+    );
+    // 5 s before each moment to 10 s after, inside the recording.
+    expect(clips.map((c) => c.start_ms)).toEqual([0, 15_000]);
+    expect(clips[0].end_ms).toBe(12_000);
+    expect(clips[1].end_ms).toBeGreaterThan(29_000);
+    expect(clips[1].end_ms).toBeLessThanOrEqual(30_000);
+    const share = await api(posterToken, 'POST', `/api/jobs/${jobId}/share`, {});
+    const shareUrl = `${product.baseUrl}${share.body.url as string}`;
+
+    // Signed out, on a phone.
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const reel = page.getByRole('region', { name: 'Highlight reel' });
+    const video = reel.locator('video');
+    const at = (s: number) =>
+      page.waitForFunction(
+        (t) => {
+          const v = document.querySelector<HTMLVideoElement>('[data-reel-video]');
+          return !!v && v.readyState >= 1 && Math.abs(v.currentTime - t) < 1.5;
+        },
+        s,
+        { timeout: 20_000 },
+      );
+    await withPageEvidence(page, 'reel-share-390', async () => {
+      await page.goto(shareUrl);
+      await page.getByRole('heading', { name: 'Fix first' }).waitFor();
+      // The page's script took over: Play / Pause is there.
+      await reel.getByRole('button', { name: 'Play' }).waitFor();
+      await shot(page, 'reel-share-page-390');
+      // It plays.
+      await reel.getByRole('button', { name: 'Play' }).click();
+      await page.waitForFunction(
+        () => {
+          const v = document.querySelector<HTMLVideoElement>('[data-reel-video]');
+          return !!v && !v.paused && v.currentTime > 0.5;
+        },
+        undefined,
+        { timeout: 20_000 },
+      );
+      await reel.getByRole('button', { name: 'Pause' }).waitFor();
+      // Each clip by its link: the player seeks to the clip's start and says which one it is.
+      for (const [i, c] of clips.entries()) {
+        await reel
+          .getByRole('link', { name: /^\d:\d\d–\d:\d\d / })
+          .nth(i)
+          .click();
+        await at(c.start_ms / 1000);
+        await reel.getByText(`Clip ${i + 1} of ${clips.length}:`).waitFor();
+      }
+      // The keys: P back to the first clip, N to the next, K pauses.
+      await video.focus();
+      await page.keyboard.press('p');
+      await at(0);
+      await reel.getByText('Clip 1 of 2:').waitFor();
+      // The first clip runs into the second by itself.
+      await video.evaluate((v: HTMLVideoElement) => {
+        v.currentTime = 11.5;
+        return v.play();
+      });
+      await at(15);
+      await reel.getByText('Clip 2 of 2:').waitFor();
+      await page.keyboard.press('k');
+      await reel.getByRole('button', { name: 'Play' }).waitFor();
+      await page.keyboard.press('p');
+      await page.keyboard.press('n');
+      await at(15);
+      // The address names the clip: a reload opens the reel there (also without script).
+      expect(new URL(page.url()).searchParams.get('clip')).toBe('1');
+      const noScript = await browser.newContext({
+        javaScriptEnabled: false,
+        viewport: { width: 390, height: 844 },
+      });
+      const plain = await noScript.newPage();
+      await plain.goto(page.url());
+      expect(await plain.locator('[data-reel-video]').getAttribute('src')).toMatch(
+        /#t=15\.0,(29|30)\.\d$/,
+      );
+      await noScript.close();
+    });
+    // The page (summary and reel) at every width, axe included.
+    const found = await auditScreen(page, 'shared report with the verdict');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await shot(page, 'reel-share-page-1280');
+    expect(errors).toEqual([]);
+    await ctx.close();
+
+    // The owner's report opens with the same verdict.
+    const owner = await newPage();
+    await owner.goto(
+      `${product.baseUrl}/api/auth/dev/login?email=${posterEmail}&name=Pat&intent=poster`,
+    );
+    await owner.getByRole('button', { name: 'View Results' }).click();
+    const dialog = owner.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'Fix first' }).waitFor({ timeout: 20_000 });
+    await dialog
+      .getByRole('region', { name: 'Highlight reel' })
+      .getByText('Clip 1 of 2:')
+      .waitFor();
+    await dialog.getByText('Proof: 1 finding, 1 moment').first().click();
+    found.push(...(await auditScreen(owner, 'owner results with the verdict')));
+    await owner.setViewportSize({ width: 390, height: 844 });
+    await shot(owner, 'reel-owner-results-390');
+    await owner.setViewportSize({ width: 1280, height: 900 });
+    await shot(owner, 'reel-owner-results-1280');
+    expect(found).toEqual([]);
+    await owner.context().close();
+  }, 180_000);
 });

@@ -319,6 +319,8 @@ export const AUDIT_ACTIONS = [
   'user.deletion_scheduled',
   'appeal.overturned',
   'appeal.upheld',
+  'session.released',
+  'session.confirmed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

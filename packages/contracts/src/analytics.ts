@@ -73,6 +73,11 @@ export const insightsResponseSchema = z.object({
   time_to_claim_ms: percentiles,
   /** Paid -> first result (first submission), of the jobs first submitted in the range. */
   time_to_result_ms: percentiles,
+  /**
+   * A report's last submission -> its summary ready (ReportSummarized, the first summary of a job's
+   * or a pack's reports as they were), of the summaries made in the range.
+   */
+  time_to_summary_ms: percentiles,
   /** Completed / submitted (first submissions) in the range; null when nothing was submitted. */
   acceptance_rate: z.number().nullable(),
   /** Revisions requested / submitted in the range; null when nothing was submitted. */
@@ -102,6 +107,27 @@ export const insightsResponseSchema = z.object({
   }),
   /** Packs ("Five testers for $5") in the range: ordered, testers ordered in them, unfilled slots refunded. */
   packs: z.object({ ordered: count, testers: count, slots_refunded: count }),
+  /**
+   * Session checks ("Every session checked") in the range: sessions checked, borderline, failed,
+   * and the free replacements (a failed check's, or the owner's of a borderline one), with the
+   * replacement rate (replaced / checked; null before any check) per week (weeks start on Monday,
+   * UTC; the first and last may be cut by the range).
+   */
+  session_checks: z.object({
+    checked: count,
+    borderline: count,
+    failed: count,
+    replaced: count,
+    replacement_rate: z.number().nullable(),
+    weeks: z.array(
+      z.object({
+        week_start: z.string(),
+        checked: count,
+        replaced: count,
+        replacement_rate: z.number().nullable(),
+      }),
+    ),
+  }),
 });
 export type InsightsResponse = z.infer<typeof insightsResponseSchema>;
 

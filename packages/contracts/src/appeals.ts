@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { APPEAL_MESSAGE_MAX, APPEAL_MESSAGE_MIN } from './marketplace.js';
 
-/** Reasons and one appeal ("Fair and fast for testers"): what a tester may appeal, and the admin's decision. */
-export const APPEAL_KINDS = ['strike', 'rating'] as const;
+/**
+ * Reasons and one appeal ("Fair and fast for testers"): what a tester may appeal, and the admin's
+ * decision. `session_check`: a report whose session check failed ("Every session checked"), one
+ * appeal whether or not the admin confirmed the failure as a strike.
+ */
+export const APPEAL_KINDS = ['strike', 'rating', 'session_check'] as const;
 export type AppealKind = (typeof APPEAL_KINDS)[number];
 export const APPEAL_STATUSES = ['open', 'overturned', 'upheld'] as const;
 export type AppealStatus = (typeof APPEAL_STATUSES)[number];
 
 export const APPEAL_MESSAGES = {
-  jobId: 'Choose the job whose strike or rating you appeal',
-  kind: 'Appeal a "strike" or a "rating"',
+  jobId: 'Choose the job whose strike, rating or failed check you appeal',
+  kind: 'Appeal a "strike", a "rating" or a "session_check"',
   message: `Your reason must be ${APPEAL_MESSAGE_MIN} to ${APPEAL_MESSAGE_MAX} characters`,
   decision: 'Decide "overturn" or "uphold"',
   note: `Note must be ${APPEAL_MESSAGE_MAX} characters or less`,

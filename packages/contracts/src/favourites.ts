@@ -6,6 +6,8 @@ export const FAVOURITE_MESSAGES = {
   notYourTester: 'You can favourite only a tester whose work on one of your jobs you accepted.',
   inviteNotFavourite:
     'invite_tester_id must be one of your favourite testers. Favourite the tester on the results of a job they did for you first.',
+  inviteNotApproved:
+    'This tester cannot take jobs right now (their approval was withdrawn), so they cannot be invited. Post the job without inviting them.',
 } as const;
 
 /** POST /api/favourites */

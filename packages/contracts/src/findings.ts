@@ -38,6 +38,8 @@ export const FINDING_MESSAGES = {
     `Finding ${n}: the moment must be a whole number of milliseconds from 0`,
   atMsBeyondRecording: (n: number) => `Finding ${n}: the moment is after the end of the recording`,
   detailsWithoutText: (n: number) => `Finding ${n}: write the finding itself before its details`,
+  requirementInvalid: (n: number) =>
+    `Finding ${n}: the thing to check must be one of this job's things to check`,
 } as const;
 
 /** One finding as the poster reads it (GET /api/jobs/{id}/submission `findings`). */
@@ -48,6 +50,8 @@ export const findingViewSchema = z.object({
   expected: z.string().nullable(),
   actual: z.string().nullable(),
   at_ms: z.number().nullable(),
+  /** The thing to check it belongs to (index into the job's requirements), or null (issue #51). */
+  requirement_index: z.number().int().nullable().optional(),
 });
 export type FindingView = z.infer<typeof findingViewSchema>;
 
@@ -60,6 +64,7 @@ export const EMPTY_FINDING_DETAILS: FindingDetails = {
   expected: null,
   actual: null,
   at_ms: null,
+  requirement_index: null,
 };
 
 const optionalText = (max: number, message: string) =>
@@ -96,12 +101,33 @@ const detailFields = (n: number) => ({
       }
       return num;
     }),
+  requirement_index: z
+    .union([z.string(), z.number()], { error: FINDING_MESSAGES.requirementInvalid(n) })
+    .optional()
+    .nullable()
+    .transform((v, ctx) => {
+      if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return null;
+      const num = typeof v === 'number' ? v : /^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN;
+      // The job's own count is checked by the service (a job has at most 10 things to check).
+      if (!Number.isInteger(num) || num < 0 || num >= 10) {
+        ctx.addIssue({ code: 'custom', message: FINDING_MESSAGES.requirementInvalid(n) });
+        return z.NEVER;
+      }
+      return num;
+    }),
 });
 
 /** The multipart names of finding N's details in each variant (issue #30 "Contracts"). */
 export const findingFieldPrefix = (variant: 'dashboard' | 'poster_flow', n: number) =>
   variant === 'dashboard' ? `key_finding_${n}` : `key_findings_bullet_${n}`;
-export const FINDING_DETAIL_KEYS = ['severity', 'steps', 'expected', 'actual', 'at_ms'] as const;
+export const FINDING_DETAIL_KEYS = [
+  'severity',
+  'steps',
+  'expected',
+  'actual',
+  'at_ms',
+  'requirement_index',
+] as const;
 
 /**
  * The details of findings 1-3 of one variant, from the flat multipart fields
@@ -124,6 +150,7 @@ export function findingDetailsSchema(variant: 'dashboard' | 'poster_flow') {
         expected: (v[`${p}_expected`] as string | null | undefined) ?? null,
         actual: (v[`${p}_actual`] as string | null | undefined) ?? null,
         at_ms: (v[`${p}_at_ms`] as number | null | undefined) ?? null,
+        requirement_index: (v[`${p}_requirement_index`] as number | null | undefined) ?? null,
       };
     }),
   );
@@ -134,7 +161,8 @@ export const hasFindingDetails = (d: FindingDetails) =>
   d.steps !== null ||
   d.expected !== null ||
   d.actual !== null ||
-  d.at_ms !== null;
+  d.at_ms !== null ||
+  d.requirement_index != null;
 
 /** Severity order for the poster's results: blocker first, findings without a severity last (stable). */
 export function sortFindingsBySeverity<T extends { severity: FindingSeverity | null }>(
@@ -184,4 +212,21 @@ export const RECORDING_MESSAGES = {
   unknownRecording: 'This recording is not one of yours for this job. Please record again.',
   stillUploading: 'The recording is still uploading. Please wait until it has finished.',
   cannotSee: 'You cannot see this recording.',
+  tooManyUploads: (n: number, of: 'tester' | 'job') =>
+    of === 'tester'
+      ? `You already have ${n} recording${n === 1 ? '' : 's'} uploading. Let ${n === 1 ? 'it' : 'them'} finish before starting another (unfinished uploads are cleared after 24 hours).`
+      : `This job already has ${n} recording${n === 1 ? '' : 's'} uploading. Let ${n === 1 ? 'it' : 'them'} finish before starting another (unfinished uploads are cleared after 24 hours).`,
+  testerQuota: (maxBytes: number) =>
+    `Your recordings not yet submitted would take more than ${mib(maxBytes)}. Submit your work with one of them, or record a shorter one (unused recordings are cleared after 24 hours).`,
+  jobQuota: (maxBytes: number) =>
+    `This job's recordings would take more than the ${mib(maxBytes)} allowed per job. Submit with a recording you already made, or record a shorter one.`,
+  storageFull:
+    'Recordings cannot be stored right now: the space set aside for them is full. Please try again later; you can submit your work without a recording.',
 } as const;
+
+/** Bytes in words: 4.5 MB, 500 MB, 1.5 GB (binary units, as the limits are set). */
+function mib(bytes: number): string {
+  const gb = bytes >= 1024 * 1024 * 1024;
+  const n = bytes / (gb ? 1024 * 1024 * 1024 : 1024 * 1024);
+  return `${Math.round(n * 10) / 10} ${gb ? 'GB' : 'MB'}`;
+}

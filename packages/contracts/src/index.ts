@@ -14,3 +14,6 @@ export * from './reports.js';
 export * from './internal.js';
 export * from './appeals.js';
 export * from './favourites.js';
+export * from './summary.js';
+export * from './site-check.js';
+export * from './summary-words.js';

@@ -7,6 +7,7 @@ import {
   recordingLimitsSchema,
   recordingViewSchema,
 } from './findings.js';
+import { taskAnswerSchema } from './summary.js';
 import {
   TESTER_LEVELS,
   PACK_SIZE,
@@ -17,6 +18,10 @@ import {
   JOB_STATUSES,
   QUICK_REPORT_LIMITS as QUICK,
   REPORT_FILE_LIMITS,
+  replacementExpectedBy,
+  SESSION_CHECK_DEFAULTS,
+  SESSION_CHECK_REASON_CODES,
+  SESSION_VERDICTS,
   type GeoRule,
   type JobStatus,
 } from './marketplace.js';
@@ -64,6 +69,14 @@ export const JOB_MESSAGES = {
   claimExpired: 'Your claim on this job expired, so it went back to the available jobs.',
   revisionExpired:
     'Your revision window for this job ended, so it went back to the available jobs.',
+  /** A tester whose report on a job failed its check (or was replaced) claims its replacement. */
+  replacedFromYou:
+    'This job went to another tester because your report on it did not pass the checks, so it is not yours to take again.',
+  replacedFromTester:
+    "This job went to another tester because this tester's report on it did not pass the checks.",
+  /** The poster asks for a report its session check has not passed yet ("Every session checked"). */
+  reportChecking:
+    'The tester has sent their report. We check every session before you see it: it will be here in a few minutes.',
   titleRequired: 'Title is required',
   titleTooLong: `Title must be ${JOB_LIMITS.titleMax} characters or less`,
   urlRequired: 'URL is required',
@@ -115,8 +128,12 @@ export const JOB_MESSAGES = {
   lowRatingNeedsReason:
     'Say why: the tester sees the reason for a rating of 1 or 2 stars and may appeal it',
   freshEyesInvalid: 'fresh_eyes must be true or false',
+  recordingRequiredInvalid: 'recording_required must be true or false',
   /** Post New Job switches and the badge. */
   freshEyesLabel: 'A tester who has not seen my site before',
+  recordingRequiredLabel: `A screen recording with the tester's voice, at least ${SESSION_CHECK_DEFAULTS.minRecordingMs / 60_000} minutes (checked before you see the report)`,
+  /** What a tester reads on a job that asks for a recording. */
+  recordingRequiredNote: `Asks for a screen recording with your voice, at least ${SESSION_CHECK_DEFAULTS.minRecordingMs / 60_000} minutes: a report without one does not pass the checks.`,
   assistiveTechLabel: 'Tested by someone who uses a screen reader',
   /** Claim refusals. */
   alreadyTestedSite:
@@ -154,9 +171,12 @@ const optionalText = (max: number, message: string) =>
     .nullable()
     .transform((v) => (v ? v : undefined));
 
-/** What a too-short or too-long Key finding N (2 or 3, which may stay empty) says. */
+/**
+ * What a too-short Key finding N (2 or 3, which may stay empty) says; a too-long one says the
+ * specification's 'Key finding must be less than 120 characters', as the first does.
+ */
 export const keyFindingLengthMessage = (n: number) =>
-  `Key finding ${n} must be ${JOB_LIMITS.keyFindingMin} to ${JOB_LIMITS.keyFindingMax} characters (or leave it empty)`;
+  `Key finding ${n} must be at least ${JOB_LIMITS.keyFindingMin} characters (or leave it empty)`;
 
 /**
  * An optional key finding of the dashboard variant: empty is fine, else 5-120 characters. The
@@ -167,7 +187,7 @@ const keyFinding = (n: number) =>
     .string()
     .trim()
     .max(JOB_LIMITS.keyFindingMax, {
-      error: n === 1 ? JOB_MESSAGES.keyFindingTooLong : keyFindingLengthMessage(n),
+      error: JOB_MESSAGES.keyFindingTooLong,
     })
     .refine((v) => v.length === 0 || v.length >= JOB_LIMITS.keyFindingMin, {
       error: n === 1 ? JOB_MESSAGES.keyFindingRequired : keyFindingLengthMessage(n),
@@ -195,6 +215,22 @@ export const acceptJobBodySchema = z.object({
 });
 export type AcceptJobBody = z.infer<typeof acceptJobBodySchema>;
 
+/** The job's website address: public only, or (SITE_CHECK_ALLOW_PRIVATE, tests only) local too. */
+const jobUrlSchema = (allowLocal: boolean) =>
+  z
+    .string({ error: JOB_MESSAGES.urlRequired })
+    .trim()
+    .min(1, { error: JOB_MESSAGES.urlRequired })
+    .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlTooLong })
+    .superRefine((v, ctx) => {
+      const problem = webUrlProblem(v);
+      if (problem && !(allowLocal && problem === 'local'))
+        ctx.addIssue({
+          code: 'custom',
+          message: problem === 'local' ? JOB_MESSAGES.urlLocal : JOB_MESSAGES.urlInvalid,
+        });
+    });
+
 /** POST /api/jobs (Post New Job modal). */
 export const createJobBodySchema = z.object({
   title: z
@@ -202,19 +238,7 @@ export const createJobBodySchema = z.object({
     .trim()
     .min(1, { error: JOB_MESSAGES.titleRequired })
     .max(JOB_LIMITS.titleMax, { error: JOB_MESSAGES.titleTooLong }),
-  url: z
-    .string({ error: JOB_MESSAGES.urlRequired })
-    .trim()
-    .min(1, { error: JOB_MESSAGES.urlRequired })
-    .max(JOB_LIMITS.urlMax, { error: JOB_MESSAGES.urlTooLong })
-    .superRefine((v, ctx) => {
-      const problem = webUrlProblem(v);
-      if (problem)
-        ctx.addIssue({
-          code: 'custom',
-          message: problem === 'local' ? JOB_MESSAGES.urlLocal : JOB_MESSAGES.urlInvalid,
-        });
-    }),
+  url: jobUrlSchema(false),
   what_to_test: z
     .string({ error: JOB_MESSAGES.whatToTestRequired })
     .trim()
@@ -262,6 +286,12 @@ export const createJobBodySchema = z.object({
     .optional()
     .nullable()
     .transform((v) => v ?? true),
+  /** The tester must attach a screen recording (its session check fails without one; default off). */
+  recording_required: z
+    .boolean({ error: JOB_MESSAGES.recordingRequiredInvalid })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? false),
   /** Only testers whose profile lists this assistive technology (default: anyone). */
   assistive_tech: z
     .enum(ASSISTIVE_TECH, { error: ASSISTIVE_TECH_MESSAGE })
@@ -287,6 +317,13 @@ export const createJobBodySchema = z.object({
     .transform((v) => v || undefined),
 });
 export type CreateJobBody = z.infer<typeof createJobBodySchema>;
+/**
+ * POST /api/jobs when SITE_CHECK_ALLOW_PRIVATE is on (tests only, refused in production): a job may
+ * name a local address (http://127.0.0.1:PORT/), so the site check's tests can serve fixture sites.
+ */
+export const createJobBodyAllowingLocalSchema = createJobBodySchema.extend({
+  url: jobUrlSchema(true),
+});
 
 /** POST /api/jobs/:id/submit-work (tester dashboard Submit Work modal), text fields. */
 export const requirementResponseSchema = z.object({
@@ -530,6 +567,8 @@ export const jobViewSchema = z.object({
   fresh_eyes: z.boolean(),
   /** Only testers who use this assistive technology may take it; null: anyone. */
   assistive_tech: z.enum(ASSISTIVE_TECH).nullable(),
+  /** The tester must attach a screen recording (absent from older answers: false). */
+  recording_required: z.boolean().optional(),
   /** The poster's rating of the tester (poster and admin views of a completed job), else null. */
   rating: ratingViewSchema.nullable().optional(),
   /** A re-test: the completed job it checks again ("Re-test: ..."), else null. */
@@ -540,6 +579,21 @@ export const jobViewSchema = z.object({
   paid_at: z.string().nullable().optional(),
   /** The pack this job is one slot of (several testers ordered in one checkout), else null. */
   pack_id: z.string().nullable().optional(),
+  /**
+   * Submitted, and the report is being checked before its poster sees it ("Every session
+   * checked"): the poster's lists say so instead of offering a review (absent: false).
+   */
+  report_checking: z.boolean().optional(),
+  /**
+   * When the job last went back to Available Jobs for a replacement (its report failed the
+   * session check, or the owner took the free replacement of a borderline one), else null.
+   */
+  replaced_at: z.string().nullable().optional(),
+  /**
+   * When the results are expected at the latest (resultsExpectedBy): after a replacement, the
+   * replacement's 24-48 h window from `replaced_at`; null while unpaid.
+   */
+  results_expected_by: z.string().nullable().optional(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 
@@ -557,12 +611,18 @@ export type PackSummary = z.infer<typeof packSummarySchema>;
 /** One tester's finding inside a cluster of GET /api/packs/{id}. */
 export const packClusterFindingSchema = z.object({
   job_id: z.string(),
+  /** The finding by its report and place (what POST /api/packs/{id}/groups names). */
+  submission_id: z.string(),
+  finding_index: z.number().int(),
   text: z.string(),
   severity: z.enum(FINDING_SEVERITIES).nullable(),
 });
 export type PackClusterFinding = z.infer<typeof packClusterFindingSchema>;
 
-/** Findings of several testers that say the same thing (grouped by the similarity of their text). */
+/**
+ * Findings of several testers that say the same thing: grouped by the testers' "same problem"
+ * answers and the owner's merge / split first, then by the similarity of their text.
+ */
 export const packClusterSchema = z.object({
   /** The cluster's most representative finding text. */
   summary: z.string(),
@@ -577,6 +637,12 @@ export type PackCluster = z.infer<typeof packClusterSchema>;
 export const packViewSchema = z.object({
   pack: packSummarySchema,
   jobs: z.array(jobViewSchema),
+  /**
+   * Testers whose reports are in and shown (current reports; one still held by its session check
+   * is left out): the N of each cluster's "n of N testers", the same N as the pack summary's
+   * testers_total.
+   */
+  reported: z.number().int(),
   clusters: z.array(packClusterSchema),
 });
 export type PackView = z.infer<typeof packViewSchema>;
@@ -586,12 +652,16 @@ export const RESULTS_CLAIM_MARGIN_HOURS = 48;
 
 /**
  * "Results expected by": paid_at + expected_completion_hours + RESULTS_CLAIM_MARGIN_HOURS
- * (48 h to be claimed, then the tester's window), or null for an unpaid job.
+ * (48 h to be claimed, then the tester's window), or null for an unpaid job. After a replacement
+ * (`replaced_at`) the promise starts again: the replacement's window from when the job reopened
+ * (replacementExpectedBy, "24-48 hours" as the owner is told).
  */
 export function resultsExpectedBy(
-  job: Pick<JobView, 'paid_at' | 'expected_completion_hours'>,
+  job: Pick<JobView, 'paid_at' | 'expected_completion_hours' | 'replaced_at'>,
 ): string | null {
   if (!job.paid_at) return null;
+  const replaced = job.replaced_at ? Date.parse(job.replaced_at) : NaN;
+  if (!Number.isNaN(replaced)) return replacementExpectedBy(new Date(replaced)).toISOString();
   const paid = Date.parse(job.paid_at);
   if (Number.isNaN(paid)) return null;
   return new Date(
@@ -609,6 +679,107 @@ export const availableJobsPageSchema = z.object({
   max_active_claims: z.number().int(),
 });
 export type AvailableJobsPage = z.infer<typeof availableJobsPageSchema>;
+
+/**
+ * What the session check of a report found ("Every session checked"): the poster reads the
+ * "Checked" line and, for a borderline session, the warning and whether the free replacement is
+ * still theirs; the tester reads each reason in plain words.
+ */
+export const sessionCheckViewSchema = z.object({
+  status: z.enum(['checking', 'done']),
+  verdict: z.enum(SESSION_VERDICTS).nullable(),
+  /** "6:12 recorded, 64% talking, 3 of 3 things checked, original text" (null while checking). */
+  line: z.string().nullable(),
+  reasons: z.array(z.object({ code: z.enum(SESSION_CHECK_REASON_CODES), text: z.string() })),
+  /** The poster may still ask for the job's one free replacement of this report. */
+  replacement_available: z.boolean(),
+});
+export type SessionCheckView = z.infer<typeof sessionCheckViewSchema>;
+
+/** GET /api/tester/session-checks: the tester's reports whose check found something, newest first. */
+export const testerSessionChecksSchema = z.object({
+  checks: z.array(
+    z.object({
+      submission_id: z.string(),
+      job_id: z.string(),
+      title: z.string(),
+      verdict: z.enum(SESSION_VERDICTS),
+      reasons: z.array(z.object({ code: z.enum(SESSION_CHECK_REASON_CODES), text: z.string() })),
+      /** The report is kept from the poster and the job went to another tester: it earns nothing unless an appeal succeeds. */
+      held: z.boolean(),
+      /** The poster asked for a free replacement of this borderline report: it earns nothing. */
+      replaced: z.boolean(),
+      checked_at: z.string(),
+      /** The admin (or an appeal) released the failed report: no strike. */
+      released: z.boolean().optional(),
+      /** The admin confirmed the failure: it counts as a strike. */
+      confirmed: z.boolean().optional(),
+    }),
+  ),
+});
+export type TesterSessionChecks = z.infer<typeof testerSessionChecksSchema>;
+
+/** GET /api/admin/session-checks?status= : failed sessions waiting for the admin (held), or decided ones. */
+export const adminSessionChecksQuerySchema = z.object({
+  status: z.enum(['held', 'decided'], { error: 'status must be held or decided' }).default('held'),
+});
+
+/** A failed session as the admin's queue shows it: what was measured, the report, and its appeal. */
+export const heldSessionViewSchema = z.object({
+  submission_id: z.string(),
+  job_id: z.string(),
+  title: z.string(),
+  tester_id: z.string(),
+  /** The tester's name as the report carries it. */
+  tester_name: z.string().nullable(),
+  submitted_at: z.string(),
+  checked_at: z.string().nullable(),
+  /** "0:40 recorded, 0% talking, 1 of 2 things checked, original text" */
+  line: z.string(),
+  reasons: z.array(z.object({ code: z.enum(SESSION_CHECK_REASON_CODES), text: z.string() })),
+  metrics: z.object({
+    recording_ms: z.number().nullable(),
+    talk_pct: z.number().nullable(),
+    longest_idle_ms: z.number().nullable(),
+    items_total: z.number().int(),
+    items_covered: z.number().int(),
+    max_containment: z.number().nullable(),
+  }),
+  /** Why something could not be measured (no ffmpeg, an unreadable recording), or null. */
+  note: z.string().nullable(),
+  key_findings: z.array(z.string()),
+  general_feedback: z.string().nullable(),
+  recording_url: z.string().nullable(),
+  /** The job now: open means nobody took the replacement yet (a release gives the report back to its owner). */
+  job_status: z.enum(JOB_STATUSES),
+  appeal: z
+    .object({
+      id: z.string(),
+      status: z.enum(['open', 'overturned', 'upheld']),
+      message: z.string(),
+    })
+    .nullable(),
+  decision: z
+    .object({
+      decision: z.enum(['released', 'confirmed']),
+      by: z.enum(['admin', 'appeal']),
+      at: z.string(),
+    })
+    .nullable(),
+});
+export type HeldSessionView = z.infer<typeof heldSessionViewSchema>;
+
+export const adminSessionChecksResponseSchema = z.object({
+  sessions: z.array(heldSessionViewSchema),
+});
+export type AdminSessionChecks = z.infer<typeof adminSessionChecksResponseSchema>;
+
+/** POST /api/admin/session-checks/{id}/release|confirm: the session after the decision; delivered: its owner reads it now. */
+export const sessionDecisionResponseSchema = z.object({
+  session: heldSessionViewSchema,
+  delivered: z.boolean(),
+});
+export type SessionDecisionAnswer = z.infer<typeof sessionDecisionResponseSchema>;
 
 export const submissionViewSchema = z.object({
   id: z.string(),
@@ -639,8 +810,27 @@ export const submissionViewSchema = z.object({
   findings: z.array(findingViewSchema),
   /** The screen recording attached to the submission, or null. */
   recording: recordingViewSchema.nullable(),
+  /**
+   * Per thing to check: done / partly / not done, how easy (SEQ 1-7), minutes (issue #51; only
+   * those answered). Null while locked for the poster, like the checklist answers.
+   */
+  task_answers: z.array(taskAnswerSchema).nullable().optional(),
+  /** The 10 SUS answers (1-5) when the tester gave them; null when not given or locked. */
+  sus: z.array(z.number().int()).nullable().optional(),
+  /** Its session check (absent from views of reports written before the checks). */
+  session_check: sessionCheckViewSchema.nullable().optional(),
 });
 export type SubmissionView = z.infer<typeof submissionViewSchema>;
+
+/**
+ * GET /api/jobs/{id}/released-reports: the job's reports that failed their session check and were
+ * released after all (an upheld appeal, the admin) once the job had gone to another tester. The
+ * owner reads them whole at no cost (the platform pays their testers), oldest first.
+ */
+export const releasedReportsResponseSchema = z.object({
+  reports: z.array(submissionViewSchema),
+});
+export type ReleasedReportsResponse = z.infer<typeof releasedReportsResponseSchema>;
 
 /** GET /api/jobs/{id}/before-after: a re-test's findings beside the original's, per checklist item and key finding. */
 export const retestComparisonViewSchema = z.object({

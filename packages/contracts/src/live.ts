@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { jobViewSchema } from './jobs.js';
+import { SESSION_VERDICTS } from './marketplace.js';
 
 /**
  * The live channel (Server-Sent Events, served by the gateway itself): the ticket answer, the
@@ -24,8 +26,9 @@ export const liveStreamQuerySchema = z.object({
 /** `event: job`: a job of the user's (or, for admins, any job) changed. */
 export const liveJobMessageSchema = z.object({
   job_id: z.string(),
-  status: z.string(),
-  payment_status: z.string(),
+  /** The status and payment status after the event (absent on SessionChecked: a check changes neither). */
+  status: z.string().optional(),
+  payment_status: z.string().optional(),
   /** The event type behind it (JobClaimed, WorkSubmitted, ...). */
   event: z.string(),
   accepted_by: z.enum(['poster', 'admin', 'auto']).optional(),
@@ -33,6 +36,15 @@ export const liveJobMessageSchema = z.object({
   pack_id: z.string().nullable().optional(),
   /** PaymentRefunded of an unfilled pack slot: the cents given back. */
   refunded_cents: z.number().int().optional(),
+  /** SessionChecked: the check's verdict, and whether it handed the report to its poster. */
+  verdict: z.enum(SESSION_VERDICTS).optional(),
+  delivered: z.boolean().optional(),
+  /**
+   * The job just after the change, as the API answers it (without the admin's poster_info and
+   * the poster's rating), when the event carries it (the transition table's events): the web app
+   * writes it into its cached lists instead of reading them again.
+   */
+  job: jobViewSchema.optional(),
 });
 export type LiveJobMessage = z.infer<typeof liveJobMessageSchema>;
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   checkoutRefusal,
+  freshEyesBlocks,
+  siteHost,
+  siteKey,
   geoAllows,
   geoRulesFor,
   acceptanceRatePct,
@@ -106,6 +109,30 @@ const EXPECTED: Record<JobAction, Record<JobStatus, string>> = {
     claimed: 'stale_timer',
     submitted: 'stale_timer',
     revision_requested: 'stale_timer',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  session_failed: {
+    open: 'nothing_to_replace',
+    claimed: 'nothing_to_replace',
+    submitted: '→open',
+    revision_requested: 'nothing_to_replace',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  replacement_requested: {
+    open: 'nothing_to_replace',
+    claimed: 'nothing_to_replace',
+    submitted: '→open',
+    revision_requested: 'nothing_to_replace',
+    completed: 'job_completed',
+    closed: 'job_closed',
+  },
+  session_released: {
+    open: '→submitted',
+    claimed: 'replacement_taken',
+    submitted: 'replacement_taken',
+    revision_requested: 'replacement_taken',
     completed: 'job_completed',
     closed: 'job_closed',
   },
@@ -293,5 +320,24 @@ describe('the other rules', () => {
       expect(hasPriorityAccess('trusted')).toBe(false);
       expect(hasPriorityAccess('new')).toBe(false);
     });
+  });
+});
+
+describe('fresh eyes', () => {
+  it('treats hosts case-insensitively and ignores a leading www.', () => {
+    expect(siteHost('https://WWW.Bakery.Example/cakes?x=1')).toBe('bakery.example');
+    expect(siteHost('http://shop.bakery.example:8080/')).toBe('shop.bakery.example');
+    expect(siteHost('https://www2.bakery.example')).toBe('www2.bakery.example');
+  });
+
+  it('blocks a tester who tested the same poster site only when the job asks for fresh eyes', () => {
+    const job = { freshEyes: true, posterId: 'p1', siteHost: 'bakery.example' };
+    expect(freshEyesBlocks(job, [siteKey('p1', 'bakery.example')])).toBe(true);
+    expect(
+      freshEyesBlocks(job, [siteKey('p2', 'bakery.example'), siteKey('p1', 'pastry.example')]),
+    ).toBe(false);
+    expect(freshEyesBlocks({ ...job, freshEyes: false }, [siteKey('p1', 'bakery.example')])).toBe(
+      false,
+    );
   });
 });

@@ -1,8 +1,10 @@
+import type { WebhookEventType } from './reports.js';
+
 /**
  * The marketplace's rules, stated once (issue #29). Every service and the web app derive from
  * this module: the job transition table (what each action starts from, ends in, changes, records
  * and refuses), the money, the strike, revision and top-rated rules, geo admission, assistive
- * technology and the limits of the two report forms. Pure data and functions: no I/O, no zod,
+ * technology, fresh eyes and the limits of the two report forms. Pure data and functions: no I/O, no zod,
  * no imports, so anything may import it (test/marketplace-rules.test.ts fails when a service or
  * the web app writes one of these rules again).
  *
@@ -83,6 +85,40 @@ export const ASSISTIVE_TECH = [
 ] as const;
 export type AssistiveTech = (typeof ASSISTIVE_TECH)[number];
 
+// ---- fresh eyes ("Beyond the peers, part 1") ----
+// A job with `fresh_eyes` on is neither shown to nor claimable by a tester who has submitted work
+// on an earlier job of the same poster for the same site (same host, case-insensitive, a leading
+// `www.` ignored).
+
+/** The "same site" key of a URL: its host, lower-case, without a leading `www.`. */
+export function siteHost(url: string): string {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return '';
+  }
+  return host.toLowerCase().replace(/^www\./, '');
+}
+
+/** A poster's site as one string: what a tester has "seen" (jobs' testedSites, notifications' digest). */
+export function siteKey(posterId: string, host: string): string {
+  return `${posterId}|${host}`;
+}
+
+/**
+ * THE fresh-eyes rule for one job and one tester: true when the job asks for fresh eyes and the
+ * tester has already tested this poster's site (`testedSites`: siteKey()s of the jobs they
+ * submitted work on). The jobs service's available-jobs query applies the same rule in SQL
+ * (freshEyesFilter in its job.repository.ts); change both together (e.g. re-tests).
+ */
+export function freshEyesBlocks(
+  job: { freshEyes: boolean; posterId: string; siteHost: string },
+  testedSites: readonly string[],
+): boolean {
+  return job.freshEyes && testedSites.includes(siteKey(job.posterId, job.siteHost));
+}
+
 // ---- money (cents) ----
 
 /** What a poster pays per test. */
@@ -91,6 +127,20 @@ export const PRICE_PER_TEST_CENTS = 100;
 export const TESTER_SHARE_CENTS = 82;
 /** What the platform keeps. */
 export const PLATFORM_FEE_CENTS = PRICE_PER_TEST_CENTS - TESTER_SHARE_CENTS;
+
+/**
+ * A failed session released after all (an upheld appeal, or the admin's release) once its job had
+ * gone to another tester: the owner's one payment pays the tester whose report completes the job,
+ * and the platform pays this tester their TESTER_SHARE_CENTS, once, booked with this source.
+ */
+// Why: the owner is never charged twice, and a tester whose report was fine is never left unpaid.
+export const PLATFORM_FUNDED_EARNING = {
+  appeal: 'platform: upheld session appeal',
+  admin: 'platform: released session',
+} as const;
+/** Whether the platform pays the released session's tester (the job's $1 pays someone else). */
+export const platformFundsRelease = (d: { decision: string; delivered: boolean }): boolean =>
+  d.decision === 'released' && !d.delivered;
 
 /**
  * Default of payments' CASH_OUT_MIN_CENTS: a tester may cash out their pending earnings once they
@@ -233,6 +283,30 @@ export const REVISION_LIMIT = 1;
 const HOUR = 3_600_000;
 /** Defaults of the jobs service's AUTO_ACCEPT_AFTER_MS and REVISION_WINDOW_MS (fixed contracts). */
 export const WINDOWS_MS = { autoAccept: 96 * HOUR, revision: 48 * HOUR } as const;
+/** "96 hours" (a window in whole hours, as the web app and the e-mails say it). */
+export const formatHours = (ms: number): string => {
+  const h = Math.round(ms / HOUR);
+  return `${h} hour${h === 1 ? '' : 's'}`;
+};
+
+/**
+ * The money and the windows as the web app and the e-mails say them, derived from the rules
+ * above (test/marketplace-rules.test.ts fails on "$0.82" or "48 hours" typed in again).
+ */
+export const RULE_WORDS = {
+  /** "$1": what a poster pays per test. */
+  price: formatPrice(PRICE_PER_TEST_CENTS),
+  /** "$0.82": what a tester earns for an accepted test. */
+  testerShare: formatUsd(TESTER_SHARE_CENTS),
+  /** "$0.18": what the platform keeps. */
+  platformFee: formatUsd(PLATFORM_FEE_CENTS),
+  /** "18%": the platform's share of the price. */
+  platformFeePct: `${Math.round((PLATFORM_FEE_CENTS * 100) / PRICE_PER_TEST_CENTS)}%`,
+  /** "48 hours": the tester's window to resubmit after a revision request. */
+  revisionWindow: formatHours(WINDOWS_MS.revision),
+  /** "96 hours": the poster's review window, then the submission is accepted automatically. */
+  autoAcceptWindow: formatHours(WINDOWS_MS.autoAccept),
+} as const;
 
 // ---- the two report forms ----
 
@@ -278,7 +352,10 @@ export type JobAction =
   | 'claim_timeout' // timer: claim not submitted in time
   | 'revision_expired' // timer: revision not resubmitted in time
   | 'tester_unapproved' // identity unapproved the tester: their claimed jobs go back
-  | 'close_unfilled'; // timer: a pack's slot nobody claimed within the fill window (refunded)
+  | 'close_unfilled' // timer: a pack's slot nobody claimed within the fill window (refunded)
+  | 'session_failed' // the session check failed: the report is held, the job goes to another tester
+  | 'replacement_requested' // the poster asks for a free replacement of a borderline session (once per job)
+  | 'session_released'; // the admin (or an accepted appeal) gives a failed session back to a job still waiting for its replacement
 
 /** Columns of a job a transition sets or clears (the jobs service's schema names). */
 export type JobColumn =
@@ -295,14 +372,24 @@ export type JobColumn =
   | 'acceptedBy'
   | 'releasedTesterId'
   | 'releaseReason'
+  | 'replacedAt'
   | 'closedAt';
 
 /** Columns of the loaded job the UPDATE must still find unchanged (who holds it, which deadline...). */
 export type JobMatch =
   'testerId' | 'revisionCount' | 'currentSubmissionId' | 'claimDeadlineAt' | 'revisionDeadlineAt';
 
+/**
+ * The jobs service's timers, by the deadline each fires at: the claim's (claimDeadlineAt), the
+ * auto-accept of a submission (autoAcceptAt), the revision window's (revisionDeadlineAt).
+ */
+export type JobTimer = 'claim_timeout' | 'auto_accept' | 'revision_window';
+
 /** Conditions beyond the status: paid, revisions left, a re-test held for another tester. */
 export type JobGuard = 'paid' | 'revisions_left' | 'not_reserved_for_other';
+
+/** The deadline column a timer's action waits for (the database's value, never the timer's own). */
+export type JobDue = 'autoAcceptAt' | 'claimDeadlineAt' | 'revisionDeadlineAt' | 'fillDeadlineAt';
 
 export interface Refusal {
   code: string;
@@ -314,6 +401,11 @@ export interface Transition {
   to: JobStatus;
   guards: readonly JobGuard[];
   match: readonly JobMatch[];
+  /**
+   * A timer's action: applies only once this column of the job, as the database holds it, is at
+   * or before the time the timer runs (a timer added early by hand, or fired early, changes nothing).
+   */
+  due?: JobDue;
   /** Columns the caller gives values for. */
   sets: readonly JobColumn[];
   /** Columns reset (null; revisionCount 0). */
@@ -325,7 +417,15 @@ export interface Transition {
     | 'SubmissionAccepted'
     | 'RevisionRequested'
     | 'JobReleased'
-    | 'PackSlotClosed';
+    | 'PackSlotClosed'
+    | 'ReplacementRequested';
+  /** The webhook the change sends to the poster's endpoints that ask for it (jobs writes the deliveries in the same transaction). */
+  webhook?: WebhookEventType;
+  /**
+   * The timers the change starts (each fires at the deadline the change sets) and ends (those of
+   * the hold it finishes: removed at once; left alone they would fire and find the job moved on).
+   */
+  timers?: { starts?: JobTimer; ends?: readonly JobTimer[] };
   /** The refusal (409) for each status the action cannot start from. */
   refusals: Partial<Record<JobStatus, Refusal>>;
   /**
@@ -381,6 +481,14 @@ export const REFUSALS = {
       'You already took a test of this site in this pack: each test of a pack goes to a different tester.',
   },
   slotTaken: { code: 'stale_timer', detail: 'This slot was taken before its fill window ended.' },
+  nothingToReplace: {
+    code: 'nothing_to_replace',
+    detail: 'Only a submitted report waiting for your review can be replaced.',
+  },
+  replacementTaken: {
+    code: 'replacement_taken',
+    detail: 'Another tester has taken this job, so the held report can no longer go to its owner.',
+  },
 } as const satisfies Record<string, Refusal>;
 
 const R = REFUSALS;
@@ -388,6 +496,14 @@ const review = {
   open: R.nothingToReview,
   claimed: R.nothingToReview,
   revision_requested: R.revisionPending,
+  completed: R.completed,
+  closed: R.closed,
+};
+/** A report can be replaced only while it waits for the poster's review. */
+const replaceRefusals = {
+  open: R.nothingToReplace,
+  claimed: R.nothingToReplace,
+  revision_requested: R.nothingToReplace,
   completed: R.completed,
   closed: R.closed,
 };
@@ -421,6 +537,8 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
     clears: FRESH_HOLD,
     event: 'JobClaimed',
+    webhook: 'job.claimed',
+    timers: { starts: 'claim_timeout' },
     refusals: {
       claimed: R.taken,
       submitted: R.taken,
@@ -438,6 +556,8 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['testerId', 'claimedAt', 'claimDeadlineAt'],
     clears: FRESH_HOLD,
     event: 'JobClaimed',
+    webhook: 'job.claimed',
+    timers: { starts: 'claim_timeout' },
     refusals: {
       claimed: R.taken,
       submitted: R.taken,
@@ -455,6 +575,8 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['submittedAt', 'autoAcceptAt', 'currentSubmissionId'],
     clears: ['claimDeadlineAt', 'revisionDeadlineAt'],
     event: 'WorkSubmitted',
+    webhook: 'job.submitted',
+    timers: { starts: 'auto_accept', ends: ['claim_timeout', 'revision_window'] },
     refusals: {
       open: R.notClaimed,
       submitted: R.alreadySubmitted,
@@ -471,6 +593,8 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['completedAt', 'acceptedBy', 'lastReview'],
     clears: ['autoAcceptAt'],
     event: 'SubmissionAccepted',
+    webhook: 'job.completed',
+    timers: { ends: ['auto_accept'] },
     refusals: review,
     lost: { recheck: R.changedReviewing },
   },
@@ -479,9 +603,13 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     to: 'completed',
     guards: [],
     match: ['currentSubmissionId'],
+    due: 'autoAcceptAt',
     sets: ['completedAt', 'acceptedBy', 'lastReview'],
     clears: ['autoAcceptAt'],
     event: 'SubmissionAccepted',
+    webhook: 'job.completed',
+    // Its own timer is the one running: removing it is a no-op (the rows of one event agree).
+    timers: { ends: ['auto_accept'] },
     refusals: review,
     lost: 'stale',
   },
@@ -493,6 +621,8 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     sets: ['revisionCount', 'revisionDeadlineAt', 'lastReview'],
     clears: ['autoAcceptAt'],
     event: 'RevisionRequested',
+    webhook: 'job.revision_requested',
+    timers: { starts: 'revision_window' },
     refusals: review,
     lost: { recheck: R.changedReviewing },
   },
@@ -501,6 +631,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     to: 'open',
     guards: [],
     match: ['testerId', 'claimDeadlineAt'],
+    due: 'claimDeadlineAt',
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
@@ -518,6 +649,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     to: 'open',
     guards: [],
     match: ['testerId', 'revisionDeadlineAt'],
+    due: 'revisionDeadlineAt',
     sets: ['releasedTesterId', 'releaseReason'],
     clears: RELEASE_CLEARS,
     event: 'JobReleased',
@@ -554,6 +686,7 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
     to: 'closed',
     guards: ['paid'],
     match: [],
+    due: 'fillDeadlineAt',
     sets: ['closedAt'],
     clears: [],
     event: 'PackSlotClosed',
@@ -564,6 +697,64 @@ export const TRANSITIONS: Record<JobAction, Transition> = {
       completed: R.completed,
       closed: R.closed,
     },
+    lost: 'stale',
+  },
+  session_failed: {
+    // The report is held from the poster; the same payment buys the next tester's report.
+    from: ['submitted'],
+    to: 'open',
+    guards: [],
+    match: ['currentSubmissionId'],
+    // replacedAt: the owner's "results expected by" starts again from here.
+    sets: ['releasedTesterId', 'releaseReason', 'replacedAt'],
+    clears: RELEASE_CLEARS,
+    event: 'ReplacementRequested',
+    webhook: 'replacement.requested',
+    timers: { ends: ['auto_accept'] },
+    refusals: replaceRefusals,
+    lost: 'stale',
+  },
+  replacement_requested: {
+    from: ['submitted'],
+    to: 'open',
+    guards: [],
+    match: ['currentSubmissionId'],
+    sets: ['releasedTesterId', 'releaseReason', 'replacedAt'],
+    clears: RELEASE_CLEARS,
+    event: 'ReplacementRequested',
+    webhook: 'replacement.requested',
+    timers: { ends: ['auto_accept'] },
+    refusals: replaceRefusals,
+    lost: { recheck: R.changedReviewing },
+  },
+  session_released: {
+    // A failed session turned out fine (the admin, or an accepted appeal) while its job still
+    // waited for a replacement: the report goes to its owner after all, as if just submitted.
+    from: ['open'],
+    to: 'submitted',
+    guards: ['paid'],
+    match: [],
+    sets: ['testerId', 'submittedAt', 'autoAcceptAt', 'currentSubmissionId', 'revisionCount'],
+    // The report is back: no replacement's window any more.
+    clears: [
+      'releasedTesterId',
+      'releaseReason',
+      'replacedAt',
+      'claimDeadlineAt',
+      'revisionDeadlineAt',
+    ],
+    event: 'WorkSubmitted',
+    webhook: 'job.submitted',
+    // The same timers as submit's (rows of one event agree); it ends no hold.
+    timers: { starts: 'auto_accept', ends: ['claim_timeout', 'revision_window'] },
+    refusals: {
+      claimed: R.replacementTaken,
+      submitted: R.replacementTaken,
+      revision_requested: R.replacementTaken,
+      completed: R.completed,
+      closed: R.closed,
+    },
+    // A tester claimed the replacement meanwhile: the caller goes on without the job.
     lost: 'stale',
   },
 };
@@ -620,3 +811,126 @@ export const LIVE_JOB_STATE: Readonly<
     ]),
   ),
 };
+
+// ---- session checks: every session checked before the owner sees it ("Every session checked") ----
+
+/**
+ * Defaults of the session checks (the jobs service's SESSION_CHECK_* settings override each one).
+ * A recording, when the job asks for one, lasts at least `minRecordingMs`; the tester talks for
+ * at least `minTalkPct` % of it (audio louder than `silenceNoiseDb` for longer than
+ * `silenceMinMs` gaps); no stretch without speech AND without any change on screen lasts longer
+ * than `maxIdleMs` (the screen compared `freezeFps` times a second; a change below
+ * `freezeNoise` of the picture counts as none). Originality: a report whose three-word phrases are
+ * found, for `duplicateContainment` or more of them, in another report (the tester's own earlier
+ * ones, the other reports of the same job or pack, the example report) is a copy; reports under
+ * `minShingles` phrases are too short to judge.
+ */
+export const SESSION_CHECK_DEFAULTS = {
+  minRecordingMs: 3 * 60_000,
+  minTalkPct: 20,
+  maxIdleMs: 2 * 60_000,
+  silenceNoiseDb: -35,
+  silenceMinMs: 2000,
+  freezeNoise: 0.003,
+  freezeFps: 1,
+  duplicateContainment: 0.5,
+  minShingles: 8,
+} as const;
+export type SessionCheckThresholds = {
+  -readonly [K in keyof typeof SESSION_CHECK_DEFAULTS]: number;
+};
+
+/**
+ * Why a session did not pass. Hard reasons hold the report whatever else; a single soft reason
+ * delivers it with a warning (borderline) and the owner may get a free replacement; two or more
+ * soft reasons hold it.
+ */
+export const SESSION_CHECK_REASONS = {
+  no_recording: {
+    hard: true,
+    tester: 'The job asked for a screen recording and none was attached.',
+    owner: 'No screen recording, though the job asked for one.',
+  },
+  recording_short: {
+    hard: false,
+    tester: 'The recording is shorter than the job needs.',
+    owner: 'The recording is short.',
+  },
+  little_talk: {
+    hard: false,
+    tester: 'You talked for too little of the recording: say what you see and think as you go.',
+    owner: 'The tester talks for little of the recording.',
+  },
+  idle_stretch: {
+    hard: false,
+    tester: 'The recording has a long stretch with no talking and nothing happening on screen.',
+    owner: 'The recording has a long idle stretch.',
+  },
+  unanswered: {
+    hard: false,
+    tester: 'Some things to check have neither an answer nor a finding.',
+    owner: 'Some things to check were not answered.',
+  },
+  moment_outside: {
+    hard: false,
+    tester: 'A finding points to a moment after the end of the recording.',
+    owner: 'A finding points past the end of the recording.',
+  },
+  copied_text: {
+    hard: true,
+    tester: 'Your report repeats the text of another report instead of your own words.',
+    owner: 'The report repeats the text of another report.',
+  },
+} as const satisfies Record<string, { hard: boolean; tester: string; owner: string }>;
+export type SessionCheckReason = keyof typeof SESSION_CHECK_REASONS;
+export const SESSION_CHECK_REASON_CODES = Object.keys(SESSION_CHECK_REASONS) as [
+  SessionCheckReason,
+  ...SessionCheckReason[],
+];
+
+export const SESSION_VERDICTS = ['pass', 'borderline', 'fail'] as const;
+export type SessionVerdict = (typeof SESSION_VERDICTS)[number];
+
+/** No reason: pass; exactly one soft reason: borderline; a hard reason or two soft ones: fail. */
+export function sessionVerdict(reasons: readonly SessionCheckReason[]): SessionVerdict {
+  if (!reasons.length) return 'pass';
+  if (reasons.some((r) => SESSION_CHECK_REASONS[r].hard)) return 'fail';
+  return reasons.length === 1 ? 'borderline' : 'fail';
+}
+
+/** What a check measured (null: not measured, e.g. no recording). */
+export interface SessionMetrics {
+  recordingMs: number | null;
+  talkPct: number | null;
+  longestIdleMs: number | null;
+  itemsTotal: number;
+  itemsCovered: number;
+  /** The largest share of this report's phrases found in one other report, 0-1. */
+  maxContainment: number | null;
+}
+
+/** "6:12" */
+export const formatClock = (ms: number): string => {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+};
+
+/** How long a replacement may take: the promise the owner is told (24-48 h from when the job opens again). */
+export const REPLACEMENT_TURNAROUND = '24-48 hours';
+const REPLACEMENT_TURNAROUND_MAX_MS = 48 * 3_600_000;
+/** The latest a replacement's report is expected, when the job went back to Available Jobs at `from`. */
+export const replacementExpectedBy = (from: Date): Date =>
+  new Date(from.getTime() + REPLACEMENT_TURNAROUND_MAX_MS);
+
+/** The report's "Checked" line: "6:12 recorded, 64% talking, 3 of 3 things checked, original text". */
+export function checkedLine(m: SessionMetrics, reasons: readonly SessionCheckReason[]): string {
+  const parts: string[] = [];
+  if (m.recordingMs !== null) parts.push(`${formatClock(m.recordingMs)} recorded`);
+  if (m.talkPct !== null) parts.push(`${m.talkPct}% talking`);
+  if (m.itemsTotal > 0)
+    parts.push(
+      `${m.itemsCovered} of ${m.itemsTotal} thing${m.itemsTotal === 1 ? '' : 's'} checked`,
+    );
+  parts.push(reasons.includes('copied_text') ? 'text found in another report' : 'original text');
+  return parts.join(', ');
+}

@@ -20,9 +20,11 @@ const SPEC_TEXTS = new Set([
 
 const LENGTH_PATTERNS = [
   /^[A-Z][^.]* must be \d+ characters or less$/,
-  /^[A-Z][^.]* must be at least \d+ characters$/,
+  /^[A-Z][^.]* must be at least \d+ characters( \(or leave it empty\))?$/,
   /^[A-Z][^.]* must be \d+ to \d+ characters( \(or leave it empty\))?$/,
   /^[A-Z][^.]* must be less than \d+MB$/,
+  // A quota of stored bytes (recordings), not a field's length: "… would take more than 1.5 GB."
+  /^[A-Z][^.]* would take more than (the )?\d+(\.\d)? (MB|GB)\b/,
 ];
 
 /** Every text of the exported *_MESSAGES / *Messages objects (functions called with 1). */

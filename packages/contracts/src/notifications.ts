@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from './common.js';
+import { RULE_WORDS } from './marketplace.js';
 
 /**
  * The e-mails the notifications service sends ("Beyond the peers, part 2"), one preference each.
@@ -26,6 +27,9 @@ export const NOTIFICATION_KINDS = [
   'job_digest',
   'appeal_decided',
   'job_held_for_you',
+  'replacement_coming',
+  'session_held',
+  'session_borderline',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -44,7 +48,10 @@ export const NOTIFICATION_KIND_INFO: Record<
   auto_accepted: { audience: 'poster', label: 'Results accepted automatically' },
   tester_approved: { audience: 'tester', label: "You're approved to test" },
   revision_requested: { audience: 'tester', label: 'The poster asked for a revision' },
-  submission_accepted: { audience: 'tester', label: 'Your work was accepted (you earned $0.82)' },
+  submission_accepted: {
+    audience: 'tester',
+    label: `Your work was accepted (you earned ${RULE_WORDS.testerShare})`,
+  },
   tester_paid: { audience: 'tester', label: 'You were paid out' },
   webhook_disabled: { audience: 'poster', label: 'A webhook endpoint was switched off' },
   pack_slot_refunded: { audience: 'poster', label: 'An unfilled tester slot was refunded' },
@@ -68,6 +75,15 @@ export const NOTIFICATION_KIND_INFO: Record<
     optIn: true,
   },
   appeal_decided: { audience: 'tester', label: 'Your appeal was decided' },
+  replacement_coming: {
+    audience: 'poster',
+    label: 'A report did not pass our checks and another tester is on it',
+  },
+  session_held: { audience: 'tester', label: 'A report of mine did not pass the checks' },
+  session_borderline: {
+    audience: 'tester',
+    label: 'A report of mine was delivered with a warning from the checks',
+  },
   job_held_for_you: {
     audience: 'tester',
     label: 'A poster holds a job for me first (an invitation or a re-test)',

@@ -111,6 +111,13 @@ export const financialOverviewSchema = z.object({
   total_refunds: z.number(),
   pending_refunds_count: z.number().int(),
   /**
+   * What the platform paid testers itself (not from an owner's payment): a failed session
+   * released by an upheld appeal after its job went to another tester (PLATFORM_FUNDED_EARNING).
+   * `platform_earnings` less this is what the platform kept.
+   */
+  platform_funded_earnings: z.number(),
+  platform_funded_count: z.number().int(),
+  /**
    * Paid checkouts whose amount or currency was not what the session asked for: not booked
    * (the job stays unpaid), listed here for the admin to look into. Newest first, at most 50.
    */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { healthCheckViewSchema } from './site-check.js';
+import { reportSummarySchema } from './summary.js';
 
 /**
  * Findings leave the product (issue 32): the share link, the shared report, the PDF and the
@@ -45,6 +47,8 @@ export const reportFindingViewSchema = z.object({
   expected: z.string().nullable(),
   actual: z.string().nullable(),
   at_ms: z.number().nullable(),
+  /** Its place in the tester's own order (0 first): the summary's evidence names findings so. */
+  index: z.number().int().optional(),
 });
 export type ReportFindingView = z.infer<typeof reportFindingViewSchema>;
 
@@ -77,8 +81,58 @@ export const sharedReportViewSchema = z.object({
     .nullable(),
   pdf_url: z.string(),
   expires_at: z.string(),
+  /** The machine health check of the site (null until site-check has announced one). */
+  health_check: healthCheckViewSchema.nullable(),
+  /**
+   * The verdict (issue #51) as the poster sees it: what to fix first, task metrics, the reel (its
+   * clips and proof through the share token). Null until it is computed.
+   */
+  summary: reportSummarySchema.nullable().optional(),
 });
 export type SharedReportView = z.infer<typeof sharedReportViewSchema>;
+
+/** One tester's report inside a pack's shared report (the pack's site, PDF and link are the pack's). */
+export const packTesterReportSchema = sharedReportViewSchema
+  .omit({
+    pdf_url: true,
+    expires_at: true,
+    health_check: true,
+    summary: true,
+  })
+  .extend({
+    /** The report (the summary's evidence names it so). */
+    submission_id: z.string(),
+  });
+export type PackTesterReportView = z.infer<typeof packTesterReportSchema>;
+
+/**
+ * GET /api/shared/{token} of a pack's link (issue #51): one report for the whole pack, leading
+ * with what the testers agree on (the pack's summary), then each tester's report.
+ */
+export const sharedPackViewSchema = z.object({
+  pack: z.object({
+    id: z.string(),
+    /** Testers asked for (slots not closed). */
+    size: z.number().int(),
+    /** Testers whose report is in it. */
+    reported: z.number().int(),
+  }),
+  job: z.object({
+    title: z.string(),
+    url: z.string(),
+    requirements: z.array(z.string()),
+  }),
+  summary: reportSummarySchema.nullable(),
+  reports: z.array(packTesterReportSchema),
+  pdf_url: z.string(),
+  expires_at: z.string(),
+  health_check: healthCheckViewSchema.nullable(),
+});
+export type SharedPackView = z.infer<typeof sharedPackViewSchema>;
+
+/** What a share token opens: a job's report or a pack's (the pack's has `pack`). */
+export const sharedViewSchema = z.union([sharedPackViewSchema, sharedReportViewSchema]);
+export type SharedView = z.infer<typeof sharedViewSchema>;
 
 /** Sorted worst first; findings without a severity keep their order after the rest. */
 export function sortBySeverity<T extends { severity: string | null }>(findings: T[]): T[] {
@@ -106,8 +160,23 @@ export const WEBHOOK_EVENT_TYPES = [
   'job.submitted',
   'job.revision_requested',
   'job.completed',
+  'report.summarized',
+  'session.checked',
+  'replacement.requested',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/**
+ * What an endpoint created without `events` receives: the job's own changes. report.summarized
+ * (issue #51), session.checked and replacement.requested (issue #52) are sent only to endpoints
+ * that ask for them, so existing endpoints see no new type.
+ */
+export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEventType[] = [
+  'job.paid',
+  'job.claimed',
+  'job.submitted',
+  'job.revision_requested',
+  'job.completed',
+];
 
 export const webhookEndpointBodySchema = z.object({
   url: z
@@ -136,7 +205,7 @@ export const webhookEndpointBodySchema = z.object({
     })
     .min(1, { error: REPORT_MESSAGES.webhookEvents })
     .optional()
-    .transform((v) => (v ? [...new Set(v)] : [...WEBHOOK_EVENT_TYPES])),
+    .transform((v) => (v ? [...new Set(v)] : [...DEFAULT_WEBHOOK_EVENTS])),
 });
 export type WebhookEndpointBody = z.infer<typeof webhookEndpointBodySchema>;
 
@@ -175,7 +244,30 @@ export type WebhookDeliveryView = z.infer<typeof webhookDeliveryViewSchema>;
 export interface WebhookPayload {
   type: WebhookEventType | 'webhook.test';
   timestamp: string;
-  data: { job_id: string; title: string; status: string; report_url: string };
+  data: {
+    job_id: string;
+    title: string;
+    status: string;
+    report_url: string;
+    /** report.summarized: the pack it summarises (null for one job), its summary's API path and top problems. */
+    pack_id?: string | null;
+    summary_url?: string;
+    problems?: Array<{
+      title: string;
+      severity: string | null;
+      testers_hit: number;
+      testers_total: number;
+    }>;
+    /** session.checked: the check's verdict, its "Checked" line and its reasons in the owner's words. */
+    verdict?: 'pass' | 'borderline' | 'fail';
+    checked_line?: string;
+    /** session.checked, replacement.requested: each reason in the owner's words. */
+    reasons?: string[];
+    /** replacement.requested: the check failed the report, or the owner asked for a free replacement. */
+    requested_by?: 'check' | 'poster';
+    /** replacement.requested: when the replacement's report is expected at the latest. */
+    expected_by?: string;
+  };
 }
 
 // ---- Issue trackers ----------------------------------------------------------------------------
@@ -187,6 +279,8 @@ export const TRACKER_MESSAGES = {
   token: 'Paste the token',
   repository: 'Write the repository as owner/name',
   siteUrl: 'Enter your Jira site address, e.g. https://yourteam.atlassian.net',
+  siteHttps:
+    'Your Jira site must start with https:// (over plain http:// your API token would travel unencrypted)',
   email: 'Enter the e-mail address of the Jira account',
   projectKey: 'Enter the project key, e.g. WEB',
   tracker: 'Choose github or jira',
@@ -221,8 +315,10 @@ export const jiraTrackerBodySchema = z.object({
           return false;
         }
       },
-      { error: TRACKER_MESSAGES.siteUrl },
+      { error: TRACKER_MESSAGES.siteUrl, abort: true },
     )
+    // The API token goes with every call: never over plain http.
+    .refine((v) => new URL(v).protocol === 'https:', { error: TRACKER_MESSAGES.siteHttps })
     .transform((v) => v.replace(/\/+$/, '')),
   email: z.email({ error: TRACKER_MESSAGES.email }).max(254, { error: TRACKER_MESSAGES.email }),
   api_token: z

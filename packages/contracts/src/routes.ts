@@ -15,6 +15,13 @@ import {
   userWithTokenResponseSchema,
 } from './identity.js';
 import {
+  closestFindingsBodySchema,
+  closestFindingsResponseSchema,
+  regroupBodySchema,
+  regroupResponseSchema,
+  reportSummarySchema,
+} from './summary.js';
+import {
   adminPrivacySchema,
   dataExportSchema,
   accountDeletionSchema,
@@ -28,6 +35,10 @@ import {
   checkoutAnswerSchema,
   createJobBodySchema,
   jobResponseSchema,
+  testerSessionChecksSchema,
+  adminSessionChecksQuerySchema,
+  adminSessionChecksResponseSchema,
+  sessionDecisionResponseSchema,
   jobsListResponseSchema,
   myJobsResponseSchema,
   packViewSchema,
@@ -37,6 +48,7 @@ import {
   reviewBodySchema,
   reviewResponseSchema,
   submissionViewSchema,
+  releasedReportsResponseSchema,
   submitWorkResponseSchema,
   testerStandingSchema,
 } from './jobs.js';
@@ -74,7 +86,7 @@ import {
 } from './admin.js';
 import {
   sendFindingBodySchema,
-  sharedReportViewSchema,
+  sharedViewSchema,
   shareLinkBodySchema,
   shareLinkResponseSchema,
   trackerIssuesResponseSchema,
@@ -99,6 +111,7 @@ import {
   insightsResponseSchema,
   publicProofResponseSchema,
 } from './analytics.js';
+import { siteCheckResponseSchema } from './site-check.js';
 import {
   favouriteBodySchema,
   favouriteResponseSchema,
@@ -114,7 +127,7 @@ import {
 } from './appeals.js';
 
 export type ServiceName =
-  'identity' | 'jobs' | 'payments' | 'admin' | 'notifications' | 'analytics';
+  'identity' | 'jobs' | 'payments' | 'admin' | 'notifications' | 'analytics' | 'site-check';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 /**
  * public: no token needed; optional: a token is verified when sent (signed file links, forms that
@@ -433,6 +446,85 @@ const CATALOGUE = [
   },
   {
     method: 'get',
+    path: '/api/jobs/{id}/summary',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "A job's report summary: what to fix first, what worked, task metrics (before and after on a re-test), SUS, the highlight reel; 404 until a report is in; the same readers and lock as the submission",
+    roles: ['poster', 'tester', 'admin'],
+    response: reportSummarySchema,
+  },
+  {
+    method: 'post',
+    path: '/api/jobs/{id}/closest-findings',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      'The "same problem?" step of Submit Work: for each finding the tester wrote, the closest findings of the pack\'s other testers (the tester holding the pack\'s slot; empty lists for a job outside a pack)',
+    roles: ['tester'],
+    body: closestFindingsBodySchema,
+    response: closestFindingsResponseSchema,
+  },
+  {
+    method: 'get',
+    path: '/api/tester/session-checks',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "The tester's reports whose session check found something (held, or delivered with a warning), each reason in plain words",
+    roles: ['tester'],
+    response: testerSessionChecksSchema,
+  },
+  {
+    method: 'get',
+    path: '/api/admin/session-checks',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      'Failed sessions held from their owners and waiting for the admin (status=held, oldest first), or decided ones (status=decided): measurements, the report, its appeal',
+    query: adminSessionChecksQuerySchema,
+    response: adminSessionChecksResponseSchema,
+    roles: ['admin'],
+  },
+  {
+    method: 'post',
+    path: '/api/admin/session-checks/{id}/release',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      'Release a failed session (no strike): while its job still waits for a replacement the report goes to its owner as submitted; 409 session_decided',
+    response: sessionDecisionResponseSchema,
+    roles: ['admin'],
+  },
+  {
+    method: 'post',
+    path: '/api/admin/session-checks/{id}/confirm',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "Confirm a failed session: it counts as a strike of its tester (the tester's one appeal stays open); 409 session_decided",
+    response: sessionDecisionResponseSchema,
+    roles: ['admin'],
+  },
+  {
+    method: 'post',
+    path: '/api/jobs/{id}/replacement',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      'Get a free replacement of a report delivered with a warning from its session check (the poster, once per job): the job goes back to Available Jobs for another tester on the same payment',
+    roles: ['poster', 'admin'],
+    response: jobResponseSchema,
+  },
+  {
+    method: 'get',
     path: '/api/jobs/{id}/before-after',
     service: 'jobs',
     access: 'user',
@@ -547,6 +639,17 @@ const CATALOGUE = [
     response: submissionViewSchema,
   },
   {
+    method: 'get',
+    path: '/api/jobs/{id}/released-reports',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      'Reports released after a failed check (an upheld appeal) once the job had gone to another tester: the owner reads them whole, at no cost',
+    roles: ['poster', 'admin'],
+    response: releasedReportsResponseSchema,
+  },
+  {
     method: 'post',
     path: '/api/jobs/{id}/review',
     service: 'jobs',
@@ -579,6 +682,64 @@ const CATALOGUE = [
       'A pack (several testers ordered in one checkout): its progress, its jobs and clusters of the findings several testers agree on (the poster, the admin)',
     roles: ['poster', 'admin'],
     response: packViewSchema,
+  },
+  {
+    method: 'get',
+    path: '/api/packs/{id}/summary',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "A pack's report summary: what to fix first (problems several testers hit, worst first), what worked, task metrics, SUS, the highlight reel; 404 until a report is in (the poster, the admin)",
+    roles: ['poster', 'admin'],
+    response: reportSummarySchema,
+  },
+  {
+    method: 'post',
+    path: '/api/packs/{id}/share',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "The pack's one share link (one page for the whole pack, what the testers agree on first; asking again answers the same link); some tester must have reported",
+    body: shareLinkBodySchema,
+    response: shareLinkResponseSchema,
+    roles: ['poster', 'admin'],
+    status: 201,
+  },
+  {
+    method: 'delete',
+    path: '/api/packs/{id}/share',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary: "Revoke the pack's share link",
+    roles: ['poster', 'admin'],
+    status: 204,
+  },
+  {
+    method: 'get',
+    path: '/api/packs/{id}/report.pdf',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "The pack's one report as a PDF: the summary on page 1, then each tester's report (attachment pack-report-<first 8 of id>.pdf)",
+    roles: ['poster', 'admin'],
+    download: true,
+    produces: ['application/pdf'],
+  },
+  {
+    method: 'post',
+    path: '/api/packs/{id}/groups',
+    service: 'jobs',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "The owner merges findings into one problem, or splits one from the others; the choice holds through every recomputation of the pack's summary (the poster, the admin)",
+    roles: ['poster', 'admin'],
+    body: regroupBodySchema,
+    response: regroupResponseSchema,
   },
   {
     method: 'get',
@@ -702,8 +863,9 @@ const CATALOGUE = [
     service: 'jobs',
     access: 'public',
     rate: 'api',
-    summary: 'The shared report as JSON (404 link_gone when revoked, expired or unknown)',
-    response: sharedReportViewSchema,
+    summary:
+      "The shared report as JSON, its summary first (a pack's link: the pack's one report, with `pack` and each tester's report); 404 link_gone when revoked, expired or unknown",
+    response: sharedViewSchema,
   },
   {
     method: 'get',
@@ -729,6 +891,18 @@ const CATALOGUE = [
   },
   {
     method: 'get',
+    path: '/api/shared/{token}/recordings/{recordingId}',
+    service: 'jobs',
+    access: 'public',
+    rate: 'api',
+    summary:
+      "A recording the shared report shows (a pack's testers', the highlight reel's clips; Range requests answer 206; 404 for any other)",
+    download: true,
+    produces: ['video/webm', 'video/mp4'],
+    also: { 206: 'One byte range of the recording (Range)' },
+  },
+  {
+    method: 'get',
     path: '/api/shared/{token}/files/{fileId}',
     service: 'jobs',
     access: 'public',
@@ -743,7 +917,8 @@ const CATALOGUE = [
     service: 'jobs',
     access: 'public',
     rate: 'api',
-    summary: 'The read-only report page of a share link (no script; noindex, no-referrer)',
+    summary:
+      'The read-only report page of a share link, its summary first (noindex, no-referrer; works without script, /share-reel.js plays the highlight reel clip after clip; ?clip=N opens the reel at a clip)',
     produces: ['text/html'],
   },
   {
@@ -1317,6 +1492,18 @@ const CATALOGUE = [
     query: insightsQuerySchema,
     response: insightsResponseSchema,
     roles: ['admin'],
+  },
+  // site-check
+  {
+    method: 'get',
+    path: '/api/jobs/{id}/site-check',
+    service: 'site-check',
+    access: 'user',
+    rate: 'api',
+    summary:
+      "The machine health check of a paid job's site (accessibility, speed, errors, links, screenshots at 390 and 1280 px): the poster, the tester holding the job, the admin; 404 site_check_not_found before the job is paid",
+    response: siteCheckResponseSchema,
+    roles: ['poster', 'tester', 'admin'],
   },
 ] as const satisfies readonly Operation[];
 

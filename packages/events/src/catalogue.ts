@@ -1,8 +1,21 @@
 import { z } from 'zod';
-import { ASSISTIVE_TECH, GEO_RULES, USER_COUNTRIES } from '@htm/contracts/marketplace';
+import {
+  ASSISTIVE_TECH,
+  GEO_RULES,
+  SESSION_CHECK_REASON_CODES,
+  SESSION_VERDICTS,
+  USER_COUNTRIES,
+} from '@htm/contracts/marketplace';
+import { APPEAL_KINDS } from '@htm/contracts/appeals';
+import { jobViewSchema } from '@htm/contracts/jobs';
+import {
+  SITE_CHECK_FAILURE_REASONS,
+  SITE_CHECK_STATUSES,
+  siteCheckSummarySchema,
+} from '@htm/contracts/site-check';
 
 /** Services that publish events; one stream/topic per source, keyed by subject. */
-export const EVENT_SOURCES = ['identity', 'jobs', 'payments', 'admin'] as const;
+export const EVENT_SOURCES = ['identity', 'jobs', 'payments', 'admin', 'site-check'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 /** Services hosted with hostService: the sources, plus services that only consume (notifications, analytics). */
 export type ServiceName = EventSource | 'notifications' | 'analytics';
@@ -23,6 +36,12 @@ const actorId = id.optional();
  * (jobs acts on it at once). Absent from events written before it was added.
  */
 const strikeLimit = z.number().int().min(1).optional();
+/**
+ * The job as the API answers it (`JobView`), just after the change: every event of the job
+ * transition table carries it, so a consumer can show the new state without asking jobs
+ * (absent from events written before it was added).
+ */
+const job = jobViewSchema.optional();
 
 /**
  * The event catalogue: every type, its source, version and data schema. Published names are
@@ -154,6 +173,7 @@ export const catalogue = {
       posterId,
       geoRule: geoRule.nullish(),
       actorId,
+      job,
     }),
   },
   WorkSubmitted: {
@@ -172,6 +192,11 @@ export const catalogue = {
       hasRecording: z.boolean().optional(),
       /** The deadline of the hold this submission ended: the claim's (revision 0) or the revision window's; its timer is removed (absent in events written before). */
       heldUntil: iso.optional(),
+      /** The report waits for its session check (issue #52): its poster hears of it when SessionChecked delivers it (absent: delivered now). */
+      awaitsCheck: z.boolean().optional(),
+      /** Not a new submission: a failed session given back to its job by the admin or an accepted appeal (session_released). */
+      releasedBy: z.enum(['admin', 'appeal']).optional(),
+      job,
     }),
   },
   RevisionRequested: {
@@ -185,6 +210,7 @@ export const catalogue = {
       requestedAt: iso,
       deadlineAt: iso,
       posterId,
+      job,
     }),
   },
   SubmissionAccepted: {
@@ -204,6 +230,7 @@ export const catalogue = {
       /** The accepted submission; a review's acceptance removes its auto-accept timer (absent in events written before). */
       submissionId: id.optional(),
       actorId,
+      job,
     }),
   },
   TesterRated: {
@@ -244,6 +271,7 @@ export const catalogue = {
       reason: z.enum(['claim_timeout', 'revision_expired', 'tester_unapproved']),
       posterId,
       geoRule: geoRule.nullish(),
+      job,
     }),
   },
   PackCreated: {
@@ -259,12 +287,107 @@ export const catalogue = {
       url: z.string(),
     }),
   },
+  SessionChecked: {
+    source: 'jobs',
+    version: 1,
+    description:
+      "A submission's session check finished (recording length, talk time, idle stretches, coverage, originality): pass, borderline (one soft reason: delivered with a warning) or fail (held from the poster).",
+    data: z.object({
+      submissionId: id,
+      jobId: id,
+      testerId: id,
+      posterId,
+      verdict: z.enum(SESSION_VERDICTS),
+      reasons: z.array(z.enum(SESSION_CHECK_REASON_CODES)),
+      metrics: z.object({
+        recordingMs: z.number().int().nullable(),
+        talkPct: z.number().int().nullable(),
+        longestIdleMs: z.number().int().nullable(),
+        itemsTotal: z.number().int(),
+        itemsCovered: z.number().int(),
+        maxContainment: z.number().nullable(),
+      }),
+      checkedAt: iso,
+      /** The check handed the report to its poster (pass or borderline, the job still waiting for its review): e-mail, webhook and live notice follow. */
+      delivered: z.boolean().optional(),
+      /** The job's title (absent in events written before). */
+      title: z.string().optional(),
+    }),
+  },
+  ReplacementRequested: {
+    source: 'jobs',
+    version: 1,
+    description:
+      'A job goes back to Available Jobs for another tester at no cost to its poster: its session check failed, or the poster asked for a free replacement of a borderline session (once per job).',
+    data: z.object({
+      jobId: id,
+      submissionId: id,
+      testerId: id,
+      posterId,
+      requestedBy: z.enum(['check', 'poster']),
+      reasons: z.array(z.enum(SESSION_CHECK_REASON_CODES)),
+      requestedAt: iso,
+      job,
+    }),
+  },
+  SessionDecided: {
+    source: 'jobs',
+    version: 1,
+    description:
+      "The admin decided a failed session: released (the report goes to its owner when the job still waits for its replacement; no strike) or confirmed (a strike). By the admin's queue or by an appeal's decision. Released after its job went to another tester: the platform pays its tester.",
+    data: z.object({
+      submissionId: id,
+      jobId: id,
+      testerId: id,
+      posterId,
+      decision: z.enum(['released', 'confirmed']),
+      by: z.enum(['admin', 'appeal']),
+      /** released: the job took the report back and its owner reads it now. */
+      delivered: z.boolean(),
+      decidedAt: iso,
+      actorId,
+    }),
+  },
+  ReportSummarized: {
+    source: 'jobs',
+    version: 1,
+    description:
+      "A job's or a pack's report summary (what to fix first, task metrics, SUS, reel) was computed anew: after a submission, an acceptance, a revision, a re-test, an accepted appeal or the owner's regrouping. Recorded only when the summary changed; GET /api/jobs/{id}/summary or /api/packs/{id}/summary has it.",
+    data: z.object({
+      scope: z.enum(['job', 'pack']),
+      /** The job's or the pack's id. */
+      scopeId: id,
+      jobIds: z.array(id),
+      posterId,
+      title: z.string(),
+      testersTotal: z.number().int(),
+      problems: z.number().int(),
+      /** The first three problems, worst first (the results e-mail lists them). */
+      top: z.array(
+        z.object({
+          title: z.string(),
+          severity: z.string().nullable(),
+          testersHit: z.number().int(),
+        }),
+      ),
+      /** When the newest report it counts was submitted, and when it was summarised. */
+      lastSubmissionAt: iso,
+      summarizedAt: iso,
+    }),
+  },
   PackSlotClosed: {
     source: 'jobs',
     version: 1,
     description:
       "A pack's slot nobody claimed within PACK_FILL_WINDOW_MS of its payment was closed (status closed); payments refunds its $1.",
-    data: z.object({ jobId: id, packId: id, posterId: id, title: z.string(), closedAt: iso }),
+    data: z.object({
+      jobId: id,
+      packId: id,
+      posterId: id,
+      title: z.string(),
+      closedAt: iso,
+      job,
+    }),
   },
   JobPublished: {
     source: 'jobs',
@@ -302,12 +425,12 @@ export const catalogue = {
     source: 'jobs',
     version: 1,
     description:
-      'A tester appealed a strike or a rating of 1-2 stars (once each, within 14 days); the admin decides.',
+      'A tester appealed a strike, a rating of 1-2 stars or a failed session check (once each, within 14 days); the admin decides.',
     data: z.object({
       appealId: id,
       testerId: id,
       jobId: id,
-      kind: z.enum(['strike', 'rating']),
+      kind: z.enum(APPEAL_KINDS),
       message: z.string(),
       filedAt: iso,
     }),
@@ -316,16 +439,18 @@ export const catalogue = {
     source: 'jobs',
     version: 1,
     description:
-      'The admin overturned or upheld an appeal. Overturned: identity removes the strike (re-approving a tester it released) or takes the rating out of the average; notifications e-mails the tester.',
+      'The admin overturned or upheld an appeal. Overturned: identity removes the strike (re-approving a tester it released) or takes the rating out of the average; a failed session check is released (its strike, if the admin had confirmed one, removed); notifications e-mails the tester.',
     data: z.object({
       appealId: id,
       testerId: id,
       jobId: id,
-      kind: z.enum(['strike', 'rating']),
+      kind: z.enum(APPEAL_KINDS),
       decision: z.enum(['overturn', 'uphold']),
       note: z.string().nullable(),
       /** The overturned rating's stars (kind rating), so the average can lose them. */
       stars: z.number().int().min(1).max(5).nullable(),
+      /** kind session_check: a strike the admin had confirmed was removed with it (absent: none). */
+      strikeOverturned: z.boolean().optional(),
       decidedAt: iso,
       actorId,
     }),
@@ -468,6 +593,33 @@ export const catalogue = {
           props: z.record(z.string(), z.unknown()).optional(),
         }),
       ),
+    }),
+  },
+  // site-check
+  SiteChecked: {
+    source: 'site-check',
+    version: 1,
+    description:
+      "The machine health check of a paid job's site finished (one check per checkout: each job of a pack gets this event with the same summary). The summary's findings are written for the owner.",
+    data: z.object({
+      jobId: id,
+      checkedAt: iso,
+      /** complete: every part measured; partial: Lighthouse could not measure a size. */
+      status: z.enum(SITE_CHECK_STATUSES),
+      summary: siteCheckSummarySchema,
+    }),
+  },
+  SiteCheckFailed: {
+    source: 'site-check',
+    version: 1,
+    description:
+      "The machine health check of a paid job's site could not run (unreachable, timed out, a refused private address, too much memory, the browser failed, or no browser on this server). Never retried against the site.",
+    data: z.object({
+      jobId: id,
+      failedAt: iso,
+      reason: z.enum(SITE_CHECK_FAILURE_REASONS),
+      /** A line for the operator (not shown to the owner). */
+      detail: z.string(),
     }),
   },
 } as const satisfies Record<string, EventDefinition>;

@@ -13,6 +13,7 @@ export const CONSUMER_GROUPS = [
   'admin',
   'notifications',
   'analytics',
+  'site-check',
   'jobs-worker',
   'gateway-live',
 ] as const;

@@ -1,4 +1,4 @@
-import { and, asc, gte, isNotNull, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, isNotNull, isNull, lt, lte, sql } from 'drizzle-orm';
 import { bigserial, index, jsonb, text, timestamp, uuid, type PgSchema } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
 import { rowsOf, tryAdvisoryLock, type Db, type Tx } from '@htm/service-kit/db';
@@ -76,6 +76,13 @@ export interface OutboxRelayOptions {
   onRepublished?: (n: number) => void;
   /** Test hook: runs after publishing, before marking rows (throw to simulate a crash there). */
   afterPublish?: (events: EventEnvelope[]) => void | Promise<void>;
+  /**
+   * The service's own effects of the events it recorded (jobs: its timers), told of each batch once
+   * it is published and marked. Not awaited and never holding the events back: at least once per
+   * pass (a relay that dies before marking publishes and tells again), and what it loses (a crash
+   * right after the mark, its own failure) the service must be able to rebuild (jobs' timer reconciler).
+   */
+  relayed?: (events: EventEnvelope[]) => void;
 }
 
 /**
@@ -203,6 +210,11 @@ export class OutboxRelay {
           .where(sql`${table.seq} = ANY(${sql.param(rows.map((r) => r.seq))}::bigint[])`);
         n = rows.length;
         this.opts.onPublished?.(n);
+        try {
+          this.opts.relayed?.(events);
+        } catch (err) {
+          this.opts.logger?.warn({ err: (err as Error).message }, 'outbox relayed hook failed');
+        }
       }
     } finally {
       await lock.release();
@@ -305,6 +317,20 @@ export async function insertHandledIds(
         ON CONFLICT DO NOTHING RETURNING event_id`,
   );
   return rowsOf<{ event_id: string }>(r).map((row) => row.event_id);
+}
+
+/** Whether the consumer applied this event (its id is recorded: e.g. a UserDeleted's erasure committed). */
+export async function wasHandled(
+  db: Db | Tx,
+  table: HandledEventsTable,
+  eventId: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: table.eventId })
+    .from(table)
+    .where(eq(table.eventId, eventId))
+    .limit(1);
+  return Boolean(row);
 }
 
 /**

@@ -177,10 +177,15 @@ export class RedisStreamsBus implements EventBus {
   /**
    * The marker, the entries, and how far every group reading the source's streams has
    * confirmed: a group with pending entries up to (not including) its oldest pending one, else up
-   * to its last delivered id (stream ids are Redis times in ms). A stream without groups counts
-   * as confirmed up to just before its first entry.
+   * to its last delivered id (stream ids are Redis times in ms). A stream without groups, or a
+   * group that never read (last delivered id 0-0), counts as confirmed up to just before the
+   * stream's first entry, and an empty one up to now: it owes nothing it was created before (it
+   * was created on this stream, and what is added from now on shows as entries at the next look),
+   * never from the epoch, which would republish the whole outbox window after a Redis loss.
    */
   async streamHistory(source: EventSource): Promise<StreamHistory> {
+    // Taken before any stream is read: an entry added while this looks is after it.
+    const lookedAt = Date.now();
     const marked = (await this.pub.exists(this.historyKey(source))) === 1;
     const idTime = (id: string) => Number(String(id).split('-')[0]);
     let entries = 0;
@@ -195,8 +200,14 @@ export class RedisStreamsBus implements EventBus {
       } catch {
         /* no stream yet */
       }
+      /** Just before the stream's first entry; when this look began, for an empty one. */
+      const beforeFirst = async () => {
+        const first = len > 0 ? ((await this.pub.xrange(s, '-', '+', 'COUNT', 1)) as Entry[]) : [];
+        return first[0] ? idTime(first[0][0]) - 1 : lookedAt;
+      };
       for (const g of groups) {
         const m = toMap(g as string[]);
+        const lastDelivered = m['last-delivered-id'] ?? '0-0';
         if (Number(m.pending ?? 0) > 0) {
           const summary = (await this.pub.xpending(s, m.name)) as [
             number,
@@ -205,12 +216,10 @@ export class RedisStreamsBus implements EventBus {
             unknown,
           ];
           lower(summary[1] ? idTime(summary[1]) - 1 : 0);
-        } else lower(idTime(m['last-delivered-id'] ?? '0-0'));
+        } else if (lastDelivered === '0-0') lower(await beforeFirst());
+        else lower(idTime(lastDelivered));
       }
-      if (!groups.length && len > 0) {
-        const first = (await this.pub.xrange(s, '-', '+', 'COUNT', 1)) as Entry[];
-        if (first[0]) lower(idTime(first[0][0]) - 1);
-      }
+      if (!groups.length && len > 0) lower(await beforeFirst());
     }
     return { marked, entries, confirmedThrough: confirmed === null ? null : new Date(confirmed) };
   }

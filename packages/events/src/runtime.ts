@@ -18,6 +18,7 @@ import {
   handleOnce,
   insertHandledIds,
   OutboxRelay,
+  wasHandled,
   writeOutbox,
   type HandledEventsTable,
   type OutboxTable,
@@ -74,6 +75,8 @@ export interface ServiceEventsOptions {
   metrics?: Metrics;
   /** Told of every event the consumer loop refused (forged source, wrong stream, bad envelope). */
   onRejected?: SubscribeOptions['onRejected'];
+  /** The service's own effects of its published events (OutboxRelayOptions.relayed). */
+  relayed?: (events: EventEnvelope[]) => void;
 }
 
 /** A service's event plumbing: its outbox relay and its idempotent consumers. */
@@ -110,6 +113,7 @@ export class ServiceEvents {
         : undefined,
       onPublished: published ? (n) => published.inc(n) : undefined,
       onRepublished: republished ? (n) => republished.inc(n) : undefined,
+      relayed: opts.relayed,
     });
   }
 
@@ -138,6 +142,14 @@ export class ServiceEvents {
       this.kick();
     }
     return result;
+  }
+
+  /**
+   * Whether this service handled the event (its id is in the service's handled events): for a
+   * UserDeleted, that the erasure committed (GET /internal/privacy/erasures/:eventId).
+   */
+  handled(eventId: string): Promise<boolean> {
+    return wasHandled(this.opts.db, this.opts.handled, eventId);
   }
 
   /** Wakes the relay after a commit so events leave at once rather than at the next poll. */

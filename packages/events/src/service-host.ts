@@ -22,6 +22,7 @@ import type { JWTVerifyGetKey } from 'jose';
 import type { ServiceName } from './catalogue.js';
 import type { EventBus } from './bus.js';
 import type { HandledEventsTable, OutboxTable } from './outbox.js';
+import type { EventEnvelope } from './envelope.js';
 import { createEventBus, ServiceEvents, type EventHandlers } from './runtime.js';
 
 /** What every service gets from its host. */
@@ -44,6 +45,11 @@ export interface ServiceParts {
   ) => Express;
   handlers?: EventHandlers;
   readiness?: Record<string, ReadinessCheck>;
+  /**
+   * The service's own effects of the events its outbox relay published (OutboxRelayOptions.relayed):
+   * how a service follows its own changes without consuming its own stream.
+   */
+  relayed?: (events: EventEnvelope[]) => void;
   /** Runs after HTTP is listening (start workers, etc.). */
   start?: () => Promise<void>;
   /** Runs at shutdown after HTTP stops, before consumers and relay stop. */
@@ -87,7 +93,8 @@ export async function hostService<C extends BaseConfig>(
   // OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set (first service of a process decides).
   await startTracingFromEnv(name);
   const dbHandle = await openDatabase({
-    schema: name,
+    // A Postgres schema name has no '-' (site-check keeps its tables in site_check).
+    schema: name.replace(/-/g, '_'),
     migrationsFolder: opts.migrationsFolder,
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
@@ -146,6 +153,7 @@ export async function hostService<C extends BaseConfig>(
     bus,
     logger,
     handlers: parts.handlers,
+    relayed: parts.relayed,
     pollMs: opts.outboxPollMs,
     metrics,
   });

@@ -189,4 +189,60 @@ describe('Redis wiped while a consumer lags', () => {
     expect(republished).toBeGreaterThanOrEqual(N - CONFIRMED);
     expect(await bus.deadLetterCount('wipe_dst')).toBe(0);
   }, 60_000);
+
+  it('counts a consumer group that never read as confirmed from its creation, not the epoch: a wipe republishes nothing from before it', async () => {
+    await relay.stop();
+    await wipeOwnKeys();
+    // A week of history, published and consumed before the group below was created.
+    await h.query(`DELETE FROM wipe_src.outbox`);
+    for (let i = 0; i < 12; i++)
+      await writeOutbox(h.db, outbox, [
+        createEvent('LeadReceived', `old-${i}`, { leadId: `old-${i}`, email: `old${i}@gmail.com` }),
+      ]);
+    await h.query(`UPDATE wipe_src.outbox SET published_at = now() - interval '2 days'`);
+    // A new consumer group on every partition of the source's streams; nothing new is published, so it never reads.
+    let read = 0;
+    const sub = await bus.subscribe({
+      group: 'wipe_never_read',
+      sources: ['admin'],
+      handler: async () => void read++,
+    });
+    let republished = 0;
+    relay = new OutboxRelay({
+      db: h.db,
+      table: outbox,
+      bus,
+      lockName: 'wipe_src',
+      pollMs: 50,
+      source: 'admin',
+      historyCheckMs: 100,
+      onRepublished: (n) => (republished += n),
+    });
+    try {
+      await bus.markHistory('admin'); // the streams' history as an earlier relay left it
+      relay.start();
+      await waitFor(
+        () => relay.historyConfirmedThrough !== undefined,
+        'the relay read how far the consumers confirmed',
+      );
+      expect(relay.historyConfirmedThrough!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+      // Redis loses its data: the relay sees the marker gone and publishes again what was not confirmed.
+      await wipeOwnKeys();
+      await waitFor(
+        async () => (await bus.redis.exists(bus.historyKey('admin'))) === 1,
+        'the relay to look again and write the marker',
+      );
+      expect(republished).toBe(0);
+      expect(
+        (
+          await h.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM wipe_src.outbox WHERE published_at IS NULL',
+          )
+        )[0].n,
+      ).toBe(0);
+      expect(read).toBe(0);
+    } finally {
+      await sub.stop();
+    }
+  }, 60_000);
 });

@@ -54,6 +54,12 @@ export interface AuthOptions {
 
 export interface Auth {
   verify(token: string): Promise<Caller>;
+  /**
+   * The caller a genuine, unexpired access token names, even when its session is revoked or its
+   * claims are stale (logout with only the bearer token ends the session it names). Never use
+   * it to let a caller in.
+   */
+  tokenHolder(token: string): Promise<Caller>;
   /** 401 unless a valid bearer access token is present. */
   authenticate: RequestHandler;
   /** Sets req.caller when a valid token is present; never refuses. Invalid tokens give 401. */
@@ -163,12 +169,15 @@ export function createAuth(opts: AuthOptions): Auth {
   }
 
   async function verify(token: string): Promise<Caller> {
+    const caller = await tokenHolder(token);
+    const refused = refusal(caller);
+    if (refused) throw refused;
+    return caller;
+  }
+
+  async function tokenHolder(token: string): Promise<Caller> {
     const known = rememberedEntry(token);
-    if (known) {
-      const refused = refusal(known.caller);
-      if (refused) throw refused;
-      return { ...known.caller };
-    }
+    if (known) return { ...known.caller };
     const { payload } = await jwtVerify(token, getKey, {
       algorithms: [ACCESS_TOKEN_ALG],
       issuer: opts.issuer,
@@ -182,8 +191,6 @@ export function createAuth(opts: AuthOptions): Auth {
     // longer one fires every millisecond), whatever expiry a token carries.
     const ttl = Math.min(Math.max(1, expMs - Date.now()), MAX_REMEMBER_MS);
     verified?.set(token, { caller, expMs }, { ttl });
-    const refused = refusal(caller);
-    if (refused) throw refused;
     return { ...caller };
   }
 
@@ -248,7 +255,7 @@ export function createAuth(opts: AuthOptions): Auth {
     );
 
   const rememberedTokens = () => verified?.size ?? 0;
-  return { verify, authenticate, optional, requireRole, rememberedTokens };
+  return { verify, tokenHolder, authenticate, optional, requireRole, rememberedTokens };
 }
 
 /** The signed-in caller, or 401. For handlers behind `authenticate`. */

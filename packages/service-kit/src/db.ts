@@ -3,6 +3,9 @@ import path from 'node:path';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
+import { guardDatabase, guardSingleConnection } from './db-single-connection.js';
+
+export { SecondConnectionError } from './db-single-connection.js';
 
 /** Drizzle over either node-postgres or PGlite; both extend PgDatabase. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -133,9 +136,12 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
       client = new PGlite(full);
     }
   }
-  const db = drizzle({ client });
+  // One connection: a query of the handle from inside one of its own transactions fails at once
+  // (db-single-connection.ts) instead of waiting for good.
+  const raw = client;
+  const c = guardSingleConnection(raw, { logger: opts.logger });
+  const db = guardDatabase(drizzle({ client: c }), raw);
   await migrate(db, migrationsConfig);
-  const c = client;
   return {
     db: db as unknown as Db,
     kind: 'pglite',
@@ -152,7 +158,7 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
       return { live: true, close: () => unsubscribe() };
     },
     close: async () => {
-      if (owned) await c.close();
+      if (owned) await raw.close();
     },
   };
 }

@@ -33,6 +33,16 @@ export class Metrics {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
+  /** A histogram in this service's registry (buckets in the metric's unit). */
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: L[],
+    buckets: number[],
+  ): Histogram<L> {
+    return new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
   /** A gauge whose value is read when Prometheus scrapes (outbox backlog, queue depth...). */
   gauge(name: string, help: string, collect: () => Promise<number> | number): Gauge {
     return new Gauge({

@@ -8,7 +8,7 @@ import { leadRoutes } from './http/leads.routes.js';
 import { telemetryRoutes } from './http/telemetry.routes.js';
 import { waitlistRoutes } from './http/waitlist.routes.js';
 import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
-import { readAdminPart, wasHandled } from './db/privacy.repository.js';
+import { readAdminPart } from './db/privacy.repository.js';
 
 export type { AdminDeps };
 
@@ -26,7 +26,7 @@ export function mountAdmin(
   app.use(
     privacyRoutes(privacyKeyring('admin', deps.config), {
       part: async (userId, email) => ({ data: await readAdminPart(deps.db, userId, email) }),
-      handled: (id) => wasHandled(deps.db, id),
+      handled: (id) => deps.events.handled(id),
     }),
   );
   // A route without its catalogue entry, or an operation of this service without its route, stops the start.

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   adminToken,
@@ -224,6 +225,33 @@ describe('POST /api/admin/clear-jobs (preview, then confirm)', () => {
     const expired = await clear(q.body.confirmation);
     expect(expired.status).toBe(409);
     expect(expired.body.code).toBe('confirmation_invalid');
+  });
+
+  it('accepts the confirmation only from the admin session that asked for the preview, not from another session of the same admin', async () => {
+    const id = randomUUID();
+    const sessionA = await h.issuer.mint({
+      id,
+      type: 'admin',
+      email: 'admin@gmail.com',
+      sid: randomUUID(),
+    });
+    const sessionB = await h.issuer.mint({
+      id,
+      type: 'admin',
+      email: 'admin@gmail.com',
+      sid: randomUUID(),
+    });
+    const calls = jobs.calls.length;
+    const p = await preview(sessionA);
+    expect(p.status).toBe(200);
+    const elsewhere = await clear(p.body.confirmation, sessionB);
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.code).toBe('confirmation_invalid');
+    expect(jobs.calls).toHaveLength(calls);
+    // The session that asked still can (the refusal did not use it up).
+    const own = await clear(p.body.confirmation, sessionA);
+    expect(own.status).toBe(200);
+    expect(jobs.calls).toHaveLength(calls + 1);
   });
 
   it('refuses with 409 clear_preview_stale when the jobs or job requests changed since the preview, deleting nothing', async () => {

@@ -2,14 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { requireServiceToken } from '@htm/service-kit';
-import {
-  createTestDatabase,
-  createTestIssuer,
-  testRedisPrefix,
-  TEST_REDIS_URL,
-  type TestDatabase,
-  type TestIssuer,
-} from '@htm/service-kit/testing';
+import type { TestDatabase, TestIssuer } from '@htm/service-kit/testing';
+import { startServiceHarness } from '@htm/events/testing';
 import { RedisStreamsBus, type EventEnvelope, type HostedService } from '@htm/events';
 import type { AdminConfig } from '../src/config.js';
 import { startAdmin } from '../src/main.js';
@@ -29,33 +23,17 @@ export async function startHarness(
   label: string,
   env: Record<string, string> = {},
 ): Promise<AdminHarness> {
-  const db = await createTestDatabase(label);
-  const issuer = await createTestIssuer();
-  const svc = (await startAdmin(
+  const { svc, db, issuer, close } = await startServiceHarness(
+    label,
+    async (e) => (await startAdmin(e, { port: 0 })) as HostedService<AdminConfig>,
     {
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: testRedisPrefix(label),
-      LOG_LEVEL: 'silent',
-      IDENTITY_URL: issuer.url,
       SERVICE_TOKEN_SECRET: SERVICE_SECRET,
       // Nothing listens here unless a test overrides it.
       JOBS_URL: 'http://127.0.0.1:9',
       ...env,
     },
-    { port: 0 },
-  )) as HostedService<AdminConfig>;
-  return {
-    svc,
-    issuer,
-    db,
-    url: svc.url,
-    async close() {
-      await svc.stop();
-      await issuer.close();
-      await db.drop();
-    },
-  };
+  );
+  return { svc, issuer, db, url: svc.url, close: () => close() };
 }
 
 // Tests read arbitrary JSON answers; `any` keeps the assertions short.

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { AnalyticsDeps } from './deps.js';
 import { insightsRoutes } from './http/insights.routes.js';
 import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
-import { readAnalyticsPart, wasHandled } from './db/privacy.repository.js';
+import { readAnalyticsPart } from './db/privacy.repository.js';
 
 export type { AnalyticsDeps };
 
@@ -12,7 +12,7 @@ export function mountAnalytics(app: Express, deps: AnalyticsDeps): void {
   app.use(
     privacyRoutes(privacyKeyring('analytics', deps.config), {
       part: async (userId) => ({ data: await readAnalyticsPart(deps.db, userId) }),
-      handled: (id) => wasHandled(deps.db, id),
+      handled: (id) => deps.events.handled(id),
     }),
   );
   // A route without its catalogue entry, or an operation of this service without its route, stops the start.

@@ -121,6 +121,80 @@ export function scriptedHistory(now = new Date()) {
   const bPaid = paid(B, 'us_pr_ca', '2026-03-01T11:00:00Z');
   const ago = (h: number) => new Date(now.getTime() - h * H);
 
+  const summarized = (id: string, lastSubmissionAt: string, summarizedAt: string) =>
+    ev(
+      'ReportSummarized',
+      id,
+      {
+        scope: 'job',
+        scopeId: id,
+        jobIds: [id],
+        posterId: poster,
+        title: `Job ${id.slice(0, 4)}`,
+        testersTotal: 1,
+        problems: 2,
+        top: [],
+        lastSubmissionAt,
+        summarizedAt,
+      },
+      summarizedAt,
+    );
+  const checked = (
+    id: string,
+    tester: string,
+    verdict: 'pass' | 'borderline' | 'fail',
+    at: string,
+  ): EventEnvelope[] => {
+    const submissionId = randomUUID();
+    const reasons =
+      verdict === 'pass'
+        ? []
+        : verdict === 'borderline'
+          ? (['unanswered'] as const)
+          : (['copied_text'] as const);
+    return [
+      ev(
+        'SessionChecked',
+        id,
+        {
+          submissionId,
+          jobId: id,
+          testerId: tester,
+          posterId: poster,
+          verdict,
+          reasons: [...reasons],
+          metrics: {
+            recordingMs: null,
+            talkPct: null,
+            longestIdleMs: null,
+            itemsTotal: 1,
+            itemsCovered: 1,
+            maxContainment: 0.1,
+          },
+          checkedAt: at,
+        },
+        at,
+      ),
+      ...(verdict === 'fail'
+        ? [
+            ev(
+              'ReplacementRequested',
+              id,
+              {
+                jobId: id,
+                submissionId,
+                testerId: tester,
+                posterId: poster,
+                requestedBy: 'check',
+                reasons: [...reasons],
+                requestedAt: at,
+              },
+              at,
+            ),
+          ]
+        : []),
+    ];
+  };
   const events: EventEnvelope[] = [
     approval(t1, true, 'US', '2026-02-20T00:00:00Z'),
     approval(t2, true, 'CA', '2026-02-20T00:00:00Z'),
@@ -233,6 +307,16 @@ export function scriptedHistory(now = new Date()) {
       },
       '2026-03-03T14:00:00Z',
     ),
+    // report summaries: A's 10 s after its report, B's 30 s after; A's computed again hours later
+    // for the same report (an acceptance) is not a new time to summary.
+    summarized(A, '2026-03-01T09:00:00Z', '2026-03-01T09:00:10Z'),
+    summarized(B, '2026-03-02T11:00:00Z', '2026-03-02T11:00:30Z'),
+    summarized(A, '2026-03-01T09:00:00Z', '2026-03-02T15:00:00Z'),
+    // session checks: one passed on Sunday 1 March; one failed (and replaced free) and one
+    // borderline in the week from Monday 2 March
+    ...checked(A, t1, 'pass', '2026-03-01T09:00:05Z'),
+    ...checked(C, t3, 'fail', '2026-03-02T12:00:00Z'),
+    ...checked(B, t2, 'borderline', '2026-03-03T09:00:00Z'),
     // today: job E paid 5 h ago and waiting; job F claimed an hour ago by t1 (active in the last 7 days)
     job(E, 'us_pr', ago(6)),
     ...paid(E, 'us_pr', ago(5)),
@@ -307,4 +391,17 @@ export const EXPECTED = {
   /** paid -> first claim: 1 h, 2 h, 24 h; paid -> first result: 6 h, 28 h (percentiles at most 5% high). */
   time_to_claim_ms: { p50: 2 * H, p90: 24 * H },
   time_to_result_ms: { p50: 6 * H, p90: 28 * H },
+  /** last submission -> summary: 10 s and 30 s (A's recomputation not counted). */
+  time_to_summary_ms: { p50: 10_000, p90: 30_000 },
+  session_checks: {
+    checked: 3,
+    borderline: 1,
+    failed: 1,
+    replaced: 1,
+    replacement_rate: 0.3333,
+    weeks: [
+      { week_start: '2026-02-23', checked: 1, replaced: 0, replacement_rate: 0 },
+      { week_start: '2026-03-02', checked: 2, replaced: 1, replacement_rate: 0.5 },
+    ],
+  },
 };

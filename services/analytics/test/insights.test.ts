@@ -55,8 +55,10 @@ function expectHistory(body: Awaited<ReturnType<Harness['insights']>>['body']) {
   expect(body.demand_by_country).toEqual(EXPECTED.demand_by_country);
   expect(body.totals).toEqual(EXPECTED.totals);
   expect(body.packs).toEqual(EXPECTED.packs);
+  expect(body.session_checks).toEqual(EXPECTED.session_checks);
   expectWithin5Percent(body.time_to_claim_ms, EXPECTED.time_to_claim_ms);
   expectWithin5Percent(body.time_to_result_ms, EXPECTED.time_to_result_ms);
+  expectWithin5Percent(body.time_to_summary_ms, EXPECTED.time_to_summary_ms);
   // 6 h falls in the "up to 8 h" bin, 28 h in "up to 48 h"
   expect(body.time_to_result_histogram.map((b) => b.count)).toEqual([0, 0, 0, 1, 0, 0, 1, 0]);
 }

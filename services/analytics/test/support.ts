@@ -1,22 +1,14 @@
 /** The analytics service against real Postgres and Redis (or a Kafka broker), fed a scripted history. */
 import { randomUUID } from 'node:crypto';
 import {
-  createEvent,
   createEventBus,
   type EventBus,
   type EventData,
   type EventEnvelope,
   type EventType,
 } from '@htm/events';
-import {
-  createTestDatabase,
-  createTestIssuer,
-  testRedisPrefix,
-  waitFor,
-  TEST_REDIS_URL,
-  type TestDatabase,
-  type TestIssuer,
-} from '@htm/service-kit/testing';
+import { startServiceHarness, testEvent } from '@htm/events/testing';
+import { waitFor, type TestDatabase, type TestIssuer } from '@htm/service-kit/testing';
 import type { InsightsResponse } from '@htm/contracts';
 import { startAnalytics, type AnalyticsService } from '../src/main.js';
 
@@ -47,19 +39,14 @@ export async function startHarness(
   label: string,
   env: Record<string, string> = {},
 ): Promise<Harness> {
-  const db = await createTestDatabase(label);
-  const issuer = await createTestIssuer();
-  const prefix = testRedisPrefix(label);
-  const fullEnv: Record<string, string> = {
-    NODE_ENV: 'test',
-    DATABASE_URL: db.url,
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    IDENTITY_URL: issuer.url,
-    ...env,
-  };
-  const svc = await startAnalytics(fullEnv, { port: 0 });
+  const {
+    svc,
+    db,
+    issuer,
+    env: fullEnv,
+    sql,
+    close,
+  } = await startServiceHarness(label, (e) => startAnalytics(e, { port: 0 }), env);
   const bus = createEventBus(svc.ctx.config, undefined, { clientId: 'analytics-test' });
   return {
     svc,
@@ -67,7 +54,7 @@ export async function startHarness(
     issuer,
     bus,
     env: fullEnv,
-    sql: (text, params) => svc.ctx.dbHandle.query(text, params),
+    sql,
     publish: (...events) => bus.publish(events),
     async insights(query, role = 'admin') {
       const headers: Record<string, string> = {};
@@ -85,12 +72,7 @@ export async function startHarness(
       );
       return Number(row.n);
     },
-    async close() {
-      await svc.stop();
-      await bus.close();
-      await issuer.close();
-      await db.drop();
-    },
+    close: () => close(() => bus.close()),
   };
 }
 
@@ -102,9 +84,5 @@ export function ev<T extends EventType>(
   at: string | Date,
   id?: string,
 ): EventEnvelope<T> {
-  return createEvent(type, subject, data, {
-    occurredAt: new Date(at),
-    id: id ?? randomUUID(),
-    correlationId: `test-${type}`,
-  });
+  return testEvent(type, subject, data, { at, id });
 }

@@ -78,6 +78,7 @@ export function createUpstreamPools(
     admin: pool('admin', config.ADMIN_URL),
     notifications: pool('notifications', config.NOTIFICATIONS_URL),
     analytics: pool('analytics', config.ANALYTICS_URL),
+    'site-check': pool('site-check', config.SITE_CHECK_URL),
   };
 }
 
@@ -91,6 +92,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     admin: parseUpstreamList(config.ADMIN_URL),
     notifications: parseUpstreamList(config.NOTIFICATIONS_URL),
     analytics: parseUpstreamList(config.ANALYTICS_URL),
+    'site-check': parseUpstreamList(config.SITE_CHECK_URL),
   };
   const pools = deps.upstreams ?? createUpstreamPools(config, logger);
   const keepBody = bufferBody(JSON_LIMIT_BYTES);
@@ -209,7 +211,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
           );
         return next(AppError.notFound(`No route for ${req.method} ${path}.`, 'route_not_found'));
       });
-      serveWebApp(app, config.WEB_DIST);
+      serveWebApp(app, config.WEB_DIST, config);
     },
   );
   if (deps.live) {

@@ -41,10 +41,20 @@ export const gatewayConfigSchema = baseConfigSchema
     ADMIN_URL: upstreamList('http://127.0.0.1:8084'),
     NOTIFICATIONS_URL: upstreamList('http://127.0.0.1:8086'),
     ANALYTICS_URL: upstreamList('http://127.0.0.1:8087'),
+    SITE_CHECK_URL: upstreamList('http://127.0.0.1:8088'),
     /** How often the gateway asks each replica's /readyz when a service has several (ms). */
     UPSTREAM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
     /** Built web app served with SPA fallback. */
     WEB_DIST: z.string().default(defaultWebDist),
+    /**
+     * Who runs the product, as the public pages' footer and the policy pages name it (e.g.
+     * "Example Labs LLC"). Not set: no operator line is shown.
+     */
+    OPERATOR_NAME: z.string().trim().min(1).max(200).optional(),
+    /** The operator's postal address for the policy pages (one line). Not set: not shown. */
+    OPERATOR_ADDRESS: z.string().trim().min(1).max(300).optional(),
+    /** The contact e-mail the footer, the policy pages and the developer form show. Not set: none is shown. */
+    SUPPORT_EMAIL: z.string().trim().email().max(254).optional(),
     /** Set when the web app is served from another origin: enables CORS for it. */
     WEB_ORIGIN: z.string().url().optional(),
     /** Prometheus metrics on a separate port (not reachable through the public one); 0 = any free port. */

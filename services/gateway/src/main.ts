@@ -72,6 +72,7 @@ export async function startGateway(
       admin: parseUpstreamList(config.ADMIN_URL),
       notifications: parseUpstreamList(config.NOTIFICATIONS_URL),
       analytics: parseUpstreamList(config.ANALYTICS_URL),
+      'site-check': parseUpstreamList(config.SITE_CHECK_URL),
     },
     config.HEALTH_CACHE_MS,
   );

@@ -78,6 +78,8 @@ beforeAll(async () => {
       ADMIN_URL: deadUrl,
       IDENTITY_JWKS_URL: issuer.jwksUrl,
       WEB_DIST: webDist,
+      OPERATOR_NAME: 'Example Labs LLC',
+      SUPPORT_EMAIL: 'help@example-labs.example',
       UPSTREAM_TIMEOUT_MS: '800',
       AUTH_RATE_LIMIT_PER_MINUTE: '5',
       RATE_LIMIT_WINDOW_MS: '1500',
@@ -326,11 +328,15 @@ describe('gateway security headers, rate limits and the web app', () => {
     expect(home.headers.get('cache-control')).toBe('no-cache');
     expect(await home.text()).toContain('<div id="root"><h1>Landing</h1></div>');
     expect(await (await api('/?ref=ad')).text()).toContain('<h1>Landing</h1>');
+    // The operator and contact from the config (OPERATOR_NAME, SUPPORT_EMAIL), for the footer.
+    const info =
+      '<meta name="htm:operator" content="Example Labs LLC"><meta name="htm:support-email" content="help@example-labs.example">';
     for (const p of ['/login', '/dashboard/jobs', '/payment/success']) {
       expect(await (await api(p)).text()).toBe(
-        '<!doctype html><title>app</title><div id="root"></div>',
+        `<!doctype html>${info}<title>app</title><div id="root"></div>`,
       );
     }
+    expect(await (await api('/')).text()).toContain(info);
   });
   it('answers 429 with Retry-After past the sign-in limit, then recovers', async () => {
     // The limit is 5 per window per IP across sign-in, session and refresh. A gateway of its own

@@ -82,6 +82,17 @@ export const identityConfigSchema = baseConfigSchema
       .default(24 * 3600_000),
     /** Scratch folder where an export's zip is built before it is stored in the database (default DATA_DIR/exports). */
     EXPORT_DIR: optionalString,
+    /**
+     * /readyz fails (check `disk`; /api/healthz then says "low disk space") when the file system
+     * holding the service's files has fewer free bytes than this: jobs' uploads (UPLOAD_DIR,
+     * default DATA_DIR/uploads), identity's EXPORT_DIR. 0 turns the check off. Uploads that meet a
+     * full disk answer 507, an export is tried again by the next sweep, either way.
+     */
+    MIN_FREE_DISK_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024),
     /** How often the privacy sweep builds exports, starts due deletions and checks erasures. */
     PRIVACY_SWEEP_MS: z.coerce.number().int().min(50).default(15_000),
   })

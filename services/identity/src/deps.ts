@@ -1,7 +1,7 @@
 import type { ServiceContext } from '@htm/events';
 import type { Redis } from '@htm/service-kit';
 import type { IdentityConfig } from './config.js';
-import type { KeyStore } from './tokens/signing-keys.js';
+import type { KeyStore } from './providers/signing-keys.js';
 import type { PrivacyClient } from './clients/privacy.client.js';
 
 /** Everything the identity routes and use cases need (built once in main.ts). */

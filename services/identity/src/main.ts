@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { JWTVerifyGetKey } from 'jose';
 import { hostService, type HostedService } from '@htm/events';
-import { createRequestRedis, runMain } from '@htm/service-kit';
+import { createRequestRedis, diskSpaceCheck, runMain } from '@htm/service-kit';
 import {
   devSignInEnabled,
   identityServiceKeys,
@@ -9,13 +9,13 @@ import {
   type IdentityConfig,
 } from './config.js';
 import { createPrivacyClient } from './clients/privacy.client.js';
-import { startPrivacySweep } from './domain/privacy.js';
+import { exportDir, startPrivacySweep } from './domain/privacy.js';
 import { reconcileAdminRole } from './domain/admin-role.js';
 import { mountIdentity } from './app.js';
 import type { IdentityDeps } from './deps.js';
 import { handledEvents, outbox } from './db/schema.js';
 import { identityHandlers } from './events/handlers.js';
-import { KeyStore } from './tokens/signing-keys.js';
+import { KeyStore } from './providers/signing-keys.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -76,7 +76,10 @@ export async function startIdentity(
         return {
           app: (createHttp) => createHttp((app) => mountIdentity(app, deps)),
           handlers: identityHandlers(deps),
-          readiness: { redis: () => redis.ping() },
+          readiness: {
+            redis: () => redis.ping(),
+            disk: diskSpaceCheck(exportDir(deps), config.MIN_FREE_DISK_BYTES),
+          },
           start: async () => {
             sweep = startPrivacySweep(deps);
           },

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { JobsDeps } from './deps.js';
 import { jobsRoutes } from './http/jobs.routes.js';
+import { reviewRoutes } from './http/review.routes.js';
 import { filesRoutes } from './http/files.routes.js';
 import { internalRoutes } from './http/internal.routes.js';
 import { recordingsRoutes } from './http/recordings.routes.js';
@@ -27,6 +28,7 @@ export function mountJobs(app: Express, deps: JobsDeps): void {
     next();
   });
   app.use(jobsRoutes(deps));
+  app.use(reviewRoutes(deps));
   app.use(filesRoutes(deps));
   app.use(recordingsRoutes(deps));
   app.use(shareRoutes(deps));

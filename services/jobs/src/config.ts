@@ -9,9 +9,35 @@ import {
   ServiceKeyring,
   privacyKeyring,
 } from '@htm/service-kit';
-import { PACK_FILL_WINDOW_DEFAULT_MS } from '@htm/contracts/marketplace';
+import {
+  PACK_FILL_WINDOW_DEFAULT_MS,
+  SESSION_CHECK_DEFAULTS as SC,
+  type SessionCheckThresholds,
+} from '@htm/contracts/marketplace';
 
 const HOUR = 3600_000;
+
+const MB = 1024 * 1024;
+/**
+ * The defaults of the recording limits, in one place (each overridable by its RECORDING_* key):
+ * a recording is at most 500 MB (RECORDING_MAX_BYTES); a tester holds two uploads in flight, and
+ * 1 GB of recordings not yet submitted; a job's recordings stay within three full-size ones (a
+ * submission, a revision, one retake); all recordings together within 50 GB of disk.
+ */
+export const RECORDING_LIMITS = {
+  maxBytes: 500 * MB,
+  uploadsPerTester: 2,
+  uploadsPerJob: 2,
+  pendingBytesPerTester: 1024 * MB,
+  bytesPerJob: 1500 * MB,
+  diskBudgetBytes: 50 * 1024 * MB,
+  /**
+   * An upload that received nothing for this long no longer counts as in flight (a recorder
+   * PATCHes every few seconds; one that crashed must not block a new recording until the 24 h
+   * sweep). Its bytes count until the sweep deletes it.
+   */
+  stalledAfterMs: 10 * 60_000,
+} as const;
 const ms = (def: number) => z.coerce.number().int().min(1).default(def);
 
 export const jobsConfigSchema = baseConfigSchema
@@ -60,11 +86,44 @@ export const jobsConfigSchema = baseConfigSchema
     /** An upload that sends nothing for this long is abandoned: its request ends and its temporary file is deleted (ms). */
     UPLOAD_IDLE_TIMEOUT_MS: ms(60_000),
     /** Screen recordings (tus uploads at /api/recordings): largest upload in bytes (default 500 MB). */
-    RECORDING_MAX_BYTES: z.coerce
+    RECORDING_MAX_BYTES: z.coerce.number().int().min(1).default(RECORDING_LIMITS.maxBytes),
+    /** Screen recordings: uploads not finished yet a tester may have at once (one more: 429). */
+    RECORDING_MAX_UPLOADS_PER_TESTER: z.coerce
       .number()
       .int()
       .min(1)
-      .default(500 * 1024 * 1024),
+      .default(RECORDING_LIMITS.uploadsPerTester),
+    /** Screen recordings: uploads not finished yet a job may have at once (one more: 429). */
+    RECORDING_MAX_UPLOADS_PER_JOB: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(RECORDING_LIMITS.uploadsPerJob),
+    /**
+     * Screen recordings: bytes of a tester's recordings not yet in a submission (an upload counts
+     * at its declared length, a deferred one at RECORDING_MAX_BYTES; past it: 413).
+     */
+    RECORDING_MAX_PENDING_BYTES_PER_TESTER: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(RECORDING_LIMITS.pendingBytesPerTester),
+    /** Screen recordings: bytes of all recordings of one job (past it: 413). */
+    RECORDING_MAX_BYTES_PER_JOB: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(RECORDING_LIMITS.bytesPerJob),
+    /**
+     * Screen recordings: bytes of every recording stored together; past it, or with less than
+     * MIN_FREE_DISK_BYTES left on the uploads' disk once the uploads in flight arrive, a new
+     * recording is refused with 507.
+     */
+    RECORDING_DISK_BUDGET_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(RECORDING_LIMITS.diskBudgetBytes),
     /** Longest recording the web app records before stopping itself (ms; default 10 minutes). */
     RECORDING_MAX_MS: ms(10 * 60_000),
     /** Recordings are deleted this many days after their job completes. */
@@ -112,8 +171,47 @@ export const jobsConfigSchema = baseConfigSchema
       .optional(),
     /** GitHub's REST API (GitHub Enterprise: https://HOST/api/v3). */
     GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+    /**
+     * Session checks ("Every session checked"; defaults from the rules module's
+     * SESSION_CHECK_DEFAULTS): a recording the job asks for lasts SESSION_CHECK_MIN_RECORDING_MS,
+     * the tester talks SESSION_CHECK_MIN_TALK_PCT % of it, no silent and still stretch is longer than
+     * SESSION_CHECK_MAX_IDLE_MS; silence is below SESSION_CHECK_SILENCE_DB for
+     * SESSION_CHECK_SILENCE_MIN_MS; the screen is compared SESSION_CHECK_FREEZE_FPS times a second
+     * (changes under SESSION_CHECK_FREEZE_NOISE count as none); a report with
+     * SESSION_CHECK_DUPLICATE_CONTAINMENT of its phrases in another one is a copy (texts under
+     * SESSION_CHECK_MIN_SHINGLES phrases are not judged).
+     */
+    SESSION_CHECK_MIN_RECORDING_MS: z.coerce.number().int().min(0).default(SC.minRecordingMs),
+    SESSION_CHECK_MIN_TALK_PCT: z.coerce.number().min(0).max(100).default(SC.minTalkPct),
+    SESSION_CHECK_MAX_IDLE_MS: ms(SC.maxIdleMs),
+    SESSION_CHECK_SILENCE_DB: z.coerce.number().max(0).default(SC.silenceNoiseDb),
+    SESSION_CHECK_SILENCE_MIN_MS: ms(SC.silenceMinMs),
+    SESSION_CHECK_FREEZE_NOISE: z.coerce.number().gt(0).max(1).default(SC.freezeNoise),
+    SESSION_CHECK_FREEZE_FPS: z.coerce.number().gt(0).max(30).default(SC.freezeFps),
+    SESSION_CHECK_DUPLICATE_CONTAINMENT: z.coerce
+      .number()
+      .gt(0)
+      .max(1)
+      .default(SC.duplicateContainment),
+    SESSION_CHECK_MIN_SHINGLES: z.coerce.number().int().min(1).default(SC.minShingles),
+    /** How often each jobs process looks for submissions waiting for their check (ms). */
+    SESSION_CHECK_POLL_MS: ms(2000),
+    /**
+     * `off` (tests of other flows only, refused in production): reports reach their poster at
+     * submission, unchecked. `on`: every report is held from its poster until its check passes.
+     */
+    SESSION_CHECKS: z.enum(['on', 'off']).default('on'),
+    /** How often each jobs process looks for report summaries to compute (ms; issue #51). */
+    SUMMARY_POLL_MS: ms(1000),
+    /**
+     * A PEM file of certificate authorities trusted for Jira sites besides the usual public ones
+     * (a self-hosted Jira behind a company CA; the tests' local Jira). Jira sites are https only.
+     */
+    TRACKER_CA_FILE: z.string().min(1).optional(),
     /** Allow webhook endpoints on loopback/private addresses (npm start's local receivers); refused in production. */
     WEBHOOKS_ALLOW_PRIVATE: envBool.default(false),
+    /** Tests only, refused in production: a job may name a local address (the site check's fixture sites). */
+    SITE_CHECK_ALLOW_PRIVATE: envBool.default(false),
   })
   .and(eventBusConfigSchema);
 export type JobsConfig = z.infer<typeof jobsConfigSchema>;
@@ -126,6 +224,14 @@ export function loadJobsConfig(env: Record<string, string | undefined> = process
     throw new ConfigError('jobs', [
       'WEBHOOKS_ALLOW_PRIVATE: must not be true in production (webhooks could reach internal addresses)',
     ]);
+  if (cfg.NODE_ENV === 'production' && cfg.SESSION_CHECKS === 'off')
+    throw new ConfigError('jobs', [
+      'SESSION_CHECKS: must not be off in production (reports would reach their owners unchecked)',
+    ]);
+  if (cfg.NODE_ENV === 'production' && cfg.SITE_CHECK_ALLOW_PRIVATE)
+    throw new ConfigError('jobs', [
+      'SITE_CHECK_ALLOW_PRIVATE: must not be true in production (jobs could name internal addresses)',
+    ]);
   jobsServiceKeys(cfg); // a missing or bad service-token key stops the service here
   privacyKeyring('jobs', cfg); // identity's /internal/privacy calls: its public key must be known
   return cfg;
@@ -134,4 +240,19 @@ export function loadJobsConfig(env: Record<string, string | undefined> = process
 /** jobs signs its calls to payments and accepts admin's calls (service tokens). */
 export function jobsServiceKeys(cfg: JobsConfig): ServiceKeyring {
   return ServiceKeyring.fromConfig('jobs', cfg, { signs: true, acceptsFrom: ['admin'] });
+}
+
+/** The session checks' thresholds in force (the rules module's defaults, overridden by env). */
+export function sessionCheckThresholds(cfg: JobsConfig): SessionCheckThresholds {
+  return {
+    minRecordingMs: cfg.SESSION_CHECK_MIN_RECORDING_MS,
+    minTalkPct: cfg.SESSION_CHECK_MIN_TALK_PCT,
+    maxIdleMs: cfg.SESSION_CHECK_MAX_IDLE_MS,
+    silenceNoiseDb: cfg.SESSION_CHECK_SILENCE_DB,
+    silenceMinMs: cfg.SESSION_CHECK_SILENCE_MIN_MS,
+    freezeNoise: cfg.SESSION_CHECK_FREEZE_NOISE,
+    freezeFps: cfg.SESSION_CHECK_FREEZE_FPS,
+    duplicateContainment: cfg.SESSION_CHECK_DUPLICATE_CONTAINMENT,
+    minShingles: cfg.SESSION_CHECK_MIN_SHINGLES,
+  };
 }

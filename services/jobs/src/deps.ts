@@ -1,13 +1,14 @@
 import type { ServiceContext } from '@htm/events';
 import type { ServiceKeyring } from '@htm/service-kit';
 import type { JobsConfig } from './config.js';
-import type { FileStorage } from './storage/file-storage.js';
-import type { FileLinkSigner } from './storage/file-links.js';
+import type { FileStorage } from './providers/file-storage.js';
+import type { FileLinkSigner } from './providers/file-links.js';
 import type { JobsReadCache } from './db/read-cache.js';
 import type { PaymentsClient } from './clients/payments.client.js';
 import type { ClaimGate } from './db/claim-gate.js';
-import type { RecordingStore } from './storage/recording-store.js';
-import type { MediaTools } from './storage/media-tools.js';
+import type { RecordingStore } from './providers/recording-store.js';
+import type { MediaTools } from './providers/media-tools.js';
+import type { Lexicon } from './domain/finding-clusters.js';
 
 /** Everything the jobs routes and use cases need (built once in main.ts). */
 export interface JobsDeps extends ServiceContext<JobsConfig> {
@@ -29,4 +30,6 @@ export interface JobsDeps extends ServiceContext<JobsConfig> {
   media: MediaTools;
   /** Remuxes under way in this process (stop waits for them; tests wait on them). */
   recordingWork: Set<Promise<void>>;
+  /** Reads findings for grouping (wink-nlp + WordNet); loads its model on first use only. */
+  lexicon: Lexicon;
 }

@@ -7,12 +7,16 @@ import { mountJobs } from './app.js';
 import type { JobsDeps } from './deps.js';
 import { handledEvents, outbox } from './db/schema.js';
 import { jobsEventHandlers } from './events/handlers.js';
-import { createFileStorage, uploadRoot } from './storage/file-storage.js';
-import { FileLinkSigner } from './storage/file-links.js';
-import { createRecordingStore } from './storage/recording-store.js';
-import { ffmpegTools } from './storage/media-tools.js';
+import { createFileStorage, uploadRoot } from './providers/file-storage.js';
+import { FileLinkSigner } from './providers/file-links.js';
+import { createRecordingStore } from './providers/recording-store.js';
+import { ffmpegTools } from './providers/media-tools.js';
+import { createLexicon } from './providers/lexicon.js';
 import { sweepRecordings } from './domain/recordings.js';
-import { startJobsWorker, type JobsWorker } from './workers/timers.js';
+import { startJobsWorker, TimerScheduler, type JobsWorker } from './workers/timers.js';
+import { announcesWebhook } from './workers/webhooks.js';
+import { startSessionCheckWorker, type SessionCheckWorker } from './workers/session-checks.js';
+import { startSummaryWorker, type SummaryWorker } from './workers/summaries.js';
 import { ClaimGate, JOB_STATUS_CHANNEL } from './db/claim-gate.js';
 import { JobsReadCache } from './db/read-cache.js';
 import { sweepUploadTmp } from './http/multipart.js';
@@ -30,7 +34,14 @@ export interface StartJobsOptions {
   config?: JobsConfig;
 }
 
-export type JobsService = HostedService<JobsConfig> & { deps: JobsDeps; worker?: JobsWorker };
+export type JobsService = HostedService<JobsConfig> & {
+  deps: JobsDeps;
+  worker?: JobsWorker;
+  /** Session checks of new submissions (every jobs process runs them). */
+  sessionChecks: { checkDue(): Promise<number> };
+  /** Report summaries waiting to be computed (issue #51): tests run a round without the poll. */
+  summaries: { computeDue(): Promise<number> };
+};
 
 /** Starts the jobs service (PORT 0 = any free port). Used by main, `npm start` and tests. */
 export async function startJobs(
@@ -41,8 +52,11 @@ export async function startJobs(
   const serviceKeys = jobsServiceKeys(config);
   let deps!: JobsDeps;
   let worker: JobsWorker | undefined;
+  let sessionChecks: SessionCheckWorker | undefined;
+  let summaries: SummaryWorker | undefined;
   let statusNotices: DbListener | undefined;
   let recordingSweep: NodeJS.Timeout | undefined;
+  let timers: TimerScheduler | undefined;
   const svc = await hostService({
     name: 'jobs',
     config,
@@ -73,13 +87,22 @@ export async function startJobs(
         recordingStore: createRecordingStore(config),
         media: ffmpegTools(config.FFMPEG_PATH, config.FFPROBE_PATH),
         recordingWork: new Set<Promise<void>>(),
+        lexicon: createLexicon(),
       });
+      timers = TimerScheduler.fromConfig(config, ctx.logger.child({ component: 'timers' }));
       // A bad store configuration shows at start-up, not at the first upload.
       deps.recordingStore.catch(() => undefined);
       return {
         app: (createHttp) => createHttp((app) => mountJobs(app, deps)),
         readiness: { disk: diskSpaceCheck(uploadRoot(config), config.MIN_FREE_DISK_BYTES) },
         handlers: jobsEventHandlers(() => deps),
+        // jobs' own effects of its published events: the timers they start and end (the worker runs
+        // them), and a nudge to this process's webhook worker when a change wrote deliveries.
+        relayed: (events) => {
+          timers?.relayed(events);
+          if (worker && events.some(announcesWebhook))
+            void worker.webhooks.deliverDue().catch(() => undefined);
+        },
         start: async () => {
           // Temporary upload files a crash or kill left behind (nobody writes them any more).
           const swept = await sweepUploadTmp(deps.tmpDir, config.UPLOAD_IDLE_TIMEOUT_MS);
@@ -107,6 +130,8 @@ export async function startJobs(
           recordingSweep = setInterval(sweep, config.RECORDING_SWEEP_MS);
           recordingSweep.unref();
           sweep();
+          sessionChecks = startSessionCheckWorker(deps);
+          summaries = startSummaryWorker(deps);
           if (opts.withWorker)
             worker = await startJobsWorker({
               config,
@@ -119,16 +144,25 @@ export async function startJobs(
         },
         stop: async () => {
           clearInterval(recordingSweep);
+          await sessionChecks?.stop();
+          await summaries?.stop();
           await worker?.stop();
           await Promise.allSettled([...deps.recordingWork]);
           await deps.readCache.stop();
           deps.claimGate.followStatusNotices(() => false);
           await statusNotices?.close();
+          // Timers the last relay pass (at shutdown) misses are rebuilt by the worker's reconciler.
+          await timers?.close();
         },
       };
     },
   });
-  return Object.assign(svc, { deps, worker });
+  return Object.assign(svc, {
+    deps,
+    worker,
+    sessionChecks: { checkDue: () => sessionChecks?.checkDue() ?? Promise.resolve(0) },
+    summaries: { computeDue: () => summaries?.computeDue() ?? Promise.resolve(0) },
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -85,6 +85,7 @@ describe('structured findings, Quick report', () => {
         expected: 'The button is visible',
         actual: 'It is below the fold',
         at_ms: 4200,
+        requirement_index: null,
       },
       {
         text: 'Footer link to terms is broken',
@@ -93,6 +94,7 @@ describe('structured findings, Quick report', () => {
         expected: null,
         actual: null,
         at_ms: null,
+        requirement_index: null,
       },
     ];
     expect(r.body.submission.findings).toEqual(want);
@@ -209,6 +211,7 @@ describe('structured findings, Detailed report', () => {
         expected: null,
         actual: null,
         at_ms: null,
+        requirement_index: null,
       },
       {
         text: 'E-mail took 2 minutes',
@@ -217,6 +220,7 @@ describe('structured findings, Detailed report', () => {
         expected: null,
         actual: null,
         at_ms: null,
+        requirement_index: null,
       },
       {
         text: 'Footer links broken',
@@ -225,7 +229,99 @@ describe('structured findings, Detailed report', () => {
         expected: null,
         actual: '404',
         at_ms: null,
+        requirement_index: null,
       },
     ]);
+  });
+});
+
+describe('things to check: findings, task answers and SUS (issue #51)', () => {
+  const tasks = JSON.stringify([
+    { requirement_index: 0, outcome: 'done', seq: 6, minutes: 3 },
+    { requirement_index: 1, outcome: 'not_done', seq: '2' },
+  ]);
+  const sus = JSON.stringify([4, 2, 3, 3, 3, 2, 4, 3, 3, 5]);
+
+  it("both variants store the finding's thing to check, the task answers and SUS; the poster sees them once accepted", async () => {
+    for (const variant of ['quick', 'detailed'] as const) {
+      const { job, p, t } = await claimedJob();
+      const prefix = variant === 'quick' ? 'key_finding_1' : 'key_findings_bullet_1';
+      const fields = { [`${prefix}_requirement_index`]: '1', task_answers: tasks, sus };
+      const r = await api(
+        h,
+        'POST',
+        `/api/jobs/${job.id}/${variant === 'quick' ? 'submit-work' : 'submissions'}`,
+        t.token,
+        variant === 'quick' ? quick(fields) : detailed(fields),
+      );
+      expect(r.status).toBe(201);
+      expect(r.body.submission.findings[0].requirement_index).toBe(1);
+      const answers = [
+        { requirement_index: 0, outcome: 'done', seq: 6, minutes: 3 },
+        { requirement_index: 1, outcome: 'not_done', seq: 2, minutes: null },
+      ];
+      expect(r.body.submission.task_answers).toEqual(answers);
+      expect(r.body.submission.sus).toEqual([4, 2, 3, 3, 3, 2, 4, 3, 3, 5]);
+      // Locked like the checklist answers until the poster accepts; the finding's place is not.
+      const locked = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
+      expect(locked.body).toMatchObject({ locked: true, task_answers: null, sus: null });
+      expect(locked.body.findings[0].requirement_index).toBe(1);
+      const accept = await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, {
+        decision: 'accept',
+      });
+      expect(accept.status).toBe(200);
+      const open = await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token);
+      expect(open.body).toMatchObject({ locked: false, task_answers: answers });
+      expect(open.body.sus).toHaveLength(10);
+    }
+  });
+
+  it('keeps both forms working without them, and answers 400 naming the field for a bad one, storing nothing', async () => {
+    const { job, t } = await claimedJob();
+    const before = await submissionRows();
+    const cases: Array<[Record<string, string>, string, string]> = [
+      [
+        { key_finding_1_requirement_index: '2' },
+        'key_finding_1_requirement_index',
+        "Finding 1: the thing to check must be one of this job's things to check",
+      ],
+      [
+        { task_answers: JSON.stringify([{ requirement_index: 0, seq: 8 }]) },
+        'task_answers.0.seq',
+        'How easy it was must be a whole number from 1 to 7',
+      ],
+      [
+        { task_answers: JSON.stringify([{ requirement_index: 0, outcome: 'maybe' }]) },
+        'task_answers.0.outcome',
+        'Did you get it done: choose done, partly or not done',
+      ],
+      [
+        { task_answers: JSON.stringify([{ requirement_index: 5, outcome: 'done' }]) },
+        'task_answers',
+        "Each task answer must name a different one of this job's things to check",
+      ],
+      [
+        { task_answers: '{not json' },
+        'task_answers',
+        'Task answers must be a list of {requirement_index, outcome, seq, minutes} (all but the index optional)',
+      ],
+      [
+        { sus: JSON.stringify([1, 2, 3]) },
+        'sus',
+        'The usability questionnaire needs all 10 answers, each a whole number from 1 to 5 (or none)',
+      ],
+    ];
+    for (const [over, field, message] of cases) {
+      const r = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, quick(over));
+      expect({ status: r.status, detail: r.body.detail, errors: r.body.errors?.[field] }).toEqual({
+        status: 400,
+        detail: message,
+        errors: [message],
+      });
+    }
+    expect(await submissionRows()).toBe(before);
+    const plain = await api(h, 'POST', `/api/jobs/${job.id}/submit-work`, t.token, quick());
+    expect(plain.status).toBe(201);
+    expect(plain.body.submission).toMatchObject({ task_answers: [], sus: null });
   });
 });

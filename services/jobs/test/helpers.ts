@@ -1,7 +1,8 @@
 /** Shared arrange helpers for the jobs service tests (real Postgres, real Redis, in-process). */
 import express from 'express';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { JobView, SubmissionView } from '@htm/contracts';
@@ -107,6 +108,10 @@ export async function startHarness(
     PAYMENTS_URL: payments.url,
     SERVICE_TOKEN_SECRET: SECRET,
     UPLOAD_DIR: uploadDir,
+    // Reports reach their poster unchecked unless a test turns the checks on (SESSION_CHECKS=on);
+    // then they run when it asks (svc.sessionChecks.checkDue()), not on their own poll.
+    SESSION_CHECKS: 'off',
+    SESSION_CHECK_POLL_MS: '3600000',
     ...extraEnv,
   };
   if (opts.pglite) {
@@ -217,6 +222,17 @@ export async function handled(h: Harness, eventId: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** site-check's SiteCheckFailed for a job (the health check could not run), once jobs handled it. */
+export async function siteCheckFailed(h: Harness, jobId: string): Promise<void> {
+  const e = await publish(h, 'SiteCheckFailed', jobId, {
+    jobId,
+    failedAt: new Date().toISOString(),
+    reason: 'unreachable',
+    detail: 'connection refused',
+  });
+  await waitFor(() => handled(h, e.id), 'SiteCheckFailed handled');
+}
+
 export interface Person {
   id: string;
   token: string;
@@ -284,6 +300,23 @@ export const jobBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+/** Publishes payments' JobPaid for a job of `p`; resolves once jobs handled it. */
+async function markPaid(
+  h: Harness,
+  p: Person,
+  jobId: string,
+  sessionId?: string | null,
+): Promise<void> {
+  const e = await publish(h, 'JobPaid', jobId, {
+    jobId,
+    sessionId: sessionId ?? 'cs_x',
+    posterId: p.id,
+    amountCents: 100,
+    paidAt: new Date().toISOString(),
+  });
+  await waitFor(() => handled(h, e.id), 'JobPaid handled');
+}
+
 /** Posts a job and publishes JobPaid for it; resolves once the job is paid. */
 export async function paidJob(
   h: Harness,
@@ -292,16 +325,52 @@ export async function paidJob(
 ): Promise<JobView> {
   const r = await api(h, 'POST', '/api/jobs', p.token, jobBody(over));
   if (r.status !== 201) throw new Error(`post job: ${r.status} ${JSON.stringify(r.body)}`);
-  const job = r.body.job;
-  const e = await publish(h, 'JobPaid', job.id, {
-    jobId: job.id,
-    sessionId: r.body.session_id ?? 'cs_x',
-    posterId: p.id,
-    amountCents: 100,
-    paidAt: new Date().toISOString(),
-  });
-  await waitFor(() => handled(h, e.id), 'JobPaid handled');
-  return job;
+  await markPaid(h, p, r.body.job.id, r.body.session_id);
+  return r.body.job;
+}
+
+/** Posts a pack of `testers` slots and pays every slot; resolves with the pack's id and its jobs. */
+export async function paidPack(
+  h: Harness,
+  p: Person,
+  testers: number,
+  over: Record<string, unknown> = {},
+): Promise<{ packId: string; jobs: JobView[] }> {
+  const r = await api<JobsAnswer & { pack: { id: string }; jobs: JobView[] }>(
+    h,
+    'POST',
+    '/api/jobs',
+    p.token,
+    jobBody({ ...over, testers }),
+  );
+  if (r.status !== 201) throw new Error(`post pack: ${r.status} ${JSON.stringify(r.body)}`);
+  for (const j of r.body.jobs) await markPaid(h, p, j.id, r.body.session_id);
+  return { packId: r.body.pack.id, jobs: r.body.jobs };
+}
+
+/**
+ * A VP8 WebM of ffmpeg's test pattern (no sound), written as a live stream, as MediaRecorder
+ * writes it: no duration and no cues until the service remuxes it.
+ */
+export function testPatternWebm(seconds: number, rate = 10): Buffer {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'webm-fixture-')), 'clip.webm');
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=duration=${seconds}:size=160x120:rate=${rate}`,
+    '-c:v',
+    'libvpx',
+    '-b:v',
+    '200k',
+    '-live',
+    '1',
+    file,
+  ]);
+  return readFileSync(file);
 }
 
 export async function outboxEvents<T extends EventType>(
@@ -314,4 +383,43 @@ export async function outboxEvents<T extends EventType>(
     subject ? [type, subject] : [type],
   );
   return rows.map((r) => r.envelope);
+}
+
+/** A tus 1.0 request as the web app's recorder sends it. */
+export const tusRequest = (
+  h: Harness,
+  method: string,
+  p: string,
+  token: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+) =>
+  fetch(`${h.svc.url}${p}`, {
+    method,
+    headers: {
+      'Tus-Resumable': '1.0.0',
+      authorization: `Bearer ${token}`,
+      ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}),
+      ...headers,
+    },
+    body: body ? new Uint8Array(body) : undefined,
+  });
+
+/** Uploads a whole WebM recording of a job in one PATCH; returns its id (its remux runs on). */
+export async function uploadRecording(
+  h: Harness,
+  jobId: string,
+  token: string,
+  data: Buffer,
+): Promise<string> {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const c = await tusRequest(h, 'POST', '/api/recordings', token, {
+    'Upload-Metadata': `job_id ${b64(jobId)},filetype ${b64('video/webm')}`,
+    'Upload-Length': String(data.length),
+  });
+  if (c.status !== 201) throw new Error(`tus creation ${c.status}`);
+  const loc = c.headers.get('location')!;
+  const patch = await tusRequest(h, 'PATCH', loc, token, { 'Upload-Offset': '0' }, data);
+  if (patch.status !== 204) throw new Error(`tus PATCH ${patch.status}`);
+  return loc.split('/').pop()!;
 }

@@ -4,9 +4,8 @@
  * Range requests for the player, and the sweeps and clear-all that delete recordings.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JobView } from '@htm/contracts';
 import { mintServiceToken } from '@htm/service-kit';
@@ -19,41 +18,33 @@ import {
   SECRET,
   startHarness,
   tester,
+  testPatternWebm,
   waitFor,
   type Harness,
   type Person,
 } from './helpers.js';
 import { makeSeekable, sweepRecordings } from '../src/domain/recordings.js';
-import { ffmpegTools } from '../src/storage/media-tools.js';
+import { ffmpegTools } from '../src/providers/media-tools.js';
 import type { JobsDeps } from '../src/deps.js';
 
-const MAX_BYTES = 2 * 1024 * 1024;
+const MB = 1024 * 1024;
+const MAX_BYTES = 2 * MB;
 let h: Harness;
 let webm: Buffer;
 
 beforeAll(async () => {
-  h = await startHarness('recordings', { RECORDING_MAX_BYTES: String(MAX_BYTES) });
+  h = await startHarness('recordings', {
+    RECORDING_MAX_BYTES: String(MAX_BYTES),
+    // The recording limits, small enough to reach in a test (see 'recording limits').
+    RECORDING_MAX_UPLOADS_PER_TESTER: '3',
+    RECORDING_MAX_UPLOADS_PER_JOB: '2',
+    RECORDING_MAX_PENDING_BYTES_PER_TESTER: String(5 * MB),
+    RECORDING_MAX_BYTES_PER_JOB: String(4.5 * MB),
+    MAX_ACTIVE_CLAIMS: '3',
+  });
   // A 3-second VP8 WebM written as a live stream, as MediaRecorder writes it: no duration and no
   // cues (the remux adds both, so the file's size changes).
-  const dir = mkdtempSync(path.join(tmpdir(), 'rec-fixture-'));
-  const file = path.join(dir, 'clip.webm');
-  execFileSync('ffmpeg', [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=3:size=160x120:rate=10',
-    '-c:v',
-    'libvpx',
-    '-b:v',
-    '200k',
-    '-live',
-    '1',
-    file,
-  ]);
-  webm = readFileSync(file);
+  webm = testPatternWebm(3);
 });
 afterAll(async () => {
   await h?.close();
@@ -397,6 +388,128 @@ describe('sweeps and clear-all', () => {
     );
     expect(n).toBe(0);
     expect(existsSync(path.join(recordingsDir(), id))).toBe(false);
+  });
+});
+
+describe('recording limits (per tester, per job, disk budget)', () => {
+  /** A tester holding `n` jobs. */
+  async function holding(n: number): Promise<{ t: Person; jobs: JobView[] }> {
+    const p = await poster(h);
+    const t = await tester(h);
+    const jobs: JobView[] = [];
+    for (let i = 0; i < n; i++) {
+      const job = await paidJob(h, p);
+      expect((await api(h, 'POST', `/api/jobs/${job.id}/claim`, t.token)).status).toBe(200);
+      jobs.push(job);
+    }
+    return { t, jobs };
+  }
+  const start = async (jobId: string, token: string, bytes: number) => {
+    const r = await create(jobId, token, { 'Upload-Length': String(Math.round(bytes)) });
+    return { status: r.status, body: r.status === 201 ? null : await r.json() };
+  };
+  const rows = async (jobId: string) =>
+    (
+      await h.svc.ctx.dbHandle.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM jobs.recordings WHERE job_id = $1',
+        [jobId],
+      )
+    )[0].n;
+
+  it('refuses past the bytes of a job (413) and the uploads in flight of a job and of a tester (429), creating nothing', async () => {
+    const { t, jobs } = await holding(2);
+    const [a, b] = jobs;
+    expect((await start(a.id, t.token, 2 * MB)).status).toBe(201);
+    expect((await start(a.id, t.token, 2 * MB)).status).toBe(201);
+    // 4 MB reserved for this job; 1 MB more would pass its 4.5 MB.
+    expect(await start(a.id, t.token, MB)).toEqual({
+      status: 413,
+      body: {
+        code: 'recording_quota_exceeded',
+        detail:
+          "This job's recordings would take more than the 4.5 MB allowed per job. Submit with a recording you already made, or record a shorter one.",
+      },
+    });
+    // Small enough, but two uploads of this job are still in flight.
+    expect(await start(a.id, t.token, 0.1 * MB)).toEqual({
+      status: 429,
+      body: {
+        code: 'recording_uploads_limit',
+        detail:
+          'This job already has 2 recordings uploading. Let them finish before starting another (unfinished uploads are cleared after 24 hours).',
+      },
+    });
+    expect(await rows(a.id)).toBe(2);
+    // Another job of the same tester: one more in flight (3), then the tester's own limit.
+    expect((await start(b.id, t.token, 0.5 * MB)).status).toBe(201);
+    expect(await start(b.id, t.token, 0.1 * MB)).toEqual({
+      status: 429,
+      body: {
+        code: 'recording_uploads_limit',
+        detail:
+          'You already have 3 recordings uploading. Let them finish before starting another (unfinished uploads are cleared after 24 hours).',
+      },
+    });
+    expect(await rows(b.id)).toBe(1);
+    // An upload that received nothing for 10 minutes (a recorder that crashed) is no longer in
+    // flight: a new recording starts. Its bytes still count until the sweep deletes it.
+    await h.svc.ctx.dbHandle.query(
+      "UPDATE jobs.recordings SET last_activity_at = now() - interval '11 minutes' WHERE id = (SELECT id FROM jobs.recordings WHERE job_id = $1 ORDER BY created_at LIMIT 1)",
+      [a.id],
+    );
+    expect((await start(b.id, t.token, 0.1 * MB)).status).toBe(201);
+    expect((await start(b.id, t.token, 0.5 * MB)).body).toMatchObject({
+      code: 'recording_quota_exceeded',
+    });
+  });
+
+  it("refuses past the bytes of a tester's recordings not yet submitted (413), an upload of deferred length counting at the largest size", async () => {
+    const { t, jobs } = await holding(2);
+    const [c, d] = jobs;
+    expect((await start(c.id, t.token, 2 * MB)).status).toBe(201);
+    // Deferred length: reserved at RECORDING_MAX_BYTES (2 MB), 4 MB in all.
+    expect((await create(d.id, t.token)).status).toBe(201);
+    expect(await start(d.id, t.token, 1.5 * MB)).toEqual({
+      status: 413,
+      body: {
+        code: 'recording_quota_exceeded',
+        detail:
+          'Your recordings not yet submitted would take more than 5 MB. Submit your work with one of them, or record a shorter one (unused recordings are cleared after 24 hours).',
+      },
+    });
+    expect(await rows(d.id)).toBe(1);
+  });
+
+  it('lets only as many simultaneous creations through as the limit allows', async () => {
+    const { t, jobs } = await holding(1);
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, () => start(jobs[0].id, t.token, 1000)),
+    );
+    expect(burst.map((r) => r.status).sort()).toEqual([201, 201, 429, 429, 429, 429]);
+    expect(await rows(jobs[0].id)).toBe(2);
+  });
+
+  it('refuses every new recording with 507 once the disk budget is spent, and takes them again when space is back', async () => {
+    const { t, jobs } = await holding(1);
+    // Recordings already stored take the whole budget (RECORDING_DISK_BUDGET_BYTES, 50 GB by default).
+    const filler = `filler${Date.now()}`;
+    await h.svc.ctx.dbHandle.query(
+      `INSERT INTO jobs.recordings (id, job_id, tester_id, status, size_bytes) VALUES ($1, $2, 'someone-else', 'complete', $3)`,
+      [filler, randomUUID(), 50 * 1024 * MB],
+    );
+    try {
+      expect(await start(jobs[0].id, t.token, 1000)).toEqual({
+        status: 507,
+        body: {
+          code: 'recording_storage_full',
+          detail:
+            'Recordings cannot be stored right now: the space set aside for them is full. Please try again later; you can submit your work without a recording.',
+        },
+      });
+    } finally {
+      await h.svc.ctx.dbHandle.query('DELETE FROM jobs.recordings WHERE id = $1', [filler]);
+    }
+    expect((await start(jobs[0].id, t.token, 1000)).status).toBe(201);
   });
 });
 

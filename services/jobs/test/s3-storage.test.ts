@@ -28,6 +28,7 @@ import {
   SECRET,
   startHarness,
   tester,
+  tusRequest,
   type Harness,
   type OwnSubmission,
   type Person,
@@ -374,17 +375,7 @@ describe('screen recordings on S3 (tus S3 store, issue #30)', () => {
     token: string,
     headers: Record<string, string> = {},
     body?: Buffer,
-  ) =>
-    fetch(`${h.svc.url}${p}`, {
-      method,
-      headers: {
-        'Tus-Resumable': '1.0.0',
-        authorization: `Bearer ${token}`,
-        ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}),
-        ...headers,
-      },
-      body: body ? new Uint8Array(body) : undefined,
-    });
+  ) => tusRequest(h, method, p, token, headers, body);
   const create = (jobId: string, token: string) =>
     tus('POST', '/api/recordings', token, {
       'Upload-Defer-Length': '1',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -8,10 +9,14 @@ import type { JobView, SharedReportView, ShareLinkView } from '@htm/contracts';
 import {
   admin,
   api,
+  handled,
   paidJob,
   poster,
+  publish,
+  siteCheckFailed,
   startHarness,
   tester,
+  waitFor,
   type Harness,
   type Person,
 } from './helpers.js';
@@ -21,8 +26,14 @@ let png: Buffer;
 let webp: Buffer;
 beforeAll(async () => {
   h = await startHarness('share');
+  // With transparency, as a browser's screenshot often is.
   png = await sharp({
-    create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 30, b: 30 } },
+    create: {
+      width: 320,
+      height: 200,
+      channels: 4,
+      background: { r: 200, g: 30, b: 30, alpha: 0.6 },
+    },
   })
     .png()
     .toBuffer();
@@ -250,8 +261,11 @@ describe('PDF report', () => {
     ])
       expect(text).toContain(s);
     expect(text).not.toContain(p.email);
-    // pdfimages -list: two header lines, then one line per image (the WebP converted to PNG by sharp).
-    expect(images.trim().split('\n').length - 2).toBeGreaterThanOrEqual(2);
+    // pdfimages -list: two header lines, then one line per image (the WebP converted to PNG by
+    // sharp, the transparent PNG put onto white: no soft mask for pdfkit to compute pixel by pixel).
+    const rows = images.trim().split('\n').slice(2);
+    expect(rows.filter((r) => / image /.test(r)).length).toBeGreaterThanOrEqual(2);
+    expect(rows.filter((r) => / smask /.test(r))).toEqual([]);
   });
 
   it('is also served through the share token, and refused to others', async () => {
@@ -267,5 +281,39 @@ describe('PDF report', () => {
     const res = await fetch(`${h.svc.url}/api/shared/${made.body.token}/report.pdf`);
     expect(res.status).toBe(200);
     expect(pdfText(await res.arrayBuffer()).text).toContain('Coupon field clears on reload');
+  });
+});
+
+describe('health check (site-check told it)', () => {
+  const kept = async (jobIds: string[]) =>
+    (
+      await h.svc.ctx.dbHandle.query<{ job_id: string }>(
+        'SELECT job_id FROM jobs.site_checks WHERE job_id = ANY($1)',
+        [jobIds],
+      )
+    ).map((r) => r.job_id);
+
+  it('is on the shared report, and leaves with the jobs a deleted poster withdrew', async () => {
+    const { job, p } = await reportedJob();
+    const unstarted = await paidJob(h, p, { title: 'Nobody took this one' });
+    for (const id of [job.id, unstarted.id]) await siteCheckFailed(h, id);
+    const made = await api<Share>(h, 'POST', `/api/jobs/${job.id}/share`, p.token);
+    const shared = await api<SharedReportView>(h, 'GET', `/api/shared/${made.body.token}`);
+    expect(shared.body.health_check).toMatchObject({ state: 'failed' });
+    expect(shared.body.health_check?.failure?.reason).toBe('unreachable');
+
+    const deleted = await publish(h, 'UserDeleted', p.id, {
+      userId: p.id,
+      pseudonym: randomUUID(),
+      email: p.email,
+      type: 'poster',
+      deletedAt: new Date().toISOString(),
+    });
+    await waitFor(() => handled(h, deleted.id), 'UserDeleted handled');
+    // The job a tester did keeps its report and its health check; the withdrawn one keeps none,
+    // and a late announcement for it is not kept either.
+    expect(await kept([job.id, unstarted.id])).toEqual([job.id]);
+    await siteCheckFailed(h, unstarted.id);
+    expect(await kept([unstarted.id])).toEqual([]);
   });
 });

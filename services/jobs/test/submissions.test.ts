@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -12,6 +12,7 @@ import {
   paidJob,
   poster,
   SECRET,
+  siteCheckFailed,
   startHarness,
   tester,
   type Harness,
@@ -128,17 +129,17 @@ describe('submit work (tester dashboard variant)', () => {
     [
       { key_finding_2: 'y'.repeat(121) },
       'key_finding_2',
-      'Key finding 2 must be 5 to 120 characters (or leave it empty)',
+      'Key finding must be less than 120 characters',
     ],
     [
       { key_finding_2: 'ab' },
       'key_finding_2',
-      'Key finding 2 must be 5 to 120 characters (or leave it empty)',
+      'Key finding 2 must be at least 5 characters (or leave it empty)',
     ],
     [
       { key_finding_3: 'x' },
       'key_finding_3',
-      'Key finding 3 must be 5 to 120 characters (or leave it empty)',
+      'Key finding 3 must be at least 5 characters (or leave it empty)',
     ],
   ])('refuses %j with 400 and leaves no row and no file', async (over, field, message) => {
     const { job, t } = await claimedJob();
@@ -641,6 +642,76 @@ describe('reading submissions and files', () => {
   });
 });
 
+describe('"Download my data" follows the submission view', () => {
+  it("gives the poster's export each report as the submission view shows it, field by field: locked parts left out until accepted, all of it after", async () => {
+    const { job, p, t } = await claimedJob();
+    const feedback = `Checkout loses the coupon on reload ${randomBytes(4).toString('hex')}.`;
+    const answer = `The signup button sits under the banner ${randomBytes(4).toString('hex')}.`;
+    const submitted = await api(
+      h,
+      'POST',
+      `/api/jobs/${job.id}/submissions`,
+      t.token,
+      posterFlowForm(
+        {
+          general_feedback: feedback,
+          requirement_responses: JSON.stringify([{ requirement_index: 0, response_text: answer }]),
+        },
+        [{ data: png, name: 'proof.png' }],
+      ),
+    );
+    expect(submitted.status).toBe(201);
+    const exportOf = async (who: Person) => {
+      // What identity asks each service for when it builds the archive.
+      const res = await fetch(`${h.svc.url}/internal/privacy/users/${who.id}/export`, {
+        headers: { authorization: `Bearer ${await mintServiceToken(SECRET, 'identity')}` },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { data: { reports_received: Array<Record<string, unknown>> } };
+    };
+    /** The fields the view and the export share, as [view, export] pairs. */
+    const side = async () => {
+      const view = (await api(h, 'GET', `/api/jobs/${job.id}/submission`, p.token)).body;
+      const exported = await exportOf(p);
+      const report = exported.data.reports_received.find((r) => r.id === view.id)!;
+      expect(report).toBeDefined();
+      return {
+        raw: JSON.stringify(exported),
+        pairs: {
+          locked: [view.locked, report.locked],
+          revision: [view.revision, report.revision],
+          device_used: [view.human_preview.device_used, report.deviceUsed],
+          browser_used: [view.human_preview.browser_used, report.browserUsed],
+          key_findings: [view.human_preview.key_findings_bullets, report.keyFindings],
+          requirement_responses: [view.requirement_responses, report.requirementResponses],
+          general_feedback: [view.general_feedback, report.generalFeedback],
+          files: [
+            view.file_urls?.length ?? null,
+            (report.fileIds as string[] | null)?.length ?? null,
+          ],
+        },
+      };
+    };
+    const before = await side();
+    for (const [field, [inView, inExport]] of Object.entries(before.pairs))
+      expect([field, inExport]).toEqual([field, inView]);
+    expect(before.pairs.locked[0]).toBe(true);
+    expect(before.pairs.general_feedback[0]).toBeNull();
+    expect(before.raw).not.toContain(feedback);
+    expect(before.raw).not.toContain(answer);
+    // Once accepted, both show the whole report.
+    expect(
+      (await api(h, 'POST', `/api/jobs/${job.id}/review`, p.token, { decision: 'accept' })).status,
+    ).toBe(200);
+    const after = await side();
+    for (const [field, [inView, inExport]] of Object.entries(after.pairs))
+      expect([field, inExport]).toEqual([field, inView]);
+    expect(after.pairs.locked[0]).toBe(false);
+    expect(after.pairs.general_feedback[0]).toBe(feedback);
+    expect(after.raw).toContain(answer);
+  });
+});
+
 describe('review', () => {
   async function submitted() {
     const c = await claimedJob();
@@ -837,6 +908,12 @@ describe('POST /internal/jobs/clear (after GET /internal/jobs/clear-preview)', (
     expect((await api(h, 'POST', '/internal/jobs/clear', wrong, {})).status).toBe(403);
     const before = await counts();
     expect(before.disk).toBeGreaterThan(0);
+    // A job's health check as site-check told it; none kept for a job jobs does not have.
+    const checked = await paidJob(h, await poster(h));
+    const healthChecks = () =>
+      h.svc.ctx.dbHandle.query<{ job_id: string }>('SELECT job_id FROM jobs.site_checks');
+    for (const jobId of [checked.id, randomUUID()]) await siteCheckFailed(h, jobId);
+    expect((await healthChecks()).map((r) => r.job_id)).toEqual([checked.id]);
     const jobsNow = await h.svc.ctx.dbHandle.query<{
       id: string;
       status: string;
@@ -889,6 +966,7 @@ describe('POST /internal/jobs/clear (after GET /internal/jobs/clear-preview)', (
       refunded_jobs: unfinished.length + 1,
     });
     expect(await counts()).toEqual({ s: 0, f: 0, disk: 0 });
+    expect(await healthChecks()).toEqual([]);
     const event = (await outboxEvents(h, 'JobsCleared')).at(-1)!.data;
     expect({ ...event, refundJobIds: undefined }).toEqual({
       jobsDeleted: jobsNow.length + 1,

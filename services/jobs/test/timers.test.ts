@@ -12,6 +12,7 @@ import {
 } from './helpers.js';
 import { startJobsWorker, timerIds, type JobsWorker } from '../src/workers/timers.js';
 import { startWorkerProcess } from '../src/worker-main.js';
+import { Redis } from 'ioredis';
 
 let h: Harness;
 let worker: JobsWorker | undefined;
@@ -95,6 +96,8 @@ describe('claim timeout', () => {
       reason: 'claim_timeout',
       posterId: p.id,
       geoRule: job.geo_rule,
+      // #50: every event of the transition table carries the job as it is after the change.
+      job: expect.objectContaining({ id: job.id, status: 'open', tester_id: null }),
     });
     expect((await outboxEvents(h, 'TesterStrikeRecorded', t.id))[0].data).toMatchObject({
       testerId: t.id,
@@ -333,6 +336,92 @@ describe('auto-accept and revision window', () => {
   });
 });
 
+describe('timers run only when the database says their job is due', () => {
+  it('a timer of each kind added to Redis by hand before its job is due changes nothing, and waits for the due time', async () => {
+    worker = await startWorker();
+    // Held back while the jobs are set up: nothing fires before the deadlines are moved.
+    await worker.worker.pause(true);
+    const p = await poster(h);
+    const days = new Date(Date.now() + 3 * 86_400_000);
+    const sql = (q: string, v: unknown[]) => h.svc.ctx.dbHandle.query(q, v);
+    // A claim (claim timeout), a submission (auto-accept), a revision (revision window) and a
+    // pack's open slot (fill deadline), each due days from now, as with the production defaults.
+    const { job: claimedJob, t } = await claimed();
+    await sql('UPDATE jobs.jobs SET claim_deadline_at = $2 WHERE id = $1', [claimedJob.id, days]);
+    const { job: submittedJob, t: t2 } = await claimed();
+    expect(
+      (await api(h, 'POST', `/api/jobs/${submittedJob.id}/submit-work`, t2.token, form())).status,
+    ).toBe(201);
+    await sql('UPDATE jobs.jobs SET auto_accept_at = $2 WHERE id = $1', [submittedJob.id, days]);
+    const { job: revisedJob, p: revisedPoster, t: t3 } = await claimed();
+    expect(
+      (await api(h, 'POST', `/api/jobs/${revisedJob.id}/submit-work`, t3.token, form())).status,
+    ).toBe(201);
+    const rev = await api(h, 'POST', `/api/jobs/${revisedJob.id}/review`, revisedPoster.token, {
+      decision: 'request_revision',
+      reason: 'Please add the steps you took',
+    });
+    expect(rev.status).toBe(200);
+    await sql('UPDATE jobs.jobs SET revision_deadline_at = $2 WHERE id = $1', [
+      revisedJob.id,
+      days,
+    ]);
+    const slot = await paidJob(h, p, { testers: 2 });
+    const [row] = await h.svc.ctx.dbHandle.query<{ pack_id: string | null; fill: Date }>(
+      'SELECT pack_id, fill_deadline_at AS fill FROM jobs.jobs WHERE id = $1',
+      [slot.id],
+    );
+    expect(row.pack_id).not.toBeNull();
+    const submissionId = (await outboxEvents(h, 'WorkSubmitted', submittedJob.id))[0].data
+      .submissionId;
+    // What someone with write access to the timer queue would add: due now, the right data.
+    const forged = [
+      ['claim-timeout', { jobId: claimedJob.id, testerId: t.id, deadlineAt: days.toISOString() }],
+      ['auto-accept', { jobId: submittedJob.id, submissionId }],
+      [
+        'revision-window',
+        { jobId: revisedJob.id, testerId: t3.id, deadlineAt: days.toISOString() },
+      ],
+      ['pack-fill', { jobId: slot.id }],
+    ] as const;
+    for (const [name, data] of forged)
+      await worker.queue.add(name, data, { jobId: `by-hand-${name}-${data.jobId}` });
+    worker.worker.resume();
+    for (const [name, data] of forged) {
+      const id = `by-hand-${name}-${data.jobId}`;
+      // Run once and put back until the job's own deadline (not completed, not failed).
+      const state = await waitFor(async () => {
+        const s = await worker!.queue.getJobState(id);
+        return ['delayed', 'completed', 'failed'].includes(s) ? s : undefined;
+      }, `the ${name} timer added by hand to run`);
+      expect([name, state]).toEqual([name, 'delayed']);
+      const job = (await worker.queue.getJob(id))!;
+      expect([name, job.attemptsStarted]).toEqual([name, 1]);
+      const dueAt = name === 'pack-fill' ? new Date(row.fill).getTime() : days.getTime();
+      const runsAt = Date.now() + job.delay;
+      expect([name, runsAt >= dueAt && runsAt < dueAt + 60_000]).toEqual([name, true]);
+    }
+    const statusOf = async (id: string) => (await jobRow(id)).status;
+    expect({
+      claimed: await statusOf(claimedJob.id),
+      submitted: await statusOf(submittedJob.id),
+      revision: await statusOf(revisedJob.id),
+      slot: await statusOf(slot.id),
+    }).toEqual({
+      claimed: 'claimed',
+      submitted: 'submitted',
+      revision: 'revision_requested',
+      slot: 'open',
+    });
+    for (const j of [claimedJob, submittedJob, revisedJob, slot]) {
+      expect(await outboxEvents(h, 'SubmissionAccepted', j.id)).toEqual([]);
+      expect(await outboxEvents(h, 'JobReleased', j.id)).toEqual([]);
+      expect(await outboxEvents(h, 'PackSlotClosed', j.id)).toEqual([]);
+    }
+    for (const x of [t, t2, t3]) expect((await strikes(x.id)).strikes).toBe(0);
+  });
+});
+
 describe('worker-main (the worker as its own process)', () => {
   it('opens its own database and bus and fires timers', async () => {
     const standalone = await startWorkerProcess(h.env, { port: 0 });
@@ -350,6 +439,34 @@ describe('worker-main (the worker as its own process)', () => {
       );
       expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(1);
     } finally {
+      await standalone.stop();
+    }
+  });
+});
+
+describe('the jobs service and its own stream (#50)', () => {
+  it('never consumes its own stream: timers and webhooks follow from its own changes', async () => {
+    // The API (its consumer), the worker beside it and a worker alone, each through a whole claim's life.
+    worker = await startWorker();
+    const standalone = await startWorkerProcess(h.env, { port: 0 });
+    const redis = new Redis(h.svc.ctx.config.REDIS_URL);
+    try {
+      const { job } = await claimed();
+      await waitFor(async () => (await jobRow(job.id)).status === 'open', 'claim timed out');
+      expect(await outboxEvents(h, 'JobReleased', job.id)).toHaveLength(1);
+      // What the consumer of the API reads: other services' streams only.
+      expect(h.svc.ctx.events.consumedSources).not.toContain('jobs');
+      // And in Redis, no group of the jobs service on the jobs stream (the worker used to read it
+      // as `jobs-worker`, the webhooks as `jobs-webhooks`).
+      const streams = (await redis.keys(`${h.prefix}events:jobs:*`)).filter((k) => /:\d+$/.test(k));
+      expect(streams.length).toBeGreaterThan(0);
+      const groups: string[] = [];
+      for (const key of streams)
+        for (const g of (await redis.xinfo('GROUPS', key)) as unknown[][])
+          groups.push(String(g[g.indexOf('name') + 1]));
+      expect(groups.filter((g) => g === 'jobs' || g.startsWith('jobs-'))).toEqual([]);
+    } finally {
+      redis.disconnect();
       await standalone.stop();
     }
   });

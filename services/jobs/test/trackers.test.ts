@@ -1,7 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { listen, type RunningServer } from '@htm/service-kit';
-import type { SharedReportView, TrackersView } from '@htm/contracts';
+import { TRACKER_MESSAGES, type SharedReportView, type TrackersView } from '@htm/contracts';
 import { createJiraIssue } from '../src/providers/trackers.js';
 import { reportIssueDraft } from '../src/domain/trackers.js';
 import {
@@ -24,17 +30,44 @@ interface Seen {
   body: Record<string, unknown>;
 }
 async function githubStandIn() {
+  /** Issues made, and the connection checks (apart). */
   const seen: Seen[] = [];
+  const checked: Seen[] = [];
+  /** Tokens revoked and repositories deleted after they were connected. */
+  const gone = { tokens: new Set<string>(), repos: new Set<string>() };
   const app = express();
   app.use(express.json());
   let n = 0;
-  app.post('/repos/:owner/:repo/issues', (req, res) => {
-    seen.push({ path: req.path, auth: req.headers.authorization, body: req.body });
-    if (req.headers.authorization !== 'token ghp_good')
+  const authed = (auth: string | undefined) =>
+    auth === 'token ghp_good' || auth === 'token ghp_readonly';
+  // GET /repos/{owner}/{repo}: what connecting checks (the repository as the token sees it).
+  app.get('/repos/:owner/:repo', (req, res) => {
+    checked.push({ path: req.path, auth: req.headers.authorization, body: {} });
+    if (!authed(req.headers.authorization))
       return void res
         .status(401)
         .json({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
     const repo = `${req.params.owner}/${req.params.repo}`;
+    if (!['acme/site', 'acme/strict', 'acme/noissues'].includes(repo))
+      return void res.status(404).json({ message: 'Not Found' });
+    const write = req.headers.authorization === 'token ghp_good';
+    res.json({
+      full_name: repo,
+      has_issues: repo !== 'acme/noissues',
+      permissions: { admin: false, maintain: false, push: write, triage: write, pull: true },
+    });
+  });
+  app.post('/repos/:owner/:repo/issues', (req, res) => {
+    seen.push({ path: req.path, auth: req.headers.authorization, body: req.body });
+    if (
+      req.headers.authorization !== 'token ghp_good' ||
+      gone.tokens.has(req.headers.authorization)
+    )
+      return void res
+        .status(401)
+        .json({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    const repo = `${req.params.owner}/${req.params.repo}`;
+    if (gone.repos.has(repo)) return void res.status(404).json({ message: 'Not Found' });
     if (repo === 'acme/strict')
       return void res.status(422).json({
         message: 'Validation Failed',
@@ -51,13 +84,34 @@ async function githubStandIn() {
     res.status(201).json({ number: n, html_url: `https://github.com/${repo}/issues/${n}` });
   });
   const server: RunningServer = await listen(app, 0);
-  return { url: server.url, seen, close: () => server.close() };
+  return { url: server.url, seen, checked, gone, close: () => server.close() };
 }
 async function jiraStandIn() {
   const seen: Seen[] = [];
+  const checked: Seen[] = [];
   const app = express();
   app.use(express.json());
   let n = 0;
+  const good = `Basic ${Buffer.from('pat@example.com:jira-good').toString('base64')}`;
+  // What connecting checks: the account (GET myself), then the project as it sees it.
+  app.get('/rest/api/3/myself', (req, res) => {
+    checked.push({ path: req.path, auth: req.headers.authorization, body: {} });
+    if (req.headers.authorization !== good)
+      return void res
+        .status(401)
+        .json({ errorMessages: ['Client must be authenticated to access this resource.'] });
+    res.json({ accountId: 'acc-1', emailAddress: 'pat@example.com', active: true });
+  });
+  app.get('/rest/api/3/project/:key', (req, res) => {
+    checked.push({ path: req.path, auth: req.headers.authorization, body: {} });
+    if (req.headers.authorization !== good) return void res.status(401).json({});
+    if (!['WEB', 'LEGACY'].includes(req.params.key))
+      return void res.status(404).json({
+        errorMessages: [`No project could be found with key '${req.params.key}'.`],
+        errors: {},
+      });
+    res.json({ id: '10000', key: req.params.key, name: 'Website' });
+  });
   app.post('/rest/api/3/issue', (req, res) => {
     seen.push({ path: req.path, auth: req.headers.authorization, body: req.body });
     if (
@@ -87,9 +141,35 @@ async function jiraStandIn() {
       self: `${req.protocol}://${req.headers.host}/rest/api/3/issue/${10000 + n}`,
     });
   });
-  const server: RunningServer = await listen(app, 0);
-  return { url: server.url, seen, close: () => server.close() };
+  // Jira sites are https only: a certificate of its own, trusted by the service (TRACKER_CA_FILE).
+  execFileSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
+      ...['-keyout', path.join(tlsDir, 'key.pem'), '-out', path.join(tlsDir, 'cert.pem')],
+      ...['-days', '2', '-subj', '/CN=localhost'],
+      ...['-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+    ],
+    { stdio: 'ignore' },
+  );
+  const server = https.createServer(
+    {
+      key: readFileSync(path.join(tlsDir, 'key.pem')),
+      cert: readFileSync(path.join(tlsDir, 'cert.pem')),
+    },
+    app,
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    caFile: path.join(tlsDir, 'cert.pem'),
+    seen,
+    checked,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
+const tlsDir = mkdtempSync(path.join(tmpdir(), 'htm-jira-'));
 
 let h: Harness;
 let gh: Awaited<ReturnType<typeof githubStandIn>>;
@@ -97,12 +177,17 @@ let jira: Awaited<ReturnType<typeof jiraStandIn>>;
 beforeAll(async () => {
   gh = await githubStandIn();
   jira = await jiraStandIn();
-  h = await startHarness('trackers', { GITHUB_API_URL: gh.url, WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  h = await startHarness('trackers', {
+    GITHUB_API_URL: gh.url,
+    WEBHOOKS_ALLOW_PRIVATE: 'true',
+    TRACKER_CA_FILE: jira.caFile,
+  });
 });
 afterAll(async () => {
   await h?.close();
   await gh?.close();
   await jira?.close();
+  rmSync(tlsDir, { recursive: true, force: true });
 });
 
 async function acceptedJob(
@@ -125,6 +210,19 @@ async function acceptedJob(
 }
 
 type Sent = { url: string; code: string; detail: string; finding_index: number | null };
+
+/** PUT /api/trackers/jira for the stand-in's project WEB with the good token. */
+const connectJira = (p: Person, siteUrl = jira.url) =>
+  api<{ errors: Record<string, string[]> }>(h, 'PUT', '/api/trackers/jira', p.token, {
+    site_url: siteUrl,
+    email: 'pat@example.com',
+    api_token: 'jira-good',
+    project_key: 'WEB',
+  });
+
+/** PUT /api/trackers/github for `repository` with `token` (the stand-in's good one by default). */
+const connectGithub = (p: Person, repository = 'acme/site', token = 'ghp_good') =>
+  api<TrackersView>(h, 'PUT', '/api/trackers/github', p.token, { token, repository });
 
 describe('issue trackers', () => {
   it('stores the GitHub token encrypted, never returns it, and makes one issue per finding', async () => {
@@ -176,16 +274,7 @@ describe('issue trackers', () => {
 
   it('makes Jira issues with jira.js against the site the poster named, once', async () => {
     const { jobId, p } = await acceptedJob();
-    expect(
-      (
-        await api(h, 'PUT', '/api/trackers/jira', p.token, {
-          site_url: jira.url,
-          email: 'pat@example.com',
-          api_token: 'jira-good',
-          project_key: 'WEB',
-        })
-      ).status,
-    ).toBe(200);
+    expect((await connectJira(p)).status).toBe(200);
     const r = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/findings/0/issue`, p.token, {
       tracker: 'jira',
     });
@@ -204,42 +293,151 @@ describe('issue trackers', () => {
     );
   });
 
-  it('turns 401, 404 and 422 into sentences the poster can act on, and makes nothing', async () => {
+  it('checks the token and the project when connecting, says what failed, and saves nothing', async () => {
+    const p = await poster(h);
+    const put = (kind: string, body: Record<string, string>) =>
+      api<{ detail: string; code: string; errors?: Record<string, string[]> }>(
+        h,
+        'PUT',
+        `/api/trackers/${kind}`,
+        p.token,
+        body,
+      );
+    const cases: Array<[string, Record<string, string>, number, string, string, RegExp]> = [
+      [
+        'github',
+        { token: 'ghp_madeup', repository: 'acme/site' },
+        400,
+        'tracker_unauthorized',
+        'token',
+        /GitHub refused this token/,
+      ],
+      [
+        'github',
+        { token: 'ghp_good', repository: 'acme/missing' },
+        400,
+        'tracker_not_found',
+        'repository',
+        /no repository acme\/missing that this token can see/,
+      ],
+      [
+        'github',
+        { token: 'ghp_good', repository: 'acme/noissues' },
+        400,
+        'tracker_issues_disabled',
+        'repository',
+        /Issues are switched off in acme\/noissues/,
+      ],
+      [
+        'github',
+        { token: 'ghp_readonly', repository: 'acme/site' },
+        400,
+        'tracker_read_only',
+        'token',
+        /may only read acme\/site/,
+      ],
+      [
+        'jira',
+        { site_url: jira.url, email: 'pat@example.com', api_token: 'made-up', project_key: 'WEB' },
+        400,
+        'tracker_unauthorized',
+        'api_token',
+        /refused this e-mail and API token/,
+      ],
+      [
+        'jira',
+        {
+          site_url: jira.url,
+          email: 'pat@example.com',
+          api_token: 'jira-good',
+          project_key: 'NOPE',
+        },
+        400,
+        'tracker_not_found',
+        'project_key',
+        /no project NOPE that this account can see/,
+      ],
+      [
+        'jira',
+        {
+          site_url: `${jira.url}/not-jira`,
+          email: 'pat@example.com',
+          api_token: 'jira-good',
+          project_key: 'WEB',
+        },
+        400,
+        'tracker_unreachable',
+        'site_url',
+        /did not answer as a Jira site/,
+      ],
+    ];
+    for (const [kind, body, status, code, field, detail] of cases) {
+      const r = await put(kind, body);
+      expect({ kind, body, status: r.status, code: r.body.code }).toEqual({
+        kind,
+        body,
+        status,
+        code,
+      });
+      expect(r.body.detail).toMatch(detail);
+      expect(r.body.errors?.[field]?.[0]).toBe(r.body.detail);
+    }
+    // Each was asked of the tracker itself, with what the poster typed.
+    expect(gh.checked.map((c) => `${c.auth} ${c.path}`)).toEqual(
+      expect.arrayContaining([
+        'token ghp_madeup /repos/acme/site',
+        'token ghp_good /repos/acme/missing',
+      ]),
+    );
+    expect(jira.checked.map((c) => c.path)).toEqual(
+      expect.arrayContaining(['/rest/api/3/myself', '/rest/api/3/project/NOPE']),
+    );
+    // Nothing was saved.
+    expect((await api<TrackersView>(h, 'GET', '/api/trackers', p.token)).body).toEqual({
+      github: null,
+      jira: null,
+    });
+    const rows = await h.svc.ctx.dbHandle.query(
+      'SELECT 1 FROM jobs.tracker_credentials WHERE owner_id = $1',
+      [p.id],
+    );
+    expect(rows).toHaveLength(0);
+  });
+
+  it('turns 401, 404 and 422 at sending time into sentences the poster can act on, and makes nothing', async () => {
     const { jobId, p } = await acceptedJob();
     const send = () =>
       api<Sent>(h, 'POST', `/api/jobs/${jobId}/findings/0/issue`, p.token, { tracker: 'github' });
     expect((await send()).body.code).toBe('tracker_not_connected');
-    await api(h, 'PUT', '/api/trackers/github', p.token, {
-      token: 'ghp_bad',
-      repository: 'acme/site',
-    });
+    // A token that worked when it was connected and was revoked since.
+    expect((await connectGithub(p)).status).toBe(200);
+    gh.gone.tokens.add('token ghp_good');
     const bad = await send();
+    gh.gone.tokens.clear();
     expect(bad.status).toBe(409);
     expect(bad.body).toMatchObject({
       code: 'tracker_unauthorized',
       detail: expect.stringContaining('GitHub refused the token'),
     });
-    await api(h, 'PUT', '/api/trackers/github', p.token, {
-      token: 'ghp_good',
-      repository: 'acme/missing',
-    });
-    expect((await send()).body).toMatchObject({
+    // A repository deleted since.
+    gh.gone.repos.add('acme/site');
+    const missing = await send();
+    gh.gone.repos.clear();
+    expect(missing.body).toMatchObject({
       code: 'tracker_not_found',
-      detail: expect.stringContaining('could not find acme/missing'),
+      detail: expect.stringContaining('could not find acme/site'),
     });
-    await api(h, 'PUT', '/api/trackers/github', p.token, {
-      token: 'ghp_good',
-      repository: 'acme/strict',
-    });
+    await connectGithub(p, 'acme/strict');
     expect((await send()).body).toMatchObject({
       code: 'tracker_rejected',
       detail: 'GitHub refused the issue: Validation Failed',
     });
+    // A project the account sees, where Jira refuses the issue.
     await api(h, 'PUT', '/api/trackers/jira', p.token, {
       site_url: jira.url,
       email: 'pat@example.com',
       api_token: 'jira-good',
-      project_key: 'NOPE',
+      project_key: 'LEGACY',
     });
     const j = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/findings/0/issue`, p.token, {
       tracker: 'jira',
@@ -263,11 +461,12 @@ describe('issue trackers', () => {
             apiToken: 'jira-good',
             projectKey: 'WEB',
             allowPrivate: false,
+            caFile: jira.caFile,
           },
           { title: 'x', severity: null, lines: [] },
         ),
       ).rejects.toMatchObject({
-        trackerMessage: expect.stringContaining('private address'),
+        trackerMessage: 'refused: not a public address',
       });
     expect(jira.seen.length).toBe(seenBefore);
     const badBody = await api<{ errors: Record<string, string[]> }>(
@@ -283,6 +482,27 @@ describe('issue trackers', () => {
     expect((await api<TrackersView>(h, 'GET', '/api/trackers', p.token)).body.github).toBeNull();
   });
 
+  it('refuses a Jira site over plain http (400, nothing saved) and never sends the token to one saved before the rule', async () => {
+    const { jobId, p } = await acceptedJob();
+    const plain = jira.url.replace('https://', 'http://');
+    const r = await connectJira(p, plain);
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual({ site_url: [TRACKER_MESSAGES.siteHttps] });
+    expect((await api<TrackersView>(h, 'GET', '/api/trackers', p.token)).body.jira).toBeNull();
+    // A site saved over http before the rule: refused at sending time, the token stays home.
+    expect((await connectJira(p)).status).toBe(200);
+    await h.svc.ctx.dbHandle.query(
+      `UPDATE jobs.tracker_credentials SET settings = jsonb_set(settings, '{site_url}', to_jsonb($2::text)) WHERE owner_id = $1 AND kind = 'jira'`,
+      [p.id, plain],
+    );
+    const seen = jira.seen.length;
+    const sent = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/findings/0/issue`, p.token, {
+      tracker: 'jira',
+    });
+    expect([sent.status, sent.body.code]).toEqual([409, 'tracker_https_required']);
+    expect(jira.seen.length).toBe(seen);
+  });
+
   it('sends the whole report as one issue listing every finding, once per tracker, beside the per-finding issues', async () => {
     const { jobId, p } = await acceptedJob({
       key_finding_2_severity: 'blocker',
@@ -290,24 +510,8 @@ describe('issue trackers', () => {
       key_finding_2_expected: 'The rules before typing',
       key_finding_2_actual: 'The rules only after an error',
     });
-    expect(
-      (
-        await api(h, 'PUT', '/api/trackers/github', p.token, {
-          token: 'ghp_good',
-          repository: 'acme/site',
-        })
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await api(h, 'PUT', '/api/trackers/jira', p.token, {
-          site_url: jira.url,
-          email: 'pat@example.com',
-          api_token: 'jira-good',
-          project_key: 'WEB',
-        })
-      ).status,
-    ).toBe(200);
+    expect((await connectGithub(p)).status).toBe(200);
+    expect((await connectJira(p)).status).toBe(200);
     const ghBefore = gh.seen.length;
     const first = await api<Sent>(h, 'POST', `/api/jobs/${jobId}/issue`, p.token, {
       tracker: 'github',

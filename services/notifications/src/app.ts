@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { NotificationsDeps } from './deps.js';
 import { notificationsRoutes } from './http/notifications.routes.js';
 import { assertRoutesCatalogued, privacyKeyring, privacyRoutes } from '@htm/service-kit';
-import { readNotificationsPart, wasHandled } from './db/privacy.repository.js';
+import { readNotificationsPart } from './db/privacy.repository.js';
 
 export type { NotificationsDeps };
 
@@ -12,7 +12,7 @@ export function mountNotifications(app: Express, deps: NotificationsDeps): void 
   app.use(
     privacyRoutes(privacyKeyring('notifications', deps.config), {
       part: async (userId) => ({ data: await readNotificationsPart(deps.db, userId) }),
-      handled: (id) => wasHandled(deps.db, id),
+      handled: (id) => deps.events.handled(id),
     }),
   );
   // A route without its catalogue entry, or an operation of this service without its route, stops the start.

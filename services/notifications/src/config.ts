@@ -38,6 +38,11 @@ export const notificationsConfigSchema = baseConfigSchema
     MAIL_RETRY_MAX_MS: ms(3600_000),
     /** Events older than this queue no e-mail (projections still apply): the first start replays the streams from their beginning. */
     MAIL_MAX_EVENT_AGE_MS: ms(48 * 3600_000),
+    /**
+     * The results-ready e-mail waits up to this long for the report's summary (jobs computes it
+     * within seconds) so that it can list what to fix first; it goes without them after that.
+     */
+    MAIL_SUMMARY_WAIT_MS: ms(90_000),
     /** Attempts before a message whose recipient's address never arrived is given up (suppressed, logged). */
     MAIL_UNKNOWN_RECIPIENT_ATTEMPTS: z.coerce.number().int().min(1).default(12),
     /** How often the job digest looks for testers to tell about new jobs (each gets at most one an hour). */

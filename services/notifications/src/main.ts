@@ -8,9 +8,9 @@ import type { NotificationsDeps } from './deps.js';
 import { handledEvents, outbox } from './db/schema.js';
 import { pendingCount } from './db/message.repository.js';
 import { notificationsEventHandlers } from './events/handlers.js';
-import { MailSender } from './mail/sender.js';
-import { DigestScheduler } from './mail/digest.scheduler.js';
-import { createMailTransport } from './mail/transport.js';
+import { MailSender } from './workers/sender.js';
+import { DigestScheduler } from './workers/digest.scheduler.js';
+import { createMailTransport } from './providers/transport.js';
 
 export const migrationsFolder = fileURLToPath(new URL('./db/migrations', import.meta.url));
 
@@ -62,6 +62,7 @@ export async function startNotifications(
           logger: ctx.logger,
           kick: () => sender.kick(),
           maxEventAgeMs: config.MAIL_MAX_EVENT_AGE_MS,
+          summaryWaitMs: config.MAIL_SUMMARY_WAIT_MS,
         }),
         start: async () => {
           sender.start();

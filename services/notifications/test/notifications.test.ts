@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { ParsedMail } from 'mailparser';
+import { EXAMPLE_JOB } from '@htm/contracts/example-report';
 import {
   knownUser,
   startHarness,
@@ -38,6 +39,18 @@ const unsubscribeLink = (m: ParsedMail) =>
 async function mailsTo(email: string, n: number, what: string): Promise<ParsedMail[]> {
   return waitFor(() => (inbox.to(email).length >= n ? inbox.to(email) : undefined), what);
 }
+
+/** Jobs' WorkSubmitted of a job (of a pack's slot when `packId` is given). */
+const submitted = (jobId: string, packId: string | null = null) =>
+  h.publish('WorkSubmitted', jobId, {
+    jobId,
+    testerId: randomUUID(),
+    submissionId: randomUUID(),
+    revision: 0,
+    submittedAt: now(),
+    autoAcceptAt: now(),
+    ...(packId ? { job: { ...EXAMPLE_JOB, id: jobId, pack_id: packId } } : {}),
+  });
 
 async function postedJob(poster: { id: string }, title: string): Promise<string> {
   const jobId = randomUUID();
@@ -406,6 +419,74 @@ describe('webhooks', () => {
   });
 });
 
+describe('the results e-mail and the summary (issue #51)', () => {
+  const summarized = (
+    scope: 'job' | 'pack',
+    scopeId: string,
+    jobIds: string[],
+    posterId: string,
+    testersTotal: number,
+    top: Array<[string, string | null, number]>,
+  ) =>
+    h.publish('ReportSummarized', scopeId, {
+      scope,
+      scopeId,
+      jobIds,
+      posterId,
+      title: 'A shop',
+      testersTotal,
+      problems: top.length,
+      top: top.map(([title, severity, testersHit]) => ({ title, severity, testersHit })),
+      lastSubmissionAt: now(),
+      summarizedAt: now(),
+    });
+
+  it("lists what to fix first once the report's summary is in, each problem linked to its place", async () => {
+    const poster = await knownUser(h, 'summary.poster@gmail.com');
+    const jobId = await postedJob(poster, 'Summarised shop');
+    await submitted(jobId);
+    await summarized('job', jobId, [jobId], poster.id, 1, [
+      ['Checkout forces account creation', 'blocker', 1],
+      ['The <logo> is blurry', 'cosmetic', 1],
+    ]);
+    const [mail] = await mailsTo(poster.email, 1, 'the results e-mail');
+    expect(mail.subject).toBe('Your results are ready');
+    expect(mail.text).toContain('Fix first:');
+    expect(mail.text).toContain(
+      `- Checkout forces account creation (Blocker, 1 of 1 tester): http://app.example/dashboard?job=${jobId}&problem=1`,
+    );
+    expect(mail.text).toContain(
+      `- The <logo> is blurry (Cosmetic, 1 of 1 tester): http://app.example/dashboard?job=${jobId}&problem=2`,
+    );
+    expect(mail.html).toContain(
+      `<a href="http://app.example/dashboard?job=${jobId}&amp;problem=2" style="color:#1e40af">The &lt;logo&gt; is blurry (Cosmetic, 1 of 1 tester)</a>`,
+    );
+  });
+
+  it("of a pack's tester lists what the testers agree on (the pack's summary, not the slot's own)", async () => {
+    const poster = await knownUser(h, 'summary.pack@gmail.com');
+    const jobId = await postedJob(poster, 'Packed shop');
+    const packId = randomUUID();
+    await submitted(jobId, packId);
+    // The slot's own summary comes first: the e-mail waits for the pack's.
+    await summarized('job', jobId, [jobId], poster.id, 1, [
+      ['Logo looks pixelated', 'cosmetic', 1],
+    ]);
+    await summarized('pack', packId, [randomUUID(), jobId], poster.id, 3, [
+      ['Checkout forces account creation', 'blocker', 2],
+      ['The pay button does nothing', 'blocker', 1],
+      ['Price hidden until the cart', 'major', 2],
+    ]);
+    const [mail] = await mailsTo(poster.email, 1, 'the results e-mail');
+    expect(mail.text).toContain('What your testers agree you should fix first:');
+    expect(mail.text).toContain(
+      `- Checkout forces account creation (Blocker, 2 of 3 testers): http://app.example/dashboard?pack=${packId}&problem=1`,
+    );
+    expect(mail.text).toContain('- Price hidden until the cart (Major, 2 of 3 testers)');
+    expect(mail.text).not.toContain('pixelated');
+  });
+});
+
 describe('redelivery', () => {
   it('sends one e-mail however often the same event arrives', async () => {
     const poster = await knownUser(h, 'redelivery.poster@gmail.com');
@@ -419,14 +500,7 @@ describe('redelivery', () => {
     });
     await h.bus.publish([claimed, claimed]);
     // A later event of the same job (same stream partition, handled in order) marks the end.
-    await h.publish('WorkSubmitted', jobId, {
-      jobId,
-      testerId: randomUUID(),
-      submissionId: randomUUID(),
-      revision: 0,
-      submittedAt: now(),
-      autoAcceptAt: now(),
-    });
+    await submitted(jobId);
     const mails = await mailsTo(poster.email, 2, 'the claim and the results mails');
     expect(mails.map((m) => m.subject).sort()).toEqual([
       'A tester is on your job',
@@ -458,14 +532,7 @@ describe('old events', () => {
       jobIds: [],
       paidAt: now(),
     });
-    await h.publish('WorkSubmitted', jobId, {
-      jobId,
-      testerId: randomUUID(),
-      submissionId: randomUUID(),
-      revision: 0,
-      submittedAt: now(),
-      autoAcceptAt: now(),
-    });
+    await submitted(jobId);
     await mailsTo(poster.email, 1, 'the results mail');
     expect(inbox.to(poster.email).map((m) => m.subject)).toEqual(['Your results are ready']);
     expect(

@@ -1,16 +1,8 @@
 /** The notifications service against real Postgres and Redis; the SMTP server (startInbox) lives in src/testing.ts. */
 import { randomUUID } from 'node:crypto';
+import { RedisStreamsBus, type EventData, type EventEnvelope, type EventType } from '@htm/events';
+import { startServiceHarness, testEvent } from '@htm/events/testing';
 import {
-  createEvent,
-  RedisStreamsBus,
-  type EventData,
-  type EventEnvelope,
-  type EventType,
-} from '@htm/events';
-import {
-  createTestDatabase,
-  createTestIssuer,
-  testRedisPrefix,
   waitFor,
   TEST_REDIS_URL,
   type TestDatabase,
@@ -42,24 +34,18 @@ export async function startHarness(
   label: string,
   env: Record<string, string> = {},
 ): Promise<Harness> {
-  const db = await createTestDatabase(label);
-  const issuer = await createTestIssuer();
-  const prefix = testRedisPrefix(label);
-  const svc = await startNotifications(
+  const { svc, db, issuer, prefix, sql, close } = await startServiceHarness(
+    label,
+    (e) => startNotifications(e, { port: 0 }),
     {
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: prefix,
-      LOG_LEVEL: 'silent',
-      IDENTITY_URL: issuer.url,
       PUBLIC_URL: 'http://app.example',
       MAIL_POLL_MS: '50',
+      // A results e-mail no summary follows (most tests publish none) goes after this.
+      MAIL_SUMMARY_WAIT_MS: '2000',
       MAIL_RETRY_BASE_MS: '50',
       MAIL_RETRY_MAX_MS: '400',
       ...env,
     },
-    { port: 0 },
   );
   const bus = new RedisStreamsBus({ url: TEST_REDIS_URL, prefix });
   return {
@@ -68,22 +54,13 @@ export async function startHarness(
     issuer,
     bus,
     url: svc.url,
-    sql: (text, params) => svc.ctx.dbHandle.query(text, params),
+    sql,
     async publish(type, subject, data, opts = {}) {
-      const e = createEvent(type, subject, data, {
-        id: opts.id ?? randomUUID(),
-        correlationId: `test-${type}`,
-        occurredAt: opts.occurredAt,
-      });
+      const e = testEvent(type, subject, data, { id: opts.id, at: opts.occurredAt });
       await bus.publish([e]);
       return e;
     },
-    async close() {
-      await svc.stop();
-      await bus.close();
-      await issuer.close();
-      await db.drop();
-    },
+    close: () => close(() => bus.close()),
   };
 }
 

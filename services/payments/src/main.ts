@@ -1,3 +1,4 @@
+import { recordPlatformFundedEarning } from './events/session-decided.handler.js';
 import { fileURLToPath } from 'node:url';
 import { refundClearedJobs, refundWithdrawnJobs } from './events/jobs-cleared.handler.js';
 import { refundUnfilledSlot } from './events/pack-slot-closed.handler.js';
@@ -56,6 +57,8 @@ export async function startPayments(
         },
         handlers: {
           SubmissionAccepted: (event, tx) => recordEarning(tx, event, deps.events),
+          // A failed session released once its job had gone to another tester: the platform pays it.
+          SessionDecided: (event, tx) => recordPlatformFundedEarning(tx, event),
           // JobsCleared: the paid jobs nobody finished are refunded; the rest of the money history
           // (payments, earnings, payouts) outlives the jobs it was for; see README.
           JobsCleared: (event, tx) => refundClearedJobs(deps, tx, event),

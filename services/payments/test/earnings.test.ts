@@ -232,6 +232,8 @@ describe('earnings, payouts (local) and the financial overview', () => {
       completed_jobs_count: 6,
       total_refunds: 0,
       pending_refunds_count: 0,
+      platform_funded_earnings: 0,
+      platform_funded_count: 0,
       amount_mismatches: [],
       earning_mismatches: [],
     });

@@ -128,7 +128,11 @@ export interface Product {
 }
 
 /** `npm start` in its own process group (so stop() ends the services and redis it started). */
-export async function startProduct(timeoutMs = 150_000): Promise<Product> {
+export async function startProduct(
+  timeoutMs = 150_000,
+  /** Settings of this product on top of the suite's environment (e.g. SITE_CHECK_ALLOW_PRIVATE). */
+  extraEnv: Record<string, string> = {},
+): Promise<Product> {
   if (process.env.E2E_BASE_URL)
     return { baseUrl: process.env.E2E_BASE_URL.replace(/\/$/, ''), stop: async () => undefined };
   const port = await freePort();
@@ -149,6 +153,10 @@ export async function startProduct(timeoutMs = 150_000): Promise<Product> {
     REDIS_PREFIX: `e2e${port}:`,
     // Absolute links handed out by the services point at the origin the browser uses.
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // Session checks (#52) hold every report until they pass, and would judge a flow's reused
+    // report texts as copies: a file about them turns them on (SESSION_CHECKS=on).
+    SESSION_CHECKS: 'off',
+    ...extraEnv,
   };
   if (db) env.DATABASE_URL = db.url;
   else delete env.DATABASE_URL;

@@ -1,4 +1,5 @@
 import '../test/setup';
+import { scheduledDeletion } from '../test/privacy';
 import { beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -267,6 +268,25 @@ describe('app routes and session', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Send Feedback' }));
     expect(screen.getByRole('dialog', { name: 'Send Feedback' })).toBeTruthy();
     await userEvent.keyboard('{Escape}');
+    // The account's settings sit in the Account menu (one list at every width), not in a strip.
+    expect(within(header).queryByRole('button', { name: 'Your data' })).toBeNull();
+    const account = within(header).getByRole('button', { name: /Account/ });
+    expect(account.getAttribute('aria-expanded')).toBe('false');
+    await userEvent.click(account);
+    expect(account.getAttribute('aria-expanded')).toBe('true');
+    expect(
+      within(header)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(expect.arrayContaining(['E-mail settings', 'Sign-ins', 'Your data']));
+    await userEvent.keyboard('{Escape}');
+    expect(account.getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(account);
+    await userEvent.click(account);
+    await userEvent.click(within(header).getByRole('button', { name: 'Your data' }));
+    expect(await screen.findByRole('dialog', { name: /data/i })).toBeTruthy();
+    expect(within(header).queryByRole('button', { name: 'Sign-ins' })).toBeNull();
+    await userEvent.keyboard('{Escape}');
     await userEvent.click(within(header).getByRole('button', { name: 'Logout' }));
     await waitFor(() => expect(window.location.pathname).toBe('/'));
     expect(calls.some((c) => c.url === '/api/auth/logout' && c.method === 'POST')).toBe(true);
@@ -275,7 +295,7 @@ describe('app routes and session', () => {
     expect(await screen.findByRole('link', { name: 'Sign in with Google' })).toBeTruthy();
   });
 
-  it("shows a tester's new country in the header right after Update Your Profile", async () => {
+  it("shows a tester's location (USA, as the specification does), and Canada right after Update Your Profile", async () => {
     setToken('t');
     let me = {
       ...poster,
@@ -297,12 +317,84 @@ describe('app routes and session', () => {
     render(<App store={makeStore()} />);
     const header = await screen.findByRole('banner');
     await within(header).findByText('Tess Tester');
-    expect(within(header).getByText('US')).toBeTruthy();
+    expect(within(header).getByText('USA')).toBeTruthy();
+    expect(within(header).queryByText('US')).toBeNull();
     await userEvent.click(await screen.findByRole('button', { name: 'Update Your Profile' }));
     await userEvent.selectOptions(screen.getByLabelText('Country'), 'CA');
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(within(header).getByText('Canada')).toBeTruthy());
     expect(within(header).queryByText('USA')).toBeNull();
+  });
+
+  it('opens Settings and integrations at its own URL (a reload lands there) and goes back to the jobs', async () => {
+    setToken('t');
+    mockFetch((c) =>
+      c.url === '/api/me'
+        ? { body: poster }
+        : c.url === '/api/trackers'
+          ? { body: { github: null, jira: null } }
+          : { body: { jobs: [], endpoints: [] } },
+    );
+    go('/dashboard/settings');
+    render(<App store={makeStore()} />);
+    expect(
+      await screen.findByRole('heading', { level: 1, name: 'Settings and integrations' }),
+    ).toBeTruthy();
+    await userEvent.click(screen.getByRole('link', { name: /Back to your jobs/ }));
+    expect(await screen.findByRole('heading', { name: 'Welcome, Pat' })).toBeTruthy();
+    expect(window.location.pathname).toBe('/dashboard');
+    await userEvent.click(screen.getByRole('link', { name: 'Settings and integrations' }));
+    expect(
+      await screen.findByRole('heading', { level: 1, name: 'Settings and integrations' }),
+    ).toBeTruthy();
+    expect(window.location.pathname).toBe('/dashboard/settings');
+  });
+
+  it('lands on when the account will be deleted (not "Session expired") after confirming the deletion', async () => {
+    setToken('t');
+    let deleted = false;
+    mockFetch((c) => {
+      if (c.method === 'POST' && c.url.includes('deletion')) {
+        deleted = true;
+        return {
+          status: 202,
+          body: scheduledDeletion,
+        };
+      }
+      // Every sign-in has ended: any further call of the old session is refused.
+      if (deleted) return { status: 401, body: { detail: 'Session ended', code: 'unauthorized' } };
+      if (c.url === '/api/me') return { body: poster };
+      return { body: { jobs: [], export: null, deletion: null } };
+    });
+    go('/dashboard');
+    render(<App store={makeStore()} />);
+    await screen.findByRole('heading', { name: 'Welcome, Pat' });
+    await userEvent.click(screen.getByRole('button', { name: /Account/ }));
+    await userEvent.click(screen.getByRole('button', { name: 'Your data' }));
+    await userEvent.type(await screen.findByLabelText(/Type your e-mail/), 'pat@gmail.com');
+    await userEvent.click(screen.getByRole('button', { name: 'Delete my account' }));
+    expect(
+      await screen.findByRole('heading', { name: 'Your account is scheduled for deletion' }),
+    ).toBeTruthy();
+    expect(window.location.pathname).toBe('/account-deleted');
+    expect(screen.getByRole('status').textContent).toMatch(
+      /^Your account will be deleted on .*2026.*; sign in before then to cancel\.$/,
+    );
+    expect(screen.queryByText(/Session expired/)).toBeNull();
+    expect(getToken()).toBeNull();
+  });
+
+  it("opens Your data from the data-download e-mail's link (/dashboard?open=your-data), for a poster too", async () => {
+    setToken('t');
+    mockFetch((c) =>
+      c.url === '/api/me' ? { body: poster } : { body: { jobs: [], export: null, deletion: null } },
+    );
+    go('/dashboard?open=your-data');
+    render(<App store={makeStore()} />);
+    expect(await screen.findByRole('dialog', { name: 'Your data' })).toBeTruthy();
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(window.location.search).toBe('');
   });
 
   it('returns to the signed-out view at once when another tab logs out', async () => {

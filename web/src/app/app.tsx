@@ -16,6 +16,7 @@ import type { AppStore } from './store';
 const Shell = lazy(() => import('./shell'));
 const PaymentSuccess = lazy(() => import('../features/payment-return/components/payment-success'));
 const PaymentCancel = lazy(() => import('../features/payment-return/components/payment-cancel'));
+const AccountDeleted = lazy(() => import('../features/auth/components/account-deleted'));
 const ExampleReport = lazy(() => import('../features/info/components/example-report'));
 const TermsPage = lazy(() =>
   import('../features/info/components/policy-pages').then((m) => ({ default: m.TermsPage })),
@@ -93,6 +94,11 @@ function AppRoutes() {
             starting ??
             (session.signedIn ? (
               <Shell />
+            ) : session.deletionDue ? (
+              <Navigate
+                to={`/account-deleted?on=${encodeURIComponent(session.deletionDue)}`}
+                replace
+              />
             ) : (
               <ToSignIn to={session.lastExit === 'logout' ? '/' : '/login'} />
             ))
@@ -100,6 +106,7 @@ function AppRoutes() {
         />
         <Route path="/payment/success" element={<PaymentSuccess />} />
         <Route path="/payment/cancel" element={<PaymentCancel />} />
+        <Route path="/account-deleted" element={<AccountDeleted />} />
         <Route path="/example-report" element={<ExampleReport />} />
         <Route path="/terms" element={<TermsPage />} />
         <Route path="/privacy" element={<PrivacyPage />} />

@@ -1,23 +1,29 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
+import { Route, Routes, useSearchParams } from 'react-router';
 import { forgetReturnTo } from '../lib/return-to';
 import { useDispatch } from 'react-redux';
 import { ErrorBoundary } from '../components/error-boundary';
 import { FeedbackForm } from '../components/feedback-form';
 import { Loading } from '../components/loading';
+import { AccountMenu } from '../components/account-menu';
 import { LiveIndicator } from '../components/live-indicator';
 import { Modal } from '../components/modal';
 import { StatusBar } from '../components/status-bar';
 import { resetApiState } from '../lib/api';
 import { errorMessage } from '../lib/error-message';
 import { useLive, type LiveState } from '../lib/live';
-import { loggedOut } from '../lib/session-slice';
+import { accountDeleted, loggedOut } from '../lib/session-slice';
+import { clearTokens } from '../lib/tokens';
 import { announceLogout } from '../lib/session-sync';
 import type { UserDto as User } from '@htm/contracts/identity';
 import { useGetMeQuery } from '../features/auth/api/get-me';
 import { useLogoutMutation } from '../features/auth/api/logout';
 import { ChooseRole } from '../features/auth/components/choose-role';
+import styles from './shell.module.css';
+import errorStyles from '../components/error-boundary.module.css';
 
 const PosterDashboard = lazy(() => import('../features/poster/components/poster-dashboard'));
+const SettingsPage = lazy(() => import('../features/poster/components/settings-page'));
 const PostJobLauncher = lazy(() => import('../features/poster/components/post-job-launcher'));
 const TesterDashboard = lazy(() => import('../features/tester/components/tester-dashboard'));
 const AdminDashboard = lazy(() => import('../features/admin/components/admin-dashboard'));
@@ -33,14 +39,12 @@ const TYPE_LABEL: Record<string, string> = {
   admin: 'Admin',
 };
 
-const COUNTRY_LABEL: Record<string, string> = { US: 'US', PR: 'PR', CA: 'Canada' };
-
 /**
- * Where the header says the user is: a tester's country (what "Update Your Profile" changes;
- * a Canadian tester's location cannot follow it), else the location.
+ * Where the header says the user is: the location (USA or PR, as the specification shows it); a
+ * tester in Canada, whose recorded market is not where they are, shows Canada.
  */
 export function placeOf(user: User): string | null {
-  if (user.type === 'tester' && user.country) return COUNTRY_LABEL[user.country] ?? user.country;
+  if (user.type === 'tester' && user.country === 'CA') return 'Canada';
   return user.location;
 }
 
@@ -60,35 +64,35 @@ function Header({
   onYourData: () => void;
 }) {
   return (
-    <header className="app-header">
-      <div className="container app-header__inner">
+    <header className={styles['app-header']}>
+      <div className={`container ${styles['app-header__inner']}`}>
         <a className="brand" href="/dashboard" aria-label="HumanTest dashboard">
           <span className="brand__mark" aria-hidden="true">
             $1
           </span>
-          <span className="app-header__brand-name">HumanTest</span>
+          <span className={styles['app-header__brand-name']}>HumanTest</span>
         </a>
-        <div className="app-header__user">
-          <span className="app-header__name">{user.name || user.email}</span>
+        <div className={styles['app-header__user']}>
+          <span className={styles['app-header__name']}>{user.name || user.email}</span>
           {user.type ? (
-            <span className="badge badge--type">{TYPE_LABEL[user.type] ?? user.type}</span>
+            <span className={`badge ${styles['badge--type']}`}>
+              {TYPE_LABEL[user.type] ?? user.type}
+            </span>
           ) : null}
           {placeOf(user) ? <span className="muted app-header__loc">{placeOf(user)}</span> : null}
-          <button type="button" className="btn btn--ghost btn--sm" onClick={onEmails}>
-            E-mail settings
-          </button>
-          <button type="button" className="btn btn--ghost btn--sm" onClick={onSignIns}>
-            Sign-ins
-          </button>
-          <button type="button" className="btn btn--ghost btn--sm" onClick={onYourData}>
-            Your data
-          </button>
           <LiveIndicator state={live} />
         </div>
-        {/* Outside the strip above, which scrolls sideways on a phone: Logout is always in view. */}
+        <AccountMenu
+          items={[
+            { label: 'E-mail settings', onSelect: onEmails },
+            { label: 'Sign-ins', onSelect: onSignIns },
+            { label: 'Your data', onSelect: onYourData },
+          ]}
+        />
+        {/* Beside the menu at every width: Logout is always in view. */}
         <button
           type="button"
-          className="btn btn--ghost btn--sm app-header__logout"
+          className={`btn btn--ghost btn--sm ${styles['app-header__logout']}`}
           onClick={onLogout}
         >
           Logout
@@ -121,12 +125,35 @@ export default function Shell() {
   const [feedbackOpen, setFeedbackOpen] = useState(false);
   const [emailsOpen, setEmailsOpen] = useState(false);
   const [signInsOpen, setSignInsOpen] = useState(false);
-  const [yourDataOpen, setYourDataOpen] = useState(false);
-  const [deletedMessage, setDeletedMessage] = useState<string | null>(null);
+  // The data-download e-mail links to /dashboard?open=your-data: the dialog opens by itself.
+  const [params, setParams] = useSearchParams();
+  const [yourDataOpen, setYourDataOpen] = useState(() => params.get('open') === 'your-data');
+  const closeYourData = () => {
+    setYourDataOpen(false);
+    if (params.get('open'))
+      setParams(
+        (p) => {
+          p.delete('open');
+          return p;
+        },
+        { replace: true },
+      );
+  };
   // Signed in and on the dashboard: a link remembered across the sign-in has served.
   useEffect(() => forgetReturnTo(), []);
   // One live connection per signed-in tab, once the role is chosen.
   const live = useLive(user?.type ? user : undefined);
+
+  /**
+   * "Delete my account" confirmed: the server has ended every sign-in. Forget the tokens first (so
+   * no request of this tab turns into "Session expired"); the routes then say when it happens.
+   */
+  const onAccountDeleted = (dueAt: string) => {
+    clearTokens();
+    announceLogout();
+    dispatch(resetApiState());
+    dispatch(accountDeleted(dueAt));
+  };
 
   const doLogout = async () => {
     try {
@@ -138,25 +165,11 @@ export default function Shell() {
     }
   };
 
-  if (deletedMessage) {
-    // Every sign-in has ended: say what happens next, then leave.
-    return (
-      <main className="container page" id="main">
-        <div className="panel" role="status">
-          <h2>Your account is scheduled for deletion</h2>
-          <p>{deletedMessage}</p>
-          <button type="button" className="btn btn--primary" onClick={doLogout}>
-            Go to the home page
-          </button>
-        </div>
-      </main>
-    );
-  }
   if (isLoading) return <Loading label="Loading your dashboard…" />;
   if (error || !user) {
     return (
       <main className="container page" id="main">
-        <div className="panel error-screen" role="alert">
+        <div className={`panel ${errorStyles['error-screen']}`} role="alert">
           <h2>Dashboard error: {errorMessage(error, 'Dashboard loading failed')}</h2>
           <button type="button" className="btn btn--primary" onClick={() => refetch()}>
             Retry
@@ -172,7 +185,7 @@ export default function Shell() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <aside className="feedback-banner" aria-label="Beta feedback">
+      <aside className={styles['feedback-banner']} aria-label="Beta feedback">
         <span>We're in beta — tell us what to improve.</span>
         <button type="button" className="btn btn--link" onClick={() => setFeedbackOpen(true)}>
           Send Feedback
@@ -189,7 +202,20 @@ export default function Shell() {
       <StatusBar />
       <main className="container page" id="main" tabIndex={-1}>
         <Suspense fallback={<Loading />}>
-          <Dashboard user={user} />
+          <Routes>
+            {/* A poster's (or the admin's) webhooks and issue trackers. */}
+            {user.type === 'poster' || user.type === 'admin' ? (
+              <Route
+                path="settings"
+                element={
+                  <ErrorBoundary label="Dashboard error">
+                    <SettingsPage />
+                  </ErrorBoundary>
+                }
+              />
+            ) : null}
+            <Route path="*" element={<Dashboard user={user} />} />
+          </Routes>
         </Suspense>
       </main>
       {feedbackOpen ? (
@@ -204,11 +230,7 @@ export default function Shell() {
       ) : null}
       {yourDataOpen ? (
         <Suspense fallback={null}>
-          <YourDataModal
-            user={user}
-            onClose={() => setYourDataOpen(false)}
-            onDeleted={setDeletedMessage}
-          />
+          <YourDataModal user={user} onClose={closeYourData} onDeleted={onAccountDeleted} />
         </Suspense>
       ) : null}
       {signInsOpen ? (

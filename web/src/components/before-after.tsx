@@ -1,6 +1,7 @@
 import { Loading } from './loading';
 import { errorMessage } from '../lib/error-message';
 import { useGetBeforeAfterQuery } from '../lib/before-after-api';
+import styles from './table.module.css';
 
 const shown = (v: string | null, empty: string) => (v ? v : <span className="muted">{empty}</span>);
 
@@ -24,7 +25,7 @@ export function BeforeAfter({ jobId }: { jobId: string }) {
     : 'Not re-tested yet';
   return (
     <section className="before-after" aria-label="Before and after">
-      <table className="table">
+      <table className={styles.table}>
         <caption>Checklist: first test and re-test</caption>
         <thead>
           <tr>
@@ -43,7 +44,7 @@ export function BeforeAfter({ jobId }: { jobId: string }) {
           ))}
         </tbody>
       </table>
-      <table className="table">
+      <table className={styles.table}>
         <caption>Key findings</caption>
         <thead>
           <tr>

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import '../test/setup';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { act, fireEvent, render, screen } from '@testing-library/react';
@@ -246,6 +247,47 @@ describe('RecordingPlayer (the poster’s results)', () => {
     await userEvent.click(screen.getByRole('button', { name: '2x' }));
     expect(video.playbackRate).toBe(2);
     expect(screen.getByRole('button', { name: '2x' }).getAttribute('aria-pressed')).toBe('true');
+  });
+});
+
+describe('timeline markers take their finding’s severity colour', () => {
+  it('paints a blocker, a major and an unrated marker each its own colour (app.css)', async () => {
+    const { RecordingPlayer } = await import('./recording-player');
+    const css = readFileSync(new URL('../styles/app.css', import.meta.url), 'utf8');
+    const sheet = document.createElement('style');
+    // jsdom does not resolve var(): each custom property becomes a colour of its own.
+    const names: string[] = [];
+    sheet.textContent = css.replace(/var\((--[\w-]+)\)/g, (_m, name: string) => {
+      if (!names.includes(name)) names.push(name);
+      return `rgb(${names.indexOf(name)}, 1, 2)`;
+    });
+    document.head.append(sheet);
+    const none = { steps: null, expected: null, actual: null };
+    render(
+      <RecordingPlayer
+        recording={{
+          id: 'r2',
+          url: '/api/recordings/r2?sig=x',
+          mime_type: 'video/webm',
+          duration_ms: 10_000,
+          size_bytes: 1000,
+        }}
+        findings={[
+          { text: 'Checkout crashes', severity: 'blocker', at_ms: 1_000, ...none },
+          { text: 'Cart badge lags', severity: 'major', at_ms: 2_000, ...none },
+          { text: 'Odd spacing', severity: null, at_ms: 3_000, ...none },
+        ]}
+      />,
+    );
+    const colour = (name: RegExp) =>
+      getComputedStyle(screen.getByRole('button', { name })).backgroundColor;
+    const blocker = colour(/^Jump to .*Checkout crashes/);
+    const major = colour(/^Jump to .*Cart badge lags/);
+    const plain = colour(/^Jump to .*Odd spacing/);
+    sheet.remove();
+    expect(blocker).not.toBe(plain);
+    expect(major).not.toBe(plain);
+    expect(blocker).not.toBe(major);
   });
 });
 

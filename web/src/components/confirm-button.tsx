@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import styles from './confirm-button.module.css';
 
 /**
  * A button that asks first ("Are you sure?" with Yes / Cancel) and then runs `onConfirm`
@@ -48,7 +49,7 @@ export function ConfirmButton({
       </button>
     );
   return (
-    <span className="confirm-inline" role="group" aria-label={question}>
+    <span className={styles['confirm-inline']} role="group" aria-label={question}>
       <span>{question}</span>
       <span className="btn-row">
         <button ref={yes} type="button" className={className} onClick={run} disabled={busy}>

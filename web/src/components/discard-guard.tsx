@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import styles from './discard-guard.module.css';
 
 export const DISCARD_QUESTION = 'Discard your draft?';
 
@@ -32,11 +33,11 @@ function DiscardPrompt({ onKeep, onDiscard }: { onKeep: () => void; onDiscard: (
   const keep = useRef<HTMLButtonElement>(null);
   useEffect(() => keep.current?.focus(), []);
   return (
-    <div className="discard-prompt" role="alertdialog" aria-label={DISCARD_QUESTION}>
+    <div className={styles['discard-prompt']} role="alertdialog" aria-label={DISCARD_QUESTION}>
       <p>
         <strong>{DISCARD_QUESTION}</strong> What you typed will be lost.
       </p>
-      <div className="discard-prompt__actions">
+      <div className={styles['discard-prompt__actions']}>
         <button ref={keep} type="button" className="btn btn--primary btn--sm" onClick={onKeep}>
           Keep editing
         </button>

@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import styles from './error-boundary.module.css';
 
 interface Props {
   /** 'Admin error' or 'Dashboard error'. */
@@ -29,7 +30,7 @@ export class ErrorBoundary extends Component<Props, State> {
     if (!this.state.error) return this.props.children;
     const message = this.state.error.message || 'Unknown error';
     return (
-      <div className="panel error-screen" role="alert">
+      <div className={`panel ${styles['error-screen']}`} role="alert">
         <h2>
           {this.props.label}: {message}
         </h2>

@@ -4,11 +4,13 @@ import {
   type FindingView,
 } from '@htm/contracts/findings';
 import { formatMoment } from '../lib/format-moment';
+import styles from './findings-list.module.css';
 
 /**
  * The tester's key findings, worst first (blocker, major, minor, cosmetic, then unrated in the
  * tester's order), each with its steps to reproduce and expected/actual. A finding pinned to a
- * moment of the recording offers to jump there (`onSeek`).
+ * moment of the recording offers to jump there (`onSeek`). Each card is `#finding-N` in the tester's
+ * order.
  */
 export function FindingsList({
   findings,
@@ -18,10 +20,11 @@ export function FindingsList({
   onSeek?: (ms: number) => void;
 }) {
   return (
-    <ol className="findings findings--detailed">
-      {sortFindingsBySeverity(findings).map((f, i) => (
-        <li key={i} className="finding-card">
-          <p className="finding-card__head">
+    <ol className={`findings ${styles['findings--detailed']}`}>
+      {sortFindingsBySeverity(findings.map((f, i) => ({ ...f, n: i + 1 }))).map((f) => (
+        // The tester's numbering (the summary's "Finding" links land here).
+        <li key={f.n} className="finding-card" id={`finding-${f.n}`} tabIndex={-1}>
+          <p className={styles['finding-card__head']}>
             {f.severity ? (
               <span
                 className={`severity severity--${f.severity}`}
@@ -51,7 +54,7 @@ export function FindingsList({
           </p>
           {f.steps ? (
             <div>
-              <h4 className="finding-card__label">Steps to reproduce</h4>
+              <h4 className={styles['finding-card__label']}>Steps to reproduce</h4>
               <p className="prewrap" dir="auto">
                 {f.steps}
               </p>

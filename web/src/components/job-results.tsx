@@ -2,11 +2,14 @@ import type { SubmissionView } from '@htm/contracts/jobs';
 import { featureFlags } from '../lib/config';
 import { FindingsList } from './findings-list';
 import { RecordingPlayer } from './recording-player';
+import { ResultFiles } from './result-files';
+import { SessionCheckLine } from './session-check-line';
 import { errorMessage } from '../lib/error-message';
 import { formatDate } from '../lib/format';
 import { useNotify } from '../lib/hooks';
 import { downloadBlob, withDownloadFlag } from '../lib/transfer';
 import type { JobView as Job } from '@htm/contracts/jobs';
+import styles from './job-results.module.css';
 
 const EXT_BY_TYPE: Record<string, string> = {
   'image/png': 'png',
@@ -51,6 +54,7 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
         on {formatDate(submission.submitted_at)}
         {submission.revision ? ` · revision ${submission.revision}` : ''}
       </p>
+      <SessionCheckLine check={submission.session_check} />
       {p?.device_used || p?.browser_used ? (
         <dl className="meta">
           <div>
@@ -71,7 +75,7 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
       ) : (
         <ul className="findings">
           {(p?.key_findings_bullets ?? []).map((k, i) => (
-            <li key={i} dir="auto">
+            <li key={i} dir="auto" id={`finding-${i + 1}`} tabIndex={-1}>
               {k}
             </li>
           ))}
@@ -79,7 +83,7 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
       )}
       {featureFlags.INLINE_PREVIEW_ENABLED && p?.small_image_url ? (
         <img
-          className="preview__img"
+          className={styles.preview__img}
           src={p.small_image_url}
           alt="Screenshot from the tester (preview)"
           loading="lazy"
@@ -114,10 +118,10 @@ export function FullResults({ job, submission }: { job: Job; submission: Submiss
       {answered.length ? (
         <>
           <h3>Answers to your checklist</h3>
-          <ol className="answers">
+          <ol className={styles.answers}>
             {answered.map(({ req, text, i }) => (
               <li key={i} value={i + 1}>
-                <p className="answers__q" dir="auto">
+                <p className={styles.answers__q} dir="auto">
                   {req}
                 </p>
                 <p className="answers__a prewrap" dir="auto">
@@ -138,23 +142,12 @@ export function FullResults({ job, submission }: { job: Job; submission: Submiss
       ) : null}
       {submission.file_urls?.length ? (
         <>
-          <h3>Files</h3>
-          <ul className="files">
-            {submission.file_urls.map((u, i) => (
-              <li key={u}>
-                <a href={u} target="_blank" rel="noreferrer">
-                  {fileLabel(u, i, submission.file_names?.[i])}
-                </a>
-                <button
-                  type="button"
-                  className="btn btn--secondary btn--sm"
-                  onClick={() => download(u, i)}
-                >
-                  Download
-                </button>
-              </li>
-            ))}
-          </ul>
+          <h3>Screenshots and files</h3>
+          <ResultFiles
+            urls={submission.file_urls}
+            label={(i) => fileLabel(submission.file_urls![i], i, submission.file_names?.[i])}
+            onDownload={download}
+          />
         </>
       ) : null}
     </section>

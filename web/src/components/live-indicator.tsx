@@ -1,4 +1,5 @@
 import type { LiveState } from '../lib/live';
+import styles from './live-indicator.module.css';
 
 const LABEL: Record<LiveState, string> = {
   connecting: 'Connecting…',
@@ -10,7 +11,7 @@ const LABEL: Record<LiveState, string> = {
 export function LiveIndicator({ state }: { state: LiveState }) {
   return (
     <span
-      className={`live-indicator live-indicator--${state}`}
+      className={`${styles['live-indicator']} live-indicator--${state} ${styles[`live-indicator--${state}`] ?? ''}`}
       role="status"
       aria-live="polite"
       title={
@@ -20,7 +21,7 @@ export function LiveIndicator({ state }: { state: LiveState }) {
       }
       data-live-state={state}
     >
-      <span className="live-indicator__dot" aria-hidden="true" />
+      <span className={styles['live-indicator__dot']} aria-hidden="true" />
       {LABEL[state]}
     </span>
   );

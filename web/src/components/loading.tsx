@@ -1,7 +1,8 @@
+import styles from './loading.module.css';
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
-    <div className="loading" role="status" aria-live="polite">
-      <span className="spinner" aria-hidden="true" />
+    <div className={styles.loading} role="status" aria-live="polite">
+      <span className={styles.spinner} aria-hidden="true" />
       {label}
     </div>
   );

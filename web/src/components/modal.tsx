@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import styles from './modal.module.css';
 
 const FOCUSABLE =
   'a[href], area[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -80,21 +81,21 @@ export function Modal({
   return createPortal(
     // The backdrop is presentation only: a click on it is a mouse shortcut for Escape / Close.
     <div
-      className="modal-backdrop"
+      className={styles['modal-backdrop']}
       role="presentation"
       onMouseDown={(e) => e.target === e.currentTarget && onClose()}
     >
       <div
         ref={ref}
-        className={`modal modal--${size}`}
+        className={`${styles.modal}${size === 'lg' ? ` ${styles['modal--lg']}` : ''}`}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}
         aria-describedby={describedBy}
         tabIndex={-1}
       >
-        <div className="modal__top">
-          <div className="modal__head">
+        <div className={styles.modal__top}>
+          <div className={styles.modal__head}>
             <h2 id={titleId}>{title}</h2>
             <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
               ×
@@ -102,8 +103,8 @@ export function Modal({
           </div>
           {banner}
         </div>
-        <div className="modal__body">{children}</div>
-        {footer ? <div className="modal__foot">{footer}</div> : null}
+        <div className={styles.modal__body}>{children}</div>
+        {footer ? <div className={styles.modal__foot}>{footer}</div> : null}
       </div>
     </div>,
     document.body,

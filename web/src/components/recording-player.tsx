@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import type { FindingView, RecordingView } from '@htm/contracts/findings';
 import { formatMoment } from '../lib/format-moment';
 import { FindingsList } from './findings-list';
+import styles from './recording-player.module.css';
 
 const SPEEDS = [1, 1.5, 2] as const;
 
@@ -34,7 +35,7 @@ export function RecordingPlayer({
       {/* eslint-disable-next-line jsx-a11y/media-has-caption */}
       <video
         ref={video}
-        className="player__video"
+        className={styles.player__video}
         src={recording.url}
         controls
         preload="metadata"
@@ -44,12 +45,12 @@ export function RecordingPlayer({
         }}
       />
       {duration && pinned.length ? (
-        <div className="player__timeline" aria-label="Findings on the timeline">
+        <div className={styles.player__timeline} aria-label="Findings on the timeline">
           {pinned.map((f, i) => (
             <button
               key={i}
               type="button"
-              className={`player__marker${f.severity ? ` severity--${f.severity}` : ''}`}
+              className={`${styles.player__marker}${f.severity ? ` severity--${f.severity}` : ''}`}
               style={{ left: `${Math.min(100, (f.at_ms! / duration) * 100)}%` }}
               onClick={() => seek(f.at_ms!)}
               title={`${formatMoment(f.at_ms!)}: ${f.text}`}
@@ -58,7 +59,7 @@ export function RecordingPlayer({
           ))}
         </div>
       ) : null}
-      <div className="player__speeds" role="group" aria-label="Playback speed">
+      <div className={styles.player__speeds} role="group" aria-label="Playback speed">
         {SPEEDS.map((s) => (
           <button
             key={s}

@@ -75,14 +75,17 @@ describe('Review Submission modal', () => {
     expect(submit.disabled).toBe(false);
   });
 
-  it('says rejection is not supported and does not send it', async () => {
+  it('does not offer Reject: the choice is disabled and says the rule where it is', async () => {
     const { calls } = backend(true);
     renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
     await screen.findByText('Cart count lags');
-    await userEvent.click(screen.getByLabelText(/Reject/));
-    expect(screen.getByRole('alert').textContent).toBe(
+    const reject = screen.getByLabelText(/Reject/) as HTMLInputElement;
+    expect(reject.disabled).toBe(true);
+    expect(reject.closest('label')!.textContent).toContain(
       'Rejection not supported in MVP. Request revision instead.',
     );
+    await userEvent.click(reject);
+    expect(reject.checked).toBe(false);
     expect(
       (screen.getByRole('button', { name: 'Submit Review' }) as HTMLButtonElement).disabled,
     ).toBe(true);
@@ -93,7 +96,7 @@ describe('Review Submission modal', () => {
     const { calls } = backend(true);
     renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
     await screen.findByText('Cart count lags');
-    await userEvent.click(screen.getByLabelText(/Request revision/));
+    await userEvent.click(screen.getByLabelText(/^Request revision/));
     await userEvent.click(screen.getByRole('button', { name: 'Submit Review' }));
     expect(screen.getByText('Please say what the tester should change')).toBeTruthy();
     await userEvent.type(
@@ -114,7 +117,7 @@ describe('Review Submission modal', () => {
     const { calls } = backend(true);
     renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
     await screen.findByText('Cart count lags');
-    await userEvent.click(screen.getByLabelText(/Request revision/));
+    await userEvent.click(screen.getByLabelText(/^Request revision/));
     await userEvent.type(
       screen.getByLabelText('What should the tester change?'),
       'Please check on mobile too',
@@ -136,7 +139,7 @@ describe('Review Submission modal', () => {
     const { calls } = backend(true);
     renderWithStore(<ReviewModal job={job} onClose={() => undefined} />);
     await screen.findByText('Cart count lags');
-    await userEvent.click(screen.getByLabelText(/Request revision/));
+    await userEvent.click(screen.getByLabelText(/^Request revision/));
     await userEvent.type(screen.getByLabelText('What should the tester change?'), 'Redo it');
     await userEvent.click(screen.getByLabelText(/Specific issues/));
     await userEvent.paste(Array.from({ length: 21 }, (_, i) => `Issue ${i + 1}`).join('\n'));
@@ -149,7 +152,7 @@ describe('Review Submission modal', () => {
     backend(true);
     renderWithStore(<ReviewModal job={{ ...job, revision_count: 1 }} onClose={() => undefined} />);
     await screen.findByText('Cart count lags');
-    expect((screen.getByLabelText(/Request revision/) as HTMLInputElement).disabled).toBe(true);
+    expect((screen.getByLabelText(/^Request revision/) as HTMLInputElement).disabled).toBe(true);
   });
 
   it("shows 'Failed to review job' when the review fails without detail", async () => {
@@ -187,6 +190,10 @@ describe('Review Submission modal', () => {
     expect(screen.queryByText('Order')).toBeNull();
     expect(screen.queryByText('No answer')).toBeNull();
     expect(screen.getByRole('link', { name: 'Screenshot 1' }).getAttribute('href')).toBe(
+      '/api/files/f1?sig=x',
+    );
+    // The screenshot itself, shown inline (not only a link to the file).
+    expect(screen.getByRole('img', { name: 'Screenshot 1' }).getAttribute('src')).toBe(
       '/api/files/f1?sig=x',
     );
     expect(screen.queryByText(/result-1/)).toBeNull();

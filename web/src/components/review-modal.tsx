@@ -4,13 +4,17 @@ import { Field, FormMessage } from './field';
 import { Loading } from './loading';
 import { Modal } from './modal';
 import { errorMessage, formErrorMessage } from '../lib/error-message';
+import { jobAllows } from '../lib/job-rules';
 import { timeLeft } from '../lib/format';
 import { useNotify } from '../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../lib/zod-errors';
 import { useGetSubmissionQuery } from '../lib/submission-api';
-import { useReviewJobMutation } from '../lib/review-api';
+import { useRequestReplacementMutation, useReviewJobMutation } from '../lib/review-api';
+import { REPLACEMENT_TURNAROUND, RULE_WORDS } from '@htm/contracts/marketplace';
+import { BusyButton } from './busy-button';
 import { FullResults, SubmissionPreview } from './job-results';
+import { JobSummary } from './report-summary';
 import { Form } from './form';
 
 type Decision = '' | 'accept' | 'request_revision' | 'reject';
@@ -59,21 +63,26 @@ function DecisionChoice({
 }
 
 /**
- * 'Review Submission', for the job's poster and for the admin (Manage → All jobs): preview while
- * locked, decision accept / request revision / reject.
+ * 'Review Submission', for the job's poster and for the admin (Manage → All jobs): the summary
+ * first (what to fix, the reel), the preview while locked, decision accept / request revision /
+ * reject.
  */
 export function ReviewModal({
   job,
   onClose,
   children,
+  focusProblem,
 }: {
   job: Job;
   onClose: () => void;
   /** Shown under the results (the poster's rating of a completed job). */
   children?: ReactNode;
+  /** The summary's problem N is brought into view (a link from the results e-mail). */
+  focusProblem?: number | null;
 }) {
   const { data: submission, error, isLoading } = useGetSubmissionQuery(job.id);
   const [review, { isLoading: saving }] = useReviewJobMutation();
+  const [replace, { isLoading: replacing }] = useRequestReplacementMutation();
   const [decision, setDecision] = useState<Decision>('');
   const [reason, setReason] = useState('');
   const [issues, setIssues] = useState('');
@@ -81,9 +90,10 @@ export function ReviewModal({
   const [formError, setFormError] = useState<string | null>(null);
   const { toast, status } = useNotify();
   const now = useNow();
-  const revisionUsed = (job.revision_count ?? 0) >= 1;
+  // The rules module decides: a submitted job may be accepted, and revised while one is left.
+  const revisionUsed = !jobAllows(job, 'request_revision');
   const [accepted, setAccepted] = useState(false);
-  const canReview = job.status === 'submitted' && !accepted;
+  const canReview = jobAllows(job, 'accept') && !accepted;
   // Once accepted (here or earlier) there is nothing left to review: these are the results.
   const title = accepted || job.status === 'completed' ? 'Results' : 'Review Submission';
 
@@ -118,10 +128,22 @@ export function ReviewModal({
     status(
       decision === 'accept'
         ? 'Submission accepted. Full results are unlocked.'
-        : 'Revision requested. The tester has 48 hours to resubmit.',
+        : `Revision requested. The tester has ${RULE_WORDS.revisionWindow} to resubmit.`,
     );
     if (decision === 'accept') setAccepted(true);
     else onClose();
+  };
+
+  const getReplacement = async () => {
+    const res = await replace(job.id);
+    if ('error' in res && res.error) {
+      setFormError(formErrorMessage(res.error, 'Failed to get a replacement'));
+      return;
+    }
+    status(
+      `A new tester will take this job at no cost to you. Expect their report within ${REPLACEMENT_TURNAROUND} from now.`,
+    );
+    onClose();
   };
 
   const countdown = timeLeft(submission?.auto_accept_at ?? job.auto_accept_at, now);
@@ -135,7 +157,23 @@ export function ReviewModal({
       ) : null}
       {submission ? (
         <>
+          <JobSummary jobId={job.id} focusProblem={focusProblem} />
           <SubmissionPreview submission={submission} />
+          {canReview && submission.session_check?.replacement_available ? (
+            <p className="notice">
+              Not what you paid for? Once per job, another tester can do it again for free (
+              {REPLACEMENT_TURNAROUND} from now); this tester is not paid.{' '}
+              <BusyButton
+                type="button"
+                className="btn btn--secondary"
+                busy={replacing}
+                busyLabel="Asking…"
+                onClick={getReplacement}
+              >
+                Get a free replacement
+              </BusyButton>
+            </p>
+          ) : null}
           {submission.locked ? (
             <p className="notice">
               {accepted
@@ -168,27 +206,23 @@ export function ReviewModal({
               note={
                 revisionUsed
                   ? 'The one free revision has been used'
-                  : 'One free revision; the tester has 48 hours'
+                  : `One free revision; the tester has ${RULE_WORDS.revisionWindow}`
               }
               disabled={revisionUsed}
               decision={decision}
               onPick={setDecision}
             />
+            {/* Not offered (the specification): the rule is said where the choice would be. */}
             <DecisionChoice
               value="reject"
               label="Reject"
+              note={JOB_MESSAGES.rejectNotSupported}
+              disabled
               decision={decision}
               onPick={setDecision}
             />
-            {errors.decision && decision !== 'reject' ? (
-              <div className="field__error">{errors.decision}</div>
-            ) : null}
+            {errors.decision ? <div className="field__error">{errors.decision}</div> : null}
           </fieldset>
-          {decision === 'reject' ? (
-            <p className="form-msg form-msg--error" role="alert">
-              {JOB_MESSAGES.rejectNotSupported}
-            </p>
-          ) : null}
           {decision === 'request_revision' ? (
             <>
               <Field label="What should the tester change?" error={errors.reason}>

@@ -1,20 +1,25 @@
 import { Link } from 'react-router';
-import { SUPPORT_EMAIL } from '../lib/config';
+import { useSiteInfo } from '../lib/site-info';
+import styles from './site-footer.module.css';
 
-/** The public pages' footer: who runs the product, how to reach them, the policies. */
+/** The public pages' footer: who runs the product and how to reach them (when configured), the policies. */
 export function SiteFooter() {
+  const { operator, supportEmail } = useSiteInfo();
   return (
-    <footer className="site-footer">
-      <div className="container site-footer__inner">
+    <footer className={styles['site-footer']}>
+      <div className={`container ${styles['site-footer__inner']}`}>
         <div>
-          <p className="site-footer__brand">HumanTest — $1 human website testing</p>
-          <p>
-            Contact: <a href={`mailto:${SUPPORT_EMAIL}`}>{SUPPORT_EMAIL}</a> · we answer within one
-            business day.
-          </p>
+          <p className={styles['site-footer__brand']}>HumanTest — $1 human website testing</p>
+          {operator ? <p>Run by {operator}.</p> : null}
+          {supportEmail ? (
+            <p>
+              Contact: <a href={`mailto:${supportEmail}`}>{supportEmail}</a> · we answer within one
+              business day.
+            </p>
+          ) : null}
         </div>
         <nav aria-label="Footer">
-          <ul className="site-footer__links">
+          <ul className={styles['site-footer__links']}>
             <li>
               <Link to="/example-report">Example report</Link>
             </li>

@@ -3,6 +3,7 @@ import { useDispatch } from 'react-redux';
 import { STATUS_MS } from '../lib/config';
 import { useSharedSelector } from '../lib/hooks';
 import { statusCleared } from '../lib/ui-slice';
+import styles from './status-bar.module.css';
 
 /** Status messages clear after 3 seconds. */
 export function StatusBar() {
@@ -15,7 +16,7 @@ export function StatusBar() {
   }, [dispatch, status]);
   return (
     <div
-      className={`status-bar${status ? ' status-bar--on' : ''}`}
+      className={`${styles['status-bar']}${status ? ` ${styles['status-bar--on']}` : ''}`}
       role="status"
       aria-live="polite"
     >

@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import styles from './table.module.css';
 
 /**
  * A table with a screen-reader caption and one header row; children are the rows.
@@ -24,8 +25,8 @@ export function Table({
       }
   });
   return (
-    <div className="table-wrap">
-      <table className="table">
+    <div className={styles['table-wrap']}>
+      <table className={styles.table}>
         <caption className="sr-only">{caption}</caption>
         <thead>
           <tr>

@@ -1,4 +1,5 @@
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
+import styles from './tabs.module.css';
 
 export interface TabDef {
   id: string;
@@ -31,7 +32,7 @@ export function Tabs({ tabs, active, onChange, label, children }: TabsProps) {
   };
   return (
     <div className="tabs">
-      <div className="tabs__list" role="tablist" aria-label={label}>
+      <div className={styles.tabs__list} role="tablist" aria-label={label}>
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -44,7 +45,7 @@ export function Tabs({ tabs, active, onChange, label, children }: TabsProps) {
             aria-selected={t.id === active}
             aria-controls={`${base}-panel`}
             tabIndex={t.id === active ? 0 : -1}
-            className="tabs__tab"
+            className={styles.tabs__tab}
             onClick={() => onChange(t.id)}
             onKeyDown={onKey}
           >
@@ -53,7 +54,7 @@ export function Tabs({ tabs, active, onChange, label, children }: TabsProps) {
         ))}
       </div>
       <div
-        className="tabs__panel"
+        className={styles.tabs__panel}
         role="tabpanel"
         id={`${base}-panel`}
         aria-labelledby={`${base}-tab-${active}`}

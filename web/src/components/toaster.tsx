@@ -3,6 +3,7 @@ import { useDispatch } from 'react-redux';
 import { TOAST_MS } from '../lib/config';
 import { useSharedSelector } from '../lib/hooks';
 import { toastDismissed, type Toast } from '../lib/ui-slice';
+import styles from './toaster.module.css';
 
 function ToastItem({ toast }: { toast: Toast }) {
   const dispatch = useDispatch();
@@ -12,7 +13,7 @@ function ToastItem({ toast }: { toast: Toast }) {
   }, [dispatch, toast.id]);
   return (
     <div
-      className={`toast toast--${toast.kind}`}
+      className={`toast ${styles.toast} ${styles[`toast--${toast.kind}`]}`}
       role={toast.kind === 'error' ? 'alert' : 'status'}
     >
       <span>{toast.text}</span>
@@ -70,7 +71,10 @@ export function Toaster() {
     if (latest !== null) setBelow(toastsBelow(worked.current));
   }, [latest]);
   return (
-    <div className={`toaster${below ? ' toaster--below' : ''}`} aria-live="polite">
+    <div
+      className={`${styles.toaster}${below ? ` ${styles['toaster--below']}` : ''}`}
+      aria-live="polite"
+    >
       {toasts.map((t) => (
         <ToastItem key={t.id} toast={t} />
       ))}

@@ -40,13 +40,24 @@ function calls(): Use[] {
     for (const m of text.matchAll(/href[=:]\s*["'{`]*(\/api\/[^"'`}\s]+)/g))
       out.push({ method: 'get', path: m[1], where });
   }
-  return out
-    .filter((u) => !u.path.startsWith('http'))
-    .map((u) => {
-      let p = u.path.replace(/\$\{[^}]+\}/g, 'X').replace(/\?.*$/, '');
-      if (!p.startsWith('/api/')) p = `/api${p.startsWith('/') ? '' : '/'}${p}`;
-      return { ...u, path: p };
-    });
+  return (
+    out
+      .filter((u) => !u.path.startsWith('http'))
+      // `${reportPath(t)}` (features/poster/api/report.ts) is `/jobs/<id>` or `/packs/<id>`: check both.
+      .flatMap((u) =>
+        u.path.startsWith('${reportPath(')
+          ? ['/jobs/X', '/packs/X'].map((base) => ({
+              ...u,
+              path: u.path.replace(/^\$\{reportPath\([^)]*\)\}/, base),
+            }))
+          : [u],
+      )
+      .map((u) => {
+        let p = u.path.replace(/\$\{[^}]+\}/g, 'X').replace(/\?.*$/, '');
+        if (!p.startsWith('/api/')) p = `/api${p.startsWith('/') ? '' : '/'}${p}`;
+        return { ...u, path: p };
+      })
+  );
 }
 
 describe('API calls of the web app', () => {

@@ -16,6 +16,7 @@ export const api = createApi({
     'AvailableJob',
     'MyJob',
     'Earnings',
+    'Standing',
     'PayoutAccount',
     'Overview',
     'Tester',
@@ -32,6 +33,8 @@ export const api = createApi({
     'AdminPrivacy',
     'Appeal',
     'Favourite',
+    'SiteCheck',
+    'Pack',
   ],
   endpoints: () => ({}),
 });

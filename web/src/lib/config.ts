@@ -27,10 +27,5 @@ export const STATUS_MS = 3_000;
 export const XSRF_COOKIE = 'XSRF-TOKEN';
 export const SECURE_XSRF_COOKIE = `__Secure-${XSRF_COOKIE}`;
 export const XSRF_HEADER = 'X-XSRF-TOKEN';
-/** Shown in the developer banner; set VITE_SUPPORT_EMAIL at build time. */
-export const SUPPORT_EMAIL: string =
-  (import.meta as ImportMeta & { env?: Record<string, string | undefined> }).env
-    ?.VITE_SUPPORT_EMAIL ?? 'support@humantest.example';
-
 // Business rules (price, tester share, limits) come from the marketplace rules module:
 // @htm/contracts/marketplace (and the form limits from @htm/contracts/jobs).

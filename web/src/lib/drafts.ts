@@ -89,9 +89,10 @@ export function useDraft<T extends object>(
 export type PostJobDraft = Pick<CreateJobBody, 'title' | 'url' | 'what_to_test' | 'requirements'>;
 
 /**
- * A signed-out visitor's job request becomes the Post New Job draft: the URL, the text as
- * "what to test" and, one per line, as the things to check (at most 10 of up to 300 characters),
- * titled after the site. The flag makes the dashboard open Post New Job after sign-in.
+ * A signed-out visitor's job request becomes the Post New Job draft, each sentence once: the
+ * first line is "what to test", every further line a thing to check (at most 10 of up to 300
+ * characters); a one-line request leaves the things to check for the poster to write. Titled after
+ * the site. The flag makes the dashboard open Post New Job after sign-in.
  */
 export function keepJobRequestForAfterSignIn(url: string, needs: string): void {
   let host = url.trim();
@@ -100,17 +101,16 @@ export function keepJobRequestForAfterSignIn(url: string, needs: string): void {
   } catch {
     /* keep the text as typed */
   }
-  const lines = needs
+  const [first = '', ...rest] = needs
     .split(/\r?\n/)
     .map((l) => l.trim())
-    .filter(Boolean)
-    .slice(0, 10)
-    .map((l) => l.slice(0, 300));
+    .filter(Boolean);
+  const checks = rest.slice(0, 10).map((l) => l.slice(0, 300));
   const draft: PostJobDraft = {
     title: `Test ${host}`.slice(0, 200),
     url: url.trim(),
-    what_to_test: needs.trim(),
-    requirements: lines.length ? lines : [''],
+    what_to_test: first,
+    requirements: checks.length ? checks : [''],
   };
   writeDraft(DRAFT_KEYS.postJob, draft);
   writeDraft(DRAFT_KEYS.postJobAfterSignIn, true);

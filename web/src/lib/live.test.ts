@@ -1,62 +1,91 @@
 import { describe, expect, it } from '@jest/globals';
+import { jobView } from '../test/job-view';
 import { LIVE_NOTICES, liveEffect, reconnectDelay } from './live';
 
 const poster = { type: 'poster' as const };
 const tester = { type: 'tester' as const };
 
 describe('live messages in the web app', () => {
-  it('refetches the job lists and tells the poster when their job was claimed, submitted or auto-accepted', () => {
-    const claimed = liveEffect(
-      'job',
-      { job_id: 'j1', status: 'claimed', payment_status: 'paid', event: 'JobClaimed' },
-      poster,
-    );
-    expect(claimed.tags).toEqual(
-      expect.arrayContaining(['Job', 'AdminJob', 'MyJob', { type: 'Submission', id: 'j1' }]),
-    );
-    expect(claimed.notice).toBe('Your job was claimed');
-    expect(
-      liveEffect('job', { job_id: 'j1', status: 'submitted', event: 'WorkSubmitted' }, poster)
-        .notice,
-    ).toBe(LIVE_NOTICES.WorkSubmitted);
-    expect(
-      liveEffect(
-        'job',
-        { job_id: 'j1', status: 'completed', event: 'SubmissionAccepted', accepted_by: 'auto' },
-        poster,
-      ).notice,
-    ).toBe('Auto-accepted after 96 hours');
-    expect(
-      liveEffect(
-        'job',
-        { job_id: 'j1', status: 'completed', event: 'SubmissionAccepted', accepted_by: 'poster' },
-        poster,
-      ).notice,
-    ).toBeUndefined();
-    // The tester who claimed does not get the poster's notice.
-    expect(
-      liveEffect('job', { job_id: 'j1', status: 'claimed', event: 'JobClaimed' }, tester).notice,
-    ).toBeUndefined();
+  const claimed = jobView({ id: 'j1', status: 'claimed' });
+  const message = (over: Record<string, unknown> = {}) => ({
+    job_id: 'j1',
+    status: 'claimed',
+    payment_status: 'paid',
+    event: 'JobClaimed',
+    job: claimed,
+    ...over,
   });
 
-  it('refetches available jobs, earnings, or everything on a resync', () => {
+  it('carries the job a message names into the cached lists, and tells the poster when their job was claimed, submitted or auto-accepted', () => {
+    const effect = liveEffect('job', message(), poster);
+    expect(effect.job).toEqual(claimed);
+    expect(effect.tags).toEqual(
+      expect.arrayContaining([{ type: 'Submission', id: 'j1' }, 'Overview']),
+    );
+    expect(effect.notice).toBe('Your job was claimed');
+    expect(
+      liveEffect('job', message({ status: 'submitted', event: 'WorkSubmitted' }), poster).notice,
+    ).toBe(LIVE_NOTICES.WorkSubmitted);
+    const auto = message({ status: 'completed', event: 'SubmissionAccepted', accepted_by: 'auto' });
+    expect(liveEffect('job', auto, poster).notice).toBe('Auto-accepted after 96 hours');
+    expect(liveEffect('job', { ...auto, accepted_by: 'poster' }, poster).notice).toBeUndefined();
+    // The tester who claimed does not get the poster's notice; an acceptance moves their record.
+    expect(liveEffect('job', message(), tester).notice).toBeUndefined();
+    expect(liveEffect('job', message(), tester).tags).not.toContain('Standing');
+    expect(liveEffect('job', auto, tester).tags).toContain('Standing');
+  });
+
+  it('reads again what holds a job when the message does not carry it (a payment), and ignores a message that does not parse', () => {
+    const paid = liveEffect(
+      'job',
+      { job_id: 'j1', status: 'open', payment_status: 'paid', event: 'JobPaid' },
+      poster,
+    );
+    expect(paid).toMatchObject({ stale: 'j1' });
+    expect(paid.job).toBeUndefined();
+    expect(liveEffect('job', message({ job_id: undefined }), poster)).toEqual({ tags: [] });
+    expect(liveEffect('job', message({ job: { id: 'j1' } }), poster)).toEqual({ tags: [] });
+    expect(liveEffect('available', { job_id: 'j1', action: 'gone' }, tester)).toEqual({
+      tags: [],
+    });
+  });
+
+  it("reads the poster's list again when a session check delivers a report; the tester reads their checks", () => {
+    const checked = { job_id: 'j1', event: 'SessionChecked', verdict: 'pass', delivered: true };
+    expect(liveEffect('job', checked, poster)).toMatchObject({
+      stale: 'j1',
+      notice: LIVE_NOTICES.WorkSubmitted,
+    });
+    const mine = liveEffect('job', { ...checked, delivered: false, verdict: 'fail' }, tester);
+    expect(mine.stale).toBeUndefined();
+    expect(mine.tags).toContain('Standing');
+  });
+
+  it('takes a claimed job out of Available Jobs, reads the list again for a new one, refetches earnings, or everything on a resync', () => {
+    expect(liveEffect('available', { job_id: 'j1', action: 'removed' }, tester)).toEqual({
+      tags: [],
+      unavailable: 'j1',
+    });
     expect(liveEffect('available', { job_id: 'j1', action: 'added' }, tester).tags).toEqual([
       'AvailableJob',
     ]);
-    expect(liveEffect('earnings', { action: 'paid' }, tester).tags).toContain('Earnings');
+    expect(liveEffect('earnings', { action: 'paid', amount_cents: 500 }, tester).tags).toContain(
+      'Earnings',
+    );
     expect(liveEffect('resync', {}, tester).tags).toEqual(
-      expect.arrayContaining(['Job', 'AvailableJob', 'Earnings', 'MyJob']),
+      expect.arrayContaining(['Job', 'AvailableJob', 'Earnings', 'MyJob', 'Standing']),
     );
     expect(liveEffect('something-else', {}, tester).tags).toEqual([]);
     expect(liveEffect('admin', { list: 'testers' }, { type: 'admin' }).tags).toEqual(['Tester']);
     expect(liveEffect('admin', { list: 'waitlist' }, { type: 'admin' }).tags).toEqual(['Waitlist']);
     expect(liveEffect('admin', { list: 'feedback' }, { type: 'admin' }).tags).toEqual([]);
     // Appeals (#34): the tester hears the decision and reads their standing again; admins refetch the queue.
-    expect(liveEffect('appeal', { appeal_id: 'a1', decision: 'overturn' }, tester)).toEqual({
-      tags: ['Appeal', 'Me'],
+    const appeal = { appeal_id: 'a1', job_id: 'j1', kind: 'strike' };
+    expect(liveEffect('appeal', { ...appeal, decision: 'overturn' }, tester)).toEqual({
+      tags: ['Appeal', 'Me', 'Standing'],
       notice: 'Your appeal was accepted',
     });
-    expect(liveEffect('appeal', { appeal_id: 'a1', decision: null }, { type: 'admin' })).toEqual({
+    expect(liveEffect('appeal', { ...appeal, decision: null }, { type: 'admin' })).toEqual({
       tags: ['Appeal'],
     });
   });

@@ -1,14 +1,33 @@
 /**
  * The live channel in the browser: one EventSource per signed-in tab (GET /api/live with a
- * single-use ticket). Messages only invalidate RTK Query tags (the cache refetches what is on
- * screen); a few also show a short notice. On a drop the tab reconnects with backoff and
- * resumes after the last message id it saw.
+ * single-use ticket). Each message is parsed with the contracts' schema of its kind and applied
+ * to the cache: a job message carries the job as it now is and is written into the cached lists
+ * (lib/job-cache.ts), a job nobody may claim any more leaves Available Jobs, and what a message
+ * cannot say itself (a new available job, earnings, the admin's lists) is refetched by tag; a few
+ * also show a short notice. On a drop the tab reconnects with backoff and resumes after the last
+ * message id it saw.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useDispatch } from 'react-redux';
-import type { LiveTicketResponse } from '@htm/contracts/live';
+import type { JobView } from '@htm/contracts/jobs';
+import {
+  liveAdminMessageSchema,
+  liveAppealMessageSchema,
+  liveAvailableMessageSchema,
+  liveEarningsMessageSchema,
+  liveJobMessageSchema,
+  type LiveTicketResponse,
+} from '@htm/contracts/live';
+import { formatHours, WINDOWS_MS } from '@htm/contracts/marketplace';
 import { api } from './api';
 import { API_BASE } from './config';
+import {
+  dropJobs,
+  jobChanged,
+  jobStale,
+  type ApiTag as Tag,
+  type AppThunkDispatch,
+} from './job-cache';
 import { toastAdded } from './ui-slice';
 import type { UserDto as User } from '@htm/contracts/identity';
 
@@ -22,9 +41,6 @@ const liveApi = api.injectEndpoints({
 
 export const { useCreateLiveTicketMutation } = liveApi;
 
-type TagType = Parameters<typeof api.util.invalidateTags>[0][number];
-type Tag = Exclude<TagType, null | undefined | false>;
-
 /** Every tag the live channel may touch (a `resync` reloads them all). */
 const ALL_LIVE_TAGS: Tag[] = [
   'Job',
@@ -32,6 +48,7 @@ const ALL_LIVE_TAGS: Tag[] = [
   'MyJob',
   'AvailableJob',
   'Earnings',
+  'Standing',
   'Overview',
   'Submission',
   'Tester',
@@ -47,58 +64,109 @@ const ADMIN_LIST_TAGS: Record<string, Tag | undefined> = {
   leads: 'Lead',
 };
 
+/** Events that change a tester's record (standing, session checks): an acceptance, a release, a checked or held report. */
+const RECORD_EVENTS = [
+  'SubmissionAccepted',
+  'JobReleased',
+  'ReplacementRequested',
+  'SessionChecked',
+];
+
 /** The notice for the poster when something happened to their own job. */
 export const LIVE_NOTICES = {
   JobClaimed: 'Your job was claimed',
   WorkSubmitted: 'Results are ready',
-  autoAccepted: 'Auto-accepted after 96 hours',
+  autoAccepted: `Auto-accepted after ${formatHours(WINDOWS_MS.autoAccept)}`,
   appealOverturned: 'Your appeal was accepted',
   appealUpheld: 'Your appeal was not accepted',
 } as const;
 
 export interface LiveEffect {
+  /** Tags to refetch (for a job message, only when it told this tab something new). */
   tags: Tag[];
+  /** The job as the server now has it: written into every cached list. */
+  job?: JobView;
+  /** A job changed and the message does not carry it (a payment): what holds it is read again. */
+  stale?: string;
+  /** A job nobody may claim any more: it leaves Available Jobs. */
+  unavailable?: string;
   notice?: string;
 }
 
-/** What one live message changes in this tab: tags to refetch and maybe a notice. */
-export function liveEffect(
-  event: string,
-  data: Record<string, unknown>,
-  user: Pick<User, 'type'>,
-): LiveEffect {
+const NOTHING: LiveEffect = { tags: [] };
+
+/** What one live message changes in this tab (a message that does not parse changes nothing). */
+export function liveEffect(event: string, data: unknown, user: Pick<User, 'type'>): LiveEffect {
   if (event === 'job') {
-    const jobId = typeof data.job_id === 'string' ? data.job_id : undefined;
-    const tags: Tag[] = ['Job', 'AdminJob', 'MyJob', 'Overview'];
-    if (jobId) tags.push({ type: 'Submission', id: jobId });
+    const m = liveJobMessageSchema.safeParse(data);
+    if (!m.success) return NOTHING;
+    const { job_id: jobId, job, event: cause } = m.data;
+    const tags: Tag[] = [{ type: 'Submission', id: jobId }, 'Overview'];
+    if (user.type === 'tester' && RECORD_EVENTS.includes(cause)) tags.push('Standing');
     let notice: string | undefined;
     if (user.type === 'poster') {
-      if (data.event === 'JobClaimed') notice = LIVE_NOTICES.JobClaimed;
-      else if (data.event === 'WorkSubmitted') notice = LIVE_NOTICES.WorkSubmitted;
-      else if (data.event === 'SubmissionAccepted' && data.accepted_by === 'auto')
+      if (cause === 'JobClaimed') notice = LIVE_NOTICES.JobClaimed;
+      else if (cause === 'WorkSubmitted' || (cause === 'SessionChecked' && m.data.delivered))
+        notice = LIVE_NOTICES.WorkSubmitted;
+      else if (cause === 'SubmissionAccepted' && m.data.accepted_by === 'auto')
         notice = LIVE_NOTICES.autoAccepted;
     }
-    return { tags, notice };
+    if (job) return { tags, job, notice };
+    // A check changes no status: the poster's list shows the delivered report (the tester's
+    // lists do not change; their checks are read again with 'Standing').
+    if (cause === 'SessionChecked' && user.type === 'tester') return { tags, notice };
+    return { tags, stale: jobId, notice };
   }
-  if (event === 'available') return { tags: ['AvailableJob'] };
-  if (event === 'earnings') return { tags: ['Earnings', 'Overview'] };
+  if (event === 'available') {
+    const m = liveAvailableMessageSchema.safeParse(data);
+    if (!m.success) return NOTHING;
+    // Only the server knows whether a new job fits this tester: that page is read again.
+    return m.data.action === 'removed'
+      ? { tags: [], unavailable: m.data.job_id }
+      : { tags: ['AvailableJob'] };
+  }
+  if (event === 'earnings')
+    return liveEarningsMessageSchema.safeParse(data).success
+      ? { tags: ['Earnings', 'Overview'] }
+      : NOTHING;
   if (event === 'admin') {
-    const tag = ADMIN_LIST_TAGS[String(data.list)];
+    const m = liveAdminMessageSchema.safeParse(data);
+    const tag = m.success ? ADMIN_LIST_TAGS[m.data.list] : undefined;
     return { tags: tag ? [tag] : [] };
   }
   if (event === 'appeal') {
+    const m = liveAppealMessageSchema.safeParse(data);
+    if (!m.success) return NOTHING;
     // The tester hears the decision (an overturned strike may approve them again: 'Me').
-    if (user.type === 'tester' && data.decision)
+    if (user.type === 'tester' && m.data.decision)
       return {
-        tags: ['Appeal', 'Me'],
+        tags: ['Appeal', 'Me', 'Standing'],
         notice:
-          data.decision === 'overturn' ? LIVE_NOTICES.appealOverturned : LIVE_NOTICES.appealUpheld,
+          m.data.decision === 'overturn'
+            ? LIVE_NOTICES.appealOverturned
+            : LIVE_NOTICES.appealUpheld,
       };
     return { tags: ['Appeal'] };
   }
   if (event === 'resync') return { tags: ALL_LIVE_TAGS };
-  return { tags: [] };
+  return NOTHING;
 }
+
+/**
+ * Applies one message's effect to this tab: the job patched into the cached lists (a job this tab
+ * already shows exactly so, e.g. the echo of its own claim, changes nothing and refetches
+ * nothing), the tags refetched, the notice shown.
+ */
+export const applyLiveEffect = (effect: LiveEffect) => (dispatch: AppThunkDispatch) => {
+  const news = effect.job ? dispatch(jobChanged(effect.job)) : true;
+  if (effect.stale) dispatch(jobStale(effect.stale));
+  if (effect.unavailable) {
+    const id = effect.unavailable;
+    dispatch(dropJobs('listAvailableJobs', (j) => j.id === id));
+  }
+  if (news && effect.tags.length) dispatch(api.util.invalidateTags(effect.tags));
+  if (effect.notice) dispatch(toastAdded(effect.notice, 'info'));
+};
 
 /** Delay before reconnect attempt `n` (0-based): 1 s doubling to 30 s, with jitter. */
 export function reconnectDelay(n: number): number {
@@ -110,7 +178,7 @@ export type LiveState = 'connecting' | 'live' | 'offline';
 
 /** Keeps this tab's live stream open while `user` is signed in; returns the connection state. */
 export function useLive(user: Pick<User, 'id' | 'type'> | undefined): LiveState {
-  const dispatch = useDispatch();
+  const dispatch = useDispatch<AppThunkDispatch>();
   const [createTicket] = useCreateLiveTicketMutation();
   const [state, setState] = useState<LiveState>('connecting');
   const userRef = useRef(user);
@@ -127,15 +195,13 @@ export function useLive(user: Pick<User, 'id' | 'type'> | undefined): LiveState 
 
     const onMessage = (ev: MessageEvent<string>) => {
       if (ev.lastEventId) lastId = ev.lastEventId;
-      let data: Record<string, unknown> = {};
+      let data: unknown;
       try {
-        data = JSON.parse(ev.data) as Record<string, unknown>;
+        data = JSON.parse(ev.data);
       } catch {
         return;
       }
-      const effect = liveEffect(ev.type, data, userRef.current ?? { type: null });
-      if (effect.tags.length) dispatch(api.util.invalidateTags(effect.tags));
-      if (effect.notice) dispatch(toastAdded(effect.notice, 'info'));
+      dispatch(applyLiveEffect(liveEffect(ev.type, data, userRef.current ?? { type: null })));
     };
 
     const retry = () => {

@@ -8,12 +8,15 @@ export interface SessionState {
   notice: string | null;
   /** How the last session ended: a Logout goes home, anything else to the login screen. */
   lastExit: 'logout' | null;
+  /** The account's deletion was just confirmed for this date (ISO): say so instead of "sign in". */
+  deletionDue: string | null;
 }
 
 const initialState = (): SessionState => ({
   signedIn: Boolean(getToken()),
   notice: null,
   lastExit: null,
+  deletionDue: null,
 });
 
 export const sessionSlice = createSlice({
@@ -24,6 +27,14 @@ export const sessionSlice = createSlice({
       state.signedIn = true;
       state.notice = null;
       state.lastExit = null;
+      state.deletionDue = null;
+    },
+    /** "Delete my account" confirmed: every sign-in has ended; the deletion is due then. */
+    accountDeleted(state, action: PayloadAction<string>) {
+      state.signedIn = false;
+      state.notice = null;
+      state.lastExit = null;
+      state.deletionDue = action.payload;
     },
     loggedOut(state) {
       state.signedIn = false;
@@ -41,4 +52,4 @@ export const sessionSlice = createSlice({
   },
 });
 
-export const { signedIn, signedOut, loggedOut, clearNotice } = sessionSlice.actions;
+export const { signedIn, signedOut, loggedOut, clearNotice, accountDeleted } = sessionSlice.actions;

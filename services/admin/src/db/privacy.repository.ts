@@ -1,6 +1,7 @@
 import { eq, or } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { auditLog, feedback, handledEvents, leads, waitlistEntries } from './schema.js';
+import { eraseUser, type ErasedUser } from '@htm/service-kit/erasure';
+import { auditLog, feedback, leads, waitlistEntries } from './schema.js';
 
 /** All SQL of the admin service's part of "Your data, your call" (rows kept by e-mail or user id). */
 
@@ -38,24 +39,15 @@ export async function readAdminPart(
  * feedback, leads). The audit log is append-only (the record of the admin's actions): it names
  * the user by id only and is kept.
  */
-export async function eraseAdminUser(tx: Tx, userId: string, email: string): Promise<void> {
-  await tx
-    .delete(waitlistEntries)
-    .where(
-      email
-        ? or(eq(waitlistEntries.userId, userId), eq(waitlistEntries.email, email))
-        : eq(waitlistEntries.userId, userId),
-    );
-  if (email) {
-    await tx.delete(feedback).where(eq(feedback.email, email));
-    await tx.delete(leads).where(eq(leads.email, email));
-  }
-}
-
-export async function wasHandled(db: Db, eventId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: handledEvents.eventId })
-    .from(handledEvents)
-    .where(eq(handledEvents.eventId, eventId));
-  return Boolean(row);
+export async function eraseAdminUser(tx: Tx, user: ErasedUser, email: string): Promise<void> {
+  await eraseUser(tx, user, [
+    { forget: waitlistEntries, where: waitlistEntries.userId },
+    ...(email
+      ? [
+          { forget: waitlistEntries, where: waitlistEntries.email, is: email },
+          { forget: feedback, where: feedback.email, is: email },
+          { forget: leads, where: leads.email, is: email },
+        ]
+      : []),
+  ]);
 }

@@ -24,7 +24,8 @@ export type AuditedEvent =
   | EventEnvelope<'SignupApproved'>
   | EventEnvelope<'DataExportRequested'>
   | EventEnvelope<'UserDeletionRequested'>
-  | EventEnvelope<'AppealDecided'>;
+  | EventEnvelope<'AppealDecided'>
+  | EventEnvelope<'SessionDecided'>;
 
 function entryOf(
   e: AuditedEvent,
@@ -120,6 +121,21 @@ function entryOf(
           kind: d.kind,
           note: d.note,
           stars: d.stars,
+        },
+      };
+    }
+    case 'SessionDecided': {
+      // The admin's queue of failed sessions (a decision made through an appeal is AppealDecided's row).
+      const d = (e as EventEnvelope<'SessionDecided'>).data;
+      if (d.by !== 'admin') return undefined;
+      return {
+        action: d.decision === 'released' ? 'session.released' : 'session.confirmed',
+        target: `job:${d.jobId}`,
+        actorId: d.actorId,
+        details: {
+          submission_id: d.submissionId,
+          tester_id: d.testerId,
+          delivered: d.delivered,
         },
       };
     }

@@ -16,18 +16,27 @@ import {
 /** How long a clear-all confirmation lives. */
 export const CLEAR_CONFIRMATION_MS = 5 * 60 * 1000;
 
-const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
+/**
+ * What is stored of a confirmation: a hash of the token and the admin session (the access
+ * token's `sid`) that asked for the preview, so the token confirms nothing in another session of
+ * the same admin (another browser, a stolen copy of the token) any more than for another admin.
+ */
+const hashOf = (token: string, sessionId: string | undefined) =>
+  createHash('sha256')
+    .update(`${sessionId ?? ''}\0${token}`)
+    .digest('base64url');
 
 /**
  * Step 1 of "clear all jobs": what would go (jobs by status, submissions, job requests), what
  * money it touches (paid jobs nobody finished are refunded; completed ones keep their earnings),
- * and a confirmation for exactly this state: single use, 5 minutes, this admin only. Only its
- * hash is stored.
+ * and a confirmation for exactly this state: single use, 5 minutes, this admin session only
+ * (`sessionId`). Only its hash is stored.
  */
 export async function previewClearJobs(
   deps: AdminDeps,
   jobs: JobsClient,
   adminId: string,
+  sessionId: string | undefined,
 ): Promise<ClearJobsPreview> {
   const p = await jobs.previewClear();
   const jobRequests = await countWaitlistEntriesOfKind(deps.db, 'job_request');
@@ -37,7 +46,7 @@ export async function previewClearJobs(
   const preview = { ...counts, job_requests: jobRequests };
   // The job requests are admin's own rows: part of what was confirmed.
   await saveClearConfirmation(deps.db, {
-    tokenHash: hashOf(token),
+    tokenHash: hashOf(token, sessionId),
     adminId,
     fingerprint: `${fingerprint}|${jobRequests}`,
     preview,
@@ -57,9 +66,10 @@ export async function clearJobs(
   deps: AdminDeps,
   jobs: JobsClient,
   adminId: string,
+  sessionId: string | undefined,
   confirmation: string,
 ): Promise<ClearJobsResult> {
-  const confirmed = await useClearConfirmation(deps.db, hashOf(confirmation), adminId);
+  const confirmed = await useClearConfirmation(deps.db, hashOf(confirmation, sessionId), adminId);
   if (!confirmed)
     throw AppError.conflict(CLEAR_JOBS_MESSAGES.confirmationInvalid, 'confirmation_invalid');
   const [jobsFingerprint, jobRequests] = confirmed.fingerprint.split('|');

@@ -25,7 +25,9 @@ export function adminEventHandlers(): EventHandlers {
     // "Your data, your call": the admin's export or deletion for a user is audited; a deleted user's form entries go.
     DataExportRequested: (e, tx) => recordAudit(tx, e),
     UserDeletionRequested: (e, tx) => recordAudit(tx, e),
-    UserDeleted: (e, tx) => eraseAdminUser(tx, e.data.userId, e.data.email),
+    UserDeleted: (e, tx) => eraseAdminUser(tx, e.data, e.data.email),
     AppealDecided: (e, tx) => recordAudit(tx, e),
+    // The admin released or confirmed a failed session (jobs' queue, #52).
+    SessionDecided: (e, tx) => recordAudit(tx, e),
   };
 }

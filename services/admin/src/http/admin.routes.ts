@@ -107,12 +107,14 @@ export function adminRoutes(deps: AdminDeps, jobs: JobsClient): Router {
 
   // Clear-all in two steps: the preview answers the counts and a confirmation for exactly them.
   r.post('/api/admin/clear-jobs/preview', ...adminOnly, async (req, res) => {
-    res.json(await previewClearJobs(deps, jobs, callerOf(req).id));
+    const caller = callerOf(req);
+    res.json(await previewClearJobs(deps, jobs, caller.id, caller.sid));
   });
 
   r.post('/api/admin/clear-jobs', ...adminOnly, async (req, res) => {
     const body = parseOrThrow(clearJobsBodySchema, req.body ?? {});
-    res.json(await clearJobs(deps, jobs, callerOf(req).id, body.confirmation));
+    const caller = callerOf(req);
+    res.json(await clearJobs(deps, jobs, caller.id, caller.sid, body.confirmation));
   });
 
   r.get('/api/admin/audit', ...adminOnly, async (req, res) => {

@@ -6,6 +6,7 @@ import {
   durations,
   handledEvents,
   jobs,
+  summaries,
   testers,
   type DailyCounter,
   type JobFacts,
@@ -101,6 +102,29 @@ export async function saveJob(tx: Tx, row: JobFacts): Promise<void> {
 /** The admin cleared every job: none is waiting any more (the history per day stays). */
 export async function clearJobs(tx: Q): Promise<void> {
   await tx.execute(sql`DELETE FROM ${jobs}`);
+  await tx.execute(sql`DELETE FROM ${summaries}`);
+}
+
+/**
+ * The first summary of a job's or pack's reports as they were after `lastSubmissionAt`: true
+ * once per scope and last submission (a later submission counts again; a recomputation for the
+ * same reports, or an older event arriving late, does not).
+ */
+export async function firstSummaryOf(
+  tx: Q,
+  scopeId: string,
+  lastSubmissionAt: Date,
+): Promise<boolean> {
+  const rows = await tx
+    .insert(summaries)
+    .values({ scopeId, lastSubmissionAt })
+    .onConflictDoUpdate({
+      target: summaries.scopeId,
+      set: { lastSubmissionAt },
+      where: sql`${summaries.lastSubmissionAt} < ${lastSubmissionAt.toISOString()}::timestamptz`,
+    })
+    .returning({ scopeId: summaries.scopeId });
+  return rows.length > 0;
 }
 
 /** A tester's approval and country, unless a later identity event already said otherwise. */
@@ -133,7 +157,7 @@ export async function recordTesterActivity(tx: Q, userId: string, at: Date): Pro
 export async function dropProjection(db: Db): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.execute(
-      sql`TRUNCATE ${daily}, ${dailyDemand}, ${durations}, ${jobs}, ${testers}, ${handledEvents}`,
+      sql`TRUNCATE ${daily}, ${dailyDemand}, ${durations}, ${jobs}, ${summaries}, ${testers}, ${handledEvents}`,
     );
   });
 }

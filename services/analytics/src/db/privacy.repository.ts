@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { handledEvents, testers } from './schema.js';
+import { eraseUser, type ErasedUser } from '@htm/service-kit/erasure';
+import { testers } from './schema.js';
 
 /** All SQL of the analytics part of "Your data, your call": only testers are kept per person; the rest are day counts. */
 
@@ -15,14 +16,6 @@ export async function readAnalyticsPart(
   };
 }
 
-export async function eraseAnalyticsUser(tx: Tx, userId: string): Promise<void> {
-  await tx.delete(testers).where(eq(testers.userId, userId));
-}
-
-export async function wasHandled(db: Db, eventId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: handledEvents.eventId })
-    .from(handledEvents)
-    .where(eq(handledEvents.eventId, eventId));
-  return Boolean(row);
+export async function eraseAnalyticsUser(tx: Tx, user: ErasedUser): Promise<void> {
+  await eraseUser(tx, user, [{ forget: testers, where: testers.userId }]);
 }

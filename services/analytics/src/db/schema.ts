@@ -44,6 +44,11 @@ export const daily = analyticsSchema.table('daily', {
   packs: n('packs'),
   packTesters: n('pack_testers'),
   packSlotsRefunded: n('pack_slots_refunded'),
+  /** Session checks finished (SessionChecked), those borderline and failed, and free replacements (ReplacementRequested). */
+  sessionsChecked: n('sessions_checked'),
+  sessionsBorderline: n('sessions_borderline'),
+  sessionsFailed: n('sessions_failed'),
+  replacements: n('replacements'),
   revenueCents: cents('revenue_cents'),
   earningsCents: cents('earnings_cents'),
   platformFeeCents: cents('platform_fee_cents'),
@@ -66,7 +71,8 @@ export const dailyDemand = analyticsSchema.table(
 
 /**
  * Durations as histograms per day (the day the duration ended): metric `claim` (paid -> first
- * claim), `submit` (first claim -> first submission), `result` (paid -> first submission); bucket
+ * claim), `submit` (first claim -> first submission), `result` (paid -> first submission),
+ * `summary` (a job's or a pack's last submission -> its summary, ReportSummarized); bucket
  * b holds durations in (1.05^(b-1), 1.05^b] ms, so percentiles read from it are at most 5% high.
  */
 export const durations = analyticsSchema.table(
@@ -108,6 +114,16 @@ export const jobs = analyticsSchema.table(
   ],
 );
 export type JobFacts = typeof jobs.$inferSelect;
+
+/**
+ * Report summaries (ReportSummarized): the last submission whose time to summary was recorded,
+ * per job or pack, so a summary computed again for the same reports (an acceptance, an owner's
+ * merge) is not measured again.
+ */
+export const summaries = analyticsSchema.table('summaries', {
+  scopeId: text('scope_id').primaryKey(),
+  lastSubmissionAt: ts('last_submission_at').notNull(),
+});
 
 /** Testers: approval and country as last announced by identity, and their last activity. */
 export const testers = analyticsSchema.table(

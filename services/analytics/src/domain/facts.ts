@@ -72,3 +72,10 @@ export function eachDay(from: string, to: string): string[] {
 export function rate(a: number, b: number): number | null {
   return b ? Math.round((a / b) * 10_000) / 10_000 : null;
 }
+
+/** The Monday (UTC) of the week a day belongs to. */
+export function weekOf(day: string): string {
+  const t = Date.parse(`${day}T00:00:00Z`);
+  const sinceMonday = (new Date(t).getUTCDay() + 6) % 7;
+  return dayOf(new Date(t - sinceMonday * 86_400_000));
+}

@@ -8,7 +8,7 @@ import {
   histogram,
   waitingCounts,
 } from '../db/insights.repository.js';
-import { demandByCountry, eachDay, rate } from './facts.js';
+import { demandByCountry, eachDay, rate, weekOf } from './facts.js';
 import { coarseBins, percentile } from './histogram.js';
 
 /** Waiting jobs are counted as waiting longer than each of these (hours). */
@@ -24,15 +24,17 @@ export async function getInsights(
   q: InsightsQuery,
   now = new Date(),
 ): Promise<InsightsResponse> {
-  const [rows, claimHist, resultHist, demand, waiting, approved, active] = await Promise.all([
-    dayRows(db, q.from, q.to),
-    histogram(db, 'claim', q.from, q.to),
-    histogram(db, 'result', q.from, q.to),
-    demandByGeoRule(db, q.from, q.to),
-    waitingCounts(db, WAITING_THRESHOLDS_HOURS, now),
-    approvedTestersByCountry(db),
-    activeTesters(db, new Date(now.getTime() - 7 * 86_400_000)),
-  ]);
+  const [rows, claimHist, resultHist, summaryHist, demand, waiting, approved, active] =
+    await Promise.all([
+      dayRows(db, q.from, q.to),
+      histogram(db, 'claim', q.from, q.to),
+      histogram(db, 'result', q.from, q.to),
+      histogram(db, 'summary', q.from, q.to),
+      demandByGeoRule(db, q.from, q.to),
+      waitingCounts(db, WAITING_THRESHOLDS_HOURS, now),
+      approvedTestersByCountry(db),
+      activeTesters(db, new Date(now.getTime() - 7 * 86_400_000)),
+    ]);
   const byDay = new Map(rows.map((r) => [r.day, r]));
   const days = eachDay(q.from, q.to).map((date) => {
     const r = byDay.get(date);
@@ -61,6 +63,10 @@ export async function getInsights(
     funnel,
     time_to_claim_ms: { p50: percentile(claimHist, 0.5), p90: percentile(claimHist, 0.9) },
     time_to_result_ms: { p50: percentile(resultHist, 0.5), p90: percentile(resultHist, 0.9) },
+    time_to_summary_ms: {
+      p50: percentile(summaryHist, 0.5),
+      p90: percentile(summaryHist, 0.9),
+    },
     acceptance_rate: rate(funnel.completed, funnel.submitted),
     revision_rate: rate(
       sum((r) => r.revisions),
@@ -85,5 +91,38 @@ export async function getInsights(
       testers: sum((r) => r.packTesters),
       slots_refunded: sum((r) => r.packSlotsRefunded),
     },
+    session_checks: sessionChecks(rows, q),
+  };
+}
+
+/** The session checks of the range, and the replacement rate of each week in it. */
+function sessionChecks(
+  rows: Awaited<ReturnType<typeof dayRows>>,
+  q: InsightsQuery,
+): InsightsResponse['session_checks'] {
+  const weeks = new Map<string, { checked: number; replaced: number }>(
+    eachDay(q.from, q.to).map((d) => [weekOf(d), { checked: 0, replaced: 0 }]),
+  );
+  for (const r of rows) {
+    const w = weeks.get(weekOf(r.day));
+    if (!w) continue;
+    w.checked += r.sessionsChecked;
+    w.replaced += r.replacements;
+  }
+  const total = (f: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s + f(r), 0);
+  const checked = total((r) => r.sessionsChecked);
+  const replaced = total((r) => r.replacements);
+  return {
+    checked,
+    borderline: total((r) => r.sessionsBorderline),
+    failed: total((r) => r.sessionsFailed),
+    replaced,
+    replacement_rate: rate(replaced, checked),
+    weeks: [...weeks].map(([week_start, w]) => ({
+      week_start,
+      checked: w.checked,
+      replaced: w.replaced,
+      replacement_rate: rate(w.replaced, w.checked),
+    })),
   };
 }

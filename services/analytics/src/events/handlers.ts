@@ -6,6 +6,7 @@ import {
   addDuration,
   addToDay,
   clearJobs,
+  firstSummaryOf,
   foldJob,
   recordTesterActivity,
   recordTesterApproval,
@@ -13,6 +14,7 @@ import {
   type JobPatch,
 } from '../db/facts.repository.js';
 import { dayOf, newDurations } from '../domain/facts.js';
+import { bucketOf } from '../domain/histogram.js';
 import { eraseAnalyticsUser } from '../db/privacy.repository.js';
 
 /** The fee booked with each earning before EarningRecorded carried it (the rules module's 18 of every $1). */
@@ -43,7 +45,7 @@ async function fold(tx: Tx, jobId: string, patch: JobPatch) {
 export function analyticsEventHandlers(): EventHandlers {
   return {
     // identity: a deleted account leaves the per-person rows (day counts stay)
-    UserDeleted: async (e, tx) => eraseAnalyticsUser(tx, e.data.userId),
+    UserDeleted: async (e, tx) => eraseAnalyticsUser(tx, e.data),
     // identity: supply
     UserRoleChosen: async (e, tx) => {
       if (e.data.type !== 'tester') return;
@@ -90,6 +92,8 @@ export function analyticsEventHandlers(): EventHandlers {
       await addToDay(tx, dayOf(e.occurredAt), { releases: 1 });
     },
     WorkSubmitted: async (e, tx) => {
+      // A failed session given back to its job (admin, appeal) is no new submission.
+      if (e.data.releasedBy) return;
       const at = new Date(e.data.submittedAt);
       const before = await fold(tx, e.data.jobId, { submittedAt: at });
       await addToDay(
@@ -100,6 +104,15 @@ export function analyticsEventHandlers(): EventHandlers {
       await recordTesterActivity(tx, e.data.testerId, at);
     },
     RevisionRequested: async (e, tx) => addToDay(tx, dayOf(e.data.requestedAt), { revisions: 1 }),
+    // Session checks: how many were checked, borderline or failed, and the free replacements.
+    SessionChecked: async (e, tx) =>
+      addToDay(tx, dayOf(e.data.checkedAt), {
+        sessionsChecked: 1,
+        sessionsBorderline: e.data.verdict === 'borderline' ? 1 : 0,
+        sessionsFailed: e.data.verdict === 'fail' ? 1 : 0,
+      }),
+    ReplacementRequested: async (e, tx) =>
+      addToDay(tx, dayOf(e.data.requestedAt), { replacements: 1 }),
     SubmissionAccepted: async (e, tx) => {
       const at = new Date(e.data.acceptedAt);
       const before = await fold(tx, e.data.jobId, { completedAt: at });
@@ -116,6 +129,19 @@ export function analyticsEventHandlers(): EventHandlers {
       );
     },
     JobsCleared: async (_e, tx) => clearJobs(tx),
+    // A report's summary ("what to fix first"): how long after the last submission it was ready,
+    // once per job or pack and last submission (recomputations for the same reports not again).
+    ReportSummarized: async (e, tx) => {
+      const last = new Date(e.data.lastSubmissionAt);
+      const at = new Date(e.data.summarizedAt);
+      if (!(await firstSummaryOf(tx, e.data.scopeId, last))) return;
+      await addDuration(
+        tx,
+        dayOf(e.data.summarizedAt),
+        'summary',
+        bucketOf(Math.max(0, at.getTime() - last.getTime())),
+      );
+    },
     // payments: money, each amount as booked in the ledger (one event per ledger entry)
     JobPaid: async (e, tx) => {
       await fold(tx, e.data.jobId, { paidAt: new Date(e.data.paidAt) });

@@ -49,8 +49,13 @@ describe('/api/openapi.json', () => {
             undocumented.push(`${op.method} ${op.path}: ${code} without a body schema`);
           // A JSON answer is an object (never `{}` or a bare string).
           const json = success.content?.['application/json']?.schema as
-            { type?: string } | undefined;
-          if (json && json.type !== 'object')
+            { type?: string; anyOf?: { type?: string }[]; oneOf?: { type?: string }[] } | undefined;
+          // One of several shapes (a job's or a pack's shared report) counts when each is an object.
+          const members = json?.anyOf ?? json?.oneOf;
+          const isObject = members
+            ? members.length > 0 && members.every((m) => m.type === 'object')
+            : json?.type === 'object';
+          if (json && !isObject)
             undocumented.push(`${op.method} ${op.path}: JSON answer is not an object`);
         }
       }

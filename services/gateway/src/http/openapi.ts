@@ -217,13 +217,15 @@ const DOCS_INIT = `Redoc.init('/api/openapi.json', { theme: { colors: { primary:
 
 /** /api/openapi.json and the API reference at /api/docs (assets served locally, no inline script). */
 export function mountApiDocs(app: Express): void {
-  const doc = buildOpenApiDocument();
+  // Built on the first request, not at start: generating it from every schema of the catalogue
+  // is the largest part of a gateway's start-up CPU (every replica start, every test stack).
+  let doc: Record<string, unknown> | undefined;
   const bundles = path.join(
     path.dirname(createRequire(import.meta.url).resolve('redoc/package.json')),
     'bundles',
   );
   app.get('/api/openapi.json', (_req, res) => {
-    res.json(doc);
+    res.json((doc ??= buildOpenApiDocument()));
   });
   app.get('/api/docs', (_req, res) => {
     // Redoc injects <style> elements and runs its search index in a blob: worker: this page only.

@@ -1,11 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
-import { createEvent } from '@htm/events';
+import { liveJobMessageSchema } from '@htm/contracts/live';
+import { jobViewFixture } from '@htm/contracts/testing';
+import { createEvent, type EventData } from '@htm/events';
 import { testersAdmittedBy, toLiveMessages } from './live-messages.js';
 
 const JOB = '3f2a9c1e-0000-4000-8000-000000000001';
 const POSTER = 'poster-1';
 const TESTER = 'tester-1';
 const at = new Date().toISOString();
+/** A WorkSubmitted event of JOB by TESTER (`extra`: the poster, the check, the job view). */
+const submitted = (extra: Partial<EventData<'WorkSubmitted'>> = {}) =>
+  createEvent('WorkSubmitted', JOB, {
+    jobId: JOB,
+    testerId: TESTER,
+    submissionId: 's1',
+    revision: 0,
+    submittedAt: at,
+    autoAcceptAt: at,
+    ...extra,
+  });
 
 describe('live messages from events', () => {
   it('admits the testers of each geo rule', () => {
@@ -62,17 +75,72 @@ describe('live messages from events', () => {
   });
 
   it('still tells the tester and admins about an older event without the poster', () => {
-    const [job] = toLiveMessages(
-      createEvent('WorkSubmitted', JOB, {
+    const [job] = toLiveMessages(submitted());
+    expect(job.to).toEqual({ users: [TESTER], admins: true });
+  });
+
+  it("tells the poster of a report only once its session check delivered it, and offers a failed one's job again", () => {
+    const [held] = toLiveMessages(submitted({ posterId: POSTER, awaitsCheck: true }));
+    expect(held.to).toEqual({ users: [TESTER], admins: true });
+    const checked = (delivered: boolean, verdict: 'pass' | 'fail') =>
+      toLiveMessages(
+        createEvent('SessionChecked', JOB, {
+          submissionId: 's1',
+          jobId: JOB,
+          testerId: TESTER,
+          posterId: POSTER,
+          verdict,
+          reasons: verdict === 'fail' ? ['copied_text'] : [],
+          metrics: {
+            recordingMs: null,
+            talkPct: null,
+            longestIdleMs: null,
+            itemsTotal: 1,
+            itemsCovered: 1,
+            maxContainment: 0.9,
+          },
+          checkedAt: at,
+          delivered,
+        }),
+      );
+    expect(checked(true, 'pass')).toEqual([
+      {
+        event: 'job',
+        data: { job_id: JOB, event: 'SessionChecked', verdict: 'pass', delivered: true },
+        to: { users: [POSTER, TESTER], admins: true },
+      },
+    ]);
+    expect(checked(false, 'fail')[0].to).toEqual({ users: [TESTER], admins: true });
+    // The shape the web app parses (no status: a check changes none).
+    expect(liveJobMessageSchema.safeParse(checked(true, 'pass')[0]!.data).success).toBe(true);
+    const [job, available] = toLiveMessages(
+      createEvent('ReplacementRequested', JOB, {
         jobId: JOB,
-        testerId: TESTER,
         submissionId: 's1',
-        revision: 0,
-        submittedAt: at,
-        autoAcceptAt: at,
+        testerId: TESTER,
+        posterId: POSTER,
+        requestedBy: 'check',
+        reasons: ['copied_text'],
+        requestedAt: at,
       }),
     );
-    expect(job.to).toEqual({ users: [TESTER], admins: true });
+    expect(job).toMatchObject({ data: { status: 'open' }, to: { users: [POSTER, TESTER] } });
+    expect(available).toMatchObject({ data: { job_id: JOB, action: 'added' }, to: { users: [] } });
+  });
+
+  it('carries the job as the event has it just after the change, in the shape the web app parses', () => {
+    const view = jobViewFixture({
+      id: JOB,
+      status: 'submitted',
+      poster_id: POSTER,
+      tester_id: TESTER,
+      submitted_at: at,
+      auto_accept_at: at,
+    });
+    const [msg] = toLiveMessages(submitted({ posterId: POSTER, job: view }));
+    const parsed = liveJobMessageSchema.parse(msg!.data);
+    expect(parsed).toMatchObject({ job_id: JOB, status: 'submitted', event: 'WorkSubmitted' });
+    expect(parsed.job).toEqual(view);
   });
 
   it('says how a job was accepted, and sends earnings only once the ledger has them', () => {

@@ -42,13 +42,15 @@ const present = (...ids: Array<string | null | undefined>): string[] => [
 /** The messages one event produces (none for events nobody watches live). */
 export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
   const state = JOB_STATE[e.type];
+  // The job just after the change (the transition table's events carry it): screens show it as is.
+  const view = (e.data as { job?: unknown }).job;
   const job = (
     jobId: string,
     users: string[],
     extra: Record<string, unknown> = {},
   ): LiveMessage => ({
     event: 'job',
-    data: { job_id: jobId, ...state, event: e.type, ...extra },
+    data: { job_id: jobId, ...state, event: e.type, ...extra, ...(view ? { job: view } : {}) },
     to: { users, admins: true },
   });
   switch (e.type) {
@@ -82,10 +84,24 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
         },
       ];
     }
-    case 'WorkSubmitted':
+    case 'WorkSubmitted': {
+      const d = (e as EventEnvelope<'WorkSubmitted'>).data;
+      // A report its session check holds reaches the poster with SessionChecked, not now.
+      return [job(d.jobId, present(d.awaitsCheck ? null : d.posterId, d.testerId))];
+    }
     case 'RevisionRequested': {
-      const d = (e as EventEnvelope<'WorkSubmitted' | 'RevisionRequested'>).data;
+      const d = (e as EventEnvelope<'RevisionRequested'>).data;
       return [job(d.jobId, present(d.posterId, d.testerId))];
+    }
+    case 'SessionChecked': {
+      // The check delivered the report: the poster's results are ready. The tester's own checks list changes.
+      const d = (e as EventEnvelope<'SessionChecked'>).data;
+      return [
+        job(d.jobId, present(d.delivered ? d.posterId : null, d.testerId), {
+          verdict: d.verdict,
+          delivered: !!d.delivered,
+        }),
+      ];
     }
     case 'SubmissionAccepted': {
       const d = (e as EventEnvelope<'SubmissionAccepted'>).data;
@@ -102,14 +118,19 @@ export function toLiveMessages(e: EventEnvelope): LiveMessage[] {
         },
       ];
     }
-    case 'JobReleased': {
-      const d = (e as EventEnvelope<'JobReleased'>).data;
+    case 'JobReleased':
+    case 'ReplacementRequested': {
+      // Back in Available Jobs for another tester (a timer, a failed session check, or the poster's free replacement).
+      const d = (e as EventEnvelope<'JobReleased' | 'ReplacementRequested'>).data;
       return [
         job(d.jobId, present(d.posterId, d.testerId)),
         {
           event: 'available',
           data: { job_id: d.jobId, action: 'added' },
-          to: { users: [], testers: testersAdmittedBy(d.geoRule) },
+          to: {
+            users: [],
+            testers: testersAdmittedBy('geoRule' in d ? d.geoRule : d.job?.geo_rule),
+          },
         },
       ];
     }

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
+import { eraseUser, type ErasedUser } from '@htm/service-kit/erasure';
 import {
   accountDeletions,
   dataExports,
@@ -390,23 +391,11 @@ export async function readIdentityPart(
  * it) with every personal field replaced, so the Google account no longer signs into it;
  * sign-ins, sign-in handles and strikes are deleted. Ratings keep only their stars.
  */
-export async function eraseIdentityUser(tx: Tx, userId: string, pseudonym: string): Promise<void> {
+export async function eraseIdentityUser(tx: Tx, user: ErasedUser): Promise<void> {
+  const { userId, pseudonym } = user;
   // A landing signup still waiting for approval is kept by e-mail: it goes with the account.
   const [before] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (before) await tx.delete(pendingSignups).where(eq(pendingSignups.email, before.email));
-  await tx
-    .update(users)
-    .set({
-      googleSub: `deleted:${pseudonym}`,
-      email: `deleted-${pseudonym}@deleted.invalid`,
-      name: 'Deleted user',
-      location: null,
-      country: null,
-      approved: false,
-      assistiveTech: [],
-      updatedAt: new Date(),
-    })
-    .where(eq(users.id, userId));
   const families = await tx
     .select({ id: refreshFamilies.id })
     .from(refreshFamilies)
@@ -418,9 +407,25 @@ export async function eraseIdentityUser(tx: Tx, userId: string, pseudonym: strin
         families.map((f) => f.id),
       ),
     );
-  await tx.delete(refreshFamilies).where(eq(refreshFamilies.userId, userId));
-  await tx.delete(signinSessions).where(eq(signinSessions.userId, userId));
-  await tx.delete(testerStrikes).where(eq(testerStrikes.testerId, userId));
+  await eraseUser(tx, user, [
+    {
+      clear: users,
+      where: users.id,
+      set: {
+        googleSub: `deleted:${pseudonym}`,
+        email: `deleted-${pseudonym}@deleted.invalid`,
+        name: 'Deleted user',
+        location: null,
+        country: null,
+        approved: false,
+        assistiveTech: [],
+        updatedAt: new Date(),
+      },
+    },
+    { forget: refreshFamilies, where: refreshFamilies.userId },
+    { forget: signinSessions, where: signinSessions.userId },
+    { forget: testerStrikes, where: testerStrikes.testerId },
+  ]);
 }
 
 /** True when the row is an erased account (sign-ins of a stale handle are refused). */

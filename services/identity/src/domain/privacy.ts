@@ -3,7 +3,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import archiver from 'archiver';
 import { createEvent } from '@htm/events';
 import { PRIVACY_SERVICES, privacyMessages, type PrivacyService } from '@htm/contracts';
 import { AppError, getCorrelationId } from '@htm/service-kit';
@@ -162,6 +161,8 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
   const dir = exportDir(deps);
   await mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `${row.id}.zip.part`);
+  // Loaded on the first export, not with the service: a large package few starts need.
+  const { default: archiver } = await import('archiver');
   const archive = archiver('zip', { zlib: { level: 6 } });
   const out = createWriteStream(tmp);
   const closed = new Promise<void>((resolve, reject) => {
@@ -172,13 +173,18 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
   // Awaited below on success; on a failure the catch block cleans up (no unhandled rejection).
   closed.catch(() => undefined);
   archive.pipe(out);
-  // Entries are added one at a time, each file's stream read to its end before the next is asked for.
+  // Entries are added one at a time, each file's stream read to its end before the next is asked
+  // for. A zip that cannot be written (ENOSPC: the disk is full) ends the wait at once: the archive
+  // stops taking data then, and an entry that never comes would hold the privacy sweep forever.
   const add = (source: string | Readable, name: string) =>
-    new Promise<void>((resolve, reject) => {
-      archive.once('entry', () => resolve());
-      if (typeof source !== 'string') source.once('error', reject);
-      archive.append(source, { name });
-    });
+    Promise.race([
+      new Promise<void>((resolve, reject) => {
+        archive.once('entry', () => resolve());
+        if (typeof source !== 'string') source.once('error', reject);
+        archive.append(source, { name });
+      }),
+      closed,
+    ]);
   try {
     await add(readme(row), 'README.txt');
     const done: string[] = [];
@@ -205,7 +211,7 @@ export async function buildExport(deps: IdentityDeps, row: DataExportRow): Promi
       done.push(service);
       await setExportProgress(deps.db, row.id, done);
     }
-    await archive.finalize();
+    await Promise.race([archive.finalize(), closed]);
     await closed;
   } catch (err) {
     archive.abort();
@@ -359,7 +365,7 @@ export async function startDueDeletion(deps: IdentityDeps, now = new Date()): Pr
       type: user?.type ?? null,
       deletedAt: new Date().toISOString(),
     });
-    await eraseIdentityUser(tx, due.userId, pseudonym);
+    await eraseIdentityUser(tx, { userId: due.userId, pseudonym });
     const exportIds = await endUserExports(tx, due.userId);
     await markDeletionErasing(tx, due.id, { pseudonym, eventId: event.id });
     await deps.events.record(tx, event);

@@ -11,7 +11,7 @@ import {
   spendSigninSession,
 } from '../db/session.repository.js';
 import { readUserForToken, type UserRow } from '../db/user.repository.js';
-import { mintAccessToken } from '../tokens/access-token.js';
+import { mintAccessToken } from '../providers/access-token.js';
 import { hashSecret, hmac, randomSecret, safeEqual, xsrfTokenFor } from './tokens.js';
 import { isAdminEmail } from './gmail-rule.js';
 import { reconcileAdminRole } from './admin-role.js';
@@ -183,4 +183,22 @@ export async function revokeRefreshFamily(
   await revokeRefreshFamilies(deps.db, { familyId: found.familyId }, 'logout');
   // Also when the family was revoked before: announcing it again is harmless.
   await revokeAccessTokens(deps, found.familyId);
+}
+
+/**
+ * Logout: ends the sign-in of the refresh cookie and the one the bearer access token names (a
+ * client holding only its access token, such as a script or a browser whose cookie is gone, ends
+ * its own session too). The token must be genuine and unexpired; a revoked or stale one still
+ * names its session. Nothing to end: nothing happens (logout always succeeds).
+ */
+export async function signOut(
+  deps: IdentityDeps,
+  input: { refreshToken?: string; accessToken?: string },
+): Promise<void> {
+  await revokeRefreshFamily(deps, input.refreshToken);
+  if (!input.accessToken) return;
+  const holder = await deps.auth.tokenHolder(input.accessToken).catch(() => undefined);
+  if (!holder?.sid) return;
+  await revokeRefreshFamilies(deps.db, { familyId: holder.sid, userId: holder.id }, 'logout');
+  await revokeAccessTokens(deps, holder.sid);
 }

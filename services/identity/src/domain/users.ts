@@ -13,7 +13,7 @@ import { needsRoleChoice, testerLocation } from './user-rules.js';
 import { findLiveFamily } from '../db/session.repository.js';
 import { announceClaimsChanged } from './revoke-sessions.js';
 import { issueAccessToken } from './sessions.js';
-import { accessClaims } from '../tokens/access-token.js';
+import { accessClaims } from '../providers/access-token.js';
 
 const userGone = () =>
   AppError.unauthorized('Your account no longer exists. Please sign in again.', 'unknown_user');

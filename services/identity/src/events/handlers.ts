@@ -149,7 +149,8 @@ export async function onTesterRated(
 
 /**
  * jobs' AppealDecided, overturned: a strike leaves the tester's count (a tester that strike
- * released is approved again, reason 'appeal'), or a rating leaves their average. Upheld: nothing.
+ * released is approved again, reason 'appeal'; a failed session check's only when the admin had
+ * confirmed it as one), or a rating leaves their average. Upheld: nothing.
  */
 export async function onAppealDecided(
   deps: IdentityDeps,
@@ -159,6 +160,8 @@ export async function onAppealDecided(
   const d = event.data;
   if (d.decision !== 'overturn') return;
   if (d.kind === 'rating') return removeRating(tx, d.jobId);
+  // A failed session check not confirmed as a strike yet: no strike to remove.
+  if (d.kind === 'session_check' && !d.strikeOverturned) return;
   const u = UUID.test(d.testerId) ? await lockUser(tx, d.testerId) : undefined;
   if (!u) {
     deps.logger.warn(

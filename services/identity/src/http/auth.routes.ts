@@ -6,13 +6,13 @@ import {
   signInIntentSchema,
   type SignInIntent,
 } from '@htm/contracts';
-import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
+import { AppError, bearerToken, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { IdentityDeps } from '../deps.js';
 import { devSignInEnabled, googleConfigured, webRedirect } from '../config.js';
 import { completeSignIn, type SignInAccount, type SignInResult } from '../domain/sign-in.js';
 import {
   exchangeSession,
-  revokeRefreshFamily,
+  signOut,
   rotateRefreshToken,
   signinNonceFor,
 } from '../domain/sessions.js';
@@ -188,7 +188,10 @@ export function authRoutes(deps: IdentityDeps): Router {
   });
 
   r.post('/api/auth/logout', async (req, res) => {
-    await revokeRefreshFamily(deps, sessionCookie(req, cfg, 'refresh'));
+    await signOut(deps, {
+      refreshToken: sessionCookie(req, cfg, 'refresh'),
+      accessToken: bearerToken(req.headers.authorization),
+    });
     noStore(res);
     clearSessionCookies(res, cfg);
     res.json({ success: true });

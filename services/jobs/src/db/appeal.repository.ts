@@ -1,14 +1,17 @@
 import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { LOW_RATING_MAX } from '@htm/contracts/marketplace';
+import { LOW_RATING_MAX, type SessionCheckReason } from '@htm/contracts/marketplace';
+import { failedSession } from './session-check.repository.js';
 import {
   appeals,
   jobs,
   ratings,
+  sessionChecks,
   strikes,
   users,
   type AppealRow,
   type RatingRow,
+  type SessionCheckRow,
   type StrikeRow,
 } from './schema.js';
 
@@ -69,6 +72,8 @@ export type AppealWithContext = AppealRow & {
   strikeReason: string | null;
   stars: number | null;
   ratingComment: string | null;
+  /** kind session_check: the failed check's reasons. */
+  checkReasons: SessionCheckReason[] | null;
 };
 
 const withContext = {
@@ -88,6 +93,9 @@ const withContext = {
   >`(SELECT s.reason FROM jobs.strikes s WHERE s.tester_id = ${appeals.testerId} AND s.job_id = ${appeals.jobId} ORDER BY s.created_at DESC LIMIT 1)`,
   stars: ratings.stars,
   ratingComment: ratings.comment,
+  checkReasons: sql<
+    SessionCheckReason[] | null
+  >`(SELECT c.reasons FROM jobs.session_checks c WHERE c.tester_id = ${appeals.testerId} AND c.job_id = ${appeals.jobId} AND c.verdict = 'fail' ORDER BY c.checked_at DESC LIMIT 1)`,
 };
 
 /** Appeals by status, oldest first (the admin's queue), with the job's title and what is appealed. */
@@ -172,6 +180,7 @@ export async function listTesterMarks(
 ): Promise<{
   strikes: Array<StrikeRow & { jobTitle: string | null }>;
   ratings: Array<RatingRow & { jobTitle: string | null }>;
+  failedChecks: Array<SessionCheckRow & { jobTitle: string | null }>;
 }> {
   const s = await db
     .select({ strike: strikes, jobTitle: jobs.title })
@@ -187,8 +196,17 @@ export async function listTesterMarks(
     .where(and(eq(ratings.testerId, testerId), lte(ratings.stars, LOW_RATING_MAX)))
     .orderBy(desc(ratings.createdAt))
     .limit(200);
+  // Failed session checks that sent the job to another tester (appealable whether confirmed or not).
+  const c = await db
+    .select({ check: sessionChecks, jobTitle: jobs.title })
+    .from(sessionChecks)
+    .leftJoin(jobs, eq(jobs.id, sessionChecks.jobId))
+    .where(and(eq(sessionChecks.testerId, testerId), failedSession))
+    .orderBy(desc(sessionChecks.checkedAt))
+    .limit(200);
   return {
     strikes: s.map((x) => ({ ...x.strike, jobTitle: x.jobTitle })),
     ratings: r.map((x) => ({ ...x.rating, jobTitle: x.jobTitle })),
+    failedChecks: c.map((x) => ({ ...x.check, jobTitle: x.jobTitle })),
   };
 }

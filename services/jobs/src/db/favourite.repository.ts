@@ -41,6 +41,16 @@ export async function isFavourite(db: Q, posterId: string, testerId: string): Pr
   return Boolean(row);
 }
 
+/** Whether the tester may take jobs now (the users projection of identity's approval). */
+export async function isApprovedTester(db: Q, testerId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ approved: users.approved })
+    .from(users)
+    .where(and(eq(users.id, testerId), eq(users.type, 'tester')))
+    .limit(1);
+  return row?.approved === true;
+}
+
 export interface FavouriteRecord {
   testerId: string;
   name: string;

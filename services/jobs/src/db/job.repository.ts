@@ -6,6 +6,7 @@ import {
   isNotNull,
   isNull,
   lt,
+  lte,
   ne,
   notInArray,
   sql,
@@ -13,10 +14,8 @@ import {
   type SQL,
 } from 'drizzle-orm';
 import { rowsOf, type Db, type Tx } from '@htm/service-kit/db';
-import { AppError } from '@htm/service-kit/errors';
 import {
   DEFAULT_STRIKE_LIMIT,
-  refusalFor,
   type TesterRecord,
   REVISION_LIMIT,
   TOP_RATED,
@@ -44,12 +43,6 @@ export async function findJob(db: Q, id: string): Promise<JobRow | undefined> {
   if (!isUuid(id)) return undefined;
   const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
   return row;
-}
-
-export async function getJob(db: Q, id: string): Promise<JobRow> {
-  const job = await findJob(db, id);
-  if (!job) throw AppError.notFound('Job not found.', 'job_not_found');
-  return job;
 }
 
 /**
@@ -98,17 +91,20 @@ export async function listJobs(
   db: Q,
   where: SQL | undefined,
   limit = 500,
-): Promise<Array<JobRow & { posterInfo: { email: string; name: string } }>> {
+): Promise<Array<JobRow & { posterInfo: { email: string; name: string }; reportHeld: boolean }>> {
   const rows = await db
-    .select({ job: jobs, uEmail: users.email, uName: users.name })
+    .select({ job: jobs, uEmail: users.email, uName: users.name, held: submissions.held })
     .from(jobs)
     .leftJoin(users, eq(users.id, jobs.posterId))
+    .leftJoin(submissions, eq(submissions.id, jobs.currentSubmissionId))
     .where(where)
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(limit);
   return rows.map((r) => ({
     ...r.job,
     posterInfo: { email: r.uEmail || r.job.posterEmail, name: r.uName || r.job.posterName },
+    // The current report is held from the poster (its session check has not passed yet).
+    reportHeld: r.held === true,
   }));
 }
 
@@ -159,7 +155,7 @@ export interface TesterFit {
   windowCutoff: string | Placeholder;
 }
 
-/** The SQL side of freshEyesBlocks (domain/fresh-eyes.ts): keep the two the same rule. */
+/** The SQL side of freshEyesBlocks (the rules module, @htm/contracts/marketplace): keep the two the same rule. */
 export function freshEyesFilter(testedSites: ListParam): SQL {
   return sql`NOT (${jobs.freshEyes} AND (${jobs.posterId} || '|' || ${jobs.siteHost}) = ANY(${listParam(testedSites)}::text[]))`;
 }
@@ -511,8 +507,8 @@ export async function extendHoldDeadline(
 
 // ---------------------------------------------------------------------------------------------
 // State changes. Each is ONE conditional UPDATE, so a race never changes a job twice. A job's
-// status changes only through applyTransition (its WHERE is built from the rules module's
-// transition table); the domain use cases, the timer worker and the event handlers all call it.
+// status changes only through updateJobByTransition (its WHERE is built from the rules module's
+// transition table), called by the domain's applyTransition (domain/job-state.ts) alone.
 // ---------------------------------------------------------------------------------------------
 
 export type NewJob = typeof jobs.$inferInsert;
@@ -579,7 +575,9 @@ export async function markJobPaid(
       paidAt: p.paidAt,
       checkoutSessionId: p.sessionId,
       deletedAt: null,
-      reservedUntil: sql`CASE WHEN ${jobs.reservedTesterId} IS NOT NULL THEN ${p.reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
+      // Held only for a tester who may take it now (an invited favourite or a re-test's tester
+      // the admin un-approved since would hold it for nobody).
+      reservedUntil: sql`CASE WHEN ${jobs.reservedTesterId} IS NOT NULL AND EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${jobs.reservedTesterId} AND ${users.approved}) THEN ${p.reservedUntil.toISOString()}::timestamptz ELSE NULL END`,
       // A pack's slot nobody has claimed by then is closed and refunded (the fill timer).
       fillDeadlineAt: sql`CASE WHEN ${jobs.packId} IS NOT NULL THEN ${p.fillDeadlineAt.toISOString()}::timestamptz ELSE NULL END`,
     })
@@ -617,8 +615,12 @@ export async function noteCheckoutCancelled(tx: Tx, jobId: string, at: Date): Pr
 
 /** Values a transition's caller gives for the columns the table says it sets (SQL allowed: revision_count + 1). */
 export type TransitionValues = { [K in JobColumn]?: NewJob[K] | SQL };
-/** The job as the caller loaded it: its id, and the columns the action's `match` must find unchanged. */
-export type TransitionTarget = Pick<JobRow, 'id'> & Partial<Pick<JobRow, JobMatch>>;
+/**
+ * The job as the caller loaded it: its id, and the columns the action's `match` must find
+ * unchanged; for a timer's action (the table's `due`), the time the timer runs at.
+ */
+export type TransitionTarget = Pick<JobRow, 'id'> &
+  Partial<Pick<JobRow, JobMatch>> & { asOf?: Date };
 
 const CLEARED: { [K in JobColumn]: null | 0 } = {
   testerId: null,
@@ -634,6 +636,7 @@ const CLEARED: { [K in JobColumn]: null | 0 } = {
   acceptedBy: null,
   releasedTesterId: null,
   releaseReason: null,
+  replacedAt: null,
   closedAt: null,
 };
 
@@ -659,19 +662,23 @@ export function transitionWhere(
     if (value === undefined) throw new Error(`${action} must match the job's ${column}`);
     conds.push(value === null ? isNull(jobs[column]) : eq(jobs[column], value));
   }
+  // A timer's action: only once the job's own deadline (the database's) has come.
+  if (t.due) {
+    if (!job.asOf) throw new Error(`${action} is a timer's action: give the time it runs at`);
+    conds.push(lte(jobs[t.due], job.asOf));
+  }
   return and(...conds)!;
 }
 
 /**
- * Every change of a job's status goes through here (the routes' use cases, the timers and the
- * event handlers). ONE conditional UPDATE whose WHERE is the action's row of the transition table
- * (starting statuses, guards, the loaded job's holder / deadline / submission), setting the target
- * status, the columns the caller gives (only those the table lists) and clearing the ones it
- * clears. Of simultaneous changes exactly one wins; for the others, as the table says: undefined
- * ('stale': timers, event handlers), its fixed refusal (claims: 409 job_taken without a second
- * read), or the job read again and refused with the reason it now has (else "changed").
+ * The one UPDATE of every status change (the domain's applyTransition calls it, and only it): its
+ * WHERE is the action's row of the transition table (starting statuses, guards, the loaded job's
+ * holder / deadline / submission); it sets the target status, the columns the caller gives (only
+ * those the table lists) and clears the ones the table clears. Of simultaneous changes exactly
+ * one finds its row. The new row, or undefined when none matched (a lost race or a stale timer):
+ * what that means is the table's `lost`, applied in the domain.
  */
-export async function applyTransition(
+export async function updateJobByTransition(
   tx: Tx,
   job: TransitionTarget,
   action: JobAction,
@@ -688,14 +695,26 @@ export async function applyTransition(
     .set(values)
     .where(transitionWhere(job, action, set))
     .returning();
-  if (row) return row;
-  const lost = t.lost;
-  if (lost === 'stale') return undefined;
-  if ('refusal' in lost) throw AppError.conflict(lost.refusal.detail, lost.refusal.code);
-  // The lost-race re-check: the job as it is now says why (completed, already submitted...).
-  const now = await getJob(tx, job.id);
-  const refusal = refusalFor(now, action) ?? lost.recheck;
-  throw AppError.conflict(refusal.detail, refusal.code);
+  return row;
+}
+
+/**
+ * identity un-approved a tester: the paid open jobs held for them (an invited favourite, a
+ * re-test) are held no longer, open to every tester from `at`. The ids of those released.
+ */
+export async function releaseHoldsOf(tx: Tx, testerId: string, at: Date): Promise<string[]> {
+  const rows = await tx
+    .update(jobs)
+    .set({ reservedUntil: at })
+    .where(
+      and(
+        eq(jobs.reservedTesterId, testerId),
+        eq(jobs.status, 'open'),
+        sql`${jobs.reservedUntil} > ${at.toISOString()}::timestamptz`,
+      ),
+    )
+    .returning({ id: jobs.id });
+  return rows.map((r) => r.id);
 }
 
 /** The jobs a tester holds claimed (released when identity unapproves them). */
@@ -712,6 +731,17 @@ export async function listClaimedBy(
         inArray(jobs.status, [...TRANSITIONS.tester_unapproved.from]),
       ),
     );
+}
+
+/** Whether its session check (#52) still holds this report from its poster (no report: false). */
+export async function reportHeld(q: Q, submissionId: string | null): Promise<boolean> {
+  if (!submissionId) return false;
+  const [row] = await q
+    .select({ held: submissions.held })
+    .from(submissions)
+    .where(eq(submissions.id, submissionId))
+    .limit(1);
+  return row?.held ?? false;
 }
 
 /** The accepted submission is marked accepted too; the minutes the tester said it took. */

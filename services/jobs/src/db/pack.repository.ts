@@ -83,7 +83,11 @@ export async function findOpenSlot(
 export async function currentSubmissions(db: Q, list: JobRow[]): Promise<SubmissionRow[]> {
   const ids = list.map((j) => j.currentSubmissionId).filter((id): id is string => !!id);
   if (!ids.length) return [];
-  return db.select().from(submissions).where(inArray(submissions.id, ids));
+  // A report held by its session check stays out of the pack's grouping until it is released.
+  return db
+    .select()
+    .from(submissions)
+    .where(and(inArray(submissions.id, ids), eq(submissions.held, false)));
 }
 
 /** Marks every unpaid, open, not yet deleted job of the pack deleted; how many. */

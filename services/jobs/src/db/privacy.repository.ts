@@ -1,14 +1,17 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
+import { eraseUser, type ErasedUser } from '@htm/service-kit/erasure';
 import {
   appeals,
   favourites,
   files,
-  handledEvents,
   jobs,
   ratings,
+  reportSummaries,
+  sessionChecks,
   recordings,
   shareLinks,
+  siteChecks,
   strikes,
   submissions,
   trackerCredentials,
@@ -24,7 +27,7 @@ import {
 const ERASED_NAME = 'Deleted user';
 
 /** Everything jobs stores about the user (no secrets: webhook secrets, share nonces and tracker tokens are left out). */
-export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<string, unknown>> {
+export async function readJobsPart(db: Db | Tx, userId: string) {
   const [profile] = await db.select().from(users).where(eq(users.id, userId));
   const posted = await db.select().from(jobs).where(eq(jobs.posterId, userId));
   const ownSubs = await db.select().from(submissions).where(eq(submissions.testerId, userId));
@@ -55,17 +58,25 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
           id: submissions.id,
           jobId: submissions.jobId,
           revision: submissions.revision,
+          deviceUsed: submissions.deviceUsed,
+          browserUsed: submissions.browserUsed,
           keyFindings: submissions.keyFindings,
           findingDetails: submissions.findingDetails,
+          requirementResponses: submissions.requirementResponses,
           generalFeedback: submissions.generalFeedback,
+          fileIds: submissions.fileIds,
           submittedAt: submissions.submittedAt,
           acceptedAt: submissions.acceptedAt,
         })
         .from(submissions)
         .where(
-          inArray(
-            submissions.jobId,
-            posted.map((j) => j.id),
+          and(
+            inArray(
+              submissions.jobId,
+              posted.map((j) => j.id),
+            ),
+            // A report held by its session check never reached the poster.
+            eq(submissions.held, false),
           ),
         )
     : [];
@@ -79,14 +90,37 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
     })
     .from(ratings)
     .where(eq(ratings.testerId, userId));
-  const shares = await db
+  const links = await db
     .select({
       jobId: shareLinks.jobId,
+      scope: shareLinks.scope,
       createdAt: shareLinks.createdAt,
       expiresAt: shareLinks.expiresAt,
+      revokedAt: shareLinks.revokedAt,
     })
     .from(shareLinks)
     .where(eq(shareLinks.createdBy, userId));
+  // What each link shares: a job's report, or every report of a pack (its jobs: title, slots).
+  const ids = links.map((l) => l.jobId);
+  const subjects = ids.length
+    ? await db
+        .select({ id: jobs.id, packId: jobs.packId, title: jobs.title, status: jobs.status })
+        .from(jobs)
+        .where(or(inArray(jobs.id, ids), inArray(jobs.packId, ids)))
+        .orderBy(asc(jobs.createdAt), asc(jobs.id))
+    : [];
+  const shares = links.map((l) => {
+    const of =
+      l.scope === 'pack'
+        ? subjects.filter((j) => j.packId === l.jobId)
+        : subjects.filter((j) => j.id === l.jobId);
+    return {
+      ...l,
+      title: of[0]?.title ?? null,
+      // A pack's slots that were not closed unfilled: the testers whose reports it shares.
+      testers: l.scope === 'pack' ? of.filter((j) => j.status !== 'closed').length : 1,
+    };
+  });
   const hooks = await db
     .select({
       id: webhookEndpoints.id,
@@ -128,6 +162,23 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
     })
     .from(appeals)
     .where(eq(appeals.testerId, userId));
+  // What the session checks found in the tester's reports.
+  const checks = await db
+    .select({
+      submissionId: sessionChecks.submissionId,
+      jobId: sessionChecks.jobId,
+      status: sessionChecks.status,
+      verdict: sessionChecks.verdict,
+      reasons: sessionChecks.reasons,
+      metrics: sessionChecks.metrics,
+      replacedBy: sessionChecks.replacedBy,
+      releasedAt: sessionChecks.releasedAt,
+      confirmedAt: sessionChecks.confirmedAt,
+      createdAt: sessionChecks.createdAt,
+      checkedAt: sessionChecks.checkedAt,
+    })
+    .from(sessionChecks)
+    .where(eq(sessionChecks.testerId, userId));
   const favs = await db
     .select({ testerId: favourites.testerId, createdAt: favourites.createdAt })
     .from(favourites)
@@ -146,6 +197,7 @@ export async function readJobsPart(db: Db | Tx, userId: string): Promise<Record<
     recordings: recs,
     strikes: ownStrikes,
     appeals: ownAppeals,
+    session_checks: checks,
     favourite_testers: favs,
   };
 }
@@ -188,14 +240,6 @@ export function listHeldJobs(
     .where(and(eq(jobs.testerId, userId), inArray(jobs.status, ['claimed', 'revision_requested'])));
 }
 
-export async function wasHandled(db: Db, eventId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: handledEvents.eventId })
-    .from(handledEvents)
-    .where(eq(handledEvents.eventId, eventId));
-  return Boolean(row);
-}
-
 /**
  * Erases the user in jobs (UserDeleted's transaction). Jobs and reports stay (other people paid
  * for or did that work) with the person replaced by the pseudonym; their personal fields, share
@@ -205,9 +249,9 @@ export async function wasHandled(db: Db, eventId: string): Promise<boolean> {
  */
 export async function eraseJobsUser(
   tx: Tx,
-  userId: string,
-  pseudonym: string,
+  user: ErasedUser,
 ): Promise<{ fileKeys: string[]; recordingIds: string[]; refundJobIds: string[] }> {
+  const { userId } = user;
   const now = new Date();
   const withdrawn = await tx
     .update(jobs)
@@ -222,26 +266,14 @@ export async function eraseJobsUser(
       ),
     )
     .returning({ id: jobs.id });
-  await tx
+  const unpaid = await tx
     .update(jobs)
     .set({ deletedAt: now })
-    .where(
-      and(eq(jobs.posterId, userId), eq(jobs.paymentStatus, 'unpaid'), isNull(jobs.deletedAt)),
-    );
-  await tx
-    .update(jobs)
-    .set({ posterId: pseudonym, posterEmail: '', posterName: ERASED_NAME })
-    .where(eq(jobs.posterId, userId));
-  await tx.update(jobs).set({ testerId: pseudonym }).where(eq(jobs.testerId, userId));
-  await tx
-    .update(jobs)
-    .set({ reservedTesterId: null, reservedUntil: null })
-    .where(eq(jobs.reservedTesterId, userId));
-  await tx
-    .update(jobs)
-    .set({ releasedTesterId: pseudonym })
-    .where(eq(jobs.releasedTesterId, userId));
-
+    .where(and(eq(jobs.posterId, userId), eq(jobs.paymentStatus, 'unpaid'), isNull(jobs.deletedAt)))
+    .returning({ id: jobs.id });
+  // The health checks of the jobs that left with the account (the kept jobs keep theirs, in their reports).
+  const left = [...withdrawn, ...unpaid].map((j) => j.id);
+  if (left.length) await tx.delete(siteChecks).where(inArray(siteChecks.jobId, left));
   const subIds = (
     await tx
       .select({ id: submissions.id })
@@ -254,39 +286,60 @@ export async function eraseJobsUser(
         .where(inArray(files.submissionId, subIds))
         .returning({ key: files.storageKey })
     : [];
+  await eraseUser(tx, user, [
+    {
+      pseudonymise: jobs,
+      where: jobs.posterId,
+      also: { posterEmail: '', posterName: ERASED_NAME },
+    },
+    { pseudonymise: jobs, where: jobs.testerId },
+    {
+      clear: jobs,
+      where: jobs.reservedTesterId,
+      set: { reservedTesterId: null, reservedUntil: null },
+    },
+    { pseudonymise: jobs, where: jobs.releasedTesterId },
+    {
+      pseudonymise: submissions,
+      where: submissions.testerId,
+      also: {
+        submittedByName: ERASED_NAME,
+        submittedByLocation: null,
+        deviceUsed: null,
+        browserUsed: null,
+        previewFileId: null,
+        fileIds: [],
+        recordingId: null,
+      },
+    },
+    // The check of a kept submission stays with it, under the pseudonym (#52's table).
+    { pseudonymise: sessionChecks, where: sessionChecks.testerId },
+    { pseudonymise: ratings, where: ratings.testerId },
+    { pseudonymise: ratings, where: ratings.posterId, also: { comment: null } },
+    // Strikes and appeals are the tester's own record (an appeal's message is their words): they go.
+    { forget: appeals, where: appeals.testerId },
+    { forget: strikes, where: strikes.testerId },
+    // A poster's favourites, and the deleted tester in anyone's favourites, go.
+    { forget: favourites, where: favourites.posterId },
+    { forget: favourites, where: favourites.testerId },
+    // The admin who decided an appeal keeps no name here, only their id; a deleted admin's id goes.
+    { pseudonymise: appeals, where: appeals.decidedBy },
+    { forget: shareLinks, where: shareLinks.createdBy },
+    { forget: trackerCredentials, where: trackerCredentials.ownerId },
+    { forget: users, where: users.id },
+  ]);
+  // A stored summary names its poster (who may read it): the pseudonym now, as on the jobs.
   await tx
-    .update(submissions)
+    .update(reportSummaries)
     .set({
-      testerId: pseudonym,
-      submittedByName: ERASED_NAME,
-      submittedByLocation: null,
-      deviceUsed: null,
-      browserUsed: null,
-      previewFileId: null,
-      fileIds: [],
-      recordingId: null,
+      summary: sql`jsonb_set(${reportSummaries.summary}, '{posterId}', to_jsonb(${user.pseudonym}::text))`,
     })
-    .where(eq(submissions.testerId, userId));
+    .where(sql`${reportSummaries.summary}->>'posterId' = ${userId}`);
+  // After the submissions stopped naming them.
   const recs = await tx
     .delete(recordings)
     .where(eq(recordings.testerId, userId))
     .returning({ id: recordings.id });
-
-  await tx.update(ratings).set({ testerId: pseudonym }).where(eq(ratings.testerId, userId));
-  await tx
-    .update(ratings)
-    .set({ posterId: pseudonym, comment: null })
-    .where(eq(ratings.posterId, userId));
-  // Strikes and appeals are the tester's own record (an appeal's message is their words): they go.
-  await tx.delete(appeals).where(eq(appeals.testerId, userId));
-  await tx.delete(strikes).where(eq(strikes.testerId, userId));
-  // A poster's favourites, and the deleted tester in anyone's favourites, go.
-  await tx
-    .delete(favourites)
-    .where(or(eq(favourites.posterId, userId), eq(favourites.testerId, userId)));
-  // The admin who decided an appeal keeps no name here, only their id; a deleted admin's id goes.
-  await tx.update(appeals).set({ decidedBy: pseudonym }).where(eq(appeals.decidedBy, userId));
-  await tx.delete(shareLinks).where(eq(shareLinks.createdBy, userId));
   const hooks = await tx
     .delete(webhookEndpoints)
     .where(eq(webhookEndpoints.ownerId, userId))
@@ -298,8 +351,6 @@ export async function eraseJobsUser(
         hooks.map((h) => h.id),
       ),
     );
-  await tx.delete(trackerCredentials).where(eq(trackerCredentials.ownerId, userId));
-  await tx.delete(users).where(eq(users.id, userId));
   return {
     fileKeys: gone.map((f) => f.key),
     recordingIds: recs.map((r) => r.id),

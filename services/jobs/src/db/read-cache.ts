@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import type { DbHandle, DbListener, Metrics } from '@htm/service-kit';
-import type { TesterStanding } from '../domain/job-state.js';
 
 /** The Postgres channel the jobs schema's triggers notify on every change to jobs or users. */
 export const JOBS_CHANGED_CHANNEL = 'jobs_changed';
@@ -27,7 +26,7 @@ export class JobsReadCache {
   private readonly generation = { page: 0, standing: 0 };
   private listener: DbListener | undefined;
   private readonly pages: LRUCache<string, Buffer> | undefined;
-  private readonly standings: LRUCache<string, TesterStanding> | undefined;
+  private readonly standings: LRUCache<string, object> | undefined;
   /** Loads under way, by kind and key, with the generation they started in (shared by reads that miss together). */
   private readonly loading = {
     page: new Map<string, Loading>(),
@@ -97,8 +96,9 @@ export class JobsReadCache {
     return this.through(this.pages, 'page', key, load);
   }
 
-  standing(key: string, load: () => Promise<TesterStanding>): Promise<TesterStanding> {
-    return this.through(this.standings, 'standing', key, load);
+  /** A tester's standing (what the domain loads: the cache keeps it as it is, whatever its shape). */
+  standing<S extends object>(key: string, load: () => Promise<S>): Promise<S> {
+    return this.through(this.standings, 'standing', key, load) as Promise<S>;
   }
 
   /**

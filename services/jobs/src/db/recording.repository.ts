@@ -4,14 +4,69 @@ import { jobs, recordings, submissions, type RecordingRow } from './schema.js';
 
 type Q = Db | Tx;
 
-/** A new upload (tus creation), before any byte arrived. */
+/**
+ * A new upload (tus creation), before any byte arrived. Its size is the length it declared (what
+ * it reserves against the limits) until it is complete; then the stored size.
+ */
 export async function insertRecording(
   db: Q,
-  r: { id: string; jobId: string; testerId: string; mimeType: string | null },
+  r: { id: string; jobId: string; testerId: string; mimeType: string | null; sizeBytes: number },
 ): Promise<void> {
-  await db
-    .insert(recordings)
-    .values({ id: r.id, jobId: r.jobId, testerId: r.testerId, mimeType: r.mimeType });
+  await db.insert(recordings).values({
+    id: r.id,
+    jobId: r.jobId,
+    testerId: r.testerId,
+    mimeType: r.mimeType,
+    sizeBytes: r.sizeBytes,
+  });
+}
+
+/** New recordings are counted against the limits one at a time (all testers: the disk budget is shared). */
+export async function lockRecordingLimits(tx: Tx): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('jobs:recording-limits'))`);
+}
+
+/** What recordings hold now, as the limits count it (a row without a size counts `unknownBytes`). */
+export interface RecordingUse {
+  /** Uploads in flight (unfinished, and received something lately). */
+  testerUploading: number;
+  /** The tester's recordings not in any submission (uploading or finished). */
+  testerPendingBytes: number;
+  jobUploading: number;
+  jobBytes: number;
+  totalBytes: number;
+  /** Bytes still to arrive for every unfinished upload (declared length minus what is on disk is not known here: the whole declared length). */
+  uploadingBytes: number;
+}
+
+export async function recordingUse(
+  db: Q,
+  p: { testerId: string; jobId: string; unknownBytes: number; stalledBefore: Date },
+): Promise<RecordingUse> {
+  const size = sql`COALESCE(${recordings.sizeBytes}, ${p.unknownBytes})`;
+  const uploading = sql`${recordings.status} = 'uploading'`;
+  const inFlight = sql`${uploading} AND ${recordings.lastActivityAt} >= ${p.stalledBefore.toISOString()}::timestamptz`;
+  const mine = sql`${recordings.testerId} = ${p.testerId}`;
+  const ofJob = sql`${recordings.jobId} = ${p.jobId}`;
+  const attached = sql`EXISTS (SELECT 1 FROM ${submissions} s WHERE s.recording_id = ${recordings.id})`;
+  const [row] = await db
+    .select({
+      testerUploading: sql<number>`count(*) FILTER (WHERE ${mine} AND ${inFlight})::int`,
+      testerPendingBytes: sql<number>`COALESCE(sum(${size}) FILTER (WHERE ${mine} AND NOT ${attached}), 0)::bigint`,
+      jobUploading: sql<number>`count(*) FILTER (WHERE ${ofJob} AND ${inFlight})::int`,
+      jobBytes: sql<number>`COALESCE(sum(${size}) FILTER (WHERE ${ofJob}), 0)::bigint`,
+      totalBytes: sql<number>`COALESCE(sum(${size}), 0)::bigint`,
+      uploadingBytes: sql<number>`COALESCE(sum(${size}) FILTER (WHERE ${uploading}), 0)::bigint`,
+    })
+    .from(recordings);
+  return {
+    testerUploading: Number(row.testerUploading),
+    testerPendingBytes: Number(row.testerPendingBytes),
+    jobUploading: Number(row.jobUploading),
+    jobBytes: Number(row.jobBytes),
+    totalBytes: Number(row.totalBytes),
+    uploadingBytes: Number(row.uploadingBytes),
+  };
 }
 
 export async function findRecording(db: Q, id: string): Promise<RecordingRow | undefined> {
@@ -21,6 +76,16 @@ export async function findRecording(db: Q, id: string): Promise<RecordingRow | u
 }
 
 /** Bytes arrived (a PATCH): the abandoned-upload sweep counts from the last one. */
+/** Whether the recording is attached to a report held from its poster (its session check not passed). */
+export async function recordingHeld(db: Q, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: submissions.id })
+    .from(submissions)
+    .where(and(eq(submissions.recordingId, id), eq(submissions.held, true)))
+    .limit(1);
+  return !!row;
+}
+
 export async function touchRecording(db: Q, id: string): Promise<void> {
   await db.update(recordings).set({ lastActivityAt: new Date() }).where(eq(recordings.id, id));
 }
@@ -88,6 +153,18 @@ export async function setRecordingMeasured(
     .update(recordings)
     .set({ sizeBytes: v.sizeBytes, durationMs: v.durationMs })
     .where(eq(recordings.id, id));
+}
+
+/** The jobs whose current report carries this recording (their summaries' reel depends on its duration). */
+export async function jobsShowingRecording(
+  db: Q,
+  recordingId: string,
+): Promise<Array<{ id: string; packId: string | null }>> {
+  return db
+    .select({ id: jobs.id, packId: jobs.packId })
+    .from(submissions)
+    .innerJoin(jobs, eq(jobs.currentSubmissionId, submissions.id))
+    .where(eq(submissions.recordingId, recordingId));
 }
 
 export async function deleteRecordingRow(db: Q, id: string): Promise<void> {

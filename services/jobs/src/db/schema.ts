@@ -13,8 +13,13 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { handledEventsTable, outboxTable } from '@htm/events/outbox';
-import type { FindingDetails } from '@htm/contracts';
-import { DEFAULT_GEO_RULE, PRICE_PER_TEST_CENTS } from '@htm/contracts/marketplace';
+import type { FindingDetails, SiteCheckSummary, TaskAnswerView } from '@htm/contracts';
+import {
+  DEFAULT_GEO_RULE,
+  PRICE_PER_TEST_CENTS,
+  type SessionCheckReason,
+  type SessionMetrics,
+} from '@htm/contracts/marketplace';
 
 export const jobsSchema = pgSchema('jobs');
 export const outbox = outboxTable(jobsSchema);
@@ -63,7 +68,7 @@ export const jobs = jobsSchema.table(
     claimDeadlineAt: ts('claim_deadline_at'),
     autoAcceptAt: ts('auto_accept_at'),
     revisionDeadlineAt: ts('revision_deadline_at'),
-    /** Only testers who never submitted work on this poster's jobs for the same site (fresh-eyes.ts). */
+    /** Only testers who never submitted work on this poster's jobs for the same site (the rules module's freshEyesBlocks). */
     freshEyes: boolean('fresh_eyes').notNull().default(true),
     /** Only testers whose profile lists this assistive technology; null: anyone. */
     assistiveTech: text('assistive_tech'),
@@ -83,12 +88,19 @@ export const jobs = jobsSchema.table(
     /** Who the job was last taken from, and why ('claim_timeout', 'revision_expired', 'tester_unapproved'). */
     releasedTesterId: text('released_tester_id'),
     releaseReason: text('release_reason'),
+    /**
+     * When the job last went back to Available Jobs for a replacement (session_failed,
+     * replacement_requested): the owner's "results expected by" counts from here.
+     */
+    replacedAt: ts('replaced_at'),
     /** A slot of a pack (several testers ordered in one checkout), else null. */
     packId: uuid('pack_id'),
     /** A pack's slot: paid_at + PACK_FILL_WINDOW_MS; still open then, it is closed and refunded. */
     fillDeadlineAt: ts('fill_deadline_at'),
     /** When an unfilled slot was closed (status closed). */
     closedAt: ts('closed_at'),
+    /** The poster asks for a screen recording: a report without one fails its session check. */
+    recordingRequired: boolean('recording_required').notNull().default(false),
   },
   (t) => [
     // Available jobs for testers: newest first, keyset pagination, only live jobs indexed.
@@ -166,6 +178,17 @@ export const submissions = jobsSchema.table(
     autoAcceptAt: ts('auto_accept_at'),
     acceptedAt: ts('accepted_at'),
     acceptedBy: text('accepted_by'),
+    /**
+     * Kept from the job's poster (API, e-mail, webhooks, share, PDF, summaries and pack grouping):
+     * its session check has not passed yet (written true with the submission when the checks are
+     * on), or it failed and nobody released it. Readers that group or summarise findings filter on
+     * `held = false` (README, "Session checks").
+     */
+    held: boolean('held').notNull().default(false),
+    /** Per thing to check: done / partly / not done, SEQ 1-7, minutes (issue #51; only those answered). */
+    taskAnswers: jsonb('task_answers').$type<TaskAnswerView[]>().notNull().default([]),
+    /** The 10 SUS answers (1-5), or null when not given. */
+    susAnswers: jsonb('sus_answers').$type<number[]>(),
   },
   (t) => [
     index('submissions_job_idx').on(t.jobId, t.submittedAt.desc()),
@@ -176,6 +199,107 @@ export const submissions = jobsSchema.table(
       .where(sql`minutes_spent IS NOT NULL`),
   ],
 );
+
+/**
+ * The stored report summary of a job or a pack (issue #51), and its queue: a change that alters
+ * the summary's input counts a request (`request_seq`) in its own transaction (requestSummary); a
+ * jobs process leases the row (lease_until, SKIP LOCKED), computes, and stores it with
+ * ReportSummarized, marking `computed_seq` the request it answered (a request that came meanwhile
+ * leaves it pending).
+ */
+export const reportSummaries = jobsSchema.table(
+  'report_summaries',
+  {
+    /** The job's id (scope job) or the pack's (scope pack). */
+    scopeId: uuid('scope_id').primaryKey(),
+    scope: text('scope').notNull(),
+    requestedAt: ts('requested_at').notNull().defaultNow(),
+    /** Counts the requests; the stored summary answers request `computed_seq` (pending while lower). */
+    requestSeq: bigint('request_seq', { mode: 'number' }).notNull().default(1),
+    computedSeq: bigint('computed_seq', { mode: 'number' }).notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    leaseUntil: ts('lease_until'),
+    attempts: integer('attempts').notNull().default(0),
+    /** sha256 of the input: the same input gives the same summary, and no new event. */
+    inputHash: text('input_hash'),
+    summary: jsonb('summary').$type<Record<string, unknown>>(),
+    generatedAt: ts('generated_at'),
+    lastSubmissionAt: ts('last_submission_at'),
+  },
+  (t) => [
+    index('report_summaries_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`computed_seq < request_seq`),
+  ],
+);
+export type ReportSummaryRow = typeof reportSummaries.$inferSelect;
+
+/**
+ * "Same problem" decisions about two findings of a job or pack (issue #51): a tester's "same
+ * problem?" yes, or the owner's merge (same) and split (not the same). The owner's decision on a
+ * pair replaces any other; a tester's never replaces the owner's. The pair is stored in order
+ * (a < b by submission id, then finding index).
+ */
+export const findingLinks = jobsSchema.table(
+  'finding_links',
+  {
+    scopeId: uuid('scope_id').notNull(),
+    aSubmissionId: uuid('a_submission_id').notNull(),
+    aIndex: integer('a_index').notNull(),
+    bSubmissionId: uuid('b_submission_id').notNull(),
+    bIndex: integer('b_index').notNull(),
+    same: boolean('same').notNull(),
+    /** 'tester' or 'owner'. */
+    decidedBy: text('decided_by').notNull(),
+    decidedAt: ts('decided_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.scopeId, t.aSubmissionId, t.aIndex, t.bSubmissionId, t.bIndex],
+    }),
+  ],
+);
+export type FindingLinkRow = typeof findingLinks.$inferSelect;
+
+/**
+ * One session check per submission ("Every session checked"): written `pending` with the
+ * submission, leased by a jobs process (lease_until), then `done` with what it measured.
+ */
+export const sessionChecks = jobsSchema.table(
+  'session_checks',
+  {
+    submissionId: uuid('submission_id').primaryKey(),
+    jobId: uuid('job_id').notNull(),
+    testerId: text('tester_id').notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    leaseUntil: ts('lease_until'),
+    verdict: text('verdict'),
+    reasons: jsonb('reasons').$type<SessionCheckReason[]>(),
+    metrics: jsonb('metrics').$type<SessionMetrics>(),
+    /** The job went to another tester because of this session: 'check' (it failed) or 'poster' (free replacement of a borderline one). */
+    replacedBy: text('replaced_by'),
+    /** A failed session was released to the poster after all (by the admin, or by an accepted appeal). */
+    releasedAt: ts('released_at'),
+    /** Who released it: 'admin' or 'appeal'. */
+    releasedBy: text('released_by'),
+    /** The admin confirmed the failed check: it counts as a strike of the tester. */
+    confirmedAt: ts('confirmed_at'),
+    /** The admin who released or confirmed it. */
+    decidedBy: text('decided_by'),
+    /** Why a check could not measure something (ffmpeg missing, unreadable recording), or null. */
+    note: text('note'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    checkedAt: ts('checked_at'),
+  },
+  (t) => [
+    index('session_checks_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
+  ],
+);
+export type SessionCheckRow = typeof sessionChecks.$inferSelect;
 
 /** The poster's rating of the tester of a completed job: one per job. */
 export const ratings = jobsSchema.table(
@@ -318,16 +442,23 @@ export type RatingRow = typeof ratings.$inferSelect;
 export type RecordingRow = typeof recordings.$inferSelect;
 export type PackRow = typeof packs.$inferSelect;
 
-/** One live share link per job (POST /api/jobs/:id/share): the token is derived from `nonce`, looked up by its hash. */
+/**
+ * One live share link per job (POST /api/jobs/:id/share) and one per pack (POST
+ * /api/packs/:id/share, `scope` 'pack': `job_id` then holds the pack's id; ids are random UUIDs, so
+ * a job's and a pack's never meet): the token is derived from `nonce`, looked up by its hash.
+ */
 export const shareLinks = jobsSchema.table(
   'share_links',
   {
     jobId: uuid('job_id').primaryKey(),
+    scope: text('scope').$type<'job' | 'pack'>().notNull().default('job'),
     nonce: text('nonce').notNull(),
     tokenHash: text('token_hash').notNull(),
     createdBy: text('created_by').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
     expiresAt: ts('expires_at').notNull(),
+    /** Revoked by its owner: it opens nothing, and "Download my data" lists it as revoked. */
+    revokedAt: ts('revoked_at'),
   },
   (t) => [uniqueIndex('share_links_token_hash_idx').on(t.tokenHash)],
 );
@@ -408,3 +539,20 @@ export const trackerIssues = jobsSchema.table(
 
 export type TrackerCredentialRow = typeof trackerCredentials.$inferSelect;
 export type TrackerIssueRow = typeof trackerIssues.$inferSelect;
+
+/**
+ * The machine health check of a job's site as site-check announced it (SiteChecked,
+ * SiteCheckFailed): a small projection for the share page and the PDF, so reports never call
+ * site-check. The full results stay in site-check (GET /api/jobs/:id/site-check).
+ */
+export const siteChecks = jobsSchema.table('site_checks', {
+  jobId: uuid('job_id').primaryKey(),
+  /** done or failed */
+  state: text('state').notNull(),
+  checkedAt: ts('checked_at').notNull(),
+  /** complete or partial (done only) */
+  status: text('status'),
+  summary: jsonb('summary').$type<SiteCheckSummary>(),
+  failureReason: text('failure_reason'),
+});
+export type SiteCheckRow = typeof siteChecks.$inferSelect;

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type Db, type Tx } from '@htm/service-kit/db';
 import {
   webhookDeliveries,
@@ -53,6 +53,33 @@ export async function findEndpoint(db: Q, id: string): Promise<WebhookEndpointRo
 export async function deleteEndpoint(db: Q, id: string): Promise<void> {
   await db.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id));
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+}
+
+/** Takes turns per endpoint until the transaction ends (test sends counted against their limit). */
+export async function lockEndpoint(tx: Tx, endpointId: string): Promise<void> {
+  await tx.execute(
+    sql`SELECT pg_advisory_xact_lock(hashtext(${`jobs:webhook-endpoint:${endpointId}`}))`,
+  );
+}
+
+/** How many deliveries of `eventType` the endpoint got since `since`. */
+export async function countDeliveriesSince(
+  db: Q,
+  endpointId: string,
+  eventType: string,
+  since: Date,
+): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.eventType, eventType),
+        gte(webhookDeliveries.createdAt, since),
+      ),
+    );
+  return row?.n ?? 0;
 }
 
 /** A delivery per (endpoint, event): a redelivered event adds nothing (the unique index). */
@@ -115,10 +142,13 @@ export async function requeueDelivery(db: Q, id: string): Promise<WebhookDeliver
 
 /**
  * Takes up to `limit` due deliveries of live endpoints for `leaseMs` (one statement with SKIP
- * LOCKED, so several workers never take the same one), in the order their events happened: at most
- * `perEndpoint` of one endpoint, its oldest events first, and none of an endpoint that still has a leased delivery (one sender per
- * endpoint at a time, so its deliveries arrive one after the other). A worker that dies mid-attempt
- * leaves a lease that runs out: the delivery is taken again, with the same id.
+ * LOCKED, so several workers never take the same one), in the order their events happened: of one
+ * endpoint, only the head of its pending deliveries in event order, up to its first one not due
+ * yet (a delivery waiting for its retry holds back every later event of its endpoint, also ones
+ * queued after it failed), at most `perEndpoint` of them, and none of an endpoint that still has a
+ * leased delivery (one sender per endpoint at a time, in any process, so its deliveries arrive one
+ * after the other). A worker that dies mid-attempt leaves a lease that runs out: the delivery is
+ * taken again, with the same id.
  */
 export async function leaseDueDeliveries(
   db: Q,
@@ -134,13 +164,15 @@ export async function leaseDueDeliveries(
       SELECT d2.id FROM jobs.webhook_deliveries d2
       WHERE ${due} AND d2.id IN (
         SELECT ranked.id FROM (
-          SELECT d2.id, row_number() OVER (PARTITION BY d2.endpoint_id ORDER BY ${eventOrder}, d2.created_at) AS n
+          SELECT d2.id, row_number() OVER w AS n, bool_and(${due}) OVER w AS head_due
           FROM jobs.webhook_deliveries d2 JOIN jobs.webhook_endpoints e ON e.id = d2.endpoint_id
-          WHERE ${due} AND e.disabled_at IS NULL AND NOT EXISTS (
+          WHERE d2.status = 'pending' AND e.disabled_at IS NULL AND NOT EXISTS (
             SELECT 1 FROM jobs.webhook_deliveries busy
             WHERE busy.endpoint_id = d2.endpoint_id AND busy.status = 'pending' AND busy.locked_until >= now()
           )
-        ) ranked WHERE ranked.n <= ${perEndpoint}
+          WINDOW w AS (PARTITION BY d2.endpoint_id ORDER BY ${eventOrder}, d2.created_at, d2.id
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+        ) ranked WHERE ranked.head_due AND ranked.n <= ${perEndpoint}
       )
       ORDER BY d2.next_attempt_at LIMIT ${limit} FOR UPDATE OF d2 SKIP LOCKED
     ) RETURNING d.id`);
@@ -151,7 +183,7 @@ export async function leaseDueDeliveries(
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(inArray(webhookDeliveries.id, ids))
-    .orderBy(eventOrder, webhookDeliveries.createdAt);
+    .orderBy(eventOrder, webhookDeliveries.createdAt, webhookDeliveries.id);
   return found.map((r) => ({ ...r.d, url: r.url, secret: r.secret }));
 }
 

@@ -7,9 +7,18 @@ import {
   type AppealableView,
   type AppealView,
 } from '@htm/contracts';
-import { APPEAL_WINDOW_MS, LOW_RATING_MAX } from '@htm/contracts/marketplace';
+import {
+  APPEAL_WINDOW_MS,
+  LOW_RATING_MAX,
+  SESSION_CHECK_REASONS,
+  type SessionCheckReason,
+} from '@htm/contracts/marketplace';
 import type { JobsDeps } from '../deps.js';
-import { getJob } from '../db/job.repository.js';
+import { getJob } from './job-state.js';
+import { findJob } from '../db/job.repository.js';
+import { requestSummaryOf } from './summaries.js';
+import { confirmFailedSession, releaseFailedSession } from './session-decisions.js';
+import { findFailedSession } from '../db/session-check.repository.js';
 import {
   decideAppeal as storeDecision,
   findAppeal,
@@ -27,7 +36,17 @@ import {
 export function strikeReasonText(reason: string | null): string {
   if (reason === 'claim_timeout') return JOB_MESSAGES.claimExpired;
   if (reason === 'revision_expired') return JOB_MESSAGES.revisionExpired;
+  if (reason === 'session_failed')
+    return 'Your report did not pass the checks, and the admin confirmed it.';
   return 'This job was taken back from you.';
+}
+
+/** A failed session check's reasons in the tester's words, as one sentence list. */
+export function checkReasonText(reasons: readonly SessionCheckReason[] | null): string {
+  const words = (reasons ?? []).map((r) => SESSION_CHECK_REASONS[r].tester);
+  return words.length
+    ? `Your report did not pass the checks: ${words.join(' ')}`
+    : 'Your report did not pass the checks.';
 }
 
 /** A low rating's reason: its stars and the poster's comment. */
@@ -45,7 +64,9 @@ export function toAppealView(a: AppealWithContext): AppealView {
     reason:
       a.kind === 'rating' && a.stars !== null
         ? ratingReasonText(a.stars, a.ratingComment)
-        : strikeReasonText(a.strikeReason),
+        : a.kind === 'session_check'
+          ? checkReasonText(a.checkReasons)
+          : strikeReasonText(a.strikeReason),
     stars: a.kind === 'rating' ? a.stars : null,
     message: a.message,
     status: a.status as AppealView['status'],
@@ -72,8 +93,24 @@ export async function fileAppeal(
 ): Promise<AppealView> {
   const job = await getJob(deps.db, body.job_id);
   let markedAt: Date;
-  if (body.kind === 'strike') {
-    const strike = await findStrike(deps.db, caller.id, job.id);
+  let kind = body.kind;
+  const strike = kind === 'strike' ? await findStrike(deps.db, caller.id, job.id) : undefined;
+  // A confirmed failed check's strike is appealed as the check itself: one appeal for both.
+  if (strike?.reason === 'session_failed') kind = 'session_check';
+  if (kind === 'session_check') {
+    const failed = await findFailedSession(deps.db, { testerId: caller.id, jobId: job.id });
+    if (!failed)
+      throw AppError.forbidden(
+        'You have no failed session check for this job to appeal.',
+        'not_your_appeal',
+      );
+    if (failed.check.releasedAt)
+      throw AppError.conflict(
+        'This report was released already: there is nothing to appeal.',
+        'not_appealable',
+      );
+    markedAt = failed.check.checkedAt ?? failed.check.createdAt;
+  } else if (kind === 'strike') {
     if (!strike)
       throw AppError.forbidden('You have no strike for this job to appeal.', 'not_your_appeal');
     markedAt = strike.createdAt;
@@ -97,7 +134,7 @@ export async function fileAppeal(
     const appeal = await insertAppeal(tx, {
       testerId: caller.id,
       jobId: job.id,
-      kind: body.kind,
+      kind,
       message: body.message,
     });
     if (!appeal) return undefined;
@@ -110,7 +147,7 @@ export async function fileAppeal(
           appealId: appeal.id,
           testerId: caller.id,
           jobId: job.id,
-          kind: body.kind,
+          kind,
           message: body.message,
           filedAt: appeal.createdAt.toISOString(),
         },
@@ -121,7 +158,7 @@ export async function fileAppeal(
   });
   if (!row)
     throw AppError.conflict(
-      `You have already appealed this ${body.kind}; each can be appealed once.`,
+      `You have already appealed this ${kind === 'session_check' ? 'failed check' : kind}; each can be appealed once.`,
       'already_appealed',
     );
   return viewOf(deps, row.id);
@@ -159,9 +196,26 @@ export async function decideAppeal(
     });
     if (!row) return undefined;
     let stars: number | null = null;
+    let strikeOverturned: boolean | undefined;
+    // A failed session check: overturned, the session is released (back to its owner while the
+    // job still waits for its replacement); upheld, the failure is confirmed as a strike.
+    if (row.kind === 'session_check') {
+      const failed = await findFailedSession(tx, { testerId: row.testerId, jobId: row.jobId });
+      const who = { by: 'appeal' as const, actorId: caller.id, at };
+      if (failed && overturn)
+        strikeOverturned =
+          (await releaseFailedSession(tx, deps, failed, who))?.strikeOverturned ?? false;
+      if (failed && !overturn && !failed.check.confirmedAt && !failed.check.releasedAt)
+        await confirmFailedSession(tx, deps, failed, who);
+    }
     if (overturn && row.kind === 'strike') await overturnStrike(tx, row.testerId, row.jobId, at);
     if (overturn && row.kind === 'rating')
       stars = (await overturnRating(tx, row.jobId, at))?.stars ?? null;
+    // An accepted appeal changes what the job's report counts for: its summary is computed again.
+    if (overturn) {
+      const job = await findJob(tx, row.jobId);
+      if (job) await requestSummaryOf(tx, job);
+    }
     if (row.kind === 'rating' && stars === null)
       stars = (await findTesterRating(tx, row.testerId, row.jobId))?.stars ?? null;
     await deps.events.record(
@@ -173,10 +227,11 @@ export async function decideAppeal(
           appealId: row.id,
           testerId: row.testerId,
           jobId: row.jobId,
-          kind: row.kind as 'strike' | 'rating',
+          kind: row.kind as AppealView['kind'],
           decision: body.decision,
           note: row.decisionNote,
           stars,
+          ...(strikeOverturned !== undefined ? { strikeOverturned } : {}),
           decidedAt: at.toISOString(),
           actorId: caller.id,
         },
@@ -201,17 +256,31 @@ export async function listMyMarks(deps: JobsDeps, caller: Caller): Promise<Appea
   );
   const until = (d: Date) => new Date(d.getTime() + APPEAL_WINDOW_MS).toISOString();
   const items: AppealableView[] = [
-    ...marks.strikes.map((s) => ({
-      job_id: s.jobId,
-      job_title: s.jobTitle ?? '',
-      kind: 'strike' as const,
-      reason: strikeReasonText(s.reason),
+    // A confirmed failed check's strike is listed as the failed check (one appeal for both).
+    ...marks.failedChecks.map((c) => ({
+      job_id: c.jobId,
+      job_title: c.jobTitle ?? '',
+      kind: 'session_check' as const,
+      reason: checkReasonText(c.reasons),
       stars: null,
-      at: s.createdAt.toISOString(),
-      appealable_until: until(s.createdAt),
-      overturned: !!s.overturnedAt,
-      appeal: mine.get(`strike:${s.jobId}`) ?? null,
+      at: (c.checkedAt ?? c.createdAt).toISOString(),
+      appealable_until: until(c.checkedAt ?? c.createdAt),
+      overturned: !!c.releasedAt,
+      appeal: mine.get(`session_check:${c.jobId}`) ?? null,
     })),
+    ...marks.strikes
+      .filter((s) => s.reason !== 'session_failed')
+      .map((s) => ({
+        job_id: s.jobId,
+        job_title: s.jobTitle ?? '',
+        kind: 'strike' as const,
+        reason: strikeReasonText(s.reason),
+        stars: null,
+        at: s.createdAt.toISOString(),
+        appealable_until: until(s.createdAt),
+        overturned: !!s.overturnedAt,
+        appeal: mine.get(`strike:${s.jobId}`) ?? null,
+      })),
     ...marks.ratings.map((r) => ({
       job_id: r.jobId,
       job_title: r.jobTitle ?? '',

@@ -1,25 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { freshEyesBlocks, siteHost, siteKey } from './fresh-eyes.js';
 import { inPriorityWindow, isTopRated } from './claim-job.js';
-
-describe('fresh eyes', () => {
-  it('treats hosts case-insensitively and ignores a leading www.', () => {
-    expect(siteHost('https://WWW.Bakery.Example/cakes?x=1')).toBe('bakery.example');
-    expect(siteHost('http://shop.bakery.example:8080/')).toBe('shop.bakery.example');
-    expect(siteHost('https://www2.bakery.example')).toBe('www2.bakery.example');
-  });
-
-  it('blocks a tester who tested the same poster site only when the job asks for fresh eyes', () => {
-    const job = { freshEyes: true, posterId: 'p1', siteHost: 'bakery.example' };
-    expect(freshEyesBlocks(job, [siteKey('p1', 'bakery.example')])).toBe(true);
-    expect(
-      freshEyesBlocks(job, [siteKey('p2', 'bakery.example'), siteKey('p1', 'pastry.example')]),
-    ).toBe(false);
-    expect(freshEyesBlocks({ ...job, freshEyes: false }, [siteKey('p1', 'bakery.example')])).toBe(
-      false,
-    );
-  });
-});
 
 describe('priority window', () => {
   it('calls a tester top-rated at an average of 4.5 (one decimal, half up) from at least 3 posters', () => {

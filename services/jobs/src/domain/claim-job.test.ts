@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { refusal } from '@htm/service-kit/testing';
 import { checkClaimEligibility, type ClaimableJob } from './claim-job.js';
 import type { TesterStanding } from './job-state.js';
-import { siteKey } from './fresh-eyes.js';
+import { siteKey } from '@htm/contracts/marketplace';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);

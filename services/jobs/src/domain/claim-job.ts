@@ -1,9 +1,9 @@
-import { createEvent } from '@htm/events';
-import { AppError, getCorrelationId, type Caller } from '@htm/service-kit';
+import { AppError, type Caller } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
 import {
   acceptanceRatePct,
+  freshEyesBlocks,
   GEO_RULES,
   hasPriorityAccess,
   isTopRated,
@@ -16,18 +16,24 @@ import {
   type TesterStandingView,
 } from '@htm/contracts';
 import { findOpenSlot, joinPack, packsOfTester } from '../db/pack.repository.js';
+import { jobsReplacedFrom } from '../db/session-check.repository.js';
 import {
-  applyTransition,
   countActiveClaims,
   findUser,
-  getJob,
   lockTester,
   testedSites,
   testerRecord,
   topRatedCountries,
 } from '../db/job.repository.js';
-import { claimDeadline, decide, geoAllows, reservedFor, type TesterStanding } from './job-state.js';
-import { freshEyesBlocks } from './fresh-eyes.js';
+import {
+  applyTransition,
+  claimDeadline,
+  decide,
+  geoAllows,
+  getJob,
+  reservedFor,
+  type TesterStanding,
+} from './job-state.js';
 
 export type { TesterStanding };
 
@@ -283,10 +289,22 @@ async function attemptClaim(
   actorId?: string,
 ): Promise<JobRow> {
   const job = await getJob(deps.db, jobId);
-  checkClaimEligibility(job, tester, by, deps.config.PRIORITY_WINDOW_MS);
   // A different person per slot: a tester who holds or held a slot of this pack takes no other.
-  if (job.packId && (await packsOfTester(deps.db, tester.id)).includes(job.packId))
+  // Checked before the fresh-eyes rule, which would otherwise answer "you tested this site
+  // before" for the pack's own first slot.
+  if (
+    job.packId &&
+    job.status === 'open' &&
+    (await packsOfTester(deps.db, tester.id)).includes(job.packId)
+  )
     throw alreadyInPack(by);
+  // The replacement of a tester's failed (or replaced) report goes to someone else.
+  if (job.status === 'open' && (await jobsReplacedFrom(deps.db, tester.id, job.id)).length)
+    throw AppError.conflict(
+      by === 'admin' ? JOB_MESSAGES.replacedFromTester : JOB_MESSAGES.replacedFromYou,
+      'session_replaced',
+    );
+  checkClaimEligibility(job, tester, by, deps.config.PRIORITY_WINDOW_MS);
   const max = deps.config.MAX_ACTIVE_CLAIMS;
   const claimedAt = new Date();
   const deadlineAt = claimDeadline(
@@ -303,11 +321,14 @@ async function attemptClaim(
     // The one conditional UPDATE: of any number of simultaneous claims exactly one matches (the
     // others: 409 job_taken). A re-test held for its original tester is checked again there
     // against the clock (a tester's claim; the admin's assign is not held back).
-    const row = (await applyTransition(tx, { id: jobId }, by === 'admin' ? 'assign' : 'claim', {
-      testerId: tester.id,
-      claimedAt,
-      claimDeadlineAt: deadlineAt,
-    }))!;
+    const row = (await applyTransition(
+      tx,
+      deps,
+      { id: jobId },
+      by === 'admin' ? 'assign' : 'claim',
+      { testerId: tester.id, claimedAt, claimDeadlineAt: deadlineAt },
+      { actorId },
+    ))!;
     // The membership's primary key is the judge when one tester claims two slots at once.
     if (
       row.packId &&
@@ -323,24 +344,6 @@ async function attemptClaim(
         'too_many_claims',
       );
     }
-    await deps.events.record(
-      tx,
-      createEvent(
-        'JobClaimed',
-        row.id,
-        {
-          jobId: row.id,
-          testerId: tester.id,
-          claimedAt: claimedAt.toISOString(),
-          deadlineAt: deadlineAt.toISOString(),
-          by,
-          posterId: row.posterId,
-          geoRule: row.geoRule as GeoRule,
-          ...(actorId ? { actorId } : {}),
-        },
-        { correlationId: getCorrelationId() },
-      ),
-    );
     return row;
   });
 }

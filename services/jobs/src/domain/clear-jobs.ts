@@ -11,6 +11,8 @@ import {
 import { deleteAllSubmissions } from '../db/submission.repository.js';
 import { deleteAllRecordings } from '../db/recording.repository.js';
 import { deleteAllPacks } from '../db/pack.repository.js';
+import { deleteAllSummaries } from '../db/summary.repository.js';
+import { deleteAllSiteChecks } from '../db/share.repository.js';
 
 /**
  * GET /internal/jobs/clear-preview: the jobs part of the admin's preview (ClearJobsPreview without
@@ -38,6 +40,8 @@ export async function previewClear(deps: JobsDeps): Promise<ClearPreview> {
     out.jobs_total += r.jobs;
     out.jobs_by_status[r.status] = (out.jobs_by_status[r.status] ?? 0) + r.jobs;
     if (r.paymentStatus !== 'paid') out.unpaid += r.jobs;
+    // A pack's slot closed unfilled was refunded then: clear-all refunds it no more (paidUnfinishedJobIds).
+    else if (r.status === 'closed') continue;
     else if (r.status === 'completed') {
       out.paid_completed += r.jobs;
       out.paid_completed_cents += r.cents;
@@ -74,6 +78,8 @@ export async function clearJobs(
     const recordingIds = await deleteAllRecordings(tx);
     const jobsDeleted = await deleteAllJobs(tx);
     await deleteAllPacks(tx);
+    await deleteAllSummaries(tx);
+    await deleteAllSiteChecks(tx);
     const r = {
       jobs_deleted: jobsDeleted,
       submissions_deleted: submissionsDeleted,

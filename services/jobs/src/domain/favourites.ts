@@ -5,6 +5,7 @@ import {
   acceptedWorkOf,
   deleteFavourite,
   insertFavourite,
+  isApprovedTester,
   isFavourite,
   listFavourites,
   type FavouriteRecord,
@@ -46,7 +47,11 @@ export async function removeFavourite(
   await deleteFavourite(deps.db, caller.id, testerId);
 }
 
-/** Posting with invite_tester_id: it must be one of the poster's favourites (else 400 invite_not_favourite). */
+/**
+ * Posting with invite_tester_id: it must be one of the poster's favourites (else 400
+ * invite_not_favourite) who may take jobs now (else 400 invite_not_approved: a job held for a
+ * tester the admin un-approved would wait for nobody).
+ */
 export async function assertInvitable(
   deps: JobsDeps,
   caller: Caller,
@@ -57,6 +62,13 @@ export async function assertInvitable(
       FAVOURITE_MESSAGES.inviteNotFavourite,
       { invite_tester_id: [FAVOURITE_MESSAGES.inviteNotFavourite] },
       'invite_not_favourite',
+    );
+  }
+  if (!(await isApprovedTester(deps.db, testerId))) {
+    throw AppError.invalid(
+      FAVOURITE_MESSAGES.inviteNotApproved,
+      { invite_tester_id: [FAVOURITE_MESSAGES.inviteNotApproved] },
+      'invite_not_approved',
     );
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusal } from '@htm/service-kit/testing';
+import { TRANSITIONS } from '@htm/contracts/marketplace';
 import {
   addMs,
   claimDeadline,
@@ -9,6 +10,7 @@ import {
   MAX_REVISIONS,
   normalizeStatus,
   reservedFor,
+  timerDueAt,
   type JobAction,
 } from './job-state.js';
 
@@ -152,5 +154,87 @@ describe('re-test hold', () => {
     expect(
       reservedFor({ reservedTesterId: null, reservedUntil: new Date(now.getTime() + 1) }, now),
     ).toBeNull();
+  });
+});
+
+describe('the transition table: every effect of a change', () => {
+  it('gives the rows that record the same event the same webhook and timers (effects follow from the event)', () => {
+    const byEvent = new Map<string, Array<(typeof TRANSITIONS)[keyof typeof TRANSITIONS]>>();
+    for (const t of Object.values(TRANSITIONS))
+      byEvent.set(t.event, [...(byEvent.get(t.event) ?? []), t]);
+    for (const rows of byEvent.values())
+      for (const t of rows) {
+        expect(t.webhook).toEqual(rows[0].webhook);
+        expect(t.timers).toEqual(rows[0].timers);
+      }
+    expect(TRANSITIONS.submit).toMatchObject({
+      event: 'WorkSubmitted',
+      webhook: 'job.submitted',
+      timers: { starts: 'auto_accept', ends: ['claim_timeout', 'revision_window'] },
+    });
+  });
+});
+
+describe('timerDueAt (when the database says a timer is due)', () => {
+  const at = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
+  const job = {
+    status: 'submitted',
+    testerId: 't1',
+    currentSubmissionId: 's1',
+    claimDeadlineAt: null,
+    revisionDeadlineAt: null,
+    autoAcceptAt: at(96),
+    fillDeadlineAt: null,
+    packId: null,
+  };
+
+  it("answers the job's own deadline for the timer it still waits for", () => {
+    expect(timerDueAt(job, 'auto_accept', { jobId: 'j', submissionId: 's1' })).toEqual(at(96));
+    expect(
+      timerDueAt(
+        { ...job, status: 'claimed', claimDeadlineAt: at(48), autoAcceptAt: null },
+        'claim_timeout',
+        { jobId: 'j', testerId: 't1', deadlineAt: at(48) },
+      ),
+    ).toEqual(at(48));
+    expect(
+      timerDueAt(
+        { ...job, status: 'revision_requested', revisionDeadlineAt: at(50), autoAcceptAt: null },
+        'revision_expired',
+        { jobId: 'j', testerId: 't1', deadlineAt: at(50) },
+      ),
+    ).toEqual(at(50));
+    expect(
+      timerDueAt(
+        { ...job, status: 'open', testerId: null, packId: 'p', fillDeadlineAt: at(168) },
+        'close_unfilled',
+        { jobId: 'j' },
+      ),
+    ).toEqual(at(168));
+  });
+
+  it('answers null when the job no longer waits for that timer', () => {
+    expect(timerDueAt(null, 'auto_accept', { jobId: 'j', submissionId: 's1' })).toBeNull();
+    expect(timerDueAt(job, 'auto_accept', { jobId: 'j', submissionId: 'older' })).toBeNull();
+    expect(
+      timerDueAt({ ...job, status: 'completed' }, 'auto_accept', {
+        jobId: 'j',
+        submissionId: 's1',
+      }),
+    ).toBeNull();
+    const claimed = { ...job, status: 'claimed', claimDeadlineAt: at(48), autoAcceptAt: null };
+    expect(
+      timerDueAt(claimed, 'claim_timeout', { jobId: 'j', testerId: 't2', deadlineAt: at(48) }),
+    ).toBeNull();
+    expect(
+      timerDueAt(claimed, 'claim_timeout', { jobId: 'j', testerId: 't1', deadlineAt: at(47) }),
+    ).toBeNull();
+    expect(
+      timerDueAt({ ...job, status: 'open', fillDeadlineAt: at(168) }, 'close_unfilled', {
+        jobId: 'j',
+      }),
+    ).toBeNull();
+    // Not a timer's action at all.
+    expect(timerDueAt(job, 'accept', { jobId: 'j' })).toBeNull();
   });
 });

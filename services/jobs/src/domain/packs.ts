@@ -9,11 +9,14 @@ import {
   packsOfTester,
 } from '../db/pack.repository.js';
 import { clusterFindings, type PackFinding } from './finding-clusters.js';
+import { decisionsOf } from './summaries.js';
 
 /** A pack as its poster (or the admin) reads it: progress, slots and what the testers agree on. */
 export interface PackRead {
   pack: PackSummary;
   jobs: JobRow[];
+  /** Testers whose reports are in and not held: the "N" of "n of N" (the summary's testers_total). */
+  reported: number;
   clusters: PackCluster[];
 }
 
@@ -37,10 +40,11 @@ export function packProgress(
 /**
  * GET /api/packs/:id: the poster of the pack or the admin (anyone else 403, an unknown pack 404).
  * Clusters group the key findings of each slot's current submission (the texts the poster sees
- * in the preview already) across testers.
+ * in the preview already) across testers, with the testers' "same problem" answers and the
+ * owner's merge / split applied first (the same grouping as the pack's summary).
  */
 export async function readPack(
-  deps: Pick<JobsDeps, 'db'>,
+  deps: Pick<JobsDeps, 'db' | 'lexicon'>,
   caller: Caller,
   packId: string,
 ): Promise<PackRead> {
@@ -53,6 +57,8 @@ export async function readPack(
   const findings: PackFinding[] = subs.flatMap((s) =>
     s.keyFindings.map((text, i) => ({
       jobId: s.jobId,
+      submissionId: s.id,
+      index: i,
       text,
       severity: (s.findingDetails[i]?.severity ?? null) as FindingSeverity | null,
     })),
@@ -60,7 +66,16 @@ export async function readPack(
   return {
     pack: packProgress(pack.id, pack.size, slots),
     jobs: slots,
-    clusters: clusterFindings(findings),
+    reported: new Set(subs.map((s) => s.jobId)).size,
+    clusters: clusterFindings(
+      findings,
+      deps.lexicon,
+      await decisionsOf(
+        deps,
+        pack.id,
+        subs.map((s) => s.id),
+      ),
+    ),
   };
 }
 

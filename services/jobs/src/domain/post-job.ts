@@ -1,12 +1,17 @@
 import { createEvent } from '@htm/events';
 import { AppError, getCorrelationId, type Caller, type Tx } from '@htm/service-kit';
-import { JOB_LIMITS, PRICE_PER_TEST_CENTS, type CreateJobBody, type GeoRule } from '@htm/contracts';
+import {
+  JOB_LIMITS,
+  PRICE_PER_TEST_CENTS,
+  siteHost,
+  type CreateJobBody,
+  type GeoRule,
+} from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow } from '../db/schema.js';
 import {
   countCheckoutAttempt,
   findJob,
-  getJob,
   insertJob as insertJobRow,
   markUnpaidJobDeleted,
   setCheckoutSession,
@@ -18,8 +23,7 @@ import {
   markUnpaidPackDeleted,
   setPackCheckoutSession,
 } from '../db/pack.repository.js';
-import { decide } from './job-state.js';
-import { siteHost } from './fresh-eyes.js';
+import { decide, getJob } from './job-state.js';
 import { assertInvitable } from './favourites.js';
 
 export interface CheckoutAnswer {
@@ -56,6 +60,7 @@ export async function postJob(
     geoRule: body.geo_rule,
     requirements: body.requirements,
     freshEyes: body.fresh_eyes,
+    recordingRequired: body.recording_required,
     assistiveTech: body.assistive_tech,
     reservedTesterId: body.invite_tester_id,
   };
@@ -136,6 +141,7 @@ export async function retestJob(
     requirements: original.requirements,
     // The same tester checks again: fresh-eyes rules do not apply to a re-test.
     freshEyes: false,
+    recordingRequired: original.recordingRequired,
     assistiveTech: original.assistiveTech,
     retestOf: original.id,
     reservedTesterId: original.testerId,
@@ -151,6 +157,7 @@ interface NewJob {
   geoRule: GeoRule;
   requirements: string[];
   freshEyes: boolean;
+  recordingRequired?: boolean;
   assistiveTech: string | null;
   retestOf?: string;
   reservedTesterId?: string | null;

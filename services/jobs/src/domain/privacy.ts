@@ -7,14 +7,64 @@ import {
   listHeldJobs,
   listUserFiles,
   readJobsPart,
-  wasHandled,
 } from '../db/privacy.repository.js';
+import { SESSION_CHECK_REASONS } from '@htm/contracts/marketplace';
+import { lockedForPoster, withoutLockedParts } from './review/read-submission.js';
+
+type ExportedLink = Awaited<ReturnType<typeof readJobsPart>>['share_links'][number];
+
+/**
+ * A share link as "Download my data" lists it: what it shares in words (one tester's report, or
+ * every report of a pack), whether it still opens (live, expired, revoked), and its dates.
+ */
+export function shareLinkEntry(l: ExportedLink, now = new Date()) {
+  const title = l.title ?? '(deleted)';
+  const label =
+    l.scope === 'pack'
+      ? `Share link for pack '${title}' (all ${l.testers} testers' reports)`
+      : `Share link for the report on '${title}' (one tester's report)`;
+  const status = l.revokedAt ? 'revoked' : l.expiresAt <= now ? 'expired' : 'live';
+  const state =
+    status === 'revoked'
+      ? `Revoked on ${l.revokedAt!.toISOString().slice(0, 10)}: it no longer opens the report.`
+      : status === 'expired'
+        ? `Expired on ${l.expiresAt.toISOString().slice(0, 10)}: it no longer opens the report.`
+        : `Anyone with the link can read it until ${l.expiresAt.toISOString().slice(0, 10)}.`;
+  return {
+    label,
+    status,
+    state,
+    scope: l.scope,
+    ...(l.scope === 'pack' ? { packId: l.jobId } : { jobId: l.jobId }),
+    createdAt: l.createdAt,
+    expiresAt: l.expiresAt,
+    revokedAt: l.revokedAt,
+  };
+}
 
 /** The jobs service's answers to identity's /internal/privacy calls ("Your data, your call"). */
 export function jobsPrivacyAnswers(deps: JobsDeps): PrivacyAnswers {
   return {
     part: async (userId) => {
-      const data = await readJobsPart(deps.db, userId);
+      const part = await readJobsPart(deps.db, userId);
+      // The reports on the poster's jobs as the submission view shows them to the poster: locked
+      // until accepted (no checklist answers, general feedback or files before).
+      const data = {
+        ...part,
+        reports_received: part.reports_received.map((r) => {
+          const locked = lockedForPoster(r);
+          return { ...withoutLockedParts(r, locked), locked };
+        }),
+        share_links: part.share_links.map((l) => shareLinkEntry(l)),
+        // Each reason of a check in the words the tester reads on their dashboard.
+        session_checks: part.session_checks.map((c) => ({
+          ...c,
+          reasons: (c.reasons ?? []).map((code) => ({
+            code,
+            text: SESSION_CHECK_REASONS[code].tester,
+          })),
+        })),
+      };
       const own = await listUserFiles(deps.db, userId);
       return {
         data,
@@ -54,7 +104,7 @@ export function jobsPrivacyAnswers(deps: JobsDeps): PrivacyAnswers {
         (j) =>
           `You are testing "${j.title}": submit your work for it (or let it be released) first.`,
       ),
-    handled: (eventId) => wasHandled(deps.db, eventId),
+    handled: (eventId) => deps.events.handled(eventId),
   };
 }
 
@@ -69,7 +119,7 @@ export async function eraseUserInJobs(
   tx: Tx,
 ): Promise<void> {
   const { userId, pseudonym } = e.data;
-  const erased = await eraseJobsUser(tx, userId, pseudonym);
+  const erased = await eraseJobsUser(tx, e.data);
   if (erased.refundJobIds.length) {
     await deps.events.record(
       tx,

@@ -8,21 +8,29 @@ import {
   findingFieldPrefix,
   type FindingDetails,
 } from '@htm/contracts';
+import { RECORDING_LIMITS } from '../config.js';
 import type { JobsDeps } from '../deps.js';
 import type { RecordingRow } from '../db/schema.js';
-import { findJob, getJob } from '../db/job.repository.js';
+import { findJob } from '../db/job.repository.js';
+import { getJob } from './job-state.js';
 import {
   completeRecording,
   deleteRecordingRow,
   findRecording,
   insertRecording,
+  lockRecordingLimits,
+  recordingHeld,
+  recordingUse,
   recordingsToSweep,
+  jobsShowingRecording,
+  type RecordingUse,
   setRecordingMeasured,
   touchHeldRecording,
   touchRecording,
 } from '../db/recording.repository.js';
-import { isMissingProgram } from '../storage/media-tools.js';
+import { isMissingProgram } from '../providers/media-tools.js';
 import type { SubmitVariant } from './uploads.js';
+import { requestSummary } from '../db/summary.repository.js';
 
 const HOLDING = new Set(['claimed', 'revision_requested']);
 /** Recording links outlive file links: the poster may pause a long video and seek later. */
@@ -52,7 +60,9 @@ async function assertHolding(deps: JobsDeps, caller: Caller, jobId: string): Pro
 /**
  * tus creation (POST /api/recordings): only the tester holding the job (claimed or
  * revision_requested), a declared length within RECORDING_MAX_BYTES, a video type when one is
- * declared. Returns the new recording's id (the row exists before the first byte).
+ * declared, and within the recording limits (assertWithinLimits: the declared length, or the
+ * largest recording when it is deferred, is reserved from now on). Returns the new recording's
+ * id (the row exists before the first byte).
  */
 export async function startRecording(
   deps: JobsDeps,
@@ -72,14 +82,73 @@ export async function startRecording(
     throw new AppError('unsupported_type', RECORDING_MESSAGES.notVideo, { code: 'not_a_video' });
   await assertHolding(deps, caller, u.jobId);
   const id = randomUUID().replace(/-/g, '');
-  await insertRecording(deps.db, {
-    id,
-    jobId: u.jobId,
-    testerId: caller.id,
-    mimeType: u.fileType?.split(';')[0].trim().toLowerCase() ?? null,
+  const cfg = deps.config;
+  // Unknown length (tus Upload-Defer-Length): it may grow to the largest recording.
+  const declared = u.uploadLength ?? cfg.RECORDING_MAX_BYTES;
+  const free = await (await deps.recordingStore).freeBytes();
+  const jobId = u.jobId;
+  await deps.events.inTransaction(async (tx) => {
+    // Counted and reserved one at a time, so simultaneous creations cannot all squeeze past.
+    await lockRecordingLimits(tx);
+    const use = await recordingUse(tx, {
+      testerId: caller.id,
+      jobId,
+      unknownBytes: cfg.RECORDING_MAX_BYTES,
+      stalledBefore: new Date(Date.now() - RECORDING_LIMITS.stalledAfterMs),
+    });
+    assertWithinLimits(cfg, use, declared, free);
+    await insertRecording(tx, {
+      id,
+      jobId,
+      testerId: caller.id,
+      mimeType: u.fileType?.split(';')[0].trim().toLowerCase() ?? null,
+      sizeBytes: declared,
+    });
   });
   return id;
 }
+
+/**
+ * The recording limits (config RECORDING_MAX_* and RECORDING_DISK_BUDGET_BYTES, defaults in
+ * RECORDING_LIMITS): bytes per tester not yet submitted and per job (413), uploads in flight per
+ * tester and per job (429), and the disk budget (507, also when the disk would keep less than
+ * MIN_FREE_DISK_BYTES free once every upload in flight has arrived).
+ */
+function assertWithinLimits(
+  cfg: JobsDeps['config'],
+  use: RecordingUse,
+  declared: number,
+  freeDisk: number | null,
+): void {
+  const busy = (n: number, of: 'tester' | 'job') =>
+    new AppError('rate_limited', RECORDING_MESSAGES.tooManyUploads(n, of), {
+      code: 'recording_uploads_limit',
+    });
+  if (use.testerPendingBytes + declared > cfg.RECORDING_MAX_PENDING_BYTES_PER_TESTER)
+    throw new AppError(
+      'too_large',
+      RECORDING_MESSAGES.testerQuota(cfg.RECORDING_MAX_PENDING_BYTES_PER_TESTER),
+      { code: 'recording_quota_exceeded' },
+    );
+  if (use.jobBytes + declared > cfg.RECORDING_MAX_BYTES_PER_JOB)
+    throw new AppError('too_large', RECORDING_MESSAGES.jobQuota(cfg.RECORDING_MAX_BYTES_PER_JOB), {
+      code: 'recording_quota_exceeded',
+    });
+  if (use.testerUploading >= cfg.RECORDING_MAX_UPLOADS_PER_TESTER)
+    throw busy(use.testerUploading, 'tester');
+  if (use.jobUploading >= cfg.RECORDING_MAX_UPLOADS_PER_JOB) throw busy(use.jobUploading, 'job');
+  if (
+    use.totalBytes + declared > cfg.RECORDING_DISK_BUDGET_BYTES ||
+    (freeDisk !== null && freeDisk - use.uploadingBytes - declared < cfg.MIN_FREE_DISK_BYTES)
+  )
+    throw recordingStorageFull();
+}
+
+/** The 507 of a recording we cannot store: the budget is spent, or a PATCH met a full disk. */
+export const recordingStorageFull = () =>
+  new AppError('insufficient_storage', RECORDING_MESSAGES.storageFull, {
+    code: 'recording_storage_full',
+  });
 
 /** tus PATCH / HEAD: the recording's own tester, and (PATCH) only while still holding its job. */
 export async function authorizeRecordingUpload(
@@ -139,6 +208,15 @@ export async function makeSeekable(deps: JobsDeps, id: string, type: string): Pr
     if (!(await findRecording(deps.db, id))) return; // deleted meanwhile
     const sizeBytes = await store.replace(id, out, type);
     await setRecordingMeasured(deps.db, id, { sizeBytes, durationMs });
+    // A report sent before the duration was known has a summary without this recording's clips.
+    const shown = await jobsShowingRecording(deps.db, id);
+    if (shown.length)
+      await deps.events.inTransaction(async (tx) => {
+        for (const job of shown) {
+          await requestSummary(tx, job.id, 'job');
+          if (job.packId) await requestSummary(tx, job.packId, 'pack');
+        }
+      });
     log.info(
       { durationMs, ms: Date.now() - started },
       'recording remuxed: seekable, duration recorded',
@@ -233,7 +311,11 @@ export async function authorizeRecordingRead(
     throw AppError.notFound(RECORDING_MESSAGES.notFound, 'recording_not_found');
   if (caller.type === 'admin' || (caller.type === 'tester' && rec.testerId === caller.id))
     return rec;
-  if (caller.type === 'poster' && (await getJob(deps.db, rec.jobId)).posterId === caller.id)
+  if (
+    caller.type === 'poster' &&
+    (await getJob(deps.db, rec.jobId)).posterId === caller.id &&
+    !(await recordingHeld(deps.db, rec.id))
+  )
     return rec;
   throw AppError.forbidden(RECORDING_MESSAGES.cannotSee, 'not_allowed');
 }

@@ -1,24 +1,26 @@
-import { createEvent, type EventEnvelope } from '@htm/events';
+import { createEvent } from '@htm/events';
 import type { Tx } from '@htm/service-kit/db';
-import type { GeoRule } from '@htm/contracts';
-import { addStrike, applyTransition, findJob } from '../db/job.repository.js';
+import { addStrike, findJob } from '../db/job.repository.js';
 import { insertStrike } from '../db/appeal.repository.js';
+import { applyTransition, type TransitionDeps } from './job-state.js';
 
 /**
  * A timer took the job back: the claim ran out before work was submitted (claim_timeout), or a
  * requested revision was not resubmitted in time (revision_expired). The job goes back to `open`
  * for the next tester (applyTransition: one conditional UPDATE on the same tester and deadline,
- * remembering who it was taken from and why), the tester gets a strike, and JobReleased +
- * TesterStrikeRecorded are recorded. False when the job moved on (a stale timer): nothing changes.
+ * remembering who it was taken from and why; JobReleased recorded with it), the tester gets a
+ * strike, and TesterStrikeRecorded is recorded. False when the job moved on (a stale timer): nothing changes.
  */
 export async function expireHold(
   tx: Tx,
-  deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
+  deps: TransitionDeps,
   t: {
     reason: 'claim_timeout' | 'revision_expired';
     jobId: string;
     testerId: string;
     deadlineAt: Date;
+    /** When the timer runs: nothing happens before the job's own deadline. */
+    at: Date;
   },
 ): Promise<boolean> {
   const deadline =
@@ -27,34 +29,44 @@ export async function expireHold(
       : { revisionDeadlineAt: t.deadlineAt };
   const row = await applyTransition(
     tx,
-    { id: t.jobId, testerId: t.testerId, ...deadline },
+    deps,
+    { id: t.jobId, testerId: t.testerId, ...deadline, asOf: t.at },
     t.reason,
     { releasedTesterId: t.testerId, releaseReason: t.reason },
   );
   if (!row) return false;
-  const strikes = await addStrike(tx, t.testerId);
-  // Its own row, with its reason: the tester sees it and may appeal it once (#34).
-  await insertStrike(tx, { testerId: t.testerId, jobId: t.jobId, reason: t.reason });
+  await recordStrike(tx, deps, { testerId: t.testerId, jobId: t.jobId, reason: t.reason });
+  return true;
+}
+
+/** Why a strike was given, as TesterStrikeRecorded tells identity. */
+const STRIKE_WORDS = {
+  claim_timeout: 'The claim ran out before work was submitted.',
+  revision_expired: 'The revision was not resubmitted in time.',
+  session_failed: 'The report did not pass the session checks, and the admin confirmed it.',
+} as const;
+
+/**
+ * A strike for the tester, in the caller's transaction: the projection's count, its own row with
+ * its reason (the tester sees it and may appeal it once, #34) and TesterStrikeRecorded (identity
+ * keeps the count and unapproves at the limit).
+ */
+export async function recordStrike(
+  tx: Tx,
+  deps: Pick<TransitionDeps, 'events'>,
+  s: { testerId: string; jobId: string; reason: keyof typeof STRIKE_WORDS },
+): Promise<void> {
+  const strikes = await addStrike(tx, s.testerId);
+  await insertStrike(tx, s);
   await deps.events.record(
     tx,
-    createEvent('JobReleased', t.jobId, {
-      jobId: t.jobId,
-      testerId: t.testerId,
-      reason: t.reason,
-      posterId: row.posterId,
-      geoRule: row.geoRule as GeoRule,
-    }),
-    createEvent('TesterStrikeRecorded', t.testerId, {
-      testerId: t.testerId,
-      jobId: t.jobId,
+    createEvent('TesterStrikeRecorded', s.testerId, {
+      testerId: s.testerId,
+      jobId: s.jobId,
       strikes,
-      reason:
-        t.reason === 'claim_timeout'
-          ? 'The claim ran out before work was submitted.'
-          : 'The revision was not resubmitted in time.',
+      reason: STRIKE_WORDS[s.reason],
     }),
   );
-  return true;
 }
 
 /**
@@ -65,23 +77,13 @@ export async function expireHold(
  */
 export async function closeUnfilledSlot(
   tx: Tx,
-  deps: { events: { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> } },
+  deps: TransitionDeps,
   t: { jobId: string; at: Date },
 ): Promise<boolean> {
   const job = await findJob(tx, t.jobId);
   if (!job?.packId || !job.fillDeadlineAt || job.fillDeadlineAt.getTime() > t.at.getTime())
     return false;
-  const row = await applyTransition(tx, { id: job.id }, 'close_unfilled', { closedAt: t.at });
-  if (!row?.packId) return false;
-  await deps.events.record(
-    tx,
-    createEvent('PackSlotClosed', row.id, {
-      jobId: row.id,
-      packId: row.packId,
-      posterId: row.posterId,
-      title: row.title,
-      closedAt: t.at.toISOString(),
-    }),
-  );
-  return true;
+  return !!(await applyTransition(tx, deps, { id: job.id, asOf: t.at }, 'close_unfilled', {
+    closedAt: t.at,
+  }));
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createEvent } from '@htm/events';
-import { AppError, getCorrelationId, parseOrThrow, type Caller } from '@htm/service-kit';
+import { AppError, parseOrThrow, type Caller } from '@htm/service-kit';
 import {
   FINDING_MESSAGES,
   JOB_MESSAGES,
@@ -9,12 +8,18 @@ import {
   hasFindingDetails,
   submitWorkDashboardSchema,
   submitWorkPosterFlowSchema,
+  taskFieldsSchema,
+  TASK_MESSAGES,
   type FindingDetails,
+  type TaskAnswerView,
 } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import type { JobRow, SubmissionRow } from '../db/schema.js';
-import { applyTransition, extendHoldDeadline, findUser, getJob } from '../db/job.repository.js';
+import { extendHoldDeadline, findUser } from '../db/job.repository.js';
 import { insertSubmission } from '../db/submission.repository.js';
+import { queueSessionCheck } from '../db/session-check.repository.js';
+import { decideFindingPairs } from '../db/summary.repository.js';
+import { sameProblemAnswers } from './summaries.js';
 import {
   ImageTooComplexError,
   MAX_ANIMATION_PIXELS,
@@ -24,7 +29,7 @@ import {
   webpPreview,
   withoutMetadata,
 } from '../providers/image-processor.js';
-import { addMs, decide } from './job-state.js';
+import { addMs, applyTransition, decide, getJob } from './job-state.js';
 import { recordingForSubmission } from './recordings.js';
 import {
   isStorageFull,
@@ -48,6 +53,10 @@ interface NormalisedSubmission {
   deviceUsed: string | null;
   browserUsed: string | null;
   minutesSpent: number | null;
+  taskAnswers: TaskAnswerView[];
+  susAnswers: number[] | null;
+  /** The form's numbers (1-3) of the stored findings, in their order. */
+  keyFindingNumbers: number[];
 }
 
 const PREVIEW_MAX = 480;
@@ -157,6 +166,15 @@ export async function submitWork(
       variant,
       data.findingDetailsByNumber,
     );
+    // The tester's "same problem" answers (issue #51), after writing their own findings.
+    const sameAs = await sameProblemAnswers(
+      deps,
+      job,
+      data.keyFindingNumbers.flatMap((n, index) => {
+        const ref = form.fields[`${findingFieldPrefix(variant, n)}_same_as`];
+        return ref?.trim() ? [{ n, index, ref }] : [];
+      }),
+    );
     const images = form.files.filter((f) => f.kind === 'image');
     const allowVideo = variant === 'poster_flow';
     for (const img of images) await assertDecodable(img, allowVideo);
@@ -201,13 +219,17 @@ export async function submitWork(
     const profile = await findUser(deps.db, caller.id);
     const submittedAt = new Date();
     const autoAcceptAt = addMs(submittedAt, deps.config.AUTO_ACCEPT_AFTER_MS);
+    // Checked before the poster sees it: held until the check delivers it (check-session.ts).
+    const checked = deps.config.SESSION_CHECKS === 'on';
     const result = await deps.events.inTransaction(async (tx) => {
       // Lost race (the job moved on): the 409 it now deserves, from applyTransition.
       const updated = (await applyTransition(
         tx,
+        deps,
         { id: job.id, testerId: caller.id, revisionCount: job.revisionCount },
         'submit',
         { submittedAt, autoAcceptAt, currentSubmissionId: submissionId },
+        { hasRecording: recordingId !== null, heldUntil: heldUntil(job), awaitsCheck: checked },
       ))!;
       const sub = await insertSubmission(
         tx,
@@ -235,30 +257,27 @@ export async function submitWork(
             : null,
           fileIds: fileRows.map((f) => f.id),
           recordingId,
+          taskAnswers: data.taskAnswers,
+          susAnswers: data.susAnswers,
           submittedAt,
           autoAcceptAt,
+          held: checked,
         },
         previewRow ? [...fileRows, previewRow] : fileRows,
       );
-      await deps.events.record(
-        tx,
-        createEvent(
-          'WorkSubmitted',
-          job.id,
-          {
-            jobId: job.id,
-            testerId: caller.id,
-            submissionId,
-            revision: job.revisionCount,
-            submittedAt: submittedAt.toISOString(),
-            autoAcceptAt: autoAcceptAt.toISOString(),
-            posterId: job.posterId,
-            hasRecording: recordingId !== null,
-            ...heldUntil(job),
-          },
-          { correlationId: getCorrelationId() },
-        ),
-      );
+      // Checked off the request path (workers/session-checks.ts) before the poster sees it.
+      if (checked)
+        await queueSessionCheck(tx, { submissionId, jobId: job.id, testerId: caller.id });
+      if (sameAs.length && job.packId)
+        for (const a of sameAs)
+          await decideFindingPairs(
+            tx,
+            job.packId,
+            [[{ submissionId, index: a.index }, a.other]],
+            true,
+            'tester',
+            submittedAt,
+          );
       return { submission: sub, job: updated };
     });
     stored.length = 0; // committed: keep the files
@@ -269,9 +288,8 @@ export async function submitWork(
 }
 
 /** The deadline of the hold a submission ends (the claim's, or the revision window's), for WorkSubmitted. */
-function heldUntil(job: JobRow): { heldUntil?: string } {
-  const at = job.status === 'revision_requested' ? job.revisionDeadlineAt : job.claimDeadlineAt;
-  return at ? { heldUntil: at.toISOString() } : {};
+function heldUntil(job: JobRow): Date | null {
+  return job.status === 'revision_requested' ? job.revisionDeadlineAt : job.claimDeadlineAt;
 }
 
 function validateFields(
@@ -279,6 +297,48 @@ function validateFields(
   variant: SubmitVariant,
   job: JobRow,
 ): NormalisedSubmission {
+  const common = variantFields(fields, variant, job);
+  // Issue #51's optional fields: a finding's thing to check, task answers and SUS.
+  for (const [i, d] of common.findingDetailsByNumber.entries()) {
+    if (d.requirement_index != null && d.requirement_index >= job.requirements.length) {
+      const msg = FINDING_MESSAGES.requirementInvalid(i + 1);
+      throw AppError.invalid(msg, {
+        [`${findingFieldPrefix(variant, i + 1)}_requirement_index`]: [msg],
+      });
+    }
+  }
+  const tasks = parseOrThrow(taskFieldsSchema, {
+    task_answers: jsonField(fields, 'task_answers', TASK_MESSAGES.answersInvalid),
+    sus: jsonField(fields, 'sus', TASK_MESSAGES.susInvalid),
+  });
+  return {
+    ...common,
+    taskAnswers: checkResponses(
+      tasks.task_answers,
+      job,
+      'task_answers',
+      TASK_MESSAGES.requirementInvalid,
+    ),
+    susAnswers: tasks.sus,
+  };
+}
+
+/** A multipart field holding JSON (undefined when absent or blank); bad JSON is a 400 naming the field. */
+function jsonField(fields: Record<string, string>, name: string, message: string): unknown {
+  const raw = fields[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw AppError.invalid(message, { [name]: [message] });
+  }
+}
+
+function variantFields(
+  fields: Record<string, string>,
+  variant: SubmitVariant,
+  job: JobRow,
+): Omit<NormalisedSubmission, 'taskAnswers' | 'susAnswers'> {
   // requirement_responses arrives as a JSON string in multipart: the Detailed report's checklist,
   // or the Quick report's optional answers to it.
   let responses: unknown = [];
@@ -304,6 +364,7 @@ function validateFields(
       keyFindings: v.key_findings,
       findingDetails: given.map((n) => details[n - 1]),
       findingDetailsByNumber: details,
+      keyFindingNumbers: given,
       // Only the items the tester answered: the poster sees no empty rows.
       requirementResponses: checkResponses(v.requirement_responses, job).filter(
         (r) => r.response_text !== '',
@@ -323,6 +384,7 @@ function validateFields(
     keyFindings: v.key_findings,
     findingDetails: bulletDetails,
     findingDetailsByNumber: bulletDetails,
+    keyFindingNumbers: [1, 2, 3],
     requirementResponses: checkResponses(v.requirement_responses, job),
     generalFeedback: v.general_feedback,
     deviceUsed: v.device_used,
@@ -358,13 +420,17 @@ export function testerPlace(country: string | null, location: string | null): st
   return location;
 }
 
-/** Each response answers a different item of this job's checklist. */
-function checkResponses<R extends { requirement_index: number }>(responses: R[], job: JobRow): R[] {
+/** Each response (or task answer) answers a different item of this job's checklist. */
+function checkResponses<R extends { requirement_index: number }>(
+  responses: R[],
+  job: JobRow,
+  field = 'requirement_responses',
+  msg = 'Each response must answer a different requirement of this job.',
+): R[] {
   const seen = new Set<number>();
   for (const r of responses) {
     if (r.requirement_index >= job.requirements.length || seen.has(r.requirement_index)) {
-      const msg = 'Each response must answer a different requirement of this job.';
-      throw AppError.invalid(msg, { requirement_responses: [msg] });
+      throw AppError.invalid(msg, { [field]: [msg] });
     }
     seen.add(r.requirement_index);
   }

@@ -2,6 +2,7 @@ import { AppError, type Caller } from '@htm/service-kit';
 import {
   formatMoment,
   sortBySeverity,
+  TRACKER_MESSAGES,
   type GithubTrackerBody,
   type JiraTrackerBody,
   type SharedReportView,
@@ -19,9 +20,12 @@ import {
   saveTrackerCredential,
   trackerIssuesOf,
 } from '../db/tracker.repository.js';
-import { CredentialBox } from '../storage/credential-box.js';
+import { CredentialBox } from '../providers/credential-box.js';
 import {
+  TrackerCheckFailed,
   TrackerRefusal,
+  checkGithubAccess,
+  checkJiraAccess,
   createGithubIssue,
   createJiraIssue,
   type IssueDraft,
@@ -31,11 +35,39 @@ import { readOwnReport, type ReportSource } from './share-report.js';
 const box = (deps: Pick<JobsDeps, 'config'>) => CredentialBox.fromConfig(deps.config);
 const NAMES: Record<TrackerKind, string> = { github: 'GitHub', jira: 'Jira' };
 
+/**
+ * A connection check's finding as the poster's answer: 400 with the field to change (the form
+ * shows it there); no answer from the tracker is 502, and nothing is saved either way.
+ */
+async function checked(kind: TrackerKind, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (err) {
+    if (err instanceof TrackerCheckFailed)
+      throw AppError.invalid(err.message, { [err.field]: [err.message] }, err.code);
+    if (err instanceof TrackerRefusal)
+      throw new AppError(
+        'bad_gateway',
+        `${NAMES[kind]} did not answer as expected (${err.status ?? 'no answer'}), so it is not connected. Please try again later.`,
+        { code: 'tracker_unavailable' },
+      );
+    throw err;
+  }
+}
+
+/** Connects GitHub once the token is seen to reach the repository's issues. */
 export async function saveGithub(
   deps: Pick<JobsDeps, 'db' | 'config'>,
   caller: Caller,
   body: GithubTrackerBody,
 ): Promise<void> {
+  await checked('github', () =>
+    checkGithubAccess({
+      baseUrl: deps.config.GITHUB_API_URL,
+      token: body.token,
+      repository: body.repository,
+    }),
+  );
   await saveTrackerCredential(deps.db, {
     ownerId: caller.id,
     kind: 'github',
@@ -44,11 +76,22 @@ export async function saveGithub(
   });
 }
 
+/** Connects Jira once the e-mail and token sign in and the project is seen. */
 export async function saveJira(
   deps: Pick<JobsDeps, 'db' | 'config'>,
   caller: Caller,
   body: JiraTrackerBody,
 ): Promise<void> {
+  await checked('jira', () =>
+    checkJiraAccess({
+      siteUrl: body.site_url,
+      email: body.email,
+      apiToken: body.api_token,
+      projectKey: body.project_key,
+      allowPrivate: deps.config.WEBHOOKS_ALLOW_PRIVATE,
+      caFile: deps.config.TRACKER_CA_FILE,
+    }),
+  );
   await saveTrackerCredential(deps.db, {
     ownerId: caller.id,
     kind: 'jira',
@@ -205,7 +248,7 @@ export async function sendFinding(
     const cred = await findTrackerCredential(deps.db, caller.id, kind);
     if (!cred)
       throw AppError.conflict(
-        `Connect ${NAMES[kind]} first (Issue trackers, below Webhooks).`,
+        `Connect ${NAMES[kind]} first (Settings and integrations, Issue trackers).`,
         'tracker_not_connected',
       );
     const secret = box(deps).open(cred.secretEnc, `${caller.id}:${kind}`);
@@ -230,6 +273,7 @@ export async function sendFinding(
                 apiToken: secret,
                 projectKey: cred.settings.project_key,
                 allowPrivate: deps.config.WEBHOOKS_ALLOW_PRIVATE,
+                caFile: deps.config.TRACKER_CA_FILE,
               },
               draft,
             );
@@ -266,6 +310,11 @@ function refusal(
     return AppError.conflict(
       `${name} refused the ${kind === 'github' ? 'token' : 'e-mail and API token'}: check ${kind === 'github' ? 'that it is valid and may write issues in' : 'them and your access to'} ${where}, then connect ${name} again.`,
       'tracker_unauthorized',
+    );
+  if (err.status === 426)
+    return AppError.conflict(
+      `${TRACKER_MESSAGES.siteHttps}: connect ${name} again with its https:// address.`,
+      'tracker_https_required',
     );
   if (err.status === 404)
     return AppError.conflict(

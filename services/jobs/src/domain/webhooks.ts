@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, type Caller } from '@htm/service-kit';
-import type { Db } from '@htm/service-kit/db';
+import type { Tx } from '@htm/service-kit/db';
 import type { WebhookEndpointBody, WebhookEventType, WebhookPayload } from '@htm/contracts';
 import type { JobsConfig } from '../config.js';
 import type { JobsDeps } from '../deps.js';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema.js';
-import { findJob } from '../db/job.repository.js';
-import { findShareLinkOfJob } from '../db/share.repository.js';
+import type { JobRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema.js';
+import { findShareLinkOf } from '../db/share.repository.js';
 import {
+  countDeliveriesSince,
   deleteEndpoint,
   endpointsFor,
   enqueueDelivery,
@@ -16,24 +16,16 @@ import {
   insertEndpoint,
   listDeliveries,
   listEndpoints,
+  lockEndpoint,
   requeueDelivery,
 } from '../db/webhook.repository.js';
-import { ShareTokens } from '../storage/share-tokens.js';
+import { ShareTokens } from '../providers/share-tokens.js';
 
 const HOUR = 3_600_000;
 /** Deliveries are retried for at least this long after they were first due. */
 export const RETRY_FOR_MS = 24 * HOUR;
 /** An endpoint that failed every attempt for this long is disabled (and its owner e-mailed). */
 export const DISABLE_AFTER_MS = 72 * HOUR;
-
-/** Which of our events become which webhook, and the job status each announces. */
-export const WEBHOOK_OF_EVENT: Record<string, { type: WebhookEventType; status: string }> = {
-  JobPaid: { type: 'job.paid', status: 'open' },
-  JobClaimed: { type: 'job.claimed', status: 'claimed' },
-  WorkSubmitted: { type: 'job.submitted', status: 'submitted' },
-  RevisionRequested: { type: 'job.revision_requested', status: 'revision_requested' },
-  SubmissionAccepted: { type: 'job.completed', status: 'completed' },
-};
 
 /**
  * When attempt `attempts` (1 = the first) failed at `at`, the next attempt: WEBHOOK_RETRY_BASE_MS
@@ -106,9 +98,17 @@ export async function endpointDeliveries(
   return listDeliveries(deps.db, (await ownEndpoint(deps, caller, id)).id);
 }
 
-/** POST .../test: a webhook.test delivery, due now. */
+/** Test sends per endpoint within TEST_SEND_WINDOW_MS (POST .../test answers 429 beyond). */
+export const TEST_SENDS_PER_WINDOW = 5;
+export const TEST_SEND_WINDOW_MS = 60_000;
+
+/**
+ * POST .../test: a webhook.test delivery, due now. At most TEST_SENDS_PER_WINDOW a minute per
+ * endpoint (429 webhook_test_rate_limited): the endpoint is the poster's to name, so the button
+ * must not turn the product into a request cannon against somebody's server.
+ */
 export async function sendTestWebhook(
-  deps: Pick<JobsDeps, 'db' | 'config'>,
+  deps: Pick<JobsDeps, 'db' | 'config' | 'events'>,
   caller: Caller,
   id: string,
 ): Promise<WebhookDeliveryRow> {
@@ -123,13 +123,27 @@ export async function sendTestWebhook(
       report_url: `${deps.config.PUBLIC_URL.replace(/\/+$/, '')}/dashboard`,
     },
   };
-  const row = await enqueueDelivery(deps.db, {
-    endpointId: e.id,
-    eventId: `test-${randomBytes(8).toString('hex')}`,
-    eventType: 'webhook.test',
-    payload: payload as unknown as Record<string, unknown>,
+  return deps.events.inTransaction(async (tx) => {
+    // Counted and added under the endpoint's lock: simultaneous clicks take turns.
+    await lockEndpoint(tx, e.id);
+    const since = new Date(Date.now() - TEST_SEND_WINDOW_MS);
+    if ((await countDeliveriesSince(tx, e.id, 'webhook.test', since)) >= TEST_SENDS_PER_WINDOW)
+      throw new AppError(
+        'rate_limited',
+        `Test webhooks to this endpoint are limited to ${TEST_SENDS_PER_WINDOW} a minute. Please wait a minute and try again.`,
+        {
+          code: 'webhook_test_rate_limited',
+          headers: { 'Retry-After': String(TEST_SEND_WINDOW_MS / 1000) },
+        },
+      );
+    const row = await enqueueDelivery(tx, {
+      endpointId: e.id,
+      eventId: `test-${randomBytes(8).toString('hex')}`,
+      eventType: 'webhook.test',
+      payload: payload as unknown as Record<string, unknown>,
+    });
+    return row!;
   });
-  return row!;
 }
 
 export async function redeliver(
@@ -150,42 +164,56 @@ export async function redeliver(
   return (await requeueDelivery(deps.db, d.id))!;
 }
 
+/** What writing a job's webhook deliveries needs: the public address and the share links' key. */
+export type WebhookConfig = Pick<
+  JobsConfig,
+  'PUBLIC_URL' | 'FILE_URL_SECRET' | 'SERVICE_TOKEN_SECRET'
+>;
+
 /**
- * The event stream's consumer: one delivery per endpoint of the job's poster that wants this
- * webhook (a redelivered event adds none). The body is fixed here, so every retry sends the same.
+ * A job's webhook, in the transaction of the change it announces (the transition table's
+ * `webhook`, or the payment jobs recorded): one delivery per live endpoint of the job's poster that
+ * asks for this type, keyed by the event's id (written twice, it adds none). The body is fixed
+ * here, so every retry sends the same; the webhook worker sends the due deliveries. How many.
  */
-export async function fanOutEvent(
-  deps: {
-    db: Db;
-    config: Pick<JobsConfig, 'PUBLIC_URL' | 'FILE_URL_SECRET' | 'SERVICE_TOKEN_SECRET'>;
+export async function enqueueJobWebhook(
+  tx: Tx,
+  config: WebhookConfig,
+  w: {
+    type: WebhookEventType;
+    job: Pick<JobRow, 'id' | 'posterId' | 'title' | 'status'>;
+    eventId: string;
+    occurredAt: string;
+    /** What this type says beyond the job (session.checked's verdict, replacement.requested's reasons). */
+    data?: Partial<WebhookPayload['data']>;
   },
-  event: { id: string; type: string; occurredAt: string; data: unknown },
 ): Promise<number> {
-  const hook = WEBHOOK_OF_EVENT[event.type];
-  if (!hook) return 0;
-  const d = event.data as { jobId: string; posterId: string };
-  const endpoints = await endpointsFor(deps.db, d.posterId, hook.type);
+  const endpoints = await endpointsFor(tx, w.job.posterId, w.type);
   if (!endpoints.length) return 0;
-  const job = await findJob(deps.db, d.jobId);
-  if (!job) return 0;
-  const base = deps.config.PUBLIC_URL.replace(/\/+$/, '');
-  const link = await findShareLinkOfJob(deps.db, job.id);
+  const base = config.PUBLIC_URL.replace(/\/+$/, '');
+  const link = await findShareLinkOf(tx, w.job.id);
   const reportUrl =
     link && link.expiresAt.getTime() > Date.now()
-      ? `${base}/r/${ShareTokens.fromConfig(deps.config).token(link.jobId, link.nonce)}`
-      : `${base}/dashboard?job=${job.id}`;
+      ? `${base}/r/${ShareTokens.fromConfig(config).token(link.jobId, link.nonce)}`
+      : `${base}/dashboard?job=${w.job.id}`;
   const payload: WebhookPayload = {
-    type: hook.type,
-    timestamp: event.occurredAt,
-    data: { job_id: job.id, title: job.title, status: hook.status, report_url: reportUrl },
+    type: w.type,
+    timestamp: w.occurredAt,
+    data: {
+      job_id: w.job.id,
+      title: w.job.title,
+      status: w.job.status,
+      report_url: reportUrl,
+      ...w.data,
+    },
   };
   let n = 0;
   for (const e of endpoints)
     if (
-      await enqueueDelivery(deps.db, {
+      await enqueueDelivery(tx, {
         endpointId: e.id,
-        eventId: event.id,
-        eventType: hook.type,
+        eventId: w.eventId,
+        eventType: w.type,
         payload: payload as unknown as Record<string, unknown>,
       })
     )

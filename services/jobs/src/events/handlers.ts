@@ -2,16 +2,21 @@ import { createEvent, type EventHandlers } from '@htm/events';
 import type { GeoRule } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
 import { eraseUserInJobs } from '../domain/privacy.js';
+import { applyTransition } from '../domain/job-state.js';
+import { enqueueJobWebhook } from '../domain/webhooks.js';
 import {
-  applyTransition,
+  findJob,
   isUuid,
   listClaimedBy,
   markJobPaid,
   noteCheckoutCancelled,
+  releaseHoldsOf,
   renamePoster,
   saveUser,
 } from '../db/job.repository.js';
 import type { AssistiveTech } from '@htm/contracts';
+import { saveSiteCheck } from '../db/share.repository.js';
+import { requestSummaryOf } from '../domain/summaries.js';
 
 /**
  * What the jobs service consumes (each runs once per event id, in a transaction with the
@@ -65,27 +70,22 @@ export function jobsEventHandlers(
         ...(d.strikeLimit !== undefined ? { strikeLimit: d.strikeLimit } : {}),
       });
       if (!d.approved) {
+        // Jobs held for them (an invitation, a re-test) open to every tester at once.
+        const released = await releaseHoldsOf(tx, d.userId, new Date(e.occurredAt));
+        if (released.length)
+          deps().logger.info(
+            { testerId: d.userId, jobs: released },
+            'holds of an un-approved tester released',
+          );
         // An unapproved tester keeps nothing they have not submitted yet.
         for (const held of await listClaimedBy(tx, d.userId)) {
-          const r = await applyTransition(tx, held, 'tester_unapproved', {
-            releasedTesterId: d.userId,
-            releaseReason: 'tester_unapproved',
-          });
-          if (!r) continue;
-          await deps().events.record(
+          await applyTransition(
             tx,
-            createEvent(
-              'JobReleased',
-              r.id,
-              {
-                jobId: r.id,
-                testerId: d.userId,
-                reason: 'tester_unapproved',
-                posterId: r.posterId,
-                geoRule: r.geoRule as GeoRule,
-              },
-              { correlationId: e.correlationId },
-            ),
+            deps(),
+            held,
+            'tester_unapproved',
+            { releasedTesterId: d.userId, releaseReason: 'tester_unapproved' },
+            { correlationId: e.correlationId },
           );
         }
       }
@@ -107,6 +107,13 @@ export function jobsEventHandlers(
       });
       // Testers learn of the job from this (the live channel): only once the job is claimable here.
       if (published) {
+        // The poster's job.paid webhook, keyed by payments' event.
+        await enqueueJobWebhook(tx, deps().config, {
+          type: 'job.paid',
+          job: { ...published, status: 'open' },
+          eventId: e.id,
+          occurredAt: e.occurredAt,
+        });
         await deps().events.record(
           tx,
           createEvent(
@@ -133,6 +140,30 @@ export function jobsEventHandlers(
           ),
         );
       }
+    },
+    // site-check: the machine health check of the job's site, kept for the share page and the PDF.
+    SiteChecked: async (e, tx) => {
+      await saveSiteCheck(tx, {
+        jobId: e.data.jobId,
+        state: 'done',
+        checkedAt: new Date(e.data.checkedAt),
+        status: e.data.status,
+        summary: e.data.summary,
+        failureReason: null,
+      });
+      // A report already in: its summary (and its pack's) shows what the check confirms.
+      const job = await findJob(tx, e.data.jobId);
+      if (job?.currentSubmissionId) await requestSummaryOf(tx, job);
+    },
+    SiteCheckFailed: async (e, tx) => {
+      await saveSiteCheck(tx, {
+        jobId: e.data.jobId,
+        state: 'failed',
+        checkedAt: new Date(e.data.failedAt),
+        status: null,
+        summary: null,
+        failureReason: e.data.reason,
+      });
     },
     CheckoutCancelled: async (e, tx) => {
       if (!isUuid(e.data.jobId)) return;

@@ -2,7 +2,7 @@ import { catalogueRoutes } from '@htm/service-kit';
 import { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { JobsDeps } from '../deps.js';
-import { authorizeFile } from '../domain/read-submission.js';
+import { authorizeFile } from '../domain/review/read-submission.js';
 
 export function filesRoutes(deps: JobsDeps): Router {
   const r = catalogueRoutes('jobs');

@@ -4,9 +4,14 @@ import {
   ACCEPT_JOB_MESSAGES,
   AVAILABLE_JOBS_QUERY_MESSAGES,
   acceptJobBodySchema,
+  adminSessionChecksQuerySchema,
   availableJobsQuerySchema,
+  createJobBodyAllowingLocalSchema,
   createJobBodySchema,
   median,
+  closestFindingsBodySchema,
+  regroupBodySchema,
+  type AdminSessionChecks,
   type AvailableJobsPage,
   type PackView,
   type RecordingLimits,
@@ -28,10 +33,14 @@ import {
   submitWork,
 } from '../domain/submit-work.js';
 import { uploadRules, type SubmitVariant } from '../domain/uploads.js';
-import { readRetestComparison, readSubmission } from '../domain/read-submission.js';
+import { readSubmission } from '../domain/review/read-submission.js';
 import { recordingUrl } from '../domain/recordings.js';
-import { completeJob, reviewSubmission } from '../domain/review-submission.js';
-import { rateJob } from '../domain/rate-job.js';
+import {
+  listMySessionChecks,
+  replacedFromTester,
+  requestReplacement,
+} from '../domain/replace-session.js';
+import { decideSession, listHeldSessions } from '../domain/session-decisions.js';
 import {
   availableJobsPage,
   heldForTester,
@@ -40,8 +49,16 @@ import {
 } from '../domain/list-jobs.js';
 import { geoRulesFor } from '../domain/job-state.js';
 import { packsHeldBy, readPack } from '../domain/packs.js';
+import {
+  readClosestFindings,
+  readJobSummary,
+  readPackSummary,
+  regroupPack,
+} from '../domain/summaries.js';
 import { parseMultipart } from './multipart.js';
-import { toJobView, toRatingView, toRetestComparisonView, toSubmissionReadView } from './views.js';
+import { toSessionCheckView, toSubmissionReadView } from './views.js';
+import { toJobView } from '../domain/job-state.js';
+import type { SessionVerdict } from '@htm/contracts/marketplace';
 
 const checkoutJson = (a: CheckoutAnswer) => ({
   checkout_url: a.checkout_url,
@@ -75,21 +92,27 @@ function decodeCursor(c: string): { createdAt: string; id: string } {
   });
 }
 
-const idParam = (req: Request, name = 'id') => String(req.params[name] ?? '');
+export const idParam = (req: Request, name = 'id') => String(req.params[name] ?? '');
 
-export function jobsRoutes(deps: JobsDeps): Router {
-  const r = catalogueRoutes('jobs');
-  const { authenticate, requireRole } = deps.auth;
-  // Stripe-style Idempotency-Key on the POSTs that create or pay (after authenticate: keys are per user).
-  const once = idempotency({
+/** Stripe-style Idempotency-Key on the POSTs that create, pay or decide (after authenticate: keys are per user). */
+export const idempotentPosts = (deps: JobsDeps) =>
+  idempotency({
     query: (text, params) => deps.dbHandle.query(text, params),
     schema: 'jobs',
     logger: deps.logger,
   });
+
+export function jobsRoutes(deps: JobsDeps): Router {
+  const r = catalogueRoutes('jobs');
+  const { authenticate, requireRole } = deps.auth;
+  const once = idempotentPosts(deps);
   const recUrl = (id: string) => recordingUrl(deps, id);
 
   r.post('/api/jobs', authenticate, requireRole('poster', 'admin'), once, async (req, res) => {
-    const body = parseOrThrow(createJobBodySchema, req.body ?? {});
+    const schema = deps.config.SITE_CHECK_ALLOW_PRIVATE
+      ? createJobBodyAllowingLocalSchema
+      : createJobBodySchema;
+    const body = parseOrThrow(schema, req.body ?? {});
     res.status(201).json(checkoutJson(await postJob(deps, callerOf(req), body)));
   });
 
@@ -103,14 +126,51 @@ export function jobsRoutes(deps: JobsDeps): Router {
     },
   );
 
-  r.get('/api/jobs/{id}/before-after', authenticate, async (req, res) => {
-    res.json(
-      toRetestComparisonView(
-        await readRetestComparison(deps, callerOf(req), idParam(req)),
-        deps.links,
-      ),
-    );
+  r.get('/api/tester/session-checks', authenticate, requireRole('tester'), async (req, res) => {
+    const rows = await listMySessionChecks(deps, callerOf(req));
+    res.json({
+      checks: rows.map((c) => ({
+        submission_id: c.submissionId,
+        job_id: c.jobId,
+        title: c.title,
+        verdict: c.verdict as SessionVerdict,
+        reasons: toSessionCheckView({ row: c, reader: 'tester', replacementAvailable: false })
+          .reasons,
+        held: c.held,
+        replaced: c.replacedBy === 'poster',
+        checked_at: (c.checkedAt ?? c.createdAt).toISOString(),
+        released: !!c.releasedAt,
+        confirmed: !!c.confirmedAt,
+      })),
+    });
   });
+
+  r.get('/api/admin/session-checks', authenticate, requireRole('admin'), async (req, res) => {
+    const q = parseOrThrow(adminSessionChecksQuerySchema, req.query ?? {});
+    res
+      .set('cache-control', 'no-store')
+      .json({ sessions: await listHeldSessions(deps, q.status) } satisfies AdminSessionChecks);
+  });
+
+  for (const decision of ['release', 'confirm'] as const)
+    r.post(
+      `/api/admin/session-checks/{id}/${decision}`,
+      authenticate,
+      requireRole('admin'),
+      async (req, res) => {
+        res.json(await decideSession(deps, callerOf(req), idParam(req), decision));
+      },
+    );
+
+  r.post(
+    '/api/jobs/{id}/replacement',
+    authenticate,
+    requireRole('poster', 'admin'),
+    once,
+    async (req, res) => {
+      res.json({ job: toJobView(await requestReplacement(deps, callerOf(req), idParam(req))) });
+    },
+  );
 
   r.post(
     '/api/jobs/{id}/checkout',
@@ -143,9 +203,49 @@ export function jobsRoutes(deps: JobsDeps): Router {
     res.json({
       pack: p.pack,
       jobs: p.jobs.map((j) => toJobView(j)),
+      reported: p.reported,
       clusters: p.clusters,
     } satisfies PackView);
   });
+
+  r.get(
+    '/api/packs/{id}/summary',
+    authenticate,
+    requireRole('poster', 'admin'),
+    async (req, res) => {
+      res.json(await readPackSummary(deps, callerOf(req), idParam(req)));
+    },
+  );
+
+  r.post(
+    '/api/packs/{id}/groups',
+    authenticate,
+    requireRole('poster', 'admin'),
+    async (req, res) => {
+      const body = parseOrThrow(regroupBodySchema, req.body);
+      await regroupPack(deps, callerOf(req), idParam(req), body);
+      res.json({ requested: true });
+    },
+  );
+
+  r.post(
+    '/api/jobs/{id}/closest-findings',
+    authenticate,
+    requireRole('tester'),
+    async (req, res) => {
+      const body = parseOrThrow(closestFindingsBodySchema, req.body ?? {});
+      res.json(await readClosestFindings(deps, callerOf(req), idParam(req), body));
+    },
+  );
+
+  r.get(
+    '/api/jobs/{id}/summary',
+    authenticate,
+    requireRole('poster', 'tester', 'admin'),
+    async (req, res) => {
+      res.json(await readJobSummary(deps, callerOf(req), idParam(req)));
+    },
+  );
 
   r.get('/api/tester/available-jobs', authenticate, requireRole('tester'), async (req, res) => {
     const q = parseOrThrow(availableJobsQuerySchema, req.query);
@@ -190,23 +290,25 @@ export function jobsRoutes(deps: JobsDeps): Router {
         return Buffer.from(JSON.stringify(answer));
       },
     );
-    // Re-tests held for this tester (RETEST_RESERVE_MS) head their first page, and packs they hold
-    // or held a slot of are left out; both per tester, so never cached.
-    const [held, ownPacks] = await Promise.all([
+    // Re-tests held for this tester (RETEST_RESERVE_MS) head their first page; packs they hold or
+    // held a slot of, and jobs replaced because of their report, are left out: per tester, never cached.
+    const [held, ownPacks, replaced] = await Promise.all([
       after ? [] : heldForTester(deps, caller.id, geoRules),
       packsHeldBy(deps, caller.id),
+      replacedFromTester(deps, caller.id),
     ]);
-    if (!held.length && !ownPacks.length) {
+    if (!held.length && !ownPacks.length && !replaced.length) {
       res.type('application/json').send(body);
       return;
     }
     const shared = JSON.parse(body.toString('utf8')) as AvailableJobsPage;
     const mine = new Set(ownPacks);
+    const notTheirs = new Set(replaced);
     res.json({
       ...shared,
       jobs: [
         ...held.map((j) => toJobView(j)),
-        ...shared.jobs.filter((j) => !j.pack_id || !mine.has(j.pack_id)),
+        ...shared.jobs.filter((j) => (!j.pack_id || !mine.has(j.pack_id)) && !notTheirs.has(j.id)),
       ],
     });
   });
@@ -315,45 +417,6 @@ export function jobsRoutes(deps: JobsDeps): Router {
     once,
     submit('poster_flow'),
   );
-
-  r.get('/api/jobs/{id}/submission', authenticate, async (req, res) => {
-    res.json(
-      toSubmissionReadView(
-        await readSubmission(deps, callerOf(req), idParam(req)),
-        deps.links,
-        recUrl,
-      ),
-    );
-  });
-
-  r.post(
-    '/api/jobs/{id}/review',
-    authenticate,
-    requireRole('poster', 'admin'),
-    once,
-    async (req, res) => {
-      const out = await reviewSubmission(deps, callerOf(req), idParam(req), req.body);
-      res.json({
-        payment_processed: out.payment_processed,
-        revision_count: out.revision_count,
-        job: toJobView(out.job),
-      });
-    },
-  );
-
-  r.post('/api/jobs/{id}/rating', authenticate, async (req, res) => {
-    const rating = await rateJob(deps, callerOf(req), idParam(req), req.body);
-    res.status(201).json({ rating: toRatingView(rating) });
-  });
-
-  r.patch('/api/jobs/{id}/complete', authenticate, requireRole('admin'), async (req, res) => {
-    const out = await completeJob(deps, callerOf(req), idParam(req));
-    res.json({
-      payment_processed: out.payment_processed,
-      revision_count: out.revision_count,
-      job: toJobView(out.job),
-    });
-  });
 
   return r.router;
 }

@@ -178,6 +178,10 @@ export async function parseMultipart(
       tmpPath = path.join(opts.tmpDir, `${randomUUID()}${TMP_SUFFIX}`);
       tmpPaths.push(tmpPath);
       ws = createWriteStream(tmpPath);
+      // A write error (ENOSPC: the disk is full) reaches the write's or end's callback, which fails
+      // the upload (507, the temporary file deleted); without a listener the stream's 'error'
+      // event would also be thrown, unhandled, and end the whole process.
+      ws.on('error', () => undefined);
       await writeChunk(ws, buf);
     };
 

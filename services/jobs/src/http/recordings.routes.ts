@@ -1,13 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { Metadata, Server as TusServer } from '@tus/server';
-import { AppError, callerOf, catalogueRoutes } from '@htm/service-kit';
+import { AppError, callerOf, catalogueRoutes, toErrorBody } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
+import { isStorageFull } from '../domain/uploads.js';
 import type { RecordingRow } from '../db/schema.js';
 import {
   authorizeRecordingRead,
   authorizeRecordingUpload,
   finishRecording,
+  recordingStorageFull,
   startRecording,
 } from '../domain/recordings.js';
 
@@ -84,6 +86,17 @@ export function recordingsRoutes(deps: JobsDeps): Router {
             const id = req.headers.get(ID_HEADER);
             if (!id) throw new Error('recording id missing');
             return id;
+          },
+          // A PATCH (or a creation) that met a full disk: 507 and a sentence, not tus's 500; the
+          // store already gave the partial chunk's space back.
+          onResponseError: (_req, err) => {
+            if (!isStorageFull(err)) return undefined;
+            deps.logger.error(
+              { err: (err as Error).message },
+              'recording upload could not be stored: storage full',
+            );
+            const full = recordingStorageFull();
+            return { status_code: full.status, body: JSON.stringify(toErrorBody(full)) };
           },
           onUploadFinish: async (_req, upload) => {
             try {

@@ -1,13 +1,14 @@
 import {
   sortBySeverity,
   type ReportFindingView,
+  type SharedPackView,
   type SharedReportView,
   type SubmissionView,
 } from '@htm/contracts';
 import type { JobsDeps } from '../deps.js';
-import type { ReportSource } from '../domain/share-report.js';
+import { sharedPaths, type PackReportSource, type ReportSource } from '../domain/share-report.js';
 import { recordingUrl } from '../domain/recordings.js';
-import type { FileLinkSigner } from '../storage/file-links.js';
+import type { FileLinkSigner } from '../providers/file-links.js';
 import { toSubmissionReadView } from './views.js';
 
 /** Where the report's files live: through the share token on shared reports, signed links otherwise. */
@@ -18,11 +19,16 @@ export interface ReportUrls {
   pdf: string;
 }
 
-export const sharedUrls = (token: string): ReportUrls => ({
-  file: (id) => `/api/shared/${token}/files/${id}`,
-  recording: () => `/api/shared/${token}/recording`,
-  pdf: `/api/shared/${token}/report.pdf`,
-});
+export const sharedUrls = (token: string): ReportUrls => {
+  const p = sharedPaths(token);
+  return { file: p.file, recording: () => p.recording, pdf: p.pdf };
+};
+
+/** A pack's link: every tester's recording by its id. */
+export const packSharedUrls = (token: string): ReportUrls => {
+  const p = sharedPaths(token);
+  return { file: p.file, recording: p.clip, pdf: p.pdf };
+};
 
 /** Without a live share link: signed links (they expire; a share link gives lasting ones). */
 export const ownUrls = (deps: Pick<JobsDeps, 'links' | 'config'>): ReportUrls => ({
@@ -61,7 +67,8 @@ export function toReportView(
 
 /** The mapping itself, from a submission view (with or without the structured fields). */
 export function reportFromView(
-  src: Pick<ReportSource, 'job' | 'read' | 'testerCountry' | 'images' | 'share'>,
+  src: Pick<ReportSource, 'job' | 'read' | 'testerCountry' | 'images' | 'share'> &
+    Partial<Pick<ReportSource, 'healthCheck' | 'summary'>>,
   submissionView: SubmissionView,
   urls: ReportUrls,
   opts: { sorted?: boolean } = {},
@@ -70,7 +77,8 @@ export function reportFromView(
   const rich = Array.isArray(view.findings) ? view.findings : null;
   const given: Array<Partial<ReportFindingView> & { text: string }> =
     rich ?? view.human_preview.key_findings_bullets.map((text) => ({ text }));
-  const findings: ReportFindingView[] = given.map((f) => ({
+  const findings: ReportFindingView[] = given.map((f, index) => ({
+    index,
     text: f.text,
     severity: f.severity ?? null,
     steps: f.steps ?? null,
@@ -114,5 +122,33 @@ export function reportFromView(
       : null,
     pdf_url: urls.pdf,
     expires_at: src.share?.expiresAt.toISOString() ?? '',
+    health_check: src.healthCheck ?? null,
+    summary: src.summary ?? null,
+  };
+}
+
+/** A pack's one report: its summary, then each tester's report (each as the share page shows one). */
+export function toPackView(
+  src: PackReportSource,
+  links: FileLinkSigner,
+  urls: ReportUrls,
+): SharedPackView {
+  return {
+    pack: { id: src.pack.id, size: src.size, reported: src.reports.length },
+    job: { title: src.job.title, url: src.job.url, requirements: src.job.requirements },
+    summary: src.summary,
+    reports: src.reports.map((r) => {
+      const {
+        pdf_url: _p,
+        expires_at: _e,
+        health_check: _h,
+        summary: _s,
+        ...report
+      } = toReportView(r, links, urls);
+      return { ...report, submission_id: r.read.submission.id };
+    }),
+    pdf_url: urls.pdf,
+    expires_at: src.share?.expiresAt.toISOString() ?? '',
+    health_check: src.healthCheck,
   };
 }

@@ -1,22 +1,40 @@
 import { Router, type Request, type Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { shareLinkBodySchema } from '@htm/contracts';
+import {
+  shareLinkBodySchema,
+  type PackTesterReportView,
+  type SharedReportView,
+} from '@htm/contracts';
 import { AppError, callerOf, catalogueRoutes, parseOrThrow } from '@htm/service-kit';
 import type { JobsDeps } from '../deps.js';
 import type { FileRow } from '../db/schema.js';
 import {
+  authorizeSharedClip,
   authorizeSharedFile,
   authorizeSharedRecording,
+  createPackShareLink,
   createShareLink,
+  readOwnPackReport,
   readOwnReport,
   readSharedReport,
+  revokePackShareLink,
   revokeShareLink,
+  type PackReportSource,
   type ReportSource,
+  type SharedSource,
 } from '../domain/share-report.js';
-import { renderReportPdf, type ReportImage } from '../providers/report-pdf.js';
-import { ownUrls, sharedUrls, toReportView, type ReportUrls } from './report-view.js';
-import { linkGonePage, sharePage } from './share-page.js';
+import type { PdfReport, ReportImage } from '../providers/report-pdf.js';
+import {
+  ownUrls,
+  packSharedUrls,
+  sharedUrls,
+  toPackView,
+  toReportView,
+  type ReportUrls,
+} from './report-view.js';
+import { linkGonePage, packSharePage, sharePage, type SharePageOptions } from './share-page.js';
 import { sendRecording } from './recordings.routes.js';
+import { summaryStills } from '../domain/report-stills.js';
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
@@ -67,32 +85,99 @@ async function readImage(deps: JobsDeps, f: FileRow): Promise<ReportImage | null
   }
 }
 
-async function sendPdf(
+/** One report of the PDF: its view, its screenshots, and where its recording plays at a moment. */
+async function pdfReport(
   deps: JobsDeps,
-  req: Request,
-  res: Response,
   src: ReportSource,
-  urls: ReportUrls,
-): Promise<void> {
-  const view = toReportView(src, deps.links, urls);
-  const origin = originOf(req);
+  view: SharedReportView | PackTesterReportView,
+  origin: string,
+): Promise<PdfReport> {
   const images = (await Promise.all(src.images.map((f) => readImage(deps, f)))).filter(
     (i): i is ReportImage => !!i,
   );
-  const pdf = await renderReportPdf(view, images, {
+  return {
+    view,
+    images,
     recordingAt: (ms) =>
       view.recording
         ? `${new URL(view.recording.url, origin).href}#t=${(ms / 1000).toFixed(1)}`
         : null,
-  });
+  };
+}
+
+/** The PDF of a job's report or of a pack's, page 1 the summary with a still of each top problem. */
+async function sendPdf(
+  deps: JobsDeps,
+  req: Request,
+  res: Response,
+  shared: SharedSource,
+  urls: ReportUrls,
+): Promise<void> {
+  const origin = originOf(req);
+  // pdfkit and its fonts load with the first PDF, not with the service.
+  const { renderReportPdf } = await import('../providers/report-pdf.js');
+  let pdf: Buffer;
+  let name: string;
+  if (shared.scope === 'job') {
+    const view = toReportView(shared.src, deps.links, urls);
+    pdf = await renderReportPdf({
+      title: view.job.title,
+      url: view.job.url,
+      summary: view.summary ?? null,
+      stills: await summaryStills(deps, view.summary ?? null),
+      reports: [await pdfReport(deps, shared.src, view, origin)],
+      healthCheck: view.health_check,
+      origin,
+    });
+    name = `report-${shared.src.job.id.slice(0, 8)}.pdf`;
+  } else {
+    const view = toPackView(shared.src, deps.links, urls);
+    pdf = await renderReportPdf({
+      title: view.job.title,
+      url: view.job.url,
+      pack: { size: view.pack.size, reported: view.pack.reported },
+      summary: view.summary,
+      stills: await summaryStills(deps, view.summary),
+      reports: await Promise.all(
+        shared.src.reports.map((r, i) => pdfReport(deps, r, view.reports[i], origin)),
+      ),
+      healthCheck: view.health_check,
+      origin,
+    });
+    name = `pack-report-${shared.src.pack.id.slice(0, 8)}.pdf`;
+  }
   res.setHeader('Content-Type', 'application/pdf');
-  res.setHeader(
-    'Content-Disposition',
-    `attachment; filename="report-${src.job.id.slice(0, 8)}.pdf"`,
-  );
+  res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
   res.setHeader('Content-Length', String(pdf.length));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.end(pdf);
+}
+
+/** The shared JSON of a job's or a pack's link. */
+function sharedView(deps: JobsDeps, shared: SharedSource, token: string) {
+  return shared.scope === 'job'
+    ? toReportView(shared.src, deps.links, sharedUrls(token))
+    : toPackView(shared.src, deps.links, packSharedUrls(token));
+}
+
+/** Own files (signed links) without a live share link; through the link when there is one (the PDF's links then work for whoever gets it). */
+const pdfUrls = (deps: JobsDeps, src: ReportSource | PackReportSource, pack: boolean) =>
+  src.share ? (pack ? packSharedUrls : sharedUrls)(src.share.token) : ownUrls(deps);
+
+/**
+ * What the page's address asks for: ?t=<seconds> (a finding's "Watch at": the recording starts
+ * there), ?clip=<n> (the reel opens at that clip), ?moment=<submission id>:<finding index> (a
+ * problem's proof: that moment plays in the reel).
+ */
+function pageOptions(req: Request): SharePageOptions {
+  const t = Number(String(req.query.t ?? ''));
+  const clip = Number(String(req.query.clip ?? ''));
+  const moment = /^([0-9a-f-]{36}):(\d{1,3})$/i.exec(String(req.query.moment ?? ''));
+  return {
+    startAtMs: req.query.t !== undefined && Number.isFinite(t) ? Math.round(t * 1000) : null,
+    clip: Number.isInteger(clip) && clip >= 0 ? clip : null,
+    moment: moment ? { submissionId: moment[1], findingIndex: Number(moment[2]) } : null,
+  };
 }
 
 export function shareRoutes(deps: JobsDeps): Router {
@@ -124,23 +209,69 @@ export function shareRoutes(deps: JobsDeps): Router {
     authenticate,
     requireRole('poster', 'admin'),
     async (req, res) => {
-      const src = await readOwnReport(deps, callerOf(req), param(req, 'id'));
-      // Files through the live share link when there is one (the links then work for whoever gets the PDF).
-      const urls: ReportUrls = src.share ? sharedUrls(src.share.token) : ownUrls(deps);
-      await sendPdf(deps, req, res, src, urls);
+      const src = await readOwnReport(deps, callerOf(req), param(req, 'id'), { summary: true });
+      await sendPdf(deps, req, res, { scope: 'job', src }, pdfUrls(deps, src, false));
+    },
+  );
+
+  // A pack's one link and one PDF (issue #51): what the testers agree on, then each report.
+  r.post(
+    '/api/packs/{id}/share',
+    authenticate,
+    requireRole('poster', 'admin'),
+    async (req, res) => {
+      const body = parseOrThrow(shareLinkBodySchema, req.body ?? {});
+      const link = await createPackShareLink(
+        deps,
+        callerOf(req),
+        param(req, 'id'),
+        body.expires_in_days,
+      );
+      res.status(201).json({
+        url: `/r/${link.token}`,
+        token: link.token,
+        expires_at: link.expiresAt.toISOString(),
+      });
+    },
+  );
+
+  r.delete(
+    '/api/packs/{id}/share',
+    authenticate,
+    requireRole('poster', 'admin'),
+    async (req, res) => {
+      await revokePackShareLink(deps, callerOf(req), param(req, 'id'));
+      res.status(204).end();
+    },
+  );
+
+  r.get(
+    '/api/packs/{id}/report.pdf',
+    authenticate,
+    requireRole('poster', 'admin'),
+    async (req, res) => {
+      const src = await readOwnPackReport(deps, callerOf(req), param(req, 'id'));
+      await sendPdf(deps, req, res, { scope: 'pack', src }, pdfUrls(deps, src, true));
     },
   );
 
   r.get('/api/shared/{token}', async (req, res) => {
     sharedHeaders(res);
     const token = param(req, 'token');
-    res.json(toReportView(await readSharedReport(deps, token), deps.links, sharedUrls(token)));
+    res.json(sharedView(deps, await readSharedReport(deps, token), token));
   });
 
   r.get('/api/shared/{token}/report.pdf', async (req, res) => {
     sharedHeaders(res);
     const token = param(req, 'token');
-    await sendPdf(deps, req, res, await readSharedReport(deps, token), sharedUrls(token));
+    const shared = await readSharedReport(deps, token);
+    await sendPdf(
+      deps,
+      req,
+      res,
+      shared,
+      shared.scope === 'job' ? sharedUrls(token) : packSharedUrls(token),
+    );
   });
 
   r.get('/api/shared/{token}/files/{fileId}', async (req, res) => {
@@ -167,14 +298,26 @@ export function shareRoutes(deps: JobsDeps): Router {
     await sendRecording(deps, req, res, await authorizeSharedRecording(deps, param(req, 'token')));
   });
 
+  // Any recording the link shows (a pack's testers', the reel's clips), by id; Range answers 206.
+  r.get('/api/shared/{token}/recordings/{recordingId}', async (req, res) => {
+    sharedHeaders(res);
+    const rec = await authorizeSharedClip(deps, param(req, 'token'), param(req, 'recordingId'));
+    await sendRecording(deps, req, res, rec);
+  });
+
   r.get('/r/{token}', async (req, res) => {
     sharedHeaders(res);
     const token = param(req, 'token');
     let html: string;
     try {
-      html = sharePage(
-        toReportView(await readSharedReport(deps, token), deps.links, sharedUrls(token)),
-      );
+      const shared = await readSharedReport(deps, token);
+      html =
+        shared.scope === 'job'
+          ? sharePage(toReportView(shared.src, deps.links, sharedUrls(token)), pageOptions(req))
+          : packSharePage(
+              toPackView(shared.src, deps.links, packSharedUrls(token)),
+              pageOptions(req),
+            );
     } catch (err) {
       // A browser gets the page saying so; anything else (Accept: */*, JSON) the JSON error.
       if (

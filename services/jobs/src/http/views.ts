@@ -1,65 +1,19 @@
 import { EMPTY_FINDING_DETAILS, type FindingView } from '@htm/contracts';
-import type {
-  AssistiveTech,
-  GeoRule,
-  JobStatus,
-  JobView,
-  RatingView,
-  RetestComparisonView,
-  SubmissionView,
-} from '@htm/contracts';
-import type { FileRow, JobRow, RatingRow, RecordingRow, SubmissionRow } from '../db/schema.js';
-import type { FileLinkSigner } from '../storage/file-links.js';
-import type { RetestComparison, SubmissionRead } from '../domain/read-submission.js';
+import type { RetestComparisonView, SessionCheckView, SubmissionView } from '@htm/contracts';
+import {
+  SESSION_CHECK_REASONS,
+  checkedLine,
+  type SessionVerdict,
+} from '@htm/contracts/marketplace';
+import type { FileRow, RecordingRow, SubmissionRow } from '../db/schema.js';
+import type { FileLinkSigner } from '../providers/file-links.js';
+import {
+  withoutLockedParts,
+  type RetestComparison,
+  type SubmissionRead,
+} from '../domain/review/read-submission.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-
-export function toRatingView(r: RatingRow): RatingView {
-  return { stars: r.stars, comment: r.comment, created_at: r.createdAt.toISOString() };
-}
-
-/**
- * The job object of docs/api-contracts.md; poster_info only when given (admin); `rating` only
- * in the poster's and the admin's lists (null until rated).
- */
-export function toJobView(
-  job: JobRow,
-  posterInfo?: { email: string; name: string },
-  rating?: RatingRow | null,
-): JobView {
-  const view: JobView = {
-    id: job.id,
-    title: job.title,
-    url: job.url,
-    what_to_test: job.whatToTest,
-    budget: 1,
-    expected_completion_hours: job.expectedCompletionHours,
-    geo_rule: job.geoRule as GeoRule,
-    requirements: job.requirements,
-    status: job.status as JobStatus,
-    payment_status: job.paymentStatus === 'paid' ? 'paid' : 'unpaid',
-    poster_id: job.posterId,
-    tester_id: job.testerId,
-    last_review: job.lastReview ?? null,
-    revision_count: job.revisionCount,
-    created_at: job.createdAt.toISOString(),
-    claimed_at: iso(job.claimedAt),
-    submitted_at: iso(job.submittedAt),
-    completed_at: iso(job.completedAt),
-    claim_deadline_at: iso(job.claimDeadlineAt),
-    auto_accept_at: iso(job.autoAcceptAt),
-    revision_deadline_at: iso(job.revisionDeadlineAt),
-    fresh_eyes: job.freshEyes,
-    assistive_tech: (job.assistiveTech as AssistiveTech | null) ?? null,
-    retest_of: job.retestOf,
-    reserved_until: iso(job.reservedUntil),
-    paid_at: iso(job.paidAt),
-    pack_id: job.packId ?? null,
-  };
-  if (posterInfo) view.poster_info = posterInfo;
-  if (rating !== undefined) view.rating = rating ? toRatingView(rating) : null;
-  return view;
-}
 
 /** The submission object; `locked` hides everything but the preview. */
 export function toSubmissionView(
@@ -70,6 +24,8 @@ export function toSubmissionView(
   recording?: { row: RecordingRow; url: string },
 ): SubmissionView {
   const byId = new Map(fileRows.map((f) => [f.id, f]));
+  const seen = withoutLockedParts(sub, locked);
+  const fileIds = seen.fileIds?.filter((id) => byId.has(id)) ?? null;
   return {
     id: sub.id,
     job_id: sub.jobId,
@@ -84,15 +40,15 @@ export function toSubmissionView(
       key_findings_bullets: sub.keyFindings,
       small_image_url: sub.previewFileId ? links.url(sub.previewFileId) : null,
     },
-    requirement_responses: locked ? null : sub.requirementResponses,
-    general_feedback: locked ? null : sub.generalFeedback,
-    file_urls: locked ? null : sub.fileIds.filter((id) => byId.has(id)).map((id) => links.url(id)),
-    file_names: locked
-      ? null
-      : sub.fileIds.filter((id) => byId.has(id)).map((id) => byId.get(id)!.originalName ?? null),
+    requirement_responses: seen.requirementResponses,
+    general_feedback: seen.generalFeedback,
+    file_urls: fileIds?.map((id) => links.url(id)) ?? null,
+    file_names: fileIds?.map((id) => byId.get(id)!.originalName ?? null) ?? null,
     minutes_spent: sub.minutesSpent ?? null,
     claim_to_submit_minutes: sub.claimToSubmitMinutes ?? null,
     findings: toFindingViews(sub),
+    task_answers: seen.taskAnswers ?? null,
+    sus: seen.susAnswers ?? null,
     recording: recording
       ? {
           id: recording.row.id,
@@ -120,7 +76,7 @@ export function toSubmissionReadView(
   links: FileLinkSigner,
   recordingUrl?: (id: string) => string,
 ): SubmissionView {
-  return toSubmissionView(
+  const view = toSubmissionView(
     r.submission,
     r.files,
     links,
@@ -129,6 +85,25 @@ export function toSubmissionReadView(
       ? { row: r.recording, url: recordingUrl(r.recording.id) }
       : undefined,
   );
+  if (r.check) view.session_check = toSessionCheckView(r.check);
+  return view;
+}
+
+/** A report's session check as its reader sees it: the tester's reasons in their own words, the poster's warning in theirs. */
+export function toSessionCheckView(c: NonNullable<SubmissionRead['check']>): SessionCheckView {
+  const { row } = c;
+  const reasons = row.reasons ?? [];
+  const done = row.status === 'done' && !!row.verdict && !!row.metrics;
+  return {
+    status: done ? 'done' : 'checking',
+    verdict: done ? (row.verdict as SessionVerdict) : null,
+    line: done ? checkedLine(row.metrics!, reasons) : null,
+    reasons: reasons.map((code) => ({
+      code,
+      text: SESSION_CHECK_REASONS[code][c.reader === 'tester' ? 'tester' : 'owner'],
+    })),
+    replacement_available: c.replacementAvailable,
+  };
 }
 
 /** GET /api/jobs/:id/before-after: rows pair requirement responses by index and key findings by position. */

@@ -3,47 +3,26 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { isPrivateAddress } from '@htm/service-kit/egress';
 
-/** Addresses a webhook may not reach outside development: loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved. */
-const BLOCKED = new net.BlockList();
-for (const [a, p] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  BLOCKED.addSubnet(a, p, 'ipv4');
-for (const [a, p] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-] as const)
-  BLOCKED.addSubnet(a, p, 'ipv6');
+/**
+ * True for an address no webhook may reach: loopback, private, link-local (cloud metadata), CGNAT,
+ * multicast, reserved, and the IPv6 forms that carry one (service-kit's egress rule, shared with
+ * the site check's proxy).
+ */
+export { isPrivateAddress };
 
-/** True for an address no webhook may reach (IPv4-mapped IPv6 is judged as the IPv4 address). */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return BLOCKED.check(mapped[1], 'ipv4');
-  const family = net.isIP(address);
-  if (family === 4) return BLOCKED.check(address, 'ipv4');
-  if (family === 6) return BLOCKED.check(address, 'ipv6');
-  return true;
-}
+/**
+ * What the poster is told when an address is refused: never which internal address a name
+ * resolved to or a socket reached (that would map the network behind the product for them).
+ */
+export const REFUSED_ADDRESS = 'refused: not a public address';
 
 class RefusedAddress extends Error {
   readonly code = 'EPRIVATEADDRESS';
+  constructor() {
+    super(REFUSED_ADDRESS);
+  }
 }
 
 /** dns.lookup that refuses a name resolving to a private address (the agent connects only to what this answers). */
@@ -52,12 +31,7 @@ const safeLookup: net.LookupFunction = (hostname, options, callback) => {
     if (err) return callback(err, '', 0);
     const list = addresses as dns.LookupAddress[];
     const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad || !list.length)
-      return callback(
-        new RefusedAddress(`${hostname} resolves to a private address (${bad?.address ?? 'none'})`),
-        '',
-        0,
-      );
+    if (bad || !list.length) return callback(new RefusedAddress(), '', 0);
     if ((options as dns.LookupOptions).all)
       (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
     else callback(null, list[0].address, list[0].family);
@@ -68,10 +42,13 @@ const safeLookup: net.LookupFunction = (hostname, options, callback) => {
  * Agents for calls to addresses a user typed (a Jira site): names resolving to private addresses
  * are refused (a literal private IP is refused by `isPrivateAddress` before the call).
  */
-export function publicOnlyAgents(): { httpAgent: http.Agent; httpsAgent: https.Agent } {
+export function publicOnlyAgents(ca?: string[]): {
+  httpAgent: http.Agent;
+  httpsAgent: https.Agent;
+} {
   return {
     httpAgent: new http.Agent({ lookup: safeLookup }),
-    httpsAgent: new https.Agent({ lookup: safeLookup }),
+    httpsAgent: new https.Agent({ lookup: safeLookup, ...(ca ? { ca } : {}) }),
   };
 }
 
@@ -110,7 +87,7 @@ export async function sendWebhook(
     return { ok: false, code: null, error: 'only http and https are allowed' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!opts.allowPrivate && net.isIP(host) && isPrivateAddress(host))
-    return { ok: false, code: null, error: `refused: ${host} is a private address` };
+    return { ok: false, code: null, error: REFUSED_ADDRESS };
   const now = new Date();
   const signature = new Webhook(target.secret).sign(target.msgId, now, target.body);
   const headers = {
@@ -160,8 +137,7 @@ export async function sendWebhook(
       if (opts.allowPrivate) return;
       socket.once('connect', () => {
         const remote = socket.remoteAddress ?? '';
-        if (isPrivateAddress(remote))
-          req.destroy(new RefusedAddress(`refused: connected to private address ${remote}`));
+        if (isPrivateAddress(remote)) req.destroy(new RefusedAddress());
       });
     });
     req.on('error', (err) =>
@@ -170,7 +146,7 @@ export async function sendWebhook(
         code: null,
         error:
           err instanceof RefusedAddress
-            ? err.message.replace(/^(?!refused)/, 'refused: ')
+            ? REFUSED_ADDRESS
             : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${err.message}`,
       }),
     );

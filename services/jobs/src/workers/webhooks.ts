@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { createEvent, type EventBus, type ServiceEvents, type Subscription } from '@htm/events';
+import { createEvent, type ServiceEvents } from '@htm/events';
 import type { Db } from '@htm/service-kit';
+import { TRANSITIONS } from '@htm/contracts/marketplace';
 import type { JobsConfig } from '../config.js';
 import {
   deferDeliveries,
@@ -9,11 +10,9 @@ import {
   noteEndpointOutcome,
   recordAttempt,
 } from '../db/webhook.repository.js';
-import { DISABLE_AFTER_MS, fanOutEvent, nextAttemptAfter } from '../domain/webhooks.js';
+import { DISABLE_AFTER_MS, nextAttemptAfter } from '../domain/webhooks.js';
 import { sendWebhook } from '../providers/webhook-sender.js';
 
-/** Consumer-group name: published, never rename. */
-export const WEBHOOK_GROUP = 'jobs-webhooks';
 const TIMEOUT_MS = 5000;
 const MAX_BODY_BYTES = 64 * 1024;
 const BATCH = 20;
@@ -23,6 +22,14 @@ const LEASE_MS = 30_000;
 const PER_ENDPOINT = Math.floor(LEASE_MS / TIMEOUT_MS) - 2;
 /** Endpoints being sent to at once by this process; the rest wait for a later poll. */
 const MAX_SENDING = 32;
+
+/** An event whose change wrote webhook deliveries (the transition table's `webhook`, or a job's publication). */
+export function announcesWebhook(event: { type: string }): boolean {
+  return (
+    event.type === 'JobPublished' ||
+    Object.values(TRANSITIONS).some((t) => t.event === event.type && t.webhook)
+  );
+}
 
 type LeasedDelivery = Awaited<ReturnType<typeof leaseDueDeliveries>>[number];
 
@@ -46,15 +53,15 @@ export interface WebhookWorker {
 export interface WebhookWorkerDeps {
   config: JobsConfig;
   db: Db;
-  bus: EventBus;
   logger: Logger;
   events: Pick<ServiceEvents, 'record' | 'inTransaction'>;
 }
 
 /**
- * Outgoing webhooks. The consumer group 'jobs-webhooks' turns job.* events of the jobs and
- * payments streams into delivery rows (the durable queue: Postgres is the source of truth);
- * every WEBHOOK_POLL_MS, due rows are leased and sent, failures retried with doubling delays
+ * Outgoing webhooks. The delivery rows are written in the transaction of the change they announce
+ * (applyTransition: the transition table's `webhook`; the JobPaid handler: job.paid), so Postgres
+ * is the durable queue; every WEBHOOK_POLL_MS (and when this process relays such a change:
+ * `deliverDue`), due rows are leased and sent, failures retried with doubling delays
  * from WEBHOOK_RETRY_BASE_MS for at least 24 h under the same webhook-id (`msg_<delivery id>`).
  * An endpoint failing for 3 days is disabled and WebhookEndpointDisabled announced (its owner
  * is e-mailed by notifications).
@@ -181,13 +188,6 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
   };
   loop();
 
-  const sub: Subscription = await deps.bus.subscribe({
-    group: WEBHOOK_GROUP,
-    sources: ['jobs', 'payments'],
-    handler: async (event) => {
-      if (await fanOutEvent({ db, config }, event)) void deliverDue().catch(() => undefined);
-    },
-  });
   log.info(
     {
       pollMs: config.WEBHOOK_POLL_MS,
@@ -202,7 +202,6 @@ export async function startWebhookWorker(deps: WebhookWorkerDeps): Promise<Webho
     stop: async () => {
       stopped = true;
       clearTimeout(timer);
-      await sub.stop();
       await leasing?.catch(() => undefined);
       await Promise.all(sending);
     },

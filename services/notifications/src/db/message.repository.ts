@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { messages, preferences, type MessageRow } from './schema.js';
+import { messages, preferences, reportSummaries, type MessageRow } from './schema.js';
 
 type Q = Db | Tx;
 
-/** Queues one e-mail; a second call for the same event, kind and user adds nothing. */
+/** Queues one e-mail (due now, or at `nextAttemptAt`); a second call for the same event, kind and user adds nothing. */
 export async function enqueueMessage(
   db: Q,
   m: {
@@ -13,12 +13,111 @@ export async function enqueueMessage(
     userId: string;
     data: Record<string, unknown>;
     correlationId?: string;
+    nextAttemptAt?: Date;
   },
 ): Promise<void> {
   await db
     .insert(messages)
     .values(m)
     .onConflictDoNothing({ target: [messages.eventId, messages.kind, messages.userId] });
+}
+
+/** A problem of a report's summary as the results e-mail lists it. */
+export interface SummaryProblemLine {
+  title: string;
+  severity: string | null;
+  testersHit: number;
+  testersTotal: number;
+}
+
+/** A job's or pack's latest summary (ReportSummarized): an older one arriving late changes nothing. */
+export async function saveReportSummary(
+  tx: Tx,
+  s: {
+    scopeId: string;
+    jobIds: string[];
+    problems: SummaryProblemLine[];
+    lastSubmissionAt: Date;
+    summarizedAt: Date;
+  },
+): Promise<void> {
+  await tx
+    .insert(reportSummaries)
+    .values(s)
+    .onConflictDoUpdate({
+      target: reportSummaries.scopeId,
+      set: {
+        jobIds: s.jobIds,
+        problems: s.problems,
+        lastSubmissionAt: s.lastSubmissionAt,
+        summarizedAt: s.summarizedAt,
+      },
+      setWhere: sql`${reportSummaries.summarizedAt} <= ${s.summarizedAt}`,
+    });
+}
+
+/** How to tell that a summary counts a report: by its newest report, or by when it was made. */
+export type SummaryCounting = { submittedAt: Date } | { summarizedSince: Date };
+
+/** The first problems of this job's (or pack's) summary when it already counts the report. */
+export async function summaryCounting(
+  tx: Tx,
+  scopeId: string,
+  jobId: string,
+  counting: SummaryCounting,
+): Promise<SummaryProblemLine[] | null> {
+  const [row] = await tx
+    .select()
+    .from(reportSummaries)
+    .where(eq(reportSummaries.scopeId, scopeId))
+    .limit(1);
+  if (!row || !row.jobIds.includes(jobId)) return null;
+  const counts =
+    'submittedAt' in counting
+      ? row.lastSubmissionAt >= counting.submittedAt
+      : row.summarizedAt >= counting.summarizedSince;
+  return counts ? row.problems : null;
+}
+
+/**
+ * The results e-mails still waiting for their report's summary (issue #51), for these jobs: the
+ * summary's first problems go in and they are due now. A job of a pack waits for the pack's
+ * summary (what its testers agree on), not its own. Answers how many were released.
+ */
+export async function attachSummaryToResults(
+  tx: Tx,
+  s: {
+    scope: 'job' | 'pack';
+    jobIds: string[];
+    packId: string | null;
+    problems: SummaryProblemLine[];
+  },
+): Promise<number> {
+  if (!s.jobIds.length) return 0;
+  const waiting = await tx
+    .select({ id: messages.id, data: messages.data })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.kind, 'work_submitted'),
+        eq(messages.status, 'pending'),
+        sql`${messages.data}->>'awaitingSummary' = 'true'`,
+        inArray(sql`${messages.data}->>'jobId'`, s.jobIds),
+      ),
+    );
+  let released = 0;
+  for (const m of waiting) {
+    if (s.scope === 'job' && m.data.packId) continue;
+    await tx
+      .update(messages)
+      .set({
+        data: { ...m.data, awaitingSummary: false, problems: s.problems, packId: s.packId },
+        nextAttemptAt: new Date(),
+      })
+      .where(eq(messages.id, m.id));
+    released++;
+  }
+  return released;
 }
 
 /**

@@ -1,14 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import {
-  digestJobs,
-  handledEvents,
-  jobs,
-  messages,
-  preferences,
-  testedSites,
-  users,
-} from './schema.js';
+import { eraseUser, type ErasedUser } from '@htm/service-kit/erasure';
+import { digestJobs, jobs, messages, preferences, testedSites, users } from './schema.js';
 
 /** All SQL of the notifications part of "Your data, your call". */
 
@@ -50,19 +43,14 @@ export async function readNotificationsPart(
 }
 
 /** Deletes the address, the preferences, the digest's memory and every e-mail to the user (pending ones are never sent). */
-export async function eraseNotificationsUser(tx: Tx, userId: string): Promise<void> {
-  await tx.delete(messages).where(eq(messages.userId, userId));
-  await tx.delete(preferences).where(eq(preferences.userId, userId));
-  await tx.delete(testedSites).where(eq(testedSites.testerId, userId));
-  await tx.delete(digestJobs).where(eq(digestJobs.testerId, userId));
-  await tx.delete(users).where(eq(users.id, userId));
-  await tx.update(jobs).set({ posterId: 'deleted' }).where(eq(jobs.posterId, userId));
-}
-
-export async function wasHandled(db: Db, eventId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: handledEvents.eventId })
-    .from(handledEvents)
-    .where(eq(handledEvents.eventId, eventId));
-  return Boolean(row);
+export async function eraseNotificationsUser(tx: Tx, user: ErasedUser): Promise<void> {
+  await eraseUser(tx, user, [
+    { forget: messages, where: messages.userId },
+    { forget: preferences, where: preferences.userId },
+    { forget: testedSites, where: testedSites.testerId },
+    { forget: digestJobs, where: digestJobs.testerId },
+    { forget: users, where: users.id },
+    // The job projection keeps no one's id: its poster is nobody now.
+    { pseudonymise: jobs, where: jobs.posterId, as: 'deleted' },
+  ]);
 }

@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
-import { jobs, testedSites, users } from './schema.js';
+import { siteKey } from '@htm/contracts/marketplace';
+import { jobs, reportSummaries, testedSites, users } from './schema.js';
 
 type Q = Db | Tx;
 
@@ -144,9 +145,6 @@ export async function recordTestedSite(db: Q, testerId: string, jobId: string): 
     .onConflictDoNothing();
 }
 
-/** The jobs service's "same site" key (services/jobs domain/fresh-eyes.ts siteKey): poster and host. */
-export const siteKey = (posterId: string, host: string) => `${posterId}|${host}`;
-
 export async function findJob(db: Q, id: string) {
   const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
   return row;
@@ -155,4 +153,5 @@ export async function findJob(db: Q, id: string) {
 /** Every job of the projection goes (the admin cleared all jobs). */
 export async function clearJobs(db: Q): Promise<void> {
   await db.execute(sql`DELETE FROM ${jobs}`);
+  await db.execute(sql`DELETE FROM ${reportSummaries}`);
 }

@@ -119,3 +119,20 @@ export const messages = notificationsSchema.table(
 );
 
 export type MessageRow = typeof messages.$inferSelect;
+
+/**
+ * Projection of jobs' ReportSummarized (issue #51): each job's and pack's latest summary, its
+ * first problems. A results e-mail lists them; a summary handled before the submission it counts
+ * (a pack's comes on the pack's own partition) is found here when that submission arrives.
+ */
+export const reportSummaries = notificationsSchema.table('report_summaries', {
+  scopeId: text('scope_id').primaryKey(),
+  jobIds: jsonb('job_ids').$type<string[]>().notNull(),
+  problems: jsonb('problems')
+    .$type<
+      Array<{ title: string; severity: string | null; testersHit: number; testersTotal: number }>
+    >()
+    .notNull(),
+  lastSubmissionAt: ts('last_submission_at').notNull(),
+  summarizedAt: ts('summarized_at').notNull(),
+});

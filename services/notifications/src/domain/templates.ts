@@ -4,9 +4,12 @@ import {
   BRAND_NAME,
   formatUsd,
   PRICE_PER_TEST_CENTS,
+  severityWord,
   TESTER_SHARE_CENTS,
+  testersHitText,
   type NotificationKind,
 } from '@htm/contracts';
+import { REPLACEMENT_TURNAROUND } from '@htm/contracts/marketplace';
 import { escapeHtml } from '@htm/service-kit/html';
 
 /** What a message template may use (stored with the message when the event is handled). */
@@ -21,7 +24,7 @@ export interface MessageData {
   at?: string;
   /** tester_approved: the tester's country (null: not chosen yet, e.g. a landing-page signup). */
   country?: string | null;
-  /** job_paid: when the results are expected (ISO). */
+  /** job_paid, replacement_coming: when the results are expected (ISO). */
   expectedBy?: string;
   /** job_digest: the jobs the tester can take. */
   jobs?: Array<{ id: string; title: string }>;
@@ -31,9 +34,24 @@ export interface MessageData {
   email?: string;
   name?: string | null;
   /** appeal_decided: what was appealed, the decision and the admin's note. */
-  kind?: 'strike' | 'rating';
+  kind?: 'strike' | 'rating' | 'session_check';
   decision?: 'overturn' | 'uphold';
   note?: string | null;
+  /** replacement_coming, session_held, session_borderline, work_submitted (a borderline check's warning): the session check's reasons in the reader's words. */
+  reasons?: string[];
+  /** work_submitted: the report's summary's first problems (issue #51), worst first. */
+  problems?: Array<{
+    title: string;
+    severity: string | null;
+    testersHit: number;
+    testersTotal: number;
+  }>;
+  /** work_submitted: the job's pack (its problems are the pack's, what its testers agree on). */
+  packId?: string | null;
+  /** work_submitted: a report released after its job went to another tester (free, the platform pays). */
+  extra?: boolean;
+  /** work_submitted: queued before the summary; it goes at MAIL_SUMMARY_WAIT_MS without one. */
+  awaitingSummary?: boolean;
 }
 
 export interface RenderedMessage {
@@ -48,8 +66,8 @@ const usd = formatUsd;
 export interface MessageBody {
   subject: string;
   lines: string[];
-  /** A list under the lines (the job digest's jobs), each with its own link. */
-  items?: Array<{ label: string; path: string }>;
+  /** A list under the lines (the job digest's jobs; the results' problems, each `linked` to its place). */
+  items?: Array<{ label: string; path: string; linked?: boolean }>;
   action: { label: string; path: string };
 }
 
@@ -85,15 +103,48 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
         ],
         action: { label: 'See your job', path: jobPath },
       };
-    case 'work_submitted':
+    case 'work_submitted': {
+      // A report released after its job went to another tester (an upheld appeal): one more, free.
+      if (d.extra)
+        return {
+          subject: `One more report on ${job}, at no cost to you`,
+          lines: [
+            `A report on ${job} that our automatic check had held back turned out to be fine after all (its tester's appeal was upheld).`,
+            'You can read it whole beside the report you already have, on the job. Nothing is charged: we pay its tester.',
+          ],
+          action: { label: 'Read it on your job', path: jobPath },
+        };
+      // What to fix first (the report's summary, a pack's over all its testers), each linked to its
+      // place in the report.
+      const problems = (d.problems ?? []).slice(0, 3);
+      const at = (i: number) =>
+        d.packId
+          ? `/dashboard?pack=${encodeURIComponent(d.packId)}&problem=${i + 1}`
+          : `${jobPath}${d.jobId ? '&' : '?'}problem=${i + 1}`;
       return {
         subject: 'Your results are ready',
         lines: [
           `The tester has submitted the findings for ${job}.`,
+          ...(d.reasons?.length
+            ? [
+                'Our check of the session found something you should know:',
+                ...d.reasons,
+                'If the report does not help you, you can get a free replacement from the report.',
+              ]
+            : []),
           'Review them, then accept the work or ask for one revision.',
+          ...(problems.length
+            ? [d.packId ? 'What your testers agree you should fix first:' : 'Fix first:']
+            : []),
         ],
+        items: problems.map((p, i) => ({
+          label: `${p.title} (${severityWord(p.severity)}, ${testersHitText({ testers_hit: p.testersHit, testers_total: p.testersTotal })})`,
+          path: at(i),
+          linked: true,
+        })),
         action: { label: 'Review the results', path: jobPath },
       };
+    }
     case 'auto_accepted':
       return {
         subject: 'Your results were accepted automatically',
@@ -151,6 +202,38 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
         ],
         action: { label: 'Open Webhooks', path: '/dashboard' },
       };
+    case 'replacement_coming':
+      return {
+        subject: `Another tester is taking ${job}, at no cost to you`,
+        lines: [
+          d.reason === 'poster'
+            ? `As you asked, the report on ${job} is being replaced.`
+            : `The report on ${job} did not pass our checks, so we did not send it to you.`,
+          ...(d.reasons ?? []),
+          `Another tester will take the job on the same payment: nothing is charged again. Expect their report within ${REPLACEMENT_TURNAROUND} from now${d.expectedBy ? `, by ${formatEmailDate(d.expectedBy)} at the latest` : ''}.`,
+        ],
+        action: { label: 'See your job', path: jobPath },
+      };
+    case 'session_held':
+      return {
+        subject: `Your report on ${job} did not pass the checks`,
+        lines: [
+          'We check every report before the site owner sees it. Yours was not sent, because:',
+          ...(d.reasons ?? []),
+          'The job went to another tester, and this report earns nothing. Each reason is also on your dashboard.',
+        ],
+        action: { label: 'Open your dashboard', path: '/dashboard?tab=mine' },
+      };
+    case 'session_borderline':
+      return {
+        subject: `Your report on ${job} was sent to the site owner, with a warning`,
+        lines: [
+          'We check every report before the site owner sees it. Yours was delivered to them, with this one point marked as borderline:',
+          ...(d.reasons ?? []),
+          `Because of it, the site owner may ask for a free replacement by another tester (once per job). If they do, this report earns nothing; if they accept it, you earn ${usd(TESTER_SHARE_CENTS)} as usual.`,
+        ],
+        action: { label: 'Open your dashboard', path: '/dashboard?tab=mine' },
+      };
     case 'pack_slot_refunded':
       return {
         subject: `We refunded ${usd(d.amountCents ?? 0)} for an unfilled tester slot`,
@@ -167,7 +250,8 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
           'The archive of everything we hold about you (one file per part of the product, plus your files and recordings) is ready.',
           `Download it here (the link works until ${d.at ?? 'tomorrow'}): ${d.url ?? ''}`,
         ],
-        action: { label: 'Open your profile', path: '/dashboard?tab=privacy' },
+        // Opens the account's "Your data" dialog (web/src/app/shell.tsx), for every role.
+        action: { label: 'Open Your data', path: '/dashboard?open=your-data' },
       };
     case 'account_deletion_scheduled':
       return {
@@ -188,8 +272,22 @@ export function messageBody(kind: NotificationKind, d: MessageData): MessageBody
         action: { label: 'Open your dashboard', path: '/dashboard' },
       };
     case 'appeal_decided': {
-      const what = d.kind === 'rating' ? 'rating' : 'strike';
       const where = d.title ? ` on "${d.title}"` : '';
+      if (d.kind === 'session_check')
+        return {
+          subject:
+            d.decision === 'overturn'
+              ? 'Your appeal was accepted: your report counts after all'
+              : 'Your appeal of the failed check was not accepted',
+          lines: [
+            d.decision === 'overturn'
+              ? `We looked at your appeal of the check of your report${where}: it does not count against you. If the job was still waiting for another tester, your report went to the site owner, and you are paid once it is accepted.`
+              : `We looked at your appeal of the check of your report${where}: the check stands, and it counts as a strike.`,
+            ...(d.note ? [`The admin's note: ${d.note}`] : []),
+          ],
+          action: { label: 'Open your dashboard', path: '/dashboard' },
+        };
+      const what = d.kind === 'rating' ? 'rating' : 'strike';
       return d.decision === 'overturn'
         ? {
             subject: `Your appeal was accepted: the ${what} is removed`,
@@ -275,7 +373,11 @@ function mjmlOf(b: MessageBody, hello: string, link: string, unsubscribeUrl: str
   const text = (s: string) => `<mj-text>${escapeHtml(s)}</mj-text>`;
   const items = b.items?.length
     ? `<mj-text><ul style="margin:0;padding-left:20px">${b.items
-        .map((i) => `<li>${escapeHtml(i.label)}</li>`)
+        .map((i) =>
+          i.linked
+            ? `<li><a href="${escapeHtml(new URL(i.path, link).toString())}" style="color:#1e40af">${escapeHtml(i.label)}</a></li>`
+            : `<li>${escapeHtml(i.label)}</li>`,
+        )
         .join('')}</ul></mj-text>`
     : '';
   return `<mjml lang="en">
@@ -333,7 +435,16 @@ export async function renderMessage(
     hello,
     '',
     ...b.lines,
-    ...(b.items?.length ? ['', ...b.items.map((i) => `- ${i.label}`)] : []),
+    ...(b.items?.length
+      ? [
+          '',
+          ...b.items.map((i) =>
+            i.linked
+              ? `- ${i.label}: ${new URL(i.path, opts.publicUrl).toString()}`
+              : `- ${i.label}`,
+          ),
+        ]
+      : []),
     '',
     `${b.action.label}: ${link}`,
     '',

@@ -7,8 +7,20 @@ import {
   TESTER_SIGNUP_ROLES,
   type NotificationKind,
 } from '@htm/contracts';
+import {
+  platformFundsRelease,
+  replacementExpectedBy,
+  SESSION_CHECK_REASONS,
+} from '@htm/contracts/marketplace';
 import type { Logger } from 'pino';
-import { enqueueMessage, wasQueued } from '../db/message.repository.js';
+import {
+  attachSummaryToResults,
+  enqueueMessage,
+  saveReportSummary,
+  summaryCounting,
+  wasQueued,
+  type SummaryCounting,
+} from '../db/message.repository.js';
 import {
   clearJobs,
   findJob,
@@ -36,6 +48,8 @@ export function notificationsEventHandlers(opts: {
   kick: () => void;
   /** MAIL_MAX_EVENT_AGE_MS */
   maxEventAgeMs: number;
+  /** MAIL_SUMMARY_WAIT_MS: how long the results e-mail waits for the report's summary. */
+  summaryWaitMs: number;
 }): EventHandlers {
   const queue = async (
     tx: Tx,
@@ -43,6 +57,8 @@ export function notificationsEventHandlers(opts: {
     kind: NotificationKind,
     userId: string,
     data: Record<string, unknown>,
+    /** Due this much later (a results e-mail waiting for its summary). */
+    delayMs = 0,
   ) => {
     // The group reads each stream from its beginning the first time: no e-mail about old news.
     if (Date.now() - Date.parse(e.occurredAt) > opts.maxEventAgeMs) {
@@ -58,6 +74,7 @@ export function notificationsEventHandlers(opts: {
       userId,
       data,
       correlationId: e.correlationId ?? undefined,
+      ...(delayMs ? { nextAttemptAt: new Date(Date.now() + delayMs) } : {}),
     });
     // The sender looks right after the commit (the handler's transaction ends before it reads).
     setImmediate(opts.kick);
@@ -70,6 +87,33 @@ export function notificationsEventHandlers(opts: {
         'no e-mail: the job is not known (JobCreated not seen)',
       );
     return job;
+  };
+  /**
+   * "Your results are ready" (issue #51): with what to fix first from the report's summary. A
+   * summary that already counts the report is used at once; else the e-mail waits
+   * (MAIL_SUMMARY_WAIT_MS at most) for ReportSummarized (below), which lets it go.
+   */
+  const queueResults = async (
+    tx: Tx,
+    e: EventEnvelope,
+    job: { id: string; posterId: string; title: string },
+    r: { packId: string | null; reasons?: string[]; counted: SummaryCounting },
+  ) => {
+    const problems = await summaryCounting(tx, r.packId ?? job.id, job.id, r.counted);
+    await queue(
+      tx,
+      e,
+      'work_submitted',
+      job.posterId,
+      {
+        jobId: job.id,
+        title: job.title,
+        packId: r.packId,
+        ...(r.reasons ? { reasons: r.reasons } : {}),
+        ...(problems ? { problems } : { awaitingSummary: true }),
+      },
+      problems ? 0 : opts.summaryWaitMs,
+    );
   };
   return {
     // identity: where to write to
@@ -190,9 +234,94 @@ export function notificationsEventHandlers(opts: {
     },
     WorkSubmitted: async (e, tx) => {
       await recordTestedSite(tx, e.data.testerId, e.data.jobId);
+      // A report its session check holds is announced when the check delivers it (SessionChecked).
+      if (e.data.awaitsCheck) return;
       const job = await posterOf(tx, e, e.data.jobId);
+      if (!job) return;
+      await queueResults(tx, e, job, {
+        packId: e.data.job?.pack_id ?? null,
+        counted: { submittedAt: new Date(e.data.submittedAt) },
+      });
+    },
+    // jobs: a report's summary (issue #51): the results e-mails waiting for it list its top problems.
+    ReportSummarized: async (e, tx) => {
+      const d = e.data;
+      const problems = d.top.map((p) => ({
+        title: p.title,
+        severity: p.severity,
+        testersHit: p.testersHit,
+        testersTotal: d.testersTotal,
+      }));
+      await saveReportSummary(tx, {
+        scopeId: d.scopeId,
+        jobIds: d.jobIds,
+        problems,
+        lastSubmissionAt: new Date(d.lastSubmissionAt),
+        summarizedAt: new Date(d.summarizedAt),
+      });
+      const released = await attachSummaryToResults(tx, {
+        scope: d.scope,
+        jobIds: d.jobIds,
+        packId: d.scope === 'pack' ? d.scopeId : null,
+        problems,
+      });
+      if (released) setImmediate(opts.kick);
+    },
+    // jobs: a report's session check passed (or found one soft reason): the poster may read it now
+    SessionChecked: async (e, tx) => {
+      const d = e.data;
+      if (!d.delivered) return;
+      const job = await posterOf(tx, e, d.jobId);
+      if (!job) return;
+      await queueResults(tx, e, job, {
+        packId: null,
+        // Borderline: delivered with its warning.
+        reasons: d.reasons.map((r) => SESSION_CHECK_REASONS[r].owner),
+        // The report joined its summary at its delivery.
+        counted: { summarizedSince: new Date(d.checkedAt) },
+      });
+      // Borderline: its tester hears what was borderline, that it went out, and what may follow.
+      if (d.verdict === 'borderline')
+        await queue(tx, e, 'session_borderline', d.testerId, {
+          jobId: d.jobId,
+          title: job.title,
+          reasons: d.reasons.map((r) => SESSION_CHECK_REASONS[r].tester),
+        });
+    },
+    // jobs: a failed session released after its job went to another tester: the owner has one
+    // more report, free (the platform pays its tester).
+    SessionDecided: async (e, tx) => {
+      const d = e.data;
+      if (!platformFundsRelease(d)) return;
+      const job = await posterOf(tx, e, d.jobId);
       if (job)
-        await queue(tx, e, 'work_submitted', job.posterId, { jobId: job.id, title: job.title });
+        await queue(tx, e, 'work_submitted', job.posterId, {
+          jobId: job.id,
+          title: job.title,
+          extra: true,
+        });
+    },
+    // jobs: a session check held a report, or the poster asked for a free replacement
+    ReplacementRequested: async (e, tx) => {
+      const d = e.data;
+      await setJobStatus(tx, d.jobId, 'open');
+      const job = await posterOf(tx, e, d.jobId);
+      if (!job) return;
+      const words = (who: 'owner' | 'tester') =>
+        d.reasons.map((r) => SESSION_CHECK_REASONS[r][who]);
+      await queue(tx, e, 'replacement_coming', job.posterId, {
+        jobId: d.jobId,
+        title: job.title,
+        reason: d.requestedBy,
+        reasons: d.requestedBy === 'check' ? words('owner') : [],
+        expectedBy: replacementExpectedBy(new Date(d.requestedAt)).toISOString(),
+      });
+      if (d.requestedBy === 'check')
+        await queue(tx, e, 'session_held', d.testerId, {
+          jobId: d.jobId,
+          title: job.title,
+          reasons: words('tester'),
+        });
     },
     RevisionRequested: async (e, tx) => {
       const job = await findJob(tx, e.data.jobId);
@@ -227,7 +356,7 @@ export function notificationsEventHandlers(opts: {
       }),
     UserDeletionCancelled: async (e, tx) =>
       queue(tx, e, 'account_deletion_cancelled', e.data.userId, {}),
-    UserDeleted: async (e, tx) => eraseNotificationsUser(tx, e.data.userId),
+    UserDeleted: async (e, tx) => eraseNotificationsUser(tx, e.data),
     // payments: a pack's slot nobody claimed was closed and its $1 given back
     PaymentRefunded: async (e, tx) => {
       const d = e.data;

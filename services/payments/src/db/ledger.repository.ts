@@ -113,6 +113,9 @@ export interface OverviewTotals {
   completed_jobs_count: number;
   refunds_cents: number;
   pending_refunds_count: number;
+  /** Tester earnings the platform paid (source set: an upheld appeal of a replaced session). */
+  platform_funded_cents: number;
+  platform_funded_count: number;
 }
 
 /** The financial overview, every figure a SQL sum/count over the ledger. */
@@ -124,7 +127,9 @@ export async function overviewTotals(db: Exec): Promise<OverviewTotals> {
       COALESCE(SUM(amount_cents) FILTER (WHERE kind = 'platform_fee'), 0)::bigint AS platform_cents,
       (COUNT(*) FILTER (WHERE kind = 'tester_earning'
          AND NOT EXISTS (SELECT 1 FROM payments.ledger_entries p WHERE p.kind = 'payout' AND p.earning_id = l.id)))::int AS pending_payouts_count,
-      (COUNT(*) FILTER (WHERE kind = 'tester_earning'))::int AS completed_jobs_count,
+      (COUNT(*) FILTER (WHERE kind = 'tester_earning' AND source IS NULL))::int AS completed_jobs_count,
+      COALESCE(SUM(amount_cents) FILTER (WHERE kind = 'tester_earning' AND source IS NOT NULL), 0)::bigint AS platform_funded_cents,
+      (COUNT(*) FILTER (WHERE kind = 'tester_earning' AND source IS NOT NULL))::int AS platform_funded_count,
       COALESCE(-SUM(amount_cents) FILTER (WHERE kind = 'refund'), 0)::bigint AS refunds_cents,
       (COUNT(*) FILTER (WHERE kind = 'duplicate_payment'
          AND NOT EXISTS (SELECT 1 FROM payments.ledger_entries r WHERE r.kind = 'refund' AND r.session_id = l.session_id)))::int AS pending_refunds_count
@@ -138,6 +143,8 @@ export async function overviewTotals(db: Exec): Promise<OverviewTotals> {
     completed_jobs_count: Number(row.completed_jobs_count),
     refunds_cents: Number(row.refunds_cents),
     pending_refunds_count: Number(row.pending_refunds_count),
+    platform_funded_cents: Number(row.platform_funded_cents),
+    platform_funded_count: Number(row.platform_funded_count),
   };
 }
 

@@ -1,5 +1,5 @@
 import { and, eq, ne, or } from 'drizzle-orm';
-import type { Db } from '@htm/service-kit/db';
+import type { Db, Tx } from '@htm/service-kit/db';
 import {
   checkoutSessions,
   localProviderRefunds,
@@ -28,7 +28,10 @@ export async function createLocalSession(
   return row;
 }
 
-export async function findLocalSession(db: Db, id: string): Promise<LocalSessionRow | undefined> {
+export async function findLocalSession(
+  db: Db | Tx,
+  id: string,
+): Promise<LocalSessionRow | undefined> {
   const [row] = await db
     .select()
     .from(localProviderSessions)
@@ -69,7 +72,7 @@ export async function cancelLocalSession(db: Db, id: string): Promise<LocalSessi
 
 /** Stores a simulated refund unless one exists with its idempotency key; answers the key's refund id. */
 export async function createLocalRefund(
-  db: Db,
+  db: Db | Tx,
   values: typeof localProviderRefunds.$inferInsert,
 ): Promise<string> {
   await db

@@ -1,10 +1,10 @@
 import { eq, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@htm/service-kit/db';
+import { eraseUser, type ErasedUser } from '@htm/service-kit/erasure';
 import {
   cashOuts,
   checkoutSessions,
   earningMismatches,
-  handledEvents,
   ledgerEntries,
   localProviderSessions,
   payoutAccounts,
@@ -93,56 +93,28 @@ export async function owedTo(
   return { pendingCents: Number(rows[0]?.pending ?? 0), payable: account?.status === 'ready' };
 }
 
-export async function wasHandled(db: Db, eventId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: handledEvents.eventId })
-    .from(handledEvents)
-    .where(eq(handledEvents.eventId, eventId));
-  return Boolean(row);
-}
-
 /**
  * Anonymises the user in payments (UserDeleted's transaction): the ledger is the accounting
  * record, so every entry stays, amounts untouched, with the person replaced by the pseudonym; so
  * do checkouts, payout attempts and the payout account (a payout still owed reaches the same
  * provider account). Job titles written by the person are blanked on their own payments.
  */
-export async function erasePaymentsUser(tx: Tx, userId: string, pseudonym: string): Promise<void> {
-  await tx
-    .update(ledgerEntries)
-    .set({ testerId: pseudonym })
-    .where(eq(ledgerEntries.testerId, userId));
-  await tx
-    .update(ledgerEntries)
-    .set({ posterId: pseudonym, title: null })
-    .where(eq(ledgerEntries.posterId, userId));
-  await tx
-    .update(checkoutSessions)
-    .set({ posterId: pseudonym, title: '' })
-    .where(eq(checkoutSessions.posterId, userId));
-  await tx
-    .update(localProviderSessions)
-    .set({ posterId: pseudonym, title: '' })
-    .where(eq(localProviderSessions.posterId, userId));
-  await tx
-    .update(payoutAttempts)
-    .set({ testerId: pseudonym })
-    .where(eq(payoutAttempts.testerId, userId));
-  // Cash-outs are money records like the ledger: kept, under the pseudonym.
-  await tx
-    .update(cashOuts)
-    .set({ testerId: pseudonym, updatedAt: new Date() })
-    .where(eq(cashOuts.testerId, userId));
-  await tx
-    .update(payoutAccounts)
-    .set({ testerId: pseudonym, updatedAt: new Date() })
-    .where(eq(payoutAccounts.testerId, userId));
-  await tx
-    .update(earningMismatches)
-    .set({ testerId: pseudonym })
-    .where(eq(earningMismatches.testerId, userId));
-  await tx
-    .update(earningMismatches)
-    .set({ posterId: pseudonym, title: null })
-    .where(eq(earningMismatches.posterId, userId));
+export async function erasePaymentsUser(tx: Tx, user: ErasedUser): Promise<void> {
+  const updatedAt = new Date();
+  await eraseUser(tx, user, [
+    { pseudonymise: ledgerEntries, where: ledgerEntries.testerId },
+    { pseudonymise: ledgerEntries, where: ledgerEntries.posterId, also: { title: null } },
+    { pseudonymise: checkoutSessions, where: checkoutSessions.posterId, also: { title: '' } },
+    {
+      pseudonymise: localProviderSessions,
+      where: localProviderSessions.posterId,
+      also: { title: '' },
+    },
+    { pseudonymise: payoutAttempts, where: payoutAttempts.testerId },
+    // Cash-outs are money records like the ledger: kept, under the pseudonym.
+    { pseudonymise: cashOuts, where: cashOuts.testerId, also: { updatedAt } },
+    { pseudonymise: payoutAccounts, where: payoutAccounts.testerId, also: { updatedAt } },
+    { pseudonymise: earningMismatches, where: earningMismatches.testerId },
+    { pseudonymise: earningMismatches, where: earningMismatches.posterId, also: { title: null } },
+  ]);
 }

@@ -103,8 +103,9 @@ export const providerEvents = paymentsSchema.table('provider_events', {
  * +82 (pending until a payout entry points at it), platform_fee +18, payout -82,
  * duplicate_payment +100 (a second paid session for an already paid job) and refund -100 (that
  * duplicate given back, a cleared job's or a pack's unfilled slot's payment given back; pending
- * until it exists). The unique (kind, job_id) of the first four kinds makes "once per job"
- * structural; duplicates and refunds are once per session and job. Nothing
+ * until it exists). The unique (kind, job_id) of payment, platform_fee and the job's own
+ * tester_earning makes "once per job" structural; a tester_earning the platform funds (`source`,
+ * an upheld appeal of a failed session whose job another tester completes) is once per tester; duplicates and refunds are once per session and job. Nothing
  * ever UPDATEs or DELETEs a row.
  */
 export const ledgerEntries = paymentsSchema.table(
@@ -118,6 +119,11 @@ export const ledgerEntries = paymentsSchema.table(
     testerId: text('tester_id'),
     posterId: text('poster_id'),
     title: text('title'),
+    /**
+     * tester_earning: who pays it when not the job's own $1 (null): the platform
+     * ('platform: upheld session appeal', PLATFORM_FUNDED_EARNING in the rules module).
+     */
+    source: text('source'),
     /** payment: the checkout session; earning: how it was accepted (poster | admin | auto). */
     sessionId: text('session_id'),
     acceptedBy: text('accepted_by'),
@@ -135,9 +141,16 @@ export const ledgerEntries = paymentsSchema.table(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    // Once per job: the job's payment, its fee and the earning its $1 pays (a payout is once per
+    // earning: ledger_payout_earning_unique). An earning the platform funds is once per tester.
     uniqueIndex('ledger_kind_job_unique')
       .on(t.kind, t.jobId)
-      .where(sql`kind IN ('payment', 'tester_earning', 'platform_fee', 'payout')`),
+      .where(
+        sql`kind IN ('payment', 'platform_fee') OR (kind = 'tester_earning' AND source IS NULL)`,
+      ),
+    uniqueIndex('ledger_platform_earning_unique')
+      .on(t.jobId, t.testerId)
+      .where(sql`kind = 'tester_earning' AND source IS NOT NULL`),
     // Once per session and job: a pack's session pays several jobs, each refundable on its own.
     uniqueIndex('ledger_kind_session_job_unique')
       .on(t.kind, t.sessionId, t.jobId)
@@ -155,6 +168,10 @@ export const ledgerEntries = paymentsSchema.table(
     check(
       'ledger_session_check',
       sql`${t.kind} NOT IN ('duplicate_payment', 'refund') OR ${t.sessionId} IS NOT NULL`,
+    ),
+    check(
+      'ledger_source_check',
+      sql`${t.source} IS NULL OR (${t.kind} = 'tester_earning' AND ${t.source} LIKE 'platform:%')`,
     ),
     check(
       'ledger_tester_check',

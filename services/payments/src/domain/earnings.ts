@@ -78,6 +78,8 @@ export async function getFinancialOverview(deps: PaymentsDeps): Promise<Financia
     completed_jobs_count: t.completed_jobs_count,
     total_refunds: centsToDollars(t.refunds_cents),
     pending_refunds_count: t.pending_refunds_count,
+    platform_funded_earnings: centsToDollars(t.platform_funded_cents),
+    platform_funded_count: t.platform_funded_count,
     amount_mismatches: mismatches.map((m) => ({
       session_id: m.sessionId,
       job_id: m.jobId,

@@ -2,12 +2,7 @@ import type { EventEnvelope } from '@htm/events';
 import type { PrivacyAnswers } from '@htm/service-kit';
 import type { Tx } from '@htm/service-kit/db';
 import type { PaymentsDeps } from '../deps.js';
-import {
-  erasePaymentsUser,
-  owedTo,
-  readPaymentsPart,
-  wasHandled,
-} from '../db/privacy.repository.js';
+import { erasePaymentsUser, owedTo, readPaymentsPart } from '../db/privacy.repository.js';
 
 /** The payments service's answers to identity's /internal/privacy calls ("Your data, your call"). */
 export function paymentsPrivacyAnswers(deps: PaymentsDeps): PrivacyAnswers {
@@ -21,7 +16,7 @@ export function paymentsPrivacyAnswers(deps: PaymentsDeps): PrivacyAnswers {
         `You are owed $${dollars} that cannot be paid yet: connect a payout account (Earnings) and cash out first, so the money reaches you.`,
       ];
     },
-    handled: (eventId) => wasHandled(deps.db, eventId),
+    handled: (eventId) => deps.events.handled(eventId),
   };
 }
 
@@ -31,6 +26,6 @@ export async function eraseUserInPayments(
   e: EventEnvelope<'UserDeleted'>,
   tx: Tx,
 ): Promise<void> {
-  await erasePaymentsUser(tx, e.data.userId, e.data.pseudonym);
+  await erasePaymentsUser(tx, e.data);
   deps.logger.info({ userId: e.data.userId }, 'user anonymised in payments (ledger kept)');
 }

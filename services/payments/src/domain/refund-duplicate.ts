@@ -31,7 +31,7 @@ export async function refundDuplicatePayment(
   if (!duplicate) return 'none';
   if (rows.some((r) => r.kind === 'refund')) return 'refunded';
 
-  const refund = await deps.provider.refundCheckoutSession({
+  const refund = await deps.provider.refundCheckoutSession(deps.db, {
     sessionId,
     amountCents: duplicate.amountCents,
     idempotencyKey: `refund-${sessionId}`,

@@ -15,7 +15,9 @@ export type Recorder = { record(tx: Tx, ...e: EventEnvelope[]): Promise<void> };
  * of that job (one key per session and job: `refund-<session_id>` for the session's own job, the
  * same key the duplicate refunds use, `refund-<session_id>-<job_id>` for the other jobs of a pack,
  * so a redelivery gets the same refund), then a refund entry (-amount) is booked once per session
- * and job in the caller's transaction, with PaymentRefunded. A job without a booked payment is
+ * and job in the caller's transaction, with PaymentRefunded. The provider works in that
+ * transaction too: the local provider's refund commits with the entry or not at all (a redelivery
+ * then does both); Stripe's is a call, idempotent by key. A job without a booked payment is
  * skipped (nothing was paid here). A provider failure throws, so the event is retried.
  */
 export async function refundJobPayment(
@@ -46,7 +48,7 @@ export async function refundJobPayment(
     return 'already';
   const session = await findCheckoutSession(tx, sessionId);
   const ownJob = !session || session.jobId === jobId;
-  const refund = await deps.provider.refundCheckoutSession({
+  const refund = await deps.provider.refundCheckoutSession(tx, {
     sessionId,
     amountCents: payment.amountCents,
     idempotencyKey: ownJob ? `refund-${sessionId}` : `refund-${sessionId}-${jobId}`,

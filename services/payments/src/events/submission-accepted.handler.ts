@@ -2,7 +2,7 @@ import { createEvent, type EventEnvelope } from '@htm/events';
 import type { Tx } from '@htm/service-kit';
 import { appendOnce, findJobPayment } from '../db/ledger.repository.js';
 import { recordEarningMismatch } from '../db/mismatch.repository.js';
-import { PLATFORM_FEE_CENTS, TESTER_SHARE_CENTS } from '../domain/money.js';
+import { PLATFORM_FEE_CENTS, TESTER_SHARE_CENTS } from '@htm/contracts/marketplace';
 
 /**
  * SubmissionAccepted (by the poster, the admin or auto-accept): the tester earns 82 cents

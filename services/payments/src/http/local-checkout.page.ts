@@ -13,7 +13,7 @@ const STYLE = `body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Ro
 main{max-width:420px;margin:48px auto;padding:32px;background:#fff;border:1px solid #e2e8f0;border-radius:16px;box-shadow:0 8px 24px rgba(15,23,42,.08)}
 h1{font-size:1.4rem;margin:0 0 4px}.note{margin:0 0 24px;color:#475569;font-size:.9rem}
 .badge{display:inline-block;margin-bottom:16px;padding:2px 10px;border-radius:999px;background:#fef3c7;color:#78350f;font-size:.75rem;font-weight:700;letter-spacing:.04em}
-dl{display:grid;grid-template-columns:auto 1fr;gap:8px 16px;margin:0 0 24px}dt{color:#475569}dd{margin:0;font-weight:600}
+dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:8px 16px;margin:0 0 24px}dt{color:#475569}dd{margin:0;font-weight:600;overflow-wrap:anywhere}
 form{margin:0 0 12px}button{width:100%;padding:12px 16px;border-radius:10px;font:inherit;font-weight:700;cursor:pointer}
 .pay{background:#1e40af;color:#fff;border:0}.pay:hover,.pay:focus-visible{background:#1e3a8a}
 .cancel{background:#fff;color:#1e293b;border:1px solid #cbd5e1}button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '@htm/service-kit';
+import type { Db, Tx } from '@htm/service-kit';
 import {
   cancelLocalSession,
   completeLocalSession,
@@ -87,8 +87,8 @@ export class LocalProvider implements PaymentProvider {
     return { id: row.id, url: `/api/payments/local/checkout/${row.id}` };
   }
 
-  async findSession(id: string): Promise<LocalSessionRow | undefined> {
-    return findLocalSession(this.db, id);
+  async findSession(id: string, db: Db | Tx = this.db): Promise<LocalSessionRow | undefined> {
+    return findLocalSession(db, id);
   }
 
   async retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession> {
@@ -112,12 +112,16 @@ export class LocalProvider implements PaymentProvider {
     return this.retrieveCheckoutSession(id);
   }
 
-  /** A simulated refund of a paid session, idempotent by key (the same key answers the same refund). */
-  async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
-    const session = await this.findSession(input.sessionId);
+  /**
+   * A simulated refund of a paid session, idempotent by key (the same key answers the same
+   * refund), stored through `tx`: in a caller's transaction it commits with the caller's ledger
+   * entry or not at all.
+   */
+  async refundCheckoutSession(tx: Tx | Db, input: RefundInput): Promise<{ id: string }> {
+    const session = await this.findSession(input.sessionId, tx);
     if (!session || session.paymentStatus !== 'paid')
       throw new Error(`Checkout session ${input.sessionId} has no payment to refund`);
-    const id = await createLocalRefund(this.db, {
+    const id = await createLocalRefund(tx, {
       id: randomId('re_local_'),
       idempotencyKey: input.idempotencyKey,
       sessionId: input.sessionId,

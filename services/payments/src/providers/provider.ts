@@ -1,4 +1,5 @@
 /** What the payments service needs from a payment provider (Stripe, or the local stand-in). */
+import type { Db, Tx } from '@htm/service-kit';
 
 export { JOB_PRICE_CENTS } from '../domain/money.js';
 export const JOB_CURRENCY = 'usd';
@@ -80,8 +81,15 @@ export interface PaymentProvider {
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
   /** Closes an open session so it can no longer be paid (Stripe: checkout.sessions.expire). */
   expireCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
-  /** Gives back a paid session's payment (Stripe: a refund of its payment intent). */
-  refundCheckoutSession(input: RefundInput): Promise<{ id: string }>;
+  /**
+   * Gives back a paid session's payment (Stripe: a refund of its payment intent). `tx` first, as
+   * everything a handler's transaction runs takes it: a provider keeping its records in this
+   * service's database (the local one) writes them there, so they commit or roll back with the
+   * caller's ledger entry (on PGlite, one connection, a second handle would wait for the open
+   * transaction for good); outside a transaction the caller passes its database. Stripe's refund
+   * is a call over the network, made once per idempotency key.
+   */
+  refundCheckoutSession(tx: Tx | Db, input: RefundInput): Promise<{ id: string }>;
   createConnectedAccount(tester: {
     id: string;
     email: string;

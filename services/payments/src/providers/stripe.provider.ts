@@ -143,7 +143,8 @@ export class StripeProvider implements PaymentProvider {
     }
   }
 
-  async refundCheckoutSession(input: RefundInput): Promise<{ id: string }> {
+  /** A network call, idempotent by key: nothing of it is in `_tx` (the local provider's records are). */
+  async refundCheckoutSession(_tx: unknown, input: RefundInput): Promise<{ id: string }> {
     const session = await this.stripe.checkout.sessions.retrieve(input.sessionId);
     const paymentIntent =
       typeof session.payment_intent === 'string'

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import Stripe from 'stripe';
 import {
   createTestDatabase,
@@ -25,13 +28,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts payments against a fresh Postgres database, a Redis prefix, a token issuer and (stripe mode) the stand-in. */
+/**
+ * Starts payments against a fresh Postgres database, a Redis prefix, a token issuer and (stripe
+ * mode) the stand-in. `pglite`: `npm start`'s embedded database instead, PGlite in a fresh
+ * DATA_DIR (a restart reopens the same files).
+ */
 export async function startHarness(
   label: string,
   mode: 'local' | 'stripe',
   extraEnv: Record<string, string> = {},
+  opts: { pglite?: boolean } = {},
 ): Promise<Harness> {
   const db = await createTestDatabase(`payments_${label}`);
+  const dataDir = opts.pglite ? mkdtempSync(path.join(tmpdir(), `payments-${label}-`)) : undefined;
   const issuer = await createTestIssuer();
   const stripe = mode === 'stripe' ? await new StripeStandIn().start() : undefined;
   const env: Record<string, string> = {
@@ -57,6 +66,10 @@ export async function startHarness(
       : {}),
     ...extraEnv,
   };
+  if (dataDir) {
+    delete env.DATABASE_URL;
+    env.DATA_DIR = dataDir;
+  }
   const h: Harness = {
     svc: await startPayments(env, { port: 0 }),
     db,
@@ -72,6 +85,7 @@ export async function startHarness(
       await stripe?.close();
       await issuer.close();
       await db.drop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return h;

@@ -83,6 +83,8 @@ export const RECORDER_MESSAGES = {
   notUploaded:
     'The recording has not been uploaded. Retry the upload, or discard the recording to submit without it.',
   allMarked: 'All three findings already have a moment. Remove one to mark another.',
+  floatingBlocked:
+    'The small window on top was blocked: allow pop-ups for this site and press "Keep controls on top" again, or keep this tab beside the site you test.',
   marked: (at: string, n: number) => `Marked ${at} on Key finding ${n}. Describe it there.`,
 } as const;
 

@@ -12,6 +12,7 @@ import {
   useRequestDeletionMutation,
   useRequestExportMutation,
 } from '../api/privacy';
+import styles from './your-data-modal.module.css';
 
 const SERVICE_LABEL: Record<string, string> = {
   identity: 'profile and sign-ins',
@@ -34,7 +35,8 @@ export default function YourDataModal({
 }: {
   user: User;
   onClose: () => void;
-  onDeleted: (message: string) => void;
+  /** The deletion is scheduled for `dueAt` (every sign-in has ended). */
+  onDeleted: (dueAt: string) => void;
 }) {
   const [building, setBuilding] = useState(false);
   const { data, error, isLoading } = useGetPrivacyQuery(undefined, {
@@ -76,9 +78,7 @@ export default function YourDataModal({
       setDeleteError(errorMessage(res.error, 'Could not delete your account.'));
       return;
     }
-    onDeleted(
-      `Your account will be deleted on ${formatDate(res.data.deletion.due_at)}. Changed your mind? Sign in again before then.`,
-    );
+    onDeleted(res.data.deletion.due_at);
   };
 
   return (
@@ -87,7 +87,7 @@ export default function YourDataModal({
       {error ? (
         <FormMessage error={errorMessage(error, 'Could not load your data settings.')} />
       ) : null}
-      <section className="your-data__section" aria-labelledby="download-heading">
+      <section className={styles['your-data__section']} aria-labelledby="download-heading">
         <h3 id="download-heading">Download my data</h3>
         <p className="muted">
           One archive (zip) with everything we hold about you: your profile and sign-ins, jobs,
@@ -100,7 +100,7 @@ export default function YourDataModal({
             <label htmlFor="export-progress">Preparing your download: {exp.progress}%</label>
             <progress
               id="export-progress"
-              className="your-data__progress"
+              className={styles['your-data__progress']}
               max={100}
               value={exp.progress}
             />
@@ -144,7 +144,7 @@ export default function YourDataModal({
           The admin account cannot be deleted: name another admin (ADMIN_EMAIL) first.
         </p>
       ) : (
-        <section className="your-data__section" aria-labelledby="delete-heading">
+        <section className={styles['your-data__section']} aria-labelledby="delete-heading">
           <h3 id="delete-heading">Delete my account</h3>
           <p className="muted">
             You are signed out everywhere at once. After 7 days we erase your profile, jobs&apos;

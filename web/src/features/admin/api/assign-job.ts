@@ -1,4 +1,5 @@
 import { api } from '../../../lib/api';
+import { answeredJob } from '../../../lib/job-cache';
 import type { JobView as Job } from '@htm/contracts/jobs';
 
 /** The admin "accepts or assigns" (spec): POST /api/jobs/{id}/accept naming the tester. */
@@ -10,7 +11,7 @@ const assignApi = api.injectEndpoints({
         method: 'POST',
         body: { tester_id: testerId },
       }),
-      invalidatesTags: ['AdminJob', 'Job'],
+      onQueryStarted: ({ jobId }, lifecycle) => void answeredJob(jobId, lifecycle),
     }),
   }),
 });

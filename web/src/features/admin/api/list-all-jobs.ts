@@ -1,4 +1,5 @@
 import { api } from '../../../lib/api';
+import { jobList, jobTags } from '../../../lib/job-cache';
 import type { JobView as Job } from '@htm/contracts/jobs';
 
 const allJobsApi = api.injectEndpoints({
@@ -7,9 +8,12 @@ const allJobsApi = api.injectEndpoints({
     listAllJobs: build.query<Job[], void>({
       query: () => ({ url: '/jobs' }),
       transformResponse: (r: { jobs: Job[] }) => r.jobs ?? [],
-      providesTags: ['AdminJob', 'Job'],
+      providesTags: (r = []) => jobTags(r, 'AdminJob', { type: 'Job', id: 'LIST' }),
     }),
   }),
 });
+
+// Every job; one it does not hold yet is read again with the list (it shows the poster's e-mail).
+jobList<Job[], void>('listAllJobs', { jobs: (d) => d, shows: () => true, missing: 'refetch' });
 
 export const { useListAllJobsQuery } = allJobsApi;

@@ -14,6 +14,7 @@ import { useListLeadsQuery } from '../api/list-leads';
 import { Pager } from './pager';
 import { useRunPayoutsMutation } from '../api/run-payouts';
 import { usePagedSearch } from './use-paged-search';
+import styles from './actions-tab.module.css';
 
 const LEADS_PAGE_SIZE = 10;
 
@@ -228,7 +229,7 @@ export function ActionsTab() {
             onConfirm={onPayouts}
           />
         </section>
-        <section className="card card--danger">
+        <section className={`card ${styles['card--danger']}`}>
           <h2>Danger zone</h2>
           <p className="muted">Delete every job, submission and job request.</p>
           <button

@@ -25,6 +25,8 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'user.deletion_scheduled': 'Account deletion scheduled for a user',
   'appeal.overturned': 'Appeal overturned',
   'appeal.upheld': 'Appeal upheld',
+  'session.released': 'Failed session released to its owner',
+  'session.confirmed': 'Failed session confirmed (strike)',
 };
 
 /** One line saying what the action touched, from its details. */
@@ -50,6 +52,9 @@ function describe(e: AuditEntryDto): string {
     case 'appeal.overturned':
     case 'appeal.upheld':
       return `${String(d.kind ?? 'appeal')} on job #${shortId(String(d.job_id ?? ''))} of tester #${shortId(e.target.replace('tester:', ''))}${d.note ? `: ${String(d.note)}` : ''}`;
+    case 'session.released':
+    case 'session.confirmed':
+      return `Report of tester #${shortId(String(d.tester_id ?? ''))} on job #${shortId(e.target.replace('job:', ''))}${d.delivered ? ', back with its owner' : ''}`;
     default:
       return e.target;
   }

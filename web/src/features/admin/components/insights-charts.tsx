@@ -20,6 +20,7 @@ import {
 import type { InsightsResponse } from '@htm/contracts/analytics';
 import { Table } from '../../../components/table';
 import { binLabel, hours } from './insights-format';
+import styles from './insights-charts.module.css';
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
@@ -134,7 +135,7 @@ export default function InsightsCharts({ data }: { data: InsightsResponse }) {
   }));
   const total = (k: (typeof SERIES)[number]) => data.funnel[k];
   return (
-    <div className="insights__grid">
+    <div className={styles.insights__grid}>
       <ChartFigure
         title="Jobs per day"
         summary={`${total('posted')} posted, ${total('paid')} paid, ${total('completed')} completed from ${data.days[0]?.date} to ${data.days.at(-1)?.date}`}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { binLabel, hours, percent } from './insights-format';
+import { binLabel, hours, percent, seconds } from './insights-format';
 import { rangeOf } from './insights-tab';
 
 describe('insights formatting', () => {
@@ -9,6 +9,13 @@ describe('insights formatting', () => {
     expect(hours(45 * 60_000)).toBe('45 min');
     expect(hours(5.2 * 3600_000)).toBe('5.2 h');
     expect(hours(4 * 86_400_000)).toBe('4.0 days');
+  });
+
+  it('shows the short wait for a summary in seconds under a minute', () => {
+    expect(seconds(undefined)).toBe('—');
+    expect(seconds(300)).toBe('1 s');
+    expect(seconds(12_400)).toBe('12 s');
+    expect(seconds(90_000)).toBe('2 min');
   });
 
   it('shows rates as percentages and names histogram bins', () => {

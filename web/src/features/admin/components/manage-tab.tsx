@@ -13,6 +13,7 @@ import { Table } from '../../../components/table';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
+import { jobAllows } from '../../../lib/job-rules';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useApproveTesterMutation } from '../api/approve-tester';
 import { useAssignJobMutation } from '../api/assign-job';
@@ -23,6 +24,9 @@ import { useListWaitlistQuery, useUpdateWaitlistEntryMutation } from '../api/lis
 import { Pager } from './pager';
 import { usePagedSearch } from './use-paged-search';
 import { useDecideAppealMutation, useListOpenAppealsQuery } from '../api/appeals';
+import { HeldSessions } from './held-sessions';
+import styles from './manage-tab.module.css';
+import confirmStyles from '../../../components/confirm-button.module.css';
 
 /** Checkbox state that flips at once and falls back if the server refuses. */
 /**
@@ -71,7 +75,7 @@ function AssignControl({ job }: { job: Job }) {
       </p>
     );
   return (
-    <div className="inline-control">
+    <div className={styles['inline-control']}>
       <label className="sr-only" htmlFor={`assign-${job.id}`}>
         Assign job {shortId(job.id)} to tester
       </label>
@@ -146,10 +150,8 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
               ) : null}
             </td>
             <td>
-              {j.status === 'open' && j.payment_status === 'paid' ? (
-                <AssignControl job={j} />
-              ) : null}
-              {j.status === 'submitted' ? (
+              {jobAllows(j, 'assign') ? <AssignControl job={j} /> : null}
+              {jobAllows(j, 'accept') ? (
                 <>
                   <button
                     type="button"
@@ -373,7 +375,7 @@ function TesterApprovals({ jobs }: { jobs: Job[] }) {
             </label>
             {confirming === t.id ? (
               <div
-                className="confirm-inline"
+                className={confirmStyles['confirm-inline']}
                 role="group"
                 aria-label={`Un-approve ${t.name || t.email}?`}
               >
@@ -412,7 +414,15 @@ function TesterApprovals({ jobs }: { jobs: Job[] }) {
   );
 }
 
-/** Testers' open appeals of strikes and low ratings (#34): overturn or uphold, with a note. */
+const APPEAL_KIND_LABEL: Partial<Record<string, string>> = {
+  strike: 'Strike',
+  session_check: 'Failed session check',
+};
+
+/**
+ * Testers' open appeals of strikes, low ratings (#34) and failed session checks (#52): overturn
+ * (a failed check's report is released) or uphold (a failed check counts as a strike), with a note.
+ */
 function AppealsSection() {
   const { data: appeals = [], isLoading } = useListOpenAppealsQuery();
   const [decide, { isLoading: deciding }] = useDecideAppealMutation();
@@ -437,7 +447,7 @@ function AppealsSection() {
         {appeals.map((a) => (
           <li key={a.id} className="entry entry--stack">
             <div>
-              <strong>{a.kind === 'strike' ? 'Strike' : `Rating ${a.stars} ★`}</strong> on{' '}
+              <strong>{APPEAL_KIND_LABEL[a.kind] ?? `Rating ${a.stars} ★`}</strong> on{' '}
               {a.job_title || a.job_id}{' '}
               <span className="muted">
                 tester {a.tester_id.slice(0, 8)} · {formatDate(a.created_at)}
@@ -484,6 +494,7 @@ export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) 
         <h2 id="all-jobs-title">All jobs</h2>
         {loading ? <Loading /> : <JobsTable jobs={jobs} />}
       </section>
+      <HeldSessions />
       <AppealsSection />
       <div className="grid-2">
         <WaitlistSection kind="signup" pageSize={10} title="Tester signups" />

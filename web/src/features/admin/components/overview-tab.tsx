@@ -8,6 +8,7 @@ import { useNotify } from '../../../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useGetFinancialOverviewQuery } from '../api/get-financial-overview';
 import { useGetDeadLettersQuery, useReplayDeadLettersMutation } from '../api/dead-letters';
+import styles from './overview-tab.module.css';
 
 /**
  * Events no consumer could apply (a paid job still hidden, an accepted submission not yet
@@ -25,7 +26,11 @@ function DeadLetters() {
       toast(`Replayed ${res.data.replayed} event${res.data.replayed === 1 ? '' : 's'}.`, 'success');
   };
   return (
-    <section className="notice notice--action" role="alert" aria-label="Events that need a hand">
+    <section
+      className={`notice ${styles['notice--action']}`}
+      role="alert"
+      aria-label="Events that need a hand"
+    >
       <p>
         <strong>
           {data.total} {data.total === 1 ? 'event needs' : 'events need'} a hand
@@ -64,6 +69,12 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
         />
         {data?.pending_refunds_count ? (
           <Stat value={data.pending_refunds_count} label="Refunds pending" />
+        ) : null}
+        {data?.platform_funded_count ? (
+          <Stat
+            value={usd(data.platform_funded_earnings)}
+            label={`Paid by the platform (${data.platform_funded_count} ${data.platform_funded_count === 1 ? 'report' : 'reports'} released after an appeal, on jobs that went to another tester)`}
+          />
         ) : null}
       </ul>
       {data?.earning_mismatches?.length ? (

@@ -1,3 +1,4 @@
+import styles from './pager.module.css';
 /** Previous / "Page N of M" / Next under a paged admin list; nothing when it fits on one page. */
 export function Pager({
   page,
@@ -10,7 +11,7 @@ export function Pager({
 }) {
   if (pages <= 1) return null;
   return (
-    <div className="pager">
+    <div className={styles.pager}>
       <button
         type="button"
         className="btn btn--ghost btn--sm"

@@ -15,7 +15,7 @@ beforeEach(() => {
 });
 
 describe('Choose Your Role', () => {
-  it('requires role and location, and country for testers', async () => {
+  it('requires role and location, and for testers a country (their location follows it)', async () => {
     const { calls } = mockFetch(() => ({ body: {} }));
     renderWithStore(<ChooseRole />);
     await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
@@ -23,9 +23,11 @@ describe('Choose Your Role', () => {
     expect(screen.getByText('Please choose a location')).toBeTruthy();
     expect(screen.queryByLabelText('Country')).toBeNull();
     await userEvent.click(screen.getByLabelText(/Tester/));
-    await userEvent.selectOptions(screen.getByLabelText('Location'), 'PR');
+    // A tester is asked where they are, not which market: no Location to pick.
+    expect(screen.queryByLabelText('Location')).toBeNull();
     await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
     expect(screen.getByText('Please choose a country')).toBeTruthy();
+    expect(screen.queryByText('Please choose a location')).toBeNull();
     expect(calls).toHaveLength(0);
   });
 
@@ -48,9 +50,8 @@ describe('Choose Your Role', () => {
     let done = false;
     renderWithStore(<ChooseRole onDone={() => (done = true)} />);
     await userEvent.click(screen.getByLabelText(/Tester/));
-    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
+    // A Canadian tester picks only the country (recorded with the USA market).
     await userEvent.selectOptions(screen.getByLabelText('Country'), 'CA');
-    // Canada is neither location: the one chosen stays.
     await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
     await waitFor(() => expect(done).toBe(true));
     expect(calls[0].url).toBe('/api/users/init');
@@ -68,27 +69,14 @@ describe('Choose Your Role', () => {
     expect(calls[0].body).toEqual({ type: 'poster', location: 'USA' });
   });
 
-  it('shows every field error at once, the country too', async () => {
-    const { calls } = mockFetch(() => ({ body: {} }));
-    renderWithStore(<ChooseRole />);
-    await userEvent.click(screen.getByLabelText(/Tester/));
-    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
-    expect(screen.getByText('Please choose a location')).toBeTruthy();
-    expect(screen.getByText('Please choose a country')).toBeTruthy();
-    expect(calls).toHaveLength(0);
-  });
-
-  it('makes the location follow a US or PR country, and refuses a contradiction', async () => {
+  it('makes the location follow a US or PR country', async () => {
     const { calls } = mockFetch(() => ({ body: { user: { id: 'u' }, access_token: 'x' } }));
     renderWithStore(<ChooseRole />);
     await userEvent.click(screen.getByLabelText(/Tester/));
-    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
     await userEvent.selectOptions(screen.getByLabelText('Country'), 'PR');
-    expect((screen.getByLabelText('Location') as HTMLSelectElement).value).toBe('PR');
-    await userEvent.selectOptions(screen.getByLabelText('Location'), 'USA');
     await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
-    expect(screen.getByText('Location must match your country (US is USA, PR is PR)')).toBeTruthy();
-    expect(calls).toHaveLength(0);
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0].body).toEqual({ type: 'tester', location: 'PR', country: 'PR' });
   });
 
   it('offers a way out: Logout', async () => {
@@ -99,7 +87,7 @@ describe('Choose Your Role', () => {
     expect(out).toBe(1);
   });
 
-  it('preselects the role the visitor set out with (Tester Login), and explains location vs country', async () => {
+  it('preselects the role the visitor set out with (Tester Login), and explains the country', async () => {
     mockFetch(() => ({ body: {} }));
     rememberIntent('tester');
     renderWithStore(<ChooseRole />);
@@ -107,8 +95,6 @@ describe('Choose Your Role', () => {
     expect(screen.getByText(WHO_CAN_TEST.summary)).toBeTruthy();
     expect(screen.getByLabelText('Country').getAttribute('aria-describedby')).toBeTruthy();
     expect(screen.getByText(WHO_CAN_TEST.country)).toBeTruthy();
-    expect(screen.getByText(WHO_CAN_TEST.location)).toBeTruthy();
-    expect(WHO_CAN_TEST.location).toMatch(/does not say where you live/);
   });
 
   it("preselects site owner after 'Get Your Site Tested', and nothing without an intent", async () => {

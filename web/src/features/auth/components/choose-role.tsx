@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { initUserBodySchema } from '@htm/contracts/identity';
-import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
+import { RULE_WORDS, WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { rememberedIntent } from '../../../lib/sign-in-intent';
 import { Field, FormMessage } from '../../../components/field';
 import { formErrorMessage } from '../../../lib/error-message';
@@ -21,13 +21,26 @@ export function locationForCountry(country: string): string | null {
   return null;
 }
 
-export const LOCATION_MISMATCH = 'Location must match your country (US is USA, PR is PR)';
+/**
+ * The location a tester is recorded with: it follows the country, and a tester in Canada is not
+ * asked to pick a US market (the USA, where most jobs admitting Canada come from).
+ */
+export function testerLocation(country: string): string {
+  if (!country) return '';
+  return locationForCountry(country) ?? 'USA';
+}
+
+/** What is sent: a tester's location comes from the country (they are asked no location). */
+export function effectiveChoice(v: RoleChoice): RoleChoice {
+  return v.role === 'tester' ? { ...v, location: testerLocation(v.country) } : v;
+}
 
 /**
  * Role choice rules (spec 5, shared schema): role and location required; country for testers,
- * and a tester's location must agree with the country. Every field's error at once.
+ * whose location follows it. Every field's error at once.
  */
-export function validateRoleChoice(v: RoleChoice): Record<string, string> {
+export function validateRoleChoice(choice: RoleChoice): Record<string, string> {
+  const v = effectiveChoice(choice);
   const parsed = initUserBodySchema.safeParse({
     type: v.role || undefined,
     location: v.location || undefined,
@@ -37,8 +50,6 @@ export function validateRoleChoice(v: RoleChoice): Record<string, string> {
   // The schema's tester rule runs only once the rest is valid: say it now too.
   if (v.role === 'tester' && !v.country && !errors.country)
     errors.country = 'Please choose a country';
-  const expected = v.role === 'tester' ? locationForCountry(v.country) : null;
-  if (expected && v.location && v.location !== expected) errors.location = LOCATION_MISMATCH;
   return errors;
 }
 
@@ -71,11 +82,12 @@ export function ChooseRole({
     setErrors(errs);
     setFormError(null);
     if (Object.keys(errs).length) return;
+    const chosen = effectiveChoice(v);
     const body: InitUserBody = {
-      type: v.role as InitUserBody['type'],
-      location: v.location as InitUserBody['location'],
+      type: chosen.role as InitUserBody['type'],
+      location: chosen.location as InitUserBody['location'],
     };
-    if (v.role === 'tester') body.country = v.country as InitUserBody['country'];
+    if (chosen.role === 'tester') body.country = chosen.country as InitUserBody['country'];
     const res = await initUser(body);
     if ('error' in res && res.error)
       setFormError(formErrorMessage(res.error, 'Initialization failed'));
@@ -112,7 +124,7 @@ export function ChooseRole({
             />
             <span>
               <strong>Tester</strong>
-              <small>Test sites, earn $0.82 per job</small>
+              <small>Test sites, earn {RULE_WORDS.testerShare} per job</small>
             </span>
           </label>
           {errors.type ? <div className="field__error">{errors.type}</div> : null}
@@ -125,13 +137,7 @@ export function ChooseRole({
             <Field label="Country" error={errors.country} hint={WHO_CAN_TEST.country}>
               <select
                 value={v.country}
-                onChange={(e) => {
-                  const country = e.target.value;
-                  // US and PR decide the location; Canada keeps the one chosen below.
-                  const location = locationForCountry(country) ?? v.location;
-                  setV({ ...v, country, location });
-                  setErrors((er) => ({ ...er, country: '', location: '' }));
-                }}
+                onChange={(e) => change({ country: e.target.value }, 'country')}
               >
                 <option value="">Select…</option>
                 <option value="US">United States (US)</option>
@@ -141,20 +147,19 @@ export function ChooseRole({
             </Field>
           </>
         ) : null}
-        <Field
-          label="Location"
-          error={errors.location}
-          hint={v.role === 'tester' ? WHO_CAN_TEST.location : undefined}
-        >
-          <select
-            value={v.location}
-            onChange={(e) => change({ location: e.target.value }, 'location')}
-          >
-            <option value="">Select…</option>
-            <option value="USA">USA</option>
-            <option value="PR">Puerto Rico (PR)</option>
-          </select>
-        </Field>
+        {/* A tester's location follows the country: only a site owner picks one. */}
+        {v.role === 'tester' ? null : (
+          <Field label="Location" error={errors.location}>
+            <select
+              value={v.location}
+              onChange={(e) => change({ location: e.target.value }, 'location')}
+            >
+              <option value="">Select…</option>
+              <option value="USA">USA</option>
+              <option value="PR">Puerto Rico (PR)</option>
+            </select>
+          </Field>
+        )}
         <FormMessage error={formError} />
         <button className="btn btn--primary btn--block" type="submit" disabled={isLoading}>
           {isLoading ? 'Saving…' : 'Continue'}

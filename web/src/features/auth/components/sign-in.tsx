@@ -1,17 +1,18 @@
 import { Link } from 'react-router';
 import { SESSION_EXPIRED, SESSION_EXPIRED_BANNER } from '../auth-errors';
+import styles from './sign-in.module.css';
 
 /** Plain sign-in screen (shown after auth-expired with 'Session expired. Please log in again.'). */
 export function SignIn({ notice }: { notice?: string | null }) {
   return (
     <main className="auth-page" id="main">
       {notice === SESSION_EXPIRED ? (
-        <p className="notice session-banner" role="status">
+        <p className={`notice ${styles['session-banner']}`} role="status">
           {SESSION_EXPIRED_BANNER}
         </p>
       ) : null}
       <div className="auth-card">
-        <div className="brand brand--center" aria-hidden="true">
+        <div className={`brand ${styles['brand--center']}`} aria-hidden="true">
           <span className="brand__mark">$1</span> HumanTest
         </div>
         <h1>Sign in</h1>

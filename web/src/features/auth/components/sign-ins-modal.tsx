@@ -11,6 +11,7 @@ import {
   useListSignInsQuery,
   useLogoutEverywhereMutation,
 } from '../api/sign-ins';
+import styles from './sign-ins-modal.module.css';
 
 /**
  * Account: "Sign-ins". Every browser signed in to this account (device, when it was last
@@ -61,7 +62,7 @@ export default function SignInsModal({
       {sessions ? (
         <ul className="sign-ins" aria-label="Sign-ins">
           {sessions.map((s) => (
-            <li key={s.id} className="sign-ins__item">
+            <li key={s.id} className={styles['sign-ins__item']}>
               <div>
                 <strong>{s.device}</strong>
                 {s.current ? <span className="badge">This browser</span> : null}

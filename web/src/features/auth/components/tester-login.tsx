@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { rememberIntent } from '../../../lib/sign-in-intent';
+import styles from './sign-in.module.css';
 
 /**
  * 'Secure Tester Login': approved testers get in through here, and testers paused by the strike
@@ -10,7 +11,7 @@ export function TesterLogin({ notice, code }: { notice?: string | null; code?: s
   return (
     <main className="auth-page" id="main">
       <div className="auth-card">
-        <div className="brand brand--center" aria-hidden="true">
+        <div className={`brand ${styles['brand--center']}`} aria-hidden="true">
           <span className="brand__mark">$1</span> HumanTest
         </div>
         <h1>Secure Tester Login</h1>

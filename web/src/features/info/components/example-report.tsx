@@ -1,108 +1,110 @@
-import type { JobView, SubmissionView } from '@htm/contracts/jobs';
-import { DEFAULT_GEO_RULE } from '@htm/contracts/marketplace';
+import { EXAMPLE_JOB as JOB, EXAMPLE_SUBMISSION } from '@htm/contracts/example-report';
+import type { SubmissionView } from '@htm/contracts/jobs';
 import { Link } from 'react-router';
 import { JobCardHead } from '../../../components/job-card-head';
+import { AgreementList } from '../../../components/agreement-list';
 import { FullResults, SubmissionPreview } from '../../../components/job-results';
 import { formatDate } from '../../../lib/format';
 import { InfoPage } from './info-page';
+import styles from './example-report.module.css';
 
-/** A realistic finished job, as its poster sees it once the results are unlocked. */
-const JOB: JobView = {
-  id: '7f3c2a91-5b1e-4d0a-9c6e-2e8d1f4b7a10',
-  title: 'Cake ordering on the bakery site',
-  url: 'https://bakery.example',
-  what_to_test:
-    'Order a birthday cake for pick-up on Saturday as a first-time visitor, on your phone.',
-  budget: 1,
-  expected_completion_hours: 48,
-  geo_rule: DEFAULT_GEO_RULE,
-  requirements: [
-    'Can you find the price of a 20 cm cake before adding it to the cart?',
-    'Is it clear when the cake can be picked up?',
-    'Does the order confirmation say what happens next?',
-  ],
-  status: 'completed',
-  payment_status: 'paid',
-  poster_id: 'example',
-  tester_id: 'example',
-  last_review: null,
-  revision_count: 0,
-  created_at: '2026-11-02T09:12:00Z',
-  claimed_at: '2026-11-02T11:40:00Z',
-  submitted_at: '2026-11-02T12:03:00Z',
-  completed_at: '2026-11-02T18:30:00Z',
-  claim_deadline_at: null,
-  auto_accept_at: null,
-  revision_deadline_at: null,
-  fresh_eyes: true,
-  assistive_tech: null,
+/**
+ * The example's report with the media a poster really gets: the tester's screen recording (each
+ * finding pinned to its moment) and their screenshot (web/public/example/, made from a mock of the
+ * made-up bakery site).
+ */
+const MOMENTS_MS = [6_500, 8_600, 2_400];
+/** Static files of the web app (not API routes). */
+const MEDIA = {
+  recording: '/example/recording.webm',
+  screenshot: '/example/screenshot.png',
+};
+const SUBMISSION: SubmissionView = {
+  ...EXAMPLE_SUBMISSION,
+  file_urls: [MEDIA.screenshot],
+  file_names: ['checkout-saturday.png'],
+  findings: (EXAMPLE_SUBMISSION.findings ?? []).map((f, i) => ({
+    ...f,
+    at_ms: MOMENTS_MS[i] ?? null,
+  })),
+  recording: {
+    id: 'example-recording',
+    url: MEDIA.recording,
+    mime_type: 'video/webm',
+    duration_ms: 10_100,
+    size_bytes: 40_012,
+  },
 };
 
-const SUBMISSION: SubmissionView = {
-  id: 'example-submission',
-  job_id: JOB.id,
-  revision: 0,
-  submitted_at: '2026-11-02T12:03:00Z',
-  locked: false,
-  auto_accept_at: null,
-  submitted_by_snapshot: { name: 'Maya R.', location: 'USA' },
-  human_preview: {
-    device_used: 'iPhone 13',
-    browser_used: 'Safari 18',
-    key_findings_bullets: [],
-    small_image_url: null,
-  },
-  requirement_responses: [
+/** With three testers ordered: what they agree on (the same grouping a pack's poster sees). */
+const AGREEMENT = {
+  pack: { id: 'example-pack', size: 3, claimed: 3, submitted: 3, completed: 3, closed: 0 },
+  reported: 3,
+  clusters: [
     {
-      requirement_index: 0,
-      response_text:
-        'Only after I opened the cake: the list shows "from $24" but the 20 cm size is $31. I expected the list to show the size I picked.',
+      summary: 'Saturday pick-up is greyed out with no reason given',
+      count: 3,
+      job_ids: ['a', 'b', 'c'],
+      findings: [
+        {
+          job_id: 'a',
+          submission_id: 'example-a',
+          finding_index: 0,
+          text: 'Saturday pick-up is greyed out with no reason given',
+          severity: 'blocker' as const,
+        },
+        {
+          job_id: 'b',
+          submission_id: 'example-b',
+          finding_index: 0,
+          text: 'I could not choose Saturday and did not know why',
+          severity: 'blocker' as const,
+        },
+        {
+          job_id: 'c',
+          submission_id: 'example-c',
+          finding_index: 0,
+          text: 'Weekend dates are disabled in checkout, no explanation',
+          severity: 'major' as const,
+        },
+      ],
     },
     {
-      requirement_index: 1,
-      response_text:
-        'Not really. The pick-up times appear only at the last step of checkout, and Saturday is greyed out without saying why (sold out? closed?).',
+      summary: 'The cart icon still says 0 after adding a cake',
+      count: 2,
+      job_ids: ['a', 'c'],
+      findings: [
+        {
+          job_id: 'a',
+          submission_id: 'example-a',
+          finding_index: 1,
+          text: 'The cart icon still says 0 after adding a cake',
+          severity: 'major' as const,
+        },
+        {
+          job_id: 'c',
+          submission_id: 'example-c',
+          finding_index: 1,
+          text: 'Cart count did not update until I refreshed',
+          severity: 'major' as const,
+        },
+      ],
     },
     {
-      requirement_index: 2,
-      response_text:
-        'Yes: "We will text you when your cake is ready". I liked that. The confirmation e-mail arrived within a minute.',
+      summary: '"Add to cart" sits below four photos on a phone',
+      count: 1,
+      job_ids: ['a'],
+      findings: [
+        {
+          job_id: 'a',
+          submission_id: 'example-a',
+          finding_index: 2,
+          text: '"Add to cart" sits below four photos on a phone',
+          severity: 'minor' as const,
+        },
+      ],
     },
   ],
-  general_feedback:
-    'The cakes look great and the site feels friendly. I nearly gave up twice: once when the cart icon stayed at 0 after adding the cake, and once when Saturday could not be chosen with no explanation. On a phone the "Add to cart" button is below the photos, so I scrolled a lot. Took me about 8 minutes in total.',
-  file_urls: null,
-  file_names: null,
-  minutes_spent: 8,
-  claim_to_submit_minutes: 23,
-  findings: [
-    {
-      text: 'The cart icon still says 0 after adding a cake',
-      severity: 'major',
-      steps:
-        '1. Open any cake\n2. Choose 20 cm and tap "Add to cart"\n3. Look at the cart icon in the header',
-      expected: 'The cart shows 1 item',
-      actual: 'It shows 0 until the page is reloaded; I almost ordered twice',
-      at_ms: null,
-    },
-    {
-      text: 'Saturday pick-up is greyed out with no reason given',
-      severity: 'blocker',
-      steps: '1. Add a cake to the cart\n2. Go to checkout\n3. Open the pick-up date picker',
-      expected: 'Saturday can be picked, or a note says why not',
-      actual: 'Saturday is disabled and nothing explains it, so I could not finish the order',
-      at_ms: null,
-    },
-    {
-      text: '"Add to cart" sits below four photos on a phone',
-      severity: 'minor',
-      steps: null,
-      expected: null,
-      actual: null,
-      at_ms: null,
-    },
-  ],
-  recording: null,
 };
 
 /** /example-report: a complete report as a poster sees it, linked from the landing page. */
@@ -110,13 +112,16 @@ export default function ExampleReportPage() {
   return (
     <InfoPage
       title="Example report"
-      lead="This is what you get for $1: a real test of a made-up bakery site, shown exactly as a site owner sees it once the results are unlocked."
+      lead="This is what you get for $1: a real test of a made-up bakery site, shown exactly as a site owner sees it once the results are unlocked: the screen recording with each finding on its timeline, findings ranked by severity with steps, the answers to your checklist and the tester's screenshot."
     >
-      <article className="card example-report" aria-labelledby="example-report-title">
+      <article
+        className={`card ${styles['example-report']}`}
+        aria-labelledby="example-report-title"
+      >
         <h2 id="example-report-title" className="sr-only">
           The report: {JOB.title}
         </h2>
-        <div className="example-report__head">
+        <div className={styles['example-report__head']}>
           <div>
             <JobCardHead job={JOB} />
             <p className="job-card__desc" dir="auto">
@@ -131,8 +136,24 @@ export default function ExampleReportPage() {
         </div>
         <SubmissionPreview submission={SUBMISSION} />
         <FullResults job={JOB} submission={SUBMISSION} />
+        <section className="example-report__more" aria-labelledby="example-agree-title">
+          <h3 id="example-agree-title">Ordered three testers? What they agree on</h3>
+          <p className="muted">
+            Order up to 10 testers in one checkout ($1 each): their findings are grouped, so you see
+            at once what several real people hit.
+          </p>
+          <AgreementList view={AGREEMENT} />
+        </section>
+        <section className="example-report__more" aria-labelledby="example-share-title">
+          <h3 id="example-share-title">Share it with your team</h3>
+          <p className="muted">
+            Every report has a private share link (read-only, signed out too, with an expiry you
+            choose), a PDF download, and &quot;Send to GitHub&quot; or &quot;Send to Jira&quot; for
+            each finding.
+          </p>
+        </section>
       </article>
-      <p className="example-report__cta">
+      <p className={styles['example-report__cta']}>
         <Link className="btn btn--primary btn--lg" to="/#job-request">
           Get your site tested for $1
         </Link>

@@ -1,15 +1,45 @@
+import { RULE_WORDS } from '@htm/contracts/marketplace';
 import { Link } from 'react-router';
-import { SUPPORT_EMAIL } from '../../../lib/config';
+import { useSiteInfo } from '../../../lib/site-info';
 import { InfoPage } from './info-page';
+import styles from './policy-pages.module.css';
 
 const UPDATED = 'Last updated: 26 November 2026.';
-const mail = <a href={`mailto:${SUPPORT_EMAIL}`}>{SUPPORT_EMAIL}</a>;
+
+/** How to write to the operator: their e-mail when configured, else the feedback form. */
+function Mail() {
+  const { supportEmail } = useSiteInfo();
+  return supportEmail ? (
+    <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
+  ) : (
+    <>
+      the feedback form at the bottom of the <Link to="/">home page</Link>
+    </>
+  );
+}
+const mail = <Mail />;
+
+/** Who runs HumanTest (OPERATOR_NAME, OPERATOR_ADDRESS), when configured. */
+function Operator() {
+  const { operator, address } = useSiteInfo();
+  if (!operator) return null;
+  return (
+    <>
+      <h2>Who we are</h2>
+      <p>
+        HumanTest is run by {operator}
+        {address ? `, ${address}` : ''}. When these pages say &quot;we&quot;, they mean {operator}.
+      </p>
+    </>
+  );
+}
 
 /** /terms: the rules of the marketplace in plain words. */
 export function TermsPage() {
   return (
     <InfoPage title="Terms of Service" lead={UPDATED}>
-      <div className="prose">
+      <div className={styles.prose}>
+        <Operator />
         <h2>What HumanTest is</h2>
         <p>
           HumanTest connects site owners who want a real person to try their website with approved
@@ -28,13 +58,19 @@ export function TermsPage() {
           <li>Only post sites you own or are allowed to have tested, and nothing illegal.</li>
           <li>
             You see a preview when work is submitted; the full results unlock when you accept them,
-            or automatically after 96 hours.
+            or automatically after {RULE_WORDS.autoAcceptWindow}.
           </li>
-          <li>Every job includes one free revision: the tester then has 48 hours to resubmit.</li>
+          <li>
+            Every job includes one free revision: the tester then has {RULE_WORDS.revisionWindow} to
+            resubmit.
+          </li>
         </ul>
         <h2>Testers</h2>
         <ul>
-          <li>You earn $0.82 for each accepted job; the platform keeps $0.18.</li>
+          <li>
+            You earn {RULE_WORDS.testerShare} for each accepted job; the platform keeps{' '}
+            {RULE_WORDS.platformFee}.
+          </li>
           <li>
             Hold one job at a time and submit before its deadline. A claim that runs out, or a
             revision not made in time, releases the job and counts as a strike.
@@ -61,7 +97,8 @@ export function TermsPage() {
 export function PrivacyPage() {
   return (
     <InfoPage title="Privacy Policy" lead={UPDATED}>
-      <div className="prose">
+      <div className={styles.prose}>
+        <Operator />
         <h2>What we collect</h2>
         <ul>
           <li>From Google sign-in: your name and e-mail address.</li>
@@ -94,8 +131,9 @@ export function PrivacyPage() {
         </p>
         <h2>Your rights</h2>
         <p>
-          Ask for a copy of your data, a correction or its deletion at {mail}. E-mails can be turned
-          off from the link in each of them.
+          Signed in, open Account, then Your data, to download everything we hold about you or to
+          delete your account. For a correction, or anything else, write to {mail}. E-mails can be
+          turned off from the link in each of them.
         </p>
       </div>
     </InfoPage>
@@ -106,12 +144,13 @@ export function PrivacyPage() {
 export function RefundPage() {
   return (
     <InfoPage title="Refund Policy" lead={UPDATED}>
-      <div className="prose">
+      <div className={styles.prose}>
+        <Operator />
         <h2>If the report is not useful</h2>
         <p>
           Every job includes one free revision: ask the tester for more detail from the job&apos;s
-          results, and they have 48 hours to resubmit. If they do not, the job goes back to other
-          testers at no cost to you.
+          results, and they have {RULE_WORDS.revisionWindow} to resubmit. If they do not, the job
+          goes back to other testers at no cost to you.
         </p>
         <h2>When you get your $1 back</h2>
         <ul>

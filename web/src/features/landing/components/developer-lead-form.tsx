@@ -1,58 +1,76 @@
 import { useState } from 'react';
-import { Field, FormMessage } from '../../../components/field';
-import { SUPPORT_EMAIL } from '../../../lib/config';
+import { FormMessage } from '../../../components/field';
+import {
+  rulesSchema,
+  SchemaForm,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useSchemaForm,
+} from '../../../components/schema-form';
+import type { FormResult } from '../../../lib/use-form-submit';
+import { useSiteInfo } from '../../../lib/site-info';
 import { formErrorMessage } from '../../../lib/error-message';
-import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useSendLeadMutation } from '../api/send-lead';
 import { MSG, validateLead } from '../landing-rules';
-import { Form } from '../../../components/form';
+
+interface Lead {
+  email: string;
+  thoughts: string;
+}
 
 /** 'Looking for a Developer?' lead form → POST /api/leads. */
 export function DeveloperLeadForm() {
-  const [email, setEmail] = useState('');
-  const [thoughts, setThoughts] = useState('');
-  const [send, { isLoading }] = useSendLeadMutation();
-  const { errors, result, onSubmit } = useFormSubmit({
-    validate: () => validateLead(email, thoughts),
-    send: async () => {
-      const res = await send({ email: email.trim().toLowerCase(), message: thoughts.trim() });
-      if ('error' in res && res.error) return { error: formErrorMessage(res.error, MSG.failure) };
-      setEmail('');
-      setThoughts('');
-      return { success: MSG.leadOk };
-    },
-  });
+  const { supportEmail } = useSiteInfo();
+  const form = useSchemaForm(
+    rulesSchema<Lead>((v) => validateLead(v.email, v.thoughts)),
+    { email: '', thoughts: '' },
+  );
+  const [sendLead] = useSendLeadMutation();
+  const [result, setResult] = useState<FormResult>({});
+  const send = async (v: Lead) => {
+    const res = await sendLead({ email: v.email.trim().toLowerCase(), message: v.thoughts.trim() });
+    if ('error' in res && res.error) {
+      setResult({ error: formErrorMessage(res.error, MSG.failure) });
+      return;
+    }
+    form.reset({ email: '', thoughts: '' });
+    setResult({ success: MSG.leadOk });
+  };
 
   return (
     <div className="lead">
       <h2 id="lead-title">Looking for a Developer?</h2>
       <p className="muted">
         Testers found something you can't fix yourself? Tell us what you need and we'll connect you
-        with a developer. Or write to <a href={`mailto:${SUPPORT_EMAIL}`}>{SUPPORT_EMAIL}</a>.
+        with a developer.
+        {supportEmail ? (
+          <>
+            {' '}
+            Or write to <a href={`mailto:${supportEmail}`}>{supportEmail}</a>.
+          </>
+        ) : null}
       </p>
-      <Form className="form" onSubmit={onSubmit} noValidate aria-labelledby="lead-title">
-        <Field label="Your email" error={errors.email}>
-          <input
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Field>
-        <Field label="Your thoughts" error={errors.thoughts}>
-          <textarea
-            rows={3}
-            dir="auto"
-            value={thoughts}
-            onChange={(e) => setThoughts(e.target.value)}
-            placeholder="What do you need built or fixed?"
-          />
-        </Field>
+      <SchemaForm
+        form={form}
+        onValid={send}
+        onAttempt={() => setResult({})}
+        className="form"
+        aria-labelledby="lead-title"
+      >
+        <TextField name="email" label="Your email" type="email" autoComplete="email" />
+        <TextArea
+          name="thoughts"
+          label="Your thoughts"
+          rows={3}
+          dir="auto"
+          placeholder="What do you need built or fixed?"
+        />
         <FormMessage error={result.error} success={result.success} />
-        <button className="btn btn--secondary" type="submit" disabled={isLoading}>
-          {isLoading ? 'Sending…' : 'Send'}
-        </button>
-      </Form>
+        <SubmitButton className="btn btn--secondary" busyLabel="Sending…">
+          Send
+        </SubmitButton>
+      </SchemaForm>
     </div>
   );
 }

@@ -249,7 +249,8 @@ describe('job request form', () => {
       title: 'Test shop.example',
       url: 'https://shop.example',
       what_to_test: 'Checkout on mobile',
-      requirements: ['Checkout on mobile'],
+      // The one sentence once: the things to check are the poster's to write.
+      requirements: [''],
     });
     expect(sessionStorage.getItem('draft:post-job-after-sign-in')).toBe('true');
     expect((screen.getByLabelText('Website URL') as HTMLInputElement).value).toBe(

@@ -3,7 +3,7 @@ import { beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { screen, waitFor, within } from '@testing-library/react';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage } from '../../../test/setup';
-import { SUPPORT_EMAIL } from '../../../lib/config';
+import { resetSiteInfo } from '../../../lib/site-info';
 import { LandingPage } from './landing-page';
 
 beforeAll(async () => {
@@ -38,9 +38,9 @@ describe('landing page: proof and policies', () => {
     // Hero, samples and footer.
     expect(examples).toEqual(['/example-report', '/example-report', '/example-report']);
     const footer = screen.getByRole('contentinfo');
-    expect(within(footer).getByRole('link', { name: SUPPORT_EMAIL }).getAttribute('href')).toBe(
-      `mailto:${SUPPORT_EMAIL}`,
-    );
+    // No contact configured: no placeholder address, no operator line.
+    expect(within(footer).queryByRole('link', { name: /@/ })).toBeNull();
+    expect(footer.textContent).not.toMatch(/humantest\.example|Run by/);
     for (const [name, href] of [
       ['Terms', '/terms'],
       ['Privacy', '/privacy'],
@@ -48,6 +48,43 @@ describe('landing page: proof and policies', () => {
       ['Tester Login', '/login/tester'],
     ])
       expect(within(footer).getByRole('link', { name }).getAttribute('href')).toBe(href);
+  });
+
+  it("shows the operator and the contact e-mail the gateway's configuration names", () => {
+    proofAnswer(null);
+    document.head.insertAdjacentHTML(
+      'beforeend',
+      '<meta name="htm:operator" content="Example Labs LLC"><meta name="htm:support-email" content="help@example-labs.example">',
+    );
+    resetSiteInfo();
+    try {
+      renderWithStore(<LandingPage signedIn={false} />);
+      const footer = screen.getByRole('contentinfo');
+      expect(within(footer).getByText('Run by Example Labs LLC.')).toBeTruthy();
+      expect(
+        within(footer)
+          .getByRole('link', { name: 'help@example-labs.example' })
+          .getAttribute('href'),
+      ).toBe('mailto:help@example-labs.example');
+    } finally {
+      document.head.querySelectorAll('meta[name^="htm:"]').forEach((m) => m.remove());
+      resetSiteInfo();
+    }
+  });
+
+  it("sells today's product: recording, severity, share link and PDF, several testers", () => {
+    proofAnswer(null);
+    renderWithStore(<LandingPage signedIn={false} />);
+    const price = screen.getByRole('complementary', { name: 'Pricing' });
+    const text = price.textContent ?? '';
+    expect(text).not.toContain('3 key findings + screenshots');
+    for (const promise of [
+      /recording of their screen and voice/,
+      /ranked by severity/,
+      /share link, a PDF/,
+      /several testers/,
+    ])
+      expect(text).toMatch(promise);
   });
 
   it('shows live proof from real data once there is enough of it', async () => {

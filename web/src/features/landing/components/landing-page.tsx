@@ -1,10 +1,11 @@
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
-import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
+import { RULE_WORDS, WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { scrollToSection } from '../scroll-to-section';
 import { Link, useLocation } from 'react-router';
 import { SiteFooter } from '../../../components/site-footer';
 import { useHydrated } from '../use-hydrated';
 import { BrandLink } from '../../../components/brand-link';
+import styles from './landing-page.module.css';
 
 // The forms (and the API layer they use) load right after first paint, keeping the
 // landing page's initial JavaScript small.
@@ -26,7 +27,7 @@ const FeedbackForm = lazy(() =>
 );
 
 const formPlaceholder = (
-  <div className="form-placeholder" aria-busy="true">
+  <div className={`form-placeholder ${styles['form-placeholder']}`} aria-busy="true">
     Loading form…
   </div>
 );
@@ -69,7 +70,7 @@ const SAMPLES = [
 const FAQ = [
   {
     q: 'What do I get for $1?',
-    a: 'One real person visits your site, follows your instructions and checks each thing you list. You get their plain-language observations, three key findings, and any screenshots they took.',
+    a: 'One real person visits your site, follows your instructions and checks each thing you list. You get their plain-language observations, up to three key findings ranked by severity (with steps, what they expected and what happened), their screenshots and, when they record it, a video of their screen with their voice. Share it by link or PDF, or send findings to GitHub or Jira. Want more opinions? Order up to 10 testers at once, $1 each, and see what they agree on.',
   },
   {
     q: 'How fast are results?',
@@ -77,7 +78,7 @@ const FAQ = [
   },
   {
     q: 'What if the feedback is not useful?',
-    a: 'Every job includes one free revision: ask the tester for more detail and they have 48 hours to resubmit. Testers who repeatedly fail are released from the platform.',
+    a: `Every job includes one free revision: ask the tester for more detail and they have ${RULE_WORDS.revisionWindow} to resubmit. Testers who repeatedly fail are released from the platform.`,
   },
   {
     q: 'Can someone who uses a screen reader test my site?',
@@ -93,11 +94,11 @@ const FAQ = [
   },
   {
     q: 'When can I read the full results?',
-    a: 'You see a preview as soon as work is submitted. Full results unlock when you accept, or automatically after 96 hours.',
+    a: `You see a preview as soon as work is submitted. Full results unlock when you accept, or automatically after ${RULE_WORDS.autoAcceptWindow}.`,
   },
   {
     q: 'How do testers get paid?',
-    a: 'Testers earn $0.82 per accepted job; the platform keeps an 18% fee ($0.18). Payouts go to a connected payout account.',
+    a: `Testers earn ${RULE_WORDS.testerShare} per accepted job; the platform keeps an ${RULE_WORDS.platformFeePct} fee (${RULE_WORDS.platformFee}). Payouts go to a connected payout account.`,
   },
   {
     q: 'Why Google sign-in only?',
@@ -129,7 +130,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
         Skip to content
       </a>
       <aside aria-label="Offer">
-        <p className="promo-banner">$1 for the human quirks AI skips - real eyes for real users.</p>
+        <p className={`promo-banner ${styles['promo-banner']}`}>
+          $1 for the human quirks AI skips - real eyes for real users.
+        </p>
       </aside>
       <header className="site-header">
         <div className="container site-header__inner">
@@ -174,7 +177,11 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
       <main id="main" tabIndex={-1}>
         {authError ? (
-          <section className="container auth-error" role="alert" aria-label="Sign-in problem">
+          <section
+            className={`container ${styles['auth-error']}`}
+            role="alert"
+            aria-label="Sign-in problem"
+          >
             <h2>{authError.message}</h2>
             {authError.code === 'gmail_only' ? (
               <>
@@ -190,16 +197,16 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
           </section>
         ) : null}
 
-        <section className="hero">
-          <div className="container hero__grid">
+        <section className={`hero ${styles.hero}`}>
+          <div className={`container ${styles.hero__grid}`}>
             <div>
-              <p className="eyebrow">Human website testing</p>
+              <p className={styles.eyebrow}>Human website testing</p>
               <h1>Real people test your website for $1.</h1>
-              <p className="hero__lead">
+              <p className={styles.hero__lead}>
                 Send a URL and what to check. A real person uses your site the way your customers do
                 and tells you, in plain language, where they got stuck — within 24-48 hours.
               </p>
-              <div className="hero__cta">
+              <div className={styles.hero__cta}>
                 <button
                   type="button"
                   className="btn btn--primary btn--lg"
@@ -217,10 +224,10 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                   See Samples
                 </button>
               </div>
-              <p className="hero__example">
+              <p className={styles.hero__example}>
                 <Link to="/example-report">See a complete example report</Link>
               </p>
-              <ul className="hero__facts" aria-label="Key facts">
+              <ul className={styles.hero__facts} aria-label="Key facts">
                 <li>
                   <strong>$1</strong> per test
                 </li>
@@ -237,17 +244,18 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </Suspense>
               ) : null}
             </div>
-            <aside className="price-card" aria-label="Pricing">
-              <p className="price-card__label">One human test</p>
-              <p className="price-card__price">
+            <aside className={styles['price-card']} aria-label="Pricing">
+              <p className={styles['price-card__label']}>One human test</p>
+              <p className={styles['price-card__price']}>
                 $1<span>/test</span>
               </p>
               <ul className="checklist">
-                <li>A real person, not a bot</li>
-                <li>Up to 10 things to check, in your words</li>
-                <li>3 key findings + screenshots</li>
-                <li>Results in 24-48 hours, not 3-7 days</li>
-                <li>One free revision per job</li>
+                <li>A real person, not a bot, checks up to 10 things in your words</li>
+                <li>A recording of their screen and voice, findings pinned to its timeline</li>
+                <li>Findings ranked by severity, with steps to reproduce and screenshots</li>
+                <li>A share link, a PDF, and one click to GitHub or Jira</li>
+                <li>Order several testers in one checkout and see what they agree on</li>
+                <li>Results in 24-48 hours, not 3-7 days; one free revision</li>
               </ul>
               <button
                 type="button"
@@ -267,9 +275,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <p className="section__lead">The kind of human quirks automated tools skip.</p>
             <div className="cards cards--3">
               {SAMPLES.map((s) => (
-                <figure className="card sample" key={s.site}>
-                  <div className="sample__head">
-                    <span className="tag">{s.tag}</span>
+                <figure className={`card ${styles.sample}`} key={s.site}>
+                  <div className={styles.sample__head}>
+                    <span className={styles.tag}>{s.tag}</span>
                     <span className="muted">{s.site}</span>
                   </div>
                   <blockquote>{s.quote}</blockquote>
@@ -277,7 +285,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </figure>
               ))}
             </div>
-            <p className="samples__more">
+            <p className={styles.samples__more}>
               <Link className="btn btn--secondary" to="/example-report">
                 Read a complete example report
               </Link>
@@ -287,7 +295,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="who"
-          className="section section--alt"
+          className={`section ${styles['section--alt']}`}
           tabIndex={-1}
           aria-labelledby="who-title"
         >
@@ -326,10 +334,13 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               <ul className="checklist">
                 <li>$1 per test, paid securely at checkout</li>
                 <li>Feedback from real humans within 24-48 hours</li>
-                <li>You only see the full results once you're happy — or after 96 hours</li>
+                <li>
+                  You only see the full results once you're happy — or after{' '}
+                  {RULE_WORDS.autoAcceptWindow}
+                </li>
               </ul>
             </div>
-            <div className="card card--form">
+            <div className={`card ${styles['card--form']}`}>
               <Deferred>
                 <JobRequestForm signedIn={signedIn} />
               </Deferred>
@@ -339,7 +350,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="who-continued"
-          className="section section--alt"
+          className={`section ${styles['section--alt']}`}
           tabIndex={-1}
           aria-labelledby="who-cont-title"
         >
@@ -347,8 +358,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <h2 id="who-cont-title">Who tests your site</h2>
             <p className="section__lead">
               Students, employed builders, experimenters, beginners, indie founders, agencies,
-              disabled creators and people worldwide. Testers earn $0.82 per job for 5-10 minutes of
-              honest observation. They observe and report; they don't fix or code.
+              disabled creators and people worldwide. Testers earn {RULE_WORDS.testerShare} per job
+              for 5-10 minutes of honest observation. They observe and report; they don't fix or
+              code.
             </p>
             <p className="section__lead">
               Need to know your site works with assistive technology? Ask for a test by someone who
@@ -364,14 +376,14 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <h2 id="how-title">How it works</h2>
             <ol className="steps">
               <li className="step">
-                <span className="step__n" aria-hidden="true">
+                <span className={styles.step__n} aria-hidden="true">
                   1
                 </span>
                 <h3>Post your URL</h3>
                 <p>Add up to 10 things to check and pay $1.</p>
               </li>
               <li className="step">
-                <span className="step__n" aria-hidden="true">
+                <span className={styles.step__n} aria-hidden="true">
                   2
                 </span>
                 <h3>A real person tests it</h3>
@@ -381,7 +393,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </p>
               </li>
               <li className="step">
-                <span className="step__n" aria-hidden="true">
+                <span className={styles.step__n} aria-hidden="true">
                   3
                 </span>
                 <h3>Read the findings</h3>
@@ -393,13 +405,13 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="faq"
-          className="section section--alt"
+          className={`section ${styles['section--alt']}`}
           tabIndex={-1}
           aria-labelledby="faq-title"
         >
           <div className="container container--narrow">
             <h2 id="faq-title">Frequently asked questions</h2>
-            <div className="faq">
+            <div className={styles.faq}>
               {FAQ.map((f) => (
                 <details key={f.q}>
                   <summary>{f.q}</summary>
@@ -420,9 +432,9 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             <div>
               <h2 id="tester-title">Start testing &amp; earning</h2>
               <p className="section__lead">
-                Earn $0.82 per job. Each test takes 5-10 minutes: visit a site, follow the
-                checklist, write what you noticed. Sign up and an admin approves you before your
-                first job.
+                Earn {RULE_WORDS.testerShare} per job. Each test takes 5-10 minutes: visit a site,
+                follow the checklist, write what you noticed. Sign up and an admin approves you
+                before your first job.
               </p>
               <p className="who-can-test">
                 <strong>Who can test from where.</strong> {WHO_CAN_TEST.summary}
@@ -437,7 +449,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </div>
               )}
             </div>
-            <div className="card card--form">
+            <div className={`card ${styles['card--form']}`}>
               <Deferred>
                 <TesterSignupForm />
               </Deferred>
@@ -445,7 +457,10 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
           </div>
         </section>
 
-        <section className="section section--alt" aria-label="Developer and feedback">
+        <section
+          className={`section ${styles['section--alt']}`}
+          aria-label="Developer and feedback"
+        >
           <div className="container split">
             <div className="card">
               <Deferred>

@@ -1,4 +1,5 @@
 import { useGetPublicProofQuery } from '../api/get-public-proof';
+import styles from './live-proof.module.css';
 
 /** "1 hour" / "6.5 hours": the median as people say it. */
 export function formatHours(h: number): string {
@@ -14,7 +15,7 @@ export function LiveProof() {
   const proof = data?.proof;
   if (!proof) return null;
   return (
-    <p className="live-proof">
+    <p className={styles['live-proof']}>
       <strong>{proof.tests_delivered.toLocaleString('en-US')} tests delivered</strong>, median time
       to first result <strong>{formatHours(proof.median_hours_to_first_result)}</strong>.
     </p>

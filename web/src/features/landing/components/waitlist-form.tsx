@@ -1,81 +1,90 @@
 import { useId, useState } from 'react';
-import { Field, FormMessage } from '../../../components/field';
+import { z } from 'zod';
+import { FormMessage } from '../../../components/field';
+import {
+  SchemaForm,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useSchemaForm,
+} from '../../../components/schema-form';
+import type { FormResult } from '../../../lib/use-form-submit';
 import { formErrorMessage } from '../../../lib/error-message';
-import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
-import { Form } from '../../../components/form';
+
+interface WaitlistValues {
+  name: string;
+  email: string;
+  note: string;
+}
+
+/**
+ * The form's schema: the landing rules' checks (their messages are the spec's), then the body
+ * POST /api/waitlist takes (role 'tester'; the note only when written, never the name).
+ */
+const waitlistSchema = z
+  .object({ name: z.string(), email: z.string(), note: z.string() })
+  .superRefine((v, ctx) => {
+    for (const [field, message] of Object.entries(validateWaitlist(v.name, v.email)))
+      ctx.addIssue({ code: 'custom', message, path: [field] });
+  })
+  .transform((v) => ({
+    email: v.email.trim().toLowerCase(),
+    role: 'tester' as const,
+    name: v.name.trim(),
+    ...(v.note.trim() ? { note: v.note.trim() } : {}),
+  }));
 
 /** Waitlist for people without Gmail: name, email and an optional note → POST /api/waitlist (role 'tester'). */
 export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
-  const [name, setName] = useState('');
-  const [email, setEmail] = useState(initialEmail);
-  const [note, setNote] = useState('');
-  const [join, { isLoading }] = useJoinWaitlistMutation();
+  const form = useSchemaForm(waitlistSchema, { name: '', email: initialEmail, note: '' });
+  const [name, email] = form.watch(['name', 'email']);
+  const [join] = useJoinWaitlistMutation();
+  const [result, setResult] = useState<FormResult>({});
   const filled = canSubmitWaitlist(name, email);
   const fillAllId = useId();
-  const { errors, result, onSubmit } = useFormSubmit({
-    validate: () => validateWaitlist(name, email),
-    send: async () => {
-      const res = await join({
-        email: email.trim().toLowerCase(),
-        role: 'tester',
-        name: name.trim(),
-        // The note is what the visitor wrote in it (their provider, a question), never the name.
-        ...(note.trim() ? { note: note.trim() } : {}),
+
+  const send = async (body: z.output<typeof waitlistSchema>) => {
+    const res = await join(body);
+    if (!('data' in res && res.data?.success)) {
+      setResult({
+        error:
+          'error' in res && res.error
+            ? formErrorMessage(res.error, MSG.waitlistFailure)
+            : MSG.waitlistFailure,
       });
-      if (!('data' in res && res.data?.success))
-        return {
-          error:
-            'error' in res && res.error
-              ? formErrorMessage(res.error, MSG.waitlistFailure)
-              : MSG.waitlistFailure,
-        };
-      setName('');
-      setEmail('');
-      setNote('');
-      return { success: MSG.waitlistSuccess };
-    },
-  });
+      return;
+    }
+    form.reset({ name: '', email: '', note: '' } satisfies WaitlistValues);
+    setResult({ success: MSG.waitlistSuccess });
+  };
 
   return (
-    <Form
-      className="form form--inline"
-      onSubmit={onSubmit}
-      noValidate
+    <SchemaForm
+      form={form}
+      onValid={send}
+      onAttempt={() => setResult({})}
+      className="form"
       aria-label="Join the waitlist"
     >
-      <Field label="Name" error={errors.name}>
-        <input autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
-      </Field>
-      <Field label="Email" error={errors.email}>
-        <input
-          type="email"
-          autoComplete="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-        />
-      </Field>
-      <Field
+      <TextField name="name" label="Name" autoComplete="name" />
+      <TextField name="email" label="Email" type="email" autoComplete="email" />
+      <TextArea
+        name="note"
         label="Note"
         optional
         hint="Which e-mail provider you use, or anything we should know."
-      >
-        <textarea
-          rows={2}
-          maxLength={2000}
-          value={note}
-          onChange={(e) => setNote(e.target.value)}
-        />
-      </Field>
-      <button
-        className="btn btn--primary"
-        type="submit"
-        disabled={!filled || isLoading}
+        rows={2}
+        maxLength={2000}
+      />
+      <SubmitButton
+        busyLabel="Joining…"
+        disabled={!filled}
         aria-describedby={filled ? undefined : fillAllId}
       >
-        {isLoading ? 'Joining…' : 'Join Waitlist'}
-      </button>
+        Join Waitlist
+      </SubmitButton>
       {/* The spec: submit stays disabled until both are filled in, and says why. */}
       {filled ? null : (
         <p className="form-msg field__hint" id={fillAllId}>
@@ -83,6 +92,6 @@ export function WaitlistForm({ initialEmail = '' }: { initialEmail?: string }) {
         </p>
       )}
       <FormMessage error={result.error} success={result.success} />
-    </Form>
+    </SchemaForm>
   );
 }

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { screen } from '@testing-library/react';
 import { setToken } from '../../../lib/tokens';
 import { renderWithStore } from '../../../test/render';
+import { jobView } from '../../../test/job-view';
 import { mockFetch, resetStorage } from '../../../test/setup';
 import PaymentCancel from './payment-cancel';
 import PaymentSuccess from './payment-success';
@@ -25,6 +26,28 @@ describe('payment return pages', () => {
     expect(screen.getByRole('link', { name: 'Go to Dashboard' }).getAttribute('href')).toBe(
       '/dashboard',
     );
+  });
+
+  it('says how many testers were ordered, what happens next and by when', async () => {
+    const slot = (id: string) =>
+      jobView({
+        id,
+        title: 'Bakery',
+        pack_id: 'pack-1',
+        paid_at: '2026-03-02T10:00:00.000Z',
+        expected_completion_hours: 48,
+      });
+    mockFetch((c) =>
+      c.url === '/api/jobs'
+        ? { body: { jobs: [slot('j1'), slot('j2'), slot('j3'), jobView({ id: 'other' })] } }
+        : { body: { payment_status: 'paid', job_id: 'j1' } },
+    );
+    renderWithStore(<PaymentSuccess />, { route: '/payment/success?session_id=cs_local_43' });
+    const next = await screen.findByRole('heading', { name: 'What happens next' });
+    const list = next.nextElementSibling as HTMLElement;
+    expect(list.textContent).toContain('3 testers each claim “Bakery” and test your site');
+    expect(list.textContent).toContain('accept it or ask for one free revision');
+    expect(list.textContent).toMatch(/Results expected by .*2026/);
   });
 
   it("says 'Payment is still processing. Please wait...' and polls until paid", async () => {

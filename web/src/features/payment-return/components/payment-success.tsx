@@ -1,10 +1,45 @@
 import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { DUPLICATE_PAYMENT_MESSAGES } from '@htm/contracts/payments';
-import { shortId } from '../../../lib/format';
+import { resultsExpectedBy } from '@htm/contracts/jobs';
+import { formatDate, shortId } from '../../../lib/format';
 import { getToken } from '../../../lib/tokens';
 import { useGetCheckoutStatusQuery } from '../api/get-checkout-status';
+import { useGetPaidJobQuery } from '../api/get-paid-job';
 import { MAX_POLLS, PAYMENT_HEADINGS, PAYMENT_MESSAGES, POLL_MS } from '../messages';
+import styles from '../../../components/loading.module.css';
+
+/** After the payment: how many testers, what they do, what the poster does, and by when. */
+export function WhatHappensNext({
+  job,
+  testers,
+}: {
+  job: Parameters<typeof resultsExpectedBy>[0] & { title: string };
+  testers: number;
+}) {
+  const by = resultsExpectedBy(job);
+  const who = testers === 1 ? 'One tester' : `${testers} testers`;
+  return (
+    <div>
+      <h2>What happens next</h2>
+      <ol>
+        <li>
+          {who} {testers === 1 ? 'claims' : 'each claim'} “{job.title}” and{' '}
+          {testers === 1 ? 'tests' : 'test'} your site for 5-10 minutes.
+        </li>
+        <li>
+          We e-mail you when {testers === 1 ? 'the report is' : 'each report is'} ready: read it,
+          then accept it or ask for one free revision.
+        </li>
+        {by ? (
+          <li>
+            Results expected by <strong>{formatDate(by)}</strong>.
+          </li>
+        ) : null}
+      </ol>
+    </div>
+  );
+}
 
 /**
  * /payment/success?session_id=…: polls the checkout status until it is 'paid' (or, for a second
@@ -31,6 +66,10 @@ export default function PaymentSuccess() {
   }, [sessionId, paid, refunded, error, gaveUp, isFetching, data, refetch]);
 
   const signedIn = Boolean(getToken());
+  // Once paid: how many testers, and by when (from the poster's own job list).
+  const { data: paidJob } = useGetPaidJobQuery(data?.job_id ?? '', {
+    skip: !paid || !signedIn || !data?.job_id,
+  });
   // What the page says: 'failed' without a session id or when the status check fails (404 for a
   // made-up or foreign session, 5xx, network): the page never claims a payment it could not
   // verify; 'unreadable' only when a signed-out browser is refused (401): sign in to check;
@@ -72,6 +111,7 @@ export default function PaymentSuccess() {
         <p className="form-msg form-msg--success" role="status">
           {PAYMENT_MESSAGES.paid}
         </p>
+        {paidJob ? <WhatHappensNext job={paidJob.job} testers={paidJob.testers} /> : null}
         {data?.job_id ? <p className="muted">Job #{shortId(data.job_id)}</p> : null}
       </>
     );
@@ -84,7 +124,7 @@ export default function PaymentSuccess() {
   } else {
     body = (
       <p className="notice" role="status">
-        {state === 'processing' ? <span className="spinner" aria-hidden="true" /> : null}{' '}
+        {state === 'processing' ? <span className={styles.spinner} aria-hidden="true" /> : null}{' '}
         {PAYMENT_MESSAGES.processing}
       </p>
     );

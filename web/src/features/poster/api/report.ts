@@ -11,15 +11,28 @@ import type {
 } from '@htm/contracts/reports';
 import { api } from '../../../lib/api';
 
+/** A report that can be shared and downloaded: one job's, or a pack's one report. */
+export interface ReportTarget {
+  kind: 'job' | 'pack';
+  id: string;
+}
+
+/** `/jobs/<id>` or `/packs/<id>` (the share link and the PDF hang below it). */
+export const reportPath = (t: ReportTarget) =>
+  `/${t.kind === 'job' ? 'jobs' : 'packs'}/${encodeURIComponent(t.id)}`;
+
 const reportApi = api.injectEndpoints({
   endpoints: (build) => ({
-    /** POST /api/jobs/:id/share: the job's one live link (the same one when asked again). */
-    shareJob: build.mutation<ShareLinkView, string>({
-      query: (jobId) => ({ url: `/jobs/${jobId}/share`, method: 'POST', body: {} }),
+    /**
+     * POST /api/jobs/:id/share (or /api/packs/:id/share): the job's (the pack's) one live link, the
+     * same one when asked again.
+     */
+    shareReport: build.mutation<ShareLinkView, ReportTarget>({
+      query: (t) => ({ url: `${reportPath(t)}/share`, method: 'POST', body: {} }),
     }),
-    /** DELETE /api/jobs/:id/share: the link stops working at once. */
-    revokeShare: build.mutation<void, string>({
-      query: (jobId) => ({ url: `/jobs/${jobId}/share`, method: 'DELETE' }),
+    /** DELETE /api/jobs/:id/share (or /api/packs/:id/share): the link stops working at once. */
+    revokeShare: build.mutation<void, ReportTarget>({
+      query: (t) => ({ url: `${reportPath(t)}/share`, method: 'DELETE' }),
     }),
     listWebhookEndpoints: build.query<WebhookEndpointView[], void>({
       query: () => ({ url: '/webhook-endpoints' }),
@@ -96,7 +109,7 @@ export const {
   useRemoveTrackerMutation,
   useJobIssuesQuery,
   useSendFindingMutation,
-  useShareJobMutation,
+  useShareReportMutation,
   useRevokeShareMutation,
   useListWebhookEndpointsQuery,
   useAddWebhookEndpointMutation,

@@ -42,22 +42,24 @@ function backend(initial: FavouriteView[]) {
 }
 
 describe('"Favourite this tester" on the results of an accepted job', () => {
-  it('favourites the tester, shows it pressed, and takes them off again', async () => {
+  it('favourites the tester, says "Favourited" in words, and takes them off again', async () => {
     const { calls } = backend([]);
     renderWithStore(<FavouriteToggle testerId="tester-ana" />);
     const button = await screen.findByRole('button', { name: 'Favourite this tester' });
     await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
-    expect(button.getAttribute('aria-pressed')).toBe('false');
 
     await userEvent.click(button);
-    await waitFor(() => expect(button.getAttribute('aria-pressed')).toBe('true'));
+    expect(await screen.findByText('Favourited')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Favourite this tester' })).toBeNull();
     expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
       { tester_id: 'tester-ana' },
     ]);
 
-    await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
-    await userEvent.click(button);
-    await waitFor(() => expect(button.getAttribute('aria-pressed')).toBe('false'));
+    const remove = await screen.findByRole('button', { name: 'Remove from favourites' });
+    await waitFor(() => expect((remove as HTMLButtonElement).disabled).toBe(false));
+    await userEvent.click(remove);
+    expect(await screen.findByRole('button', { name: 'Favourite this tester' })).toBeTruthy();
+    expect(screen.queryByText('Favourited')).toBeNull();
     expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.url)).toEqual([
       '/api/favourites/tester-ana',
     ]);
@@ -85,7 +87,7 @@ describe('"Favourite this tester" on the results of an accepted job', () => {
         'You can favourite only a tester whose work on one of your jobs you accepted.',
       ),
     ).toBeTruthy();
-    expect(button.getAttribute('aria-pressed')).toBe('false');
+    expect(screen.queryByText('Favourited')).toBeNull();
   });
 });
 

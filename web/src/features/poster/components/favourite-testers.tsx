@@ -6,6 +6,7 @@ import {
   useListFavouritesQuery,
   useRemoveFavouriteMutation,
 } from '../api/favourites';
+import styles from './favourite-testers.module.css';
 
 /** "4.5★ · 3 jobs": what the poster sees of a favourite. */
 export function favouriteSummary(f: FavouriteView): string {
@@ -38,17 +39,28 @@ export function FavouriteToggle({ testerId }: { testerId: string }) {
   };
 
   return (
-    <p className="favourite-toggle">
-      <button
-        type="button"
-        className="btn btn--secondary btn--sm"
-        aria-pressed={on}
-        disabled={busy}
-        onClick={toggle}
-      >
-        <span aria-hidden="true">{on ? '★ ' : '☆ '}</span>
-        Favourite this tester
-      </button>
+    // Says what it is now in words ("Favourited"), not only by a star glyph.
+    <p className={styles['favourite-toggle']}>
+      {on ? (
+        <>
+          <span className="badge badge--favourite">
+            <span aria-hidden="true">★ </span>Favourited
+          </span>{' '}
+          <button type="button" className="btn btn--ghost btn--sm" disabled={busy} onClick={toggle}>
+            Remove from favourites
+          </button>
+        </>
+      ) : (
+        <button
+          type="button"
+          className="btn btn--secondary btn--sm"
+          disabled={busy}
+          onClick={toggle}
+        >
+          <span aria-hidden="true">☆ </span>
+          Favourite this tester
+        </button>
+      )}
     </p>
   );
 }
@@ -68,11 +80,11 @@ export function FavouriteTesters() {
   };
 
   return (
-    <section aria-labelledby="favourite-testers-title" className="favourite-testers">
+    <section aria-labelledby="favourite-testers-title" className={styles['favourite-testers']}>
       <h2 id="favourite-testers-title">Favourite testers</h2>
-      <ul className="favourite-testers__list">
+      <ul className={styles['favourite-testers__list']}>
         {favourites.map((f) => (
-          <li key={f.tester_id} className="favourite-testers__item">
+          <li key={f.tester_id} className={styles['favourite-testers__item']}>
             <span>
               <strong>{f.name || 'A tester'}</strong>{' '}
               <span className="muted">{favouriteSummary(f)}</span>

@@ -1,17 +1,31 @@
-import { useState, type ReactNode } from 'react';
-import type { JobView as Job, PackView } from '@htm/contracts/jobs';
-import { FINDING_SEVERITY_LABELS } from '@htm/contracts/findings';
+import { useEffect, useState, type ReactNode } from 'react';
+import type { JobView as Job } from '@htm/contracts/jobs';
+import type { FindingRef, RegroupBody } from '@htm/contracts/summary';
 import { formatPrice, packPriceCents } from '@htm/contracts/marketplace';
+import {
+  AgreementList,
+  RegroupBar,
+  RegroupSplit,
+  RegroupTick,
+  useRegroup,
+} from '../../../components/agreement-list';
 import { BusyButton } from '../../../components/busy-button';
 import { JobCardHead } from '../../../components/job-card-head';
 import { Loading } from '../../../components/loading';
 import { Modal } from '../../../components/modal';
-import { browser } from '../../../lib/browser';
+import {
+  PackSummary,
+  usePackSummaryFindings,
+  type ProblemTools,
+} from '../../../components/report-summary';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
-import { useCheckoutJobMutation } from '../api/checkout-job';
-import { useGetPackQuery } from '../api/pack';
+import { jobPayable } from '../../../lib/job-rules';
+import { useGetPackQuery, useRegroupPackMutation } from '../api/pack';
+import { PackReportActions } from './report-actions';
+import { UnpaidNote, usePayNow } from './pay-now';
+import styles from './pack-card.module.css';
 
 /** A pack's slots by state, from the poster's job list (the same counts GET /api/packs/{id} answers). */
 export function packProgress(slots: Job[]) {
@@ -25,61 +39,84 @@ export function packProgress(slots: Job[]) {
   };
 }
 
-/** "What they agree on": the findings of the pack's testers, grouped, most shared first. */
-export function PackAgreement({ packId }: { packId: string }) {
+/**
+ * "What they agree on": the pack's summary (what to fix first, how each thing to check went, the
+ * reel), then the findings of its testers that "Fix first" does not show, grouped, most shared
+ * first: each problem is listed once. The owner's merge / split works across both lists.
+ */
+export function PackAgreement({
+  packId,
+  focusProblem,
+}: {
+  packId: string;
+  focusProblem?: number | null;
+}) {
   const { data, error, isLoading } = useGetPackQuery(packId);
+  const [send] = useRegroupPackMutation();
+  const { toast } = useNotify();
+  const { shown, generatedAt } = usePackSummaryFindings(packId);
+  // After a merge or split the server computes the summary again: it is asked again until it
+  // changes (a minute at most: the same grouping gives the same summary, nothing new).
+  const [awaiting, setAwaiting] = useState<{ since: string | null } | null>(null);
+  useEffect(() => {
+    if (!awaiting) return;
+    const t = setTimeout(() => setAwaiting(null), 60_000);
+    return () => clearTimeout(t);
+  }, [awaiting]);
+  const polling = !!awaiting && generatedAt === awaiting.since;
+  // The owner's merge / split: the list is read again at once, the summary follows.
+  const onRegroup = async (body: RegroupBody) => {
+    const res = await send({ packId, body });
+    if ('error' in res) {
+      toast(errorMessage(res.error, 'Could not change the groups. Please try again.'));
+      return false;
+    }
+    setAwaiting({ since: generatedAt });
+    toast(
+      body.action === 'merge' ? 'Merged into one problem.' : 'Split off into its own problem.',
+      'success',
+    );
+    return true;
+  };
+  const regroup = useRegroup(onRegroup);
   if (isLoading) return <Loading label="Loading what the testers found…" />;
   if (error || !data)
     return (
       <p className="form-msg form-msg--error">{errorMessage(error, 'Could not load this pack.')}</p>
     );
-  return <AgreementList view={data} />;
-}
-
-function AgreementList({ view }: { view: PackView }) {
-  const reporting = view.pack.submitted;
-  if (!view.clusters.length) {
-    return (
-      <p className="muted">No findings yet: they appear here as the testers submit their work.</p>
-    );
-  }
+  const tools: ProblemTools = {
+    problem: (p) =>
+      p.evidence.length ? (
+        <RegroupTick regroup={regroup} findings={p.evidence.map(refOf)} label={p.title} />
+      ) : null,
+    evidence: (p, e) => (
+      <RegroupSplit
+        regroup={regroup}
+        finding={refOf(e)}
+        from={p.evidence.filter((o) => o !== e).map(refOf)}
+        text={e.text ?? p.title}
+      />
+    ),
+  };
   return (
-    <div className="agreement">
-      <p className="muted">
-        {reporting} of {view.pack.size} testers have reported. Findings that several testers wrote,
-        in their own words, are grouped.
-      </p>
-      <ol className="agreement__list">
-        {view.clusters.map((c, i) => (
-          <li key={i} className={`agreement__item${c.count > 1 ? ' agreement__item--shared' : ''}`}>
-            <p className="agreement__summary">
-              <strong>
-                {c.count} of {view.pack.size} testers:
-              </strong>{' '}
-              <span dir="auto">{c.summary}</span>
-            </p>
-            {c.findings.length > 1 ? (
-              <ul className="agreement__findings">
-                {c.findings.map((f, k) => (
-                  <li key={k} dir="auto">
-                    “{f.text}”
-                    {f.severity ? (
-                      <span className="muted"> · {FINDING_SEVERITY_LABELS[f.severity]}</span>
-                    ) : null}
-                  </li>
-                ))}
-              </ul>
-            ) : c.findings[0]?.severity ? (
-              <p className="muted agreement__severity">
-                {FINDING_SEVERITY_LABELS[c.findings[0].severity]}
-              </p>
-            ) : null}
-          </li>
-        ))}
-      </ol>
-    </div>
+    <>
+      <PackSummary
+        packId={packId}
+        focusProblem={focusProblem}
+        tools={data.clusters.length ? tools : undefined}
+        awaitingChange={polling}
+      />
+      {data.clusters.length ? <RegroupBar regroup={regroup} /> : null}
+      <AgreementList view={data} regroup={regroup} except={shown} />
+      {data.pack.submitted > 0 ? <PackReportActions packId={packId} /> : null}
+    </>
   );
 }
+
+const refOf = (f: { submission_id: string; finding_index: number }): FindingRef => ({
+  submission_id: f.submission_id,
+  finding_index: f.finding_index,
+});
 
 /**
  * A pack on the poster's dashboard: one card with its progress ("3 of 5 done"), "What they agree
@@ -89,53 +126,53 @@ export function PackCard({
   packId,
   slots,
   renderSlot,
+  linked,
+  onUnlink,
 }: {
   packId: string;
   slots: Job[];
   renderSlot: (j: Job) => ReactNode;
+  /** Opened from a link (the results e-mail): "What they agree on" opens, at problem N if given. */
+  linked?: { problem: number | null } | null;
+  /** The link's part of the address is done with (the dialog closed). */
+  onUnlink?: () => void;
 }) {
   const first = slots[0];
   const p = packProgress(slots);
-  const unpaid = first.payment_status !== 'paid';
-  const [agreeing, setAgreeing] = useState(false);
-  const [checkout, { isLoading }] = useCheckoutJobMutation();
-  const { toast } = useNotify();
-  const pay = async () => {
-    const res = await checkout(first.id);
-    if ('data' in res && res.data?.checkout_url) browser.assign(res.data.checkout_url);
-    else
-      toast(
-        errorMessage(
-          'error' in res ? res.error : null,
-          'Payment could not start. Please try again.',
-        ),
-      );
-  };
+  const unpaid = jobPayable(first);
+  const [agreeing, setAgreeing] = useState(!!linked);
+  // A pack is paid as a whole: any slot opens the one checkout.
+  const { pay, busy: paying, problem } = usePayNow(first.id);
   const live = p.size - p.closed;
   return (
-    <li className="job-card pack-card" aria-label={`Pack of ${p.size} testers: ${first.title}`}>
+    <li
+      className={`job-card ${styles['pack-card']}`}
+      aria-label={`Pack of ${p.size} testers: ${first.title}`}
+    >
       <div className="job-card__main">
         <JobCardHead job={first} />
         <p className="job-card__meta muted">
           {p.size} testers · {formatPrice(packPriceCents(p.size))} · posted{' '}
           {formatDate(first.created_at)}
         </p>
-        {unpaid ? null : (
+        {unpaid ? (
+          <UnpaidNote problem={problem} what="pack" />
+        ) : (
           <>
-            <p className="pack-card__progress" data-testid="pack-progress">
+            <p className={styles['pack-card__progress']} data-testid="pack-progress">
               {p.done} of {live} done
               {p.claimed > p.done ? ` · ${p.claimed - p.done} testing now` : ''}
               {p.closed ? ` · ${p.closed} unfilled slot${p.closed === 1 ? '' : 's'} refunded` : ''}
             </p>
             <progress
-              className="pack-card__bar"
+              className={styles['pack-card__bar']}
               max={Math.max(live, 1)}
               value={p.done}
               aria-label={`${p.done} of ${live} testers done`}
             />
           </>
         )}
-        <details className="pack-card__slots">
+        <details className={styles['pack-card__slots']}>
           <summary>Each tester's job ({p.size})</summary>
           <ul className="job-list">{slots.map((j) => renderSlot(j))}</ul>
         </details>
@@ -147,7 +184,7 @@ export function PackCard({
             <BusyButton
               className="btn btn--primary btn--sm"
               onClick={pay}
-              busy={isLoading}
+              busy={paying}
               busyLabel="Opening…"
             >
               Pay {formatPrice(packPriceCents(p.size))} now
@@ -164,8 +201,15 @@ export function PackCard({
         )}
       </div>
       {agreeing ? (
-        <Modal title={`What they agree on: ${first.title}`} onClose={() => setAgreeing(false)}>
-          <PackAgreement packId={packId} />
+        <Modal
+          title={`What they agree on: ${first.title}`}
+          onClose={() => {
+            setAgreeing(false);
+            onUnlink?.();
+          }}
+          size="lg"
+        >
+          <PackAgreement packId={packId} focusProblem={linked?.problem} />
         </Modal>
       ) : null}
     </li>

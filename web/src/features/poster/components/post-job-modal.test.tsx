@@ -9,7 +9,8 @@ import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage } from '../../../test/setup';
 import { keepJobRequestForAfterSignIn } from '../../../lib/drafts';
 import PostJobLauncher from './post-job-launcher';
-import { POSTING_FAILED, PostJobModal } from './post-job-modal';
+import { POSTING_FAILED, POSTING_UNANSWERED, PostJobModal } from './post-job-modal';
+import { PAYMENT_NOT_STARTED } from './pay-now';
 
 const realAssign = browser.assign;
 let assigned: string[] = [];
@@ -109,13 +110,93 @@ describe('Post New Job modal', () => {
       expected_completion_hours: 48,
       geo_rule: 'us_pr_ca',
       fresh_eyes: true,
+      recording_required: false,
       assistive_tech: null,
       testers: 1,
     });
     expect(pendingTelemetry().map((e) => e.name)).toEqual(['post_job_attempt', 'post_job_success']);
   });
 
-  it('sends the fresh-eyes switch (on by default) and the assistive technology the poster asks for', async () => {
+  it('says in words when the job is saved but payments cannot answer, and Pay now tries again', async () => {
+    const PAYMENT_DOWN =
+      'Payments are not answering right now. Your job is saved unpaid; please try paying again in a moment.';
+    let checkoutAnswers = 0;
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/jobs')
+        return {
+          status: 201,
+          body: {
+            checkout_url: null,
+            session_id: null,
+            job: { id: 'j9' },
+            payment_error: PAYMENT_DOWN,
+          },
+        };
+      checkoutAnswers++;
+      return {
+        body:
+          checkoutAnswers === 1
+            ? {
+                checkout_url: null,
+                session_id: null,
+                job: { id: 'j9' },
+                payment_error: PAYMENT_DOWN,
+              }
+            : {
+                checkout_url: '/api/payments/local/checkout/cs_local_9',
+                session_id: 'cs_local_9',
+                job: { id: 'j9' },
+              },
+      };
+    });
+    let closed = 0;
+    renderWithStore(<PostJobModal onClose={() => closed++} />);
+    await fillBasics();
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Can I find the price?');
+    await submit();
+    // The modal stays, saying why (not a toast that fades), and the job is saved.
+    expect(await screen.findByRole('dialog', { name: 'Job saved, not paid yet' })).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toBe(PAYMENT_DOWN);
+    expect(screen.getByText(/pay now, or later with Pay now on its card/)).toBeTruthy();
+    expect(assigned).toEqual([]);
+    // Payments still down: the words stay; then it answers and the browser goes to the checkout.
+    await userEvent.click(screen.getByRole('button', { name: 'Pay $1 now' }));
+    await waitFor(() => expect(checkoutAnswers).toBe(1));
+    expect(screen.getByRole('alert').textContent).toBe(PAYMENT_DOWN);
+    await userEvent.click(screen.getByRole('button', { name: 'Pay $1 now' }));
+    await waitFor(() => expect(assigned).toEqual(['/api/payments/local/checkout/cs_local_9']));
+    expect(calls.filter((c) => c.url === '/api/jobs/j9/checkout')).toHaveLength(2);
+    expect(closed).toBe(0);
+  });
+
+  it('offers Pay later, which closes the modal (the job card keeps Pay now)', async () => {
+    mockFetch(() => ({
+      status: 201,
+      body: { checkout_url: null, session_id: null, job: { id: 'j8' } },
+    }));
+    let closed = 0;
+    renderWithStore(<PostJobModal onClose={() => closed++} />);
+    await fillBasics();
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Can I find the price?');
+    await submit();
+    expect((await screen.findByRole('alert')).textContent).toBe(PAYMENT_NOT_STARTED);
+    await userEvent.click(screen.getByRole('button', { name: 'Pay later' }));
+    expect(closed).toBe(1);
+  });
+
+  it('says the job may be saved when the answer is lost on the way (504)', async () => {
+    mockFetch(() => ({
+      status: 504,
+      body: { detail: 'The jobs service did not answer in time.', code: 'upstream_timeout' },
+    }));
+    open();
+    await fillBasics();
+    await userEvent.type(screen.getByLabelText('Thing to check 1'), 'Can I find the price?');
+    await submit();
+    expect(await screen.findByText(POSTING_UNANSWERED)).toBeTruthy();
+  });
+
+  it('sends the fresh-eyes switch (on by default), the recording switch (off by default) and the assistive technology the poster asks for', async () => {
     const { calls } = mockFetch(() => ({
       status: 201,
       body: {
@@ -132,13 +213,23 @@ describe('Post New Job modal', () => {
     ) as HTMLInputElement;
     expect(fresh.checked).toBe(true);
     await userEvent.click(fresh);
+    // Off by default: a recording is asked for only when the poster says so.
+    const recording = screen.getByLabelText(
+      "A screen recording with the tester's voice, at least 3 minutes (checked before you see the report)",
+    ) as HTMLInputElement;
+    expect(recording.checked).toBe(false);
+    await userEvent.click(recording);
     await userEvent.selectOptions(
       screen.getByLabelText('Assistive technology'),
       'Tested by someone who uses a screen reader',
     );
     await submit();
     await waitFor(() => expect(calls).toHaveLength(1));
-    expect(calls[0].body).toMatchObject({ fresh_eyes: false, assistive_tech: 'screen_reader' });
+    expect(calls[0].body).toMatchObject({
+      fresh_eyes: false,
+      recording_required: true,
+      assistive_tech: 'screen_reader',
+    });
   });
 
   it('orders several testers in one checkout, showing the price as the count changes', async () => {
@@ -319,19 +410,37 @@ describe('after a signed-out job request on the landing page', () => {
     expect((screen.getByLabelText('Website URL') as HTMLInputElement).value).toBe(
       'https://www.bakery.example/order',
     );
-    expect((screen.getByLabelText('Thing to check 2') as HTMLInputElement).value).toBe(
+    // Each sentence once: the first line is what to test, the next ones the things to check.
+    expect((screen.getByLabelText('What to test') as HTMLTextAreaElement).value).toBe(
+      'Order a cake',
+    );
+    expect((screen.getByLabelText('Thing to check 1') as HTMLInputElement).value).toBe(
       'Find the opening hours',
     );
+    expect(screen.queryByLabelText('Thing to check 2')).toBeNull();
     await submit();
     await waitFor(() => expect(assigned).toEqual(['/checkout/2']));
     expect(calls[0].body).toMatchObject({
       title: 'Test bakery.example',
       url: 'https://www.bakery.example/order',
-      what_to_test: 'Order a cake\nFind the opening hours',
-      requirements: ['Order a cake', 'Find the opening hours'],
+      what_to_test: 'Order a cake',
+      requirements: ['Find the opening hours'],
     });
     first.unmount();
     renderWithStore(<PostJobLauncher />);
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('puts a one-line request in What to test only, leaving Thing to check 1 for the poster', async () => {
+    mockFetch(() => ({
+      status: 201,
+      body: { checkout_url: '/checkout/3', session_id: 's3', job: {} },
+    }));
+    keepJobRequestForAfterSignIn('https://bakery.example', 'Can I order a birthday cake?');
+    renderWithStore(<PostJobLauncher />);
+    expect((screen.getByLabelText('What to test') as HTMLTextAreaElement).value).toBe(
+      'Can I order a birthday cake?',
+    );
+    expect((screen.getByLabelText('Thing to check 1') as HTMLInputElement).value).toBe('');
   });
 });

@@ -1,10 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { ASSISTIVE_TECH, ASSISTIVE_TECH_LABELS, type AssistiveTech } from '@htm/contracts/identity';
 import {
   GEO_RULES,
   JOB_LIMITS,
   JOB_MESSAGES,
   createJobBodySchema,
+  type CreateJobBody,
   type GeoRule,
 } from '@htm/contracts/jobs';
 import {
@@ -17,10 +18,10 @@ import {
   packPriceCents,
 } from '@htm/contracts/marketplace';
 import { useDiscardGuard } from '../../../components/discard-guard';
-import { Field, FormMessage } from '../../../components/field';
+import { FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import { browser } from '../../../lib/browser';
-import { DRAFT_KEYS, hasText, useDraft } from '../../../lib/drafts';
+import { DRAFT_KEYS, hasText } from '../../../lib/drafts';
 import {
   CANT_REACH,
   errorMessage,
@@ -31,12 +32,26 @@ import {
 } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import { track } from '../../../lib/telemetry';
-import { issuesByField } from '../../../lib/zod-errors';
 import { useCreateJobMutation } from '../api/create-job';
-import { Form } from '../../../components/form';
+import { paymentProblem, SavedNotPaid } from './pay-now';
+import {
+  Checkbox,
+  formSchema,
+  ListField,
+  SchemaForm,
+  Select,
+  showServerErrors,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import type { FavouriteView } from '@htm/contracts/favourites';
 
 export const POSTING_FAILED = 'Posting failed. Please retry once; if it fails again, re-login.';
+/** A gateway's 502/503/504: the job may have been saved before the answer was lost. */
+export const POSTING_UNANSWERED =
+  'HumanTest did not answer in time, so your job may have been saved. Look under Your jobs before posting it again: if it is there unpaid, pay it with Pay now on its card.';
 
 const GEO_LABELS: Record<GeoRule, string> = {
   us_pr: 'Testers in the US and Puerto Rico',
@@ -52,6 +67,8 @@ interface FormState {
   geo_rule: GeoRule;
   expected_completion_hours: string;
   fresh_eyes: boolean;
+  /** The tester must attach a screen recording with their voice (drafts from before: off). */
+  recording_required?: boolean;
   /** '' = anyone */
   assistive_tech: AssistiveTech | '';
   /** How many testers (a pack: one checkout for all). */
@@ -68,6 +85,7 @@ const initial: FormState = {
   geo_rule: DEFAULT_GEO_RULE,
   expected_completion_hours: '48',
   fresh_eyes: true,
+  recording_required: false,
   assistive_tech: '',
   testers: PACK_SIZE.default,
   invite_tester_id: '',
@@ -81,6 +99,7 @@ const FORM_FIELDS = new Set([
   'geo_rule',
   'expected_completion_hours',
   'fresh_eyes',
+  'recording_required',
   'assistive_tech',
   'testers',
   'invite_tester_id',
@@ -93,6 +112,27 @@ const typedIn = (v: FormState) => hasText([v.title, v.url, v.what_to_test, v.req
 function isFormField(key: string, requirementCount: number): boolean {
   const m = /^requirements\.(\d+)$/.exec(key);
   return m ? Number(m[1]) < requirementCount : FORM_FIELDS.has(key);
+}
+
+/**
+ * The form's schema: the API's job body, from what the fields hold (budget is fixed at $1,
+ * blank hours and "Any tester" are not sent, and a favourite is sent only while still listed).
+ */
+function postJobSchema(favourites: FavouriteView[]) {
+  return formSchema<FormState, CreateJobBody>(
+    (v) => ({
+      ...v,
+      budget: 1,
+      expected_completion_hours: v.expected_completion_hours || undefined,
+      assistive_tech: v.assistive_tech || null,
+      testers: v.testers ?? PACK_SIZE.default,
+      // Only a favourite still in the list (a draft may name one removed since).
+      invite_tester_id: favourites.some((f) => f.tester_id === v.invite_tester_id)
+        ? v.invite_tester_id
+        : undefined,
+    }),
+    createJobBodySchema,
+  );
 }
 
 /**
@@ -110,44 +150,21 @@ export function PostJobModal({
   /** The poster's favourite testers: "Invite a favourite tester first" is shown when there are any. */
   favourites?: FavouriteView[];
 }) {
-  const [v, setV, clearDraft] = useDraft<FormState>(DRAFT_KEYS.postJob, initial, typedIn);
+  const form = useSchemaForm(postJobSchema(favourites), initial, {
+    draft: { key: DRAFT_KEYS.postJob, hasContent: typedIn },
+  });
+  const v = form.watch();
   const dirty = typedIn(v);
-  const { requestClose, prompt } = useDiscardGuard(dirty, onClose, clearDraft);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { requestClose, prompt } = useDiscardGuard(dirty, onClose, form.discardDraft);
   const [formError, setFormError] = useState<string | null>(null);
-  const [createJob, { isLoading }] = useCreateJobMutation();
-  const { toast, status } = useNotify();
+  const [createJob] = useCreateJobMutation();
+  const { status } = useNotify();
+  /** The job saved without a checkout: the modal then says why and offers Pay now. */
+  const [saved, setSaved] = useState<{ jobId: string; problem: string } | null>(null);
 
-  const setReq = (i: number, text: string) =>
-    setV({ ...v, requirements: v.requirements.map((r, j) => (j === i ? text : r)) });
-  const addReq = () =>
-    v.requirements.length < JOB_LIMITS.requirementsMax &&
-    setV({ ...v, requirements: [...v.requirements, ''] });
-  const removeReq = (i: number) =>
-    v.requirements.length > 1 &&
-    setV({ ...v, requirements: v.requirements.filter((_, j) => j !== i) });
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setFormError(null);
-    const parsed = createJobBodySchema.safeParse({
-      ...v,
-      budget: 1,
-      expected_completion_hours: v.expected_completion_hours || undefined,
-      assistive_tech: v.assistive_tech || null,
-      testers: v.testers ?? PACK_SIZE.default,
-      // Only a favourite still in the list (a draft may name one removed since).
-      invite_tester_id: favourites.some((f) => f.tester_id === v.invite_tester_id)
-        ? v.invite_tester_id
-        : undefined,
-    });
-    if (!parsed.success) {
-      setErrors(issuesByField(parsed.error.issues));
-      return;
-    }
-    setErrors({});
+  const submit = async (body: CreateJobBody) => {
     track('post_job_attempt');
-    const res = await createJob({ ...parsed.data, budget: 1 });
+    const res = await createJob({ ...body, budget: 1 });
     if ('error' in res && res.error) {
       const st = errorStatus(res.error);
       track('post_job_failure', { status: String(st) });
@@ -160,22 +177,25 @@ export function PostJobModal({
         setFormError(POSTING_FAILED);
         return;
       }
+      if (st === 502 || st === 503 || st === 504) {
+        setFormError(POSTING_UNANSWERED);
+        return;
+      }
       // A 400 naming fields of this form shows each message under its field, as the
       // browser check does; anything else stays in the message at the bottom.
       const byField = st === 400 ? serverFieldErrors(res.error) : {};
-      const shown = Object.keys(byField).filter((k) => isFormField(k, v.requirements.length));
-      if (shown.length) {
-        setErrors(Object.fromEntries(shown.map((k) => [k, byField[k]])));
-        const rest = Object.keys(byField).filter((k) => !shown.includes(k));
-        if (rest.length)
-          setFormError(`Failed to create job: ${rest.map((k) => byField[k]).join('; ')}`);
+      const count = form.getValues('requirements').length;
+      const rest = showServerErrors(form.setError, byField, (k) => isFormField(k, count));
+      if (Object.keys(rest).length < Object.keys(byField).length) {
+        if (Object.keys(rest).length)
+          setFormError(`Failed to create job: ${Object.values(rest).join('; ')}`);
         return;
       }
       setFormError(`Failed to create job: ${errorMessage(res.error, 'Unknown error')}`);
       return;
     }
     track('post_job_success');
-    clearDraft();
+    form.discardDraft();
     onPosted?.();
     const answer = res.data;
     if (answer?.checkout_url) {
@@ -183,48 +203,43 @@ export function PostJobModal({
       browser.assign(answer.checkout_url);
       return;
     }
-    toast(
-      `Job saved, but checkout could not start${answer?.payment_error ? `: ${answer.payment_error}` : ''}. Use 'Pay now' on the job to try again.`,
-      'info',
-    );
-    onClose();
+    // Saved, but no checkout (payments not answering): say so here, where the poster looks.
+    if (answer?.job) setSaved({ jobId: answer.job.id, problem: paymentProblem(res) ?? '' });
+    else onClose();
   };
 
   const count = v.requirements.length;
   // Drafts saved before the tester count existed have none.
   const testers = v.testers ?? PACK_SIZE.default;
   const price = formatPrice(packPriceCents(testers));
+  if (saved)
+    return (
+      <Modal title="Job saved, not paid yet" onClose={onClose}>
+        <SavedNotPaid jobId={saved.jobId} problem={saved.problem} price={price} onClose={onClose} />
+      </Modal>
+    );
   return (
     <Modal title="Post New Job" onClose={requestClose} size="lg" banner={prompt}>
-      <Form className="form" onSubmit={submit} noValidate aria-label="Post New Job">
+      <SchemaForm
+        form={form}
+        onValid={submit}
+        className="form"
+        aria-label="Post New Job"
+        onAttempt={() => setFormError(null)}
+      >
         <p className="muted">
           Every test costs {formatPrice(PRICE_PER_TEST_CENTS)} and is paid at checkout. Testers earn{' '}
           {formatUsd(TESTER_SHARE_CENTS)}.
         </p>
-        <Field label="Job title" error={errors.title}>
-          <input
-            data-autofocus
-            value={v.title}
-            maxLength={JOB_LIMITS.titleMax}
-            onChange={(e) => setV({ ...v, title: e.target.value })}
-          />
-        </Field>
-        <Field label="Website URL" error={errors.url}>
-          <input
-            type="url"
-            inputMode="url"
-            placeholder="https://"
-            value={v.url}
-            onChange={(e) => setV({ ...v, url: e.target.value })}
-          />
-        </Field>
-        <Field label="What to test" error={errors.what_to_test}>
-          <textarea
-            rows={3}
-            value={v.what_to_test}
-            onChange={(e) => setV({ ...v, what_to_test: e.target.value })}
-          />
-        </Field>
+        <TextField name="title" label="Job title" data-autofocus maxLength={JOB_LIMITS.titleMax} />
+        <TextField
+          name="url"
+          label="Website URL"
+          type="url"
+          inputMode="url"
+          placeholder="https://"
+        />
+        <TextArea name="what_to_test" label="What to test" rows={3} />
         <fieldset className="reqs">
           <legend>
             Things to check{' '}
@@ -232,92 +247,64 @@ export function PostJobModal({
               ({count}/{JOB_LIMITS.requirementsMax})
             </span>
           </legend>
-          {v.requirements.map((r, i) => (
-            <div className="reqs__row" key={i}>
-              <Field
-                label={`Thing to check ${i + 1}`}
-                error={errors[`requirements.${i}`]}
-                hint={
-                  <span className={r.length > JOB_LIMITS.requirementMax ? 'over' : undefined}>
-                    {r.length}/{JOB_LIMITS.requirementMax}
-                  </span>
-                }
-              >
-                <input value={r} onChange={(e) => setReq(i, e.target.value)} />
-              </Field>
-              <button
-                type="button"
-                className="btn btn--ghost btn--sm"
-                onClick={() => removeReq(i)}
-                disabled={count <= 1}
-                aria-label={`Remove thing to check ${i + 1}`}
-              >
-                Remove
-              </button>
-            </div>
-          ))}
-          {errors.requirements &&
-          !Object.keys(errors).some((k) => k.startsWith('requirements.')) ? (
-            <div className="field__error" role="alert">
-              {errors.requirements}
-            </div>
-          ) : null}
-          <button
-            type="button"
-            className="btn btn--secondary btn--sm"
-            onClick={addReq}
-            disabled={count >= JOB_LIMITS.requirementsMax}
+          <ListField
+            name="requirements"
+            max={JOB_LIMITS.requirementsMax}
+            addLabel="+ Add another"
+            removeLabel={(i) => `Remove thing to check ${i + 1}`}
           >
-            + Add another
-          </button>
+            {(i, remove) => (
+              <>
+                <TextField
+                  name={`requirements.${i}`}
+                  label={`Thing to check ${i + 1}`}
+                  hint={
+                    <span
+                      className={
+                        (v.requirements[i]?.length ?? 0) > JOB_LIMITS.requirementMax
+                          ? 'over'
+                          : undefined
+                      }
+                    >
+                      {v.requirements[i]?.length ?? 0}/{JOB_LIMITS.requirementMax}
+                    </span>
+                  }
+                />
+                {remove}
+              </>
+            )}
+          </ListField>
         </fieldset>
         <div className="grid-2">
-          <Field label="Who may test" error={errors.geo_rule}>
-            <select
-              value={v.geo_rule}
-              onChange={(e) => setV({ ...v, geo_rule: e.target.value as GeoRule })}
-            >
-              {GEO_RULES.map((g) => (
-                <option key={g} value={g}>
-                  {GEO_LABELS[g]}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Expected completion (hours)" error={errors.expected_completion_hours}>
-            <input
-              type="number"
-              min={JOB_LIMITS.hoursMin}
-              max={JOB_LIMITS.hoursMax}
-              value={v.expected_completion_hours}
-              onChange={(e) => setV({ ...v, expected_completion_hours: e.target.value })}
-            />
-          </Field>
-        </div>
-        <label className="switch">
-          <input
-            type="checkbox"
-            checked={v.fresh_eyes}
-            onChange={(e) => setV({ ...v, fresh_eyes: e.target.checked })}
+          <Select
+            name="geo_rule"
+            label="Who may test"
+            options={GEO_RULES.map((g) => [g, GEO_LABELS[g]] as const)}
           />
-          <span>{JOB_MESSAGES.freshEyesLabel}</span>
-        </label>
-        <Field label="Assistive technology" error={errors.assistive_tech}>
-          <select
-            value={v.assistive_tech}
-            onChange={(e) => setV({ ...v, assistive_tech: e.target.value as AssistiveTech | '' })}
-          >
-            <option value="">Any tester</option>
-            {ASSISTIVE_TECH.map((t) => (
-              <option key={t} value={t}>
-                Tested by someone who uses {ASSISTIVE_TECH_LABELS[t]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field
+          <TextField
+            name="expected_completion_hours"
+            label="Expected completion (hours)"
+            type="number"
+            min={JOB_LIMITS.hoursMin}
+            max={JOB_LIMITS.hoursMax}
+          />
+        </div>
+        <Checkbox name="fresh_eyes" label={JOB_MESSAGES.freshEyesLabel} />
+        <Checkbox name="recording_required" label={JOB_MESSAGES.recordingRequiredLabel} />
+        <Select
+          name="assistive_tech"
+          label="Assistive technology"
+          options={[
+            ['', 'Any tester'],
+            ...ASSISTIVE_TECH.map(
+              (t) => [t, `Tested by someone who uses ${ASSISTIVE_TECH_LABELS[t]}`] as const,
+            ),
+          ]}
+        />
+        <Select
+          name="testers"
           label="How many testers"
-          error={errors.testers}
+          parse={Number}
           hint={
             <span data-testid="pack-price">
               {testers === 1
@@ -325,47 +312,30 @@ export function PostJobModal({
                 : `${testers} testers × ${formatPrice(PRICE_PER_TEST_CENTS)} = ${price}. Each tester is a different person; you see what they agree on.`}
             </span>
           }
-        >
-          <select value={testers} onChange={(e) => setV({ ...v, testers: Number(e.target.value) })}>
-            {Array.from(
-              { length: PACK_SIZE.max - PACK_SIZE.min + 1 },
-              (_, i) => PACK_SIZE.min + i,
-            ).map((n) => (
-              <option key={n} value={n}>
-                {n === 1 ? '1 tester' : `${n} testers`}
-              </option>
-            ))}
-          </select>
-        </Field>
+          options={Array.from(
+            { length: PACK_SIZE.max - PACK_SIZE.min + 1 },
+            (_, i) => PACK_SIZE.min + i,
+          ).map((n) => [n, n === 1 ? '1 tester' : `${n} testers`] as const)}
+        />
         {favourites.length > 0 ? (
-          <Field
+          <Select
+            name="invite_tester_id"
             label="Invite a favourite tester first"
-            error={errors.invite_tester_id}
             hint="The job is held for them for a while after you pay, then it opens to every tester."
-          >
-            <select
-              value={v.invite_tester_id ?? ''}
-              onChange={(e) => setV({ ...v, invite_tester_id: e.target.value })}
-            >
-              <option value="">No one: open to every tester</option>
-              {favourites.map((f) => (
-                <option key={f.tester_id} value={f.tester_id}>
-                  {f.name || 'A tester'}
-                </option>
-              ))}
-            </select>
-          </Field>
+            options={[
+              ['', 'No one: open to every tester'],
+              ...favourites.map((f) => [f.tester_id, f.name || 'A tester'] as const),
+            ]}
+          />
         ) : null}
         <FormMessage error={formError} />
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={requestClose}>
             Cancel
           </button>
-          <button type="submit" className="btn btn--primary" disabled={isLoading}>
-            {isLoading ? 'Posting…' : `Post Job & Pay ${price}`}
-          </button>
+          <SubmitButton busyLabel="Posting…">{`Post Job & Pay ${price}`}</SubmitButton>
         </div>
-      </Form>
+      </SchemaForm>
     </Modal>
   );
 }

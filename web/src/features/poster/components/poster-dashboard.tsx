@@ -1,6 +1,6 @@
 import { resultsExpectedBy, type JobView as Job } from '@htm/contracts/jobs';
 import { useEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { JobCardHead } from '../../../components/job-card-head';
 import { Loading } from '../../../components/loading';
 import { BeforeAfter } from '../../../components/before-after';
@@ -11,8 +11,8 @@ import { browser } from '../../../lib/browser';
 import { errorMessage, formErrorMessage } from '../../../lib/error-message';
 import { formatDate, shortId, statusLabel } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
+import { jobAllows, jobPayable } from '../../../lib/job-rules';
 import type { UserDto as User } from '@htm/contracts/identity';
-import { useCheckoutJobMutation } from '../api/checkout-job';
 import { useDeleteJobMutation } from '../api/delete-job';
 import { useListJobsQuery } from '../api/list-jobs';
 import { useRetestJobMutation } from '../api/retest-job';
@@ -21,10 +21,14 @@ import { FavouriteTesters, FavouriteToggle } from './favourite-testers';
 import { useListFavouritesQuery } from '../api/favourites';
 import { RateTester } from './rate-tester';
 import { ReportActions } from './report-actions';
-import { WebhooksSettings } from './webhooks-settings';
-import { TrackersSettings } from './trackers-settings';
+import { HealthCheck, HealthCheckDisclosure } from '../../../components/health-check';
 import { PackCard } from './pack-card';
+import { ReleasedReports } from './released-reports';
+import { UnpaidNote, usePayNow } from './pay-now';
 import { JobChecks } from '../../../components/job-checks';
+import styles from './poster-dashboard.module.css';
+import statStyles from '../../../components/stat.module.css';
+import confirmStyles from '../../../components/confirm-button.module.css';
 
 /** The poster's list: one entry per job, a pack's jobs as one entry where its first job stands. */
 export function groupPacks(jobs: Job[]): Array<{ job: Job } | { packId: string; slots: Job[] }> {
@@ -44,15 +48,19 @@ export function groupPacks(jobs: Job[]): Array<{ job: Job } | { packId: string; 
   return out;
 }
 
+/** The tester's report is in, and its session check runs before the poster may read it. */
+const checkingReport = (j: Job) => j.status === 'submitted' && !!j.report_checking;
+
 /** The dashboard counts: unpaid jobs apart from open (live) ones. */
 export function countJobs(jobs: Job[]) {
   const unpaid = (j: Job) => j.payment_status !== 'paid';
   return {
     unpaid: jobs.filter((j) => j.status === 'open' && unpaid(j)).length,
     open: jobs.filter((j) => j.status === 'open' && !unpaid(j)).length,
-    inProgress: jobs.filter((j) => j.status === 'claimed' || j.status === 'revision_requested')
-      .length,
-    submitted: jobs.filter((j) => j.status === 'submitted').length,
+    inProgress: jobs.filter(
+      (j) => j.status === 'claimed' || j.status === 'revision_requested' || checkingReport(j),
+    ).length,
+    submitted: jobs.filter((j) => j.status === 'submitted' && !checkingReport(j)).length,
     completed: jobs.filter((j) => j.status === 'completed').length,
   };
 }
@@ -70,7 +78,7 @@ function JobRow({
   onReview: (j: Job) => void;
   onCompare: (j: Job) => void;
 }) {
-  const [checkout, { isLoading }] = useCheckoutJobMutation();
+  const { pay, busy: paying, problem } = usePayNow(job.id);
   const [remove, { isLoading: deleting }] = useDeleteJobMutation();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const { toast, status } = useNotify();
@@ -88,7 +96,8 @@ function JobRow({
         ),
       );
   };
-  const unpaid = job.payment_status !== 'paid';
+  // The rules module decides whether the job may be paid for (Pay now).
+  const unpaid = jobPayable(job);
   // A pack's slot is paid and deleted with its pack (on the pack's card).
   const inPack = !!job.pack_id;
   const deletable = unpaid && job.status === 'open' && !inPack;
@@ -98,17 +107,8 @@ function JobRow({
     if ('error' in res && res.error) toast(formErrorMessage(res.error, 'Failed to delete job'));
     else status('Job deleted.');
   };
-  const pay = async () => {
-    const res = await checkout(job.id);
-    if ('data' in res && res.data?.checkout_url) browser.assign(res.data.checkout_url);
-    else
-      toast(
-        errorMessage(
-          'error' in res ? res.error : null,
-          'Payment could not start. Please try again.',
-        ),
-      );
-  };
+  // The server's promise (a replacement restarts it), else the same rule computed here.
+  const expectedBy = job.results_expected_by ?? resultsExpectedBy(job);
   return (
     <li className="job-card" id={`job-${job.id}`} tabIndex={-1}>
       <div className="job-card__main">
@@ -125,14 +125,30 @@ function JobRow({
           </p>
         ) : null}
         <JobChecks requirements={job.requirements} />
+        {unpaid && !inPack ? <UnpaidNote problem={problem} /> : null}
+        {!unpaid ? <HealthCheckDisclosure jobId={job.id} /> : null}
         {job.status === 'open' && !unpaid ? (
           <p className="job-card__live">Live — waiting for a tester to claim it.</p>
         ) : null}
-        {!unpaid && job.status !== 'completed' && resultsExpectedBy(job) ? (
-          <p className="job-card__meta">Results expected by {formatDate(resultsExpectedBy(job))}</p>
+        {!unpaid && job.status !== 'completed' && expectedBy ? (
+          <p className="job-card__meta">
+            {job.replaced_at
+              ? job.status === 'open'
+                ? 'Replacement coming at no cost to you: results expected by '
+                : 'A new tester is on it: results expected by '
+              : 'Results expected by '}
+            {formatDate(expectedBy)}
+          </p>
+        ) : null}
+        {job.replaced_at && !unpaid ? <ReleasedReports jobId={job.id} /> : null}
+        {checkingReport(job) ? (
+          <p className="job-card__live">
+            The report is in. We check every session before you see it: it will be here in a few
+            minutes.
+          </p>
         ) : null}
         {job.status === 'revision_requested' && job.last_review?.reason ? (
-          <p className="job-card__note">Revision requested: {job.last_review.reason}</p>
+          <p className={styles['job-card__note']}>Revision requested: {job.last_review.reason}</p>
         ) : null}
       </div>
       <div className="job-card__side">
@@ -142,7 +158,7 @@ function JobRow({
           <BusyButton
             className="btn btn--primary btn--sm"
             onClick={pay}
-            busy={isLoading}
+            busy={paying}
             busyLabel="Opening…"
           >
             Pay now
@@ -158,7 +174,11 @@ function JobRow({
           </button>
         ) : null}
         {deletable && confirmDelete ? (
-          <div className="confirm-inline" role="group" aria-label="Delete this unpaid job?">
+          <div
+            className={confirmStyles['confirm-inline']}
+            role="group"
+            aria-label="Delete this unpaid job?"
+          >
             <span>Delete this unpaid job?</span>
             <BusyButton
               className="btn btn--danger btn--sm"
@@ -177,7 +197,7 @@ function JobRow({
             </button>
           </div>
         ) : null}
-        {job.status === 'submitted' ? (
+        {jobAllows(job, 'accept') && !checkingReport(job) ? (
           <button type="button" className="btn btn--primary btn--sm" onClick={() => onReview(job)}>
             Review Submission
           </button>
@@ -228,16 +248,28 @@ export default function PosterDashboard({ user }: { user: User }) {
   const c = countJobs(jobs);
   const current = reviewing ? (jobs.find((j) => j.id === reviewing.id) ?? reviewing) : null;
 
-  // A link from an e-mail (/dashboard?job=ID): open that job's results, or show its card.
+  // A link from an e-mail (/dashboard?job=ID): open that job's results, or show its card;
+  // &problem=N brings the summary's problem N into view; ?pack=ID opens the pack's summary.
   const [params, setParams] = useSearchParams();
   const linked = params.get('job');
+  const linkedPack = params.get('pack');
+  const problemParam = Number(params.get('problem'));
+  const focusProblem = Number.isInteger(problemParam) && problemParam > 0 ? problemParam : null;
+  const unlink = (...names: string[]) =>
+    setParams(
+      (p) => {
+        for (const n of names) p.delete(n);
+        return p;
+      },
+      { replace: true },
+    );
   const openedLink = useRef<string | null>(null);
   useEffect(() => {
     if (!linked || openedLink.current === linked) return;
     const job = jobs.find((j) => j.id === linked);
     if (!job) return;
     openedLink.current = linked;
-    if (job.status === 'submitted' || job.status === 'completed') {
+    if ((job.status === 'submitted' && !checkingReport(job)) || job.status === 'completed') {
       setReviewing(job);
       return;
     }
@@ -247,14 +279,7 @@ export default function PosterDashboard({ user }: { user: User }) {
   }, [linked, jobs]);
   const closeReview = () => {
     setReviewing(null);
-    if (linked)
-      setParams(
-        (p) => {
-          p.delete('job');
-          return p;
-        },
-        { replace: true },
-      );
+    if (linked) unlink('job', 'problem');
   };
 
   return (
@@ -265,24 +290,28 @@ export default function PosterDashboard({ user }: { user: User }) {
           <p className="muted">
             Post a site, pay $1, and get real human feedback within 24-48 hours.
           </p>
+          {/* Webhooks and issue trackers: one click away, not under a new owner's job list. */}
+          <p>
+            <Link to="/dashboard/settings">Settings and integrations</Link>
+          </p>
         </div>
         <PostJobLauncher favourites={favourites} />
       </div>
       <ul className="stats" aria-label="Job counts">
-        <li className="stat">
-          <span className="stat__n">{c.unpaid}</span> Unpaid
+        <li className={statStyles.stat}>
+          <span className={statStyles.stat__n}>{c.unpaid}</span> Unpaid
         </li>
-        <li className="stat">
-          <span className="stat__n">{c.open}</span> Open
+        <li className={statStyles.stat}>
+          <span className={statStyles.stat__n}>{c.open}</span> Open
         </li>
-        <li className="stat">
-          <span className="stat__n">{c.inProgress}</span> In Progress
+        <li className={statStyles.stat}>
+          <span className={statStyles.stat__n}>{c.inProgress}</span> In Progress
         </li>
-        <li className="stat">
-          <span className="stat__n">{c.submitted}</span> Submitted
+        <li className={statStyles.stat}>
+          <span className={statStyles.stat__n}>{c.submitted}</span> Submitted
         </li>
-        <li className="stat">
-          <span className="stat__n">{c.completed}</span> Completed
+        <li className={statStyles.stat}>
+          <span className={statStyles.stat__n}>{c.completed}</span> Completed
         </li>
       </ul>
       <section aria-labelledby="my-jobs-title">
@@ -313,14 +342,21 @@ export default function PosterDashboard({ user }: { user: User }) {
                 renderSlot={(j) => (
                   <JobRow key={j.id} job={j} onReview={setReviewing} onCompare={setComparing} />
                 )}
+                linked={linkedPack === e.packId ? { problem: focusProblem } : null}
+                onUnlink={() => unlink('pack', 'problem')}
               />
             ),
           )}
         </ul>
       </section>
       {current ? (
-        <ReviewModal job={current} onClose={closeReview}>
+        <ReviewModal
+          job={current}
+          onClose={closeReview}
+          focusProblem={linked === current.id ? focusProblem : null}
+        >
           <ReportActions job={current} />
+          <HealthCheck jobId={current.id} />
           {current.status === 'completed' && current.tester_id ? (
             <FavouriteToggle testerId={current.tester_id} />
           ) : null}
@@ -328,8 +364,6 @@ export default function PosterDashboard({ user }: { user: User }) {
         </ReviewModal>
       ) : null}
       <FavouriteTesters />
-      <WebhooksSettings />
-      <TrackersSettings />
       {comparing ? (
         <Modal title={`Before / after: ${comparing.title}`} onClose={() => setComparing(null)}>
           <BeforeAfter jobId={comparing.id} />

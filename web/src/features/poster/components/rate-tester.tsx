@@ -7,6 +7,7 @@ import type { JobView as Job } from '@htm/contracts/jobs';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useRateJobMutation } from '../api/rate-job';
 import { Form } from '../../../components/form';
+import styles from './rate-tester.module.css';
 
 const STARS = [1, 2, 3, 4, 5] as const;
 
@@ -60,11 +61,11 @@ export function RateTester({ job }: { job: Job }) {
       <fieldset className="choice-group">
         <legend>Rate the tester</legend>
         {/* Stars drawn as stars; each is a native radio (arrow keys move, the name says "3 stars"). */}
-        <div className="rating__stars">
+        <div className={styles.rating__stars}>
           {STARS.map((n) => {
             const on = stars !== null && n <= stars;
             return (
-              <label className={`star${on ? ' star--on' : ''}`} key={n}>
+              <label className={`${styles.star}${on ? ` ${styles['star--on']}` : ''}`} key={n}>
                 <input
                   className="sr-only"
                   type="radio"
@@ -74,7 +75,7 @@ export function RateTester({ job }: { job: Job }) {
                   onChange={() => setStars(n)}
                   aria-label={`${n} ${n === 1 ? 'star' : 'stars'}`}
                 />
-                <span className="star__glyph" aria-hidden="true">
+                <span className={styles.star__glyph} aria-hidden="true">
                   {on ? '★' : '☆'}
                 </span>
               </label>

@@ -1,6 +1,6 @@
 import '../../../test/setup';
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
 import type { JobView as Job } from '@htm/contracts/jobs';
@@ -50,6 +50,41 @@ describe('sharing the report', () => {
     renderWithStore(<ReportActions job={job} />);
     await userEvent.click(screen.getByRole('button', { name: 'Share link' }));
     await waitFor(() => expect(screen.getByText(/no report to share yet/)).toBeTruthy());
+  });
+});
+
+describe('send findings to an issue tracker', () => {
+  it('lists the findings in the order shown above them (worst first) and sends each by its own index', async () => {
+    const none = { steps: null, expected: null, actual: null, at_ms: null };
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/trackers')
+        return { body: { github: { repository: 'acme/site' }, jira: null } };
+      if (c.url.endsWith('/issues')) return { body: { issues: [] } };
+      if (c.url.endsWith('/submission'))
+        return {
+          body: {
+            human_preview: { key_findings_bullets: ['Odd spacing', 'Checkout crashes'] },
+            findings: [
+              { text: 'Odd spacing', severity: 'cosmetic', ...none },
+              { text: 'Checkout crashes', severity: 'blocker', ...none },
+            ],
+          },
+        };
+      return { status: 201, body: { finding_index: 1, tracker: 'github', url: 'https://x/1' } };
+    });
+    renderWithStore(<ReportActions job={job} />);
+    const heading = await screen.findByRole('heading', {
+      name: 'Send findings to your issue tracker',
+    });
+    const items = within(heading.parentElement!.querySelector('ol')!).getAllByRole('listitem');
+    expect(items.map((li) => li.textContent)).toEqual([
+      expect.stringContaining('Checkout crashes'),
+      expect.stringContaining('Odd spacing'),
+    ]);
+    await userEvent.click(within(items[0]).getByRole('button', { name: 'Send to GitHub' }));
+    await waitFor(() =>
+      expect(calls.some((c) => c.url === '/api/jobs/job-12345678/findings/1/issue')).toBe(true),
+    );
   });
 });
 

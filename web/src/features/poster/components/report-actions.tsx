@@ -8,13 +8,17 @@ import { useNotify } from '../../../lib/hooks';
 import { downloadBlob } from '../../../lib/transfer';
 import { useGetSubmissionQuery } from '../../../lib/submission-api';
 import type { TrackerKind } from '@htm/contracts/reports';
+import { sortFindingsBySeverity } from '@htm/contracts/findings';
 import {
   useGetTrackersQuery,
   useJobIssuesQuery,
+  reportPath,
   useRevokeShareMutation,
   useSendFindingMutation,
-  useShareJobMutation,
+  useShareReportMutation,
+  type ReportTarget,
 } from '../api/report';
+import styles from './report-actions.module.css';
 
 const TRACKER_NAMES: Record<TrackerKind, string> = { github: 'GitHub', jira: 'Jira' };
 
@@ -27,10 +31,15 @@ function SendFindings({ job }: { job: Job }) {
   const [busy, setBusy] = useState<string | null>(null);
   const { toast } = useNotify();
   const kinds = (['github', 'jira'] as const).filter((k) => trackers?.[k]);
-  const findings =
-    (submission as { findings?: Array<{ text: string }> } | undefined)?.findings ??
-    submission?.human_preview.key_findings_bullets.map((text) => ({ text })) ??
-    [];
+  // In the order of the findings above (worst first, as FindingsList shows them); each keeps its
+  // index in the tester's order, which is what the tracker call names.
+  const findings = sortFindingsBySeverity(
+    (
+      submission?.findings ??
+      submission?.human_preview.key_findings_bullets.map((text) => ({ text, severity: null })) ??
+      []
+    ).map((f, index) => ({ text: f.text, severity: f.severity, index })),
+  );
   if (!kinds.length || !findings.length) return null;
   const go = async (index: number | null, tracker: TrackerKind) => {
     setBusy(`${index}:${tracker}`);
@@ -60,20 +69,18 @@ function SendFindings({ job }: { job: Job }) {
   return (
     <div className="send-findings">
       <h4>Send findings to your issue tracker</h4>
-      <div className="send-findings__item">
+      <div className={styles['send-findings__item']}>
         <span>
           The whole report ({findings.length} finding{findings.length === 1 ? '' : 's'}) as one
           issue
         </span>
         <span className="report-actions__row">{kinds.map((k) => button(null, k, 'report '))}</span>
       </div>
-      <ol className="send-findings__list">
-        {findings.map((f, i) => (
-          <li key={i} className="send-findings__item">
-            <span dir="auto">
-              {i + 1}. {f.text}
-            </span>
-            <span className="report-actions__row">{kinds.map((k) => button(i, k))}</span>
+      <ol className={styles['send-findings__list']}>
+        {findings.map((f) => (
+          <li key={f.index} className={styles['send-findings__item']}>
+            <span dir="auto">{f.text}</span>
+            <span className="report-actions__row">{kinds.map((k) => button(f.index, k))}</span>
           </li>
         ))}
       </ol>
@@ -82,11 +89,11 @@ function SendFindings({ job }: { job: Job }) {
 }
 
 /**
- * Under the poster's results: "Share link" (a read-only page anyone with the link can open,
- * signed out too: create, copy, revoke, with its expiry) and "Download PDF".
+ * "Share link" (a read-only page anyone with the link can open, signed out too: create, copy,
+ * revoke, with its expiry) and "Download PDF", of one job's report or of a pack's one report.
  */
-export function ReportActions({ job }: { job: Job }) {
-  const [share, { isLoading: sharing }] = useShareJobMutation();
+export function ShareActions({ target, title }: { target: ReportTarget; title: string }) {
+  const [share, { isLoading: sharing }] = useShareReportMutation();
   const [revoke, { isLoading: revoking }] = useRevokeShareMutation();
   const [link, setLink] = useState<ShareLinkView | null>(null);
   const [downloading, setDownloading] = useState(false);
@@ -94,7 +101,7 @@ export function ReportActions({ job }: { job: Job }) {
   const full = link ? `${window.location.origin}${link.url}` : '';
 
   const create = async () => {
-    const res = await share(job.id);
+    const res = await share(target);
     if ('data' in res && res.data) setLink(res.data);
     else
       toast(errorMessage('error' in res ? res.error : null, 'The share link could not be made.'));
@@ -108,7 +115,7 @@ export function ReportActions({ job }: { job: Job }) {
     }
   };
   const stop = async () => {
-    const res = await revoke(job.id);
+    const res = await revoke(target);
     if ('error' in res && res.error)
       toast(errorMessage(res.error, 'The link could not be revoked.'));
     else {
@@ -119,16 +126,16 @@ export function ReportActions({ job }: { job: Job }) {
   const pdf = async () => {
     setDownloading(true);
     const res = await downloadBlob(
-      `/jobs/${job.id}/report.pdf`,
-      `report-${job.id.slice(0, 8)}.pdf`,
+      `${reportPath(target)}/report.pdf`,
+      `${target.kind === 'pack' ? 'pack-report' : 'report'}-${target.id.slice(0, 8)}.pdf`,
     );
     setDownloading(false);
     if (res.error) toast(errorMessage(res.error, 'The PDF could not be made.'));
   };
 
   return (
-    <section className="report-actions" aria-label="Share the report">
-      <h3>Share the report</h3>
+    <>
+      <h3>{title}</h3>
       <div className="report-actions__row">
         {!link ? (
           <BusyButton
@@ -150,12 +157,12 @@ export function ReportActions({ job }: { job: Job }) {
         </BusyButton>
       </div>
       {link ? (
-        <div className="share-link">
-          <label htmlFor={`share-${job.id}`}>
+        <div className={`share-link ${styles['share-link']}`}>
+          <label htmlFor={`share-${target.id}`}>
             Anyone with this link can read the report (no sign-in):
           </label>
           <input
-            id={`share-${job.id}`}
+            id={`share-${target.id}`}
             className="mono"
             readOnly
             value={full}
@@ -177,7 +184,28 @@ export function ReportActions({ job }: { job: Job }) {
           </div>
         </div>
       ) : null}
+    </>
+  );
+}
+
+/** Under the poster's results: share the report, download it, send findings to a tracker. */
+export function ReportActions({ job }: { job: Job }) {
+  return (
+    <section className={styles['report-actions']} aria-label="Share the report">
+      <ShareActions target={{ kind: 'job', id: job.id }} title="Share the report" />
       <SendFindings job={job} />
+    </section>
+  );
+}
+
+/**
+ * A pack's one report (issue #51): one link and one PDF for all its testers, leading with what
+ * they agree on.
+ */
+export function PackReportActions({ packId }: { packId: string }) {
+  return (
+    <section className={styles['report-actions']} aria-label="Share the pack's report">
+      <ShareActions target={{ kind: 'pack', id: packId }} title="Share the pack's report" />
     </section>
   );
 }

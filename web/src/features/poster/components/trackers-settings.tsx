@@ -25,14 +25,23 @@ export function TrackersSettings() {
   const [jira, setJira] = useState({ site_url: '', email: '', api_token: '', project_key: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
 
+  /**
+   * Connecting checks the token and the project with the tracker: what failed is shown under the
+   * field to change (the server names it), anything else in a toast.
+   */
+  const refused = (error: unknown, fallback: string) => {
+    const fields = (error as { data?: { errors?: Record<string, string[]> } }).data?.errors;
+    if (fields && Object.keys(fields).length)
+      setErrors(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v[0]])));
+    else toast(errorMessage(error, fallback));
+  };
   const submitGithub = async (e: FormEvent) => {
     e.preventDefault();
     const parsed = githubTrackerBodySchema.safeParse(gh);
     if (!parsed.success) return setErrors(firstErrors(parsed.error.issues));
     setErrors({});
     const res = await saveGithub(parsed.data);
-    if ('error' in res && res.error)
-      toast(errorMessage(res.error, 'GitHub could not be connected.'));
+    if ('error' in res && res.error) refused(res.error, 'GitHub could not be connected.');
     else {
       setGh({ token: '', repository: '' });
       status('GitHub connected.');
@@ -44,7 +53,7 @@ export function TrackersSettings() {
     if (!parsed.success) return setErrors(firstErrors(parsed.error.issues));
     setErrors({});
     const res = await saveJira(parsed.data);
-    if ('error' in res && res.error) toast(errorMessage(res.error, 'Jira could not be connected.'));
+    if ('error' in res && res.error) refused(res.error, 'Jira could not be connected.');
     else {
       setJira({ site_url: '', email: '', api_token: '', project_key: '' });
       status('Jira connected.');
@@ -107,7 +116,7 @@ export function TrackersSettings() {
             type="submit"
             className="btn btn--secondary btn--sm"
             busy={savingGh}
-            busyLabel="Saving…"
+            busyLabel="Checking…"
           >
             {data?.github ? 'Replace' : 'Connect GitHub'}
           </BusyButton>
@@ -155,7 +164,7 @@ export function TrackersSettings() {
             type="submit"
             className="btn btn--secondary btn--sm"
             busy={savingJira}
-            busyLabel="Saving…"
+            busyLabel="Checking…"
           >
             {data?.jira ? 'Replace' : 'Connect Jira'}
           </BusyButton>

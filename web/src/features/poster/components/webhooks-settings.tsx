@@ -14,6 +14,7 @@ import {
   useWebhookDeliveriesQuery,
 } from '../api/report';
 import { Form } from '../../../components/form';
+import styles from '../../../components/table.module.css';
 
 const STATUS_LABEL = { pending: 'Retrying', delivered: 'Delivered', failed: 'Failed' } as const;
 
@@ -33,8 +34,8 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpointView }) {
   if (isLoading) return <Loading label="Loading deliveries…" />;
   if (!data.length) return <p className="muted">No deliveries yet.</p>;
   return (
-    <div className="table-wrap">
-      <table className="table">
+    <div className={styles['table-wrap']}>
+      <table className={styles.table}>
         <caption className="sr-only">Deliveries to {endpoint.url}</caption>
         <thead>
           <tr>

@@ -6,8 +6,8 @@ const standingApi = api.injectEndpoints({
   endpoints: (build) => ({
     getStanding: build.query<TesterStandingView, void>({
       query: () => ({ url: '/tester/standing' }),
-      // Refreshed whenever the tester's jobs are (a claim, a submission, an acceptance, live messages).
-      providesTags: ['MyJob'],
+      // Read again when the record changes (an acceptance, a release, a held report: lib/live.ts).
+      providesTags: ['Standing'],
     }),
   }),
 });

@@ -1,7 +1,9 @@
+import type { JobView } from '@htm/contracts/jobs';
 import { api } from '../../../lib/api';
+import { jobChanged, type AppThunkDispatch } from '../../../lib/job-cache';
 import { uploadForm, type UploadResult } from '../../../lib/transfer';
 
-/** Multipart uploads go through XMLHttpRequest (progress events), then refresh the lists. */
+/** Multipart uploads go through XMLHttpRequest (progress events), then patch the lists. */
 export async function postSubmitWork(
   jobId: string,
   form: FormData,
@@ -18,9 +20,17 @@ export async function postSubmission(
   return uploadForm(`/jobs/${encodeURIComponent(jobId)}/submissions`, form, onProgress);
 }
 
-/** After a successful upload the cached job lists are stale. */
-export const invalidateAfterSubmit = () =>
-  api.util.invalidateTags(['MyJob', 'AvailableJob', 'Earnings']);
+/**
+ * After a successful upload: the answer's job (submitted) goes into the cached lists and the
+ * report is read again where it is shown; no list is read again. (An answer without the job,
+ * never expected, reads My Jobs again.)
+ */
+export const afterSubmit = (answer: unknown) => (dispatch: AppThunkDispatch) => {
+  const job = (answer as { job?: JobView } | null)?.job;
+  if (!job) return dispatch(api.util.invalidateTags(['MyJob']));
+  dispatch(jobChanged(job));
+  dispatch(api.util.invalidateTags([{ type: 'Submission', id: job.id }]));
+};
 
 /**
  * A 403 or 409 answer to a submit means the job is no longer this tester's to submit (the claim

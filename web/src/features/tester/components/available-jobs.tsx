@@ -1,15 +1,18 @@
 import { ASSISTIVE_TECH_LABELS } from '@htm/contracts/identity';
-import type { JobView as Job } from '@htm/contracts/jobs';
+import { JOB_MESSAGES, type JobView as Job } from '@htm/contracts/jobs';
+import { RULE_WORDS } from '@htm/contracts/marketplace';
 import { useId, useState } from 'react';
 import { Loading } from '../../../components/loading';
 import { errorMessage } from '../../../lib/error-message';
 import { shortId } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
+import { jobAllows } from '../../../lib/job-rules';
 import { useClaimJobMutation } from '../api/claim-job';
 import { useListAvailableJobsQuery } from '../api/list-available-jobs';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { JobBrief } from './job-brief';
 import { JobChecks } from '../../../components/job-checks';
+import styles from './available-jobs.module.css';
 
 const GEO: Record<string, string> = {
   us_pr: 'US & PR',
@@ -94,16 +97,19 @@ function AvailablePage({
                   </span>
                 </p>
               ) : null}
+              {j.recording_required ? (
+                <p className="job-card__meta">{JOB_MESSAGES.recordingRequiredNote}</p>
+              ) : null}
               <JobBrief text={j.what_to_test} />
               <JobChecks requirements={j.requirements} />
             </div>
             <div className="job-card__side">
-              <span className="price">$0.82</span>
+              <span className={styles.price}>{RULE_WORDS.testerShare}</span>
               <button
                 type="button"
                 className="btn btn--primary btn--sm"
                 onClick={() => onClaim(j)}
-                disabled={claiming === j.id || Boolean(heldReason)}
+                disabled={claiming === j.id || Boolean(heldReason) || !jobAllows(j, 'claim')}
                 aria-describedby={heldReason ? heldId : undefined}
               >
                 {claiming === j.id ? 'Claiming…' : 'Claim'}
@@ -115,7 +121,7 @@ function AvailablePage({
       {isLast && data?.next_cursor ? (
         <button
           type="button"
-          className="btn btn--secondary btn--sm load-more"
+          className={`btn btn--secondary btn--sm ${styles['load-more']}`}
           onClick={() => onMore(data.next_cursor as string)}
         >
           Load more jobs
@@ -126,7 +132,7 @@ function AvailablePage({
 }
 
 /** The Available Jobs tab: the pages loaded so far, Refresh, and Claim on each card. */
-export function AvailableJobs() {
+export function AvailableJobs({ onClaimed }: { onClaimed?: (jobId: string) => void } = {}) {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const { data, refetch, isFetching } = useListAvailableJobsQuery();
   const { data: myJobs } = useListMyJobsQuery();
@@ -151,15 +157,20 @@ export function AvailableJobs() {
     const res = await claim(job.id);
     setClaiming(null);
     if ('error' in res && res.error) toast(errorMessage(res.error, 'Failed to claim job'));
-    else status(`Claimed "${job.title}". Find it under My Jobs.`);
+    else {
+      // The job claimed may be another slot of the same pack: the answer names it.
+      const claimed = ('data' in res && res.data?.job?.id) || job.id;
+      status(`Claimed "${job.title}". It is under My Jobs: submit your report there.`);
+      onClaimed?.(claimed);
+    }
   };
   return (
     <div>
-      <div className="row-between">
+      <div className={styles['row-between']}>
         <p className="muted">
           {data?.usual_minutes
-            ? `Each job pays $0.82 and usually takes ${data.usual_minutes} minutes.`
-            : 'Each job pays $0.82 and takes 5-10 minutes.'}
+            ? `Each job pays ${RULE_WORDS.testerShare} and usually takes ${data.usual_minutes} minutes.`
+            : `Each job pays ${RULE_WORDS.testerShare} and takes 5-10 minutes.`}
         </p>
         <button
           type="button"

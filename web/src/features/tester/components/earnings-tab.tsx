@@ -1,3 +1,4 @@
+import { RULE_WORDS } from '@htm/contracts/marketplace';
 import { useEffect } from 'react';
 import { Loading } from '../../../components/loading';
 import { Stat } from '../../../components/stat';
@@ -58,6 +59,7 @@ export function EarningsTab() {
     else if (res.data) status(`Your cash-out of ${usd(res.data.payout.amount_usd)} is being sent.`);
   };
   const blocked = cashOutBlocked(data?.cash_out, !!account?.connected);
+  const hasMoney = (data?.cash_out?.available_usd ?? 0) > 0;
 
   if (isLoading) return <Loading label="Loading earnings…" />;
   return (
@@ -88,7 +90,9 @@ export function EarningsTab() {
           </p>
         ) : (
           <>
-            <p>Connect a payout account to receive your $0.82 per accepted job.</p>
+            <p>
+              Connect a payout account to receive your {RULE_WORDS.testerShare} per accepted job.
+            </p>
             <button
               type="button"
               className="btn btn--primary btn--sm"
@@ -101,15 +105,18 @@ export function EarningsTab() {
         )}
       </div>
       <div className="panel payout cash-out">
-        <button
-          type="button"
-          className="btn btn--primary"
-          onClick={onCashOut}
-          disabled={!!blocked || cashingOut}
-          aria-describedby="cash-out-why"
-        >
-          {cashingOut ? 'Cashing out…' : `Cash out ${usd(data?.cash_out?.available_usd)}`}
-        </button>
+        {/* No button for $0.00 (just after a cash-out, or before any earning): only the reason. */}
+        {hasMoney || cashingOut ? (
+          <button
+            type="button"
+            className="btn btn--primary"
+            onClick={onCashOut}
+            disabled={!!blocked || cashingOut}
+            aria-describedby="cash-out-why"
+          >
+            {cashingOut ? 'Cashing out…' : `Cash out ${usd(data?.cash_out?.available_usd)}`}
+          </button>
+        ) : null}
         <p id="cash-out-why" className={blocked ? 'muted' : undefined}>
           {blocked ?? `All your pending earnings go to your payout account in one transfer.`}
         </p>
@@ -131,7 +138,7 @@ export function EarningsTab() {
           ))}
         </Table>
       ) : (
-        <p className="empty">No earnings yet. Accepted jobs pay $0.82 each.</p>
+        <p className="empty">No earnings yet. Accepted jobs pay {RULE_WORDS.testerShare} each.</p>
       )}
     </div>
   );

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import styles from './job-brief.module.css';
 
 /** Briefs longer than this (or of more than two lines) are shortened until "more" is pressed. */
 export const BRIEF_SHORT_CHARS = 180;
@@ -15,10 +16,10 @@ export function JobBrief({ text }: { text: string }) {
       </p>
     );
   return (
-    <div className="job-brief">
+    <div className={styles['job-brief']}>
       <p
         id={id}
-        className={`prewrap job-card__brief-text${open ? '' : ' job-card__brief'}`}
+        className={`prewrap job-card__brief-text${open ? '' : ` ${styles['job-card__brief']}`}`}
         dir="auto"
       >
         {text}

@@ -6,6 +6,7 @@ import {
 } from '@htm/contracts/findings';
 import { Field } from '../../../components/field';
 import { formatMoment } from '../../../lib/format-moment';
+import styles from './key-finding-fields.module.css';
 
 /** What the tester typed as a finding's details (all optional); at_ms comes from "Mark moment". */
 export interface FindingDetailsDraft {
@@ -14,6 +15,8 @@ export interface FindingDetailsDraft {
   expected: string;
   actual: string;
   at_ms: number | null;
+  /** The thing to check it belongs to (its index as text; '' = none). */
+  requirement_index?: string;
 }
 
 export const EMPTY_DETAILS: FindingDetailsDraft = {
@@ -22,13 +25,21 @@ export const EMPTY_DETAILS: FindingDetailsDraft = {
   expected: '',
   actual: '',
   at_ms: null,
+  requirement_index: '',
 };
 
 export const detailsOf = (details: FindingDetailsDraft[] | undefined, i: number) =>
   details?.[i] ?? EMPTY_DETAILS;
 
 const hasDetails = (d: FindingDetailsDraft) =>
-  !!(d.severity || d.steps.trim() || d.expected.trim() || d.actual.trim() || d.at_ms !== null);
+  !!(
+    d.severity ||
+    d.steps.trim() ||
+    d.expected.trim() ||
+    d.actual.trim() ||
+    d.at_ms !== null ||
+    d.requirement_index
+  );
 
 /**
  * "Mark moment" while recording: the first finding without a moment gets `atMs`. Returns the new
@@ -61,6 +72,7 @@ export function appendFindingDetails(
     if (d.expected.trim()) form.append(`${p}_expected`, d.expected.trim());
     if (d.actual.trim()) form.append(`${p}_actual`, d.actual.trim());
     if (d.at_ms !== null) form.append(`${p}_at_ms`, String(d.at_ms));
+    if (d.requirement_index) form.append(`${p}_requirement_index`, d.requirement_index);
   }
 }
 
@@ -79,6 +91,7 @@ export function findingDetailFields(
     out[`${p}_expected`] = d.expected;
     out[`${p}_actual`] = d.actual;
     out[`${p}_at_ms`] = d.at_ms;
+    out[`${p}_requirement_index`] = d.requirement_index || null;
   }
   return out;
 }
@@ -97,6 +110,7 @@ export function KeyFindingFields({
   optionalAfterFirst = false,
   details,
   onDetailsChange,
+  requirements = [],
 }: {
   values: string[];
   onChange: (values: string[]) => void;
@@ -106,6 +120,8 @@ export function KeyFindingFields({
   optionalAfterFirst?: boolean;
   details?: FindingDetailsDraft[];
   onDetailsChange?: (details: FindingDetailsDraft[]) => void;
+  /** The job's things to check: a finding may say which one it belongs to. */
+  requirements?: string[];
 }) {
   const setDetail = (i: number, patch: Partial<FindingDetailsDraft>) =>
     onDetailsChange?.(
@@ -133,6 +149,7 @@ export function KeyFindingFields({
           prefix={`${name}_${i + 1}`}
           value={detailsOf(details, i)}
           errors={errors}
+          requirements={requirements}
           onChange={(patch) => setDetail(i, patch)}
         />
       ) : null}
@@ -145,20 +162,24 @@ function FindingDetailsFields({
   prefix,
   value,
   errors,
+  requirements,
   onChange,
 }: {
   n: number;
   prefix: string;
   value: FindingDetailsDraft;
   errors: Record<string, string>;
+  requirements: string[];
   onChange: (patch: Partial<FindingDetailsDraft>) => void;
 }) {
   const err = (k: string) => errors[`${prefix}_${k}`] || undefined;
-  const anyError = ['severity', 'steps', 'expected', 'actual', 'at_ms'].some((k) => err(k));
+  const anyError = ['severity', 'steps', 'expected', 'actual', 'at_ms', 'requirement_index'].some(
+    (k) => err(k),
+  );
   const [open, setOpen] = useState(() => hasDetails(value));
   const shown = open || anyError;
   return (
-    <div className="finding__details">
+    <div className={styles.finding__details}>
       <button
         type="button"
         className="btn btn--link btn--sm"
@@ -168,7 +189,7 @@ function FindingDetailsFields({
         {shown ? `Hide details of finding ${n}` : `Add details to finding ${n}`}
       </button>
       {value.at_ms !== null ? (
-        <span className="finding__moment">
+        <span className={styles.finding__moment}>
           {' '}
           at {formatMoment(value.at_ms)} in the recording{' '}
           <button
@@ -183,7 +204,22 @@ function FindingDetailsFields({
       ) : null}
       {err('at_ms') ? <div className="field__error">{err('at_ms')}</div> : null}
       {shown ? (
-        <div className="finding__fields">
+        <div className={styles.finding__fields}>
+          {requirements.length ? (
+            <Field label="Thing to check it belongs to" optional error={err('requirement_index')}>
+              <select
+                value={value.requirement_index ?? ''}
+                onChange={(e) => onChange({ requirement_index: e.target.value })}
+              >
+                <option value="">None in particular</option>
+                {requirements.map((r, k) => (
+                  <option key={k} value={String(k)}>
+                    {k + 1}. {r.length > 60 ? `${r.slice(0, 60)}…` : r}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          ) : null}
           <Field label="Severity" optional error={err('severity')}>
             <select value={value.severity} onChange={(e) => onChange({ severity: e.target.value })}>
               <option value="">Not set</option>

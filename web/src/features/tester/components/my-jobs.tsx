@@ -7,13 +7,16 @@ import { Loading } from '../../../components/loading';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate, statusLabel, timeLeft } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
+import { jobAllows } from '../../../lib/job-rules';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { JobBrief } from './job-brief';
+import { HealthCheckDisclosure } from '../../../components/health-check';
 import { RevisionRequest } from './revision-request';
 import { DETAILED_REPORT, DETAILED_REPORT_LINE, SubmitReportModal } from './submit-report-modal';
 import { QUICK_REPORT, QUICK_REPORT_LINE, SubmitWorkModal } from './submit-work-modal';
 import { useNow } from './use-now';
 import { JobChecks } from '../../../components/job-checks';
+import styles from './my-jobs.module.css';
 
 /** How often an expired card asks the server again (its timer releases the job shortly after). */
 const EXPIRED_REFETCH_MS = 10_000;
@@ -86,8 +89,10 @@ export function MyJobs() {
       <ul className="job-list">
         {shown.map((j) => {
           const lapsed = expired.includes(j) || gone.includes(j);
-          const working = j.status === 'claimed' && !lapsed;
-          const revision = j.status === 'revision_requested' && !lapsed;
+          // Submit is offered while the rules let this job be submitted (claimed, or revision asked).
+          const canSubmit = jobAllows(j, 'submit') && !lapsed;
+          const revision = canSubmit && j.status === 'revision_requested';
+          const working = canSubmit && !revision;
           const due = timeLeft(deadlineOf(j), now);
           return (
             <li className="job-card" key={j.id} id={`my-job-${j.id}`} tabIndex={-1}>
@@ -96,6 +101,13 @@ export function MyJobs() {
                 <JobBrief text={j.what_to_test} />
                 <JobChecks requirements={j.requirements} />
                 {working && due ? <p className="muted">Time left to submit: {due}.</p> : null}
+                {working || revision ? (
+                  <HealthCheckDisclosure
+                    jobId={j.id}
+                    audience="tester"
+                    summary="Before you start: what a machine found on this site"
+                  />
+                ) : null}
                 {lapsed ? (
                   <p className="notice" role="status">
                     {j.status === 'revision_requested'
@@ -121,7 +133,7 @@ export function MyJobs() {
                   {lapsed ? 'expired' : statusLabel(j.status)}
                 </span>
                 {working || revision ? (
-                  <div className="report-choice">
+                  <div className={styles['report-choice']}>
                     <button
                       type="button"
                       className="btn btn--primary btn--sm"
@@ -130,7 +142,7 @@ export function MyJobs() {
                     >
                       {revision ? `Resubmit: ${QUICK_REPORT}` : QUICK_REPORT}
                     </button>
-                    <span className="muted report-choice__line" id={`quick-${j.id}`}>
+                    <span className={`muted ${styles['report-choice__line']}`} id={`quick-${j.id}`}>
                       {QUICK_REPORT_LINE}
                     </span>
                     <button
@@ -141,7 +153,10 @@ export function MyJobs() {
                     >
                       {revision ? `Resubmit: ${DETAILED_REPORT}` : DETAILED_REPORT}
                     </button>
-                    <span className="muted report-choice__line" id={`detailed-${j.id}`}>
+                    <span
+                      className={`muted ${styles['report-choice__line']}`}
+                      id={`detailed-${j.id}`}
+                    >
                       {DETAILED_REPORT_LINE}
                     </span>
                   </div>

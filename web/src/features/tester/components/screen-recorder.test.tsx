@@ -480,3 +480,114 @@ describe('screen recorder in Submit Work', () => {
     expect(screen.getByLabelText(/Screenshot/)).toBeTruthy();
   });
 });
+
+describe('the recorder’s control on top of the tested site', () => {
+  /** A real same-origin window (an iframe's) standing in for the pop-up or the PiP window. */
+  const floatingWindow = () => {
+    const frame = document.createElement('iframe');
+    document.body.append(frame);
+    const win = frame.contentWindow!;
+    jest.spyOn(win, 'close').mockImplementation(() => {
+      win.dispatchEvent(new Event('pagehide'));
+    });
+    return win;
+  };
+  afterEach(() => {
+    delete (window as { documentPictureInPicture?: unknown }).documentPictureInPicture;
+  });
+
+  it.each(['pip', 'popup'] as const)(
+    'opens a small window (%s) with the time, Mark moment, Pause and Stop, which act on the recording',
+    async (kind) => {
+      mockFetch(() => limits());
+      const { uploader } = scriptedUploader();
+      const win = floatingWindow();
+      const requestWindow = jest.fn(async (_size: { width: number; height: number }) => win);
+      const open = jest.spyOn(window, 'open').mockImplementation(() => win);
+      if (kind === 'pip')
+        (window as { documentPictureInPicture?: unknown }).documentPictureInPicture = {
+          requestWindow,
+          window: null,
+        };
+      renderWith(uploader, <SubmitWorkModal job={job} onClose={() => undefined} />);
+      await userEvent.click(screen.getByRole('button', { name: 'Record your screen' }));
+      // The consent says to open the site in another window first.
+      expect(recorder().textContent).toContain(
+        'open the site you test in another window (or tab) first',
+      );
+      await userEvent.click(screen.getByRole('button', { name: 'Start recording' }));
+      await screen.findByRole('group', { name: 'Recording controls' });
+      await userEvent.click(screen.getByRole('button', { name: 'Keep controls on top' }));
+      const control = await waitFor(() => {
+        const c = win.document.querySelector('[aria-label="Recording controls"]');
+        expect(c).toBeTruthy();
+        return c as HTMLElement;
+      });
+      if (kind === 'pip') {
+        expect(requestWindow).toHaveBeenCalledWith({ width: 340, height: 170 });
+        expect(open).not.toHaveBeenCalled();
+      } else
+        expect(open).toHaveBeenCalledWith(
+          '',
+          'humantest-recorder',
+          expect.stringContaining('popup'),
+        );
+      expect(win.document.title).toBe('Recording · HumanTest');
+      const button = (name: string) =>
+        Array.from(control.querySelectorAll('button')).find((b) =>
+          b.textContent?.startsWith(name),
+        )!;
+      advance(2000);
+      await waitFor(() =>
+        expect(control.querySelector('[aria-label="Elapsed time"]')!.textContent).toBe(
+          '0:02 / 10:00',
+        ),
+      );
+      await act(async () => button('Mark moment').click());
+      await waitFor(() =>
+        expect(control.querySelector('[role="status"]')!.textContent).toBe(
+          'Marked 0:02 on Key finding 1. Describe it there.',
+        ),
+      );
+      await act(async () => button('Pause').click());
+      expect(FakeRecorder.last!.state).toBe('paused');
+      await waitFor(() => expect(control.textContent).toContain('Paused'));
+      await act(async () => button('Resume').click());
+      expect(FakeRecorder.last!.state).toBe('recording');
+      await act(async () => button('Stop').click());
+      await screen.findByText(/Recording attached/);
+      // Stopped: the small window closes.
+      expect(win.close).toHaveBeenCalled();
+    },
+  );
+
+  it('says how to get the control when the browser blocks the small window', async () => {
+    mockFetch(() => limits());
+    const { uploader } = scriptedUploader();
+    jest.spyOn(window, 'open').mockImplementation(() => null);
+    renderWith(uploader, <SubmitWorkModal job={job} onClose={() => undefined} />);
+    await startRecording();
+    await userEvent.click(screen.getByRole('button', { name: 'Keep controls on top' }));
+    expect(
+      await screen.findByText(/The small window on top was blocked: allow pop-ups for this site/),
+    ).toBeTruthy();
+  });
+
+  it('does not offer the Alt+M shortcut on a touch screen', async () => {
+    mockFetch(() => limits());
+    const { uploader } = scriptedUploader();
+    Object.defineProperty(window, 'matchMedia', {
+      configurable: true,
+      value: (q: string) => ({ matches: q === '(pointer: coarse)' }),
+    });
+    try {
+      renderWith(uploader, <SubmitWorkModal job={job} onClose={() => undefined} />);
+      await startRecording();
+      const mark = screen.getByRole('button', { name: 'Mark moment' });
+      expect(mark.querySelector('kbd')).toBeNull();
+      expect(mark.getAttribute('aria-keyshortcuts')).toBeNull();
+    } finally {
+      delete (window as { matchMedia?: unknown }).matchMedia;
+    }
+  });
+});

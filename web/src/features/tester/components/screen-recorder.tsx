@@ -1,4 +1,5 @@
 import { createContext, useContext, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import type { RecordingLimits } from '@htm/contracts/findings';
 import { formatMoment } from '../../../lib/format-moment';
 import { useRecordingLimits } from '../api/list-my-jobs';
@@ -15,6 +16,8 @@ import {
   type RecordingUpload,
   type RecordingUploader,
 } from '../recording';
+import { openFloatingWindow, type FloatingWindow } from '../floating-window';
+import { RecorderControl } from './recorder-control';
 import {
   defaultKeeper,
   LiveRecording,
@@ -22,6 +25,8 @@ import {
   type KeptRecording,
   type PendingRecording,
 } from '../live-recording';
+import styles from './screen-recorder.module.css';
+import progressStyles from './upload-progress.module.css';
 
 /** What the form must know to allow Submit: null when nothing is in progress. */
 export type RecorderBusy = 'recording' | 'uploading' | 'not_uploaded' | null;
@@ -40,6 +45,11 @@ type Phase =
   | 'lost';
 
 const MARK_KEY = 'Alt+M';
+
+/** A touch screen has no Alt key: the shortcut is not offered there. */
+export function hasKeyboardShortcuts(w: Window = window): boolean {
+  return !w.matchMedia?.('(pointer: coarse)').matches;
+}
 
 /** How recordings are uploaded: tus to /api/recordings (tests provide their own). */
 export const RecordingUploaderContext = createContext<RecordingUploader>(tusUploader);
@@ -153,6 +163,14 @@ export function ScreenRecorder({
   const [uploadNote, setUploadNote] = useState<string | null>(null);
   const [kept, setKept] = useState<KeptRecording | null>(null);
   const [preview, setPreview] = useState<string | null>(null);
+  // The always-on-top control (Picture-in-Picture or a pop-up) while recording, and why not.
+  const [floating, setFloating] = useState<FloatingWindow | null>(null);
+  const [floatNote, setFloatNote] = useState<string | null>(null);
+  const floatingNow = useRef<FloatingWindow | null>(null);
+  useLayoutEffect(() => {
+    floatingNow.current = floating;
+  });
+  const showKey = hasKeyboardShortcuts();
 
   const streams = useRef<MediaStream[]>([]);
   const recorder = useRef<MediaRecorder | null>(null);
@@ -288,6 +306,40 @@ export function ScreenRecorder({
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [phase]);
+
+  // The floating control: Alt+M there too; closing it (or its pop-up) leaves the in-page bar.
+  useEffect(() => {
+    if (!floating) return undefined;
+    const { win } = floating;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.altKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyM') {
+        e.preventDefault();
+        setNote(latest.current.onMark(elapsedNow()));
+      }
+    };
+    const onGone = () => setFloating(null);
+    win.addEventListener('keydown', onKey);
+    win.addEventListener('pagehide', onGone);
+    return () => {
+      win.removeEventListener('keydown', onKey);
+      win.removeEventListener('pagehide', onGone);
+    };
+  }, [floating]);
+  // Recording over (stopped, failed, the form closed): the floating window goes too.
+  useEffect(() => {
+    // Its pagehide then forgets it.
+    if (floating && phase !== 'recording' && phase !== 'paused') floating.win.close();
+  }, [floating, phase]);
+  // Leaving the form while recording closes the floating window with it.
+  useEffect(() => () => floatingNow.current?.win.close(), []);
+
+  /** Opens the always-on-top control (needs the click that calls it). */
+  const showFloating = async () => {
+    setFloatNote(null);
+    const opened = await openFloatingWindow('Recording · HumanTest');
+    if (!opened) setFloatNote(M.floatingBlocked);
+    else setFloating(opened);
+  };
 
   useEffect(() => {
     if (video.current && streams.current[0] && (phase === 'recording' || phase === 'paused'))
@@ -457,6 +509,11 @@ export function ScreenRecorder({
     setElapsed(0);
     rec.start(1000);
     setPhase('recording');
+    // Straight away when the browser still counts the click (else the bar's button opens it).
+    if (
+      (navigator as Navigator & { userActivation?: { isActive: boolean } }).userActivation?.isActive
+    )
+      void showFloating();
     setPending({ key, upload_url: null, file_type: fileType });
     startUpload(recording, fileType, key, null);
   };
@@ -519,18 +576,20 @@ export function ScreenRecorder({
 
   if (!canRecordScreen()) {
     return (
-      <section className="recorder" aria-label="Screen recording">
-        <h3 className="recorder__title">Screen recording</h3>
+      <section className={styles.recorder} aria-label="Screen recording">
+        <h3 className={styles.recorder__title}>Screen recording</h3>
         <p className="muted">{M.unsupported}</p>
       </section>
     );
   }
 
   const limit = formatMoment(limits.max_ms);
+  // A window closed behind our back (its pagehide may come late) is no longer on top.
+  const onTop = floating && !floating.win.closed ? floating : null;
   const pct = sent.total ? Math.min(100, Math.floor((sent.sent / sent.total) * 100)) : 0;
   return (
-    <section className="recorder" aria-label="Screen recording">
-      <h3 className="recorder__title">
+    <section className={styles.recorder} aria-label="Screen recording">
+      <h3 className={styles.recorder__title}>
         Screen recording <span className="field__optional">(optional)</span>
       </h3>
       {phase === 'idle' ? (
@@ -548,7 +607,7 @@ export function ScreenRecorder({
         <p className="muted">Looking for your unfinished recording…</p>
       ) : null}
       {phase === 'interrupted' && kept ? (
-        <div className="recorder__resume" role="group" aria-label="Unfinished recording">
+        <div className={styles.recorder__resume} role="group" aria-label="Unfinished recording">
           <p>{M.interrupted(formatMoment(kept.duration_ms), mb(kept.size), kept.stopped)}</p>
           <div className="form__actions">
             <button type="button" className="btn btn--ghost" onClick={discard}>
@@ -561,7 +620,7 @@ export function ScreenRecorder({
         </div>
       ) : null}
       {phase === 'lost' ? (
-        <div className="recorder__resume" role="group" aria-label="Unfinished recording">
+        <div className={styles.recorder__resume} role="group" aria-label="Unfinished recording">
           <p role="alert">{M.lost}</p>
           <div className="form__actions">
             <button type="button" className="btn btn--ghost" onClick={discard}>
@@ -574,11 +633,13 @@ export function ScreenRecorder({
         </div>
       ) : null}
       {phase === 'consent' || phase === 'starting' ? (
-        <div className="recorder__consent" role="group" aria-label="Before you record">
+        <div className={styles.recorder__consent} role="group" aria-label="Before you record">
           <p>
-            <strong>Before you start:</strong> you choose a screen, window or tab to share.
-            Everything shown in it, and your voice, is recorded and sent to the poster of this job.
-            Close private tabs, e-mail and chats, and silence notifications first.
+            <strong>Before you start:</strong> open the site you test in another window (or tab)
+            first. Then you choose a screen, window or tab to share; while you record, a small
+            control with Mark moment, Pause and Stop stays on top of the site. Everything shown in
+            what you share, and your voice, is recorded and sent to the poster of this job. Close
+            private tabs, e-mail and chats, and silence notifications first.
           </p>
           <label className="check">
             <input
@@ -611,13 +672,17 @@ export function ScreenRecorder({
         </div>
       ) : null}
       {phase === 'recording' || phase === 'paused' ? (
-        <div className="recorder__bar" role="group" aria-label="Recording controls">
-          <span className={`recorder__dot${phase === 'paused' ? ' recorder__dot--paused' : ''}`} />
-          <span className="recorder__state">{phase === 'paused' ? 'Paused' : 'Recording'}</span>
-          <span className="recorder__time" aria-label="Elapsed time">
+        <div className={styles.recorder__bar} role="group" aria-label="Recording controls">
+          <span
+            className={`${styles.recorder__dot}${phase === 'paused' ? ` ${styles['recorder__dot--paused']}` : ''}`}
+          />
+          <span className={styles.recorder__state}>
+            {phase === 'paused' ? 'Paused' : 'Recording'}
+          </span>
+          <span className={styles.recorder__time} aria-label="Elapsed time">
             {formatMoment(elapsed)} / {limit}
           </span>
-          <span className="recorder__buttons">
+          <span className={styles.recorder__buttons}>
             {phase === 'paused' ? (
               <button type="button" className="btn btn--secondary btn--sm" onClick={resume}>
                 Resume
@@ -631,27 +696,49 @@ export function ScreenRecorder({
               type="button"
               className="btn btn--secondary btn--sm"
               onClick={mark}
-              aria-keyshortcuts={MARK_KEY}
-              title={`Mark moment (${MARK_KEY})`}
+              aria-keyshortcuts={showKey ? MARK_KEY : undefined}
+              title={showKey ? `Mark moment (${MARK_KEY})` : undefined}
             >
-              Mark moment <kbd>{MARK_KEY}</kbd>
+              Mark moment{showKey ? <kbd>{MARK_KEY}</kbd> : null}
             </button>
             <button type="button" className="btn btn--danger btn--sm" onClick={() => stop()}>
               Stop
             </button>
+            {onTop ? null : (
+              <button
+                type="button"
+                className="btn btn--ghost btn--sm"
+                onClick={() => void showFloating()}
+              >
+                Keep controls on top
+              </button>
+            )}
           </span>
-          <span className="recorder__source">
+          <span className={styles.recorder__source}>
+            {onTop
+              ? `The controls are also in a small window on top of the others (${onTop.kind === 'pip' ? 'picture-in-picture' : 'pop-up'}).`
+              : (floatNote ??
+                'Testing in another window? "Keep controls on top" puts them over it.')}
+          </span>
+          <span className={styles.recorder__source}>
             Sharing: {source} · Voice: {voice ? 'on' : 'off'}
           </span>
-          <span className="recorder__upload" aria-label="Upload">
+          <span className={styles.recorder__upload} aria-label="Upload">
             {uploadNote ?? `Uploaded as you record: ${mb(sent.sent)} of ${mb(sent.total)}`}
           </span>
           {/* The live picture of what is shared; muted, the tester hears themselves otherwise. */}
-          <video ref={video} className="recorder__live" autoPlay muted playsInline aria-hidden />
+          <video
+            ref={video}
+            className={styles.recorder__live}
+            autoPlay
+            muted
+            playsInline
+            aria-hidden
+          />
         </div>
       ) : null}
       {phase === 'uploading' ? (
-        <div className="upload-progress">
+        <div className={progressStyles['upload-progress']}>
           <label>
             Uploading the recording… {pct}% ({mb(Math.max(0, sent.total - sent.sent))} left)
             <progress max={100} value={pct} />
@@ -669,10 +756,15 @@ export function ScreenRecorder({
       ) : null}
       {preview && (phase === 'done' || phase === 'uploading' || phase === 'failed') ? (
         // eslint-disable-next-line jsx-a11y/media-has-caption -- the tester's own narration, played back to them
-        <video className="recorder__review" src={preview} controls aria-label="Your recording" />
+        <video
+          className={styles.recorder__review}
+          src={preview}
+          controls
+          aria-label="Your recording"
+        />
       ) : null}
       {note ? (
-        <p className="recorder__note" role="status">
+        <p className={styles.recorder__note} role="status">
           {note}
         </p>
       ) : null}
@@ -681,6 +773,22 @@ export function ScreenRecorder({
           {error}
         </p>
       ) : null}
+      {onTop && (phase === 'recording' || phase === 'paused')
+        ? createPortal(
+            <RecorderControl
+              paused={phase === 'paused'}
+              elapsed={formatMoment(elapsed)}
+              limit={limit}
+              note={note}
+              showKey={showKey}
+              onMark={mark}
+              onPause={pause}
+              onResume={resume}
+              onStop={() => stop()}
+            />,
+            onTop.win.document.body,
+          )
+        : null}
       {phase === 'failed' ? (
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={discard}>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import Konva from 'konva';
+import styles from './screenshot-annotator.module.css';
 
 type Tool = 'box' | 'arrow' | 'note' | 'blur';
 
@@ -283,10 +284,13 @@ export function ScreenshotAnnotator({
   };
 
   return (
-    <div className="annotator" role="group" aria-label="Annotate the screenshot">
-      <div className="annotator__tools" role="radiogroup" aria-label="Drawing tool">
+    <div className={styles.annotator} role="group" aria-label="Annotate the screenshot">
+      <div className={styles.annotator__tools} role="radiogroup" aria-label="Drawing tool">
         {(Object.keys(TOOL_LABELS) as Tool[]).map((t) => (
-          <label key={t} className={`annotator__tool${tool === t ? ' annotator__tool--on' : ''}`}>
+          <label
+            key={t}
+            className={`${styles.annotator__tool}${tool === t ? ` ${styles['annotator__tool--on']}` : ''}`}
+          >
             <input
               type="radio"
               name="annotator-tool"
@@ -298,12 +302,12 @@ export function ScreenshotAnnotator({
         ))}
       </div>
       {tool === 'note' ? (
-        <label className="annotator__note">
+        <label className={styles.annotator__note}>
           Note text (optional){' '}
           <input value={noteText} maxLength={80} onChange={(e) => setNoteText(e.target.value)} />
         </label>
       ) : null}
-      <p className="muted annotator__help" id="annotator-help">
+      <p className={`muted ${styles.annotator__help}`} id="annotator-help">
         Drag on the picture to draw, or press “Add {TOOL_LABELS[tool].toLowerCase()}”. On the
         picture: arrow keys move the selected mark, Shift+arrows resize it, Delete removes it. Blur
         hides e-mail addresses, names and card numbers: the original is never uploaded.
@@ -315,7 +319,7 @@ export function ScreenshotAnnotator({
       {/* eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions */}
       <div
         ref={host}
-        className="annotator__stage"
+        className={styles.annotator__stage}
         // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a drawing surface (role application) is operated by keyboard
         tabIndex={0}
         role="application"

@@ -8,6 +8,13 @@ import { formatDate } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { useFileAppealMutation, useListMyMarksQuery } from '../api/appeals';
 
+/** What is appealed, in the words of the screen. */
+const NOUN: Record<AppealableView['kind'], string> = {
+  strike: 'strike',
+  rating: 'rating',
+  session_check: 'failed check',
+};
+
 const STATUS_TEXT = {
   open: 'Appeal sent: an admin will decide',
   overturned: 'Appeal accepted: removed',
@@ -36,10 +43,14 @@ function AppealForm({ item, onDone }: { item: AppealableView; onDone?: () => voi
       className="stack"
       onSubmit={submit}
       noValidate
-      aria-label={`Appeal the ${item.kind} on ${item.job_title || 'a job'}`}
+      aria-label={`Appeal the ${NOUN[item.kind]} on ${item.job_title || 'a job'}`}
     >
       <Field
-        label={`Why should this ${item.kind} be removed?`}
+        label={
+          item.kind === 'session_check'
+            ? 'Why should your report count after all?'
+            : `Why should this ${NOUN[item.kind]} be removed?`
+        }
         error={error}
         hint={`${APPEAL_MESSAGE_MIN} to ${APPEAL_MESSAGE_MAX} characters; you can appeal once.`}
       >
@@ -60,7 +71,8 @@ function AppealForm({ item, onDone }: { item: AppealableView; onDone?: () => voi
 }
 
 /**
- * The tester's strikes and ratings of 1-2 stars, each with its reason and one appeal (#34).
+ * The tester's strikes, ratings of 1-2 stars (#34) and failed session checks (#52), each with its
+ * reason and one appeal.
  * `paused`: the tester was released by the strike rule and this is all their dashboard shows, so
  * each strike they can still appeal has its appeal form open (an overturn makes them active again).
  */
@@ -72,7 +84,9 @@ export function StrikesPanel({ paused = false }: { paused?: boolean }) {
   if (!items.length) return null;
   return (
     <section className="panel" aria-labelledby="marks-title">
-      <h2 id="marks-title">{paused ? 'Your strikes and why' : 'Strikes and low ratings'}</h2>
+      <h2 id="marks-title">
+        {paused ? 'Your strikes and why' : 'Strikes, low ratings and failed checks'}
+      </h2>
       <ul className="entry-list">
         {items.map((item) => {
           const key = `${item.kind}:${item.job_id}`;
@@ -83,8 +97,15 @@ export function StrikesPanel({ paused = false }: { paused?: boolean }) {
           return (
             <li key={key} className="entry entry--stack">
               <div>
-                <strong>{item.kind === 'strike' ? 'Strike' : `Rating: ${item.stars} ★`}</strong> on{' '}
-                {item.job_title || 'a job'} <span className="muted">({formatDate(item.at)})</span>
+                <strong>
+                  {item.kind === 'rating'
+                    ? `Rating: ${item.stars} ★`
+                    : item.kind === 'strike'
+                      ? 'Strike'
+                      : 'Failed check'}
+                </strong>{' '}
+                on {item.job_title || 'a job'}{' '}
+                <span className="muted">({formatDate(item.at)})</span>
                 <p>Reason: {item.reason}</p>
                 {item.appeal ? (
                   <p className="muted">
@@ -105,7 +126,7 @@ export function StrikesPanel({ paused = false }: { paused?: boolean }) {
                   className="btn btn--secondary btn--sm"
                   onClick={() => setOpen(key)}
                 >
-                  Appeal this {item.kind}
+                  Appeal this {NOUN[item.kind]}
                 </button>
               ) : null}
               {canAppeal && formOpen ? (

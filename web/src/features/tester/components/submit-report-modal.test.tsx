@@ -129,3 +129,29 @@ describe('Submit Work modal (poster-flow)', () => {
     expect(form.getAll('files')).toHaveLength(2);
   });
 });
+
+describe("Detailed report in a pack: the 'same problem?' step", () => {
+  it('asks after Submit and sends the chosen finding as key_findings_bullet_N_same_as', async () => {
+    mockFetch((c) =>
+      c.url.endsWith('/api/jobs/job-2/closest-findings')
+        ? {
+            body: {
+              closest: [[], [{ same_as: 'sub-9:1', text: 'Price is hidden', severity: null }], []],
+            },
+          }
+        : { body: { jobs: [] } },
+    );
+    const { calls } = mockXhr(() => ({ status: 201 }));
+    let closed = false;
+    renderWithStore(
+      <SubmitReportModal job={{ ...job, pack_id: 'pack-2' }} onClose={() => (closed = true)} />,
+    );
+    await userEvent.type(screen.getByLabelText('1. Find the price'), 'In the footer, hard to see');
+    await fillRest();
+    await submit();
+    await userEvent.click(await screen.findByLabelText(/Same problem as “Price is hidden”/));
+    await submit();
+    await waitFor(() => expect(closed).toBe(true));
+    expect(calls[0].form.get('key_findings_bullet_2_same_as')).toBe('sub-9:1');
+  });
+});

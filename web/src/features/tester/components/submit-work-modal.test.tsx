@@ -1,6 +1,6 @@
 import '../../../test/setup';
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setToken } from '../../../lib/tokens';
 import { jobView } from '../../../test/job-view';
@@ -41,9 +41,8 @@ describe('Submit Work modal (tester dashboard)', () => {
     await userEvent.paste('k'.repeat(121));
     await submit();
     expect(screen.getByText('Feedback must be less than 1000 characters')).toBeTruthy();
-    expect(
-      screen.getByText('Key finding 2 must be 5 to 120 characters (or leave it empty)'),
-    ).toBeTruthy();
+    // The specification's words, for the second finding as for the first.
+    expect(screen.getByText('Key finding must be less than 120 characters')).toBeTruthy();
   });
 
   it('accepts only images for the screenshot, up to 10MB', async () => {
@@ -89,7 +88,7 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect(field.getAttribute('aria-invalid')).toBe('true');
     // Its own rule, not the first finding's message.
     expect(
-      screen.getByText('Key finding 2 must be 5 to 120 characters (or leave it empty)'),
+      screen.getByText('Key finding 2 must be at least 5 characters (or leave it empty)'),
     ).toBeTruthy();
     expect(
       screen.queryByText('At least one key finding (min 5 characters) is required'),
@@ -190,6 +189,44 @@ describe('Submit Work modal (tester dashboard)', () => {
     expect(JSON.parse(calls[0].form.get('requirement_responses') as string)).toEqual([
       { requirement_index: 1, response_text: 'Paid with 4242, receipt came.' },
     ]);
+  });
+
+  it("sends how each thing to check went and a finding's thing to check; half a SUS is refused", async () => {
+    const { calls } = mockXhr(() => ({ status: 201, body: { submission: {}, job: {} } }));
+    renderWithStore(
+      <SubmitWorkModal
+        job={{ ...job, requirements: ['Find the price', 'Pay with a test card'] }}
+        onClose={() => undefined}
+      />,
+    );
+    await userEvent.type(screen.getByLabelText('Feedback'), 'The cart badge lags behind.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Cart badge lags');
+    await userEvent.click(screen.getByRole('button', { name: 'Add details to finding 1' }));
+    await userEvent.selectOptions(screen.getAllByLabelText(/Thing to check it belongs to/)[0], '1');
+    const second = screen.getByRole('radiogroup', { name: 'Did you get it done? (2)' });
+    await userEvent.click(within(second).getByLabelText('Not done'));
+    await userEvent.selectOptions(
+      screen.getAllByLabelText(/Overall, how difficult or easy was this to do\?/)[1],
+      '2',
+    );
+    await userEvent.click(screen.getByText(/Rate the site overall/));
+    await userEvent.click(screen.getAllByRole('radio', { name: '4' })[0]);
+    await submit();
+    expect(
+      screen.getByText(
+        'The usability questionnaire needs all 10 answers, each a whole number from 1 to 5 (or none)',
+      ),
+    ).toBeTruthy();
+    expect(calls).toHaveLength(0);
+    const fours = screen.getAllByRole('radio', { name: '4' });
+    for (const radio of fours.slice(1)) await userEvent.click(radio);
+    await submit();
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0].form.get('key_finding_1_requirement_index')).toBe('1');
+    expect(JSON.parse(calls[0].form.get('task_answers') as string)).toEqual([
+      { requirement_index: 1, outcome: 'not_done', seq: 2, minutes: null },
+    ]);
+    expect(JSON.parse(calls[0].form.get('sus') as string)).toEqual(Array(10).fill(4));
   });
 
   it('sends the minutes spent when given, and refuses minutes outside 1-240', async () => {
@@ -402,5 +439,80 @@ describe('Submit Work modal: finding details', () => {
       screen.getByText('Finding 1: steps to reproduce must be 1000 characters or less'),
     ).toBeTruthy();
     expect(calls).toHaveLength(0);
+  });
+});
+
+describe("Submit Work in a pack: the 'same problem?' step", () => {
+  const packJob = jobView({ id: 'slot-2', pack_id: 'pack-1' });
+  const fill = async () => {
+    await userEvent.type(screen.getByLabelText('Feedback'), 'Paying did not work for me.');
+    await userEvent.type(screen.getByLabelText('Key finding 1'), 'Clicking Pay has no effect');
+    await userEvent.type(screen.getByLabelText(/Key finding 2/), 'Footer typo in the name');
+  };
+
+  it('shows the closest findings of the other testers only after Submit, and sends the chosen one as same_as', async () => {
+    const { calls: fetched } = mockFetch((c) =>
+      c.url.endsWith('/api/jobs/slot-2/closest-findings')
+        ? {
+            body: {
+              closest: [
+                [{ same_as: 'sub-1:0', text: 'The pay button does nothing', severity: 'blocker' }],
+                [],
+                [],
+              ],
+            },
+          }
+        : { body: { jobs: [] } },
+    );
+    const { calls } = mockXhr(() => ({ status: 201, body: {} }));
+    let closed = false;
+    renderWithStore(<SubmitWorkModal job={packJob} onClose={() => (closed = true)} />);
+    // Fresh eyes: nothing of the others is shown while the tester writes.
+    expect(screen.queryByText(/Same problem as/)).toBeNull();
+    await fill();
+    await submit();
+    const step = await screen.findByRole('group', { name: 'Same problem?' });
+    expect(fetched.find((c) => c.url.endsWith('/closest-findings'))?.body).toEqual({
+      texts: ['Clicking Pay has no effect', 'Footer typo in the name', ''],
+    });
+    expect(calls).toHaveLength(0);
+    expect(document.activeElement).toBe(step);
+    const mine = within(step).getByRole('group', {
+      name: 'Your finding 1: “Clicking Pay has no effect”',
+    });
+    expect(
+      (within(mine).getByLabelText('No, a different problem') as HTMLInputElement).checked,
+    ).toBe(true);
+    await userEvent.click(
+      within(mine).getByLabelText(/Same problem as “The pay button does nothing”/),
+    );
+    await submit();
+    await waitFor(() => expect(closed).toBe(true));
+    expect(calls[0].form.get('key_finding_1_same_as')).toBe('sub-1:0');
+    expect(calls[0].form.get('key_finding_2_same_as')).toBeNull();
+  });
+
+  it('sends at once when nothing of the others is close, and never asks outside a pack', async () => {
+    const { calls: fetched } = mockFetch((c) =>
+      c.url.endsWith('/closest-findings') ? { body: { closest: [[], [], []] } } : { body: {} },
+    );
+    const { calls } = mockXhr(() => ({ status: 201, body: {} }));
+    let closed = false;
+    const { unmount } = renderWithStore(
+      <SubmitWorkModal job={packJob} onClose={() => (closed = true)} />,
+    );
+    await fill();
+    await submit();
+    await waitFor(() => expect(closed).toBe(true));
+    expect(calls[0].form.get('key_finding_1_same_as')).toBeNull();
+    unmount();
+    resetStorage();
+    fetched.length = 0;
+    closed = false;
+    renderWithStore(<SubmitWorkModal job={job} onClose={() => (closed = true)} />);
+    await fill();
+    await submit();
+    await waitFor(() => expect(closed).toBe(true));
+    expect(fetched.some((c) => c.url.endsWith('/closest-findings'))).toBe(false);
   });
 });

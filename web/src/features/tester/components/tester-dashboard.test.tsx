@@ -169,6 +169,35 @@ describe('Tester dashboard', () => {
     );
   });
 
+  it('takes the tester to the job they claimed: My Jobs, its card in view and focused', async () => {
+    let claimed = false;
+    const mine = { ...openJob, status: 'claimed', tester_id: tester.id };
+    mockFetch((c) => {
+      if (c.url.startsWith('/api/tester/available-jobs'))
+        return { body: { jobs: claimed ? [] : [openJob], next_cursor: null } };
+      if (c.url.endsWith('/claim')) {
+        claimed = true;
+        return { body: { job: mine } };
+      }
+      if (c.url.startsWith('/api/tester/my-jobs')) return { body: { jobs: claimed ? [mine] : [] } };
+      return { body: { jobs: [] } };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Claim' }));
+    await waitFor(() =>
+      expect(screen.getByRole('tab', { name: 'My Jobs' }).getAttribute('aria-selected')).toBe(
+        'true',
+      ),
+    );
+    const card = await waitFor(() => {
+      const el = document.getElementById(`my-job-${openJob.id}`);
+      expect(el).toBeTruthy();
+      return el!;
+    });
+    await waitFor(() => expect(document.activeElement).toBe(card));
+    expect(within(card).getByRole('button', { name: 'Quick report' })).toBeTruthy();
+  });
+
   it("toasts 'Failed to claim job' when the claim fails without detail", async () => {
     mockFetch((c) => {
       if (c.url.startsWith('/api/tester/available-jobs'))
@@ -417,11 +446,42 @@ describe('Tester dashboard', () => {
     const post = calls.find((c) => c.url === '/api/tester/cash-out')!;
     expect(post.method).toBe('POST');
     expect(post.headers['Idempotency-Key']).toMatch(/.{16,}/);
-    // The tab reads the ledger again: nothing left, so the button is disabled with its reason.
-    const after = (await screen.findByRole('button', {
-      name: 'Cash out $0.00',
-    })) as HTMLButtonElement;
-    expect(after.disabled).toBe(true);
+    // The tab reads the ledger again: nothing left, so no "Cash out $0.00" button, only the reason.
+    expect(
+      await screen.findByText('You can cash out from $5.00; nothing is pending yet.'),
+    ).toBeTruthy();
+    expect(screen.queryByRole('button', { name: /Cash out/ })).toBeNull();
+  });
+
+  it('puts the work first: the tabs and jobs come before the level card, which sits under Earnings', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/tester/standing')
+        return {
+          body: {
+            jobs_completed: 6,
+            acceptance_rate_pct: 86,
+            rating_avg: 4.3,
+            rating_count: 4,
+            level: 'trusted',
+            priority_access: false,
+            next_level: null,
+          },
+        };
+      if (c.url.startsWith('/api/tester/available-jobs'))
+        return { body: { jobs: [openJob], next_cursor: null } };
+      return { body: { jobs: [], next_cursor: null } };
+    });
+    renderWithStore(<TesterDashboard user={tester} />);
+    await userEvent.click(screen.getByRole('tab', { name: 'Earnings' }));
+    const level = await screen.findByRole('region', { name: /Your level/ });
+    const tabs = screen.getByRole('tablist');
+    expect(tabs.compareDocumentPosition(level) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    // Back on Available Jobs (the standing is loaded by now): the job, and no level card.
+    await userEvent.click(screen.getByRole('tab', { name: 'Available Jobs' }));
+    await screen.findByText('Bakery');
+    expect(screen.queryByRole('region', { name: /Your level/ })).toBeNull();
+    // Headings in order without the level card's h2 above the jobs (their titles are h3).
+    expect(await axeFindings(document.body)).toEqual([]);
   });
 
   it('moves between tabs with the arrow keys', async () => {

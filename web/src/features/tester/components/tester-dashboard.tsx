@@ -1,5 +1,5 @@
 import { identityMessages } from '@htm/contracts/identity';
-import { APPEAL_WINDOW_MS } from '@htm/contracts/marketplace';
+import { APPEAL_WINDOW_MS, RULE_WORDS } from '@htm/contracts/marketplace';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Tabs } from '../../../components/tabs';
@@ -11,6 +11,7 @@ import { LevelCard } from './level-card';
 import { MyJobs } from './my-jobs';
 import { ProfileModal } from './profile-modal';
 import { StrikesPanel } from './strikes-panel';
+import { SessionChecksPanel } from './session-checks-panel';
 
 /** Tester dashboard: pending approval, paused (released by strikes: reasons and appeals), or tabs Available Jobs / My Jobs / Earnings. */
 const TABS = ['available', 'mine', 'earnings'];
@@ -25,8 +26,16 @@ function linkedTab(params: URLSearchParams): string {
 }
 
 export default function TesterDashboard({ user }: { user: User }) {
-  const [params] = useSearchParams();
-  const [tab, setTab] = useState(() => linkedTab(params));
+  // The tab is in the URL (?tab=): reload and Back keep it; ?job= shows that job under My Jobs.
+  const [params, setParams] = useSearchParams();
+  const tab = linkedTab(params);
+  const setTab = (next: string, job?: string) =>
+    setParams((p) => {
+      p.set('tab', next);
+      if (job) p.set('job', job);
+      else p.delete('job');
+      return p;
+    });
   const [profileOpen, setProfileOpen] = useState(false);
   const profile = profileOpen ? (
     <ProfileModal user={user} onClose={() => setProfileOpen(false)} />
@@ -70,7 +79,7 @@ export default function TesterDashboard({ user }: { user: User }) {
         <div>
           <h1>Tester dashboard</h1>
           <p className="muted">
-            Country: {user.country ?? 'not set'} · earn $0.82 per accepted job
+            Country: {user.country ?? 'not set'} · earn {RULE_WORDS.testerShare} per accepted job
           </p>
           <p className="muted" aria-label="Your rating">
             {user.rating_count
@@ -82,7 +91,6 @@ export default function TesterDashboard({ user }: { user: User }) {
           Update Your Profile
         </button>
       </div>
-      <LevelCard />
       {featureFlags.enable_country_cta && !user.country ? (
         <div className="notice">
           Set your country to see the jobs open to you.{' '}
@@ -101,9 +109,28 @@ export default function TesterDashboard({ user }: { user: User }) {
           { id: 'earnings', label: 'Earnings' },
         ]}
       >
-        {tab === 'available' ? <AvailableJobs /> : tab === 'mine' ? <MyJobs /> : <EarningsTab />}
+        {/* The panel's heading (its cards' titles are h3), for the outline a screen reader reads. */}
+        <h2 className="sr-only">
+          {tab === 'available' ? 'Available Jobs' : tab === 'mine' ? 'My Jobs' : 'Earnings'}
+        </h2>
+        {tab === 'available' ? (
+          // A claimed job opens under My Jobs, its card in view.
+          <AvailableJobs onClaimed={(jobId) => setTab('mine', jobId)} />
+        ) : tab === 'mine' ? (
+          <>
+            <MyJobs />
+            {/* Reports the checks held or flagged, each reason in plain words. */}
+            <SessionChecksPanel />
+          </>
+        ) : (
+          <>
+            <EarningsTab />
+            {/* The tester's standing: below the work, never above it or under every job. */}
+            <LevelCard />
+            <StrikesPanel />
+          </>
+        )}
       </Tabs>
-      <StrikesPanel />
       {profile}
     </div>
   );

@@ -1,24 +1,21 @@
 import { useState } from 'react';
 import { useDispatch } from 'react-redux';
 import { CANT_REACH, errorMessage } from '../../../lib/error-message';
+import type { AppThunkDispatch } from '../../../lib/job-cache';
 import { useNotify } from '../../../lib/hooks';
 import type { UploadResult } from '../../../lib/transfer';
-import {
-  invalidateAfterRefusedSubmit,
-  invalidateAfterSubmit,
-  jobMovedOn,
-} from '../api/submit-work';
+import { afterSubmit, invalidateAfterRefusedSubmit, jobMovedOn } from '../api/submit-work';
 
 /**
- * The upload step of both Submit Work modals: progress while it runs; on success refresh the
- * job lists, show `done` in the status bar and close; on failure say why and allow a retry.
+ * The upload step of both Submit Work modals: progress while it runs; on success put the
+ * answer's job into the cached lists, show `done` in the status bar and close; on failure say why and allow a retry.
  */
 export function useWorkUpload(onClose: () => void) {
   const [progress, setProgress] = useState<number | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   // The server refused the attached file (413/415): that message is shown on the file input.
   const [fileError, setFileError] = useState<string | null>(null);
-  const dispatch = useDispatch();
+  const dispatch = useDispatch<AppThunkDispatch>();
   const { status } = useNotify();
 
   const upload = async (
@@ -28,7 +25,7 @@ export function useWorkUpload(onClose: () => void) {
     setProgress(0);
     const res = await post(setProgress);
     if (res.status >= 200 && res.status < 300) {
-      dispatch(invalidateAfterSubmit());
+      dispatch(afterSubmit(res.data));
       status(done);
       onClose();
       return;

@@ -1,0 +1,1 @@
+ALTER TABLE "jobs"."share_links" ADD COLUMN "scope" text DEFAULT 'job' NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE "jobs"."jobs" ADD COLUMN "replaced_at" timestamp with time zone;
