@@ -32,14 +32,16 @@ async function api<T = Record<string, unknown>>(
   method: string,
   url: string,
   body?: unknown,
+  idempotencyKey?: string,
 ): Promise<{ status: number; body: T }> {
   return p.evaluate(
-    async ({ method, url, body, png }) => {
+    async ({ method, url, body, png, idempotencyKey }) => {
       const token = sessionStorage.getItem('access_token') ?? localStorage.getItem('access_token');
       const xsrf = /(?:^|; )XSRF-TOKEN=([^;]*)/.exec(document.cookie)?.[1] ?? '';
       const headers: Record<string, string> = {
         authorization: `Bearer ${token}`,
         'x-xsrf-token': decodeURIComponent(xsrf),
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
       };
       let payload: BodyInit | undefined;
       if (body && typeof body === 'object' && '__multipart' in body) {
@@ -79,7 +81,7 @@ async function api<T = Record<string, unknown>>(
       }
       return { status: res.status, body: parsed as never };
     },
-    { method, url, body, png: PNG_1x1 },
+    { method, url, body, png: PNG_1x1, idempotencyKey },
   );
 }
 
@@ -102,6 +104,7 @@ interface Job {
   id: string;
 }
 let paidSession = '';
+let posted = 0;
 /** Posts a job (a pack of `testers`) through the API; paid at the local checkout unless `unpaid`. */
 async function postJob(
   p: Page,
@@ -109,13 +112,7 @@ async function postJob(
   url: string,
   { unpaid = false, testers }: { unpaid?: boolean; testers?: number } = {},
 ) {
-  const res = await api<{
-    job: Job;
-    jobs?: Job[];
-    pack?: { id: string };
-    checkout_url: string;
-    session_id: string;
-  }>(p, 'POST', '/api/jobs', {
+  const body = {
     title,
     url,
     what_to_test: 'Order a cake as a first-time visitor and check the cart.',
@@ -124,7 +121,28 @@ async function postJob(
     geo_rule: 'us_pr',
     requirements: ['Can you find the price?', 'Does the cart count update?'],
     ...(testers ? { testers } : {}),
-  });
+  };
+  // As the app does: one Idempotency-Key for the attempt, sent again when the gateway gave up
+  // waiting (504, the first requests of a product started on a busy machine) or the first try is
+  // still being handled (409): the retry answers the one job, never a second.
+  const key = `layout-${ts}-${++posted}`;
+  type Posted = {
+    job: Job;
+    jobs?: Job[];
+    pack?: { id: string };
+    checkout_url: string;
+    session_id: string;
+  };
+  let res: { status: number; body: Posted } | undefined;
+  await until(
+    () => `POST /api/jobs "${title.slice(0, 40)}" (last answer: ${JSON.stringify(res)})`,
+    async () => {
+      res = await api<Posted>(p, 'POST', '/api/jobs', body, key);
+      return res.status === 504 || res.status === 409 ? undefined : res;
+    },
+    90_000,
+  );
+  res = res!;
   expect(res.status).toBe(201);
   if (!unpaid) {
     expect((await api(p, 'POST', `${res.body.checkout_url}/pay`)).status).toBeLessThan(400);
