@@ -197,6 +197,34 @@ export async function releasedOtherReports(
   return rows.map((r) => r.sub);
 }
 
+/**
+ * The ids of every report of these jobs released after a failed check that is not its job's
+ * current one (releasedOtherReports for a whole pack, in one query).
+ */
+export async function releasedOtherReportIds(
+  db: Q,
+  jobs: readonly { id: string; currentSubmissionId: string | null }[],
+): Promise<string[]> {
+  if (!jobs.length) return [];
+  const current = new Set(jobs.map((j) => j.currentSubmissionId).filter(Boolean));
+  const rows = await db
+    .select({ id: submissions.id })
+    .from(sessionChecks)
+    .innerJoin(submissions, eq(submissions.id, sessionChecks.submissionId))
+    .where(
+      and(
+        inArray(
+          sessionChecks.jobId,
+          jobs.map((j) => j.id),
+        ),
+        isNotNull(sessionChecks.releasedAt),
+        eq(submissions.held, false),
+      ),
+    )
+    .orderBy(asc(sessionChecks.releasedAt));
+  return rows.map((r) => r.id).filter((id) => !current.has(id));
+}
+
 /** The job went to another tester because of this session. */
 export async function markSessionReplaced(
   tx: Tx,

@@ -21,7 +21,7 @@ import { findJob } from '../db/job.repository.js';
 import { getJob } from './job-state.js';
 import { findPack, listPackJobs } from '../db/pack.repository.js';
 import { filesByIds, findSubmission } from '../db/submission.repository.js';
-import { releasedOtherReports } from '../db/session-check.repository.js';
+import { releasedOtherReportIds } from '../db/session-check.repository.js';
 import {
   decideFindingPairs,
   findSummary,
@@ -242,13 +242,7 @@ export async function computeSummary(
     .filter((id): id is string => !!id);
   // A report released after its job went to another tester (#52: an upheld appeal, the admin's
   // release) counts like the job's own, and whole: the owner reads it unlocked.
-  const releasedIds = new Set(
-    (
-      await Promise.all(
-        (scope?.jobs ?? []).map((j) => releasedOtherReports(deps.db, j.id, j.currentSubmissionId)),
-      )
-    ).flatMap((subs) => subs.map((s) => s.id)),
-  );
+  const releasedIds = new Set(await releasedOtherReportIds(deps.db, scope?.jobs ?? []));
   const subs = await summarySubmissions(deps.db, [...currentIds, ...releasedIds]);
   const locked = (s: SubmissionRow) => lockedForPoster(s) && !releasedIds.has(s.id);
   if (!scope || !subs.length) {
