@@ -1,19 +1,31 @@
 import { useState } from 'react';
+import { feedbackBodySchema, type FeedbackBody } from '@htm/contracts/admin';
 import { formErrorMessage } from '../lib/error-message';
 import { useSendFeedbackMutation } from '../lib/feedback-api';
-import { isEmail } from '../lib/format';
-import { useFormSubmit } from '../lib/use-form-submit';
-import { Field, FormMessage } from './field';
-import { Form } from './form';
+import { FormMessage } from './field';
+import {
+  formSchema,
+  SchemaForm,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useSchemaForm,
+  type FormResult,
+} from './schema-form';
 
-/** Feedback rules (spec 5): email and feedback required. */
-export function validateFeedback(email: string, message: string): Record<string, string> {
-  const e: Record<string, string> = {};
-  if (!email.trim()) e.email = 'Email is required';
-  else if (!isEmail(email)) e.email = 'Please enter a valid email address';
-  if (!message.trim()) e.message = 'Feedback is required';
-  return e;
+interface FeedbackValues {
+  email: string;
+  message: string;
 }
+
+/**
+ * POST /api/feedback's own schema (spec 5: email and feedback required), with the page the
+ * form is on as `page_url`.
+ */
+const feedbackSchema = formSchema(
+  (v: FeedbackValues) => ({ ...v, page_url: window.location.href }),
+  feedbackBodySchema,
+);
 
 /** Email + feedback → POST /api/feedback with the current page URL. */
 export function FeedbackForm({
@@ -23,42 +35,33 @@ export function FeedbackForm({
   initialEmail?: string;
   onSent?: () => void;
 }) {
-  const [email, setEmail] = useState(initialEmail);
-  const [message, setMessage] = useState('');
-  const [send, { isLoading }] = useSendFeedbackMutation();
-  const { errors, result, onSubmit } = useFormSubmit({
-    validate: () => validateFeedback(email, message),
-    send: async () => {
-      const res = await send({
-        email: email.trim().toLowerCase(),
-        message: message.trim(),
-        page_url: window.location.href,
-      });
-      if ('error' in res && res.error)
-        return { error: formErrorMessage(res.error, 'Failed to submit feedback') };
-      setMessage('');
-      onSent?.();
-      return { success: 'Thanks for your feedback! We read every message.' };
-    },
-  });
+  const form = useSchemaForm(feedbackSchema, { email: initialEmail, message: '' });
+  const [send] = useSendFeedbackMutation();
+  const [result, setResult] = useState<FormResult>({});
+
+  const submit = async (body: FeedbackBody) => {
+    const res = await send({ ...body, page_url: body.page_url ?? undefined });
+    if ('error' in res && res.error) {
+      setResult({ error: formErrorMessage(res.error, 'Failed to submit feedback') });
+      return;
+    }
+    form.setValue('message', '');
+    onSent?.();
+    setResult({ success: 'Thanks for your feedback! We read every message.' });
+  };
 
   return (
-    <Form className="form" onSubmit={onSubmit} noValidate aria-label="Send feedback">
-      <Field label="Your email" error={errors.email}>
-        <input
-          type="email"
-          autoComplete="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-        />
-      </Field>
-      <Field label="Feedback" error={errors.message}>
-        <textarea rows={4} value={message} onChange={(e) => setMessage(e.target.value)} />
-      </Field>
+    <SchemaForm
+      form={form}
+      onValid={submit}
+      onAttempt={() => setResult({})}
+      className="form"
+      aria-label="Send feedback"
+    >
+      <TextField name="email" label="Your email" type="email" autoComplete="email" />
+      <TextArea name="message" label="Feedback" rows={4} />
       <FormMessage error={result.error} success={result.success} />
-      <button className="btn btn--primary" type="submit" disabled={isLoading}>
-        {isLoading ? 'Sending…' : 'Send Feedback'}
-      </button>
-    </Form>
+      <SubmitButton busyLabel="Sending…">Send Feedback</SubmitButton>
+    </SchemaForm>
   );
 }

@@ -1,4 +1,4 @@
-export { SchemaForm, SubmitButton } from './schema-form';
+export { SchemaForm, SubmitButton, type FormResult } from './schema-form';
 export { Checkbox, ListField, RadioGroup, Select, TextArea, TextField } from './fields';
 export { errorText, flatErrors, ownErrorText, showServerErrors } from './errors';
 export { formSchema, rulesSchema, useSchemaForm, type SchemaFormReturn } from './use-schema-form';

@@ -3,6 +3,12 @@ import { FormProvider, useFormState, type FieldValues } from 'react-hook-form';
 import { Form } from '../form';
 import type { SchemaFormReturn } from './use-schema-form';
 
+/** What a form says after a submit: one error or one success sentence (or nothing yet). */
+export interface FormResult {
+  error?: string;
+  success?: string;
+}
+
 type FormProps = Omit<FormHTMLAttributes<HTMLFormElement>, 'onSubmit'>;
 
 /**

@@ -7,8 +7,8 @@ import {
   TextArea,
   TextField,
   useSchemaForm,
+  type FormResult,
 } from '../../../components/schema-form';
-import type { FormResult } from '../../../lib/use-form-submit';
 import { useSiteInfo } from '../../../lib/site-info';
 import { formErrorMessage } from '../../../lib/error-message';
 import { useSendLeadMutation } from '../api/send-lead';

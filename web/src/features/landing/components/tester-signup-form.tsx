@@ -1,8 +1,17 @@
 import { useState } from 'react';
+import { z } from 'zod';
 import { WHO_CAN_TEST } from '@htm/contracts/marketplace';
-import { Field, FormMessage } from '../../../components/field';
+import { FormMessage } from '../../../components/field';
+import {
+  SchemaForm,
+  Select,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useSchemaForm,
+  type FormResult,
+} from '../../../components/schema-form';
 import { errorMessage, errorStatus, isUnreachable } from '../../../lib/error-message';
-import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useJoinWaitlistMutation, type WaitlistBody } from '../api/join-waitlist';
 import {
   MSG,
@@ -13,9 +22,28 @@ import {
   type TesterSignup,
 } from '../landing-rules';
 import { WaitlistForm } from './waitlist-form';
-import { Form } from '../../../components/form';
 
 const empty: TesterSignup = { email: '', role: '', contact: '', about: '' };
+
+/**
+ * The form's schema: the landing rules' checks (a Gmail address, one of the tester roles, a
+ * contact that is a web address), then the body POST /api/waitlist takes.
+ */
+const signupSchema = z
+  .object({ email: z.string(), role: z.string(), contact: z.string(), about: z.string() })
+  .superRefine((v, ctx) => {
+    for (const [field, message] of Object.entries(validateTesterSignup(v)))
+      ctx.addIssue({ code: 'custom', message, path: [field] });
+  })
+  .transform((v): WaitlistBody => ({
+    email: v.email.trim().toLowerCase(),
+    // validateTesterSignup admitted only the tester roles.
+    role: v.role as WaitlistBody['role'],
+    url: withHttps(v.contact) || undefined,
+    note: v.about.trim() || undefined,
+  }));
+
+const roleOptions = [['', 'Select…'] as const, ...TESTER_ROLES.map((r) => [r, r] as const)];
 
 /** 409: already signed up; no network or a timeout: can't reach us; else the server's reason. */
 function signupError(error: unknown): string {
@@ -27,85 +55,65 @@ function signupError(error: unknown): string {
 }
 
 export function TesterSignupForm() {
-  const [v, setV] = useState<TesterSignup>(empty);
-  const [join, { isLoading }] = useJoinWaitlistMutation();
-  const { errors, result, onSubmit } = useFormSubmit({
-    validate: () => validateTesterSignup(v),
-    send: async () => {
-      const res = await join({
-        email: v.email.trim().toLowerCase(),
-        // validateTesterSignup admitted only the tester roles.
-        role: v.role as WaitlistBody['role'],
-        url: withHttps(v.contact) || undefined,
-        note: v.about.trim() || undefined,
-      });
-      if ('error' in res && res.error) return { error: signupError(res.error) };
-      setV(empty);
-      return { success: MSG.signupOk };
-    },
-  });
+  const form = useSchemaForm(signupSchema, empty);
+  const email = form.watch('email');
+  const [join] = useJoinWaitlistMutation();
+  const [result, setResult] = useState<FormResult>({});
+  // Whether the last submit refused the address for not being Gmail.
+  const [gmailRefused, setGmailRefused] = useState(false);
+
+  const send = async (body: WaitlistBody) => {
+    const res = await join(body);
+    if ('error' in res && res.error) {
+      setResult({ error: signupError(res.error) });
+      return;
+    }
+    form.reset(empty);
+    setResult({ success: MSG.signupOk });
+  };
 
   // Sign-in is Google only: someone without Gmail could never log in, so offer the waitlist.
-  const noGmail = errors.email === MSG.gmailOnly && !isGmail(v.email);
+  const noGmail = gmailRefused && !isGmail(email);
   return (
     <>
-      <Form className="form" onSubmit={onSubmit} noValidate aria-label="Tester signup">
+      <SchemaForm
+        form={form}
+        onValid={send}
+        onAttempt={() => {
+          setResult({});
+          setGmailRefused(validateTesterSignup(form.getValues()).email === MSG.gmailOnly);
+        }}
+        className="form"
+        aria-label="Tester signup"
+      >
         <p className="muted" id="tester-signup-where">
           {WHO_CAN_TEST.summary}
         </p>
-        <Field
+        <TextField
+          name="email"
           label="Gmail address"
-          error={errors.email}
           hint="Sign-in is through Google, so use your Gmail address."
-        >
-          <input
-            type="email"
-            autoComplete="email"
-            value={v.email}
-            onChange={(e) => setV({ ...v, email: e.target.value })}
-          />
-        </Field>
-        <Field label="Which describes you?" error={errors.role}>
-          <select value={v.role} onChange={(e) => setV({ ...v, role: e.target.value })}>
-            <option value="">Select…</option>
-            {TESTER_ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field
+          type="email"
+          autoComplete="email"
+        />
+        <Select name="role" label="Which describes you?" options={roleOptions} />
+        <TextField
+          name="contact"
           label="Contact info (LinkedIn, portfolio or site URL)"
           optional
-          error={errors.contact}
-        >
-          <input
-            type="text"
-            inputMode="url"
-            autoComplete="url"
-            placeholder="linkedin.com/in/you"
-            value={v.contact}
-            onChange={(e) => setV({ ...v, contact: e.target.value })}
-          />
-        </Field>
-        <Field label="About you" optional error={errors.about}>
-          <textarea
-            rows={3}
-            dir="auto"
-            value={v.about}
-            onChange={(e) => setV({ ...v, about: e.target.value })}
-          />
-        </Field>
+          type="text"
+          inputMode="url"
+          autoComplete="url"
+          placeholder="linkedin.com/in/you"
+        />
+        <TextArea name="about" label="About you" optional rows={3} dir="auto" />
         <FormMessage error={result.error} success={result.success} />
-        <button className="btn btn--primary" type="submit" disabled={isLoading}>
-          {isLoading ? 'Signing up…' : 'Sign Up to Test'}
-        </button>
-      </Form>
+        <SubmitButton busyLabel="Signing up…">Sign Up to Test</SubmitButton>
+      </SchemaForm>
       {noGmail ? (
         <section className="card card--soft" aria-label="Waitlist for other e-mail providers">
           <h3>Join the waitlist</h3>
-          <WaitlistForm initialEmail={v.email.trim()} />
+          <WaitlistForm initialEmail={email.trim()} />
         </section>
       ) : null}
     </>

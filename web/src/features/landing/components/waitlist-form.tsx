@@ -7,8 +7,8 @@ import {
   TextArea,
   TextField,
   useSchemaForm,
+  type FormResult,
 } from '../../../components/schema-form';
-import type { FormResult } from '../../../lib/use-form-submit';
 import { formErrorMessage } from '../../../lib/error-message';
 import { useJoinWaitlistMutation } from '../api/join-waitlist';
 import { MSG, canSubmitWaitlist, validateWaitlist } from '../landing-rules';
