@@ -294,6 +294,13 @@ describe('the pack summary', () => {
       findings: [pay, shipping],
     });
     expect(merged.status).toBe(200);
+    // Computed before the answer: the page's refetch right after it shows the merge.
+    const now = (await client(stack, poster.token).get(path)).body as unknown as ReportSummary;
+    expect(
+      now.problems.some(
+        (p) => p.evidence.length === 2 && p.evidence.some((e) => e.submission_id === subs[4]),
+      ),
+    ).toBe(true);
     const s = await summaryOnceComputed(
       path,
       poster.token,

@@ -32,4 +32,6 @@ export interface JobsDeps extends ServiceContext<JobsConfig> {
   recordingWork: Set<Promise<void>>;
   /** Reads findings for grouping (wink-nlp + WordNet); loads its model on first use only. */
   lexicon: Lexicon;
+  /** This process's summary worker, once started (a change the owner waits on computes at once). */
+  summaries?: { computeDue(): Promise<number> };
 }

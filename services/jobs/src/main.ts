@@ -131,7 +131,7 @@ export async function startJobs(
           recordingSweep.unref();
           sweep();
           sessionChecks = startSessionCheckWorker(deps);
-          summaries = startSummaryWorker(deps);
+          summaries = deps.summaries = startSummaryWorker(deps);
           if (opts.withWorker)
             worker = await startJobsWorker({
               config,

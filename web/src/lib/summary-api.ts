@@ -12,7 +12,8 @@ const summaryApi = api.injectEndpoints({
     /** GET /api/packs/:id/summary: the same over every tester of the pack. */
     getPackSummary: build.query<ReportSummary, string>({
       query: (packId) => ({ url: `/packs/${encodeURIComponent(packId)}/summary` }),
-      providesTags: ['Job'],
+      // The owner's merge or split (invalidates 'Pack') answers once the summary is computed again.
+      providesTags: ['Job', 'Pack'],
     }),
   }),
 });
