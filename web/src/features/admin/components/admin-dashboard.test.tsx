@@ -523,6 +523,8 @@ describe('Admin dashboard', () => {
             body: {
               jobs: [
                 job('held00001', 'claimed', { tester_id: 'tst1' }),
+                job('held00003', 'claimed', { tester_id: 'tst1' }),
+                // A revision stays with its tester (the rules release claimed jobs only).
                 job('held00002', 'revision_requested', { tester_id: 'tst1' }),
                 job('othr00001', 'claimed', { tester_id: 'someone' }),
               ],

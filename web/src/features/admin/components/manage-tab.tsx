@@ -290,12 +290,12 @@ function WaitlistSection({
   );
 }
 
-/** Jobs a tester holds now (claimed, or waiting for their revision): un-approving releases them. */
+/**
+ * Jobs un-approving this tester gives back to other testers: theirs, in a state the rules let
+ * `tester_unapproved` start from (claimed; submitted work, a revision included, stays theirs).
+ */
 function heldBy(jobs: Job[], testerId: string): number {
-  return jobs.filter(
-    (j) =>
-      j.tester_id === testerId && (j.status === 'claimed' || j.status === 'revision_requested'),
-  ).length;
+  return jobs.filter((j) => j.tester_id === testerId && jobAllows(j, 'tester_unapproved')).length;
 }
 
 function TesterApprovals({ jobs }: { jobs: Job[] }) {
