@@ -135,19 +135,24 @@ export function Checkbox({ name, label }: { name: string; label: ReactNode }) {
   );
 }
 
-/** A `<fieldset>` of radio buttons bound to `name`; its error shows under the group. */
+/**
+ * A `<fieldset>` of radio buttons bound to `name`; its error shows under the group. Each option
+ * is a `<label>` of class `optionClassName(checked)` ('radio' unless told).
+ */
 export function RadioGroup({
   name,
   legend,
   options,
   parse,
   className,
+  optionClassName = () => 'radio',
 }: {
   name: string;
   legend: ReactNode;
   options: ReadonlyArray<readonly [string | number, ReactNode]>;
   parse?: (text: string) => unknown;
   className?: string;
+  optionClassName?: (checked: boolean) => string;
 }) {
   const { field, attach, error, onChange } = useFieldControl(name, parse);
   const id = useId();
@@ -158,15 +163,82 @@ export function RadioGroup({
       aria-describedby={errId}
     >
       <legend>{legend}</legend>
+      {options.map(([value, text], i) => {
+        const checked = String(field.value ?? '') === String(value);
+        return (
+          <label key={String(value)} className={optionClassName(checked)}>
+            <input
+              type="radio"
+              ref={i === 0 ? attach : undefined}
+              name={name}
+              value={String(value)}
+              checked={checked}
+              onChange={(e) => onChange(e.target.value)}
+            />
+            <span>{text}</span>
+          </label>
+        );
+      })}
+      {error ? (
+        <div className="field__error" id={errId}>
+          {error}
+        </div>
+      ) : null}
+    </fieldset>
+  );
+}
+
+/**
+ * A `<fieldset>` of checkboxes bound to `name` (a list of the checked values, in the order they
+ * were checked); `children` (a sentence about the choice) go under the legend, the group's
+ * error under the boxes.
+ */
+export function CheckboxGroup<V extends string>({
+  name,
+  legend,
+  options,
+  className,
+  optionClassName = 'switch',
+  children,
+}: {
+  name: string;
+  legend: ReactNode;
+  options: ReadonlyArray<readonly [V, ReactNode]>;
+  className?: string;
+  optionClassName?: string;
+  children?: ReactNode;
+}) {
+  const {
+    field: { ref: attach, ...field },
+  } = useController({ name });
+  const { errors } = useFormState({ name });
+  const { clearErrors } = useFormContext();
+  const error = errorText(errors, name);
+  const list = (field.value as V[] | undefined) ?? [];
+  const id = useId();
+  const errId = error ? `${id}-err` : undefined;
+  const toggle = (value: V, on: boolean) => {
+    const rest = list.filter((x) => x !== value);
+    field.onChange(on ? [...rest, value] : rest);
+    if (error) clearErrors(name);
+  };
+  return (
+    <fieldset
+      className={`field${error ? ' field--error' : ''}${className ? ` ${className}` : ''}`}
+      aria-describedby={errId}
+    >
+      <legend>{legend}</legend>
+      {children}
       {options.map(([value, text], i) => (
-        <label key={String(value)} className="radio">
+        <label className={optionClassName} key={value}>
           <input
-            type="radio"
+            type="checkbox"
             ref={i === 0 ? attach : undefined}
             name={name}
-            value={String(value)}
-            checked={String(field.value ?? '') === String(value)}
-            onChange={(e) => onChange(e.target.value)}
+            value={value}
+            checked={list.includes(value)}
+            onChange={(e) => toggle(value, e.target.checked)}
+            onBlur={field.onBlur}
           />
           <span>{text}</span>
         </label>

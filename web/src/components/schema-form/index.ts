@@ -1,4 +1,12 @@
 export { SchemaForm, SubmitButton, type FormResult } from './schema-form';
-export { Checkbox, ListField, RadioGroup, Select, TextArea, TextField } from './fields';
+export {
+  Checkbox,
+  CheckboxGroup,
+  ListField,
+  RadioGroup,
+  Select,
+  TextArea,
+  TextField,
+} from './fields';
 export { errorText, flatErrors, ownErrorText, showServerErrors } from './errors';
 export { formSchema, rulesSchema, useSchemaForm, type SchemaFormReturn } from './use-schema-form';

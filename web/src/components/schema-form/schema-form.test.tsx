@@ -3,7 +3,15 @@ import { describe, expect, it } from '@jest/globals';
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { z } from 'zod';
-import { ListField, SchemaForm, SubmitButton, TextArea, TextField } from '.';
+import {
+  CheckboxGroup,
+  ListField,
+  RadioGroup,
+  SchemaForm,
+  SubmitButton,
+  TextArea,
+  TextField,
+} from '.';
 import { showServerErrors } from './errors';
 import { useSchemaForm } from './use-schema-form';
 
@@ -157,5 +165,56 @@ describe('SchemaForm', () => {
     await waitFor(() => expect(button.disabled).toBe(false));
     expect(button.textContent).toBe('Send');
     expect(sent).toHaveLength(1);
+  });
+
+  it('binds a radio group and a checkbox group: their errors show under them, a change clears its own', async () => {
+    const choice = z.object({
+      plan: z.enum(['small', 'large'], { error: 'Please choose a plan' }),
+      extras: z.array(z.string()).min(1, { error: 'Tick at least one extra' }),
+    });
+    const sent: unknown[] = [];
+    function Choice() {
+      const form = useSchemaForm(choice, { plan: '' as 'small', extras: [] as string[] });
+      return (
+        <SchemaForm form={form} aria-label="Choice" onValid={(v) => void sent.push(v)}>
+          <RadioGroup
+            name="plan"
+            legend="Plan"
+            options={[
+              ['small', 'Small'],
+              ['large', 'Large'],
+            ]}
+            optionClassName={(on) => `choice${on ? ' choice--on' : ''}`}
+          />
+          <CheckboxGroup
+            name="extras"
+            legend="Extras"
+            options={[
+              ['milk', 'Milk'],
+              ['sugar', 'Sugar'],
+            ]}
+          >
+            <p>Tick what you take.</p>
+          </CheckboxGroup>
+          <SubmitButton>Order</SubmitButton>
+        </SchemaForm>
+      );
+    }
+    render(<Choice />);
+    await userEvent.click(screen.getByRole('button', { name: 'Order' }));
+    expect(screen.getByText('Please choose a plan')).toBeTruthy();
+    expect(screen.getByText('Tick at least one extra')).toBeTruthy();
+    expect(screen.getByText('Tick what you take.')).toBeTruthy();
+    expect(sent).toEqual([]);
+    await userEvent.click(screen.getByLabelText('Large'));
+    expect(screen.queryByText('Please choose a plan')).toBeNull();
+    expect(screen.getByLabelText('Large').closest('label')?.className).toBe('choice choice--on');
+    expect(screen.getByLabelText('Small').closest('label')?.className).toBe('choice');
+    expect(screen.getByText('Tick at least one extra')).toBeTruthy();
+    await userEvent.click(screen.getByLabelText('Sugar'));
+    await userEvent.click(screen.getByLabelText('Milk'));
+    expect(screen.queryByText('Tick at least one extra')).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Order' }));
+    await waitFor(() => expect(sent).toEqual([{ plan: 'large', extras: ['sugar', 'milk'] }]));
   });
 });

@@ -1,12 +1,19 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { initUserBodySchema } from '@htm/contracts/identity';
 import { RULE_WORDS, WHO_CAN_TEST } from '@htm/contracts/marketplace';
 import { rememberedIntent } from '../../../lib/sign-in-intent';
-import { Field, FormMessage } from '../../../components/field';
+import { FormMessage } from '../../../components/field';
+import {
+  RadioGroup,
+  rulesSchema,
+  SchemaForm,
+  Select,
+  SubmitButton,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import { formErrorMessage } from '../../../lib/error-message';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useInitUserMutation, type InitUserBody } from '../api/init-user';
-import { Form } from '../../../components/form';
 
 export interface RoleChoice {
   role: string;
@@ -53,6 +60,40 @@ export function validateRoleChoice(choice: RoleChoice): Record<string, string> {
   return errors;
 }
 
+const ROLE_OPTIONS = [
+  [
+    'poster',
+    <>
+      <strong>Site owner</strong>
+      <small>Post sites to test, $1 per test</small>
+    </>,
+  ],
+  [
+    'tester',
+    <>
+      <strong>Tester</strong>
+      <small>Test sites, earn {RULE_WORDS.testerShare} per job</small>
+    </>,
+  ],
+] as const;
+const COUNTRY_OPTIONS = [
+  ['', 'Select…'],
+  ['US', 'United States (US)'],
+  ['PR', 'Puerto Rico (PR)'],
+  ['CA', 'Canada (CA)'],
+] as const;
+const LOCATION_OPTIONS = [
+  ['', 'Select…'],
+  ['USA', 'USA'],
+  ['PR', 'Puerto Rico (PR)'],
+] as const;
+
+/** The form's schema: `validateRoleChoice` (the shared schema's rules), its 'type' is the role. */
+const roleChoiceSchema = rulesSchema<RoleChoice>((v) => {
+  const { type, ...rest } = validateRoleChoice(v);
+  return type ? { ...rest, role: type } : rest;
+});
+
 /** 'Choose Your Role' for a signed-in user without a type (with a way out: Logout). */
 export function ChooseRole({
   name,
@@ -66,22 +107,12 @@ export function ChooseRole({
   onDone?: () => void;
   onLogout?: () => void;
 }) {
-  const [v, setV] = useState<RoleChoice>({ role: intent ?? '', location: '', country: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const form = useSchemaForm(roleChoiceSchema, { role: intent ?? '', location: '', country: '' });
+  const role = form.watch('role');
   const [formError, setFormError] = useState<string | null>(null);
-  const [initUser, { isLoading }] = useInitUserMutation();
-  // Changing a field clears its error ('type' is the schema's name for the role).
-  const change = (patch: Partial<RoleChoice>, field: string) => {
-    setV({ ...v, ...patch });
-    setErrors((e) => ({ ...e, [field]: '' }));
-  };
+  const [initUser] = useInitUserMutation();
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const errs = validateRoleChoice(v);
-    setErrors(errs);
-    setFormError(null);
-    if (Object.keys(errs).length) return;
+  const submit = async (v: RoleChoice) => {
     const chosen = effectiveChoice(v);
     const body: InitUserBody = {
       type: chosen.role as InitUserBody['type'],
@@ -96,80 +127,48 @@ export function ChooseRole({
 
   return (
     <main className="auth-page" id="main">
-      <Form className="auth-card" onSubmit={submit} noValidate>
+      <SchemaForm
+        form={form}
+        onValid={submit}
+        onAttempt={() => setFormError(null)}
+        className="auth-card"
+      >
         <h1>Choose Your Role</h1>
         <p className="muted">{name ? `Welcome, ${name}. ` : ''}How will you use HumanTest?</p>
-        <fieldset className="choice-group">
-          <legend>Role</legend>
-          <label className={`choice${v.role === 'poster' ? ' choice--on' : ''}`}>
-            <input
-              type="radio"
-              name="role"
-              value="poster"
-              checked={v.role === 'poster'}
-              onChange={() => change({ role: 'poster' }, 'type')}
-            />
-            <span>
-              <strong>Site owner</strong>
-              <small>Post sites to test, $1 per test</small>
-            </span>
-          </label>
-          <label className={`choice${v.role === 'tester' ? ' choice--on' : ''}`}>
-            <input
-              type="radio"
-              name="role"
-              value="tester"
-              checked={v.role === 'tester'}
-              onChange={() => change({ role: 'tester' }, 'type')}
-            />
-            <span>
-              <strong>Tester</strong>
-              <small>Test sites, earn {RULE_WORDS.testerShare} per job</small>
-            </span>
-          </label>
-          {errors.type ? <div className="field__error">{errors.type}</div> : null}
-        </fieldset>
-        {v.role === 'tester' ? (
+        <RadioGroup
+          name="role"
+          legend="Role"
+          options={ROLE_OPTIONS}
+          className="choice-group"
+          optionClassName={(on) => `choice${on ? ' choice--on' : ''}`}
+        />
+        {role === 'tester' ? (
           <>
             <p className="muted" id="where-testers">
               {WHO_CAN_TEST.summary}
             </p>
-            <Field label="Country" error={errors.country} hint={WHO_CAN_TEST.country}>
-              <select
-                value={v.country}
-                onChange={(e) => change({ country: e.target.value }, 'country')}
-              >
-                <option value="">Select…</option>
-                <option value="US">United States (US)</option>
-                <option value="PR">Puerto Rico (PR)</option>
-                <option value="CA">Canada (CA)</option>
-              </select>
-            </Field>
+            <Select
+              name="country"
+              label="Country"
+              hint={WHO_CAN_TEST.country}
+              options={COUNTRY_OPTIONS}
+            />
           </>
         ) : null}
         {/* A tester's location follows the country: only a site owner picks one. */}
-        {v.role === 'tester' ? null : (
-          <Field label="Location" error={errors.location}>
-            <select
-              value={v.location}
-              onChange={(e) => change({ location: e.target.value }, 'location')}
-            >
-              <option value="">Select…</option>
-              <option value="USA">USA</option>
-              <option value="PR">Puerto Rico (PR)</option>
-            </select>
-          </Field>
+        {role === 'tester' ? null : (
+          <Select name="location" label="Location" options={LOCATION_OPTIONS} />
         )}
         <FormMessage error={formError} />
-        <button className="btn btn--primary btn--block" type="submit" disabled={isLoading}>
-          {isLoading ? 'Saving…' : 'Continue'}
-        </button>
+        <SubmitButton className="btn btn--primary btn--block" busyLabel="Saving…">
+          Continue
+        </SubmitButton>
         {onLogout ? (
           <button type="button" className="btn btn--ghost btn--block" onClick={onLogout}>
             Logout
           </button>
         ) : null}
-      </Form>
+      </SchemaForm>
     </main>
   );
 }

@@ -1,23 +1,82 @@
-import { useState, type FormEvent } from 'react';
-import { JOB_LIMITS, rateJobBodySchema } from '@htm/contracts/jobs';
-import { Field, FormMessage } from '../../../components/field';
+import { useState } from 'react';
+import { useController, useFormContext, useFormState } from 'react-hook-form';
+import { JOB_LIMITS, rateJobBodySchema, type RateJobBody } from '@htm/contracts/jobs';
+import { FormMessage } from '../../../components/field';
+import {
+  errorText,
+  formSchema,
+  SchemaForm,
+  showServerErrors,
+  SubmitButton,
+  TextArea,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import { errorMessage, errorStatus, serverFieldErrors } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
-import { issuesByField } from '../../../lib/zod-errors';
 import { useRateJobMutation } from '../api/rate-job';
-import { Form } from '../../../components/form';
 import styles from './rate-tester.module.css';
 
 const STARS = [1, 2, 3, 4, 5] as const;
 
+interface RatingValues {
+  stars: number | null;
+  comment: string;
+}
+
+/** POST /api/jobs/:id/rating's schema ('Stars must be a whole number from 1 to 5'). */
+const ratingSchema = formSchema(
+  (v: RatingValues) => ({ stars: v.stars ?? undefined, comment: v.comment }),
+  rateJobBodySchema,
+);
+
+/** The stars, drawn as stars; each is a native radio (arrow keys move, the name says "3 stars"). */
+function StarsField() {
+  const {
+    field: { ref: attach, value, onChange },
+  } = useController<RatingValues, 'stars'>({ name: 'stars' });
+  const { errors } = useFormState<RatingValues>({ name: 'stars' });
+  const { clearErrors } = useFormContext<RatingValues>();
+  const error = errorText(errors, 'stars');
+  return (
+    <fieldset className="choice-group">
+      <legend>Rate the tester</legend>
+      <div className={styles.rating__stars}>
+        {STARS.map((n) => {
+          const on = value !== null && n <= value;
+          return (
+            <label className={`${styles.star}${on ? ` ${styles['star--on']}` : ''}`} key={n}>
+              <input
+                className="sr-only"
+                type="radio"
+                ref={n === 1 ? attach : undefined}
+                name="stars"
+                value={n}
+                checked={value === n}
+                onChange={() => {
+                  onChange(n);
+                  clearErrors('stars');
+                }}
+                aria-label={`${n} ${n === 1 ? 'star' : 'stars'}`}
+              />
+              <span className={styles.star__glyph} aria-hidden="true">
+                {on ? '★' : '☆'}
+              </span>
+            </label>
+          );
+        })}
+      </div>
+      {error ? <div className="field__error">{error}</div> : null}
+    </fieldset>
+  );
+}
+
 /** On the results screen of a completed job: the poster rates the tester once (stars + comment). */
 export function RateTester({ job }: { job: Job }) {
-  const [stars, setStars] = useState<number | null>(null);
-  const [comment, setComment] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const form = useSchemaForm(ratingSchema, { stars: null, comment: '' });
+  const comment = form.watch('comment');
   const [formError, setFormError] = useState<string | null>(null);
-  const [rate, { isLoading, data }] = useRateJobMutation();
+  const [rate, { data }] = useRateJobMutation();
   const { status } = useNotify();
   const rating = job.rating ?? data?.rating ?? null;
 
@@ -37,67 +96,42 @@ export function RateTester({ job }: { job: Job }) {
     );
   }
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setFormError(null);
-    const parsed = rateJobBodySchema.safeParse({ stars: stars ?? undefined, comment });
-    if (!parsed.success) {
-      setErrors(issuesByField(parsed.error.issues));
-      return;
-    }
-    setErrors({});
-    const res = await rate({ jobId: job.id, ...parsed.data });
+  const submit = async (body: RateJobBody) => {
+    const res = await rate({ jobId: job.id, ...body });
     if ('error' in res && res.error) {
       const byField = errorStatus(res.error) === 400 ? serverFieldErrors(res.error) : {};
-      if (Object.keys(byField).length) setErrors(byField);
-      else setFormError(errorMessage(res.error, 'Rating failed. Please try again.'));
+      const rest = showServerErrors(
+        form.setError,
+        byField,
+        (k) => k === 'stars' || k === 'comment',
+      );
+      if (Object.keys(rest).length === Object.keys(byField).length)
+        setFormError(errorMessage(res.error, 'Rating failed. Please try again.'));
       return;
     }
     status('Thanks! Your rating was saved.');
   };
 
   return (
-    <Form className="form rating" onSubmit={submit} noValidate aria-label="Rate the tester">
-      <fieldset className="choice-group">
-        <legend>Rate the tester</legend>
-        {/* Stars drawn as stars; each is a native radio (arrow keys move, the name says "3 stars"). */}
-        <div className={styles.rating__stars}>
-          {STARS.map((n) => {
-            const on = stars !== null && n <= stars;
-            return (
-              <label className={`${styles.star}${on ? ` ${styles['star--on']}` : ''}`} key={n}>
-                <input
-                  className="sr-only"
-                  type="radio"
-                  name="stars"
-                  value={n}
-                  checked={stars === n}
-                  onChange={() => setStars(n)}
-                  aria-label={`${n} ${n === 1 ? 'star' : 'stars'}`}
-                />
-                <span className={styles.star__glyph} aria-hidden="true">
-                  {on ? '★' : '☆'}
-                </span>
-              </label>
-            );
-          })}
-        </div>
-        {errors.stars ? <div className="field__error">{errors.stars}</div> : null}
-      </fieldset>
-      <Field
+    <SchemaForm
+      form={form}
+      onValid={submit}
+      onAttempt={() => setFormError(null)}
+      className="form rating"
+      aria-label="Rate the tester"
+    >
+      <StarsField />
+      <TextArea
+        name="comment"
         label="Comment"
         optional
-        error={errors.comment}
         hint={`${comment.length}/${JOB_LIMITS.ratingCommentMax}`}
-      >
-        <textarea rows={2} value={comment} onChange={(e) => setComment(e.target.value)} />
-      </Field>
+        rows={2}
+      />
       <FormMessage error={formError} />
       <div className="form__actions">
-        <button type="submit" className="btn btn--primary" disabled={isLoading}>
-          {isLoading ? 'Saving…' : 'Save rating'}
-        </button>
+        <SubmitButton busyLabel="Saving…">Save rating</SubmitButton>
       </div>
-    </Form>
+    </SchemaForm>
   );
 }

@@ -1,46 +1,57 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import {
   ASSISTIVE_TECH,
   ASSISTIVE_TECH_LABELS,
   updateProfileBodySchema,
   type AssistiveTech,
+  type UpdateProfileBody,
+  type UserDto as User,
 } from '@htm/contracts/identity';
-import { Field, FormMessage } from '../../../components/field';
+import { FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
+import {
+  CheckboxGroup,
+  formSchema,
+  SchemaForm,
+  Select,
+  SubmitButton,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import { formErrorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
-import type { UserDto as User } from '@htm/contracts/identity';
-import { issuesByField } from '../../../lib/zod-errors';
 import { useUpdateProfileMutation } from '../api/update-profile';
-import { Form } from '../../../components/form';
+
+interface ProfileValues {
+  country: string;
+  assistive_tech: AssistiveTech[];
+}
+
+/** PATCH /api/users/profile's schema: a country must be chosen ('Please choose a country'). */
+const profileSchema = formSchema((v: ProfileValues) => v, updateProfileBodySchema);
+
+const COUNTRY_OPTIONS = [
+  ['', 'Select…'],
+  ['US', 'United States (US)'],
+  ['PR', 'Puerto Rico (PR)'],
+  ['CA', 'Canada (CA)'],
+] as const;
+const TECH_OPTIONS = ASSISTIVE_TECH.map((t) => [t, `I use ${ASSISTIVE_TECH_LABELS[t]}`] as const);
 
 /**
  * 'Update Your Profile' (country, and the assistive technology the tester uses). The answer
  * carries a fresh token, which is stored.
  */
 export function ProfileModal({ user, onClose }: { user: User; onClose: () => void }) {
-  const [country, setCountry] = useState<string>(user.country ?? '');
-  const [tech, setTech] = useState<AssistiveTech[]>(user.assistive_tech ?? []);
-  const toggleTech = (t: AssistiveTech, on: boolean) =>
-    setTech((list) => (on ? [...list.filter((x) => x !== t), t] : list.filter((x) => x !== t)));
+  const form = useSchemaForm(profileSchema, {
+    country: user.country ?? '',
+    assistive_tech: user.assistive_tech ?? [],
+  });
   const [error, setError] = useState<string | null>(null);
-  const [update, { isLoading }] = useUpdateProfileMutation();
+  const [update] = useUpdateProfileMutation();
   const { status } = useNotify();
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!country) {
-      setError('Please choose a country');
-      return;
-    }
-    const parsed = updateProfileBodySchema.safeParse({ country, assistive_tech: tech });
-    if (!parsed.success) {
-      const byField = issuesByField(parsed.error.issues);
-      setError(byField.country ?? byField.assistive_tech ?? 'Please check your profile');
-      return;
-    }
-    setError(null);
-    const res = await update(parsed.data);
+  const submit = async (body: UpdateProfileBody) => {
+    const res = await update(body);
     if ('error' in res && res.error) {
       setError(formErrorMessage(res.error, 'Failed to update profile'));
       return;
@@ -51,41 +62,38 @@ export function ProfileModal({ user, onClose }: { user: User; onClose: () => voi
 
   return (
     <Modal title="Update Your Profile" onClose={onClose}>
-      <Form className="form" onSubmit={submit} noValidate aria-label="Update Your Profile">
-        <Field label="Country" hint="Jobs are offered by country. VPNs are not allowed.">
-          <select data-autofocus value={country} onChange={(e) => setCountry(e.target.value)}>
-            <option value="">Select…</option>
-            <option value="US">United States (US)</option>
-            <option value="PR">Puerto Rico (PR)</option>
-            <option value="CA">Canada (CA)</option>
-          </select>
-        </Field>
-        <fieldset className="choice-group">
-          <legend>Assistive technology you use</legend>
+      <SchemaForm
+        form={form}
+        onValid={submit}
+        onAttempt={() => setError(null)}
+        className="form"
+        aria-label="Update Your Profile"
+      >
+        <Select
+          name="country"
+          label="Country"
+          hint="Jobs are offered by country. VPNs are not allowed."
+          options={COUNTRY_OPTIONS}
+          data-autofocus
+        />
+        <CheckboxGroup
+          name="assistive_tech"
+          legend="Assistive technology you use"
+          options={TECH_OPTIONS}
+          className="choice-group"
+        >
           <p className="muted">
             Some site owners ask for a tester who uses one of these. Only you and the admin see it.
           </p>
-          {ASSISTIVE_TECH.map((t) => (
-            <label className="switch" key={t}>
-              <input
-                type="checkbox"
-                checked={tech.includes(t)}
-                onChange={(e) => toggleTech(t, e.target.checked)}
-              />
-              <span>I use {ASSISTIVE_TECH_LABELS[t]}</span>
-            </label>
-          ))}
-        </fieldset>
+        </CheckboxGroup>
         <FormMessage error={error} />
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="btn btn--primary" disabled={isLoading}>
-            Save
-          </button>
+          <SubmitButton>Save</SubmitButton>
         </div>
-      </Form>
+      </SchemaForm>
     </Modal>
   );
 }
