@@ -111,15 +111,28 @@ export function Select({
   );
 }
 
-/** An on/off switch (`label.switch`) bound to a boolean. */
-export function Checkbox({ name, label }: { name: string; label: ReactNode }) {
+/**
+ * An on/off switch (`label.switch`, or the label class given) bound to a boolean; other props go
+ * to the `<input>`.
+ */
+export function Checkbox({
+  name,
+  label,
+  className = 'switch',
+  ...input
+}: {
+  name: string;
+  label: ReactNode;
+  className?: string;
+} & Omit<InputProps, 'type' | 'checked' | 'className'>) {
   const {
     field: { ref: attach, ...field },
   } = useController({ name });
   const { clearErrors } = useFormContext();
   return (
-    <label className="switch">
+    <label className={className}>
       <input
+        {...input}
         type="checkbox"
         ref={attach}
         name={name}

@@ -1,13 +1,22 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import {
   NOTIFICATION_KIND_INFO,
   NOTIFICATION_KINDS,
+  notificationPreferencesBodySchema,
   type NotificationKind,
+  type NotificationPreferencesBody,
   type NotificationPreferences,
 } from '@htm/contracts/notifications';
 import { FormMessage } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { Modal } from '../../../components/modal';
+import {
+  Checkbox,
+  formSchema,
+  SchemaForm,
+  SubmitButton,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import { errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import type { UserDto as User } from '@htm/contracts/identity';
@@ -15,7 +24,6 @@ import {
   useGetNotificationPreferencesQuery,
   useUpdateNotificationPreferencesMutation,
 } from '../api/notification-preferences';
-import { Form } from '../../../components/form';
 
 /** The kinds of e-mail that reach this kind of user (the admin sees every kind); account e-mails (everyone's) cannot be switched off. */
 export function kindsFor(type: User['type']): NotificationKind[] {
@@ -35,19 +43,44 @@ export default function EmailPreferencesModal({
   onClose: () => void;
 }) {
   const { data, error, isLoading } = useGetNotificationPreferencesQuery();
-  const [save, { isLoading: saving }] = useUpdateNotificationPreferencesMutation();
-  const [draft, setDraft] = useState<NotificationPreferences | null>(null);
+  return (
+    <Modal title="Your profile: e-mails" onClose={onClose}>
+      {isLoading ? <Loading label="Loading your e-mail settings…" /> : null}
+      {error ? (
+        <FormMessage error={errorMessage(error, 'Could not load your e-mail settings.')} />
+      ) : null}
+      {data ? <PreferencesForm user={user} saved={data} onClose={onClose} /> : null}
+    </Modal>
+  );
+}
+
+/**
+ * The switches, starting from the settings as loaded; Save sends this user's kinds, checked by
+ * PATCH /api/notifications/preferences's schema.
+ */
+function PreferencesForm({
+  user,
+  saved,
+  onClose,
+}: {
+  user: User;
+  saved: NotificationPreferences;
+  onClose: () => void;
+}) {
+  const kinds = kindsFor(user.type);
+  const form = useSchemaForm(
+    formSchema(
+      (v: NotificationPreferences) => Object.fromEntries(kinds.map((k) => [k, v[k]])),
+      notificationPreferencesBodySchema,
+    ),
+    saved,
+  );
+  const [save] = useUpdateNotificationPreferencesMutation();
   const [message, setMessage] = useState<string | null>(null);
   const { status } = useNotify();
-  useEffect(() => {
-    if (data && !draft) setDraft(data);
-  }, [data, draft]);
-  const kinds = kindsFor(user.type);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!draft) return;
-    const res = await save(Object.fromEntries(kinds.map((k) => [k, draft[k]])));
+  const submit = async (body: NotificationPreferencesBody) => {
+    const res = await save(body);
     if ('error' in res && res.error) {
       setMessage(errorMessage(res.error, 'Could not save your e-mail settings.'));
       return;
@@ -57,38 +90,26 @@ export default function EmailPreferencesModal({
   };
 
   return (
-    <Modal title="Your profile: e-mails" onClose={onClose}>
-      {isLoading ? <Loading label="Loading your e-mail settings…" /> : null}
-      {error ? (
-        <FormMessage error={errorMessage(error, 'Could not load your e-mail settings.')} />
-      ) : null}
-      {draft ? (
-        <Form className="form" onSubmit={submit} aria-label="E-mail settings">
-          <fieldset>
-            <legend>E-mail me at {user.email} when:</legend>
-            {kinds.map((k, i) => (
-              <label key={k} className="check">
-                <input
-                  type="checkbox"
-                  data-autofocus={i === 0 ? true : undefined}
-                  checked={draft[k]}
-                  onChange={(ev) => setDraft({ ...draft, [k]: ev.target.checked })}
-                />{' '}
-                {NOTIFICATION_KIND_INFO[k].label}
-              </label>
-            ))}
-          </fieldset>
-          <FormMessage error={message} />
-          <div className="form__actions">
-            <button type="button" className="btn btn--ghost" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className="btn btn--primary" disabled={saving}>
-              Save
-            </button>
-          </div>
-        </Form>
-      ) : null}
-    </Modal>
+    <SchemaForm form={form} onValid={submit} className="form" aria-label="E-mail settings">
+      <fieldset>
+        <legend>E-mail me at {user.email} when:</legend>
+        {kinds.map((k, i) => (
+          <Checkbox
+            key={k}
+            name={k}
+            className="check"
+            label={NOTIFICATION_KIND_INFO[k].label}
+            data-autofocus={i === 0 ? true : undefined}
+          />
+        ))}
+      </fieldset>
+      <FormMessage error={message} />
+      <div className="form__actions">
+        <button type="button" className="btn btn--ghost" onClick={onClose}>
+          Cancel
+        </button>
+        <SubmitButton>Save</SubmitButton>
+      </div>
+    </SchemaForm>
   );
 }

@@ -1,8 +1,9 @@
 import '../../../test/setup';
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { UserDto as User } from '@htm/contracts/identity';
+import { TRACKER_MESSAGES } from '@htm/contracts/reports';
 import { setToken } from '../../../lib/tokens';
 import { renderWithStore } from '../../../test/render';
 import { mockFetch, resetStorage } from '../../../test/setup';
@@ -79,5 +80,42 @@ describe('Settings and integrations', () => {
       repository: 'acme/shop',
     });
     expect(screen.queryByText(/Connected to/)).toBeNull();
+  });
+
+  it('says what is wrong with a Jira connection before sending it, then sends the corrected one', async () => {
+    const { calls } = mockFetch((c) => {
+      if (c.url === '/api/trackers') return { body: { github: null, jira: null } };
+      if (c.url === '/api/trackers/jira') return { status: 201, body: {} };
+      return { body: { endpoints: [] } };
+    });
+    renderWithStore(<SettingsPage />, { route: '/dashboard/settings' });
+    const form = within(screen.getByRole('form', { name: 'Jira' }));
+    await userEvent.type(form.getByLabelText('Site URL'), 'http://acme.atlassian.net');
+    await userEvent.type(form.getByLabelText('Account e-mail'), 'pat@gmail.com');
+    await userEvent.type(form.getByLabelText('API token'), 'jira-token');
+    await userEvent.type(form.getByLabelText('Project key'), 'web');
+    await userEvent.click(form.getByRole('button', { name: 'Connect Jira' }));
+    expect(form.getByText(TRACKER_MESSAGES.siteHttps)).toBeTruthy();
+    expect(form.getByText(TRACKER_MESSAGES.projectKey)).toBeTruthy();
+    expect(form.getByLabelText('Site URL').getAttribute('aria-invalid')).toBe('true');
+    expect(calls.filter((c) => c.url === '/api/trackers/jira')).toHaveLength(0);
+
+    await userEvent.clear(form.getByLabelText('Site URL'));
+    await userEvent.type(form.getByLabelText('Site URL'), 'https://acme.atlassian.net/');
+    await userEvent.clear(form.getByLabelText('Project key'));
+    await userEvent.type(form.getByLabelText('Project key'), 'WEB');
+    await userEvent.click(form.getByRole('button', { name: 'Connect Jira' }));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.url === '/api/trackers/jira')).toHaveLength(1),
+    );
+    expect(calls.find((c) => c.url === '/api/trackers/jira')?.body).toEqual({
+      site_url: 'https://acme.atlassian.net',
+      email: 'pat@gmail.com',
+      api_token: 'jira-token',
+      project_key: 'WEB',
+    });
+    await waitFor(() =>
+      expect((form.getByLabelText('API token') as HTMLInputElement).value).toBe(''),
+    );
   });
 });

@@ -1,7 +1,17 @@
-import { useState, type FormEvent } from 'react';
-import { githubTrackerBodySchema, jiraTrackerBodySchema } from '@htm/contracts/reports';
-import { BusyButton } from '../../../components/busy-button';
-import { errorMessage } from '../../../lib/error-message';
+import {
+  githubTrackerBodySchema,
+  jiraTrackerBodySchema,
+  type GithubTrackerBody,
+  type JiraTrackerBody,
+} from '@htm/contracts/reports';
+import {
+  SchemaForm,
+  showServerErrors,
+  SubmitButton,
+  TextField,
+  useSchemaForm,
+} from '../../../components/schema-form';
+import { errorMessage, serverFieldErrors } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import {
   useGetTrackersQuery,
@@ -9,77 +19,31 @@ import {
   useSaveGithubTrackerMutation,
   useSaveJiraTrackerMutation,
 } from '../api/report';
-import { Form } from '../../../components/form';
 
-const firstErrors = (issues: Array<{ path: PropertyKey[]; message: string }>) =>
-  Object.fromEntries(issues.map((i) => [String(i.path[0]), i.message]));
+const noGithub: GithubTrackerBody = { token: '', repository: '' };
+const noJira: JiraTrackerBody = { site_url: '', email: '', api_token: '', project_key: '' };
+
+/**
+ * Connecting checks the token and the project with the tracker: what failed is shown under the
+ * field to change (the server names it), anything else in a toast.
+ */
+function useRefused() {
+  const { toast } = useNotify();
+  return <T extends Record<string, string>>(
+    setError: Parameters<typeof showServerErrors<T>>[0],
+    fields: T,
+    error: unknown,
+    fallback: string,
+  ) => {
+    const byField = serverFieldErrors(error);
+    const rest = showServerErrors(setError, byField, (k) => k in fields);
+    if (Object.keys(rest).length === Object.keys(byField).length)
+      toast(errorMessage(error, fallback));
+  };
+}
 
 /** GitHub and Jira for "Send to ...": tokens go to the server once and never come back. */
 export function TrackersSettings() {
-  const { data } = useGetTrackersQuery();
-  const [saveGithub, { isLoading: savingGh }] = useSaveGithubTrackerMutation();
-  const [saveJira, { isLoading: savingJira }] = useSaveJiraTrackerMutation();
-  const [remove] = useRemoveTrackerMutation();
-  const { status, toast } = useNotify();
-  const [gh, setGh] = useState({ token: '', repository: '' });
-  const [jira, setJira] = useState({ site_url: '', email: '', api_token: '', project_key: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-
-  /**
-   * Connecting checks the token and the project with the tracker: what failed is shown under the
-   * field to change (the server names it), anything else in a toast.
-   */
-  const refused = (error: unknown, fallback: string) => {
-    const fields = (error as { data?: { errors?: Record<string, string[]> } }).data?.errors;
-    if (fields && Object.keys(fields).length)
-      setErrors(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v[0]])));
-    else toast(errorMessage(error, fallback));
-  };
-  const submitGithub = async (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = githubTrackerBodySchema.safeParse(gh);
-    if (!parsed.success) return setErrors(firstErrors(parsed.error.issues));
-    setErrors({});
-    const res = await saveGithub(parsed.data);
-    if ('error' in res && res.error) refused(res.error, 'GitHub could not be connected.');
-    else {
-      setGh({ token: '', repository: '' });
-      status('GitHub connected.');
-    }
-  };
-  const submitJira = async (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = jiraTrackerBodySchema.safeParse(jira);
-    if (!parsed.success) return setErrors(firstErrors(parsed.error.issues));
-    setErrors({});
-    const res = await saveJira(parsed.data);
-    if ('error' in res && res.error) refused(res.error, 'Jira could not be connected.');
-    else {
-      setJira({ site_url: '', email: '', api_token: '', project_key: '' });
-      status('Jira connected.');
-    }
-  };
-  const field = (
-    id: string,
-    label: string,
-    value: string,
-    onChange: (v: string) => void,
-    type = 'text',
-  ) => (
-    <div className={`field${errors[id] ? ' field--error' : ''}`}>
-      <label htmlFor={`tracker-${id}`}>{label}</label>
-      <input
-        id={`tracker-${id}`}
-        type={type}
-        value={value}
-        autoComplete="off"
-        aria-invalid={errors[id] ? true : undefined}
-        onChange={(e) => onChange(e.target.value)}
-      />
-      {errors[id] ? <div className="field__error">{errors[id]}</div> : null}
-    </div>
-  );
-
   return (
     <section className="webhooks" aria-labelledby="trackers-title">
       <h2 id="trackers-title">Issue trackers</h2>
@@ -88,88 +52,94 @@ export function TrackersSettings() {
         shown again.
       </p>
       <div className="trackers">
-        <Form className="form tracker-form" onSubmit={submitGithub} noValidate aria-label="GitHub">
-          <h3>GitHub</h3>
-          {data?.github ? (
-            <p>
-              Connected to <span className="mono">{data.github.repository}</span>{' '}
-              <button
-                type="button"
-                className="btn btn--ghost btn--sm"
-                onClick={() => remove('github')}
-              >
-                Remove
-              </button>
-            </p>
-          ) : null}
-          {field('repository', 'Repository (owner/name)', gh.repository, (v) =>
-            setGh({ ...gh, repository: v }),
-          )}
-          {field(
-            'token',
-            'Fine-grained token (Issues: read and write)',
-            gh.token,
-            (v) => setGh({ ...gh, token: v }),
-            'password',
-          )}
-          <BusyButton
-            type="submit"
-            className="btn btn--secondary btn--sm"
-            busy={savingGh}
-            busyLabel="Checking…"
-          >
-            {data?.github ? 'Replace' : 'Connect GitHub'}
-          </BusyButton>
-        </Form>
-        <Form className="form tracker-form" onSubmit={submitJira} noValidate aria-label="Jira">
-          <h3>Jira</h3>
-          {data?.jira ? (
-            <p>
-              Connected to <span className="mono">{data.jira.project_key}</span> on{' '}
-              {data.jira.site_url}{' '}
-              <button
-                type="button"
-                className="btn btn--ghost btn--sm"
-                onClick={() => remove('jira')}
-              >
-                Remove
-              </button>
-            </p>
-          ) : null}
-          {field(
-            'site_url',
-            'Site URL',
-            jira.site_url,
-            (v) => setJira({ ...jira, site_url: v }),
-            'url',
-          )}
-          {field(
-            'email',
-            'Account e-mail',
-            jira.email,
-            (v) => setJira({ ...jira, email: v }),
-            'email',
-          )}
-          {field(
-            'api_token',
-            'API token',
-            jira.api_token,
-            (v) => setJira({ ...jira, api_token: v }),
-            'password',
-          )}
-          {field('project_key', 'Project key', jira.project_key, (v) =>
-            setJira({ ...jira, project_key: v }),
-          )}
-          <BusyButton
-            type="submit"
-            className="btn btn--secondary btn--sm"
-            busy={savingJira}
-            busyLabel="Checking…"
-          >
-            {data?.jira ? 'Replace' : 'Connect Jira'}
-          </BusyButton>
-        </Form>
+        <GithubForm />
+        <JiraForm />
       </div>
     </section>
+  );
+}
+
+/** POST /api/trackers/github (githubTrackerBodySchema): a repository and a fine-grained token. */
+function GithubForm() {
+  const { data } = useGetTrackersQuery();
+  const [save] = useSaveGithubTrackerMutation();
+  const [remove] = useRemoveTrackerMutation();
+  const { status } = useNotify();
+  const refused = useRefused();
+  const form = useSchemaForm(githubTrackerBodySchema, noGithub);
+
+  const submit = async (body: GithubTrackerBody) => {
+    const res = await save(body);
+    if ('error' in res && res.error)
+      refused(form.setError, noGithub, res.error, 'GitHub could not be connected.');
+    else {
+      form.reset(noGithub);
+      status('GitHub connected.');
+    }
+  };
+
+  return (
+    <SchemaForm form={form} onValid={submit} className="form tracker-form" aria-label="GitHub">
+      <h3>GitHub</h3>
+      {data?.github ? (
+        <p>
+          Connected to <span className="mono">{data.github.repository}</span>{' '}
+          <button type="button" className="btn btn--ghost btn--sm" onClick={() => remove('github')}>
+            Remove
+          </button>
+        </p>
+      ) : null}
+      <TextField name="repository" label="Repository (owner/name)" autoComplete="off" />
+      <TextField
+        name="token"
+        label="Fine-grained token (Issues: read and write)"
+        type="password"
+        autoComplete="off"
+      />
+      <SubmitButton className="btn btn--secondary btn--sm" busyLabel="Checking…">
+        {data?.github ? 'Replace' : 'Connect GitHub'}
+      </SubmitButton>
+    </SchemaForm>
+  );
+}
+
+/** POST /api/trackers/jira (jiraTrackerBodySchema): the site, an account, its API token, a project. */
+function JiraForm() {
+  const { data } = useGetTrackersQuery();
+  const [save] = useSaveJiraTrackerMutation();
+  const [remove] = useRemoveTrackerMutation();
+  const { status } = useNotify();
+  const refused = useRefused();
+  const form = useSchemaForm(jiraTrackerBodySchema, noJira);
+
+  const submit = async (body: JiraTrackerBody) => {
+    const res = await save(body);
+    if ('error' in res && res.error)
+      refused(form.setError, noJira, res.error, 'Jira could not be connected.');
+    else {
+      form.reset(noJira);
+      status('Jira connected.');
+    }
+  };
+
+  return (
+    <SchemaForm form={form} onValid={submit} className="form tracker-form" aria-label="Jira">
+      <h3>Jira</h3>
+      {data?.jira ? (
+        <p>
+          Connected to <span className="mono">{data.jira.project_key}</span> on {data.jira.site_url}{' '}
+          <button type="button" className="btn btn--ghost btn--sm" onClick={() => remove('jira')}>
+            Remove
+          </button>
+        </p>
+      ) : null}
+      <TextField name="site_url" label="Site URL" type="url" autoComplete="off" />
+      <TextField name="email" label="Account e-mail" type="email" autoComplete="off" />
+      <TextField name="api_token" label="API token" type="password" autoComplete="off" />
+      <TextField name="project_key" label="Project key" autoComplete="off" />
+      <SubmitButton className="btn btn--secondary btn--sm" busyLabel="Checking…">
+        {data?.jira ? 'Replace' : 'Connect Jira'}
+      </SubmitButton>
+    </SchemaForm>
   );
 }

@@ -1,6 +1,10 @@
-import { useState, type FormEvent } from 'react';
-import { webhookEndpointBodySchema, type WebhookEndpointView } from '@htm/contracts/reports';
-import { BusyButton } from '../../../components/busy-button';
+import { useState } from 'react';
+import { useController, useFormContext, useFormState } from 'react-hook-form';
+import {
+  webhookEndpointBodySchema,
+  type WebhookEndpointBody,
+  type WebhookEndpointView,
+} from '@htm/contracts/reports';
 import { Loading } from '../../../components/loading';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate } from '../../../lib/format';
@@ -13,7 +17,12 @@ import {
   useTestWebhookMutation,
   useWebhookDeliveriesQuery,
 } from '../api/report';
-import { Form } from '../../../components/form';
+import {
+  errorText,
+  SchemaForm,
+  SubmitButton,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import styles from '../../../components/table.module.css';
 
 const STATUS_LABEL = { pending: 'Retrying', delivered: 'Delivered', failed: 'Failed' } as const;
@@ -76,37 +85,74 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpointView }) {
   );
 }
 
+/** The endpoint's address with Add beside it; its error (the schema's or the server's) under both. */
+function EndpointUrlField() {
+  const {
+    field: { ref: attach, value, onChange, onBlur },
+  } = useController<WebhookEndpointBody, 'url'>({ name: 'url' });
+  const { errors } = useFormState<WebhookEndpointBody>({ name: 'url' });
+  const { clearErrors } = useFormContext<WebhookEndpointBody>();
+  const error = errorText(errors, 'url');
+  return (
+    <>
+      <label htmlFor="webhook-url">Endpoint URL</label>
+      <div className="report-actions__row">
+        <input
+          id="webhook-url"
+          ref={attach}
+          name="url"
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/webhooks"
+          value={value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? 'webhook-url-error' : undefined}
+          onChange={(e) => {
+            onChange(e.target.value);
+            if (error) clearErrors('url');
+          }}
+          onBlur={onBlur}
+        />
+        <SubmitButton className="btn btn--primary btn--sm" busyLabel="Adding…">
+          Add endpoint
+        </SubmitButton>
+      </div>
+      {error ? (
+        <p id="webhook-url-error" className="field__error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /**
  * The poster's webhook endpoints: add one (its signing secret shown once), send a test, see the
  * deliveries with Redeliver, remove. Payloads are signed as Standard Webhooks says.
  */
 export function WebhooksSettings() {
   const { data: endpoints = [], isLoading } = useListWebhookEndpointsQuery();
-  const [add, { isLoading: adding }] = useAddWebhookEndpointMutation();
+  const [add] = useAddWebhookEndpointMutation();
   const [remove] = useRemoveWebhookEndpointMutation();
   const [test] = useTestWebhookMutation();
-  const [url, setUrl] = useState('');
-  const [urlError, setUrlError] = useState<string | null>(null);
+  const form = useSchemaForm(webhookEndpointBodySchema, { url: '' });
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const { toast, status } = useNotify();
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = webhookEndpointBodySchema.safeParse({ url });
-    if (!parsed.success) {
-      setUrlError(parsed.error.issues[0]?.message ?? 'Check the address');
-      return;
-    }
-    setUrlError(null);
-    const res = await add({ url: parsed.data.url });
+  const submit = async (body: WebhookEndpointBody) => {
+    const res = await add({ url: body.url });
     if ('data' in res && res.data) {
       setSecret({ url: res.data.url, secret: res.data.secret });
-      setUrl('');
+      form.reset({ url: '' });
     } else
-      setUrlError(
-        errorMessage('error' in res ? res.error : null, 'The endpoint could not be added.'),
-      );
+      form.setError('url', {
+        type: 'server',
+        message: errorMessage(
+          'error' in res ? res.error : null,
+          'The endpoint could not be added.',
+        ),
+      });
   };
   const sendTest = async (id: string) => {
     const res = await test(id);
@@ -134,40 +180,14 @@ export function WebhooksSettings() {
         </a>{' '}
         says. Failed deliveries are retried for a day.
       </p>
-      <Form
+      <SchemaForm
+        form={form}
+        onValid={submit}
         className="form webhooks__add"
-        onSubmit={submit}
-        noValidate
         aria-label="Add a webhook endpoint"
       >
-        <label htmlFor="webhook-url">Endpoint URL</label>
-        <div className="report-actions__row">
-          <input
-            id="webhook-url"
-
-            type="url"
-            inputMode="url"
-            placeholder="https://example.com/webhooks"
-            value={url}
-            aria-invalid={urlError ? true : undefined}
-            aria-describedby={urlError ? 'webhook-url-error' : undefined}
-            onChange={(e) => setUrl(e.target.value)}
-          />
-          <BusyButton
-            type="submit"
-            className="btn btn--primary btn--sm"
-            busy={adding}
-            busyLabel="Adding…"
-          >
-            Add endpoint
-          </BusyButton>
-        </div>
-        {urlError ? (
-          <p id="webhook-url-error" className="field__error" role="alert">
-            {urlError}
-          </p>
-        ) : null}
-      </Form>
+        <EndpointUrlField />
+      </SchemaForm>
       {secret ? (
         <div className="notice" role="status">
           <p>
