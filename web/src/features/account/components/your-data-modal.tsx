@@ -1,6 +1,18 @@
-import { useState, type FormEvent } from 'react';
-import { PRIVACY_SERVICES, privacyMessages } from '@htm/contracts/privacy';
-import { Field, FormMessage } from '../../../components/field';
+import { useState } from 'react';
+import { z } from 'zod';
+import {
+  deletionBodySchema,
+  PRIVACY_SERVICES,
+  privacyMessages,
+  type DeletionBody,
+} from '@htm/contracts/privacy';
+import { FormMessage } from '../../../components/field';
+import {
+  SchemaForm,
+  SubmitButton,
+  TextField,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import { Loading } from '../../../components/loading';
 import { Modal } from '../../../components/modal';
 import { errorMessage } from '../../../lib/error-message';
@@ -24,6 +36,19 @@ const SERVICE_LABEL: Record<string, string> = {
 };
 
 /**
+ * The deletion's schema: the account's own e-mail, typed (any case), then POST /api/me/deletion's
+ * body schema.
+ */
+const deletionSchema = (accountEmail: string) =>
+  z
+    .object({ email: z.string() })
+    .refine((v) => v.email.trim().toLowerCase() === accountEmail.toLowerCase(), {
+      path: ['email'],
+      error: privacyMessages.emailMismatch,
+    })
+    .pipe(deletionBodySchema);
+
+/**
  * Profile: "Your data". Download my data (an archive built in the background, progress shown,
  * e-mailed with a link that lasts 24 hours, once a day) and Delete my account (type the e-mail
  * to confirm; signed out at once; erased after 7 days unless the user signs in again).
@@ -43,10 +68,9 @@ export default function YourDataModal({
     pollingInterval: building ? 1500 : 0,
   });
   const [requestExport, { isLoading: asking }] = useRequestExportMutation();
-  const [requestDeletion, { isLoading: deleting }] = useRequestDeletionMutation();
+  const [requestDeletion] = useRequestDeletionMutation();
   const [exportMessage, setExportMessage] = useState<string | null>(null);
-  const [typed, setTyped] = useState('');
-  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const deletion = useSchemaForm(deletionSchema(user.email), { email: '' });
   const { status } = useNotify();
   const [openedAt] = useState(() => Date.now());
 
@@ -66,16 +90,13 @@ export default function YourDataModal({
     status('Preparing your download. We will e-mail you a link when it is ready.');
   };
 
-  const del = async (e: FormEvent) => {
-    e.preventDefault();
-    setDeleteError(null);
-    if (typed.trim().toLowerCase() !== user.email.toLowerCase()) {
-      setDeleteError(privacyMessages.emailMismatch);
-      return;
-    }
-    const res = await requestDeletion({ email: typed.trim() });
+  const del = async (body: DeletionBody) => {
+    const res = await requestDeletion(body);
     if ('error' in res && res.error) {
-      setDeleteError(errorMessage(res.error, 'Could not delete your account.'));
+      deletion.setError('email', {
+        type: 'server',
+        message: errorMessage(res.error, 'Could not delete your account.'),
+      });
       return;
     }
     onDeleted(res.data.deletion.due_at);
@@ -158,24 +179,22 @@ export default function YourDataModal({
               Your last deletion request was cancelled when you signed in again.
             </p>
           ) : null}
-          <form className="form" onSubmit={del} aria-label="Delete my account">
-            <Field label={`Type your e-mail (${user.email}) to confirm`} error={deleteError}>
-              <input
-                type="email"
-                autoComplete="off"
-                value={typed}
-                onChange={(e) => setTyped(e.target.value)}
-              />
-            </Field>
+          <SchemaForm form={deletion} onValid={del} className="form" aria-label="Delete my account">
+            <TextField
+              name="email"
+              label={`Type your e-mail (${user.email}) to confirm`}
+              type="email"
+              autoComplete="off"
+            />
             <div className="form__actions">
-              <button type="submit" className="btn btn--danger" disabled={deleting}>
-                {deleting ? 'Deleting…' : 'Delete my account'}
-              </button>
+              <SubmitButton className="btn btn--danger" busyLabel="Deleting…">
+                Delete my account
+              </SubmitButton>
               <button type="button" className="btn btn--ghost" onClick={onClose} data-autofocus>
                 Close
               </button>
             </div>
-          </form>
+          </SchemaForm>
         </section>
       )}
     </Modal>

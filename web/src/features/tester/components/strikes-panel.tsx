@@ -1,8 +1,13 @@
 import { useState } from 'react';
-import type { AppealableView } from '@htm/contracts/appeals';
-import { APPEAL_MESSAGES } from '@htm/contracts/appeals';
+import { appealBodySchema, type AppealableView, type AppealBody } from '@htm/contracts/appeals';
 import { APPEAL_MESSAGE_MAX, APPEAL_MESSAGE_MIN } from '@htm/contracts/marketplace';
-import { Field } from '../../../components/field';
+import {
+  formSchema,
+  SchemaForm,
+  SubmitButton,
+  TextArea,
+  useSchemaForm,
+} from '../../../components/schema-form';
 import { errorMessage } from '../../../lib/error-message';
 import { formatDate } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
@@ -21,52 +26,51 @@ const STATUS_TEXT = {
   upheld: 'Appeal not accepted',
 } as const;
 
+/** POST /api/appeals's schema over the reason typed for `item`. */
+const appealSchema = (item: AppealableView) =>
+  formSchema(
+    (v: { message: string }) => ({ job_id: item.job_id, kind: item.kind, message: v.message }),
+    appealBodySchema,
+  );
+
 function AppealForm({ item, onDone }: { item: AppealableView; onDone?: () => void }) {
-  const [message, setMessage] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [fileAppeal, { isLoading }] = useFileAppealMutation();
+  const form = useSchemaForm(appealSchema(item), { message: '' });
+  const [fileAppeal] = useFileAppealMutation();
   const { status } = useNotify();
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    const text = message.trim();
-    if (text.length < APPEAL_MESSAGE_MIN || text.length > APPEAL_MESSAGE_MAX)
-      return setError(APPEAL_MESSAGES.message);
-    const res = await fileAppeal({ job_id: item.job_id, kind: item.kind, message: text });
-    if ('error' in res && res.error) setError(errorMessage(res.error, 'Failed to send the appeal'));
+  const submit = async (body: AppealBody) => {
+    const res = await fileAppeal(body);
+    if ('error' in res && res.error)
+      form.setError('message', {
+        type: 'server',
+        message: errorMessage(res.error, 'Failed to send the appeal'),
+      });
     else {
       status('Appeal sent. An admin will decide and we will e-mail you.');
       onDone?.();
     }
   };
   return (
-    <form
+    <SchemaForm
+      form={form}
+      onValid={submit}
       className="stack"
-      onSubmit={submit}
-      noValidate
       aria-label={`Appeal the ${NOUN[item.kind]} on ${item.job_title || 'a job'}`}
     >
-      <Field
+      <TextArea
+        name="message"
         label={
           item.kind === 'session_check'
             ? 'Why should your report count after all?'
             : `Why should this ${NOUN[item.kind]} be removed?`
         }
-        error={error}
         hint={`${APPEAL_MESSAGE_MIN} to ${APPEAL_MESSAGE_MAX} characters; you can appeal once.`}
-      >
-        <textarea
-          value={message}
-          onChange={(e) => setMessage(e.target.value)}
-          rows={3}
-          maxLength={APPEAL_MESSAGE_MAX}
-        />
-      </Field>
+        rows={3}
+        maxLength={APPEAL_MESSAGE_MAX}
+      />
       <div>
-        <button type="submit" className="btn btn--primary btn--sm" disabled={isLoading}>
-          Send appeal
-        </button>
+        <SubmitButton className="btn btn--primary btn--sm">Send appeal</SubmitButton>
       </div>
-    </form>
+    </SchemaForm>
   );
 }
 
