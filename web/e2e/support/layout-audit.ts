@@ -128,9 +128,10 @@ function measure(): string[] {
   }
 
   // 3. Controls and labels that overlap.
+  // A link that looks like a button: its class (button.module.css, hashed in the build) keeps "btn".
   const controls = all.filter((el) =>
     el.matches(
-      'input:not([type="hidden"]), select, textarea, button, a.btn, [role="button"], [role="tab"], summary, label',
+      'input:not([type="hidden"]), select, textarea, button, a[class*="btn"], [role="button"], [role="tab"], summary, label',
     ),
   );
   // An inline label that wraps is one box per line (its bounding box would span the lines).
@@ -157,7 +158,8 @@ function measure(): string[] {
 
   // 4. Text that does not fit in its button, tab, badge or label.
   for (const el of all) {
-    if (!el.matches('button, a.btn, [role="tab"], .badge, label, summary, legend, th')) continue;
+    if (!el.matches('button, a[class*="btn"], [role="tab"], .badge, label, summary, legend, th'))
+      continue;
     const h = el as HTMLElement;
     if (style(h).display === 'inline' || !h.clientWidth) continue;
     const overX = h.scrollWidth - h.clientWidth;

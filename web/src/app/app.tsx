@@ -11,6 +11,7 @@ import { SignIn } from '../features/auth/components/sign-in';
 import { TesterLogin } from '../features/auth/components/tester-login';
 import { useSessionBootstrap } from './session-bootstrap';
 import type { AppStore } from './store';
+import { buttonClass } from '../components/button';
 
 // Everything behind sign-in and the payment return pages load on demand.
 const Shell = lazy(() => import('./shell'));
@@ -34,7 +35,7 @@ function NotFound() {
       <div className="auth-card">
         <h1>Page not found</h1>
         <p className="muted">That page does not exist.</p>
-        <Link className="btn btn--primary btn--block" to="/">
+        <Link className={buttonClass('primary', 'block')} to="/">
           Back to Home
         </Link>
       </div>

@@ -19,6 +19,7 @@ import type { UserDto as User } from '@htm/contracts/identity';
 import { useGetMeQuery } from '../features/auth/api/get-me';
 import { useLogoutMutation } from '../features/auth/api/logout';
 import { ChooseRole } from '../features/auth/components/choose-role';
+import { buttonClass } from '../components/button';
 import styles from './shell.module.css';
 import errorStyles from '../components/error-boundary.module.css';
 
@@ -92,7 +93,7 @@ function Header({
         {/* Beside the menu at every width: Logout is always in view. */}
         <button
           type="button"
-          className={`btn btn--ghost btn--sm ${styles['app-header__logout']}`}
+          className={`${buttonClass('ghost', 'sm')} ${styles['app-header__logout']}`}
           onClick={onLogout}
         >
           Logout
@@ -171,7 +172,7 @@ export default function Shell() {
       <main className="container page" id="main">
         <div className={`panel ${errorStyles['error-screen']}`} role="alert">
           <h2>Dashboard error: {errorMessage(error, 'Dashboard loading failed')}</h2>
-          <button type="button" className="btn btn--primary" onClick={() => refetch()}>
+          <button type="button" className={buttonClass('primary')} onClick={() => refetch()}>
             Retry
           </button>
         </div>
@@ -187,7 +188,7 @@ export default function Shell() {
       </a>
       <aside className={styles['feedback-banner']} aria-label="Beta feedback">
         <span>We're in beta — tell us what to improve.</span>
-        <button type="button" className="btn btn--link" onClick={() => setFeedbackOpen(true)}>
+        <button type="button" className={buttonClass('link')} onClick={() => setFeedbackOpen(true)}>
           Send Feedback
         </button>
       </aside>

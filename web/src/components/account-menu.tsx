@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
+import { buttonClass } from './button';
 import styles from './account-menu.module.css';
 
 export interface AccountMenuItem {
@@ -45,7 +46,7 @@ export function AccountMenu({
       <button
         ref={button}
         type="button"
-        className={`btn btn--ghost btn--sm ${styles.toggle}`}
+        className={`${buttonClass('ghost', 'sm')} ${styles.toggle}`}
         aria-expanded={open}
         aria-controls={id}
         onClick={() => setOpen((o) => !o)}

@@ -3,6 +3,7 @@ import type { PackCluster, PackView } from '@htm/contracts/jobs';
 import { FINDING_SEVERITY_LABELS } from '@htm/contracts/findings';
 import type { FindingRef, RegroupBody } from '@htm/contracts/summary';
 import { BusyButton } from './busy-button';
+import { buttonClass } from './button';
 import styles from './agreement-list.module.css';
 
 export const REGROUP_HINT =
@@ -60,7 +61,7 @@ export function RegroupBar({ regroup }: { regroup: Regroup }) {
     <div className={styles.agreement__tools}>
       <p className="muted">{REGROUP_HINT}</p>
       <BusyButton
-        className="btn btn--secondary btn--sm"
+        className={buttonClass('secondary', 'sm')}
         onClick={regroup.merge}
         busy={regroup.busy === 'merge'}
         busyLabel="Merging…"
@@ -109,7 +110,7 @@ export function RegroupSplit({
   if (!from.length) return null;
   return (
     <BusyButton
-      className={`btn btn--link btn--sm ${styles.agreement__split}`}
+      className={`${buttonClass('link', 'sm')} ${styles.agreement__split}`}
       aria-label={`Not the same problem: split “${text}” off`}
       busy={regroup.busy === findingKeyOf(finding)}
       busyLabel="Splitting…"

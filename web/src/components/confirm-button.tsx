@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import styles from './confirm-button.module.css';
+import { buttonClass, buttonRowClass } from './button';
 
 /**
  * A button that asks first ("Are you sure?" with Yes / Cancel) and then runs `onConfirm`
@@ -12,7 +13,7 @@ export function ConfirmButton({
   confirmLabel,
   busyLabel,
   onConfirm,
-  className = 'btn btn--primary btn--sm',
+  className = buttonClass('primary', 'sm'),
 }: {
   label: ReactNode;
   question: string;
@@ -51,13 +52,13 @@ export function ConfirmButton({
   return (
     <span className={styles['confirm-inline']} role="group" aria-label={question}>
       <span>{question}</span>
-      <span className="btn-row">
+      <span className={buttonRowClass}>
         <button ref={yes} type="button" className={className} onClick={run} disabled={busy}>
           {busy ? busyLabel : confirmLabel}
         </button>
         <button
           type="button"
-          className="btn btn--ghost btn--sm"
+          className={buttonClass('ghost', 'sm')}
           onClick={() => setAsking(false)}
           disabled={busy}
         >

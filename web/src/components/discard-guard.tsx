@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import styles from './discard-guard.module.css';
+import { buttonClass } from './button';
 
 export const DISCARD_QUESTION = 'Discard your draft?';
 
@@ -38,10 +39,10 @@ function DiscardPrompt({ onKeep, onDiscard }: { onKeep: () => void; onDiscard: (
         <strong>{DISCARD_QUESTION}</strong> What you typed will be lost.
       </p>
       <div className={styles['discard-prompt__actions']}>
-        <button ref={keep} type="button" className="btn btn--primary btn--sm" onClick={onKeep}>
+        <button ref={keep} type="button" className={buttonClass('primary', 'sm')} onClick={onKeep}>
           Keep editing
         </button>
-        <button type="button" className="btn btn--danger btn--sm" onClick={onDiscard}>
+        <button type="button" className={buttonClass('danger', 'sm')} onClick={onDiscard}>
           Discard draft
         </button>
       </div>

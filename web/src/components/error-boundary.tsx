@@ -1,5 +1,6 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import styles from './error-boundary.module.css';
+import { buttonClass } from './button';
 
 interface Props {
   /** 'Admin error' or 'Dashboard error'. */
@@ -37,7 +38,7 @@ export class ErrorBoundary extends Component<Props, State> {
         <p className="muted">Something went wrong while showing this page.</p>
         <button
           type="button"
-          className="btn btn--primary"
+          className={buttonClass('primary')}
           onClick={() => this.setState({ error: null })}
         >
           Retry

@@ -5,6 +5,7 @@ import {
 } from '@htm/contracts/findings';
 import { formatMoment } from '../lib/format-moment';
 import styles from './findings-list.module.css';
+import { buttonClass } from './button';
 
 /**
  * The tester's key findings, worst first (blocker, major, minor, cosmetic, then unrated in the
@@ -40,7 +41,7 @@ export function FindingsList({
                 {onSeek ? (
                   <button
                     type="button"
-                    className="btn btn--link btn--sm"
+                    className={buttonClass('link', 'sm')}
                     onClick={() => onSeek(f.at_ms!)}
                     aria-label={`Play the recording at ${formatMoment(f.at_ms)}: ${f.text}`}
                   >

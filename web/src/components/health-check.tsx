@@ -10,6 +10,7 @@ import {
 import { useGetSiteCheckQuery, useSiteCheckState } from '../lib/site-check-api';
 import { formatDate } from '../lib/format';
 import styles from './health-check.module.css';
+import { buttonClass } from './button';
 
 /** Each impact's badge colour. */
 const IMPACT_CLASS: Record<SiteCheckImpact, string> = {
@@ -118,7 +119,7 @@ function Result({ check }: { check: SiteCheckResponse }) {
         <p className={styles.muted}>
           <button
             type="button"
-            className="btn btn--ghost btn--sm"
+            className={buttonClass('ghost', 'sm')}
             aria-expanded={allShown}
             aria-controls={listId}
             onClick={() => setAllShown(!allShown)}

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import styles from './modal.module.css';
+import { iconButtonClass } from './button';
 
 const FOCUSABLE =
   'a[href], area[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -97,7 +98,7 @@ export function Modal({
         <div className={styles.modal__top}>
           <div className={styles.modal__head}>
             <h2 id={titleId}>{title}</h2>
-            <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
+            <button type="button" className={iconButtonClass} aria-label="Close" onClick={onClose}>
               ×
             </button>
           </div>

@@ -3,6 +3,7 @@ import type { FindingView, RecordingView } from '@htm/contracts/findings';
 import { formatMoment } from '../lib/format-moment';
 import { FindingsList } from './findings-list';
 import styles from './recording-player.module.css';
+import { buttonClass } from './button';
 
 const SPEEDS = [1, 1.5, 2] as const;
 
@@ -64,7 +65,7 @@ export function RecordingPlayer({
           <button
             key={s}
             type="button"
-            className="btn btn--secondary btn--sm"
+            className={buttonClass('secondary', 'sm')}
             aria-pressed={speed === s}
             onClick={() => {
               setSpeed(s);

@@ -18,6 +18,7 @@ import {
   type ReelState,
 } from '../lib/reel';
 import styles from './reel-player.module.css';
+import { buttonClass } from './button';
 
 /** What the summary above the player asks of it: play one piece of proof's moment. */
 export interface ReelHandle {
@@ -113,7 +114,7 @@ export function ReelPlayer({
       <div className={styles.controls} role="group" aria-label="Reel controls">
         <button
           type="button"
-          className="btn btn--secondary btn--sm"
+          className={buttonClass('secondary', 'sm')}
           onClick={() => controller.current?.previous()}
           disabled={state.index === 0}
         >
@@ -121,14 +122,14 @@ export function ReelPlayer({
         </button>
         <button
           type="button"
-          className="btn btn--primary btn--sm"
+          className={buttonClass('primary', 'sm')}
           onClick={() => controller.current?.toggle()}
         >
           {state.playing ? 'Pause' : 'Play'}
         </button>
         <button
           type="button"
-          className="btn btn--secondary btn--sm"
+          className={buttonClass('secondary', 'sm')}
           onClick={() => controller.current?.next()}
           disabled={state.index >= list.length - 1}
         >

@@ -20,6 +20,7 @@ import {
 } from '../lib/summary-api';
 import { ReelPlayer, type ReelHandle } from './reel-player';
 import styles from './report-summary.module.css';
+import { buttonClass } from './button';
 
 /** Asked again this often while the summary is being computed (a few seconds after a report). */
 const PENDING_POLL_MS = 3000;
@@ -112,7 +113,7 @@ function Problem({
                   {e.at_ms !== null && e.recording_url ? (
                     <button
                       type="button"
-                      className="btn btn--link btn--sm"
+                      className={buttonClass('link', 'sm')}
                       onClick={() => onMoment(e, `${who}: ${e.text ?? p.title}`)}
                       aria-label={`Play ${who}'s recording at ${formatMoment(e.at_ms)}`}
                     >

@@ -1,4 +1,5 @@
 import styles from './result-files.module.css';
+import { buttonClass } from './button';
 
 const VIDEO = /\.(mp4|webm|mov)$/i;
 
@@ -37,7 +38,7 @@ export function ResultFiles({
             <span>{label(i)}</span>
             <button
               type="button"
-              className="btn btn--secondary btn--sm"
+              className={buttonClass('secondary', 'sm')}
               onClick={() => onDownload(u, i)}
             >
               Download

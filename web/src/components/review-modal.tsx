@@ -16,6 +16,7 @@ import { BusyButton } from './busy-button';
 import { FullResults, SubmissionPreview } from './job-results';
 import { JobSummary } from './report-summary';
 import { Form } from './form';
+import { buttonClass } from './button';
 
 type Decision = '' | 'accept' | 'request_revision' | 'reject';
 
@@ -165,7 +166,7 @@ export function ReviewModal({
               {REPLACEMENT_TURNAROUND} from now); this tester is not paid.{' '}
               <BusyButton
                 type="button"
-                className="btn btn--secondary"
+                className={buttonClass('secondary')}
                 busy={replacing}
                 busyLabel="Asking…"
                 onClick={getReplacement}
@@ -253,12 +254,12 @@ export function ReviewModal({
           ) : null}
           <FormMessage error={formError} />
           <div className="form__actions">
-            <button type="button" className="btn btn--ghost" onClick={onClose}>
+            <button type="button" className={buttonClass('ghost')} onClick={onClose}>
               Close
             </button>
             <button
               type="submit"
-              className="btn btn--primary"
+              className={buttonClass('primary')}
               disabled={!decision || decision === 'reject' || saving}
             >
               {saving ? 'Submitting…' : 'Submit Review'}
@@ -267,7 +268,7 @@ export function ReviewModal({
         </Form>
       ) : (
         <div className="form__actions">
-          <button type="button" className="btn btn--primary" onClick={onClose}>
+          <button type="button" className={buttonClass('primary')} onClick={onClose}>
             Close
           </button>
         </div>

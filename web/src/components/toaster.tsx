@@ -4,6 +4,7 @@ import { TOAST_MS } from '../lib/config';
 import { useSharedSelector } from '../lib/hooks';
 import { toastDismissed, type Toast } from '../lib/ui-slice';
 import styles from './toaster.module.css';
+import { iconButtonClass } from './button';
 
 function ToastItem({ toast }: { toast: Toast }) {
   const dispatch = useDispatch();
@@ -19,7 +20,7 @@ function ToastItem({ toast }: { toast: Toast }) {
       <span>{toast.text}</span>
       <button
         type="button"
-        className="icon-btn"
+        className={iconButtonClass}
         aria-label="Dismiss"
         onClick={() => dispatch(toastDismissed(toast.id))}
       >

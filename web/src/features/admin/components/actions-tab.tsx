@@ -15,6 +15,7 @@ import { Pager } from './pager';
 import { useRunPayoutsMutation } from '../api/run-payouts';
 import { usePagedSearch } from './use-paged-search';
 import styles from './actions-tab.module.css';
+import { buttonClass, buttonRowClass } from '../../../components/button';
 
 const LEADS_PAGE_SIZE = 10;
 
@@ -40,7 +41,7 @@ function Leads() {
         <p className="form-msg form-msg--error" role="alert">
           {typeof status === 'number' ? `Failed to load leads (${status})` : null} Couldn't load
           leads —{' '}
-          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+          <button type="button" className={buttonClass('link')} onClick={() => refetch()}>
             retry
           </button>
         </p>
@@ -84,7 +85,7 @@ function FeedbackEntries() {
       {error ? (
         <p className="form-msg form-msg--error" role="alert">
           {errorMessage(error, "Couldn't load feedback")} —{' '}
-          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+          <button type="button" className={buttonClass('link')} onClick={() => refetch()}>
             retry
           </button>
         </p>
@@ -201,17 +202,17 @@ export function ActionsTab() {
         <section className="card">
           <h2>Export</h2>
           <p className="muted">Download CSV files.</p>
-          <div className="btn-row">
+          <div className={buttonRowClass}>
             <button
               type="button"
-              className="btn btn--secondary btn--sm"
+              className={buttonClass('secondary', 'sm')}
               onClick={() => onExport('waitlist')}
             >
               Export waitlist CSV
             </button>
             <button
               type="button"
-              className="btn btn--secondary btn--sm"
+              className={buttonClass('secondary', 'sm')}
               onClick={() => onExport('leads')}
             >
               Export leads CSV
@@ -234,7 +235,7 @@ export function ActionsTab() {
           <p className="muted">Delete every job, submission and job request.</p>
           <button
             type="button"
-            className="btn btn--danger btn--sm"
+            className={buttonClass('danger', 'sm')}
             onClick={onAskClear}
             disabled={previewing}
           >
@@ -250,13 +251,18 @@ export function ActionsTab() {
           <div className="form__actions">
             <button
               type="button"
-              className="btn btn--ghost"
+              className={buttonClass('ghost')}
               data-autofocus
               onClick={() => setPreview(null)}
             >
               Cancel
             </button>
-            <button type="button" className="btn btn--danger" onClick={onClear} disabled={clearing}>
+            <button
+              type="button"
+              className={buttonClass('danger')}
+              onClick={onClear}
+              disabled={clearing}
+            >
               {clearing ? 'Clearing…' : 'Yes, clear all jobs'}
             </button>
           </div>

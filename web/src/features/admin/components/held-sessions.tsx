@@ -6,6 +6,7 @@ import { formatDate, shortId } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { useDecideSessionMutation, useListHeldSessionsQuery } from '../api/session-checks';
 import styles from './held-sessions.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** One failed session: what the check measured, the report itself, and the two decisions. */
 function HeldSession({ s }: { s: HeldSessionView }) {
@@ -83,7 +84,7 @@ function HeldSession({ s }: { s: HeldSessionView }) {
           onConfirm={() => onDecide('release')}
         />
         <ConfirmButton
-          className="btn btn--danger btn--sm"
+          className={buttonClass('danger', 'sm')}
           label="Confirm fail (strike)"
           question="Count this failed session as a strike?"
           confirmLabel="Yes, a strike"
@@ -114,7 +115,7 @@ export function HeldSessions() {
       {error ? (
         <p className="form-msg form-msg--error">
           {errorMessage(error, 'Failed to load the held sessions.')}{' '}
-          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+          <button type="button" className={buttonClass('link')} onClick={() => refetch()}>
             Retry
           </button>
         </p>

@@ -9,6 +9,7 @@ import { useNotify } from '../../../lib/hooks';
 import { downloadBlob } from '../../../lib/transfer';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useListAuditQuery } from '../api/list-audit';
+import { buttonClass, buttonRowClass } from '../../../components/button';
 
 const AUDIT_PAGE_SIZE = 20;
 
@@ -86,7 +87,7 @@ function AuditLog() {
         Every approval, assignment, accept, payout and clear-all, with who did it and when. Entries
         cannot be changed or deleted.
       </p>
-      <div className="btn-row">
+      <div className={buttonRowClass}>
         <Field label="Action">
           <select
             value={action}
@@ -103,7 +104,7 @@ function AuditLog() {
             ))}
           </select>
         </Field>
-        <button type="button" className="btn btn--secondary btn--sm" onClick={onExport}>
+        <button type="button" className={buttonClass('secondary', 'sm')} onClick={onExport}>
           Export audit CSV
         </button>
       </div>
@@ -111,7 +112,7 @@ function AuditLog() {
       {error ? (
         <p className="form-msg form-msg--error" role="alert">
           Couldn't load the audit log —{' '}
-          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+          <button type="button" className={buttonClass('link')} onClick={() => refetch()}>
             retry
           </button>
         </p>
@@ -131,10 +132,10 @@ function AuditLog() {
         </Table>
       ) : null}
       {data && pages > 1 ? (
-        <div className="btn-row">
+        <div className={buttonRowClass}>
           <button
             type="button"
-            className="btn btn--ghost btn--sm"
+            className={buttonClass('ghost', 'sm')}
             disabled={page <= 1}
             onClick={() => setPage(page - 1)}
           >
@@ -145,7 +146,7 @@ function AuditLog() {
           </span>
           <button
             type="button"
-            className="btn btn--ghost btn--sm"
+            className={buttonClass('ghost', 'sm')}
             disabled={page >= pages}
             onClick={() => setPage(page + 1)}
           >
@@ -190,7 +191,7 @@ function JobHistory({ jobs }: { jobs: Job[] }) {
       {rows.length > limit ? (
         <button
           type="button"
-          className="btn btn--ghost btn--sm"
+          className={buttonClass('ghost', 'sm')}
           onClick={() => setLimit(limit + 10)}
         >
           Show 10 more

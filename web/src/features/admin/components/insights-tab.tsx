@@ -8,6 +8,7 @@ import { useNotify } from '../../../lib/hooks';
 import { useGetInsightsQuery } from '../api/get-insights';
 import { formatDay, hours, percent, seconds } from './insights-format';
 import styles from './insights-tab.module.css';
+import { buttonClass, buttonRowClass } from '../../../components/button';
 
 // The chart library loads only when this tab opens (not with the landing or the other tabs).
 const InsightsCharts = lazy(() => import('./insights-charts'));
@@ -67,12 +68,12 @@ export function InsightsTab() {
     <div className="insights">
       <div className={styles.insights__head}>
         <h2>Insights</h2>
-        <div role="group" aria-label="Range" className="btn-row">
+        <div role="group" aria-label="Range" className={buttonRowClass}>
           {RANGE_PRESETS.map((n) => (
             <button
               key={n}
               type="button"
-              className={`btn btn--sm ${n === days ? 'btn--primary' : 'btn--secondary'}`}
+              className={buttonClass(n === days ? 'primary' : 'secondary', 'sm')}
               aria-pressed={n === days}
               onClick={() => setDays(n)}
             >

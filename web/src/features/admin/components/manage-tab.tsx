@@ -27,6 +27,7 @@ import { useDecideAppealMutation, useListOpenAppealsQuery } from '../api/appeals
 import { HeldSessions } from './held-sessions';
 import styles from './manage-tab.module.css';
 import confirmStyles from '../../../components/confirm-button.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** Checkbox state that flips at once and falls back if the server refuses. */
 /**
@@ -93,7 +94,7 @@ function AssignControl({ job }: { job: Job }) {
       </select>
       <button
         type="button"
-        className="btn btn--secondary btn--sm"
+        className={buttonClass('secondary', 'sm')}
         onClick={onAssign}
         disabled={!testerId || isLoading}
       >
@@ -155,7 +156,7 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
                 <>
                   <button
                     type="button"
-                    className="btn btn--secondary btn--sm"
+                    className={buttonClass('secondary', 'sm')}
                     onClick={() => setReviewingId(j.id)}
                   >
                     Review submission
@@ -238,7 +239,7 @@ function WaitlistSection({
       {error ? (
         <p className="form-msg form-msg--error" role="alert">
           Couldn't load waitlist —{' '}
-          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+          <button type="button" className={buttonClass('link')} onClick={() => refetch()}>
             retry
           </button>
         </p>
@@ -339,7 +340,7 @@ function TesterApprovals({ jobs }: { jobs: Job[] }) {
       {error ? (
         <p className="form-msg form-msg--error" role="alert">
           {errorMessage(error, 'Failed to load testers')}{' '}
-          <button type="button" className="btn btn--link" onClick={() => refetch()}>
+          <button type="button" className={buttonClass('link')} onClick={() => refetch()}>
             Retry
           </button>
         </p>
@@ -390,7 +391,7 @@ function TesterApprovals({ jobs }: { jobs: Job[] }) {
                 </span>
                 <button
                   type="button"
-                  className="btn btn--danger btn--sm"
+                  className={buttonClass('danger', 'sm')}
                   onClick={() => {
                     setConfirming(null);
                     void toggle(t.id, false);
@@ -400,7 +401,7 @@ function TesterApprovals({ jobs }: { jobs: Job[] }) {
                 </button>
                 <button
                   type="button"
-                  className="btn btn--ghost btn--sm"
+                  className={buttonClass('ghost', 'sm')}
                   onClick={() => setConfirming(null)}
                 >
                   Keep approved
@@ -465,7 +466,7 @@ function AppealsSection() {
             <div className="row">
               <button
                 type="button"
-                className="btn btn--primary btn--sm"
+                className={buttonClass('primary', 'sm')}
                 disabled={deciding}
                 onClick={() => onDecide(a.id, 'overturn')}
               >
@@ -473,7 +474,7 @@ function AppealsSection() {
               </button>{' '}
               <button
                 type="button"
-                className="btn btn--secondary btn--sm"
+                className={buttonClass('secondary', 'sm')}
                 disabled={deciding}
                 onClick={() => onDecide(a.id, 'uphold')}
               >

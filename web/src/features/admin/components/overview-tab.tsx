@@ -9,6 +9,7 @@ import type { JobView as Job } from '@htm/contracts/jobs';
 import { useGetFinancialOverviewQuery } from '../api/get-financial-overview';
 import { useGetDeadLettersQuery, useReplayDeadLettersMutation } from '../api/dead-letters';
 import styles from './overview-tab.module.css';
+import { buttonClass } from '../../../components/button';
 
 /**
  * Events no consumer could apply (a paid job still hidden, an accepted submission not yet
@@ -38,7 +39,12 @@ function DeadLetters() {
         ({data.groups.map((g) => `${g.group}: ${g.count}`).join(', ')}). Fix the cause (see the
         service&apos;s log), then replay them: each is applied once.
       </p>
-      <button type="button" className="btn" onClick={() => void onReplay()} disabled={isLoading}>
+      <button
+        type="button"
+        className={buttonClass()}
+        onClick={() => void onReplay()}
+        disabled={isLoading}
+      >
         {isLoading ? 'Replaying…' : 'Replay'}
       </button>
     </section>

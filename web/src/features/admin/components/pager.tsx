@@ -1,4 +1,5 @@
 import styles from './pager.module.css';
+import { buttonClass } from '../../../components/button';
 /** Previous / "Page N of M" / Next under a paged admin list; nothing when it fits on one page. */
 export function Pager({
   page,
@@ -14,7 +15,7 @@ export function Pager({
     <div className={styles.pager}>
       <button
         type="button"
-        className="btn btn--ghost btn--sm"
+        className={buttonClass('ghost', 'sm')}
         disabled={page <= 1}
         onClick={() => onPage(page - 1)}
       >
@@ -25,7 +26,7 @@ export function Pager({
       </span>
       <button
         type="button"
-        className="btn btn--ghost btn--sm"
+        className={buttonClass('ghost', 'sm')}
         disabled={page >= pages}
         onClick={() => onPage(page + 1)}
       >

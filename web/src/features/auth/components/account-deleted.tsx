@@ -1,5 +1,6 @@
 import { Link, useSearchParams } from 'react-router';
 import { formatDate } from '../../../lib/format';
+import { buttonClass } from '../../../components/button';
 
 /**
  * /account-deleted?on=<ISO date>: where a person lands after confirming "Delete my account" (every
@@ -23,10 +24,10 @@ export default function AccountDeleted() {
           recordings, sign-ins and e-mails. Money records are kept for accounting, with your name
           replaced by an anonymous id.
         </p>
-        <a className="btn btn--primary btn--block" href="/api/auth/google">
+        <a className={buttonClass('primary', 'block')} href="/api/auth/google">
           Sign in to cancel the deletion
         </a>
-        <Link className="btn btn--ghost btn--block" to="/">
+        <Link className={buttonClass('ghost', 'block')} to="/">
           Back to Home
         </Link>
       </div>

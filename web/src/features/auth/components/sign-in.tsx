@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { SESSION_EXPIRED, SESSION_EXPIRED_BANNER } from '../auth-errors';
 import styles from './sign-in.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** Plain sign-in screen (shown after auth-expired with 'Session expired. Please log in again.'). */
 export function SignIn({ notice }: { notice?: string | null }) {
@@ -23,13 +24,13 @@ export function SignIn({ notice }: { notice?: string | null }) {
         ) : (
           <p className="muted">Sign in with your Gmail account to post jobs or test sites.</p>
         )}
-        <a className="btn btn--google btn--block" href="/api/auth/google">
+        <a className={buttonClass('google', 'block')} href="/api/auth/google">
           Sign in with Google
         </a>
-        <Link className="btn btn--ghost btn--block" to="/login/tester">
+        <Link className={buttonClass('ghost', 'block')} to="/login/tester">
           Tester Login
         </Link>
-        <Link className="btn btn--ghost btn--block" to="/">
+        <Link className={buttonClass('ghost', 'block')} to="/">
           Back to Home
         </Link>
       </div>

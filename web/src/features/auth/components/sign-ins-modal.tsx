@@ -12,6 +12,7 @@ import {
   useLogoutEverywhereMutation,
 } from '../api/sign-ins';
 import styles from './sign-ins-modal.module.css';
+import { buttonClass } from '../../../components/button';
 
 /**
  * Account: "Sign-ins". Every browser signed in to this account (device, when it was last
@@ -75,7 +76,7 @@ export default function SignInsModal({
                 question={s.current ? 'Sign out of this browser?' : `Sign out ${s.device}?`}
                 confirmLabel="Sign out"
                 busyLabel="Signing out…"
-                className="btn btn--ghost btn--sm"
+                className={buttonClass('ghost', 'sm')}
                 onConfirm={() => end(s.id, s.current)}
               />
             </li>
@@ -89,10 +90,10 @@ export default function SignInsModal({
           question="Sign out of every browser, this one included?"
           confirmLabel="Log out everywhere"
           busyLabel="Logging out…"
-          className="btn btn--secondary"
+          className={buttonClass('secondary')}
           onConfirm={everywhere}
         />
-        <button type="button" className="btn btn--ghost" onClick={onClose} data-autofocus>
+        <button type="button" className={buttonClass('ghost')} onClick={onClose} data-autofocus>
           Close
         </button>
       </div>

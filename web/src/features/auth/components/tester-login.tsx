@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { rememberIntent } from '../../../lib/sign-in-intent';
 import styles from './sign-in.module.css';
+import { buttonClass } from '../../../components/button';
 
 /**
  * 'Secure Tester Login': approved testers get in through here, and testers paused by the strike
@@ -28,13 +29,13 @@ export function TesterLogin({ notice, code }: { notice?: string | null; code?: s
           </p>
         ) : null}
         {code === 'tester_signup_needed' ? (
-          <a className="btn btn--primary btn--block" href="/#tester-signup">
+          <a className={buttonClass('primary', 'block')} href="/#tester-signup">
             Sign up to test
           </a>
         ) : null}
         {code === 'site_owner_account' ? (
           <a
-            className="btn btn--primary btn--block"
+            className={buttonClass('primary', 'block')}
             href="/api/auth/google?intent=poster"
             onClick={() => rememberIntent('poster')}
           >
@@ -42,13 +43,13 @@ export function TesterLogin({ notice, code }: { notice?: string | null; code?: s
           </a>
         ) : null}
         <a
-          className="btn btn--google btn--block"
+          className={buttonClass('google', 'block')}
           href="/api/auth/google?intent=tester"
           onClick={() => rememberIntent('tester')}
         >
           Continue with Google
         </a>
-        <Link className="btn btn--ghost btn--block" to="/">
+        <Link className={buttonClass('ghost', 'block')} to="/">
           Back to Home
         </Link>
       </div>

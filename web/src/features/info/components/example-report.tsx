@@ -7,6 +7,7 @@ import { FullResults, SubmissionPreview } from '../../../components/job-results'
 import { formatDate } from '../../../lib/format';
 import { InfoPage } from './info-page';
 import styles from './example-report.module.css';
+import { buttonClass } from '../../../components/button';
 
 /**
  * The example's report with the media a poster really gets: the tester's screen recording (each
@@ -154,7 +155,7 @@ export default function ExampleReportPage() {
         </section>
       </article>
       <p className={styles['example-report__cta']}>
-        <Link className="btn btn--primary btn--lg" to="/#job-request">
+        <Link className={buttonClass('primary', 'lg')} to="/#job-request">
           Get your site tested for $1
         </Link>
       </p>

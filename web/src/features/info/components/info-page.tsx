@@ -2,6 +2,7 @@ import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { SiteFooter } from '../../../components/site-footer';
 import { BrandLink } from '../../../components/brand-link';
+import { buttonClass } from '../../../components/button';
 
 /** A public page beside the landing page: the brand, one heading, the content, the footer. */
 export function InfoPage({
@@ -27,7 +28,7 @@ export function InfoPage({
         <div className="container site-header__inner">
           <BrandLink />
           <nav className="site-nav" aria-label="Main">
-            <Link className="btn btn--primary" to="/#job-request">
+            <Link className={buttonClass('primary')} to="/#job-request">
               Get Your Site Tested
             </Link>
           </nav>

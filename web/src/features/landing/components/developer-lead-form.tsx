@@ -13,6 +13,7 @@ import { useSiteInfo } from '../../../lib/site-info';
 import { formErrorMessage } from '../../../lib/error-message';
 import { useSendLeadMutation } from '../api/send-lead';
 import { MSG, validateLead } from '../landing-rules';
+import { buttonClass } from '../../../components/button';
 
 interface Lead {
   email: string;
@@ -67,7 +68,7 @@ export function DeveloperLeadForm() {
           placeholder="What do you need built or fixed?"
         />
         <FormMessage error={result.error} success={result.success} />
-        <SubmitButton className="btn btn--secondary" busyLabel="Sending…">
+        <SubmitButton className={buttonClass('secondary')} busyLabel="Sending…">
           Send
         </SubmitButton>
       </SchemaForm>

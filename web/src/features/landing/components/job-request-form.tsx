@@ -11,6 +11,7 @@ import {
 } from '../../../components/schema-form';
 import { keepJobRequestForAfterSignIn } from '../../../lib/drafts';
 import { MSG, validateJobRequest, type JobRequest } from '../landing-rules';
+import { buttonClass } from '../../../components/button';
 
 const empty: JobRequest = { email: '', url: '', needs: '' };
 
@@ -60,7 +61,7 @@ export function JobRequestForm({ signedIn = false }: { signedIn?: boolean }) {
         <div className="form-msg form-msg--info" role="status">
           <p>{MSG.draftKept}</p>
           <a
-            className="btn btn--google btn--block"
+            className={buttonClass('google', 'block')}
             href={SIGN_IN_TO_CONTINUE_HREF}
             onClick={() => rememberIntent('poster')}
           >

@@ -6,6 +6,7 @@ import { SiteFooter } from '../../../components/site-footer';
 import { useHydrated } from '../use-hydrated';
 import { BrandLink } from '../../../components/brand-link';
 import styles from './landing-page.module.css';
+import { buttonClass } from '../../../components/button';
 
 // The forms (and the API layer they use) load right after first paint, keeping the
 // landing page's initial JavaScript small.
@@ -140,7 +141,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
           <nav className="site-nav" aria-label="Main">
             <button
               type="button"
-              className="btn btn--ghost"
+              className={buttonClass('ghost')}
               data-scroll-to="samples"
               onClick={() => scrollToSection('samples')}
             >
@@ -148,7 +149,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             </button>
             <button
               type="button"
-              className="btn btn--ghost"
+              className={buttonClass('ghost')}
               data-scroll-to="tester-signup"
               onClick={() => scrollToSection('tester-signup')}
             >
@@ -156,18 +157,18 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
             </button>
             <button
               type="button"
-              className="btn btn--secondary"
+              className={buttonClass('secondary')}
               data-scroll-to="job-request"
               onClick={() => scrollToSection('job-request')}
             >
               Get Your Site Tested
             </button>
             {signedIn ? (
-              <Link className="btn btn--primary" to="/dashboard">
+              <Link className={buttonClass('primary')} to="/dashboard">
                 Go to Dashboard
               </Link>
             ) : (
-              <a className="btn btn--primary" href="/api/auth/google">
+              <a className={buttonClass('primary')} href="/api/auth/google">
                 Sign in with Google
               </a>
             )}
@@ -209,7 +210,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               <div className={styles.hero__cta}>
                 <button
                   type="button"
-                  className="btn btn--primary btn--lg"
+                  className={buttonClass('primary', 'lg')}
                   data-scroll-to="job-request"
                   onClick={() => scrollToSection('job-request')}
                 >
@@ -217,7 +218,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </button>
                 <button
                   type="button"
-                  className="btn btn--secondary btn--lg"
+                  className={buttonClass('secondary', 'lg')}
                   data-scroll-to="samples"
                   onClick={() => scrollToSection('samples')}
                 >
@@ -259,7 +260,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               </ul>
               <button
                 type="button"
-                className="btn btn--primary btn--block"
+                className={buttonClass('primary', 'block')}
                 data-scroll-to="job-request"
                 onClick={() => scrollToSection('job-request')}
               >
@@ -286,7 +287,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               ))}
             </div>
             <p className={styles.samples__more}>
-              <Link className="btn btn--secondary" to="/example-report">
+              <Link className={buttonClass('secondary')} to="/example-report">
                 Read a complete example report
               </Link>
             </p>

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { getToken } from '../../../lib/tokens';
 import { PAYMENT_MESSAGES } from '../messages';
+import { buttonClass } from '../../../components/button';
 
 export default function PaymentCancel() {
   return (
@@ -11,7 +12,7 @@ export default function PaymentCancel() {
           {PAYMENT_MESSAGES.cancelled}
         </p>
         <p className="muted">You can pay later with 'Pay now' on the job in your dashboard.</p>
-        <Link className="btn btn--primary btn--block" to={getToken() ? '/dashboard' : '/'}>
+        <Link className={buttonClass('primary', 'block')} to={getToken() ? '/dashboard' : '/'}>
           {getToken() ? 'Go to Dashboard' : 'Back to Home'}
         </Link>
       </div>

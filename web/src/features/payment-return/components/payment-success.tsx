@@ -8,6 +8,7 @@ import { useGetCheckoutStatusQuery } from '../api/get-checkout-status';
 import { useGetPaidJobQuery } from '../api/get-paid-job';
 import { MAX_POLLS, PAYMENT_HEADINGS, PAYMENT_MESSAGES, POLL_MS } from '../messages';
 import styles from '../../../components/loading.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** After the payment: how many testers, what they do, what the poster does, and by when. */
 export function WhatHappensNext({
@@ -136,11 +137,11 @@ export default function PaymentSuccess() {
         <h1>{PAYMENT_HEADINGS[state]}</h1>
         {body}
         {state === 'unreadable' && !signedIn ? (
-          <a className="btn btn--primary btn--block" href="/api/auth/google?intent=poster">
+          <a className={buttonClass('primary', 'block')} href="/api/auth/google?intent=poster">
             Sign in to see your job
           </a>
         ) : (
-          <Link className="btn btn--primary btn--block" to={signedIn ? '/dashboard' : '/'}>
+          <Link className={buttonClass('primary', 'block')} to={signedIn ? '/dashboard' : '/'}>
             {signedIn ? 'Go to Dashboard' : 'Back to Home'}
           </Link>
         )}

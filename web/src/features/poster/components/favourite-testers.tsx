@@ -7,6 +7,7 @@ import {
   useRemoveFavouriteMutation,
 } from '../api/favourites';
 import styles from './favourite-testers.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** "4.5★ · 3 jobs": what the poster sees of a favourite. */
 export function favouriteSummary(f: FavouriteView): string {
@@ -46,14 +47,19 @@ export function FavouriteToggle({ testerId }: { testerId: string }) {
           <span className="badge badge--favourite">
             <span aria-hidden="true">★ </span>Favourited
           </span>{' '}
-          <button type="button" className="btn btn--ghost btn--sm" disabled={busy} onClick={toggle}>
+          <button
+            type="button"
+            className={buttonClass('ghost', 'sm')}
+            disabled={busy}
+            onClick={toggle}
+          >
             Remove from favourites
           </button>
         </>
       ) : (
         <button
           type="button"
-          className="btn btn--secondary btn--sm"
+          className={buttonClass('secondary', 'sm')}
           disabled={busy}
           onClick={toggle}
         >
@@ -91,7 +97,7 @@ export function FavouriteTesters() {
             </span>
             <button
               type="button"
-              className="btn btn--ghost btn--sm"
+              className={buttonClass('ghost', 'sm')}
               disabled={removing.isLoading}
               onClick={() => drop(f)}
               aria-label={`Remove ${f.name || 'this tester'} from favourite testers`}

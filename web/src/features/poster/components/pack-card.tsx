@@ -26,6 +26,7 @@ import { useGetPackQuery, useRegroupPackMutation } from '../api/pack';
 import { PackReportActions } from './report-actions';
 import { UnpaidNote, usePayNow } from './pay-now';
 import styles from './pack-card.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** A pack's slots by state, from the poster's job list (the same counts GET /api/packs/{id} answers). */
 export function packProgress(slots: Job[]) {
@@ -182,7 +183,7 @@ export function PackCard({
           <>
             <span className="badge badge--unpaid">unpaid</span>
             <BusyButton
-              className="btn btn--primary btn--sm"
+              className={buttonClass('primary', 'sm')}
               onClick={pay}
               busy={paying}
               busyLabel="Opening…"
@@ -193,7 +194,7 @@ export function PackCard({
         ) : (
           <button
             type="button"
-            className="btn btn--primary btn--sm"
+            className={buttonClass('primary', 'sm')}
             onClick={() => setAgreeing(true)}
           >
             What they agree on

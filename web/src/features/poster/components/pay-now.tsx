@@ -5,6 +5,7 @@ import { errorMessage } from '../../../lib/error-message';
 import { useCheckoutJobMutation } from '../api/checkout-job';
 import type { CheckoutAnswer } from '../api/create-job';
 import styles from './pay-now.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** What a card says when a checkout could not start and the answer gave no reason. */
 export const PAYMENT_NOT_STARTED = 'Payment could not start. Please try again in a moment.';
@@ -79,11 +80,11 @@ export function SavedNotPaid({
         or later with Pay now on its card.
       </p>
       <div className="form__actions">
-        <button type="button" className="btn btn--ghost" onClick={onClose}>
+        <button type="button" className={buttonClass('ghost')} onClick={onClose}>
           Pay later
         </button>
         <BusyButton
-          className="btn btn--primary"
+          className={buttonClass('primary')}
           onClick={later.pay}
           busy={later.busy}
           busyLabel="Opening…"

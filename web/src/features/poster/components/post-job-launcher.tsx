@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { takePostJobAfterSignIn } from '../../../lib/drafts';
 import type { FavouriteView } from '@htm/contracts/favourites';
 import { PostJobModal } from './post-job-modal';
+import { buttonClass } from '../../../components/button';
 
 /**
  * Whether Post New Job should open by itself on this page load: taken from the session once
@@ -28,7 +29,7 @@ export default function PostJobLauncher({ favourites }: { favourites?: Favourite
   };
   return (
     <>
-      <button type="button" className="btn btn--primary" onClick={() => setOpen(true)}>
+      <button type="button" className={buttonClass('primary')} onClick={() => setOpen(true)}>
         Post New Job
       </button>
       {open ? (

@@ -47,6 +47,7 @@ import {
   useSchemaForm,
 } from '../../../components/schema-form';
 import type { FavouriteView } from '@htm/contracts/favourites';
+import { buttonClass } from '../../../components/button';
 
 export const POSTING_FAILED = 'Posting failed. Please retry once; if it fails again, re-login.';
 /** A gateway's 502/503/504: the job may have been saved before the answer was lost. */
@@ -330,7 +331,7 @@ export function PostJobModal({
         ) : null}
         <FormMessage error={formError} />
         <div className="form__actions">
-          <button type="button" className="btn btn--ghost" onClick={requestClose}>
+          <button type="button" className={buttonClass('ghost')} onClick={requestClose}>
             Cancel
           </button>
           <SubmitButton busyLabel="Posting…">{`Post Job & Pay ${price}`}</SubmitButton>

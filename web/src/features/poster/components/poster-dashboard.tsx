@@ -29,6 +29,7 @@ import { JobChecks } from '../../../components/job-checks';
 import styles from './poster-dashboard.module.css';
 import statStyles from '../../../components/stat.module.css';
 import confirmStyles from '../../../components/confirm-button.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** The poster's list: one entry per job, a pack's jobs as one entry where its first job stands. */
 export function groupPacks(jobs: Job[]): Array<{ job: Job } | { packId: string; slots: Job[] }> {
@@ -156,7 +157,7 @@ function JobRow({
         {unpaid ? <span className="badge badge--unpaid">unpaid</span> : null}
         {unpaid && !inPack ? (
           <BusyButton
-            className="btn btn--primary btn--sm"
+            className={buttonClass('primary', 'sm')}
             onClick={pay}
             busy={paying}
             busyLabel="Opening…"
@@ -167,7 +168,7 @@ function JobRow({
         {deletable && !confirmDelete ? (
           <button
             type="button"
-            className="btn btn--ghost btn--sm"
+            className={buttonClass('ghost', 'sm')}
             onClick={() => setConfirmDelete(true)}
           >
             Delete
@@ -181,7 +182,7 @@ function JobRow({
           >
             <span>Delete this unpaid job?</span>
             <BusyButton
-              className="btn btn--danger btn--sm"
+              className={buttonClass('danger', 'sm')}
               onClick={onDelete}
               busy={deleting}
               busyLabel="Deleting…"
@@ -190,7 +191,7 @@ function JobRow({
             </BusyButton>
             <button
               type="button"
-              className="btn btn--ghost btn--sm"
+              className={buttonClass('ghost', 'sm')}
               onClick={() => setConfirmDelete(false)}
             >
               Keep it
@@ -198,14 +199,18 @@ function JobRow({
           </div>
         ) : null}
         {jobAllows(job, 'accept') && !checkingReport(job) ? (
-          <button type="button" className="btn btn--primary btn--sm" onClick={() => onReview(job)}>
+          <button
+            type="button"
+            className={buttonClass('primary', 'sm')}
+            onClick={() => onReview(job)}
+          >
             Review Submission
           </button>
         ) : null}
         {job.status === 'completed' ? (
           <button
             type="button"
-            className="btn btn--secondary btn--sm"
+            className={buttonClass('secondary', 'sm')}
             onClick={() => onReview(job)}
           >
             View Results
@@ -214,7 +219,7 @@ function JobRow({
         {job.retest_of && (job.status === 'submitted' || job.status === 'completed') ? (
           <button
             type="button"
-            className="btn btn--secondary btn--sm"
+            className={buttonClass('secondary', 'sm')}
             onClick={() => onCompare(job)}
           >
             Before / after
@@ -222,7 +227,7 @@ function JobRow({
         ) : null}
         {job.status === 'completed' ? (
           <BusyButton
-            className="btn btn--ghost btn--sm"
+            className={buttonClass('ghost', 'sm')}
             onClick={askRetest}
             busy={retesting}
             busyLabel="Opening…"
@@ -320,7 +325,7 @@ export default function PosterDashboard({ user }: { user: User }) {
         {error ? (
           <p className="form-msg form-msg--error">
             Failed to load jobs.{' '}
-            <button type="button" className="btn btn--link" onClick={() => refetch()}>
+            <button type="button" className={buttonClass('link')} onClick={() => refetch()}>
               Retry
             </button>
           </p>

@@ -19,6 +19,7 @@ import {
   type ReportTarget,
 } from '../api/report';
 import styles from './report-actions.module.css';
+import { buttonClass } from '../../../components/button';
 
 const TRACKER_NAMES: Record<TrackerKind, string> = { github: 'GitHub', jira: 'Jira' };
 
@@ -57,7 +58,7 @@ function SendFindings({ job }: { job: Job }) {
     ) : (
       <BusyButton
         key={k}
-        className="btn btn--ghost btn--sm"
+        className={buttonClass('ghost', 'sm')}
         onClick={() => go(index, k)}
         busy={busy === `${index}:${k}`}
         busyLabel="Sending…"
@@ -139,7 +140,7 @@ export function ShareActions({ target, title }: { target: ReportTarget; title: s
       <div className="report-actions__row">
         {!link ? (
           <BusyButton
-            className="btn btn--secondary btn--sm"
+            className={buttonClass('secondary', 'sm')}
             onClick={create}
             busy={sharing}
             busyLabel="Making link…"
@@ -148,7 +149,7 @@ export function ShareActions({ target, title }: { target: ReportTarget; title: s
           </BusyButton>
         ) : null}
         <BusyButton
-          className="btn btn--secondary btn--sm"
+          className={buttonClass('secondary', 'sm')}
           onClick={pdf}
           busy={downloading}
           busyLabel="Making PDF…"
@@ -170,11 +171,11 @@ export function ShareActions({ target, title }: { target: ReportTarget; title: s
           />
           <p className="muted">Works until {formatDate(link.expires_at)}.</p>
           <div className="report-actions__row">
-            <button type="button" className="btn btn--primary btn--sm" onClick={copy}>
+            <button type="button" className={buttonClass('primary', 'sm')} onClick={copy}>
               Copy link
             </button>
             <BusyButton
-              className="btn btn--ghost btn--sm"
+              className={buttonClass('ghost', 'sm')}
               onClick={stop}
               busy={revoking}
               busyLabel="Revoking…"

@@ -12,6 +12,7 @@ import { useListAvailableJobsQuery } from '../api/list-available-jobs';
 import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { JobBrief } from './job-brief';
 import { JobChecks } from '../../../components/job-checks';
+import { buttonClass } from '../../../components/button';
 import styles from './available-jobs.module.css';
 
 const GEO: Record<string, string> = {
@@ -61,7 +62,7 @@ function AvailablePage({
           <span>{errorMessage(error, 'Failed to load available jobs')}</span>{' '}
           <button
             type="button"
-            className="btn btn--secondary btn--sm"
+            className={buttonClass('secondary', 'sm')}
             onClick={() => void refetch()}
             disabled={isFetching}
           >
@@ -107,7 +108,7 @@ function AvailablePage({
               <span className={styles.price}>{RULE_WORDS.testerShare}</span>
               <button
                 type="button"
-                className="btn btn--primary btn--sm"
+                className={buttonClass('primary', 'sm')}
                 onClick={() => onClaim(j)}
                 disabled={claiming === j.id || Boolean(heldReason) || !jobAllows(j, 'claim')}
                 aria-describedby={heldReason ? heldId : undefined}
@@ -121,7 +122,7 @@ function AvailablePage({
       {isLast && data?.next_cursor ? (
         <button
           type="button"
-          className={`btn btn--secondary btn--sm ${styles['load-more']}`}
+          className={`${buttonClass('secondary', 'sm')} ${styles['load-more']}`}
           onClick={() => onMore(data.next_cursor as string)}
         >
           Load more jobs
@@ -174,7 +175,7 @@ export function AvailableJobs({ onClaimed }: { onClaimed?: (jobId: string) => vo
         </p>
         <button
           type="button"
-          className="btn btn--ghost btn--sm"
+          className={buttonClass('ghost', 'sm')}
           onClick={() => {
             setCursors([undefined]);
             void refetch();

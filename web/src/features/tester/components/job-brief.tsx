@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import styles from './job-brief.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** Briefs longer than this (or of more than two lines) are shortened until "more" is pressed. */
 export const BRIEF_SHORT_CHARS = 180;
@@ -26,7 +27,7 @@ export function JobBrief({ text }: { text: string }) {
       </p>
       <button
         type="button"
-        className="btn btn--link btn--sm"
+        className={buttonClass('link', 'sm')}
         aria-expanded={open}
         aria-controls={id}
         onClick={() => setOpen(!open)}

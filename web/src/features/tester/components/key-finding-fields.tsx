@@ -7,6 +7,7 @@ import {
 import { Field } from '../../../components/field';
 import { formatMoment } from '../../../lib/format-moment';
 import styles from './key-finding-fields.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** What the tester typed as a finding's details (all optional); at_ms comes from "Mark moment". */
 export interface FindingDetailsDraft {
@@ -182,7 +183,7 @@ function FindingDetailsFields({
     <div className={styles.finding__details}>
       <button
         type="button"
-        className="btn btn--link btn--sm"
+        className={buttonClass('link', 'sm')}
         aria-expanded={shown}
         onClick={() => setOpen(!shown)}
       >
@@ -194,7 +195,7 @@ function FindingDetailsFields({
           at {formatMoment(value.at_ms)} in the recording{' '}
           <button
             type="button"
-            className="btn btn--link btn--sm"
+            className={buttonClass('link', 'sm')}
             onClick={() => onChange({ at_ms: null })}
             aria-label={`Remove the moment of finding ${n}`}
           >

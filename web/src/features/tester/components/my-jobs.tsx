@@ -17,6 +17,7 @@ import { QUICK_REPORT, QUICK_REPORT_LINE, SubmitWorkModal } from './submit-work-
 import { useNow } from './use-now';
 import { JobChecks } from '../../../components/job-checks';
 import styles from './my-jobs.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** How often an expired card asks the server again (its timer releases the job shortly after). */
 const EXPIRED_REFETCH_MS = 10_000;
@@ -136,7 +137,7 @@ export function MyJobs() {
                   <div className={styles['report-choice']}>
                     <button
                       type="button"
-                      className="btn btn--primary btn--sm"
+                      className={buttonClass('primary', 'sm')}
                       aria-describedby={`quick-${j.id}`}
                       onClick={() => setModal({ job: j, variant: 'work' })}
                     >
@@ -147,7 +148,7 @@ export function MyJobs() {
                     </span>
                     <button
                       type="button"
-                      className="btn btn--secondary btn--sm"
+                      className={buttonClass('secondary', 'sm')}
                       aria-describedby={`detailed-${j.id}`}
                       onClick={() => setModal({ job: j, variant: 'report' })}
                     >
@@ -164,7 +165,7 @@ export function MyJobs() {
                 {gone.includes(j) ? (
                   <button
                     type="button"
-                    className="btn btn--secondary btn--sm"
+                    className={buttonClass('secondary', 'sm')}
                     onClick={() => setKept((prev) => prev.filter((p) => p.id !== j.id))}
                   >
                     Dismiss

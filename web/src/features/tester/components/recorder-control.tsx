@@ -1,4 +1,5 @@
 import styles from './recorder-control.module.css';
+import { buttonClass } from '../../../components/button';
 
 /**
  * The recorder's small always-on-top control (rendered into the floating window): what it is
@@ -38,22 +39,22 @@ export function RecorderControl({
       <div className={styles.buttons}>
         <button
           type="button"
-          className="btn btn--secondary btn--sm"
+          className={buttonClass('secondary', 'sm')}
           onClick={onMark}
           aria-keyshortcuts={showKey ? 'Alt+M' : undefined}
         >
           Mark moment{showKey ? <kbd>Alt+M</kbd> : null}
         </button>
         {paused ? (
-          <button type="button" className="btn btn--secondary btn--sm" onClick={onResume}>
+          <button type="button" className={buttonClass('secondary', 'sm')} onClick={onResume}>
             Resume
           </button>
         ) : (
-          <button type="button" className="btn btn--secondary btn--sm" onClick={onPause}>
+          <button type="button" className={buttonClass('secondary', 'sm')} onClick={onPause}>
             Pause
           </button>
         )}
-        <button type="button" className="btn btn--danger btn--sm" onClick={onStop}>
+        <button type="button" className={buttonClass('danger', 'sm')} onClick={onStop}>
           Stop
         </button>
       </div>

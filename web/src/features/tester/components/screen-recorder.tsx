@@ -27,6 +27,7 @@ import {
 } from '../live-recording';
 import styles from './screen-recorder.module.css';
 import progressStyles from './upload-progress.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** What the form must know to allow Submit: null when nothing is in progress. */
 export type RecorderBusy = 'recording' | 'uploading' | 'not_uploaded' | null;
@@ -598,7 +599,11 @@ export function ScreenRecorder({
             Record your screen and your voice while you test: the poster watches you use the site
             and hears what you think. Up to {limit}.
           </p>
-          <button type="button" className="btn btn--secondary" onClick={() => setPhase('consent')}>
+          <button
+            type="button"
+            className={buttonClass('secondary')}
+            onClick={() => setPhase('consent')}
+          >
             Record your screen
           </button>
         </>
@@ -610,10 +615,10 @@ export function ScreenRecorder({
         <div className={styles.recorder__resume} role="group" aria-label="Unfinished recording">
           <p>{M.interrupted(formatMoment(kept.duration_ms), mb(kept.size), kept.stopped)}</p>
           <div className="form__actions">
-            <button type="button" className="btn btn--ghost" onClick={discard}>
+            <button type="button" className={buttonClass('ghost')} onClick={discard}>
               Discard recording
             </button>
-            <button type="button" className="btn btn--primary" onClick={resumeKept}>
+            <button type="button" className={buttonClass('primary')} onClick={resumeKept}>
               Upload the recording
             </button>
           </div>
@@ -623,10 +628,14 @@ export function ScreenRecorder({
         <div className={styles.recorder__resume} role="group" aria-label="Unfinished recording">
           <p role="alert">{M.lost}</p>
           <div className="form__actions">
-            <button type="button" className="btn btn--ghost" onClick={discard}>
+            <button type="button" className={buttonClass('ghost')} onClick={discard}>
               Submit without a recording
             </button>
-            <button type="button" className="btn btn--primary" onClick={() => setPhase('consent')}>
+            <button
+              type="button"
+              className={buttonClass('primary')}
+              onClick={() => setPhase('consent')}
+            >
               Record again
             </button>
           </div>
@@ -652,7 +661,7 @@ export function ScreenRecorder({
           <div className="form__actions">
             <button
               type="button"
-              className="btn btn--ghost"
+              className={buttonClass('ghost')}
               onClick={() => {
                 setError(null);
                 setPhase('idle');
@@ -662,7 +671,7 @@ export function ScreenRecorder({
             </button>
             <button
               type="button"
-              className="btn btn--primary"
+              className={buttonClass('primary')}
               disabled={phase === 'starting'}
               onClick={() => void start()}
             >
@@ -684,30 +693,30 @@ export function ScreenRecorder({
           </span>
           <span className={styles.recorder__buttons}>
             {phase === 'paused' ? (
-              <button type="button" className="btn btn--secondary btn--sm" onClick={resume}>
+              <button type="button" className={buttonClass('secondary', 'sm')} onClick={resume}>
                 Resume
               </button>
             ) : (
-              <button type="button" className="btn btn--secondary btn--sm" onClick={pause}>
+              <button type="button" className={buttonClass('secondary', 'sm')} onClick={pause}>
                 Pause
               </button>
             )}
             <button
               type="button"
-              className="btn btn--secondary btn--sm"
+              className={buttonClass('secondary', 'sm')}
               onClick={mark}
               aria-keyshortcuts={showKey ? MARK_KEY : undefined}
               title={showKey ? `Mark moment (${MARK_KEY})` : undefined}
             >
               Mark moment{showKey ? <kbd>{MARK_KEY}</kbd> : null}
             </button>
-            <button type="button" className="btn btn--danger btn--sm" onClick={() => stop()}>
+            <button type="button" className={buttonClass('danger', 'sm')} onClick={() => stop()}>
               Stop
             </button>
             {onTop ? null : (
               <button
                 type="button"
-                className="btn btn--ghost btn--sm"
+                className={buttonClass('ghost', 'sm')}
                 onClick={() => void showFloating()}
               >
                 Keep controls on top
@@ -749,7 +758,7 @@ export function ScreenRecorder({
       {phase === 'done' && attached ? (
         <p className="recorder__attached">
           Recording attached: {formatMoment(attached.duration_ms)}, {mb(attached.size_bytes)}.{' '}
-          <button type="button" className="btn btn--link btn--sm" onClick={discard}>
+          <button type="button" className={buttonClass('link', 'sm')} onClick={discard}>
             Remove recording
           </button>
         </p>
@@ -791,13 +800,13 @@ export function ScreenRecorder({
         : null}
       {phase === 'failed' ? (
         <div className="form__actions">
-          <button type="button" className="btn btn--ghost" onClick={discard}>
+          <button type="button" className={buttonClass('ghost')} onClick={discard}>
             Discard recording
           </button>
           {canRetry ? (
             <button
               type="button"
-              className="btn btn--primary"
+              className={buttonClass('primary')}
               onClick={() => {
                 setError(null);
                 setPhase('uploading');

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import Konva from 'konva';
 import styles from './screenshot-annotator.module.css';
+import { buttonClass } from '../../../components/button';
 
 type Tool = 'box' | 'arrow' | 'note' | 'blur';
 
@@ -312,7 +313,7 @@ export function ScreenshotAnnotator({
         picture: arrow keys move the selected mark, Shift+arrows resize it, Delete removes it. Blur
         hides e-mail addresses, names and card numbers: the original is never uploaded.
       </p>
-      <button type="button" className="btn btn--secondary btn--sm" onClick={addInMiddle}>
+      <button type="button" className={buttonClass('secondary', 'sm')} onClick={addInMiddle}>
         Add {TOOL_LABELS[tool].toLowerCase()}
       </button>
       {/* The canvas takes the keyboard when it has the focus (see the help above): a drawing surface. */}
@@ -337,10 +338,10 @@ export function ScreenshotAnnotator({
         </p>
       ) : null}
       <div className="form__actions">
-        <button type="button" className="btn btn--ghost" onClick={onCancel}>
+        <button type="button" className={buttonClass('ghost')} onClick={onCancel}>
           Cancel drawing
         </button>
-        <button type="button" className="btn btn--primary" onClick={finish}>
+        <button type="button" className={buttonClass('primary')} onClick={finish}>
           Use annotated screenshot
         </button>
       </div>

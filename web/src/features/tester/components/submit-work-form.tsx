@@ -49,6 +49,7 @@ import { useWorkUpload } from './use-work-upload';
 import styles from './submit-work-form.module.css';
 import briefStyles from './job-brief.module.css';
 import checksStyles from '../../../components/job-checks.module.css';
+import { buttonClass } from '../../../components/button';
 
 /** The drawing tools (Konva) load when the tester first draws on a screenshot. */
 const ScreenshotAnnotator = lazy(() =>
@@ -398,7 +399,7 @@ export function SubmitWorkForm({
             <button
               key={i}
               type="button"
-              className="btn btn--link btn--sm"
+              className={buttonClass('link', 'sm')}
               onClick={() => setAnnotating(i)}
             >
               {quick
@@ -557,7 +558,7 @@ export function SubmitWorkForm({
         <UploadProgress percent={progress} />
         <FormMessage error={formError} />
         <div className="form__actions">
-          <button type="button" className="btn btn--ghost" onClick={requestClose}>
+          <button type="button" className={buttonClass('ghost')} onClick={requestClose}>
             Cancel
           </button>
           <SubmitButton busy={progress !== null || same.comparing}>

@@ -12,6 +12,7 @@ import { MyJobs } from './my-jobs';
 import { ProfileModal } from './profile-modal';
 import { StrikesPanel } from './strikes-panel';
 import { SessionChecksPanel } from './session-checks-panel';
+import { buttonClass } from '../../../components/button';
 
 /** Tester dashboard: pending approval, paused (released by strikes: reasons and appeals), or tabs Available Jobs / My Jobs / Earnings. */
 const TABS = ['available', 'mine', 'earnings'];
@@ -65,7 +66,11 @@ export default function TesterDashboard({ user }: { user: User }) {
           </>
         )}
         {user.released ? <StrikesPanel paused /> : null}
-        <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>
+        <button
+          type="button"
+          className={buttonClass('secondary')}
+          onClick={() => setProfileOpen(true)}
+        >
           Update Your Profile
         </button>
         {profile}
@@ -87,14 +92,22 @@ export default function TesterDashboard({ user }: { user: User }) {
               : 'Your rating: no ratings yet'}
           </p>
         </div>
-        <button type="button" className="btn btn--secondary" onClick={() => setProfileOpen(true)}>
+        <button
+          type="button"
+          className={buttonClass('secondary')}
+          onClick={() => setProfileOpen(true)}
+        >
           Update Your Profile
         </button>
       </div>
       {featureFlags.enable_country_cta && !user.country ? (
         <div className="notice">
           Set your country to see the jobs open to you.{' '}
-          <button type="button" className="btn btn--link" onClick={() => setProfileOpen(true)}>
+          <button
+            type="button"
+            className={buttonClass('link')}
+            onClick={() => setProfileOpen(true)}
+          >
             Set country
           </button>
         </div>
