@@ -209,7 +209,7 @@ describe('first click to paid job, without dead ends', () => {
     await admin.reload();
     await admin.getByRole('tab', { name: 'Manage' }).click();
     const row = admin.locator('tr', { hasText: title });
-    const badge = row.locator('.badge').first();
+    const badge = row.getByText('completed', { exact: true });
     await badge.waitFor();
     expect(await badge.evaluate((el) => el.getClientRects().length)).toBe(1);
     const lineHeight = await badge.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));

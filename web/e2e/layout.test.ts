@@ -397,7 +397,8 @@ describe('layout audit: every screen at 320, 390, 768 and 1280 px', () => {
       await p.getByRole('dialog', { name: 'Job saved, not paid yet' }).waitFor();
     });
     await p.unroute('**/api/jobs');
-    const card = (title: string) => p.locator('.job-card', { hasText: title });
+    const card = (title: string) =>
+      p.getByRole('listitem').filter({ has: p.getByRole('heading', { name: title, exact: true }) });
     await w.dialog('review submission', () =>
       card(`Layout submitted ${ts}`).getByRole('button', { name: 'Review Submission' }).click(),
     );
@@ -451,7 +452,9 @@ describe('layout audit: every screen at 320, 390, 768 and 1280 px', () => {
       p.getByRole('button', { name: 'Update Your Profile' }).click(),
     );
     await p.getByRole('tab', { name: 'My Jobs' }).click();
-    const mine = p.locator('.job-card', { hasText: `Layout claimed ${ts}` });
+    const mine = p
+      .getByRole('listitem')
+      .filter({ has: p.getByRole('heading', { name: `Layout claimed ${ts}`, exact: true }) });
     await w.screen(
       'tester my jobs',
       async () => undefined,

@@ -48,7 +48,9 @@ describe('live updates in the browser', () => {
       .getByText('Payment received! Your job is live and visible to testers.')
       .waitFor({ timeout: 30_000 });
     await poster.getByRole('link', { name: 'Go to Dashboard' }).click();
-    const card = poster.locator('li.job-card', { hasText: title });
+    const card = poster
+      .getByRole('listitem')
+      .filter({ has: poster.getByRole('heading', { name: title, exact: true }) });
     await card.getByText('Live — waiting for a tester to claim it.').waitFor();
     await poster.locator('.live-indicator--live').waitFor();
     const reloads: string[] = [];
@@ -82,7 +84,7 @@ describe('live updates in the browser', () => {
 
     counts.claim = await step('JobClaimed', async () => {
       await offer.getByRole('button', { name: 'Claim' }).click();
-      await card.locator('.badge--claimed').waitFor({ timeout: 10_000 });
+      await card.getByText('claimed', { exact: true }).waitFor({ timeout: 10_000 });
       await poster.getByText('Your job was claimed').waitFor();
       await testerLists.received(
         (m) => m.event === 'available' && m.data.action === 'removed',
@@ -104,9 +106,9 @@ describe('live updates in the browser', () => {
     counts.submission = await step('WorkSubmitted', async () => {
       await tester.getByRole('dialog').getByRole('button', { name: 'Submit Work' }).click();
       await card.getByRole('button', { name: 'Review Submission' }).waitFor({ timeout: 10_000 });
-      await card.locator('.badge--submitted').waitFor();
+      await card.getByText('submitted', { exact: true }).waitFor();
       await poster.getByText('Results are ready').waitFor();
-      await mine.locator('.badge--submitted').waitFor();
+      await mine.getByText('submitted', { exact: true }).waitFor();
     });
     await shot(poster, 'live-poster-submitted');
 
@@ -116,7 +118,7 @@ describe('live updates in the browser', () => {
     counts.acceptance = await step('SubmissionAccepted', async () => {
       await poster.getByRole('button', { name: 'Submit Review' }).click();
       await poster.getByRole('dialog', { name: 'Results' }).waitFor();
-      await mine.locator('.badge--completed').waitFor({ timeout: 10_000 });
+      await mine.getByText('completed', { exact: true }).waitFor({ timeout: 10_000 });
     });
     console.log(`list requests per step (issue #50): ${JSON.stringify(counts)}`);
     expect(counts).toEqual({
@@ -125,16 +127,16 @@ describe('live updates in the browser', () => {
       acceptance: { poster: [], tester: [] },
     });
     await poster.keyboard.press('Escape');
-    await card.locator('.badge--completed').waitFor();
+    await card.getByText('completed', { exact: true }).waitFor();
     expect(reloads).toEqual([]);
 
     // What the patches showed is what the server says: the same screens after a reload.
     await poster.reload();
-    await card.locator('.badge--completed').waitFor();
+    await card.getByText('completed', { exact: true }).waitFor();
     await card.getByRole('button', { name: 'View Results' }).waitFor();
     await tester.reload();
     await tester.getByRole('tab', { name: 'My Jobs' }).click();
-    await mine.locator('.badge--completed').waitFor();
+    await mine.getByText('completed', { exact: true }).waitFor();
     await tester.getByRole('tab', { name: 'Available Jobs' }).click();
     await tester
       .getByText(/No jobs available right now|Each job pays/)

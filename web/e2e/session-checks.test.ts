@@ -69,7 +69,9 @@ describe('every session checked, in the browser', () => {
       method: 'POST',
       redirect: 'manual',
     });
-    const card = poster.locator('li.job-card', { hasText: title });
+    const card = poster
+      .getByRole('listitem')
+      .filter({ has: poster.getByRole('heading', { name: title, exact: true }) });
     await card.getByText('Live — waiting for a tester to claim it.').waitFor({ timeout: 30_000 });
     // Every notice the owner's page shows from now on, however briefly.
     await poster.evaluate(() => {

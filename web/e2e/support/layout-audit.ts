@@ -158,7 +158,11 @@ function measure(): string[] {
 
   // 4. Text that does not fit in its button, tab, badge or label.
   for (const el of all) {
-    if (!el.matches('button, a[class*="btn"], [role="tab"], .badge, label, summary, legend, th'))
+    if (
+      !el.matches(
+        'button, a[class*="btn"], [role="tab"], [class*="badge"], label, summary, legend, th',
+      )
+    )
       continue;
     const h = el as HTMLElement;
     if (style(h).display === 'inline' || !h.clientWidth) continue;

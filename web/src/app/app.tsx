@@ -12,6 +12,7 @@ import { TesterLogin } from '../features/auth/components/tester-login';
 import { useSessionBootstrap } from './session-bootstrap';
 import type { AppStore } from './store';
 import { buttonClass } from '../components/button';
+import { AuthCard } from '../components/auth-card';
 
 // Everything behind sign-in and the payment return pages load on demand.
 const Shell = lazy(() => import('./shell'));
@@ -31,15 +32,13 @@ const RefundPage = lazy(() =>
 
 function NotFound() {
   return (
-    <main className="auth-page" id="main">
-      <div className="auth-card">
-        <h1>Page not found</h1>
-        <p className="muted">That page does not exist.</p>
-        <Link className={buttonClass('primary', 'block')} to="/">
-          Back to Home
-        </Link>
-      </div>
-    </main>
+    <AuthCard>
+      <h1>Page not found</h1>
+      <p className="muted">That page does not exist.</p>
+      <Link className={buttonClass('primary', 'block')} to="/">
+        Back to Home
+      </Link>
+    </AuthCard>
   );
 }
 

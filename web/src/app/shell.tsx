@@ -20,8 +20,13 @@ import { useGetMeQuery } from '../features/auth/api/get-me';
 import { useLogoutMutation } from '../features/auth/api/logout';
 import { ChooseRole } from '../features/auth/components/choose-role';
 import { buttonClass } from '../components/button';
+import brand from '../components/brand.module.css';
+import { badgeClass } from '../components/badge';
+import panel from '../components/panel.module.css';
+import pageStyles from '../components/page.module.css';
 import styles from './shell.module.css';
 import errorStyles from '../components/error-boundary.module.css';
+import { SkipLink } from '../components/skip-link';
 
 const PosterDashboard = lazy(() => import('../features/poster/components/poster-dashboard'));
 const SettingsPage = lazy(() => import('../features/poster/components/settings-page'));
@@ -67,8 +72,12 @@ function Header({
   return (
     <header className={styles['app-header']}>
       <div className={`container ${styles['app-header__inner']}`}>
-        <a className="brand" href="/dashboard" aria-label="HumanTest dashboard">
-          <span className="brand__mark" aria-hidden="true">
+        <a
+          className={`${brand.brand} ${styles['app-header__brand']}`}
+          href="/dashboard"
+          aria-label="HumanTest dashboard"
+        >
+          <span className={brand.brand__mark} aria-hidden="true">
             $1
           </span>
           <span className={styles['app-header__brand-name']}>HumanTest</span>
@@ -76,7 +85,7 @@ function Header({
         <div className={styles['app-header__user']}>
           <span className={styles['app-header__name']}>{user.name || user.email}</span>
           {user.type ? (
-            <span className={`badge ${styles['badge--type']}`}>
+            <span className={`${badgeClass()} ${styles['badge--type']}`}>
               {TYPE_LABEL[user.type] ?? user.type}
             </span>
           ) : null}
@@ -169,8 +178,8 @@ export default function Shell() {
   if (isLoading) return <Loading label="Loading your dashboard…" />;
   if (error || !user) {
     return (
-      <main className="container page" id="main">
-        <div className={`panel ${errorStyles['error-screen']}`} role="alert">
+      <main className={`container ${pageStyles.page}`} id="main">
+        <div className={`${panel.panel} ${errorStyles['error-screen']}`} role="alert">
           <h2>Dashboard error: {errorMessage(error, 'Dashboard loading failed')}</h2>
           <button type="button" className={buttonClass('primary')} onClick={() => refetch()}>
             Retry
@@ -183,9 +192,7 @@ export default function Shell() {
 
   return (
     <div className="app">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
+      <SkipLink />
       <aside className={styles['feedback-banner']} aria-label="Beta feedback">
         <span>We're in beta — tell us what to improve.</span>
         <button type="button" className={buttonClass('link')} onClick={() => setFeedbackOpen(true)}>
@@ -201,7 +208,7 @@ export default function Shell() {
         onYourData={() => setYourDataOpen(true)}
       />
       <StatusBar />
-      <main className="container page" id="main" tabIndex={-1}>
+      <main className={`container ${pageStyles.page}`} id="main" tabIndex={-1}>
         <Suspense fallback={<Loading />}>
           <Routes>
             {/* A poster's (or the admin's) webhooks and issue trackers. */}

@@ -251,9 +251,10 @@ describe('RecordingPlayer (the poster’s results)', () => {
 });
 
 describe('timeline markers take their finding’s severity colour', () => {
-  it('paints a blocker, a major and an unrated marker each its own colour (app.css)', async () => {
+  it('paints a blocker, a major and an unrated marker each its own colour (its CSS module)', async () => {
     const { RecordingPlayer } = await import('./recording-player');
-    const css = readFileSync(new URL('../styles/app.css', import.meta.url), 'utf8');
+    // The module's class names are its own keys under jest (test-css-module.cjs), as in the markup.
+    const css = readFileSync(new URL('./recording-player.module.css', import.meta.url), 'utf8');
     const sheet = document.createElement('style');
     // jsdom does not resolve var(): each custom property becomes a colour of its own.
     const names: string[] = [];

@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import panel from './panel.module.css';
 import styles from './error-boundary.module.css';
 import { buttonClass } from './button';
 
@@ -31,7 +32,7 @@ export class ErrorBoundary extends Component<Props, State> {
     if (!this.state.error) return this.props.children;
     const message = this.state.error.message || 'Unknown error';
     return (
-      <div className={`panel ${styles['error-screen']}`} role="alert">
+      <div className={`${panel.panel} ${styles['error-screen']}`} role="alert">
         <h2>
           {this.props.label}: {message}
         </h2>

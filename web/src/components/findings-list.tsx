@@ -4,6 +4,7 @@ import {
   type FindingView,
 } from '@htm/contracts/findings';
 import { formatMoment } from '../lib/format-moment';
+import { severityClass } from './severity';
 import styles from './findings-list.module.css';
 import { buttonClass } from './button';
 
@@ -21,14 +22,14 @@ export function FindingsList({
   onSeek?: (ms: number) => void;
 }) {
   return (
-    <ol className={`findings ${styles['findings--detailed']}`}>
+    <ol className={`${styles.findings} ${styles['findings--detailed']}`}>
       {sortFindingsBySeverity(findings.map((f, i) => ({ ...f, n: i + 1 }))).map((f) => (
         // The tester's numbering (the summary's "Finding" links land here).
         <li key={f.n} className="finding-card" id={`finding-${f.n}`} tabIndex={-1}>
           <p className={styles['finding-card__head']}>
             {f.severity ? (
               <span
-                className={`severity severity--${f.severity}`}
+                className={severityClass(f.severity)}
                 title={FINDING_SEVERITY_LABELS[f.severity]}
               >
                 {f.severity}
@@ -62,7 +63,7 @@ export function FindingsList({
             </div>
           ) : null}
           {f.expected || f.actual ? (
-            <dl className="meta">
+            <dl className={styles.meta}>
               {f.expected ? (
                 <div>
                   <dt>Expected</dt>

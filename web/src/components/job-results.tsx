@@ -9,6 +9,7 @@ import { formatDate } from '../lib/format';
 import { useNotify } from '../lib/hooks';
 import { downloadBlob, withDownloadFlag } from '../lib/transfer';
 import type { JobView as Job } from '@htm/contracts/jobs';
+import findings from './findings-list.module.css';
 import styles from './job-results.module.css';
 
 const EXT_BY_TYPE: Record<string, string> = {
@@ -56,7 +57,7 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
       </p>
       <SessionCheckLine check={submission.session_check} />
       {p?.device_used || p?.browser_used ? (
-        <dl className="meta">
+        <dl className={findings.meta}>
           <div>
             <dt>Device</dt>
             <dd>{p?.device_used || '—'}</dd>
@@ -73,7 +74,7 @@ export function SubmissionPreview({ submission }: { submission: SubmissionView }
       ) : submission.findings?.length ? (
         <FindingsList findings={submission.findings} />
       ) : (
-        <ul className="findings">
+        <ul className={findings.findings}>
           {(p?.key_findings_bullets ?? []).map((k, i) => (
             <li key={i} dir="auto" id={`finding-${i + 1}`} tabIndex={-1}>
               {k}

@@ -51,7 +51,7 @@ export function RecordingPlayer({
             <button
               key={i}
               type="button"
-              className={`${styles.player__marker}${f.severity ? ` severity--${f.severity}` : ''}`}
+              className={`${styles.player__marker}${f.severity ? ` ${styles[`player__marker--${f.severity}`]}` : ''}`}
               style={{ left: `${Math.min(100, (f.at_ms! / duration) * 100)}%` }}
               onClick={() => seek(f.at_ms!)}
               title={`${formatMoment(f.at_ms!)}: ${f.text}`}

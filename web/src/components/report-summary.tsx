@@ -19,6 +19,7 @@ import {
   usePackSummaryState,
 } from '../lib/summary-api';
 import { ReelPlayer, type ReelHandle } from './reel-player';
+import { severityClass } from './severity';
 import styles from './report-summary.module.css';
 import { buttonClass } from './button';
 
@@ -83,9 +84,7 @@ function Problem({
     <li className={styles.problem} id={`fix-first-${n}`} tabIndex={-1}>
       <p className={styles.problemHead}>
         {tools?.problem(p)}
-        <span className={`severity${p.severity ? ` severity--${p.severity}` : ''}`}>
-          {severityWord(p.severity)}
-        </span>{' '}
+        <span className={severityClass(p.severity)}>{severityWord(p.severity)}</span>{' '}
         <strong dir="auto">{p.title}</strong>
       </p>
       <p className={styles.meta}>

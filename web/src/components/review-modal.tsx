@@ -17,6 +17,7 @@ import { FullResults, SubmissionPreview } from './job-results';
 import { JobSummary } from './report-summary';
 import { Form } from './form';
 import { buttonClass } from './button';
+import notice from './notice.module.css';
 
 type Decision = '' | 'accept' | 'request_revision' | 'reject';
 
@@ -161,7 +162,7 @@ export function ReviewModal({
           <JobSummary jobId={job.id} focusProblem={focusProblem} />
           <SubmissionPreview submission={submission} />
           {canReview && submission.session_check?.replacement_available ? (
-            <p className="notice">
+            <p className={notice.notice}>
               Not what you paid for? Once per job, another tester can do it again for free (
               {REPLACEMENT_TURNAROUND} from now); this tester is not paid.{' '}
               <BusyButton
@@ -176,7 +177,7 @@ export function ReviewModal({
             </p>
           ) : null}
           {submission.locked ? (
-            <p className="notice">
+            <p className={notice.notice}>
               {accepted
                 ? 'Accepted. Unlocking the full results…'
                 : `Full results unlock when you accept${countdown ? `, or automatically in ${countdown}` : ''}.`}

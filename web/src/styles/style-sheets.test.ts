@@ -15,8 +15,9 @@ import ts from 'typescript';
 
 const web = fileURLToPath(new URL('../..', import.meta.url));
 const src = path.join(web, 'src');
-// Issue #50 asks for 300; lowered as the rules move beside their components.
-const MAX_GLOBAL_LINES = 944;
+// Issue #50 asks for 300. What is left above it are the form rules (and the rules of the forms
+// being moved onto the schema form, which move beside them with that work); lower it to 300 then.
+const MAX_GLOBAL_LINES = 359;
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>

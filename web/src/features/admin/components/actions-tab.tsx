@@ -14,6 +14,11 @@ import { useListLeadsQuery } from '../api/list-leads';
 import { Pager } from './pager';
 import { useRunPayoutsMutation } from '../api/run-payouts';
 import { usePagedSearch } from './use-paged-search';
+import card from '../../../components/card.module.css';
+import entry from '../../../components/entry.module.css';
+import notice from '../../../components/notice.module.css';
+import pageStyles from '../../../components/page.module.css';
+import panel from '../../../components/panel.module.css';
 import styles from './actions-tab.module.css';
 import { buttonClass, buttonRowClass } from '../../../components/button';
 
@@ -29,8 +34,8 @@ function Leads() {
   });
   const status = errorStatus(error);
   return (
-    <section className="panel" aria-labelledby="leads-title">
-      <h2 className="panel__title" id="leads-title">
+    <section className={panel.panel} aria-labelledby="leads-title">
+      <h2 className={panel.panel__title} id="leads-title">
         Developer leads
       </h2>
       <Field label="Search leads">
@@ -46,10 +51,10 @@ function Leads() {
           </button>
         </p>
       ) : null}
-      {data && !data.leads.length ? <p className="empty">No leads.</p> : null}
-      <ul className="entry-list">
+      {data && !data.leads.length ? <p className={notice.empty}>No leads.</p> : null}
+      <ul className={entry['entry-list']}>
         {data?.leads.map((l) => (
-          <li className="entry" key={l.id}>
+          <li className={entry.entry} key={l.id}>
             <div>
               <strong>{l.email}</strong> <span className="muted">{formatDate(l.created_at)}</span>
               <div className="prewrap">{l.message}</div>
@@ -74,8 +79,8 @@ function FeedbackEntries() {
     page_size: FEEDBACK_PAGE_SIZE,
   });
   return (
-    <section className="panel" aria-labelledby="feedback-list-title">
-      <h2 className="panel__title" id="feedback-list-title">
+    <section className={panel.panel} aria-labelledby="feedback-list-title">
+      <h2 className={panel.panel__title} id="feedback-list-title">
         Feedback
       </h2>
       <Field label="Search feedback">
@@ -90,10 +95,10 @@ function FeedbackEntries() {
           </button>
         </p>
       ) : null}
-      {data && !data.feedback?.length ? <p className="empty">No feedback yet.</p> : null}
-      <ul className="entry-list">
+      {data && !data.feedback?.length ? <p className={notice.empty}>No feedback yet.</p> : null}
+      <ul className={entry['entry-list']}>
         {data?.feedback?.map((f) => (
-          <li className="entry" key={f.id}>
+          <li className={entry.entry} key={f.id}>
             <div>
               <strong>{f.email}</strong> <span className="muted">{formatDate(f.created_at)}</span>
               <div className="prewrap" dir="auto">
@@ -115,7 +120,7 @@ function ClearPreviewText({ p }: { p: ClearJobsPreview }) {
     .map(([s, n]) => `${n} ${statusLabel(s)}`)
     .join(', ');
   return (
-    <div className="stack">
+    <div className={pageStyles.stack}>
       <p>
         This permanently deletes {countOf(p.jobs_total, 'job')}
         {statuses ? ` (${statuses})` : ''}, {countOf(p.submissions, 'submission')} and{' '}
@@ -197,9 +202,9 @@ export function ActionsTab() {
   };
 
   return (
-    <div className="stack">
-      <div className="cards cards--3">
-        <section className="card">
+    <div className={pageStyles.stack}>
+      <div className={`${card.cards} ${card['cards--3']}`}>
+        <section className={card.card}>
           <h2>Export</h2>
           <p className="muted">Download CSV files.</p>
           <div className={buttonRowClass}>
@@ -219,7 +224,7 @@ export function ActionsTab() {
             </button>
           </div>
         </section>
-        <section className="card">
+        <section className={card.card}>
           <h2>Payouts</h2>
           <p className="muted">Pay every tester with pending earnings and a connected account.</p>
           <ConfirmButton
@@ -230,7 +235,7 @@ export function ActionsTab() {
             onConfirm={onPayouts}
           />
         </section>
-        <section className={`card ${styles['card--danger']}`}>
+        <section className={`${card.card} ${styles['card--danger']}`}>
           <h2>Danger zone</h2>
           <p className="muted">Delete every job, submission and job request.</p>
           <button

@@ -10,6 +10,7 @@ import { InsightsTab } from './insights-tab';
 import { ManageTab } from './manage-tab';
 import { OverviewTab } from './overview-tab';
 import { PrivacyTab } from './privacy-tab';
+import pageStyles from '../../../components/page.module.css';
 
 /** Admin dashboard: Overview, Manage, Actions, History, Insights (charts). `postJob` is the poster's 'Post New Job' launcher. */
 export default function AdminDashboard({ user, postJob }: { user: User; postJob?: ReactNode }) {
@@ -21,7 +22,7 @@ export default function AdminDashboard({ user, postJob }: { user: User; postJob?
   }, [error, toast]);
   return (
     <div className="dashboard">
-      <div className="dashboard__head">
+      <div className={pageStyles.dashboard__head}>
         <div>
           <h1>Admin</h1>
           <p className="muted">Signed in as {user.email}</p>

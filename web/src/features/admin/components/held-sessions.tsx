@@ -5,6 +5,8 @@ import { errorMessage } from '../../../lib/error-message';
 import { formatDate, shortId } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { useDecideSessionMutation, useListHeldSessionsQuery } from '../api/session-checks';
+import notice from '../../../components/notice.module.css';
+import panel from '../../../components/panel.module.css';
 import styles from './held-sessions.module.css';
 import { buttonClass } from '../../../components/button';
 
@@ -104,7 +106,7 @@ function HeldSession({ s }: { s: HeldSessionView }) {
 export function HeldSessions() {
   const { data: sessions = [], isLoading, error, refetch } = useListHeldSessionsQuery();
   return (
-    <section className="panel" aria-labelledby="held-sessions-title">
+    <section className={panel.panel} aria-labelledby="held-sessions-title">
       <h3 id="held-sessions-title">Held sessions</h3>
       <p className="muted">
         Reports that failed their session check. Their owners have not seen them, and their jobs
@@ -120,7 +122,9 @@ export function HeldSessions() {
           </button>
         </p>
       ) : null}
-      {!isLoading && !error && !sessions.length ? <p className="empty">No held sessions.</p> : null}
+      {!isLoading && !error && !sessions.length ? (
+        <p className={notice.empty}>No held sessions.</p>
+      ) : null}
       <ul className={styles.list}>
         {sessions.map((s) => (
           <HeldSession key={s.submission_id} s={s} />

@@ -10,6 +10,10 @@ import { downloadBlob } from '../../../lib/transfer';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useListAuditQuery } from '../api/list-audit';
 import { buttonClass, buttonRowClass } from '../../../components/button';
+import { badgeClass } from '../../../components/badge';
+import notice from '../../../components/notice.module.css';
+import pageStyles from '../../../components/page.module.css';
+import panel from '../../../components/panel.module.css';
 
 const AUDIT_PAGE_SIZE = 20;
 
@@ -79,8 +83,8 @@ function AuditLog() {
     if (res.error) toast(errorMessage(res.error, "Couldn't export the audit log"));
   };
   return (
-    <section className="panel" aria-labelledby="audit-title">
-      <h2 className="panel__title" id="audit-title">
+    <section className={panel.panel} aria-labelledby="audit-title">
+      <h2 className={panel.panel__title} id="audit-title">
         Admin actions
       </h2>
       <p className="muted">
@@ -117,7 +121,7 @@ function AuditLog() {
           </button>
         </p>
       ) : null}
-      {data && !data.entries.length ? <p className="empty">No admin actions yet.</p> : null}
+      {data && !data.entries.length ? <p className={notice.empty}>No admin actions yet.</p> : null}
       {data?.entries.length ? (
         <Table caption="Admin actions" columns={['When', 'Action', 'What', 'Who', 'Request']}>
           {data.entries.map((e) => (
@@ -168,7 +172,7 @@ function JobHistory({ jobs }: { jobs: Job[] }) {
         a.completed_at ?? a.submitted_at ?? '',
       ),
     );
-  if (!rows.length) return <p className="empty">No completed or revised jobs yet.</p>;
+  if (!rows.length) return <p className={notice.empty}>No completed or revised jobs yet.</p>;
   return (
     <div>
       <Table caption="Job history" columns={['Job', 'Poster', 'Status', 'Date']}>
@@ -179,7 +183,7 @@ function JobHistory({ jobs }: { jobs: Job[] }) {
             </td>
             <td>{j.poster_info?.email ?? '—'}</td>
             <td>
-              <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>
+              <span className={badgeClass(j.status)}>{statusLabel(j.status)}</span>
               {j.status === 'revision_requested' && j.last_review?.reason ? (
                 <div className="muted">{j.last_review.reason}</div>
               ) : null}
@@ -204,7 +208,7 @@ function JobHistory({ jobs }: { jobs: Job[] }) {
 /** The admin's History: the jobs' history, then the audit log of admin actions. */
 export function HistoryTab({ jobs }: { jobs: Job[] }) {
   return (
-    <div className="stack">
+    <div className={pageStyles.stack}>
       <JobHistory jobs={jobs} />
       <AuditLog />
     </div>

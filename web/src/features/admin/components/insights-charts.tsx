@@ -20,6 +20,7 @@ import {
 import type { InsightsResponse } from '@htm/contracts/analytics';
 import { Table } from '../../../components/table';
 import { binLabel, hours } from './insights-format';
+import chartStyles from '../../../components/chart.module.css';
 import styles from './insights-charts.module.css';
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -56,12 +57,12 @@ function ChartFigure({
 }) {
   const id = useId();
   return (
-    <figure className="insights__chart" aria-labelledby={id}>
+    <figure className={chartStyles.chart} aria-labelledby={id}>
       <figcaption id={id}>
         <h3>{title}</h3>
         <p className="muted">{summary}</p>
       </figcaption>
-      <div className="insights__plot" role="img" aria-label={`${title}: ${summary}`}>
+      <div className={chartStyles.plot} role="img" aria-label={`${title}: ${summary}`}>
         <ResponsiveContainer width="100%" height={240}>
           {chart as ReactElement}
         </ResponsiveContainer>

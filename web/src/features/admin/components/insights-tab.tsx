@@ -7,6 +7,8 @@ import { errorMessage } from '../../../lib/error-message';
 import { useNotify } from '../../../lib/hooks';
 import { useGetInsightsQuery } from '../api/get-insights';
 import { formatDay, hours, percent, seconds } from './insights-format';
+import panel from '../../../components/panel.module.css';
+import stat from '../../../components/stat.module.css';
 import styles from './insights-tab.module.css';
 import { buttonClass, buttonRowClass } from '../../../components/button';
 
@@ -27,7 +29,7 @@ export function rangeOf(days: number, now = new Date()): { from: string; to: str
 /** "Every session checked": the sessions checked and replaced free in each week of the range. */
 function ReplacementWeeks({ checks }: { checks: InsightsResponse['session_checks'] }) {
   return (
-    <section className="panel" aria-labelledby="replacements-title">
+    <section className={panel.panel} aria-labelledby="replacements-title">
       <h3 id="replacements-title">Replacement rate per week</h3>
       <p className="muted">
         Sessions whose check failed, or whose owner asked for the free replacement of a borderline
@@ -88,7 +90,7 @@ export function InsightsTab() {
       {isLoading ? <Loading /> : null}
       {data ? (
         <>
-          <ul className="stats" aria-label="Insights summary">
+          <ul className={stat.stats} aria-label="Insights summary">
             <Stat value={usd(t?.revenue_cents)} label="Paid in" />
             <Stat value={usd(t?.earnings_cents)} label="Tester earnings" />
             <Stat value={usd(t?.platform_fee_cents)} label="Platform fee" />

@@ -25,6 +25,11 @@ import { Pager } from './pager';
 import { usePagedSearch } from './use-paged-search';
 import { useDecideAppealMutation, useListOpenAppealsQuery } from '../api/appeals';
 import { HeldSessions } from './held-sessions';
+import { badgeClass } from '../../../components/badge';
+import entry from '../../../components/entry.module.css';
+import notice from '../../../components/notice.module.css';
+import pageStyles from '../../../components/page.module.css';
+import panel from '../../../components/panel.module.css';
 import styles from './manage-tab.module.css';
 import confirmStyles from '../../../components/confirm-button.module.css';
 import { buttonClass } from '../../../components/button';
@@ -115,7 +120,7 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
   const [reviewingId, setReviewingId] = useState<string | null>(null);
   // The open modal follows the list, so after a decision it shows the job's new status.
   const reviewing = reviewingId ? jobs.find((j) => j.id === reviewingId) : undefined;
-  if (!jobs.length) return <p className="empty">No jobs.</p>;
+  if (!jobs.length) return <p className={notice.empty}>No jobs.</p>;
   return (
     <>
       <Table caption="All jobs" columns={['Job', 'Poster', 'Status', 'Actions']}>
@@ -133,14 +138,14 @@ function JobsTable({ jobs }: { jobs: Job[] }) {
               {/* An unpaid job is not open to testers: it is labelled unpaid, not Open. */}
               {j.status === 'open' && j.payment_status !== 'paid' ? null : (
                 <>
-                  <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>{' '}
+                  <span className={badgeClass(j.status)}>{statusLabel(j.status)}</span>{' '}
                 </>
               )}
               {j.payment_status !== 'paid' ? (
-                <span className="badge badge--unpaid">unpaid</span>
+                <span className={badgeClass('unpaid')}>unpaid</span>
               ) : null}
               {j.assistive_tech ? (
-                <span className="badge badge--assistive">
+                <span className={badgeClass('assistive')}>
                   {ASSISTIVE_TECH_LABELS[j.assistive_tech]}
                 </span>
               ) : null}
@@ -226,7 +231,7 @@ function WaitlistSection({
     }
   };
   return (
-    <section className="panel" aria-label={title}>
+    <section className={panel.panel} aria-label={title}>
       <h3>
         {title} {data ? <span className="muted">({data.total})</span> : null}
       </h3>
@@ -245,11 +250,13 @@ function WaitlistSection({
         </p>
       ) : null}
       {data && !data.entries.length ? (
-        <p className="empty">{search ? `No entries match “${search}”.` : 'Nothing here yet.'}</p>
+        <p className={notice.empty}>
+          {search ? `No entries match “${search}”.` : 'Nothing here yet.'}
+        </p>
       ) : null}
-      <ul className="entry-list">
+      <ul className={entry['entry-list']}>
         {data?.entries.map((e) => (
-          <li key={e.id} className="entry">
+          <li key={e.id} className={entry.entry}>
             <div>
               <strong>{e.name || e.email}</strong> {e.name ? <span>{e.email}</span> : null}{' '}
               <span className="muted">{e.role}</span>
@@ -324,7 +331,7 @@ function TesterApprovals({ jobs }: { jobs: Job[] }) {
     }
   };
   return (
-    <section className="panel" aria-label="Tester approvals">
+    <section className={panel.panel} aria-label="Tester approvals">
       <h3>Tester approvals</h3>
       <Field label="Assistive technology">
         <select value={tech} onChange={(e) => setTech(e.target.value as AssistiveTech | '')}>
@@ -346,11 +353,11 @@ function TesterApprovals({ jobs }: { jobs: Job[] }) {
         </p>
       ) : null}
       {!isLoading && !testers.length ? (
-        <p className="empty">{tech ? 'No testers use this.' : 'No testers yet.'}</p>
+        <p className={notice.empty}>{tech ? 'No testers use this.' : 'No testers yet.'}</p>
       ) : null}
-      <ul className="entry-list">
+      <ul className={entry['entry-list']}>
         {testers.map((t) => (
-          <li key={t.id} className="entry">
+          <li key={t.id} className={entry.entry}>
             <div>
               <strong>{t.name || t.email}</strong> <span className="muted">{t.email}</span>
               <div className="muted">
@@ -440,13 +447,13 @@ function AppealsSection() {
       );
   };
   return (
-    <section className="panel" aria-labelledby="appeals-title">
+    <section className={panel.panel} aria-labelledby="appeals-title">
       <h3 id="appeals-title">Open appeals</h3>
       {isLoading ? <Loading /> : null}
-      {!isLoading && !appeals.length ? <p className="empty">No open appeals.</p> : null}
-      <ul className="entry-list">
+      {!isLoading && !appeals.length ? <p className={notice.empty}>No open appeals.</p> : null}
+      <ul className={entry['entry-list']}>
         {appeals.map((a) => (
-          <li key={a.id} className="entry entry--stack">
+          <li key={a.id} className={`${entry.entry} ${entry['entry--stack']}`}>
             <div>
               <strong>{APPEAL_KIND_LABEL[a.kind] ?? `Rating ${a.stars} ★`}</strong> on{' '}
               {a.job_title || a.job_id}{' '}
@@ -490,7 +497,7 @@ function AppealsSection() {
 
 export function ManageTab({ jobs, loading }: { jobs: Job[]; loading: boolean }) {
   return (
-    <div className="stack">
+    <div className={pageStyles.stack}>
       <section aria-labelledby="all-jobs-title">
         <h2 id="all-jobs-title">All jobs</h2>
         {loading ? <Loading /> : <JobsTable jobs={jobs} />}

@@ -8,6 +8,8 @@ import { useNotify } from '../../../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useGetFinancialOverviewQuery } from '../api/get-financial-overview';
 import { useGetDeadLettersQuery, useReplayDeadLettersMutation } from '../api/dead-letters';
+import notice from '../../../components/notice.module.css';
+import stat from '../../../components/stat.module.css';
 import styles from './overview-tab.module.css';
 import { buttonClass } from '../../../components/button';
 
@@ -28,7 +30,7 @@ function DeadLetters() {
   };
   return (
     <section
-      className={`notice ${styles['notice--action']}`}
+      className={`${notice.notice} ${styles['notice--action']}`}
       role="alert"
       aria-label="Events that need a hand"
     >
@@ -63,7 +65,7 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
       <DeadLetters />
       <h2>Money</h2>
       {isLoading ? <Loading /> : null}
-      <ul className="stats" aria-label="Financial overview">
+      <ul className={stat.stats} aria-label="Financial overview">
         <Stat value={usd(data?.total_payments)} label="Total payments" />
         <Stat value={usd(data?.total_payouts)} label="Total payouts" />
         <Stat value={usd(data?.platform_earnings)} label="Platform earnings" />
@@ -107,7 +109,7 @@ export function OverviewTab({ jobs }: { jobs: Job[] }) {
         </>
       ) : null}
       <h2>Jobs</h2>
-      <ul className="stats" aria-label="Job counts">
+      <ul className={stat.stats} aria-label="Job counts">
         <Stat value={jobs.length} label="All" />
         {/* Open = live for testers: an unpaid job is counted under Unpaid only. */}
         <Stat

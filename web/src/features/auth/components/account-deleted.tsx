@@ -1,6 +1,7 @@
 import { Link, useSearchParams } from 'react-router';
 import { formatDate } from '../../../lib/format';
 import { buttonClass } from '../../../components/button';
+import { AuthCard } from '../../../components/auth-card';
 
 /**
  * /account-deleted?on=<ISO date>: where a person lands after confirming "Delete my account" (every
@@ -11,26 +12,24 @@ export default function AccountDeleted() {
   const on = params.get('on');
   const date = on && !Number.isNaN(Date.parse(on)) ? formatDate(on) : null;
   return (
-    <main className="auth-page" id="main">
-      <div className="auth-card">
-        <h1>Your account is scheduled for deletion</h1>
-        <p role="status">
-          {date
-            ? `Your account will be deleted on ${date}; sign in before then to cancel.`
-            : 'Your account will be deleted in a few days; sign in before then to cancel.'}
-        </p>
-        <p className="muted">
-          Then we erase your profile, your jobs&apos; personal details, reports&apos; files and
-          recordings, sign-ins and e-mails. Money records are kept for accounting, with your name
-          replaced by an anonymous id.
-        </p>
-        <a className={buttonClass('primary', 'block')} href="/api/auth/google">
-          Sign in to cancel the deletion
-        </a>
-        <Link className={buttonClass('ghost', 'block')} to="/">
-          Back to Home
-        </Link>
-      </div>
-    </main>
+    <AuthCard>
+      <h1>Your account is scheduled for deletion</h1>
+      <p role="status">
+        {date
+          ? `Your account will be deleted on ${date}; sign in before then to cancel.`
+          : 'Your account will be deleted in a few days; sign in before then to cancel.'}
+      </p>
+      <p className="muted">
+        Then we erase your profile, your jobs&apos; personal details, reports&apos; files and
+        recordings, sign-ins and e-mails. Money records are kept for accounting, with your name
+        replaced by an anonymous id.
+      </p>
+      <a className={buttonClass('primary', 'block')} href="/api/auth/google">
+        Sign in to cancel the deletion
+      </a>
+      <Link className={buttonClass('ghost', 'block')} to="/">
+        Back to Home
+      </Link>
+    </AuthCard>
   );
 }

@@ -11,6 +11,7 @@ import {
   useListSignInsQuery,
   useLogoutEverywhereMutation,
 } from '../api/sign-ins';
+import { badgeClass } from '../../../components/badge';
 import styles from './sign-ins-modal.module.css';
 import { buttonClass } from '../../../components/button';
 
@@ -61,12 +62,16 @@ export default function SignInsModal({
       {isLoading ? <Loading label="Loading your sign-ins…" /> : null}
       {error ? <FormMessage error={errorMessage(error, 'Could not load your sign-ins.')} /> : null}
       {sessions ? (
-        <ul className="sign-ins" aria-label="Sign-ins">
+        <ul className={styles['sign-ins']} aria-label="Sign-ins">
           {sessions.map((s) => (
             <li key={s.id} className={styles['sign-ins__item']}>
               <div>
                 <strong>{s.device}</strong>
-                {s.current ? <span className="badge">This browser</span> : null}
+                {s.current ? (
+                  <span className={`${badgeClass()} ${styles['sign-ins__badge']}`}>
+                    This browser
+                  </span>
+                ) : null}
                 <div className="muted">
                   Last used {formatDate(s.last_used_at)} · signed in {formatDate(s.created_at)}
                 </div>

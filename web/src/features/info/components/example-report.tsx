@@ -6,6 +6,9 @@ import { AgreementList } from '../../../components/agreement-list';
 import { FullResults, SubmissionPreview } from '../../../components/job-results';
 import { formatDate } from '../../../lib/format';
 import { InfoPage } from './info-page';
+import card from '../../../components/card.module.css';
+import { badgeClass } from '../../../components/badge';
+import jobCard from '../../../components/job-card.module.css';
 import styles from './example-report.module.css';
 import { buttonClass } from '../../../components/button';
 
@@ -116,7 +119,7 @@ export default function ExampleReportPage() {
       lead="This is what you get for $1: a real test of a made-up bakery site, shown exactly as a site owner sees it once the results are unlocked: the screen recording with each finding on its timeline, findings ranked by severity with steps, the answers to your checklist and the tester's screenshot."
     >
       <article
-        className={`card ${styles['example-report']}`}
+        className={`${card.card} ${styles['example-report']}`}
         aria-labelledby="example-report-title"
       >
         <h2 id="example-report-title" className="sr-only">
@@ -128,12 +131,12 @@ export default function ExampleReportPage() {
             <p className="job-card__desc" dir="auto">
               {JOB.what_to_test}
             </p>
-            <p className="job-card__meta">
+            <p className={jobCard['job-card__meta']}>
               Posted {formatDate(JOB.created_at)} · first result 2 h 51 min after payment · accepted{' '}
               {formatDate(JOB.completed_at)}
             </p>
           </div>
-          <span className="badge badge--completed">Completed</span>
+          <span className={badgeClass('completed')}>Completed</span>
         </div>
         <SubmissionPreview submission={SUBMISSION} />
         <FullResults job={JOB} submission={SUBMISSION} />

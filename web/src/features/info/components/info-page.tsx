@@ -1,8 +1,10 @@
 import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { SiteFooter } from '../../../components/site-footer';
-import { BrandLink } from '../../../components/brand-link';
+import { SiteHeader } from '../../../components/site-header';
+import section from '../../../components/section.module.css';
 import { buttonClass } from '../../../components/button';
+import { SkipLink } from '../../../components/skip-link';
 
 /** A public page beside the landing page: the brand, one heading, the content, the footer. */
 export function InfoPage({
@@ -21,23 +23,16 @@ export function InfoPage({
   }, [title]);
   return (
     <div className="landing info-page">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header className="site-header">
-        <div className="container site-header__inner">
-          <BrandLink />
-          <nav className="site-nav" aria-label="Main">
-            <Link className={buttonClass('primary')} to="/#job-request">
-              Get Your Site Tested
-            </Link>
-          </nav>
-        </div>
-      </header>
-      <main id="main" tabIndex={-1} className="section">
+      <SkipLink />
+      <SiteHeader>
+        <Link className={buttonClass('primary')} to="/#job-request">
+          Get Your Site Tested
+        </Link>
+      </SiteHeader>
+      <main id="main" tabIndex={-1} className={section.section}>
         <div className="container container--narrow">
           <h1>{title}</h1>
-          {lead ? <p className="section__lead">{lead}</p> : null}
+          {lead ? <p className={section.section__lead}>{lead}</p> : null}
           {children}
         </div>
       </main>

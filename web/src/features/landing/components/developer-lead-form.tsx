@@ -14,6 +14,7 @@ import { formErrorMessage } from '../../../lib/error-message';
 import { useSendLeadMutation } from '../api/send-lead';
 import { MSG, validateLead } from '../landing-rules';
 import { buttonClass } from '../../../components/button';
+import styles from './developer-lead-form.module.css';
 
 interface Lead {
   email: string;
@@ -40,8 +41,10 @@ export function DeveloperLeadForm() {
   };
 
   return (
-    <div className="lead">
-      <h2 id="lead-title">Looking for a Developer?</h2>
+    <div className={styles.lead}>
+      <h2 id="lead-title" className={styles.title}>
+        Looking for a Developer?
+      </h2>
       <p className="muted">
         Testers found something you can't fix yourself? Tell us what you need and we'll connect you
         with a developer.

@@ -4,9 +4,12 @@ import { scrollToSection } from '../scroll-to-section';
 import { Link, useLocation } from 'react-router';
 import { SiteFooter } from '../../../components/site-footer';
 import { useHydrated } from '../use-hydrated';
-import { BrandLink } from '../../../components/brand-link';
+import { SiteHeader } from '../../../components/site-header';
+import card from '../../../components/card.module.css';
+import section from '../../../components/section.module.css';
 import styles from './landing-page.module.css';
 import { buttonClass } from '../../../components/button';
+import { SkipLink } from '../../../components/skip-link';
 
 // The forms (and the API layer they use) load right after first paint, keeping the
 // landing page's initial JavaScript small.
@@ -127,54 +130,47 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
   const waitlistAtTop = authError?.code === 'gmail_only';
   return (
     <div className="landing">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
+      <SkipLink />
       <aside aria-label="Offer">
         <p className={`promo-banner ${styles['promo-banner']}`}>
           $1 for the human quirks AI skips - real eyes for real users.
         </p>
       </aside>
-      <header className="site-header">
-        <div className="container site-header__inner">
-          <BrandLink />
-          <nav className="site-nav" aria-label="Main">
-            <button
-              type="button"
-              className={buttonClass('ghost')}
-              data-scroll-to="samples"
-              onClick={() => scrollToSection('samples')}
-            >
-              See Samples
-            </button>
-            <button
-              type="button"
-              className={buttonClass('ghost')}
-              data-scroll-to="tester-signup"
-              onClick={() => scrollToSection('tester-signup')}
-            >
-              Start Testing &amp; Earning
-            </button>
-            <button
-              type="button"
-              className={buttonClass('secondary')}
-              data-scroll-to="job-request"
-              onClick={() => scrollToSection('job-request')}
-            >
-              Get Your Site Tested
-            </button>
-            {signedIn ? (
-              <Link className={buttonClass('primary')} to="/dashboard">
-                Go to Dashboard
-              </Link>
-            ) : (
-              <a className={buttonClass('primary')} href="/api/auth/google">
-                Sign in with Google
-              </a>
-            )}
-          </nav>
-        </div>
-      </header>
+      <SiteHeader>
+        <button
+          type="button"
+          className={buttonClass('ghost')}
+          data-scroll-to="samples"
+          onClick={() => scrollToSection('samples')}
+        >
+          See Samples
+        </button>
+        <button
+          type="button"
+          className={buttonClass('ghost')}
+          data-scroll-to="tester-signup"
+          onClick={() => scrollToSection('tester-signup')}
+        >
+          Start Testing &amp; Earning
+        </button>
+        <button
+          type="button"
+          className={buttonClass('secondary')}
+          data-scroll-to="job-request"
+          onClick={() => scrollToSection('job-request')}
+        >
+          Get Your Site Tested
+        </button>
+        {signedIn ? (
+          <Link className={buttonClass('primary')} to="/dashboard">
+            Go to Dashboard
+          </Link>
+        ) : (
+          <a className={buttonClass('primary')} href="/api/auth/google">
+            Sign in with Google
+          </a>
+        )}
+      </SiteHeader>
 
       <main id="main" tabIndex={-1}>
         {authError ? (
@@ -250,7 +246,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
               <p className={styles['price-card__price']}>
                 $1<span>/test</span>
               </p>
-              <ul className="checklist">
+              <ul className={styles.checklist}>
                 <li>A real person, not a bot, checks up to 10 things in your words</li>
                 <li>A recording of their screen and voice, findings pinned to its timeline</li>
                 <li>Findings ranked by severity, with steps to reproduce and screenshots</li>
@@ -270,13 +266,18 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
           </div>
         </section>
 
-        <section id="samples" className="section" tabIndex={-1} aria-labelledby="samples-title">
+        <section
+          id="samples"
+          className={section.section}
+          tabIndex={-1}
+          aria-labelledby="samples-title"
+        >
           <div className="container">
             <h2 id="samples-title">Sample findings</h2>
-            <p className="section__lead">The kind of human quirks automated tools skip.</p>
-            <div className="cards cards--3">
+            <p className={section.section__lead}>The kind of human quirks automated tools skip.</p>
+            <div className={`${card.cards} ${card['cards--3']}`}>
               {SAMPLES.map((s) => (
-                <figure className={`card ${styles.sample}`} key={s.site}>
+                <figure className={`${card.card} ${styles.sample}`} key={s.site}>
                   <div className={styles.sample__head}>
                     <span className={styles.tag}>{s.tag}</span>
                     <span className="muted">{s.site}</span>
@@ -296,22 +297,22 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="who"
-          className={`section ${styles['section--alt']}`}
+          className={`${section.section} ${styles['section--alt']}`}
           tabIndex={-1}
           aria-labelledby="who-title"
         >
           <div className="container">
             <h2 id="who-title">Who it's for</h2>
-            <div className="cards cards--3">
-              <div className="card">
+            <div className={`${card.cards} ${card['cards--3']}`}>
+              <div className={card.card}>
                 <h3>Indie founders</h3>
                 <p>Check a launch page or signup flow before you spend on ads.</p>
               </div>
-              <div className="card">
+              <div className={card.card}>
                 <h3>Small businesses</h3>
                 <p>Find out if customers can actually book, order or contact you.</p>
               </div>
-              <div className="card">
+              <div className={card.card}>
                 <h3>Agencies &amp; freelancers</h3>
                 <p>Get a fresh pair of eyes on client work before handover.</p>
               </div>
@@ -321,18 +322,18 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="job-request"
-          className="section"
+          className={section.section}
           tabIndex={-1}
           aria-labelledby="job-request-title"
         >
-          <div className="container split">
+          <div className={`container ${styles.split}`}>
             <div>
               <h2 id="job-request-title">Get your site tested</h2>
-              <p className="section__lead">
+              <p className={section.section__lead}>
                 Tell us what to look at. After you sign in with Google, Post New Job opens with your
                 request filled in, ready to pay $1.
               </p>
-              <ul className="checklist">
+              <ul className={styles.checklist}>
                 <li>$1 per test, paid securely at checkout</li>
                 <li>Feedback from real humans within 24-48 hours</li>
                 <li>
@@ -341,7 +342,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </li>
               </ul>
             </div>
-            <div className={`card ${styles['card--form']}`}>
+            <div className={`${card.card} ${styles['card--form']}`}>
               <Deferred>
                 <JobRequestForm signedIn={signedIn} />
               </Deferred>
@@ -351,19 +352,19 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="who-continued"
-          className={`section ${styles['section--alt']}`}
+          className={`${section.section} ${styles['section--alt']}`}
           tabIndex={-1}
           aria-labelledby="who-cont-title"
         >
           <div className="container">
             <h2 id="who-cont-title">Who tests your site</h2>
-            <p className="section__lead">
+            <p className={section.section__lead}>
               Students, employed builders, experimenters, beginners, indie founders, agencies,
               disabled creators and people worldwide. Testers earn {RULE_WORDS.testerShare} per job
               for 5-10 minutes of honest observation. They observe and report; they don't fix or
               code.
             </p>
-            <p className="section__lead">
+            <p className={section.section__lead}>
               Need to know your site works with assistive technology? Ask for a test by someone who
               uses a screen reader, only a keyboard, a screen magnifier, voice control, switch
               access or captions, still for $1. Top-rated testers see new jobs first, and you can
@@ -372,18 +373,18 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
           </div>
         </section>
 
-        <section id="how" className="section" tabIndex={-1} aria-labelledby="how-title">
+        <section id="how" className={section.section} tabIndex={-1} aria-labelledby="how-title">
           <div className="container">
             <h2 id="how-title">How it works</h2>
-            <ol className="steps">
-              <li className="step">
+            <ol className={styles.steps}>
+              <li className={styles.step}>
                 <span className={styles.step__n} aria-hidden="true">
                   1
                 </span>
                 <h3>Post your URL</h3>
                 <p>Add up to 10 things to check and pay $1.</p>
               </li>
-              <li className="step">
+              <li className={styles.step}>
                 <span className={styles.step__n} aria-hidden="true">
                   2
                 </span>
@@ -393,7 +394,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                   notice.
                 </p>
               </li>
-              <li className="step">
+              <li className={styles.step}>
                 <span className={styles.step__n} aria-hidden="true">
                   3
                 </span>
@@ -406,7 +407,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="faq"
-          className={`section ${styles['section--alt']}`}
+          className={`${section.section} ${styles['section--alt']}`}
           tabIndex={-1}
           aria-labelledby="faq-title"
         >
@@ -425,14 +426,14 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
 
         <section
           id="tester-signup"
-          className="section"
+          className={section.section}
           tabIndex={-1}
           aria-labelledby="tester-title"
         >
-          <div className="container split">
+          <div className={`container ${styles.split}`}>
             <div>
               <h2 id="tester-title">Start testing &amp; earning</h2>
-              <p className="section__lead">
+              <p className={section.section__lead}>
                 Earn {RULE_WORDS.testerShare} per job. Each test takes 5-10 minutes: visit a site,
                 follow the checklist, write what you noticed. Sign up and an admin approves you
                 before your first job.
@@ -441,7 +442,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 <strong>Who can test from where.</strong> {WHO_CAN_TEST.summary}
               </p>
               {waitlistAtTop ? null : (
-                <div className="card card--soft">
+                <div className={`${card.card} ${card['card--soft']}`}>
                   <h3>No Gmail? Join the waitlist</h3>
                   <p className="muted">Other e-mail providers coming soon.</p>
                   <Deferred>
@@ -450,7 +451,7 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
                 </div>
               )}
             </div>
-            <div className={`card ${styles['card--form']}`}>
+            <div className={`${card.card} ${styles['card--form']}`}>
               <Deferred>
                 <TesterSignupForm />
               </Deferred>
@@ -459,17 +460,19 @@ export function LandingPage({ signedIn, authError }: LandingPageProps) {
         </section>
 
         <section
-          className={`section ${styles['section--alt']}`}
+          className={`${section.section} ${styles['section--alt']}`}
           aria-label="Developer and feedback"
         >
-          <div className="container split">
-            <div className="card">
+          <div className={`container ${styles.split}`}>
+            <div className={card.card}>
               <Deferred>
                 <DeveloperLeadForm />
               </Deferred>
             </div>
-            <div className="card">
-              <h2 id="feedback-title">Send us feedback</h2>
+            <div className={card.card}>
+              <h2 id="feedback-title" className={styles['feedback-title']}>
+                Send us feedback
+              </h2>
               <p className="muted">Ideas, questions or something broken? We read everything.</p>
               <Deferred>
                 <FeedbackForm />

@@ -7,8 +7,10 @@ import { getToken } from '../../../lib/tokens';
 import { useGetCheckoutStatusQuery } from '../api/get-checkout-status';
 import { useGetPaidJobQuery } from '../api/get-paid-job';
 import { MAX_POLLS, PAYMENT_HEADINGS, PAYMENT_MESSAGES, POLL_MS } from '../messages';
+import notice from '../../../components/notice.module.css';
 import styles from '../../../components/loading.module.css';
 import { buttonClass } from '../../../components/button';
+import { AuthCard } from '../../../components/auth-card';
 
 /** After the payment: how many testers, what they do, what the poster does, and by when. */
 export function WhatHappensNext({
@@ -102,7 +104,7 @@ export default function PaymentSuccess() {
     );
   } else if (state === 'unreadable') {
     body = (
-      <p className="notice" role="status">
+      <p className={notice.notice} role="status">
         {PAYMENT_MESSAGES.unreadable}
       </p>
     );
@@ -118,13 +120,13 @@ export default function PaymentSuccess() {
     );
   } else if (state === 'refunded') {
     body = (
-      <p className="notice" role="status">
+      <p className={notice.notice} role="status">
         {refunded ? DUPLICATE_PAYMENT_MESSAGES.refunded : DUPLICATE_PAYMENT_MESSAGES.refundPending}
       </p>
     );
   } else {
     body = (
-      <p className="notice" role="status">
+      <p className={notice.notice} role="status">
         {state === 'processing' ? <span className={styles.spinner} aria-hidden="true" /> : null}{' '}
         {PAYMENT_MESSAGES.processing}
       </p>
@@ -132,20 +134,18 @@ export default function PaymentSuccess() {
   }
 
   return (
-    <main className="auth-page" id="main">
-      <div className="auth-card">
-        <h1>{PAYMENT_HEADINGS[state]}</h1>
-        {body}
-        {state === 'unreadable' && !signedIn ? (
-          <a className={buttonClass('primary', 'block')} href="/api/auth/google?intent=poster">
-            Sign in to see your job
-          </a>
-        ) : (
-          <Link className={buttonClass('primary', 'block')} to={signedIn ? '/dashboard' : '/'}>
-            {signedIn ? 'Go to Dashboard' : 'Back to Home'}
-          </Link>
-        )}
-      </div>
-    </main>
+    <AuthCard>
+      <h1>{PAYMENT_HEADINGS[state]}</h1>
+      {body}
+      {state === 'unreadable' && !signedIn ? (
+        <a className={buttonClass('primary', 'block')} href="/api/auth/google?intent=poster">
+          Sign in to see your job
+        </a>
+      ) : (
+        <Link className={buttonClass('primary', 'block')} to={signedIn ? '/dashboard' : '/'}>
+          {signedIn ? 'Go to Dashboard' : 'Back to Home'}
+        </Link>
+      )}
+    </AuthCard>
   );
 }

@@ -6,6 +6,7 @@ import {
   useListFavouritesQuery,
   useRemoveFavouriteMutation,
 } from '../api/favourites';
+import { badgeClass } from '../../../components/badge';
 import styles from './favourite-testers.module.css';
 import { buttonClass } from '../../../components/button';
 
@@ -44,7 +45,7 @@ export function FavouriteToggle({ testerId }: { testerId: string }) {
     <p className={styles['favourite-toggle']}>
       {on ? (
         <>
-          <span className="badge badge--favourite">
+          <span className={badgeClass('favourite')}>
             <span aria-hidden="true">★ </span>Favourited
           </span>{' '}
           <button

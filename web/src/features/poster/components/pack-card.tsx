@@ -25,6 +25,8 @@ import { jobPayable } from '../../../lib/job-rules';
 import { useGetPackQuery, useRegroupPackMutation } from '../api/pack';
 import { PackReportActions } from './report-actions';
 import { UnpaidNote, usePayNow } from './pay-now';
+import { badgeClass } from '../../../components/badge';
+import jobCard from '../../../components/job-card.module.css';
 import styles from './pack-card.module.css';
 import { buttonClass } from '../../../components/button';
 
@@ -147,12 +149,12 @@ export function PackCard({
   const live = p.size - p.closed;
   return (
     <li
-      className={`job-card ${styles['pack-card']}`}
+      className={`${jobCard['job-card']} ${styles['pack-card']}`}
       aria-label={`Pack of ${p.size} testers: ${first.title}`}
     >
-      <div className="job-card__main">
+      <div className={jobCard['job-card__main']}>
         <JobCardHead job={first} />
-        <p className="job-card__meta muted">
+        <p className={`${jobCard['job-card__meta']} muted`}>
           {p.size} testers · {formatPrice(packPriceCents(p.size))} · posted{' '}
           {formatDate(first.created_at)}
         </p>
@@ -175,13 +177,15 @@ export function PackCard({
         )}
         <details className={styles['pack-card__slots']}>
           <summary>Each tester's job ({p.size})</summary>
-          <ul className="job-list">{slots.map((j) => renderSlot(j))}</ul>
+          <ul className={`${jobCard['job-list']} ${styles['pack-card__list']}`}>
+            {slots.map((j) => renderSlot(j))}
+          </ul>
         </details>
       </div>
-      <div className="job-card__side">
+      <div className={jobCard['job-card__side']}>
         {unpaid ? (
           <>
-            <span className="badge badge--unpaid">unpaid</span>
+            <span className={badgeClass('unpaid')}>unpaid</span>
             <BusyButton
               className={buttonClass('primary', 'sm')}
               onClick={pay}

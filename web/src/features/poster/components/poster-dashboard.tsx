@@ -26,6 +26,11 @@ import { PackCard } from './pack-card';
 import { ReleasedReports } from './released-reports';
 import { UnpaidNote, usePayNow } from './pay-now';
 import { JobChecks } from '../../../components/job-checks';
+import { badgeClass } from '../../../components/badge';
+import jobCard from '../../../components/job-card.module.css';
+import notice from '../../../components/notice.module.css';
+import pageStyles from '../../../components/page.module.css';
+import stat from '../../../components/stat.module.css';
 import styles from './poster-dashboard.module.css';
 import statStyles from '../../../components/stat.module.css';
 import confirmStyles from '../../../components/confirm-button.module.css';
@@ -67,7 +72,7 @@ export function countJobs(jobs: Job[]) {
 }
 
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge--${status}`}>{statusLabel(status)}</span>;
+  return <span className={badgeClass(status)}>{statusLabel(status)}</span>;
 }
 
 function JobRow({
@@ -111,12 +116,12 @@ function JobRow({
   // The server's promise (a replacement restarts it), else the same rule computed here.
   const expectedBy = job.results_expected_by ?? resultsExpectedBy(job);
   return (
-    <li className="job-card" id={`job-${job.id}`} tabIndex={-1}>
-      <div className="job-card__main">
+    <li className={jobCard['job-card']} id={`job-${job.id}`} tabIndex={-1}>
+      <div className={jobCard['job-card__main']}>
         <JobCardHead job={job} />
-        <p className="job-card__meta muted">Posted {formatDate(job.created_at)}</p>
+        <p className={`${jobCard['job-card__meta']} muted`}>Posted {formatDate(job.created_at)}</p>
         {job.retest_of ? (
-          <p className="job-card__meta">
+          <p className={jobCard['job-card__meta']}>
             Re-test of <span className="mono">#{shortId(job.retest_of)}</span>
             {job.reserved_until &&
             job.status === 'open' &&
@@ -129,10 +134,10 @@ function JobRow({
         {unpaid && !inPack ? <UnpaidNote problem={problem} /> : null}
         {!unpaid ? <HealthCheckDisclosure jobId={job.id} /> : null}
         {job.status === 'open' && !unpaid ? (
-          <p className="job-card__live">Live — waiting for a tester to claim it.</p>
+          <p className={jobCard['job-card__live']}>Live — waiting for a tester to claim it.</p>
         ) : null}
         {!unpaid && job.status !== 'completed' && expectedBy ? (
-          <p className="job-card__meta">
+          <p className={jobCard['job-card__meta']}>
             {job.replaced_at
               ? job.status === 'open'
                 ? 'Replacement coming at no cost to you: results expected by '
@@ -143,7 +148,7 @@ function JobRow({
         ) : null}
         {job.replaced_at && !unpaid ? <ReleasedReports jobId={job.id} /> : null}
         {checkingReport(job) ? (
-          <p className="job-card__live">
+          <p className={jobCard['job-card__live']}>
             The report is in. We check every session before you see it: it will be here in a few
             minutes.
           </p>
@@ -152,9 +157,9 @@ function JobRow({
           <p className={styles['job-card__note']}>Revision requested: {job.last_review.reason}</p>
         ) : null}
       </div>
-      <div className="job-card__side">
+      <div className={jobCard['job-card__side']}>
         <StatusBadge status={job.status} />
-        {unpaid ? <span className="badge badge--unpaid">unpaid</span> : null}
+        {unpaid ? <span className={badgeClass('unpaid')}>unpaid</span> : null}
         {unpaid && !inPack ? (
           <BusyButton
             className={buttonClass('primary', 'sm')}
@@ -289,7 +294,7 @@ export default function PosterDashboard({ user }: { user: User }) {
 
   return (
     <div className="dashboard">
-      <div className="dashboard__head">
+      <div className={pageStyles.dashboard__head}>
         <div>
           <h1>Welcome, {user.name?.split(' ')[0] || 'there'}</h1>
           <p className="muted">
@@ -302,7 +307,7 @@ export default function PosterDashboard({ user }: { user: User }) {
         </div>
         <PostJobLauncher favourites={favourites} />
       </div>
-      <ul className="stats" aria-label="Job counts">
+      <ul className={stat.stats} aria-label="Job counts">
         <li className={statStyles.stat}>
           <span className={statStyles.stat__n}>{c.unpaid}</span> Unpaid
         </li>
@@ -331,11 +336,11 @@ export default function PosterDashboard({ user }: { user: User }) {
           </p>
         ) : null}
         {!isLoading && !error && jobs.length === 0 ? (
-          <div className="empty">
+          <div className={notice.empty}>
             <p>No jobs yet. Post your first site to get human feedback for $1.</p>
           </div>
         ) : null}
-        <ul className="job-list">
+        <ul className={jobCard['job-list']}>
           {groupPacks(jobs).map((e) =>
             'job' in e ? (
               <JobRow key={e.job.id} job={e.job} onReview={setReviewing} onCompare={setComparing} />

@@ -1,5 +1,6 @@
 import type { SubmissionView } from '@htm/contracts/jobs';
 import { api } from '../../../lib/api';
+import jobCard from '../../../components/job-card.module.css';
 
 const releasedReportsApi = api.injectEndpoints({
   endpoints: (build) => ({
@@ -22,7 +23,7 @@ export function ReleasedReports({ jobId }: { jobId: string }) {
   const reports = data?.reports ?? [];
   if (!reports.length) return null;
   return (
-    <details className="job-card__meta">
+    <details className={jobCard['job-card__meta']}>
       <summary>
         {reports.length === 1
           ? 'One more report, free: released after its tester’s appeal'

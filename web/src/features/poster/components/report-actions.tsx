@@ -75,13 +75,17 @@ function SendFindings({ job }: { job: Job }) {
           The whole report ({findings.length} finding{findings.length === 1 ? '' : 's'}) as one
           issue
         </span>
-        <span className="report-actions__row">{kinds.map((k) => button(null, k, 'report '))}</span>
+        <span className={styles['report-actions__row']}>
+          {kinds.map((k) => button(null, k, 'report '))}
+        </span>
       </div>
       <ol className={styles['send-findings__list']}>
         {findings.map((f) => (
           <li key={f.index} className={styles['send-findings__item']}>
             <span dir="auto">{f.text}</span>
-            <span className="report-actions__row">{kinds.map((k) => button(f.index, k))}</span>
+            <span className={styles['report-actions__row']}>
+              {kinds.map((k) => button(f.index, k))}
+            </span>
           </li>
         ))}
       </ol>
@@ -137,7 +141,7 @@ export function ShareActions({ target, title }: { target: ReportTarget; title: s
   return (
     <>
       <h3>{title}</h3>
-      <div className="report-actions__row">
+      <div className={styles['report-actions__row']}>
         {!link ? (
           <BusyButton
             className={buttonClass('secondary', 'sm')}
@@ -170,7 +174,7 @@ export function ShareActions({ target, title }: { target: ReportTarget; title: s
             onFocus={(e) => e.currentTarget.select()}
           />
           <p className="muted">Works until {formatDate(link.expires_at)}.</p>
-          <div className="report-actions__row">
+          <div className={styles['report-actions__row']}>
             <button type="button" className={buttonClass('primary', 'sm')} onClick={copy}>
               Copy link
             </button>

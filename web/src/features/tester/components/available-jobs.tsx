@@ -13,6 +13,9 @@ import { useListMyJobsQuery } from '../api/list-my-jobs';
 import { JobBrief } from './job-brief';
 import { JobChecks } from '../../../components/job-checks';
 import { buttonClass } from '../../../components/button';
+import { badgeClass } from '../../../components/badge';
+import jobCard from '../../../components/job-card.module.css';
+import notice from '../../../components/notice.module.css';
 import styles from './available-jobs.module.css';
 
 const GEO: Record<string, string> = {
@@ -72,39 +75,41 @@ function AvailablePage({
       ) : null}
 
       {!cursor && !jobs.length && !error ? (
-        <p className="empty">No jobs available right now. Check back soon.</p>
+        <p className={notice.empty}>No jobs available right now. Check back soon.</p>
       ) : null}
-      <ul className="job-list">
+      <ul className={jobCard['job-list']}>
         {jobs.map((j) => (
-          <li className="job-card" key={j.id}>
-            <div className="job-card__main">
-              <h3 className="job-card__title">{j.title}</h3>
+          <li className={jobCard['job-card']} key={j.id}>
+            <div className={jobCard['job-card__main']}>
+              <h3 className={jobCard['job-card__title']}>{j.title}</h3>
               {j.retest_of && j.reserved_until && Date.parse(j.reserved_until) > Date.now() ? (
-                <p className="job-card__live">Held for you: you did the first test of this site.</p>
+                <p className={jobCard['job-card__live']}>
+                  Held for you: you did the first test of this site.
+                </p>
               ) : null}
-              <p className="job-card__meta">
+              <p className={jobCard['job-card__meta']}>
                 <span className="mono">#{shortId(j.id)}</span> · {GEO[j.geo_rule] ?? j.geo_rule} ·{' '}
                 {j.expected_completion_hours} h
               </p>
               {j.pack_id ? (
-                <p className="job-card__meta">
+                <p className={jobCard['job-card__meta']}>
                   Several testers test this site: you take one of the places.
                 </p>
               ) : null}
               {j.assistive_tech ? (
                 <p>
-                  <span className="badge badge--assistive">
+                  <span className={badgeClass('assistive')}>
                     For someone who uses {ASSISTIVE_TECH_LABELS[j.assistive_tech]}
                   </span>
                 </p>
               ) : null}
               {j.recording_required ? (
-                <p className="job-card__meta">{JOB_MESSAGES.recordingRequiredNote}</p>
+                <p className={jobCard['job-card__meta']}>{JOB_MESSAGES.recordingRequiredNote}</p>
               ) : null}
               <JobBrief text={j.what_to_test} />
               <JobChecks requirements={j.requirements} />
             </div>
-            <div className="job-card__side">
+            <div className={jobCard['job-card__side']}>
               <span className={styles.price}>{RULE_WORDS.testerShare}</span>
               <button
                 type="button"
@@ -186,7 +191,7 @@ export function AvailableJobs({ onClaimed }: { onClaimed?: (jobId: string) => vo
         </button>
       </div>
       {heldReason ? (
-        <p className="notice" id={heldId}>
+        <p className={notice.notice} id={heldId}>
           {heldReason}
         </p>
       ) : null}

@@ -3,6 +3,7 @@ import { Loading } from '../../../components/loading';
 import { Table } from '../../../components/table';
 import { usd } from '../../../lib/format';
 import { weeklyEarnings, WEEKS_SHOWN } from './earnings-by-week';
+import chart from '../../../components/chart.module.css';
 
 // The chart library loads only when the Earnings tab opens (not with the landing or the other tabs).
 const EarningsChart = lazy(() => import('./earnings-chart'));
@@ -23,12 +24,12 @@ export function EarningsWeeks({
     : 'Nothing earned in these weeks yet';
   const title = `Earnings, last ${WEEKS_SHOWN} weeks`;
   return (
-    <figure className="insights__chart earnings-weeks" aria-labelledby={id}>
+    <figure className={chart.chart} aria-labelledby={id}>
       <figcaption id={id}>
         <h3>{title}</h3>
         <p className="muted">{summary}</p>
       </figcaption>
-      <div className="insights__plot" role="img" aria-label={`${title}: ${summary}`}>
+      <div className={chart.plot} role="img" aria-label={`${title}: ${summary}`}>
         <Suspense fallback={<Loading label="Loading chart…" />}>
           <EarningsChart weeks={weeks} />
         </Suspense>

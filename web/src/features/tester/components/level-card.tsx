@@ -1,6 +1,9 @@
 import { hasPriorityAccess, TESTER_LEVEL_LABELS } from '@htm/contracts/marketplace';
 import { Stat } from '../../../components/stat';
 import { useGetStandingQuery } from '../api/get-standing';
+import { badgeClass } from '../../../components/badge';
+import stat from '../../../components/stat.module.css';
+import panel from '../../../components/panel.module.css';
 
 /**
  * The tester's level (New, Trusted, Top) with jobs completed, acceptance rate and average rating,
@@ -12,11 +15,11 @@ export function LevelCard() {
   if (!data || !(data.level in TESTER_LEVEL_LABELS)) return null;
   const label = TESTER_LEVEL_LABELS[data.level];
   return (
-    <section className="panel level-card" aria-labelledby="level-card-title">
+    <section className={`${panel.panel} level-card`} aria-labelledby="level-card-title">
       <h2 id="level-card-title">
-        Your level: <span className={`badge badge--level-${data.level}`}>{label}</span>
+        Your level: <span className={badgeClass(`level-${data.level}`)}>{label}</span>
       </h2>
-      <ul className="stats" aria-label="Your record">
+      <ul className={stat.stats} aria-label="Your record">
         <Stat value={data.jobs_completed} label="Jobs completed" />
         <Stat
           value={data.acceptance_rate_pct == null ? '—' : `${data.acceptance_rate_pct}%`}

@@ -16,6 +16,9 @@ import { DETAILED_REPORT, DETAILED_REPORT_LINE, SubmitReportModal } from './subm
 import { QUICK_REPORT, QUICK_REPORT_LINE, SubmitWorkModal } from './submit-work-modal';
 import { useNow } from './use-now';
 import { JobChecks } from '../../../components/job-checks';
+import { badgeClass } from '../../../components/badge';
+import jobCard from '../../../components/job-card.module.css';
+import notice from '../../../components/notice.module.css';
 import styles from './my-jobs.module.css';
 import { buttonClass } from '../../../components/button';
 
@@ -85,9 +88,9 @@ export function MyJobs() {
   return (
     <div>
       {!shown.length ? (
-        <p className="empty">You have no jobs yet. Claim one from Available Jobs.</p>
+        <p className={notice.empty}>You have no jobs yet. Claim one from Available Jobs.</p>
       ) : null}
-      <ul className="job-list">
+      <ul className={jobCard['job-list']}>
         {shown.map((j) => {
           const lapsed = expired.includes(j) || gone.includes(j);
           // Submit is offered while the rules let this job be submitted (claimed, or revision asked).
@@ -96,8 +99,8 @@ export function MyJobs() {
           const working = canSubmit && !revision;
           const due = timeLeft(deadlineOf(j), now);
           return (
-            <li className="job-card" key={j.id} id={`my-job-${j.id}`} tabIndex={-1}>
-              <div className="job-card__main">
+            <li className={jobCard['job-card']} key={j.id} id={`my-job-${j.id}`} tabIndex={-1}>
+              <div className={jobCard['job-card__main']}>
                 <JobCardHead job={j} />
                 <JobBrief text={j.what_to_test} />
                 <JobChecks requirements={j.requirements} />
@@ -110,7 +113,7 @@ export function MyJobs() {
                   />
                 ) : null}
                 {lapsed ? (
-                  <p className="notice" role="status">
+                  <p className={notice.notice} role="status">
                     {j.status === 'revision_requested'
                       ? JOB_MESSAGES.revisionExpired
                       : JOB_MESSAGES.claimExpired}
@@ -123,14 +126,14 @@ export function MyJobs() {
                   </details>
                 ) : null}
                 {revision ? (
-                  <div className="notice">
+                  <div className={notice.notice}>
                     <RevisionRequest review={j.last_review} />
                     <div>Deadline: {formatDate(j.revision_deadline_at)}</div>
                   </div>
                 ) : null}
               </div>
-              <div className="job-card__side">
-                <span className={`badge badge--${lapsed ? 'expired' : j.status}`}>
+              <div className={jobCard['job-card__side']}>
+                <span className={badgeClass(lapsed ? 'expired' : j.status)}>
                   {lapsed ? 'expired' : statusLabel(j.status)}
                 </span>
                 {working || revision ? (

@@ -1,5 +1,6 @@
 import { formatDate } from '../../../lib/format';
 import { useGetSessionChecksQuery } from '../api/session-checks';
+import card from '../../../components/card.module.css';
 import styles from './session-checks-panel.module.css';
 
 const OUTCOME = {
@@ -29,7 +30,7 @@ export function SessionChecksPanel() {
   const checks = data?.checks ?? [];
   if (!checks.length) return null;
   return (
-    <section className={`card ${styles.panel}`} aria-labelledby="session-checks-title">
+    <section className={`${card.card} ${styles.panel}`} aria-labelledby="session-checks-title">
       <h3 id="session-checks-title">Checks of your reports</h3>
       <ul className={styles.list}>
         {checks.map((c) => (

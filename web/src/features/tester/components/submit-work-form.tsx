@@ -46,6 +46,7 @@ import {
 } from './task-fields';
 import { UploadProgress } from './upload-progress';
 import { useWorkUpload } from './use-work-upload';
+import notice from '../../../components/notice.module.css';
 import styles from './submit-work-form.module.css';
 import briefStyles from './job-brief.module.css';
 import checksStyles from '../../../components/job-checks.module.css';
@@ -596,7 +597,7 @@ function QuickHead({ job, resubmit }: { job: Job; resubmit: boolean }) {
         ) : null}
       </section>
       {resubmit ? (
-        <div className="notice" role="note">
+        <div className={notice.notice} role="note">
           <RevisionRequest review={job.last_review} />
           {job.revision_deadline_at ? (
             <div>Resubmit by {formatDate(job.revision_deadline_at)}.</div>

@@ -13,6 +13,10 @@ import { ProfileModal } from './profile-modal';
 import { StrikesPanel } from './strikes-panel';
 import { SessionChecksPanel } from './session-checks-panel';
 import { buttonClass } from '../../../components/button';
+import notice from '../../../components/notice.module.css';
+import pageStyles from '../../../components/page.module.css';
+import panel from '../../../components/panel.module.css';
+import styles from './tester-dashboard.module.css';
 
 /** Tester dashboard: pending approval, paused (released by strikes: reasons and appeals), or tabs Available Jobs / My Jobs / Earnings. */
 const TABS = ['available', 'mine', 'earnings'];
@@ -44,7 +48,7 @@ export default function TesterDashboard({ user }: { user: User }) {
 
   if (!user.approved) {
     return (
-      <div className="panel pending">
+      <div className={`${panel.panel} ${styles.pending}`}>
         {user.released ? (
           <>
             <h1>Your tester account is paused</h1>
@@ -80,7 +84,7 @@ export default function TesterDashboard({ user }: { user: User }) {
 
   return (
     <div className="dashboard">
-      <div className="dashboard__head">
+      <div className={pageStyles.dashboard__head}>
         <div>
           <h1>Tester dashboard</h1>
           <p className="muted">
@@ -101,7 +105,7 @@ export default function TesterDashboard({ user }: { user: User }) {
         </button>
       </div>
       {featureFlags.enable_country_cta && !user.country ? (
-        <div className="notice">
+        <div className={notice.notice}>
           Set your country to see the jobs open to you.{' '}
           <button
             type="button"
