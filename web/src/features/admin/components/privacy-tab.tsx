@@ -1,5 +1,13 @@
-import { useState, type FormEvent } from 'react';
-import { Field, FormMessage } from '../../../components/field';
+import { useRef, useState } from 'react';
+import { z } from 'zod';
+import { FormMessage } from '../../../components/field';
+import {
+  SchemaForm,
+  SubmitButton,
+  TextField,
+  useSchemaForm,
+  type FormResult,
+} from '../../../components/schema-form';
 import { Loading } from '../../../components/loading';
 import { Table } from '../../../components/table';
 import { errorMessage } from '../../../lib/error-message';
@@ -13,32 +21,41 @@ import {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The form's schema: a user id (a uuid) and, for a deletion, their e-mail as typed. */
+const requestSchema = z
+  .object({ user_id: z.string(), email: z.string() })
+  .superRefine((v, ctx) => {
+    const id = v.user_id.trim();
+    if (UUID.test(id)) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['user_id'],
+      message: id
+        ? 'A user id looks like 3f2b…-…: copy it from the Testers list or the user’s e-mail.'
+        : 'Enter the user id of the person who wrote in.',
+    });
+  })
+  .transform((v) => ({ id: v.user_id.trim(), email: v.email.trim() }));
+
 /**
  * Admin: "Privacy". Data exports and account deletions in progress (and the last month's), and
  * running one for a user who asked by e-mail (both are written to the audit log).
  */
 export function PrivacyTab() {
   const { data, error, isLoading } = useGetAdminPrivacyQuery(undefined, { pollingInterval: 5000 });
-  const [runExport, { isLoading: exporting }] = useAdminRunExportMutation();
-  const [scheduleDeletion, { isLoading: deleting }] = useAdminScheduleDeletionMutation();
-  const [userId, setUserId] = useState('');
-  const [email, setEmail] = useState('');
-  const [message, setMessage] = useState<{ error?: string; success?: string }>({});
+  const [runExport] = useAdminRunExportMutation();
+  const [scheduleDeletion] = useAdminScheduleDeletionMutation();
+  const form = useSchemaForm(requestSchema, { user_id: '', email: '' });
+  const email = form.watch('email');
+  // Which button sent the form (Enter in a field is "Run a data export").
+  const action = useRef<'export' | 'deletion'>('export');
+  const [message, setMessage] = useState<FormResult>({});
   const { status } = useNotify();
 
-  const idError =
-    userId && !UUID.test(userId.trim())
-      ? 'A user id looks like 3f2b…-…: copy it from the Testers list or the user’s e-mail.'
-      : null;
-
-  const act = async (e: FormEvent, what: 'export' | 'deletion') => {
-    e.preventDefault();
-    setMessage({});
-    const id = userId.trim();
-    if (!UUID.test(id))
-      return setMessage({ error: 'Enter the user id of the person who wrote in.' });
-    const res =
-      what === 'export' ? await runExport(id) : await scheduleDeletion({ id, email: email.trim() });
+  const act = async ({ id, email }: z.output<typeof requestSchema>) => {
+    const what = action.current;
+    action.current = 'export';
+    const res = what === 'export' ? await runExport(id) : await scheduleDeletion({ id, email });
     if ('error' in res && res.error)
       return setMessage({
         error: errorMessage(
@@ -58,37 +75,35 @@ export function PrivacyTab() {
     <div className="stack">
       <section className="panel" aria-labelledby="privacy-run">
         <h2 id="privacy-run">For a user who asked by e-mail</h2>
-        <form
+        <SchemaForm
+          form={form}
+          onValid={act}
+          onAttempt={() => setMessage({})}
           className="form"
-          onSubmit={(e) => act(e, 'export')}
           aria-label="Privacy request for a user"
         >
-          <Field label="User id" error={idError}>
-            <input value={userId} onChange={(e) => setUserId(e.target.value)} autoComplete="off" />
-          </Field>
-          <Field label="Their e-mail (to confirm a deletion)" optional>
-            <input
-              type="email"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              autoComplete="off"
-            />
-          </Field>
+          <TextField name="user_id" label="User id" autoComplete="off" />
+          <TextField
+            name="email"
+            label="Their e-mail (to confirm a deletion)"
+            optional
+            type="email"
+            autoComplete="off"
+          />
           <FormMessage error={message.error} success={message.success} />
           <div className="form__actions">
-            <button type="submit" className="btn btn--primary" disabled={exporting}>
+            <SubmitButton onClick={() => (action.current = 'export')}>
               Run a data export
-            </button>
-            <button
-              type="button"
+            </SubmitButton>
+            <SubmitButton
               className="btn btn--danger"
-              disabled={deleting || !email.trim()}
-              onClick={(e) => act(e, 'deletion')}
+              disabled={!email.trim()}
+              onClick={() => (action.current = 'deletion')}
             >
               Schedule account deletion
-            </button>
+            </SubmitButton>
           </div>
-        </form>
+        </SchemaForm>
       </section>
       {isLoading ? <Loading label="Loading privacy requests…" /> : null}
       {error ? (
