@@ -18,6 +18,7 @@ import { JobSummary } from './report-summary';
 import { Form } from './form';
 import { buttonClass } from './button';
 import notice from './notice.module.css';
+import choice from './choice.module.css';
 
 type Decision = '' | 'accept' | 'request_revision' | 'reject';
 
@@ -47,7 +48,7 @@ function DecisionChoice({
   onPick: (d: Decision) => void;
 }) {
   return (
-    <label className="choice">
+    <label className={choice.choice}>
       <input
         type="radio"
         name="decision"
@@ -193,7 +194,7 @@ export function ReviewModal({
       ) : null}
       {canReview ? (
         <Form className="form" onSubmit={submit} noValidate aria-label="Review decision">
-          <fieldset className="choice-group">
+          <fieldset className={choice.group}>
             <legend>Decision</legend>
             <DecisionChoice
               value="accept"

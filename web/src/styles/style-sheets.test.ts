@@ -15,9 +15,8 @@ import ts from 'typescript';
 
 const web = fileURLToPath(new URL('../..', import.meta.url));
 const src = path.join(web, 'src');
-// Issue #50 asks for 300. What is left above it are the form rules (and the rules of the forms
-// being moved onto the schema form, which move beside them with that work); lower it to 300 then.
-const MAX_GLOBAL_LINES = 359;
+// Issue #50 asks for at most 300; app.css is at 284 (tokens, base rules, utilities, form rules).
+const MAX_GLOBAL_LINES = 284;
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>

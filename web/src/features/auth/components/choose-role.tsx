@@ -12,6 +12,7 @@ import {
   useSchemaForm,
 } from '../../../components/schema-form';
 import { formErrorMessage } from '../../../lib/error-message';
+import choice from '../../../components/choice.module.css';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useInitUserMutation, type InitUserBody } from '../api/init-user';
 
@@ -139,8 +140,8 @@ export function ChooseRole({
           name="role"
           legend="Role"
           options={ROLE_OPTIONS}
-          className="choice-group"
-          optionClassName={(on) => `choice${on ? ' choice--on' : ''}`}
+          className={choice.group}
+          optionClassName={(on) => (on ? `${choice.choice} ${choice.on}` : choice.choice)}
         />
         {role === 'tester' ? (
           <>

@@ -16,6 +16,7 @@ import { useNotify } from '../../../lib/hooks';
 import type { JobView as Job } from '@htm/contracts/jobs';
 import { useRateJobMutation } from '../api/rate-job';
 import styles from './rate-tester.module.css';
+import choice from '../../../components/choice.module.css';
 
 const STARS = [1, 2, 3, 4, 5] as const;
 
@@ -39,7 +40,7 @@ function StarsField() {
   const { clearErrors } = useFormContext<RatingValues>();
   const error = errorText(errors, 'stars');
   return (
-    <fieldset className="choice-group">
+    <fieldset className={choice.group}>
       <legend>Rate the tester</legend>
       <div className={styles.rating__stars}>
         {STARS.map((n) => {
@@ -82,7 +83,7 @@ export function RateTester({ job }: { job: Job }) {
 
   if (rating) {
     return (
-      <section className="rating" aria-label="Your rating">
+      <section className={styles.rating} aria-label="Your rating">
         <h3>Your rating</h3>
         <p>
           <span aria-hidden="true">
@@ -117,7 +118,7 @@ export function RateTester({ job }: { job: Job }) {
       form={form}
       onValid={submit}
       onAttempt={() => setFormError(null)}
-      className="form rating"
+      className={`form ${styles.rating}`}
       aria-label="Rate the tester"
     >
       <StarsField />

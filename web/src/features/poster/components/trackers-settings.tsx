@@ -19,6 +19,7 @@ import {
   useSaveGithubTrackerMutation,
   useSaveJiraTrackerMutation,
 } from '../api/report';
+import css from './trackers-settings.module.css';
 
 const noGithub: GithubTrackerBody = { token: '', repository: '' };
 const noJira: JiraTrackerBody = { site_url: '', email: '', api_token: '', project_key: '' };
@@ -45,13 +46,13 @@ function useRefused() {
 /** GitHub and Jira for "Send to ...": tokens go to the server once and never come back. */
 export function TrackersSettings() {
   return (
-    <section className="webhooks" aria-labelledby="trackers-title">
+    <section className={css.trackers} aria-labelledby="trackers-title">
       <h2 id="trackers-title">Issue trackers</h2>
       <p className="muted">
         Send findings to GitHub or Jira from your results. Tokens are stored encrypted and never
         shown again.
       </p>
-      <div className="trackers">
+      <div className={css.forms}>
         <GithubForm />
         <JiraForm />
       </div>
@@ -79,7 +80,7 @@ function GithubForm() {
   };
 
   return (
-    <SchemaForm form={form} onValid={submit} className="form tracker-form" aria-label="GitHub">
+    <SchemaForm form={form} onValid={submit} className={`form ${css.tracker}`} aria-label="GitHub">
       <h3>GitHub</h3>
       {data?.github ? (
         <p>
@@ -123,7 +124,7 @@ function JiraForm() {
   };
 
   return (
-    <SchemaForm form={form} onValid={submit} className="form tracker-form" aria-label="Jira">
+    <SchemaForm form={form} onValid={submit} className={`form ${css.tracker}`} aria-label="Jira">
       <h3>Jira</h3>
       {data?.jira ? (
         <p>

@@ -24,6 +24,7 @@ import {
   useSchemaForm,
 } from '../../../components/schema-form';
 import styles from '../../../components/table.module.css';
+import css from './webhooks-settings.module.css';
 
 const STATUS_LABEL = { pending: 'Retrying', delivered: 'Delivered', failed: 'Failed' } as const;
 
@@ -96,7 +97,7 @@ function EndpointUrlField() {
   return (
     <>
       <label htmlFor="webhook-url">Endpoint URL</label>
-      <div className="report-actions__row">
+      <div className={css.row}>
         <input
           id="webhook-url"
           ref={attach}
@@ -170,7 +171,7 @@ export function WebhooksSettings() {
   };
 
   return (
-    <section className="webhooks" aria-labelledby="webhooks-title">
+    <section className={css.webhooks} aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
       <p className="muted">
         We POST job.paid, job.claimed, job.submitted, job.revision_requested and job.completed to
@@ -183,7 +184,7 @@ export function WebhooksSettings() {
       <SchemaForm
         form={form}
         onValid={submit}
-        className="form webhooks__add"
+        className={`form ${css.add}`}
         aria-label="Add a webhook endpoint"
       >
         <EndpointUrlField />
@@ -207,7 +208,7 @@ export function WebhooksSettings() {
         </div>
       ) : null}
       {isLoading ? <Loading label="Loading endpoints…" /> : null}
-      <ul className="webhooks__list">
+      <ul className={css.list}>
         {endpoints.map((e) => (
           <li key={e.id} className="job-card">
             <div className="job-card__main">
@@ -218,7 +219,7 @@ export function WebhooksSettings() {
                   ? ` · disabled ${formatDate(e.disabled_at)} after 3 days of failures`
                   : ''}
               </p>
-              <div className="report-actions__row">
+              <div className={css.row}>
                 <button
                   type="button"
                   className="btn btn--secondary btn--sm"

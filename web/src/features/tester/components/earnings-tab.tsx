@@ -14,6 +14,7 @@ import {
 import { useGetEarningsQuery } from '../api/get-earnings';
 import { useCashOutMutation } from '../api/cash-out';
 import { EarningsWeeks } from './earnings-weeks';
+import styles from './earnings-tab.module.css';
 
 /** Why the cash-out button is disabled, in the tester's words; null when it can be used. */
 function cashOutBlocked(
@@ -82,7 +83,7 @@ export function EarningsTab() {
         <Stat value={usd(data?.last_30_days)} label="Last 30 days" />
         <Stat value={data?.completed_jobs ?? 0} label="Completed jobs" />
       </ul>
-      <div className="panel payout">
+      <div className={`panel ${styles.payout}`}>
         {account?.connected ? (
           <p>
             Payout account connected <span className="muted">({account.account_id})</span>. Cash out
@@ -104,7 +105,7 @@ export function EarningsTab() {
           </>
         )}
       </div>
-      <div className="panel payout cash-out">
+      <div className={`panel ${styles.payout} cash-out`}>
         {/* No button for $0.00 (just after a cash-out, or before any earning): only the reason. */}
         {hasMoney || cashingOut ? (
           <button

@@ -18,6 +18,7 @@ import {
   useSchemaForm,
 } from '../../../components/schema-form';
 import { formErrorMessage } from '../../../lib/error-message';
+import choice from '../../../components/choice.module.css';
 import { useNotify } from '../../../lib/hooks';
 import { useUpdateProfileMutation } from '../api/update-profile';
 
@@ -80,7 +81,7 @@ export function ProfileModal({ user, onClose }: { user: User; onClose: () => voi
           name="assistive_tech"
           legend="Assistive technology you use"
           options={TECH_OPTIONS}
-          className="choice-group"
+          className={choice.group}
         >
           <p className="muted">
             Some site owners ask for a tester who uses one of these. Only you and the admin see it.
