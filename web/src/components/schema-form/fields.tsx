@@ -8,6 +8,7 @@ import {
 import { useController, useFormContext, useFormState, useWatch } from 'react-hook-form';
 import { Field } from '../field';
 import { errorText, hasItemErrors, ownErrorText } from './errors';
+import { buttonClass } from '../button';
 
 interface Common {
   /** The value's path in the form ('title', 'requirements.2'). */
@@ -304,7 +305,7 @@ export function ListField({
             i,
             <button
               type="button"
-              className="btn btn--ghost btn--sm"
+              className={buttonClass('ghost', 'sm')}
               onClick={() => list.length > min && change(list.filter((__, j) => j !== i))}
               disabled={list.length <= min}
               aria-label={removeLabel(i)}
@@ -321,7 +322,7 @@ export function ListField({
       ) : null}
       <button
         type="button"
-        className="btn btn--secondary btn--sm"
+        className={buttonClass('secondary', 'sm')}
         onClick={() => list.length < max && change([...list, blank])}
         disabled={list.length >= max}
       >

@@ -2,6 +2,7 @@ import { useRef, type ButtonHTMLAttributes, type FormHTMLAttributes, type ReactN
 import { FormProvider, useFormState, type FieldValues } from 'react-hook-form';
 import { Form } from '../form';
 import type { SchemaFormReturn } from './use-schema-form';
+import { buttonClass } from '../button';
 
 /** What a form says after a submit: one error or one success sentence (or nothing yet). */
 export interface FormResult {
@@ -65,7 +66,7 @@ export function SubmitButton({
   busyLabel,
   busy = false,
   disabled,
-  className = 'btn btn--primary',
+  className = buttonClass('primary'),
   ...rest
 }: Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type'> & {
   children: ReactNode;

@@ -25,6 +25,7 @@ import {
   useRequestExportMutation,
 } from '../api/privacy';
 import styles from './your-data-modal.module.css';
+import { buttonClass } from '../../../components/button';
 
 const SERVICE_LABEL: Record<string, string> = {
   identity: 'profile and sign-ins',
@@ -146,7 +147,7 @@ export default function YourDataModal({
         <div className="form__actions">
           <button
             type="button"
-            className="btn btn--primary"
+            className={buttonClass('primary')}
             onClick={startExport}
             disabled={asking || inProgress || limited}
           >
@@ -187,10 +188,15 @@ export default function YourDataModal({
               autoComplete="off"
             />
             <div className="form__actions">
-              <SubmitButton className="btn btn--danger" busyLabel="Deleting…">
+              <SubmitButton className={buttonClass('danger')} busyLabel="Deleting…">
                 Delete my account
               </SubmitButton>
-              <button type="button" className="btn btn--ghost" onClick={onClose} data-autofocus>
+              <button
+                type="button"
+                className={buttonClass('ghost')}
+                onClick={onClose}
+                data-autofocus
+              >
                 Close
               </button>
             </div>

@@ -18,6 +18,9 @@ import {
   useAdminScheduleDeletionMutation,
   useGetAdminPrivacyQuery,
 } from '../api/privacy-requests';
+import { buttonClass } from '../../../components/button';
+import panel from '../../../components/panel.module.css';
+import pageStyles from '../../../components/page.module.css';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -72,8 +75,8 @@ export function PrivacyTab() {
   };
 
   return (
-    <div className="stack">
-      <section className="panel" aria-labelledby="privacy-run">
+    <div className={pageStyles.stack}>
+      <section className={panel.panel} aria-labelledby="privacy-run">
         <h2 id="privacy-run">For a user who asked by e-mail</h2>
         <SchemaForm
           form={form}
@@ -96,7 +99,7 @@ export function PrivacyTab() {
               Run a data export
             </SubmitButton>
             <SubmitButton
-              className="btn btn--danger"
+              className={buttonClass('danger')}
               disabled={!email.trim()}
               onClick={() => (action.current = 'deletion')}
             >
@@ -111,7 +114,7 @@ export function PrivacyTab() {
       ) : null}
       {data ? (
         <>
-          <section className="panel" aria-labelledby="privacy-deletions">
+          <section className={panel.panel} aria-labelledby="privacy-deletions">
             <h2 id="privacy-deletions">Account deletions</h2>
             {data.deletions.length === 0 ? (
               <p className="muted">None in the last 30 days.</p>
@@ -138,7 +141,7 @@ export function PrivacyTab() {
               </Table>
             ) : null}
           </section>
-          <section className="panel" aria-labelledby="privacy-exports">
+          <section className={panel.panel} aria-labelledby="privacy-exports">
             <h2 id="privacy-exports">Data exports</h2>
             {data.exports.length === 0 ? <p className="muted">None in the last 30 days.</p> : null}
             {data.exports.length ? (

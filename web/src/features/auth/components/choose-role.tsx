@@ -15,6 +15,8 @@ import { formErrorMessage } from '../../../lib/error-message';
 import choice from '../../../components/choice.module.css';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useInitUserMutation, type InitUserBody } from '../api/init-user';
+import { buttonClass } from '../../../components/button';
+import authCard from '../../../components/auth-card.module.css';
 
 export interface RoleChoice {
   role: string;
@@ -127,12 +129,12 @@ export function ChooseRole({
   };
 
   return (
-    <main className="auth-page" id="main">
+    <main className={authCard['auth-page']} id="main">
       <SchemaForm
         form={form}
         onValid={submit}
         onAttempt={() => setFormError(null)}
-        className="auth-card"
+        className={authCard['auth-card']}
       >
         <h1>Choose Your Role</h1>
         <p className="muted">{name ? `Welcome, ${name}. ` : ''}How will you use HumanTest?</p>
@@ -161,11 +163,11 @@ export function ChooseRole({
           <Select name="location" label="Location" options={LOCATION_OPTIONS} />
         )}
         <FormMessage error={formError} />
-        <SubmitButton className="btn btn--primary btn--block" busyLabel="Saving…">
+        <SubmitButton className={buttonClass('primary', 'block')} busyLabel="Saving…">
           Continue
         </SubmitButton>
         {onLogout ? (
-          <button type="button" className="btn btn--ghost btn--block" onClick={onLogout}>
+          <button type="button" className={buttonClass('ghost', 'block')} onClick={onLogout}>
             Logout
           </button>
         ) : null}

@@ -22,6 +22,7 @@ import {
   type TesterSignup,
 } from '../landing-rules';
 import { WaitlistForm } from './waitlist-form';
+import card from '../../../components/card.module.css';
 
 const empty: TesterSignup = { email: '', role: '', contact: '', about: '' };
 
@@ -111,7 +112,10 @@ export function TesterSignupForm() {
         <SubmitButton busyLabel="Signing up…">Sign Up to Test</SubmitButton>
       </SchemaForm>
       {noGmail ? (
-        <section className="card card--soft" aria-label="Waitlist for other e-mail providers">
+        <section
+          className={`${card.card} ${card['card--soft']}`}
+          aria-label="Waitlist for other e-mail providers"
+        >
           <h3>Join the waitlist</h3>
           <WaitlistForm initialEmail={email.trim()} />
         </section>

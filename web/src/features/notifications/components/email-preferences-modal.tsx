@@ -24,6 +24,7 @@ import {
   useGetNotificationPreferencesQuery,
   useUpdateNotificationPreferencesMutation,
 } from '../api/notification-preferences';
+import { buttonClass } from '../../../components/button';
 
 /** The kinds of e-mail that reach this kind of user (the admin sees every kind); account e-mails (everyone's) cannot be switched off. */
 export function kindsFor(type: User['type']): NotificationKind[] {
@@ -105,7 +106,7 @@ function PreferencesForm({
       </fieldset>
       <FormMessage error={message} />
       <div className="form__actions">
-        <button type="button" className="btn btn--ghost" onClick={onClose}>
+        <button type="button" className={buttonClass('ghost')} onClick={onClose}>
           Cancel
         </button>
         <SubmitButton>Save</SubmitButton>

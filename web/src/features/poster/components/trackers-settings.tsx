@@ -20,6 +20,7 @@ import {
   useSaveJiraTrackerMutation,
 } from '../api/report';
 import css from './trackers-settings.module.css';
+import { buttonClass } from '../../../components/button';
 
 const noGithub: GithubTrackerBody = { token: '', repository: '' };
 const noJira: JiraTrackerBody = { site_url: '', email: '', api_token: '', project_key: '' };
@@ -85,7 +86,11 @@ function GithubForm() {
       {data?.github ? (
         <p>
           Connected to <span className="mono">{data.github.repository}</span>{' '}
-          <button type="button" className="btn btn--ghost btn--sm" onClick={() => remove('github')}>
+          <button
+            type="button"
+            className={buttonClass('ghost', 'sm')}
+            onClick={() => remove('github')}
+          >
             Remove
           </button>
         </p>
@@ -97,7 +102,7 @@ function GithubForm() {
         type="password"
         autoComplete="off"
       />
-      <SubmitButton className="btn btn--secondary btn--sm" busyLabel="Checking…">
+      <SubmitButton className={buttonClass('secondary', 'sm')} busyLabel="Checking…">
         {data?.github ? 'Replace' : 'Connect GitHub'}
       </SubmitButton>
     </SchemaForm>
@@ -129,7 +134,11 @@ function JiraForm() {
       {data?.jira ? (
         <p>
           Connected to <span className="mono">{data.jira.project_key}</span> on {data.jira.site_url}{' '}
-          <button type="button" className="btn btn--ghost btn--sm" onClick={() => remove('jira')}>
+          <button
+            type="button"
+            className={buttonClass('ghost', 'sm')}
+            onClick={() => remove('jira')}
+          >
             Remove
           </button>
         </p>
@@ -138,7 +147,7 @@ function JiraForm() {
       <TextField name="email" label="Account e-mail" type="email" autoComplete="off" />
       <TextField name="api_token" label="API token" type="password" autoComplete="off" />
       <TextField name="project_key" label="Project key" autoComplete="off" />
-      <SubmitButton className="btn btn--secondary btn--sm" busyLabel="Checking…">
+      <SubmitButton className={buttonClass('secondary', 'sm')} busyLabel="Checking…">
         {data?.jira ? 'Replace' : 'Connect Jira'}
       </SubmitButton>
     </SchemaForm>

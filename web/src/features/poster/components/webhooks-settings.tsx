@@ -25,6 +25,9 @@ import {
 } from '../../../components/schema-form';
 import styles from '../../../components/table.module.css';
 import css from './webhooks-settings.module.css';
+import { buttonClass } from '../../../components/button';
+import notice from '../../../components/notice.module.css';
+import jobCard from '../../../components/job-card.module.css';
 
 const STATUS_LABEL = { pending: 'Retrying', delivered: 'Delivered', failed: 'Failed' } as const;
 
@@ -72,7 +75,7 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpointView }) {
               <td>
                 <button
                   type="button"
-                  className="btn btn--ghost btn--sm"
+                  className={buttonClass('ghost', 'sm')}
                   onClick={() => again(d.id).then(() => refetch())}
                 >
                   Redeliver
@@ -114,7 +117,7 @@ function EndpointUrlField() {
           }}
           onBlur={onBlur}
         />
-        <SubmitButton className="btn btn--primary btn--sm" busyLabel="Adding…">
+        <SubmitButton className={buttonClass('primary', 'sm')} busyLabel="Adding…">
           Add endpoint
         </SubmitButton>
       </div>
@@ -190,7 +193,7 @@ export function WebhooksSettings() {
         <EndpointUrlField />
       </SchemaForm>
       {secret ? (
-        <div className="notice" role="status">
+        <div className={notice.notice} role="status">
           <p>
             Signing secret for <span className="mono">{secret.url}</span>. Copy it now: it is not
             shown again.
@@ -202,7 +205,11 @@ export function WebhooksSettings() {
             aria-label="Signing secret"
             onFocus={(e) => e.currentTarget.select()}
           />
-          <button type="button" className="btn btn--ghost btn--sm" onClick={() => setSecret(null)}>
+          <button
+            type="button"
+            className={buttonClass('ghost', 'sm')}
+            onClick={() => setSecret(null)}
+          >
             I have copied it
           </button>
         </div>
@@ -210,8 +217,8 @@ export function WebhooksSettings() {
       {isLoading ? <Loading label="Loading endpoints…" /> : null}
       <ul className={css.list}>
         {endpoints.map((e) => (
-          <li key={e.id} className="job-card">
-            <div className="job-card__main">
+          <li key={e.id} className={jobCard['job-card']}>
+            <div className={jobCard['job-card__main']}>
               <p className="mono">{e.url}</p>
               <p className="muted">
                 Added {formatDate(e.created_at)}
@@ -222,20 +229,24 @@ export function WebhooksSettings() {
               <div className={css.row}>
                 <button
                   type="button"
-                  className="btn btn--secondary btn--sm"
+                  className={buttonClass('secondary', 'sm')}
                   onClick={() => sendTest(e.id)}
                 >
                   Send test
                 </button>
                 <button
                   type="button"
-                  className="btn btn--ghost btn--sm"
+                  className={buttonClass('ghost', 'sm')}
                   onClick={() => setOpen(open === e.id ? null : e.id)}
                   aria-expanded={open === e.id}
                 >
                   {open === e.id ? 'Hide deliveries' : 'Deliveries'}
                 </button>
-                <button type="button" className="btn btn--ghost btn--sm" onClick={() => drop(e.id)}>
+                <button
+                  type="button"
+                  className={buttonClass('ghost', 'sm')}
+                  onClick={() => drop(e.id)}
+                >
                   Remove
                 </button>
               </div>

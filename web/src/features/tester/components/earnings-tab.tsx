@@ -15,6 +15,11 @@ import { useGetEarningsQuery } from '../api/get-earnings';
 import { useCashOutMutation } from '../api/cash-out';
 import { EarningsWeeks } from './earnings-weeks';
 import styles from './earnings-tab.module.css';
+import { buttonClass } from '../../../components/button';
+import { badgeClass } from '../../../components/badge';
+import panel from '../../../components/panel.module.css';
+import stat from '../../../components/stat.module.css';
+import notice from '../../../components/notice.module.css';
 
 /** Why the cash-out button is disabled, in the tester's words; null when it can be used. */
 function cashOutBlocked(
@@ -65,7 +70,7 @@ export function EarningsTab() {
   if (isLoading) return <Loading label="Loading earnings…" />;
   return (
     <div>
-      <ul className="stats" aria-label="Earnings summary">
+      <ul className={stat.stats} aria-label="Earnings summary">
         <Stat value={usd(data?.total_usd)} label="Total earned" />
         <Stat
           value={
@@ -83,7 +88,7 @@ export function EarningsTab() {
         <Stat value={usd(data?.last_30_days)} label="Last 30 days" />
         <Stat value={data?.completed_jobs ?? 0} label="Completed jobs" />
       </ul>
-      <div className={`panel ${styles.payout}`}>
+      <div className={`${panel.panel} ${styles.payout}`}>
         {account?.connected ? (
           <p>
             Payout account connected <span className="muted">({account.account_id})</span>. Cash out
@@ -96,7 +101,7 @@ export function EarningsTab() {
             </p>
             <button
               type="button"
-              className="btn btn--primary btn--sm"
+              className={buttonClass('primary', 'sm')}
               onClick={onConnect}
               disabled={connecting}
             >
@@ -105,12 +110,12 @@ export function EarningsTab() {
           </>
         )}
       </div>
-      <div className={`panel ${styles.payout} cash-out`}>
+      <div className={`${panel.panel} ${styles.payout} cash-out`}>
         {/* No button for $0.00 (just after a cash-out, or before any earning): only the reason. */}
         {hasMoney || cashingOut ? (
           <button
             type="button"
-            className="btn btn--primary"
+            className={buttonClass('primary')}
             onClick={onCashOut}
             disabled={!!blocked || cashingOut}
             aria-describedby="cash-out-why"
@@ -133,13 +138,15 @@ export function EarningsTab() {
               <td>{usd(j.amount)}</td>
               <td>{formatDate(j.completed_at)}</td>
               <td>
-                <span className={`badge badge--${j.status}`}>{statusLabel(j.status)}</span>
+                <span className={badgeClass(j.status)}>{statusLabel(j.status)}</span>
               </td>
             </tr>
           ))}
         </Table>
       ) : (
-        <p className="empty">No earnings yet. Accepted jobs pay {RULE_WORDS.testerShare} each.</p>
+        <p className={notice.empty}>
+          No earnings yet. Accepted jobs pay {RULE_WORDS.testerShare} each.
+        </p>
       )}
     </div>
   );

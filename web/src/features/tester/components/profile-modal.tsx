@@ -21,6 +21,7 @@ import { formErrorMessage } from '../../../lib/error-message';
 import choice from '../../../components/choice.module.css';
 import { useNotify } from '../../../lib/hooks';
 import { useUpdateProfileMutation } from '../api/update-profile';
+import { buttonClass } from '../../../components/button';
 
 interface ProfileValues {
   country: string;
@@ -89,7 +90,7 @@ export function ProfileModal({ user, onClose }: { user: User; onClose: () => voi
         </CheckboxGroup>
         <FormMessage error={error} />
         <div className="form__actions">
-          <button type="button" className="btn btn--ghost" onClick={onClose}>
+          <button type="button" className={buttonClass('ghost')} onClick={onClose}>
             Cancel
           </button>
           <SubmitButton>Save</SubmitButton>

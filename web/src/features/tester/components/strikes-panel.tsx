@@ -12,6 +12,10 @@ import { errorMessage } from '../../../lib/error-message';
 import { formatDate } from '../../../lib/format';
 import { useNotify } from '../../../lib/hooks';
 import { useFileAppealMutation, useListMyMarksQuery } from '../api/appeals';
+import { buttonClass } from '../../../components/button';
+import panel from '../../../components/panel.module.css';
+import pageStyles from '../../../components/page.module.css';
+import entry from '../../../components/entry.module.css';
 
 /** What is appealed, in the words of the screen. */
 const NOUN: Record<AppealableView['kind'], string> = {
@@ -53,7 +57,7 @@ function AppealForm({ item, onDone }: { item: AppealableView; onDone?: () => voi
     <SchemaForm
       form={form}
       onValid={submit}
-      className="stack"
+      className={pageStyles.stack}
       aria-label={`Appeal the ${NOUN[item.kind]} on ${item.job_title || 'a job'}`}
     >
       <TextArea
@@ -68,7 +72,7 @@ function AppealForm({ item, onDone }: { item: AppealableView; onDone?: () => voi
         maxLength={APPEAL_MESSAGE_MAX}
       />
       <div>
-        <SubmitButton className="btn btn--primary btn--sm">Send appeal</SubmitButton>
+        <SubmitButton className={buttonClass('primary', 'sm')}>Send appeal</SubmitButton>
       </div>
     </SchemaForm>
   );
@@ -87,11 +91,11 @@ export function StrikesPanel({ paused = false }: { paused?: boolean }) {
   const [now] = useState(() => Date.now());
   if (!items.length) return null;
   return (
-    <section className="panel" aria-labelledby="marks-title">
+    <section className={panel.panel} aria-labelledby="marks-title">
       <h2 id="marks-title">
         {paused ? 'Your strikes and why' : 'Strikes, low ratings and failed checks'}
       </h2>
-      <ul className="entry-list">
+      <ul className={entry['entry-list']}>
         {items.map((item) => {
           const key = `${item.kind}:${item.job_id}`;
           const canAppeal =
@@ -99,7 +103,7 @@ export function StrikesPanel({ paused = false }: { paused?: boolean }) {
           // Paused: a strike's form is open at once (appealing it is what this screen is for).
           const formOpen = open === key || (paused && item.kind === 'strike');
           return (
-            <li key={key} className="entry entry--stack">
+            <li key={key} className={`${entry.entry} ${entry['entry--stack']}`}>
               <div>
                 <strong>
                   {item.kind === 'rating'
@@ -127,7 +131,7 @@ export function StrikesPanel({ paused = false }: { paused?: boolean }) {
               {canAppeal && !formOpen ? (
                 <button
                   type="button"
-                  className="btn btn--secondary btn--sm"
+                  className={buttonClass('secondary', 'sm')}
                   onClick={() => setOpen(key)}
                 >
                   Appeal this {NOUN[item.kind]}
