@@ -8,16 +8,18 @@ const INVALID = '[aria-invalid="true"]';
 const FOCUSABLE = 'input:not([type="hidden"]), select, textarea, button, [tabindex]';
 
 /**
- * The first control of `form` that shows an error: a field marked aria-invalid, else the
- * control beside a field error text (a radio group or switch), else the form's alert.
+ * The first control of `form`, in the order a person reads it, that shows an error: a field
+ * marked aria-invalid, or the first control of a group whose error text shows (a radio group or
+ * switch: "Please choose a role" above an invalid Location focuses the role); else the form's alert.
  */
 export function firstInvalid(form: HTMLElement): HTMLElement | null {
-  const invalid = form.querySelector<HTMLElement>(INVALID);
-  if (invalid) return invalid;
-  const text = form.querySelector<HTMLElement>('.field__error');
-  const group = text?.closest<HTMLElement>('.field, fieldset');
-  const control = group?.querySelector<HTMLElement>(FOCUSABLE);
-  if (control) return control;
+  for (const el of form.querySelectorAll<HTMLElement>(`${INVALID}, .field__error`)) {
+    if (el.matches(INVALID)) return el;
+    const control = el
+      .closest<HTMLElement>('.field, fieldset')
+      ?.querySelector<HTMLElement>(FOCUSABLE);
+    if (control) return control;
+  }
   return form.querySelector<HTMLElement>('[role="alert"]');
 }
 

@@ -21,6 +21,10 @@ describe('Choose Your Role', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
     expect(screen.getByText('Please choose a role')).toBeTruthy();
     expect(screen.getByText('Please choose a location')).toBeTruthy();
+    // Focus goes to the first field in reading order that needs an answer: the role, above Location.
+    await waitFor(() =>
+      expect(document.activeElement).toBe(screen.getByRole('radio', { name: /Site owner/ })),
+    );
     expect(screen.queryByLabelText('Country')).toBeNull();
     await userEvent.click(screen.getByLabelText(/Tester/));
     // A tester is asked where they are, not which market: no Location to pick.
