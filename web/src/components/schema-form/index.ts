@@ -1,4 +1,4 @@
-export { SchemaForm, SubmitButton, type FormResult } from './schema-form';
+export { CancelSubmit, SchemaForm, SubmitButton, type FormResult } from './schema-form';
 export {
   Checkbox,
   CheckboxGroup,

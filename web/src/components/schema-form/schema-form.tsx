@@ -83,3 +83,21 @@ export function SubmitButton({
     </button>
   );
 }
+
+/** A dialog form's last row: Cancel (closes the dialog, nothing sent) and the submit button. */
+export function CancelSubmit({
+  onCancel,
+  children,
+}: {
+  onCancel: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <div className="form__actions">
+      <button type="button" className={buttonClass('ghost')} onClick={onCancel}>
+        Cancel
+      </button>
+      <SubmitButton>{children}</SubmitButton>
+    </div>
+  );
+}

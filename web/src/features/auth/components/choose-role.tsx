@@ -12,6 +12,7 @@ import {
   useSchemaForm,
 } from '../../../components/schema-form';
 import { formErrorMessage } from '../../../lib/error-message';
+import { COUNTRY_OPTIONS } from '../../../lib/countries';
 import choice from '../../../components/choice.module.css';
 import { issuesByField } from '../../../lib/zod-errors';
 import { useInitUserMutation, type InitUserBody } from '../api/init-user';
@@ -78,12 +79,6 @@ const ROLE_OPTIONS = [
       <small>Test sites, earn {RULE_WORDS.testerShare} per job</small>
     </>,
   ],
-] as const;
-const COUNTRY_OPTIONS = [
-  ['', 'Select…'],
-  ['US', 'United States (US)'],
-  ['PR', 'Puerto Rico (PR)'],
-  ['CA', 'Canada (CA)'],
 ] as const;
 const LOCATION_OPTIONS = [
   ['', 'Select…'],

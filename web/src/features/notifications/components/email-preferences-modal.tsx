@@ -11,10 +11,10 @@ import { FormMessage } from '../../../components/field';
 import { Loading } from '../../../components/loading';
 import { Modal } from '../../../components/modal';
 import {
+  CancelSubmit,
   Checkbox,
   formSchema,
   SchemaForm,
-  SubmitButton,
   useSchemaForm,
 } from '../../../components/schema-form';
 import { errorMessage } from '../../../lib/error-message';
@@ -24,7 +24,6 @@ import {
   useGetNotificationPreferencesQuery,
   useUpdateNotificationPreferencesMutation,
 } from '../api/notification-preferences';
-import { buttonClass } from '../../../components/button';
 
 /** The kinds of e-mail that reach this kind of user (the admin sees every kind); account e-mails (everyone's) cannot be switched off. */
 export function kindsFor(type: User['type']): NotificationKind[] {
@@ -105,12 +104,7 @@ function PreferencesForm({
         ))}
       </fieldset>
       <FormMessage error={message} />
-      <div className="form__actions">
-        <button type="button" className={buttonClass('ghost')} onClick={onClose}>
-          Cancel
-        </button>
-        <SubmitButton>Save</SubmitButton>
-      </div>
+      <CancelSubmit onCancel={onClose}>Save</CancelSubmit>
     </SchemaForm>
   );
 }

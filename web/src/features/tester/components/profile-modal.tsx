@@ -10,18 +10,18 @@ import {
 import { FormMessage } from '../../../components/field';
 import { Modal } from '../../../components/modal';
 import {
+  CancelSubmit,
   CheckboxGroup,
   formSchema,
   SchemaForm,
   Select,
-  SubmitButton,
   useSchemaForm,
 } from '../../../components/schema-form';
 import { formErrorMessage } from '../../../lib/error-message';
+import { COUNTRY_OPTIONS } from '../../../lib/countries';
 import choice from '../../../components/choice.module.css';
 import { useNotify } from '../../../lib/hooks';
 import { useUpdateProfileMutation } from '../api/update-profile';
-import { buttonClass } from '../../../components/button';
 
 interface ProfileValues {
   country: string;
@@ -31,12 +31,6 @@ interface ProfileValues {
 /** PATCH /api/users/profile's schema: a country must be chosen ('Please choose a country'). */
 const profileSchema = formSchema((v: ProfileValues) => v, updateProfileBodySchema);
 
-const COUNTRY_OPTIONS = [
-  ['', 'Select…'],
-  ['US', 'United States (US)'],
-  ['PR', 'Puerto Rico (PR)'],
-  ['CA', 'Canada (CA)'],
-] as const;
 const TECH_OPTIONS = ASSISTIVE_TECH.map((t) => [t, `I use ${ASSISTIVE_TECH_LABELS[t]}`] as const);
 
 /**
@@ -89,12 +83,7 @@ export function ProfileModal({ user, onClose }: { user: User; onClose: () => voi
           </p>
         </CheckboxGroup>
         <FormMessage error={error} />
-        <div className="form__actions">
-          <button type="button" className={buttonClass('ghost')} onClick={onClose}>
-            Cancel
-          </button>
-          <SubmitButton>Save</SubmitButton>
-        </div>
+        <CancelSubmit onCancel={onClose}>Save</CancelSubmit>
       </SchemaForm>
     </Modal>
   );
