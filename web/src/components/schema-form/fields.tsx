@@ -149,6 +149,36 @@ export function Checkbox({
   );
 }
 
+/** The fieldset of a group of options: its legend, the options, and the group's error under them. */
+function OptionsFieldset({
+  legend,
+  error,
+  className,
+  children,
+}: {
+  legend: ReactNode;
+  error?: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  const id = useId();
+  const errId = error ? `${id}-err` : undefined;
+  return (
+    <fieldset
+      className={`field${error ? ' field--error' : ''}${className ? ` ${className}` : ''}`}
+      aria-describedby={errId}
+    >
+      <legend>{legend}</legend>
+      {children}
+      {error ? (
+        <div className="field__error" id={errId}>
+          {error}
+        </div>
+      ) : null}
+    </fieldset>
+  );
+}
+
 /**
  * A `<fieldset>` of radio buttons bound to `name`; its error shows under the group. Each option
  * is a `<label>` of class `optionClassName(checked)` ('radio' unless told).
@@ -169,14 +199,8 @@ export function RadioGroup({
   optionClassName?: (checked: boolean) => string;
 }) {
   const { field, attach, error, onChange } = useFieldControl(name, parse);
-  const id = useId();
-  const errId = error ? `${id}-err` : undefined;
   return (
-    <fieldset
-      className={`field${error ? ' field--error' : ''}${className ? ` ${className}` : ''}`}
-      aria-describedby={errId}
-    >
-      <legend>{legend}</legend>
+    <OptionsFieldset legend={legend} error={error} className={className}>
       {options.map(([value, text], i) => {
         const checked = String(field.value ?? '') === String(value);
         return (
@@ -193,12 +217,7 @@ export function RadioGroup({
           </label>
         );
       })}
-      {error ? (
-        <div className="field__error" id={errId}>
-          {error}
-        </div>
-      ) : null}
-    </fieldset>
+    </OptionsFieldset>
   );
 }
 
@@ -229,19 +248,13 @@ export function CheckboxGroup<V extends string>({
   const { clearErrors } = useFormContext();
   const error = errorText(errors, name);
   const list = (field.value as V[] | undefined) ?? [];
-  const id = useId();
-  const errId = error ? `${id}-err` : undefined;
   const toggle = (value: V, on: boolean) => {
     const rest = list.filter((x) => x !== value);
     field.onChange(on ? [...rest, value] : rest);
     if (error) clearErrors(name);
   };
   return (
-    <fieldset
-      className={`field${error ? ' field--error' : ''}${className ? ` ${className}` : ''}`}
-      aria-describedby={errId}
-    >
-      <legend>{legend}</legend>
+    <OptionsFieldset legend={legend} error={error} className={className}>
       {children}
       {options.map(([value, text], i) => (
         <label className={optionClassName} key={value}>
@@ -257,12 +270,7 @@ export function CheckboxGroup<V extends string>({
           <span>{text}</span>
         </label>
       ))}
-      {error ? (
-        <div className="field__error" id={errId}>
-          {error}
-        </div>
-      ) : null}
-    </fieldset>
+    </OptionsFieldset>
   );
 }
 
